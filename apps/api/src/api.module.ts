@@ -1,0 +1,58 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { TerminusModule } from '@nestjs/terminus';
+import { LoggerModule } from 'nestjs-pino';
+import { ApiKeysModule } from '#api-keys';
+import { AuthModule, IdentityBootstrap } from '#auth';
+import { ConfigModule, type Settings } from '#config';
+import { DatabaseModule } from '#database';
+import { QueueModule } from '#queue';
+import { SessionsModule } from '#sessions';
+import { ApiKeysController } from './api-keys/api-keys.controller.js';
+import { HealthController } from './health/health.controller.js';
+import { MetricsController } from './health/metrics.controller.js';
+import { ReadinessChecks } from './health/readiness.js';
+import { AuthGuard } from './http/auth.guard.js';
+import { DocsController } from './http/docs.controller.js';
+import { HttpExceptionFilter } from './http/http-exception.filter.js';
+import { loggerOptions } from './http/logging.js';
+import { UsageMeter } from './http/usage-meter.js';
+import { TokenController } from './oauth/token.controller.js';
+import { WellKnownController } from './oauth/well-known.controller.js';
+import { SessionsV1Controller } from './sessions/v1/sessions-v1.controller.js';
+
+/** The HTTP application: feature libs plus HTTP-only concerns (guard, filter, logging, docs). */
+@Module({})
+export class ApiModule {
+  static forSettings(settings: Settings): DynamicModule {
+    return {
+      module: ApiModule,
+      imports: [
+        ConfigModule.forSettings(settings),
+        LoggerModule.forRoot(loggerOptions(settings.logLevel)),
+        DatabaseModule,
+        QueueModule,
+        TerminusModule,
+        AuthModule,
+        ApiKeysModule,
+        SessionsModule,
+      ],
+      controllers: [
+        TokenController,
+        WellKnownController,
+        ApiKeysController,
+        SessionsV1Controller,
+        HealthController,
+        MetricsController,
+        DocsController,
+      ],
+      providers: [
+        IdentityBootstrap,
+        UsageMeter,
+        ReadinessChecks,
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_FILTER, useClass: HttpExceptionFilter },
+      ],
+    };
+  }
+}

@@ -1,0 +1,33 @@
+import 'reflect-metadata';
+import { VersioningType, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
+import type { Settings } from '#config';
+import { ApiModule } from './api.module.js';
+import { collectProcessMetrics, httpMetricsMiddleware } from './health/metrics.js';
+import { installBodyParsing } from './http/body-parsing.js';
+import { requestIdMiddleware } from './http/request-id.middleware.js';
+import { createValidationPipe } from './http/validation.js';
+import { buildOpenApiDocument, mountOpenApi } from './openapi.js';
+
+/** The configured API application, not yet listening (main.ts and the tests share it). */
+export async function createApiApp(settings: Settings): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(ApiModule.forSettings(settings), {
+    bodyParser: false,
+    bufferLogs: true,
+  });
+  app.useLogger(app.get(Logger));
+  const express = app.getHttpAdapter().getInstance();
+  express.disable('x-powered-by');
+  express.set('trust proxy', 'loopback');
+  app.use(requestIdMiddleware);
+  app.use(httpMetricsMiddleware);
+  installBodyParsing(express, settings.bodyLimitBytes, settings.publicUrl);
+  app.enableVersioning({ type: VersioningType.URI });
+  app.useGlobalPipes(createValidationPipe());
+  app.enableShutdownHooks();
+  collectProcessMetrics();
+  mountOpenApi(app, buildOpenApiDocument(app, settings.publicUrl));
+  return app;
+}

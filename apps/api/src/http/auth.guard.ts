@@ -1,0 +1,43 @@
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AppError, missingScopes } from '#common';
+import { CredentialResolver } from '#auth';
+import { AUTH_METADATA, type AuthDeclaration } from './auth.decorator.js';
+import type { ApiRequest } from './request-context.js';
+import { UsageMeter } from './usage-meter.js';
+
+/** Denies by default: a route must declare @Auth(scopes) or @Public(). */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly credentials: CredentialResolver,
+    private readonly usage: UsageMeter,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const declaration = this.reflector.getAllAndOverride<AuthDeclaration | undefined>(AUTH_METADATA, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (declaration === 'public') return true;
+    if (declaration === undefined) {
+      throw new Error(`${context.getClass().name}.${context.getHandler().name} declares neither @Auth nor @Public`);
+    }
+    const request = context.switchToHttp().getRequest<ApiRequest>();
+    const principal = await this.credentials.resolve({
+      authorization: request.header('authorization'),
+      apiKey: request.header('x-api-key'),
+    });
+    request.principal = principal;
+    await this.usage.record(principal);
+    if (declaration.accessTokenOnly && principal.credential !== 'access_token') {
+      throw new AppError('FORBIDDEN', 'This endpoint needs an OAuth access token; API keys cannot use it', {
+        issue: 'use Authorization: Bearer <access token>',
+      });
+    }
+    const missing = missingScopes(principal.scopes, declaration.scopes);
+    if (missing.length > 0) throw AppError.forbidden(missing);
+    return true;
+  }
+}

@@ -1,0 +1,36 @@
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { AppError } from '#common';
+import { sendError } from './error-translation.js';
+
+const JSON_TYPES = ['application/json', 'application/*+json'];
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+/** Routes that take form-encoded bodies (OAuth 2.0); every other body is JSON. */
+const FORM_ROUTES = ['/oauth2/token', '/oauth2/revoke', '/oauth2/introspect'];
+
+/**
+ * Body parsing is ours rather than Nest's so its errors (malformed JSON, too
+ * large, wrong content type) reach the same envelope as every other error.
+ */
+export function installBodyParsing(app: Express, limitBytes: number, publicUrl: string): void {
+  app.use(FORM_ROUTES, express.urlencoded({ extended: false, limit: limitBytes, type: FORM_TYPE }));
+  app.use(express.json({ limit: limitBytes, type: JSON_TYPES, strict: true }));
+  app.use(requireKnownContentType);
+  app.use((error: unknown, request: Request, response: Response, _next: NextFunction) =>
+    sendError(error, request, response, publicUrl),
+  );
+}
+
+/**
+ * A body we did not parse would otherwise reach validation as `{}` and give a
+ * misleading error. The OAuth routes answer a wrong content type themselves, in OAuth's error form.
+ */
+function requireKnownContentType(request: Request, _response: Response, next: NextFunction): void {
+  const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
+  if (!hasBody || FORM_ROUTES.includes(request.path) || request.is(JSON_TYPES)) return next();
+  next(
+    new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted`, {
+      field: 'Content-Type',
+      issue: 'send application/json',
+    }),
+  );
+}

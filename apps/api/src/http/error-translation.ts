@@ -1,0 +1,120 @@
+import { HttpException, Logger, NotFoundException } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { AppError } from '#common';
+import { errorEnvelope } from './error-envelope.js';
+import { OAuthError } from './oauth-error.js';
+import { isVersion2, type ApiRequest } from './request-context.js';
+import { REQUEST_ID_HEADER } from './request-id.middleware.js';
+import { allowedMethods } from './route-table.js';
+
+const logger = new Logger('HttpErrors');
+
+/** Errors raised by body-parser carry a `type`; they are the client's fault, never a 500. */
+interface BodyParserError {
+  type: string;
+  status?: number;
+  limit?: number;
+}
+
+function isBodyParserError(error: unknown): error is BodyParserError {
+  return typeof error === 'object' && error !== null && typeof (error as { type?: unknown }).type === 'string'
+    && typeof (error as { status?: unknown }).status === 'number';
+}
+
+/** Any thrown value → the AppError the client should see. Unexpected ones are logged here with their cause. */
+export function toAppError(error: unknown, request: Request): AppError {
+  if (error instanceof AppError) return error;
+  if (isBodyParserError(error)) {
+    switch (error.type) {
+      case 'entity.parse.failed':
+        return new AppError('INVALID_REQUEST', 'The request body is not valid JSON', {
+          field: 'body',
+          issue: 'malformed JSON',
+        });
+      case 'entity.too.large':
+        return new AppError('PAYLOAD_TOO_LARGE', `The request body exceeds ${error.limit} bytes`, {
+          field: 'body',
+          issue: `larger than ${error.limit} bytes`,
+        });
+      case 'encoding.unsupported':
+      case 'charset.unsupported':
+        return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported body encoding or charset', {
+          field: 'body',
+          issue: error.type,
+        });
+      default:
+        return new AppError('INVALID_REQUEST', 'The request body could not be read', { field: 'body', issue: error.type });
+    }
+  }
+  if (error instanceof NotFoundException) {
+    const allow = allowedMethods(request);
+    if (allow.length > 0) {
+      return new AppError(
+        'METHOD_NOT_ALLOWED',
+        `${request.method} is not allowed on ${request.path}`,
+        { issue: `allowed methods: ${allow.join(', ')}` },
+        { Allow: allow.join(', ') },
+      );
+    }
+    return new AppError('NOT_FOUND', `No route ${request.method} ${request.path}`, { issue: 'unknown route' });
+  }
+  if (error instanceof HttpException && error.getStatus() < 500) {
+    return fromHttpStatus(error.getStatus(), error.message);
+  }
+  logger.error({ err: error, requestId: (request as ApiRequest).id }, 'unhandled error');
+  return new AppError('INTERNAL_ERROR', 'An unexpected error occurred');
+}
+
+function fromHttpStatus(status: number, message: string): AppError {
+  switch (status) {
+    case 401:
+      return AppError.unauthorized(message);
+    case 403:
+      return new AppError('FORBIDDEN', message);
+    case 404:
+      return new AppError('NOT_FOUND', message);
+    case 405:
+      return new AppError('METHOD_NOT_ALLOWED', message);
+    case 409:
+      return new AppError('CONFLICT', message);
+    case 413:
+      return new AppError('PAYLOAD_TOO_LARGE', message);
+    case 415:
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', message);
+    case 429:
+      return new AppError('RATE_LIMITED', message);
+    default:
+      return new AppError('INVALID_REQUEST', message);
+  }
+}
+
+/** Writes an error response: RFC 6749 form for the token endpoint, the spec's envelope elsewhere. */
+export function sendError(error: unknown, request: Request, response: Response, publicUrl: string): void {
+  if (response.headersSent) {
+    response.end();
+    return;
+  }
+  const requestId = (request as ApiRequest).id;
+  clearSuccessHeaders(response);
+  if (requestId) response.setHeader(REQUEST_ID_HEADER, requestId);
+  if (error instanceof OAuthError) {
+    response.set({ ...error.headers, 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+    response.status(error.status).json({ error: error.error, error_description: error.description });
+    return;
+  }
+  const appError = toAppError(error, request);
+  const { status, body } = errorEnvelope(appError, requestId, isVersion2(request), publicUrl);
+  response.set(appError.headers);
+  response.status(status).json(body);
+}
+
+/** Headers that belong to every response, errors included. */
+const KEPT_ON_ERROR = /^(x-request-id|x-ratelimit-.*|ratelimit.*|retry-after|vary|access-control-.*)$/i;
+
+/** A route's own headers (content type, caching) were set for its success; they must not describe an error. */
+function clearSuccessHeaders(response: Response): void {
+  for (const name of response.getHeaderNames()) {
+    if (!KEPT_ON_ERROR.test(name)) response.removeHeader(name);
+  }
+  response.setHeader('Cache-Control', 'no-store');
+}

@@ -1,0 +1,13 @@
+import type { Request } from 'express';
+import type { Principal } from '#common';
+
+/** What the HTTP layer attaches to a request. */
+export interface ApiRequest extends Request {
+  id: string;
+  principal?: Principal;
+}
+
+/** Version 2 routes answer errors in the version 2 form. */
+export function isVersion2(request: Request): boolean {
+  return request.path.startsWith('/v2/');
+}

@@ -1,0 +1,42 @@
+import { Controller, Get, Header, VERSION_NEUTRAL } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ALL_SCOPES } from '#common';
+import { AppSettings } from '#config';
+import { SigningKeyService } from '#auth';
+import { Public } from '../http/auth.decorator.js';
+
+@ApiTags('OAuth 2.0')
+@Controller({ path: '.well-known', version: VERSION_NEUTRAL })
+export class WellKnownController {
+  constructor(
+    private readonly keys: SigningKeyService,
+    private readonly settings: AppSettings,
+  ) {}
+
+  @Get('jwks.json')
+  @Public()
+  @Header('Cache-Control', 'public, max-age=300')
+  @ApiOperation({ summary: 'Public keys that verify access tokens (JWKS)' })
+  @ApiOkResponse({ schema: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: { type: 'object' } } } } })
+  jwks() {
+    return this.keys.jwks();
+  }
+
+  @Get('oauth-authorization-server')
+  @Public()
+  @Header('Cache-Control', 'public, max-age=300')
+  @ApiOperation({ summary: 'Authorization server metadata (RFC 8414)' })
+  @ApiOkResponse({ schema: { type: 'object', required: ['issuer', 'token_endpoint', 'jwks_uri'] } })
+  metadata() {
+    const base = this.settings.publicUrl;
+    return {
+      issuer: base,
+      token_endpoint: `${base}/oauth2/token`,
+      jwks_uri: `${base}/.well-known/jwks.json`,
+      grant_types_supported: ['client_credentials'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      scopes_supported: ALL_SCOPES,
+      response_types_supported: [],
+    };
+  }
+}

@@ -1,0 +1,29 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { ALL_SCOPES } from '#common';
+
+/** The OpenAPI document of both versions, served at /docs-json with Swagger UI at /docs. */
+export function buildOpenApiDocument(app: INestApplication, publicUrl: string): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Session and Analysis Service')
+    .setDescription(
+      'Sessions, target analyses and dowsing queries with searchable history, signed webhooks and live updates. ' +
+        'Version 1 is under `/v1`, version 2 under `/v2`. Test-mode credentials reach the sandbox: the same API with separate data ' +
+        'and the deterministic `simulated` engine. Errors: `{"error": {"code", "message", "details", "request_id"}}`; ' +
+        `codes are explained at ${publicUrl}/docs/errors.`,
+    )
+    .setVersion('1.0')
+    .addServer(publicUrl)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT or API key', description: `OAuth 2.0 access token from POST /oauth2/token, or an API key. Scopes: ${ALL_SCOPES.join(', ')}` }, 'bearer')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key (sk_live_… or sk_test_…)' }, 'api_key')
+    .build();
+  return SwaggerModule.createDocument(app, config);
+}
+
+export function mountOpenApi(app: INestApplication, document: OpenAPIObject): void {
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: 'docs-json',
+    customSiteTitle: 'Session and Analysis Service — API',
+    swaggerOptions: { persistAuthorization: true },
+  });
+}

@@ -1,0 +1,129 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { MODALITIES, SESSION_STATUSES, SESSION_TYPES } from '#database';
+
+const SESSION_ID = { example: 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', pattern: '^sess_[0-9a-z]{26}$' };
+const PHASES = ['queued', 'data_collection', 'analysis', 'validation', 'completed', 'failed'];
+
+export class SessionCreatedV1Dto {
+  @ApiProperty(SESSION_ID)
+  session_id!: string;
+
+  @ApiProperty({ enum: SESSION_STATUSES, example: 'initiated' })
+  status!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  estimated_completion!: string | null;
+}
+
+export class SessionStatusV1Dto {
+  @ApiProperty(SESSION_ID)
+  session_id!: string;
+
+  @ApiProperty({ enum: SESSION_TYPES })
+  type!: string;
+
+  @ApiProperty({ enum: SESSION_STATUSES })
+  status!: string;
+
+  @ApiProperty({ minimum: 0, maximum: 100, description: 'Percentage; moves in steps of 10 and never backwards' })
+  progress!: number;
+
+  @ApiProperty({ enum: PHASES })
+  current_phase!: string;
+
+  @ApiProperty()
+  results_available!: boolean;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  estimated_completion!: string | null;
+
+  @ApiPropertyOptional({ description: 'Present when failed: why (e.g. engine_failure, deadline_exceeded, cancelled)' })
+  failure_reason?: string;
+}
+
+export class CoordinatesV1Dto {
+  @ApiProperty({ minimum: -90, maximum: 90 })
+  latitude!: number;
+
+  @ApiProperty({ minimum: -180, maximum: 180 })
+  longitude!: number;
+
+  @ApiProperty({ minimum: 0, maximum: 1 })
+  confidence!: number;
+}
+
+export class SketchV1Dto {
+  @ApiProperty({ format: 'uri', description: 'SVG image; fetch it with the same credentials' })
+  url!: string;
+
+  @ApiProperty()
+  description!: string;
+}
+
+export class ValidationMetricsV1Dto {
+  @ApiProperty({ minimum: 0, maximum: 1, description: 'SAIC accuracy: share of the target described' })
+  accuracy!: number;
+
+  @ApiProperty({ minimum: 0, maximum: 1, description: 'SAIC reliability: share of the response that is correct' })
+  reliability!: number;
+}
+
+export class SessionResultsV1Dto {
+  @ApiProperty({ type: CoordinatesV1Dto })
+  coordinates!: CoordinatesV1Dto;
+
+  @ApiProperty({ type: [String] })
+  descriptors!: string[];
+
+  @ApiProperty({ type: [SketchV1Dto] })
+  sketches!: SketchV1Dto[];
+
+  @ApiProperty({ minimum: 0, maximum: 1 })
+  confidence_score!: number;
+
+  @ApiProperty({ type: ValidationMetricsV1Dto })
+  validation_metrics!: ValidationMetricsV1Dto;
+}
+
+export class SessionResultsMetadataV1Dto {
+  @ApiProperty({ type: 'integer', minimum: 5, maximum: 180 })
+  duration_minutes!: number;
+
+  @ApiProperty({ type: String, enum: [...MODALITIES, null], nullable: true })
+  modality!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'Analyst whose work the results rest on (null until there are results)' })
+  analyst_id!: string | null;
+
+  @ApiProperty({ enum: ['simulated', 'analyst'], description: 'Engine that produced the results' })
+  engine!: string;
+
+  @ApiProperty({ type: String, nullable: true, description: 'Engine version, for reproducibility' })
+  engine_version!: string | null;
+
+  @ApiProperty({ type: String, enum: ['verified', 'track_record', 'prior', null], nullable: true, description: 'Evidence the numbers rest on' })
+  evidence!: string | null;
+}
+
+export class SessionResultsEnvelopeV1Dto {
+  @ApiProperty(SESSION_ID)
+  session_id!: string;
+
+  @ApiProperty({ enum: SESSION_STATUSES })
+  status!: string;
+
+  @ApiPropertyOptional({ type: SessionResultsV1Dto, description: 'Present once the session has completed' })
+  results?: SessionResultsV1Dto;
+
+  @ApiProperty({ type: SessionResultsMetadataV1Dto })
+  metadata!: SessionResultsMetadataV1Dto;
+
+  @ApiPropertyOptional({ description: 'Present when failed' })
+  failure_reason?: string;
+}

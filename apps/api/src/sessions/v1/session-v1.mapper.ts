@@ -1,0 +1,85 @@
+import { AppError, toPublicId } from '#common';
+import type { SessionEntity } from '#database';
+import type { SessionResultsData } from '#engines';
+import { phaseOf, type NewSession } from '#sessions';
+import type { CreateSessionV1Dto } from './create-session-v1.dto.js';
+import type {
+  SessionCreatedV1Dto,
+  SessionResultsEnvelopeV1Dto,
+  SessionStatusV1Dto,
+} from './session-v1.dto.js';
+
+/** The body of POST /v1/sessions, with the quick-start spelling resolved and defaults applied. */
+export function toNewSession(body: CreateSessionV1Dto): NewSession {
+  if (body.target !== undefined && body.cue !== undefined) {
+    throw AppError.invalid('cue', 'send either target or cue, not both');
+  }
+  if (body.type !== undefined && body.session_type !== undefined && body.type !== body.session_type) {
+    throw AppError.invalid('session_type', 'send either type or session_type, not both');
+  }
+  const target = body.target ?? body.cue;
+  if (target === undefined || target.trim() === '') {
+    throw AppError.invalid('target', target === undefined ? 'is required' : 'must not be blank');
+  }
+  const type = body.type ?? body.session_type;
+  if (type === undefined) throw AppError.invalid('type', 'is required', 'remote_viewing');
+  return {
+    type,
+    target,
+    modality: body.modality ?? null,
+    durationMinutes: body.duration_minutes ?? 30,
+    privacyLevel: body.privacy_level ?? 'private',
+  };
+}
+
+export function toCreatedV1(session: SessionEntity): SessionCreatedV1Dto {
+  return {
+    session_id: toPublicId('session', session.id),
+    status: session.status,
+    created_at: session.createdAt.toISOString(),
+    estimated_completion: session.estimatedCompletion?.toISOString() ?? null,
+  };
+}
+
+export function toStatusV1(session: SessionEntity): SessionStatusV1Dto {
+  return {
+    session_id: toPublicId('session', session.id),
+    type: session.type,
+    status: session.status,
+    progress: session.progress,
+    current_phase: phaseOf(session),
+    results_available: session.status === 'completed' && session.results !== null,
+    created_at: session.createdAt.toISOString(),
+    estimated_completion: session.estimatedCompletion?.toISOString() ?? null,
+    ...(session.failureReason !== null ? { failure_reason: session.failureReason } : {}),
+  };
+}
+
+export function toResultsV1(
+  session: SessionEntity,
+  sketchUrl: (index: number) => string,
+): SessionResultsEnvelopeV1Dto {
+  const results = session.status === 'completed' ? (session.results as SessionResultsData | null) : null;
+  return {
+    session_id: toPublicId('session', session.id),
+    status: session.status,
+    ...(results && {
+      results: {
+        coordinates: results.coordinates,
+        descriptors: results.descriptors,
+        sketches: results.sketches.map((sketch) => ({ url: sketchUrl(sketch.index), description: sketch.description })),
+        confidence_score: results.confidence_score,
+        validation_metrics: results.validation_metrics,
+      },
+    }),
+    metadata: {
+      duration_minutes: session.durationMinutes,
+      modality: session.modality,
+      analyst_id: session.analystId,
+      engine: session.engine,
+      engine_version: session.engineVersion,
+      evidence: session.evidence,
+    },
+    ...(session.failureReason !== null ? { failure_reason: session.failureReason } : {}),
+  };
+}

@@ -1,0 +1,79 @@
+import { Body, Controller, Get, Header, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { AppError, Scope, type Principal } from '#common';
+import { SessionsService } from '#sessions';
+import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
+import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { CreateSessionV1Dto } from './create-session-v1.dto.js';
+import { SessionCreatedV1Dto, SessionResultsEnvelopeV1Dto, SessionStatusV1Dto } from './session-v1.dto.js';
+import { toCreatedV1, toNewSession, toResultsV1, toStatusV1 } from './session-v1.mapper.js';
+
+const SESSION_ID_PARAM = { name: 'session_id', example: 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz' };
+
+@ApiTags('Sessions (v1)')
+@ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
+@Controller({ path: 'sessions', version: '1' })
+export class SessionsV1Controller {
+  constructor(private readonly sessions: SessionsService) {}
+
+  @Post()
+  @HttpCode(201)
+  @Auth({ scopes: [Scope.SessionsWrite] })
+  @ApiOperation({ summary: 'Create a session', description: 'Runs asynchronously; poll the status or listen for events.' })
+  @ApiCreatedResponse({ type: SessionCreatedV1Dto })
+  @ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })
+  @ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
+    @Body() body: CreateSessionV1Dto,
+  ): Promise<SessionCreatedV1Dto> {
+    const session = await this.sessions.create(principal, toNewSession(body), requestId);
+    return toCreatedV1(session);
+  }
+
+  @Get(':session_id')
+  @Auth({ scopes: [Scope.SessionsRead] })
+  @ApiOperation({ summary: 'Read the status of a session' })
+  @ApiParam(SESSION_ID_PARAM)
+  @ApiOkResponse({ type: SessionStatusV1Dto })
+  @ApiResponse({ status: 404, description: 'No such session in your organisation and mode', type: ErrorEnvelopeDto })
+  async status(@CurrentPrincipal() principal: Principal, @Param('session_id') id: string): Promise<SessionStatusV1Dto> {
+    return toStatusV1(await this.sessions.get(principal, id));
+  }
+
+  @Get(':session_id/results')
+  @Auth({ scopes: [Scope.SessionsRead] })
+  @ApiOperation({ summary: 'Read the results of a session', description: '`results` appears once the session has completed.' })
+  @ApiParam(SESSION_ID_PARAM)
+  @ApiOkResponse({ type: SessionResultsEnvelopeV1Dto })
+  @ApiResponse({ status: 404, description: 'No such session in your organisation and mode', type: ErrorEnvelopeDto })
+  async results(
+    @CurrentPrincipal() principal: Principal,
+    @Param('session_id') id: string,
+  ): Promise<SessionResultsEnvelopeV1Dto> {
+    const session = await this.sessions.get(principal, id);
+    return toResultsV1(session, (index) => this.sessions.sketchUrl(session, index));
+  }
+
+  @Get(':session_id/sketches/:file')
+  @Auth({ scopes: [Scope.SessionsRead] })
+  @Header('Content-Type', 'image/svg+xml; charset=utf-8')
+  @Header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
+  @Header('Cache-Control', 'private, max-age=86400, immutable')
+  @ApiOperation({ summary: 'A sketch of a completed session, as SVG' })
+  @ApiParam(SESSION_ID_PARAM)
+  @ApiParam({ name: 'file', example: '0.svg' })
+  @ApiProduces('image/svg+xml')
+  @ApiOkResponse({ description: 'SVG image', content: { 'image/svg+xml': { schema: { type: 'string' } } } })
+  @ApiResponse({ status: 404, description: 'No such session or sketch', type: ErrorEnvelopeDto })
+  async sketch(
+    @CurrentPrincipal() principal: Principal,
+    @Param('session_id') id: string,
+    @Param('file') file: string,
+  ): Promise<string> {
+    const match = /^(\d{1,2})\.svg$/.exec(file);
+    if (!match) throw AppError.notFound('sketch', file);
+    return this.sessions.sketch(principal, id, Number(match[1]));
+  }
+}

@@ -1,0 +1,28 @@
+import { Processor, WorkerHost } from '@nestjs/bullmq';
+import type { OnApplicationBootstrap } from '@nestjs/common';
+import type { Job } from 'bullmq';
+import { AppSettings } from '#config';
+import { QUEUE, type JobData } from '#queue';
+import { SessionRunner } from '#sessions';
+
+/**
+ * Runs sessions. A job stays active while its session progresses, so the
+ * concurrency (WORKER_CONCURRENCY) is the number of sessions one worker carries at once.
+ */
+@Processor(QUEUE.sessions)
+export class SessionsProcessor extends WorkerHost implements OnApplicationBootstrap {
+  constructor(
+    private readonly runner: SessionRunner,
+    private readonly settings: AppSettings,
+  ) {
+    super();
+  }
+
+  onApplicationBootstrap(): void {
+    this.worker.concurrency = this.settings.workerConcurrency;
+  }
+
+  async process(job: Job<JobData<'sessions', 'run'>>): Promise<void> {
+    await this.runner.run(job.data.sessionId, job.data.requestId);
+  }
+}

@@ -1,0 +1,28 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import { ConfigModule, type Settings } from '#config';
+import { DatabaseModule } from '#database';
+import { EventsModule, OutboxRelay } from '#events';
+import { QueueModule } from '#queue';
+import { SessionsWorkModule } from '#sessions';
+import { EventsProcessor } from './processors/events.processor.js';
+import { SessionsProcessor } from './processors/sessions.processor.js';
+
+/** The worker: the same feature libs as the API, plus the outbox relay and queue processors. */
+@Module({})
+export class WorkerModule {
+  static forSettings(settings: Settings): DynamicModule {
+    return {
+      module: WorkerModule,
+      imports: [
+        ConfigModule.forSettings(settings),
+        LoggerModule.forRoot({ pinoHttp: { level: settings.logLevel } }),
+        DatabaseModule,
+        QueueModule,
+        EventsModule,
+        SessionsWorkModule,
+      ],
+      providers: [OutboxRelay, EventsProcessor, SessionsProcessor],
+    };
+  }
+}

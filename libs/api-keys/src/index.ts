@@ -1,0 +1,3 @@
+export * from './api-key-format.js';
+export * from './api-key.service.js';
+export * from './api-keys.module.js';

@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { errors, jwtVerify, SignJWT, type JWTHeaderParameters } from 'jose';
+import { AppError, parsePublicId, toPublicId, type Mode, type Principal } from '#common';
+import { AppSettings } from '#config';
+import { SigningKeyService } from './signing-keys.service.js';
+import { ACCESS_TOKEN_TTL_SECONDS, ACCESS_TOKEN_TYPE, SIGNING_ALGORITHM } from './token-constants.js';
+
+export interface TokenGrant {
+  clientId: string;
+  organizationId: string;
+  mode: Mode;
+  scopes: string[];
+}
+
+/** The token response of the spec. */
+export interface IssuedToken {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: string;
+  issued_at: number;
+}
+
+/** Issues and verifies access tokens; `iss` is PUBLIC_URL and `aud` the API at PUBLIC_URL. */
+@Injectable()
+export class AccessTokenService {
+  constructor(
+    private readonly keys: SigningKeyService,
+    private readonly settings: AppSettings,
+  ) {}
+
+  async issue(grant: TokenGrant): Promise<IssuedToken> {
+    const { kid, privateKey } = await this.keys.signingKey();
+    const issuedAt = Math.floor(Date.now() / 1000);
+    const scope = grant.scopes.join(' ');
+    const accessToken = await new SignJWT({
+      client_id: grant.clientId,
+      org_id: toPublicId('organization', grant.organizationId),
+      mode: grant.mode,
+      scope,
+    })
+      .setProtectedHeader({ alg: SIGNING_ALGORITHM, typ: ACCESS_TOKEN_TYPE, kid })
+      .setIssuer(this.settings.publicUrl)
+      .setAudience(this.settings.publicUrl)
+      .setSubject(grant.clientId)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(issuedAt + ACCESS_TOKEN_TTL_SECONDS)
+      .setJti(randomUUID())
+      .sign(privateKey);
+    return {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: ACCESS_TOKEN_TTL_SECONDS,
+      scope,
+      issued_at: issuedAt,
+    };
+  }
+
+  /** The principal of a valid token, or an UNAUTHORIZED error saying what is wrong with it. */
+  async verify(token: string): Promise<Principal> {
+    let payload;
+    try {
+      ({ payload } = await jwtVerify(
+        token,
+        async (header: JWTHeaderParameters) => {
+          const key = header.kid ? await this.keys.publicKey(header.kid) : null;
+          if (!key) throw new errors.JWKSNoMatchingKey();
+          return key;
+        },
+        {
+          algorithms: [SIGNING_ALGORITHM],
+          typ: ACCESS_TOKEN_TYPE,
+          issuer: this.settings.publicUrl,
+          audience: this.settings.publicUrl,
+          requiredClaims: ['exp', 'iat', 'sub', 'org_id', 'mode', 'scope'],
+        },
+      ));
+    } catch (error) {
+      throw AppError.unauthorized(describeTokenError(error));
+    }
+    const organizationId = typeof payload.org_id === 'string' ? parsePublicId('organization', payload.org_id) : null;
+    const mode = payload.mode;
+    if (organizationId === null || (mode !== 'live' && mode !== 'test') || typeof payload.scope !== 'string') {
+      throw AppError.unauthorized('access token has malformed claims');
+    }
+    return {
+      credential: 'access_token',
+      subject: payload.sub!,
+      organizationId,
+      mode,
+      scopes: payload.scope.split(' ').filter(Boolean),
+    };
+  }
+}
+
+function describeTokenError(error: unknown): string {
+  if (error instanceof errors.JWTExpired) return 'access token expired';
+  if (error instanceof errors.JWTClaimValidationFailed) return `access token claim ${error.claim} is invalid`;
+  if (error instanceof errors.JOSEAlgNotAllowed) return 'access token algorithm not allowed';
+  if (error instanceof errors.JWKSNoMatchingKey) return 'access token signed by an unknown key';
+  if (error instanceof errors.JWSSignatureVerificationFailed) return 'access token signature is invalid';
+  return 'malformed access token';
+}

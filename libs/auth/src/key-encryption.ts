@@ -1,0 +1,27 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+
+/** Private signing keys at rest: AES-256-GCM under a key derived from SIGNING_KEY_SECRET. */
+const PREFIX = 'enc:v1:';
+const PLAIN_PREFIX = 'plain:';
+
+function keyFrom(secret: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, 'sas-signing-keys', 'private-jwk', 32));
+}
+
+export function sealPrivateKey(plaintext: string, secret: string | null): string {
+  if (secret === null) return PLAIN_PREFIX + plaintext;
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', keyFrom(secret), iv);
+  const sealed = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return `${PREFIX}${iv.toString('base64')}:${cipher.getAuthTag().toString('base64')}:${sealed.toString('base64')}`;
+}
+
+export function openPrivateKey(stored: string, secret: string | null): string {
+  if (stored.startsWith(PLAIN_PREFIX)) return stored.slice(PLAIN_PREFIX.length);
+  if (!stored.startsWith(PREFIX)) throw new Error('unknown private key format');
+  if (secret === null) throw new Error('SIGNING_KEY_SECRET is required to read the stored signing keys');
+  const [iv, tag, sealed] = stored.slice(PREFIX.length).split(':') as [string, string, string];
+  const decipher = createDecipheriv('aes-256-gcm', keyFrom(secret), Buffer.from(iv, 'base64'));
+  decipher.setAuthTag(Buffer.from(tag, 'base64'));
+  return Buffer.concat([decipher.update(Buffer.from(sealed, 'base64')), decipher.final()]).toString('utf8');
+}

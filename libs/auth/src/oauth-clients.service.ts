@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { IsNull, type Repository } from 'typeorm';
+import { ALL_SCOPES, newKey, type Mode } from '#common';
+import { OAuthClientEntity } from '#database';
+import { DECOY_HASH_PROMISE, hashSecret, verifySecret } from './secret-hash.js';
+
+@Injectable()
+export class OAuthClientsService {
+  constructor(@InjectRepository(OAuthClientEntity) private readonly clients: Repository<OAuthClientEntity>) {}
+
+  /**
+   * The client if the id and secret match, else null. A missing client costs
+   * the same hash as a wrong secret, so timing does not reveal which it was.
+   */
+  async authenticate(clientId: string, secret: string): Promise<OAuthClientEntity | null> {
+    const client = await this.clients.findOneBy({ clientId, deletedAt: IsNull() });
+    const ok = await verifySecret(secret, client?.secretHash ?? (await DECOY_HASH_PROMISE));
+    return client && client.secretHash !== null && ok ? client : null;
+  }
+
+  /** Creates a confidential client_credentials client; the secret is returned once and stored hashed. */
+  async createConfidential(input: {
+    organizationId: string;
+    mode: Mode;
+    clientName: string;
+    scopes: string[];
+  }): Promise<{ client: OAuthClientEntity; clientSecret: string }> {
+    const clientSecret = randomBytes(32).toString('base64url');
+    const client = this.clients.create({
+      id: newKey('oauthClient').uuid,
+      clientId: newKey('oauthClient').id,
+      organizationId: input.organizationId,
+      mode: input.mode,
+      clientName: input.clientName,
+      secretHash: await hashSecret(clientSecret),
+      tokenEndpointAuthMethod: 'client_secret_post',
+      grantTypes: ['client_credentials'],
+      redirectUris: [],
+      scopes: input.scopes,
+      deletedAt: null,
+    });
+    await this.clients.insert(client);
+    return { client, clientSecret };
+  }
+
+  /** Creates or updates the bootstrap client so the environment stays the source of truth. */
+  async ensureBootstrapClient(organizationId: string, clientId: string, secret: string): Promise<void> {
+    const existing = await this.clients.findOneBy({ clientId });
+    if (existing) {
+      const unchanged = existing.secretHash !== null && (await verifySecret(secret, existing.secretHash));
+      if (unchanged && existing.organizationId === organizationId && existing.deletedAt === null) return;
+      await this.clients.update(
+        { id: existing.id },
+        { organizationId, secretHash: await hashSecret(secret), deletedAt: null, scopes: [...ALL_SCOPES] },
+      );
+      return;
+    }
+    await this.clients.insert({
+      id: newKey('oauthClient').uuid,
+      clientId,
+      organizationId,
+      mode: 'live',
+      clientName: 'Bootstrap client',
+      secretHash: await hashSecret(secret),
+      tokenEndpointAuthMethod: 'client_secret_post',
+      grantTypes: ['client_credentials'],
+      redirectUris: [],
+      scopes: [...ALL_SCOPES],
+      deletedAt: null,
+    });
+  }
+}

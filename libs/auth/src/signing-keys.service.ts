@@ -1,0 +1,122 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
+import { LessThanOrEqual, type Repository } from 'typeorm';
+import { AppSettings } from '#config';
+import { SigningKeyEntity, type JsonObject } from '#database';
+import { ACCESS_TOKEN_TTL_SECONDS, SIGNING_ALGORITHM } from './token-constants.js';
+import { openPrivateKey, sealPrivateKey } from './key-encryption.js';
+
+export interface ActiveSigningKey {
+  kid: string;
+  privateKey: CryptoKey;
+}
+
+/** A key is never re-read from the database more often than this when an unknown kid shows up. */
+const REFRESH_THROTTLE_MS = 5_000;
+
+/**
+ * The token-signing key set. A new key is published in the JWKS before it
+ * signs anything; an old key stays published until every token it signed has
+ * expired.
+ */
+@Injectable()
+export class SigningKeyService {
+  private readonly logger = new Logger(SigningKeyService.name);
+  private publicKeys = new Map<string, CryptoKey>();
+  private signing: ActiveSigningKey | null = null;
+  private loadedAt = 0;
+
+  constructor(
+    @InjectRepository(SigningKeyEntity) private readonly keys: Repository<SigningKeyEntity>,
+    private readonly settings: AppSettings,
+  ) {}
+
+  /** Creates the first key on a fresh database (concurrent starters agree on one). */
+  async ensureKey(): Promise<void> {
+    if ((await this.keys.count()) === 0) await this.create(new Date());
+    if (this.settings.signingKeySecret === null) {
+      this.logger.warn('SIGNING_KEY_SECRET is not set: private signing keys are stored unencrypted');
+    }
+    await this.reload();
+  }
+
+  /** Adds a key that starts signing after `publishFor` ms; the current one retires then. */
+  async rotate(publishForMs: number): Promise<string> {
+    const activatesAt = new Date(Date.now() + publishForMs);
+    const kid = await this.create(activatesAt);
+    await this.keys
+      .createQueryBuilder()
+      .update()
+      .set({ retiresAt: activatesAt })
+      .where('kid <> :kid AND retires_at IS NULL', { kid })
+      .execute();
+    await this.reload();
+    return kid;
+  }
+
+  async signingKey(): Promise<ActiveSigningKey> {
+    if (!this.signing || Date.now() - this.loadedAt > 60_000) await this.reload();
+    if (!this.signing) throw new Error('no active signing key');
+    return this.signing;
+  }
+
+  /** The public key for a kid, re-reading the key set (throttled) when the kid is new to us. */
+  async publicKey(kid: string): Promise<CryptoKey | null> {
+    const known = this.publicKeys.get(kid);
+    if (known) return known;
+    if (Date.now() - this.loadedAt < REFRESH_THROTTLE_MS) return null;
+    await this.reload();
+    return this.publicKeys.get(kid) ?? null;
+  }
+
+  /** The JWKS document: every key not yet past its retirement plus the token lifetime. */
+  async jwks(): Promise<{ keys: JWK[] }> {
+    const rows = await this.published();
+    return { keys: rows.map((row) => ({ ...row.publicJwk, kid: row.kid, alg: row.algorithm, use: 'sig' })) };
+  }
+
+  private async published(): Promise<SigningKeyEntity[]> {
+    const horizon = new Date(Date.now() - ACCESS_TOKEN_TTL_SECONDS * 1000);
+    const rows = await this.keys.find({ order: { createdAt: 'ASC' } });
+    return rows.filter((row) => row.retiresAt === null || row.retiresAt > horizon);
+  }
+
+  private async reload(): Promise<void> {
+    const rows = await this.published();
+    const publicKeys = new Map<string, CryptoKey>();
+    for (const row of rows) {
+      publicKeys.set(row.kid, (await importJWK({ ...row.publicJwk, alg: row.algorithm }, row.algorithm)) as CryptoKey);
+    }
+    const active = await this.keys.findOne({
+      where: { activatesAt: LessThanOrEqual(new Date()) },
+      order: { activatesAt: 'DESC' },
+    });
+    this.publicKeys = publicKeys;
+    this.signing = active
+      ? {
+          kid: active.kid,
+          privateKey: (await importJWK(
+            JSON.parse(openPrivateKey(active.privateJwk, this.settings.signingKeySecret)) as JWK,
+            active.algorithm,
+          )) as CryptoKey,
+        }
+      : null;
+    this.loadedAt = Date.now();
+  }
+
+  private async create(activatesAt: Date): Promise<string> {
+    const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALGORITHM, { extractable: true });
+    const kid = randomBytes(12).toString('base64url');
+    await this.keys.insert({
+      kid,
+      algorithm: SIGNING_ALGORITHM,
+      publicJwk: (await exportJWK(publicKey)) as JsonObject,
+      privateJwk: sealPrivateKey(JSON.stringify(await exportJWK(privateKey)), this.settings.signingKeySecret),
+      activatesAt,
+      retiresAt: null,
+    });
+    return kid;
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Error codes of the spec (Errors part) plus the few the spec leaves open.
+ * Features throw AppError with a code; the HTTP layer maps codes to statuses
+ * and the envelope in one exhaustive switch.
+ */
+export const ERROR_CODES = [
+  'INVALID_REQUEST',
+  'VALIDATION_ERROR',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'CONFLICT',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'RATE_LIMITED',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export interface ErrorDetails {
+  field?: string;
+  issue?: string;
+  suggested_value?: unknown;
+  [key: string]: unknown;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetails = {},
+    /** Response headers the error implies (WWW-Authenticate, Allow, Retry-After). */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+
+  static invalid(field: string, issue: string, suggestedValue?: unknown): AppError {
+    const details: ErrorDetails = { field, issue };
+    if (suggestedValue !== undefined) details.suggested_value = suggestedValue;
+    return new AppError('INVALID_REQUEST', `Invalid value for ${field}: ${issue}`, details);
+  }
+
+  static notFound(resource: string, id: string): AppError {
+    return new AppError('NOT_FOUND', `No ${resource} with id ${id}`, { field: 'id', issue: 'not found' });
+  }
+
+  static unauthorized(issue: string): AppError {
+    return new AppError('UNAUTHORIZED', 'Invalid or missing credentials', { issue }, {
+      'WWW-Authenticate': `Bearer error="invalid_token", error_description="${issue.replace(/"/g, "'")}"`,
+    });
+  }
+
+  static forbidden(missingScopes: string[]): AppError {
+    return new AppError(
+      'FORBIDDEN',
+      'Insufficient permissions',
+      { issue: `requires scope ${missingScopes.join(' ')}`, required_scopes: missingScopes },
+      { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${missingScopes.join(' ')}"` },
+    );
+  }
+}
+
+export function httpStatusOf(code: ErrorCode): number {
+  switch (code) {
+    case 'INVALID_REQUEST':
+    case 'VALIDATION_ERROR':
+      return 400;
+    case 'UNAUTHORIZED':
+      return 401;
+    case 'FORBIDDEN':
+      return 403;
+    case 'NOT_FOUND':
+      return 404;
+    case 'METHOD_NOT_ALLOWED':
+      return 405;
+    case 'CONFLICT':
+      return 409;
+    case 'PAYLOAD_TOO_LARGE':
+      return 413;
+    case 'UNSUPPORTED_MEDIA_TYPE':
+      return 415;
+    case 'RATE_LIMITED':
+      return 429;
+    case 'INTERNAL_ERROR':
+      return 500;
+    case 'SERVICE_UNAVAILABLE':
+      return 503;
+  }
+}
+
+/** What each code means, for the help page that v2 errors link to. */
+export const ERROR_HELP: Record<ErrorCode, string> = {
+  INVALID_REQUEST: 'A parameter is missing, of the wrong type, out of range, or not allowed. `details.field` names it.',
+  VALIDATION_ERROR: 'Version 2 form of INVALID_REQUEST: also carries `details.suggested_value` where one can be computed.',
+  UNAUTHORIZED: 'The credential is missing, malformed, expired or revoked. Get a new token or use a valid API key.',
+  FORBIDDEN: 'The credential is valid but lacks a scope this endpoint needs; `details.required_scopes` lists them.',
+  NOT_FOUND: 'No such resource in your organisation and mode, or no such route.',
+  METHOD_NOT_ALLOWED: 'The path exists but not with this HTTP method; the `Allow` header lists the methods it has.',
+  CONFLICT: 'The request conflicts with the current state of the resource.',
+  PAYLOAD_TOO_LARGE: 'The request body is larger than the service accepts.',
+  UNSUPPORTED_MEDIA_TYPE: 'The body is not of a content type this endpoint accepts (JSON, or form-encoded for /oauth2/token).',
+  RATE_LIMITED: 'Too many requests; wait for the number of seconds in `Retry-After`.',
+  INTERNAL_ERROR: 'Something failed on our side. Retry later and quote the request id if it persists.',
+  SERVICE_UNAVAILABLE: 'A dependency is temporarily unavailable. Retry later.',
+};

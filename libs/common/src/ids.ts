@@ -1,0 +1,57 @@
+import { TypeID, typeid } from 'typeid-js';
+
+/**
+ * Public identifiers: a type prefix, "_", and a UUIDv7 in TypeID's base32 form.
+ * The database stores the UUID (16 bytes, time-ordered so B-tree inserts stay
+ * at the right edge); the prefix is only ever added at the edge of the API.
+ */
+export const ID_PREFIXES = {
+  session: 'sess',
+  analysis: 'anal',
+  dowsing: 'dowse',
+  history: 'hist',
+  event: 'evt',
+  request: 'req',
+  analyst: 'analyst',
+  webhook: 'wh',
+  apiKey: 'key',
+  batch: 'batch',
+  report: 'rpt',
+  organization: 'org',
+  oauthClient: 'cli',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+export type IdPrefix = (typeof ID_PREFIXES)[IdKind];
+
+/** A new public id of the given kind, e.g. `sess_01jh…`. */
+export function newId(kind: IdKind): string {
+  return typeid(ID_PREFIXES[kind]).toString();
+}
+
+/** A new UUIDv7 for a primary key, with its public form. */
+export function newKey(kind: IdKind): { uuid: string; id: string } {
+  const id = typeid(ID_PREFIXES[kind]);
+  return { uuid: id.toUUID(), id: id.toString() };
+}
+
+/** The public form of a stored UUID. */
+export function toPublicId(kind: IdKind, uuid: string): string {
+  return TypeID.fromUUID(ID_PREFIXES[kind], uuid).toString();
+}
+
+/** The stored UUID behind a public id, or null when it is not a well-formed id of that kind. */
+export function parsePublicId(kind: IdKind, value: string): string | null {
+  const prefix = ID_PREFIXES[kind];
+  if (value.length !== prefix.length + 27 || !value.startsWith(`${prefix}_`)) return null;
+  try {
+    return TypeID.fromString(value, prefix).toUUID();
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a string is a well-formed id of that kind (for echoing client-sent request ids). */
+export function isPublicId(kind: IdKind, value: string): boolean {
+  return parsePublicId(kind, value) !== null;
+}

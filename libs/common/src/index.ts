@@ -1,0 +1,4 @@
+export * from './ids.js';
+export * from './errors.js';
+export * from './scopes.js';
+export * from './tenancy.js';

@@ -1,0 +1,30 @@
+/** The scopes of the spec, one constant map; every route names its scopes from here. */
+export const Scope = {
+  SessionsRead: 'remote-viewing:read',
+  SessionsWrite: 'remote-viewing:write',
+  SessionsDelete: 'remote-viewing:delete',
+  SessionsAdmin: 'remote-viewing:admin',
+  DowsingRead: 'dowsing:read',
+  DowsingWrite: 'dowsing:write',
+  DowsingDelete: 'dowsing:delete',
+  DowsingAdmin: 'dowsing:admin',
+  AnalyticsRead: 'analytics:read',
+  AnalyticsExport: 'analytics:export',
+  AnalyticsAdmin: 'analytics:admin',
+  Profile: 'profile',
+  Email: 'email',
+  OrganizationsRead: 'organizations:read',
+  OrganizationsWrite: 'organizations:write',
+} as const;
+
+export type ScopeName = (typeof Scope)[keyof typeof Scope];
+export const ALL_SCOPES: readonly ScopeName[] = Object.values(Scope);
+
+export function isScope(value: string): value is ScopeName {
+  return (ALL_SCOPES as readonly string[]).includes(value);
+}
+
+/** Scopes in `wanted` that `held` does not grant. An `*:admin` scope does not imply the others. */
+export function missingScopes(held: readonly string[], wanted: readonly string[]): string[] {
+  return wanted.filter((scope) => !held.includes(scope));
+}

@@ -1,0 +1,44 @@
+import { existsSync } from 'node:fs';
+import { Global, Module } from '@nestjs/common';
+import { parseSettings, type Settings } from './settings.js';
+
+/** Injection token for the validated settings; a class so it needs no @Inject. */
+export abstract class AppSettings implements Settings {
+  declare databaseUrl: string;
+  declare databasePoolMax: number;
+  declare redisUrl: string;
+  declare redisPrefix: string;
+  declare port: number;
+  declare publicUrl: string;
+  declare bootstrapClient: Settings['bootstrapClient'];
+  declare logLevel: Settings['logLevel'];
+  declare simulatedStepMs: number;
+  declare workerConcurrency: number;
+  declare workerHealthPort: number | null;
+  declare shutdownGraceMs: number;
+  declare bodyLimitBytes: number;
+  declare signingKeySecret: string | null;
+}
+
+/** Reads the environment once; tests pass their own settings with `forSettings`. */
+@Global()
+@Module({})
+export class ConfigModule {
+  static forSettings(settings: Settings) {
+    return {
+      module: ConfigModule,
+      providers: [{ provide: AppSettings, useValue: settings }],
+      exports: [AppSettings],
+    };
+  }
+
+  static fromEnvironment() {
+    return ConfigModule.forSettings(loadSettings());
+  }
+}
+
+/** Settings from the environment, after a `.env` file in the working directory (real variables win). */
+export function loadSettings(): Settings {
+  if (existsSync('.env')) process.loadEnvFile('.env');
+  return parseSettings(process.env);
+}

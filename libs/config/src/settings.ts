@@ -1,0 +1,143 @@
+/**
+ * Every setting of the service, parsed and validated in one place. Nothing else
+ * reads process.env: a bad value stops the process with a message naming it.
+ */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Settings {
+  databaseUrl: string;
+  databasePoolMax: number;
+  redisUrl: string;
+  /** Namespace of every Redis key and channel, so several deployments (or test runs) can share a Redis. */
+  redisPrefix: string;
+  port: number;
+  publicUrl: string;
+  bootstrapClient: { clientId: string; clientSecret: string } | null;
+  logLevel: LogLevel;
+  simulatedStepMs: number;
+  workerConcurrency: number;
+  workerHealthPort: number | null;
+  shutdownGraceMs: number;
+  bodyLimitBytes: number;
+  signingKeySecret: string | null;
+}
+
+export class SettingsError extends Error {
+  constructor(
+    readonly setting: string,
+    readonly problem: string,
+  ) {
+    super(`Invalid setting ${setting}: ${problem}`);
+    this.name = 'SettingsError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^-?\d+$/.test(raw)) throw new SettingsError(name, `"${raw}" is not a whole number`);
+  const value = Number(raw);
+  if (value < min || value > max) {
+    throw new SettingsError(name, `${value} is outside the allowed range ${min} to ${max}`);
+  }
+  return value;
+}
+
+function url(env: Env, name: string, fallback: string | undefined, protocols: string[]): string {
+  const raw = text(env, name) ?? fallback;
+  if (raw === undefined) {
+    throw new SettingsError(name, 'is required');
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new SettingsError(name, 'is not a valid URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new SettingsError(name, `must use one of ${protocols.join(', ')}`);
+  }
+  return raw;
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2 };
+
+function byteSize(env: Env, name: string, fallback: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  const match = /^(\d+)\s*(b|kb|mb)?$/i.exec(raw);
+  if (!match) throw new SettingsError(name, `"${raw}" is not a size such as 1048576, 512kb or 1mb`);
+  const bytes = Number(match[1]) * SIZE_UNITS[(match[2] ?? '').toLowerCase()]!;
+  if (bytes < 1024 || bytes > 64 * 1024 ** 2) {
+    throw new SettingsError(name, 'must be between 1kb and 64mb');
+  }
+  return bytes;
+}
+
+function bootstrapClient(env: Env): Settings['bootstrapClient'] {
+  const clientId = text(env, 'BOOTSTRAP_CLIENT_ID');
+  const clientSecret = text(env, 'BOOTSTRAP_CLIENT_SECRET');
+  if (clientId === undefined && clientSecret === undefined) return null;
+  if (clientId === undefined) throw new SettingsError('BOOTSTRAP_CLIENT_ID', 'is required when BOOTSTRAP_CLIENT_SECRET is set');
+  if (clientSecret === undefined) throw new SettingsError('BOOTSTRAP_CLIENT_SECRET', 'is required when BOOTSTRAP_CLIENT_ID is set');
+  if (!/^[A-Za-z0-9._~-]{3,128}$/.test(clientId)) {
+    throw new SettingsError('BOOTSTRAP_CLIENT_ID', 'must be 3 to 128 characters of letters, digits, ".", "_", "~" or "-"');
+  }
+  if (clientSecret.length < 16) {
+    throw new SettingsError('BOOTSTRAP_CLIENT_SECRET', 'must be at least 16 characters long');
+  }
+  return { clientId, clientSecret };
+}
+
+function logLevel(env: Env): LogLevel {
+  const raw = (text(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(raw)) {
+    throw new SettingsError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return raw as LogLevel;
+}
+
+function optionalPort(env: Env, name: string): number | null {
+  return text(env, name) === undefined ? null : integer(env, name, 0, 1, 65535);
+}
+
+function redisPrefix(env: Env): string {
+  const value = text(env, 'REDIS_PREFIX') ?? 'sas';
+  if (!/^[A-Za-z0-9_-]{1,32}$/.test(value)) {
+    throw new SettingsError('REDIS_PREFIX', 'must be 1 to 32 letters, digits, "_" or "-"');
+  }
+  return value;
+}
+
+export function parseSettings(env: Env): Settings {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:']).replace(/\/+$/, '');
+  const signingKeySecret = text(env, 'SIGNING_KEY_SECRET') ?? null;
+  if (signingKeySecret !== null && signingKeySecret.length < 32) {
+    throw new SettingsError('SIGNING_KEY_SECRET', 'must be at least 32 characters long');
+  }
+  return {
+    databaseUrl: url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
+    databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 500),
+    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    redisPrefix: redisPrefix(env),
+    port,
+    publicUrl,
+    bootstrapClient: bootstrapClient(env),
+    logLevel: logLevel(env),
+    simulatedStepMs: integer(env, 'SIMULATED_STEP_MS', 500, 0, 600_000),
+    workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 50, 1, 1000),
+    workerHealthPort: optionalPort(env, 'WORKER_HEALTH_PORT'),
+    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    bodyLimitBytes: byteSize(env, 'BODY_LIMIT', 1024 ** 2),
+    signingKeySecret,
+  };
+}

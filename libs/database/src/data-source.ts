@@ -1,0 +1,65 @@
+import pg from 'pg';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { ENTITIES } from './entities/index.js';
+import { MIGRATIONS } from './migrations/index.js';
+
+export interface DatabaseOptions {
+  url: string;
+  poolMax?: number;
+}
+
+export function dataSourceOptions(options: DatabaseOptions): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: options.url,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'schema_migrations',
+    // The schema comes from reviewed migration files, never from the entities.
+    synchronize: false,
+    migrationsRun: false,
+    logging: false,
+    extra: { max: options.poolMax ?? 10, application_name: 'session-analysis-service' },
+  };
+}
+
+export function createDataSource(options: DatabaseOptions): DataSource {
+  return new DataSource(dataSourceOptions(options));
+}
+
+/** Creates the database named in the URL when it does not exist yet. */
+export async function ensureDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
+  if (name === '' || name === 'postgres') return;
+  const maintenance = new URL(url);
+  maintenance.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: maintenance.toString() });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) {
+      try {
+        await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+      } catch (error) {
+        // Another process created it between our check and our create.
+        if ((error as { code?: string }).code !== '42P04') throw error;
+      }
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/** Applies pending migrations; returns the names of those it ran. */
+export async function runMigrations(options: DatabaseOptions): Promise<string[]> {
+  await ensureDatabase(options.url);
+  const dataSource = createDataSource(options);
+  await dataSource.initialize();
+  try {
+    const ran = await dataSource.runMigrations({ transaction: 'each' });
+    return ran.map((migration) => migration.name);
+  } finally {
+    await dataSource.destroy();
+  }
+}

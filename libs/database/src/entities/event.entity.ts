@@ -1,0 +1,40 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { JsonObject } from './json.js';
+import type { Mode } from '#common';
+
+/**
+ * The event log and the transactional outbox in one table: a row is written in
+ * the same transaction as the change it announces; `relayed_at` is set once the
+ * relay has handed it to the queues.
+ */
+@Entity({ name: 'events' })
+@Index('events_tenant_created_idx', ['organizationId', 'mode', 'createdAt', 'id'])
+@Index('events_unrelayed_idx', ['createdAt', 'id'], { where: 'relayed_at IS NULL' })
+export class EventEntity {
+  @PrimaryColumn({ type: 'uuid' })
+  id!: string;
+
+  @Column({ name: 'organization_id', type: 'uuid' })
+  organizationId!: string;
+
+  @Column({ type: 'text' })
+  mode!: Mode;
+
+  @Column({ type: 'text' })
+  type!: string;
+
+  @Column({ type: 'jsonb' })
+  data!: JsonObject;
+
+  @Column({ name: 'request_id', type: 'text', nullable: true })
+  requestId!: string | null;
+
+  @Column({ name: 'pending_webhooks', type: 'integer', default: 0 })
+  pendingWebhooks!: number;
+
+  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'clock_timestamp()' })
+  createdAt!: Date;
+
+  @Column({ name: 'relayed_at', type: 'timestamptz', nullable: true })
+  relayedAt!: Date | null;
+}

@@ -1,0 +1,23 @@
+import { ApiKeyEntity } from './api-key.entity.js';
+import { EventEntity } from './event.entity.js';
+import { OAuthClientEntity } from './oauth-client.entity.js';
+import { OrganizationEntity } from './organization.entity.js';
+import { SessionEntity } from './session.entity.js';
+import { SigningKeyEntity } from './signing-key.entity.js';
+
+export * from './api-key.entity.js';
+export * from './event.entity.js';
+export * from './oauth-client.entity.js';
+export * from './organization.entity.js';
+export * from './session.entity.js';
+export * from './signing-key.entity.js';
+
+export const ENTITIES = [
+  OrganizationEntity,
+  OAuthClientEntity,
+  SigningKeyEntity,
+  ApiKeyEntity,
+  SessionEntity,
+  EventEntity,
+];
+export * from './json.js';

@@ -1,0 +1,35 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+export const PLANS = ['free', 'pro', 'enterprise'] as const;
+export type Plan = (typeof PLANS)[number];
+export const TIERS = ['basic', 'professional', 'enterprise', 'custom'] as const;
+export type Tier = (typeof TIERS)[number];
+
+@Entity({ name: 'organizations' })
+export class OrganizationEntity {
+  @PrimaryColumn({ type: 'uuid' })
+  id!: string;
+
+  @Column({ type: 'text' })
+  name!: string;
+
+  @Column({ type: 'text', default: 'free' })
+  plan!: Plan;
+
+  @Column({ type: 'text', default: 'basic' })
+  tier!: Tier;
+
+  /** The operator organisation created from BOOTSTRAP_* settings; at most one. */
+  @Column({ name: 'is_bootstrap', type: 'boolean', default: false })
+  isBootstrap!: boolean;
+
+  /** Per-organisation seed of the simulated engine, so sandbox output is stable per org. */
+  @Column({ name: 'engine_seed', type: 'text' })
+  engineSeed!: string;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}

@@ -1,0 +1,91 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { Mode } from '#common';
+import type { JsonObject } from './json.js';
+
+export const SESSION_TYPES = ['remote_viewing', 'dowsing', 'automatic_writing'] as const;
+export type SessionType = (typeof SESSION_TYPES)[number];
+export const SESSION_STATUSES = ['initiated', 'in_progress', 'completed', 'failed'] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
+export const MODALITIES = ['visual', 'kinesthetic', 'auditory'] as const;
+export type Modality = (typeof MODALITIES)[number];
+export const PRIVACY_LEVELS = ['public', 'private', 'classified'] as const;
+export type PrivacyLevel = (typeof PRIVACY_LEVELS)[number];
+
+@Entity({ name: 'sessions' })
+@Index('sessions_tenant_created_idx', ['organizationId', 'mode', 'createdAt', 'id'])
+@Index('sessions_tenant_status_created_idx', ['organizationId', 'mode', 'status', 'createdAt', 'id'])
+export class SessionEntity {
+  @PrimaryColumn({ type: 'uuid' })
+  id!: string;
+
+  @Column({ name: 'organization_id', type: 'uuid' })
+  organizationId!: string;
+
+  @Column({ type: 'text' })
+  mode!: Mode;
+
+  @Column({ type: 'text' })
+  type!: SessionType;
+
+  @Column({ type: 'text' })
+  target!: string;
+
+  @Column({ type: 'text', nullable: true })
+  modality!: Modality | null;
+
+  @Column({ name: 'duration_minutes', type: 'smallint' })
+  durationMinutes!: number;
+
+  @Column({ name: 'privacy_level', type: 'text' })
+  privacyLevel!: PrivacyLevel;
+
+  @Column({ type: 'text' })
+  status!: SessionStatus;
+
+  @Column({ type: 'smallint', default: 0 })
+  progress!: number;
+
+  @Column({ type: 'text' })
+  engine!: string;
+
+  @Column({ name: 'engine_version', type: 'text', nullable: true })
+  engineVersion!: string | null;
+
+  /** Seed of the simulated engine's run; sketches are re-drawn from it on request. */
+  @Column({ name: 'engine_seed', type: 'text', nullable: true })
+  engineSeed!: string | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  results!: JsonObject | null;
+
+  @Column({ name: 'confidence_score', type: 'double precision', nullable: true })
+  confidenceScore!: number | null;
+
+  @Column({ name: 'analyst_id', type: 'text', nullable: true })
+  analystId!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  evidence!: string | null;
+
+  @Column({ name: 'failure_reason', type: 'text', nullable: true })
+  failureReason!: string | null;
+
+  /** Bumped by every event about this session, so receivers can drop stale ones. */
+  @Column({ name: 'event_sequence', type: 'integer', default: 0 })
+  eventSequence!: number;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+
+  @Column({ name: 'started_at', type: 'timestamptz', nullable: true })
+  startedAt!: Date | null;
+
+  @Column({ name: 'completed_at', type: 'timestamptz', nullable: true })
+  completedAt!: Date | null;
+
+  @Column({ name: 'estimated_completion', type: 'timestamptz', nullable: true })
+  estimatedCompletion!: Date | null;
+}

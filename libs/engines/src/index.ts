@@ -1,0 +1,42 @@
+/** Engines behind one interface (DESIGN §1): today the simulated sandbox engine. */
+export type {
+  CompletedOutcome,
+  EngineName,
+  Evidence,
+  FailedOutcome,
+  FailureReason,
+  JudgingSummary,
+  Modality,
+  PrivacyLevel,
+  SessionEngine,
+  SessionEngineOutcome,
+  SessionResultsData,
+  SessionType,
+  SessionWorkInput,
+  SimulatedSketch,
+} from './session-engine.js';
+export { SimulatedSessionEngine } from './simulated-session-engine.js';
+export { SIMULATED_ENGINE_VERSION } from './engine-version.js';
+export {
+  MAGIC_INPUTS,
+  SLOW_STEP_MULTIPLIER,
+  magicEffects,
+  type MagicEffects,
+} from './magic-inputs.js';
+export { renderSketchSvg } from './sketch-svg.js';
+export { sessionSeed, normalizeInput, MAX_SIMULATED_ANALYSTS } from './session-seed.js';
+export {
+  DESCRIPTOR_VOCABULARY,
+  DESCRIPTOR_TERMS,
+  type Descriptor,
+  type Sense,
+} from './descriptor-vocabulary.js';
+export {
+  type AnalystContribution,
+  CHANCE_HIT_RATE,
+  JUDGING_SET_SIZE,
+  type SessionGroundTruth,
+  TRIALS_PER_ANALYST,
+} from './session-protocol.js';
+export { scoreSession, type AnalystScore, type SessionScores } from './score-session.js';
+export { simulatedAnalystId } from './simulated-analysts.js';

@@ -1,0 +1,94 @@
+/**
+ * The boundary between the service and whatever does the work. The worker
+ * calls `run` and stores the outcome; it never needs to know which engine
+ * produced it beyond `engine`/`engineVersion` (kept for audit).
+ */
+
+export type SessionType = 'remote_viewing' | 'dowsing' | 'automatic_writing';
+export type Modality = 'visual' | 'kinesthetic' | 'auditory';
+export type PrivacyLevel = 'public' | 'private' | 'classified';
+/** Best evidence the numbers rest on (DESIGN §6, `metadata.evidence`). */
+export type Evidence = 'verified' | 'track_record' | 'prior';
+export type EngineName = 'simulated' | 'analyst';
+
+export interface SessionWorkInput {
+  type: SessionType;
+  target: string;
+  modality: Modality | null;
+  durationMinutes: number;
+  privacyLevel: PrivacyLevel;
+  /** Number of analysts working independently; default 1 (collaborative sessions pass N). */
+  analystCount?: number;
+}
+
+export interface SimulatedSketch {
+  /** The API turns (seed, index) into a URL; renderSketchSvg draws it. */
+  index: number;
+  description: string;
+}
+
+export interface SessionResultsData {
+  coordinates: { latitude: number; longitude: number; confidence: number };
+  descriptors: string[];
+  sketches: SimulatedSketch[];
+  confidence_score: number;
+  validation_metrics: { accuracy: number; reliability: number };
+  statistical_validation: {
+    p_value: number;
+    confidence_interval: [number, number];
+    sample_size: number;
+  };
+  collaborative_insights: {
+    analyst_id: string;
+    contribution_weight: number;
+    key_insights: string[];
+  }[];
+}
+
+/** Raw counts behind statistical_validation, for audit and future track records. */
+export interface JudgingSummary {
+  hits: number;
+  trials: number;
+  /** Size of each judging set; chance is p0 = 1/k. */
+  k: number;
+  p0: number;
+}
+
+export type FailureReason = 'engine_failure' | 'deadline_exceeded';
+
+interface OutcomeCommon {
+  engine: 'simulated';
+  engineVersion: string;
+  /** Hex SHA-256 the outcome was derived from; renderSketchSvg(seed, i) redraws sketches. */
+  seed: string;
+  /** Hint for the worker: stretch the simulated time between progress steps by this factor (1 = normal). */
+  stepMultiplier: number;
+}
+
+export interface CompletedOutcome extends OutcomeCommon {
+  status: 'completed';
+  results: SessionResultsData;
+  evidence: Evidence;
+  /** Lead analyst (the first one); every analyst appears in collaborative_insights. */
+  analystId: string;
+  /** Share of analysts reporting each descriptor (DESIGN §6: descriptors kept with support). */
+  descriptorSupport: Record<string, number>;
+  /** True when nobody was above chance, so contribution weights are equal. */
+  equalWeightsFallback: boolean;
+  judging: JudgingSummary;
+}
+
+export interface FailedOutcome extends OutcomeCommon {
+  status: 'failed';
+  reason: FailureReason;
+  message: string;
+  /** Progress step (0..90, multiple of 10) at which the work fails. */
+  failAtProgress: number;
+}
+
+export type SessionEngineOutcome = CompletedOutcome | FailedOutcome;
+
+export interface SessionEngine {
+  readonly name: EngineName;
+  run(input: SessionWorkInput, orgSeed: string): SessionEngineOutcome;
+}

@@ -1,0 +1,128 @@
+import { SIMULATED_ENGINE_VERSION } from './engine-version.js';
+import { magicEffects } from './magic-inputs.js';
+import { roundSignificant, roundTo } from './rounding.js';
+import { type SessionScores, scoreSession } from './score-session.js';
+import type {
+  CompletedOutcome,
+  FailedOutcome,
+  FailureReason,
+  SessionEngine,
+  SessionEngineOutcome,
+  SessionWorkInput,
+} from './session-engine.js';
+import { normalizeInput, sessionSeed } from './session-seed.js';
+import { SeededRandom } from './seeded-random.js';
+import { CHANCE_HIT_RATE, JUDGING_SET_SIZE } from './session-protocol.js';
+import { describeSketches } from './sketch-descriptions.js';
+import { drawContributions } from './simulated-analysts.js';
+import { drawGroundTruth } from './simulated-ground-truth.js';
+
+/** A majority (or more) of analysts must report a descriptor for it to be listed. */
+const DESCRIPTOR_MAJORITY = 0.5;
+/** If no descriptor reaches a majority, list this many of the best supported. */
+const FALLBACK_DESCRIPTORS = 3;
+
+/**
+ * The sandbox engine (DESIGN §1, §6): output is a pure function of
+ * (input, orgSeed, engine version). It draws a synthetic ground truth, then
+ * analysts' work that ignores it, and scores that work with the same
+ * statistics as real work — so its numbers sit at chance, honestly.
+ * Evidence is always 'prior': simulated outcomes never reach a track record.
+ */
+export class SimulatedSessionEngine implements SessionEngine {
+  readonly name = 'simulated' as const;
+
+  run(input: SessionWorkInput, orgSeed: string): SessionEngineOutcome {
+    const normalized = normalizeInput(input);
+    const seed = sessionSeed(normalized, orgSeed);
+    const magic = magicEffects(normalized.target);
+    const common = {
+      engine: 'simulated' as const,
+      engineVersion: SIMULATED_ENGINE_VERSION,
+      seed,
+      stepMultiplier: magic.stepMultiplier,
+    };
+    if (magic.failure) return failure(magic.failure, seed, common);
+
+    const truth = drawGroundTruth(seed);
+    const contributions = drawContributions(
+      seed,
+      truth.searchArea,
+      normalized.analystCount,
+      normalized.modality,
+    );
+    return completed(scoreSession(truth, contributions), seed, common);
+  }
+}
+
+type Common = Pick<FailedOutcome, 'engine' | 'engineVersion' | 'seed' | 'stepMultiplier'>;
+
+function failure(reason: FailureReason, seed: string, common: Common): FailedOutcome {
+  if (reason === 'deadline_exceeded') {
+    return {
+      status: 'failed',
+      reason,
+      message: 'Simulated deadline exceeded ([timeout] in target).',
+      failAtProgress: 90,
+      ...common,
+    };
+  }
+  // A step strictly between start and the last step, so progress is seen before the failure.
+  const failAtProgress = 10 * new SeededRandom(seed, 'failure').int(1, 8);
+  return {
+    status: 'failed',
+    reason,
+    message: 'Simulated engine failure ([fail] in target).',
+    failAtProgress,
+    ...common,
+  };
+}
+
+function completed(scores: SessionScores, seed: string, common: Common): CompletedOutcome {
+  const descriptors = listedDescriptors(scores.descriptorSupport);
+  return {
+    status: 'completed',
+    evidence: 'prior',
+    analystId: scores.analysts[0]!.analystId,
+    descriptorSupport: Object.fromEntries(
+      Object.entries(scores.descriptorSupport).map(([d, s]) => [d, roundTo(s)]),
+    ),
+    equalWeightsFallback: scores.equalWeightsFallback,
+    judging: { hits: scores.hits, trials: scores.trials, k: JUDGING_SET_SIZE, p0: CHANCE_HIT_RATE },
+    results: {
+      coordinates: {
+        latitude: roundTo(scores.location.latitude),
+        longitude: roundTo(scores.location.longitude),
+        confidence: roundTo(scores.location.confidence),
+      },
+      descriptors,
+      sketches: describeSketches(seed, descriptors),
+      confidence_score: roundTo(scores.confidenceScore),
+      validation_metrics: {
+        accuracy: roundTo(scores.accuracy),
+        reliability: roundTo(scores.reliability),
+      },
+      statistical_validation: {
+        p_value: roundSignificant(scores.pValue),
+        confidence_interval: [
+          roundTo(scores.confidenceInterval[0]),
+          roundTo(scores.confidenceInterval[1]),
+        ],
+        sample_size: scores.trials,
+      },
+      collaborative_insights: scores.analysts.map((a) => ({
+        analyst_id: a.analystId,
+        contribution_weight: roundTo(a.contributionWeight),
+        key_insights: a.descriptors.slice(0, 3),
+      })),
+    },
+    ...common,
+  };
+}
+
+/** Descriptors reported by a majority, best supported first (support map is already ordered). */
+function listedDescriptors(support: Record<string, number>): string[] {
+  const ordered = Object.keys(support);
+  const majority = ordered.filter((d) => support[d]! >= DESCRIPTOR_MAJORITY);
+  return majority.length > 0 ? majority : ordered.slice(0, FALLBACK_DESCRIPTORS);
+}

@@ -1,0 +1,125 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import pg from 'pg';
+import { DataSource } from 'typeorm';
+import { AppSettings } from '#config';
+import { EventEntity } from '#database';
+import { JobProducer, QUEUE, RedisService } from '#queue';
+import { toEnvelope } from './envelope.js';
+
+/** Redis pub/sub channel carrying every relayed event envelope (live updates listen to it). */
+export function eventsChannel(redisPrefix: string): string {
+  return `${redisPrefix}:events`;
+}
+const BATCH_SIZE = 200;
+const POLL_INTERVAL_MS = 1000;
+
+/**
+ * Moves committed outbox rows to the `events` queue and to Redis pub/sub.
+ * Rows are claimed with FOR UPDATE SKIP LOCKED so several workers can relay at
+ * once; a row is marked relayed only after its job is added, and the job id is
+ * the event id, so a crash in between re-adds a job that BullMQ ignores.
+ */
+@Injectable()
+export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(OutboxRelay.name);
+  private listener: pg.Client | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly jobs: JobProducer,
+    private readonly redis: RedisService,
+    private readonly settings: AppSettings,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.listen();
+    this.timer = setInterval(() => this.wake(), POLL_INTERVAL_MS);
+    this.wake();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+    await this.listener?.end().catch(() => undefined);
+  }
+
+  /** Runs a relay pass now, or right after the one in progress. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain()
+      .then(() => undefined)
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'outbox relay pass failed; will retry'))
+      .finally(() => {
+        this.running = null;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        }
+      });
+  }
+
+  /** Relays until no unrelayed rows remain. */
+  async drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const relayed = await this.relayBatch();
+      total += relayed;
+      if (relayed < BATCH_SIZE || this.stopped) return total;
+    }
+  }
+
+  private async relayBatch(): Promise<number> {
+    return this.dataSource.transaction(async (manager) => {
+      const rows = await manager
+        .createQueryBuilder(EventEntity, 'e')
+        .where('e.relayed_at IS NULL')
+        .orderBy('e.created_at', 'ASC')
+        .addOrderBy('e.id', 'ASC')
+        .limit(BATCH_SIZE)
+        .setLock('pessimistic_write')
+        .setOnLocked('skip_locked')
+        .getMany();
+      if (rows.length === 0) return 0;
+      for (const row of rows) {
+        const envelope = toEnvelope(row);
+        await this.jobs.add(
+          QUEUE.events,
+          'dispatch',
+          { eventId: row.id, requestId: row.requestId },
+          { jobId: envelope.id },
+        );
+        await this.redis.client.publish(
+          eventsChannel(this.settings.redisPrefix),
+          JSON.stringify({ organizationId: row.organizationId, mode: row.mode, event: envelope }),
+        );
+      }
+      await manager
+        .createQueryBuilder()
+        .update(EventEntity)
+        .set({ relayedAt: () => 'now()' })
+        .whereInIds(rows.map((row) => row.id))
+        .execute();
+      return rows.length;
+    });
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.settings.databaseUrl });
+    client.on('notification', () => this.wake());
+    // A dropped LISTEN connection only costs latency: polling goes on.
+    client.on('error', (error) => this.logger.warn({ err: error }, 'outbox LISTEN connection lost'));
+    await client.connect();
+    await client.query('LISTEN outbox');
+    this.listener = client;
+  }
+}

@@ -1,0 +1,2 @@
+export * from './organizations.service.js';
+export * from './organizations.module.js';

@@ -1,0 +1,4 @@
+export * from './queues.js';
+export * from './redis.service.js';
+export * from './job-producer.js';
+export * from './queue.module.js';

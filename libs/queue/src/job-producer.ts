@@ -1,0 +1,31 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable } from '@nestjs/common';
+import type { JobsOptions, Queue } from 'bullmq';
+import { QUEUE, type JobData, type JobName, type QueueName } from './queues.js';
+
+/** Typed access to the queues: the job data must match the job name. */
+@Injectable()
+export class JobProducer {
+  private readonly queues: Record<QueueName, Queue>;
+
+  constructor(
+    @InjectQueue(QUEUE.events) events: Queue,
+    @InjectQueue(QUEUE.sessions) sessions: Queue,
+  ) {
+    this.queues = { events, sessions };
+  }
+
+  /** Adds a job; `jobId` makes the add idempotent (a second add with the same id is a no-op). */
+  async add<Q extends QueueName, N extends JobName<Q>>(
+    queue: Q,
+    name: N,
+    data: JobData<Q, N>,
+    options: JobsOptions & { jobId: string },
+  ): Promise<void> {
+    await this.queues[queue].add(name, data, options);
+  }
+
+  queue(name: QueueName): Queue {
+    return this.queues[name];
+  }
+}

@@ -1,0 +1,18 @@
+import type { Mode } from '#common';
+
+/** Queue names and, per queue, the job name → job data map shared by producers and consumers. */
+export const QUEUE = {
+  events: 'events',
+  sessions: 'sessions',
+} as const;
+export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
+
+export interface JobDataMap {
+  events: { dispatch: { eventId: string; requestId: string | null } };
+  sessions: {
+    run: { sessionId: string; organizationId: string; mode: Mode; requestId: string | null };
+  };
+}
+
+export type JobName<Q extends QueueName> = keyof JobDataMap[Q] & string;
+export type JobData<Q extends QueueName, N extends JobName<Q>> = JobDataMap[Q][N];

@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { DatabaseModule } from '#database';
+import { EventsModule } from '#events';
+import { SessionRunner } from './session-runner.js';
+import { SessionScheduler } from './session-scheduler.js';
+import { SessionsService } from './sessions.service.js';
+
+/** Sessions for API callers (both apps). */
+@Module({
+  imports: [DatabaseModule, EventsModule],
+  providers: [SessionsService],
+  exports: [SessionsService],
+})
+export class SessionsModule {}
+
+/** The work behind sessions: the worker only. */
+@Module({
+  imports: [SessionsModule, DatabaseModule, EventsModule],
+  providers: [SessionRunner, SessionScheduler],
+  exports: [SessionRunner],
+})
+export class SessionsWorkModule {}

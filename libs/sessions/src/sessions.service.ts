@@ -1,0 +1,105 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, type Repository } from 'typeorm';
+import { AppError, newKey, parsePublicId, toPublicId, type Tenant } from '#common';
+import { AppSettings } from '#config';
+import {
+  SessionEntity,
+  type Modality,
+  type PrivacyLevel,
+  type SessionType,
+} from '#database';
+import { renderSketchSvg } from '#engines';
+import { EventLog } from '#events';
+import { PROGRESS_STEPS } from './session-phase.js';
+
+export interface NewSession {
+  type: SessionType;
+  target: string;
+  modality: Modality | null;
+  durationMinutes: number;
+  privacyLevel: PrivacyLevel;
+}
+
+/** Time the simulated engine takes beyond its progress steps (queueing, relay), for estimates. */
+const QUEUE_ALLOWANCE_MS = 2_000;
+
+/** Sessions as API callers see them; the work itself is done by the worker (SessionRunner). */
+@Injectable()
+export class SessionsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @InjectRepository(SessionEntity) private readonly sessions: Repository<SessionEntity>,
+    private readonly events: EventLog,
+    private readonly settings: AppSettings,
+  ) {}
+
+  /** Creates the session and its `session.created` event in one transaction. */
+  async create(tenant: Tenant, input: NewSession, requestId: string | null): Promise<SessionEntity> {
+    const { uuid, id } = newKey('session');
+    const now = new Date();
+    const session = this.sessions.create({
+      id: uuid,
+      organizationId: tenant.organizationId,
+      mode: tenant.mode,
+      type: input.type,
+      target: input.target,
+      modality: input.modality,
+      durationMinutes: input.durationMinutes,
+      privacyLevel: input.privacyLevel,
+      status: 'initiated',
+      progress: 0,
+      engine: 'simulated',
+      eventSequence: 1,
+      createdAt: now,
+      updatedAt: now,
+      estimatedCompletion: new Date(now.getTime() + this.settings.simulatedStepMs * PROGRESS_STEPS + QUEUE_ALLOWANCE_MS),
+    });
+    await this.dataSource.transaction(async (manager) => {
+      await manager.insert(SessionEntity, session);
+      await this.events.append(
+        manager,
+        tenant,
+        'session.created',
+        {
+          session_id: id,
+          type: session.type,
+          status: session.status,
+          created_at: now.toISOString(),
+          estimated_completion: session.estimatedCompletion?.toISOString() ?? null,
+          sequence: session.eventSequence,
+        },
+        requestId,
+      );
+    });
+    return session;
+  }
+
+  /** The session with that public id in the caller's organisation and mode, else NOT_FOUND. */
+  async get(tenant: Tenant, publicId: string): Promise<SessionEntity> {
+    const uuid = parsePublicId('session', publicId);
+    const session =
+      uuid === null
+        ? null
+        : await this.sessions.findOneBy({ id: uuid, organizationId: tenant.organizationId, mode: tenant.mode });
+    if (!session) throw AppError.notFound('session', publicId);
+    return session;
+  }
+
+  /** A sketch of a completed session as SVG, re-drawn from the engine's seed. */
+  async sketch(tenant: Tenant, publicId: string, index: number): Promise<string> {
+    const session = await this.get(tenant, publicId);
+    const sketches = (session.results?.sketches ?? []) as { index: number }[];
+    if (session.engineSeed === null || !sketches.some((sketch) => sketch.index === index)) {
+      throw new AppError('NOT_FOUND', `Session ${publicId} has no sketch ${index}`, {
+        field: 'sketch',
+        issue: 'not found',
+      });
+    }
+    return renderSketchSvg(session.engineSeed, index);
+  }
+
+  sketchUrl(session: SessionEntity, index: number): string {
+    return `${this.settings.publicUrl}/v1/sessions/${toPublicId('session', session.id)}/sketches/${index}.svg`;
+  }
+}

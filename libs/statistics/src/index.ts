@@ -1,0 +1,25 @@
+/** Pure statistics for the service (DESIGN §6): no Nest, no I/O. */
+export { binomialTailP } from './binomial.js';
+export { wilsonInterval, Z_95 } from './wilson.js';
+export { saicAccuracy, saicReliability } from './saic.js';
+export {
+  type GeoPoint,
+  EARTH_RADIUS_METERS,
+  haversineMeters,
+  localPlane,
+  type LocalPlane,
+  wrapLongitude,
+} from './geo.js';
+export {
+  weightedGeometricMedian,
+  MEDIAN_TOLERANCE,
+  MEDIAN_MAX_ITERATIONS,
+} from './geometric-median.js';
+export { locationConfidence, type SearchArea } from './location-confidence.js';
+export { pickAgreement } from './agreement.js';
+export { descriptorAgreement, descriptorSupport } from './descriptor-support.js';
+export { calibratedTrackRecord } from './track-record.js';
+export { contributionWeights, type ContributionWeights } from './contribution-weights.js';
+export { binomialZ, effectSize, stoufferZ, sumOfRanksZ } from './z-scores.js';
+export { erfc, normalCdf, normalSf } from './normal.js';
+export { logChoose, logGamma } from './log-gamma.js';

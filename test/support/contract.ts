@@ -1,0 +1,60 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import addFormats from 'ajv-formats';
+import OpenAPIBackend from 'openapi-backend';
+import { expect } from 'vitest';
+
+/**
+ * Checks responses against the OpenAPI document the service itself serves at
+ * /docs-json, so the document cannot drift from what the service does: the
+ * route must be documented, the status must be documented for it, and a JSON
+ * body must match the documented schema.
+ */
+export class Contract {
+  private constructor(
+    private readonly backend: OpenAPIBackend,
+    readonly document: OpenApiDocument,
+  ) {}
+
+  static async load(baseUrl: string): Promise<Contract> {
+    const document = (await (await fetch(`${baseUrl}/docs-json`)).json()) as OpenApiDocument;
+    const result = await new Validator().validate(document as never);
+    expect(result.errors ?? [], 'the served OpenAPI document is valid').toEqual([]);
+    expect(result.valid).toBe(true);
+    const backend = new OpenAPIBackend({
+      definition: document as never,
+      customizeAjv: (ajv) => {
+        addFormats(ajv as never);
+        return ajv;
+      },
+    });
+    await backend.init();
+    return new Contract(backend, document);
+  }
+
+  check(method: string, url: string, status: number, contentType: string | null, body: unknown): void {
+    const { pathname, searchParams } = new URL(url);
+    const operation = this.backend.matchOperation({
+      method,
+      path: pathname,
+      query: Object.fromEntries(searchParams),
+      headers: {},
+    });
+    const where = `${method} ${pathname} → ${status}`;
+    // Unknown routes are answered by the error handler, not an operation.
+    if (!operation) {
+      expect([404, 405], `${where}: undocumented route`).toContain(status);
+      return;
+    }
+    const responses = operation.responses ?? {};
+    expect(Object.keys(responses), `${where}: status not documented`).toContain(String(status));
+    if (!contentType?.includes('json')) return;
+    const result = this.backend.validateResponse(body, operation, status);
+    expect(result.errors ?? [], `${where}: body does not match the documented schema`).toEqual([]);
+  }
+}
+
+export interface OpenApiDocument {
+  openapi: string;
+  paths: Record<string, Record<string, { operationId?: string; security?: unknown[]; 'x-required-scopes'?: string[]; responses: Record<string, unknown> }>>;
+  components: { securitySchemes?: Record<string, unknown>; schemas?: Record<string, unknown> };
+}

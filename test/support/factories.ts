@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto';
+import { ALL_SCOPES, type Mode } from '#common';
+import { ApiKeyService } from '#api-keys';
+import { OAuthClientsService } from '#auth';
+import { OrganizationsService } from '#organizations';
+import type { Stack } from './stack.js';
+import type { TestClient } from './client.js';
+
+export interface TestOrganization {
+  organizationId: string;
+  clientId: string;
+  clientSecret: string;
+  /** A token with the given scopes (all by default). */
+  token(scopes?: readonly string[]): Promise<string>;
+  /** An API key with the given scopes (all by default) in the given mode (live by default). */
+  apiKey(scopes?: readonly string[], mode?: Mode): Promise<string>;
+}
+
+/** A fresh organisation of its own for each test: no shared state to clean up. */
+export async function createOrganization(stack: Stack, client: TestClient, mode: Mode = 'live'): Promise<TestOrganization> {
+  const organization = await stack.api.get(OrganizationsService).create({ name: `Test org ${randomBytes(3).toString('hex')}` });
+  const { client: oauthClient, clientSecret } = await stack.api.get(OAuthClientsService).createConfidential({
+    organizationId: organization.id,
+    mode,
+    clientName: 'test client',
+    scopes: [...ALL_SCOPES],
+  });
+  const apiKeys = stack.api.get(ApiKeyService);
+  return {
+    organizationId: organization.id,
+    clientId: oauthClient.clientId,
+    clientSecret,
+    async token(scopes = ALL_SCOPES) {
+      const response = await client.post('/oauth2/token', {
+        form: { grant_type: 'client_credentials', client_id: oauthClient.clientId, client_secret: clientSecret, scope: scopes.join(' ') },
+      });
+      if (response.status !== 200) throw new Error(`token request failed: ${response.text}`);
+      return response.body.access_token as string;
+    },
+    async apiKey(scopes = ALL_SCOPES, keyMode = mode) {
+      const { key } = await apiKeys.create(
+        { credential: 'access_token', subject: oauthClient.clientId, organizationId: organization.id, mode, scopes: ALL_SCOPES },
+        { name: 'test key', scopes: [...scopes], expiresAt: null, mode: keyMode },
+      );
+      return key;
+    },
+  };
+}

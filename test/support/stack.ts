@@ -1,0 +1,63 @@
+import { createServer } from 'node:net';
+import type { INestApplication, INestApplicationContext } from '@nestjs/common';
+import { inject } from 'vitest';
+import { createApiApp } from '../../apps/api/src/app.js';
+import { createWorker } from '../../apps/worker/src/worker.js';
+import { parseSettings, type Settings } from '#config';
+
+export const BOOTSTRAP_CLIENT_ID = 'test-bootstrap-client';
+export const BOOTSTRAP_CLIENT_SECRET = 'test-bootstrap-secret-0123456789';
+
+export interface Stack {
+  baseUrl: string;
+  settings: Settings;
+  api: INestApplication;
+  worker: INestApplicationContext | null;
+  close(): Promise<void>;
+}
+
+/** Settings of a test process: the run's database, a private Redis namespace, fast simulated steps. */
+export function testSettings(port: number, overrides: Record<string, string> = {}): Settings {
+  return parseSettings({
+    DATABASE_URL: inject('databaseUrl'),
+    REDIS_PREFIX: inject('redisPrefix'),
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    BOOTSTRAP_CLIENT_ID,
+    BOOTSTRAP_CLIENT_SECRET,
+    LOG_LEVEL: 'silent',
+    SIMULATED_STEP_MS: '20',
+    DATABASE_POOL_MAX: '5',
+    ...overrides,
+  });
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The real API (listening on a free port) and, unless told otherwise, the real worker, in this process. */
+export async function startStack(options: { worker?: boolean; env?: Record<string, string> } = {}): Promise<Stack> {
+  const port = await freePort();
+  const settings = testSettings(port, options.env);
+  const api = await createApiApp(settings);
+  await api.listen(port, '127.0.0.1');
+  const worker = options.worker === false ? null : await createWorker(settings);
+  return {
+    baseUrl: settings.publicUrl,
+    settings,
+    api,
+    worker,
+    async close() {
+      await worker?.close();
+      await api.close();
+    },
+  };
+}
