@@ -1,7 +1,10 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import addFormats from 'ajv-formats';
-import OpenAPIBackend from 'openapi-backend';
+import addFormatsModule from 'ajv-formats';
+import { OpenAPIBackend } from 'openapi-backend';
 import { expect } from 'vitest';
+
+// ajv-formats is CommonJS with a default export; under ESM the function sits on `.default`.
+const addFormats = (addFormatsModule as unknown as { default: (ajv: never) => void }).default;
 
 /**
  * Checks responses against the OpenAPI document the service itself serves at

@@ -20,6 +20,7 @@ import { UsageMeter } from './http/usage-meter.js';
 import { TokenController } from './oauth/token.controller.js';
 import { WellKnownController } from './oauth/well-known.controller.js';
 import { SessionsV1Controller } from './sessions/v1/sessions-v1.controller.js';
+import { SessionsV2Controller } from './sessions/v2/sessions-v2.controller.js';
 
 /** The HTTP application: feature libs plus HTTP-only concerns (guard, filter, logging, docs). */
 @Module({})
@@ -42,6 +43,7 @@ export class ApiModule {
         WellKnownController,
         ApiKeysController,
         SessionsV1Controller,
+        SessionsV2Controller,
         HealthController,
         MetricsController,
         DocsController,

@@ -50,9 +50,18 @@ export class SessionsService {
       status: 'initiated',
       progress: 0,
       engine: 'simulated',
+      engineVersion: null,
+      engineSeed: null,
+      results: null,
+      confidenceScore: null,
+      analystId: null,
+      evidence: null,
+      failureReason: null,
       eventSequence: 1,
       createdAt: now,
       updatedAt: now,
+      startedAt: null,
+      completedAt: null,
       estimatedCompletion: new Date(now.getTime() + this.settings.simulatedStepMs * PROGRESS_STEPS + QUEUE_ALLOWANCE_MS),
     });
     await this.dataSource.transaction(async (manager) => {

@@ -27,7 +27,14 @@ export class TokenController {
   @ApiOkResponse({ type: TokenResponseDto })
   @ApiResponse({ status: 400, description: 'OAuth error', type: OAuthErrorDto })
   @ApiResponse({ status: 401, description: 'Client authentication failed', type: OAuthErrorDto })
-  async token(@Body() body: unknown, @Headers('authorization') authorization?: string): Promise<IssuedToken> {
+  async token(
+    @Body() body: unknown,
+    @Headers('content-type') contentType?: string,
+    @Headers('authorization') authorization?: string,
+  ): Promise<IssuedToken> {
+    if (!contentType?.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
+      throw new OAuthError('invalid_request', 'the body must be application/x-www-form-urlencoded');
+    }
     const form = formFields(body);
     const client = await this.authenticateClient(form, authorization);
     const grantType = form.grant_type;

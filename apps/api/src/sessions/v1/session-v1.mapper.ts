@@ -1,7 +1,7 @@
 import { AppError, toPublicId } from '#common';
 import type { SessionEntity } from '#database';
-import type { SessionResultsData } from '#engines';
 import { phaseOf, type NewSession } from '#sessions';
+import { completedResults, failureOf, resultsMetadata, sketchesOf } from '../session-mapping.js';
 import type { CreateSessionV1Dto } from './create-session-v1.dto.js';
 import type {
   SessionCreatedV1Dto,
@@ -51,7 +51,7 @@ export function toStatusV1(session: SessionEntity): SessionStatusV1Dto {
     results_available: session.status === 'completed' && session.results !== null,
     created_at: session.createdAt.toISOString(),
     estimated_completion: session.estimatedCompletion?.toISOString() ?? null,
-    ...(session.failureReason !== null ? { failure_reason: session.failureReason } : {}),
+    ...failureOf(session),
   };
 }
 
@@ -59,7 +59,7 @@ export function toResultsV1(
   session: SessionEntity,
   sketchUrl: (index: number) => string,
 ): SessionResultsEnvelopeV1Dto {
-  const results = session.status === 'completed' ? (session.results as SessionResultsData | null) : null;
+  const results = completedResults(session);
   return {
     session_id: toPublicId('session', session.id),
     status: session.status,
@@ -67,19 +67,12 @@ export function toResultsV1(
       results: {
         coordinates: results.coordinates,
         descriptors: results.descriptors,
-        sketches: results.sketches.map((sketch) => ({ url: sketchUrl(sketch.index), description: sketch.description })),
+        sketches: sketchesOf(results, sketchUrl),
         confidence_score: results.confidence_score,
         validation_metrics: results.validation_metrics,
       },
     }),
-    metadata: {
-      duration_minutes: session.durationMinutes,
-      modality: session.modality,
-      analyst_id: session.analystId,
-      engine: session.engine,
-      engine_version: session.engineVersion,
-      evidence: session.evidence,
-    },
-    ...(session.failureReason !== null ? { failure_reason: session.failureReason } : {}),
+    metadata: resultsMetadata(session),
+    ...failureOf(session),
   };
 }

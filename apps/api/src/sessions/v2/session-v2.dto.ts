@@ -1,0 +1,96 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { MODALITIES, PRIVACY_LEVELS, SESSION_STATUSES, SESSION_TYPES } from '#database';
+import { CoordinatesV1Dto, SessionResultsMetadataV1Dto, SketchV1Dto, ValidationMetricsV1Dto } from '../v1/session-v1.dto.js';
+
+export class StatisticalValidationDto {
+  @ApiProperty({ minimum: 0, maximum: 1, description: 'Exact one-sided binomial P(X ≥ hits | n, p0)' })
+  p_value!: number;
+
+  @ApiProperty({ type: [Number], minItems: 2, maxItems: 2, description: 'Wilson 95 % interval of the hit rate' })
+  confidence_interval!: number[];
+
+  @ApiProperty({ type: 'integer', description: 'Judged trials the numbers rest on' })
+  sample_size!: number;
+}
+
+export class CollaborativeInsightDto {
+  @ApiProperty({ example: 'analyst_sim_1' })
+  analyst_id!: string;
+
+  @ApiProperty({ minimum: 0, maximum: 1 })
+  contribution_weight!: number;
+
+  @ApiProperty({ type: [String] })
+  key_insights!: string[];
+}
+
+export class SessionResultsV2Dto {
+  @ApiProperty({ type: CoordinatesV1Dto })
+  coordinates!: CoordinatesV1Dto;
+
+  @ApiProperty({ type: [String] })
+  descriptors!: string[];
+
+  @ApiProperty({ type: [SketchV1Dto] })
+  sketches!: SketchV1Dto[];
+
+  @ApiProperty({ minimum: 0, maximum: 1 })
+  confidence_score!: number;
+
+  @ApiProperty({ type: ValidationMetricsV1Dto })
+  validation_metrics!: ValidationMetricsV1Dto;
+
+  @ApiProperty({ type: StatisticalValidationDto })
+  statistical_validation!: StatisticalValidationDto;
+
+  @ApiProperty({ type: [CollaborativeInsightDto] })
+  collaborative_insights!: CollaborativeInsightDto[];
+}
+
+/** A session as version 2 reads it: status and, once completed, the later-generation results. */
+export class SessionV2Dto {
+  @ApiProperty({ example: 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', pattern: '^sess_[0-9a-z]{26}$' })
+  session_id!: string;
+
+  @ApiProperty({ enum: SESSION_TYPES })
+  type!: string;
+
+  @ApiProperty({ enum: SESSION_STATUSES })
+  status!: string;
+
+  @ApiProperty({ type: String, enum: [...MODALITIES, null], nullable: true })
+  modality!: string | null;
+
+  @ApiProperty({ type: 'integer', minimum: 5, maximum: 180 })
+  duration_minutes!: number;
+
+  @ApiProperty({ enum: PRIVACY_LEVELS })
+  privacy_level!: string;
+
+  @ApiProperty({ minimum: 0, maximum: 100 })
+  progress!: number;
+
+  @ApiProperty()
+  current_phase!: string;
+
+  @ApiProperty()
+  results_available!: boolean;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  estimated_completion!: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  completed_at!: string | null;
+
+  @ApiPropertyOptional({ type: SessionResultsV2Dto, description: 'Present once completed' })
+  results?: SessionResultsV2Dto;
+
+  @ApiProperty({ type: SessionResultsMetadataV1Dto })
+  metadata!: SessionResultsMetadataV1Dto;
+
+  @ApiPropertyOptional({ description: 'Present when failed' })
+  failure_reason?: string;
+}

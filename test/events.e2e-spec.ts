@@ -1,0 +1,97 @@
+import { DataSource } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toEnvelope } from '#events';
+import { EventEntity } from '#database';
+import { parsePublicId } from '#common';
+import { createWorker } from '../apps/worker/src/worker.js';
+import { Contract } from './support/contract.js';
+import { TestClient } from './support/client.js';
+import { createOrganization, type TestOrganization } from './support/factories.js';
+import { startStack, type Stack } from './support/stack.js';
+import { waitFor } from './support/wait.js';
+
+let stack: Stack;
+let client: TestClient;
+let org: TestOrganization;
+let token: string;
+
+// The API alone: workers are started by the tests, to show what survives their absence.
+beforeAll(async () => {
+  stack = await startStack({ worker: false });
+  client = new TestClient(stack.baseUrl, await Contract.load(stack.baseUrl));
+  org = await createOrganization(stack, client);
+  token = await org.token();
+});
+afterAll(() => stack?.close());
+
+async function eventsOf(sessionId: string): Promise<EventEntity[]> {
+  return stack.api
+    .get(DataSource)
+    .getRepository(EventEntity)
+    .createQueryBuilder('e')
+    .where("e.data->>'session_id' = :sessionId", { sessionId })
+    .orderBy('e.created_at')
+    .addOrderBy('e.id')
+    .getMany();
+}
+
+describe('transactional outbox', () => {
+  it('writes session.created with the session, and nothing is lost while no worker runs', async () => {
+    const created = await client.post('/v1/sessions', { token, json: { type: 'remote_viewing', target: 'outbox check' }, headers: { 'x-request-id': 'req_01m82sfbpbenftg57hv349pfkd' } });
+    const id = created.body.session_id;
+    const [event] = await eventsOf(id);
+    expect(event).toMatchObject({ type: 'session.created', relayedAt: null, requestId: 'req_01m82sfbpbenftg57hv349pfkd', organizationId: org.organizationId, mode: 'live' });
+    expect(toEnvelope(event!)).toEqual({
+      id: expect.stringMatching(/^evt_[0-9a-z]{26}$/),
+      type: 'session.created',
+      created_at: expect.any(String),
+      data: { session_id: id, type: 'remote_viewing', status: 'initiated', created_at: created.body.created_at, estimated_completion: created.body.estimated_completion, sequence: 1 },
+      livemode: true,
+      pending_webhooks: 0,
+    });
+
+    // A worker that starts later relays the waiting event and runs the session to the end.
+    const worker = await createWorker(stack.settings);
+    try {
+      const status = await waitFor(async () => {
+        const read = await client.get(`/v1/sessions/${id}`, { token });
+        return read.body.status === 'completed' ? read.body : null;
+      });
+      expect(status.progress).toBe(100);
+    } finally {
+      await worker.close();
+    }
+
+    const events = await eventsOf(id);
+    expect(events.map((e) => e.type)).toEqual([
+      'session.created',
+      'session.started',
+      ...Array.from({ length: 10 }, () => 'session.progress_updated'),
+      'session.completed',
+    ]);
+    expect(events.map((e) => e.data.sequence)).toEqual(events.map((_, i) => i + 1));
+    expect(events.filter((e) => e.type === 'session.progress_updated').map((e) => e.data.progress)).toEqual([10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);
+    const completed = events.at(-1)!.data;
+    expect(completed).toMatchObject({ session_id: id, type: 'remote_viewing', target: 'outbox check', status: 'completed', duration_minutes: 30 });
+    expect(completed.results.sketches[0]).toMatch(new RegExp(`^${stack.baseUrl}/v1/sessions/${id}/sketches/\\d+\\.svg$`));
+    expect(Object.keys(completed.results.coordinates)).toEqual(['latitude', 'longitude']);
+    // Relayed in order by the worker; every event carries the request id of the call that caused it.
+    await waitFor(async () => ((await eventsOf(id)).every((e) => e.relayedAt !== null) ? true : null));
+    expect(new Set(events.map((e) => e.requestId))).toEqual(new Set(['req_01m82sfbpbenftg57hv349pfkd']));
+  });
+
+  it('runs a session once even when two workers relay and process at the same time', async () => {
+    const created = await client.post('/v1/sessions', { token, json: { type: 'dowsing', target: 'two workers' } });
+    const workers = await Promise.all([createWorker(stack.settings), createWorker(stack.settings)]);
+    try {
+      await waitFor(async () => ((await client.get(`/v1/sessions/${created.body.session_id}`, { token })).body.status === 'completed' ? true : null));
+    } finally {
+      await Promise.all(workers.map((w) => w.close()));
+    }
+    const types = (await eventsOf(created.body.session_id)).map((e) => e.type);
+    expect(types.filter((t) => t === 'session.started')).toHaveLength(1);
+    expect(types.filter((t) => t === 'session.completed')).toHaveLength(1);
+    expect(types.filter((t) => t === 'session.progress_updated')).toHaveLength(10);
+    expect(parsePublicId('session', created.body.session_id)).not.toBeNull();
+  });
+});

@@ -1,0 +1,131 @@
+import { ModulesContainer, Reflector } from '@nestjs/core';
+import { DataSource } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CredentialResolver } from '#auth';
+import { AUTH_METADATA } from '../apps/api/src/http/auth.decorator.js';
+import { AuthGuard } from '../apps/api/src/http/auth.guard.js';
+import { UsageMeter } from '../apps/api/src/http/usage-meter.js';
+import { Contract } from './support/contract.js';
+import { TestClient } from './support/client.js';
+import { startStack, type Stack } from './support/stack.js';
+
+let stack: Stack;
+let contract: Contract;
+let client: TestClient;
+
+beforeAll(async () => {
+  stack = await startStack({ worker: false });
+  contract = await Contract.load(stack.baseUrl);
+  client = new TestClient(stack.baseUrl, contract);
+});
+afterAll(() => stack?.close());
+
+/** Operational endpoints that are deliberately open; every other operation must require a scope. */
+const PUBLIC_OPERATIONS = [
+  'post /oauth2/token',
+  'get /.well-known/jwks.json',
+  'get /.well-known/oauth-authorization-server',
+  'get /health/live',
+  'get /health/ready',
+  'get /metrics',
+];
+
+describe('health and metrics', () => {
+  it('reports liveness and readiness of PostgreSQL, Redis and the queues', async () => {
+    expect((await client.get('/health/live')).body).toEqual({ status: 'ok' });
+    const ready = await client.get('/health/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body.details).toMatchObject({ database: { status: 'up' }, redis: { status: 'up' }, queues: { status: 'up' } });
+  });
+
+  it('serves Prometheus metrics including request durations', async () => {
+    const metrics = await client.get('/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toContain('process_cpu_user_seconds_total');
+    expect(metrics.text).toMatch(/http_request_duration_seconds_bucket\{[^}]*route="\/health\/live"/);
+  });
+});
+
+describe('OpenAPI document', () => {
+  it('serves Swagger UI at /docs', async () => {
+    const page = await fetch(`${stack.baseUrl}/docs`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('swagger-ui');
+  });
+
+  it('declares both security schemes and covers both versions', () => {
+    expect(contract.document.components.securitySchemes).toMatchObject({
+      bearer: { type: 'http', scheme: 'bearer' },
+      api_key: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+    });
+    const paths = Object.keys(contract.document.paths);
+    expect(paths).toEqual(expect.arrayContaining(['/v1/sessions', '/v1/sessions/{session_id}', '/v1/sessions/{session_id}/results', '/v2/sessions/create', '/v2/sessions/{session_id}', '/v1/api-keys', '/oauth2/token']));
+  });
+
+  it('gives every operation either a security requirement with scopes or an explicit public listing', () => {
+    for (const [path, operations] of Object.entries(contract.document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const name = `${method} ${path}`;
+        if (PUBLIC_OPERATIONS.includes(name)) {
+          expect(operation.security, name).toBeUndefined();
+          continue;
+        }
+        expect(operation.security?.length, `${name} has no security requirement`).toBeGreaterThan(0);
+        expect(operation['x-required-scopes']?.length, `${name} names no scope`).toBeGreaterThan(0);
+        expect(Object.keys(operation.responses), name).toEqual(expect.arrayContaining(['401', '403']));
+      }
+    }
+  });
+
+  it('lists no public operation that the service does not have', () => {
+    const documented = Object.entries(contract.document.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`));
+    expect(documented).toEqual(expect.arrayContaining(PUBLIC_OPERATIONS));
+  });
+
+  it('has no route the OpenAPI document leaves out (except the docs themselves)', () => {
+    const express = stack.api.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } };
+    const routes = express.router.stack
+      .filter((layer) => layer.route && !layer.route.methods.put && !layer.route.path.startsWith('/docs') && !layer.route.path.startsWith('{'))
+      .flatMap((layer) => Object.keys(layer.route!.methods).map((m) => `${m} ${layer.route!.path.replace(/:(\w+)/g, '{$1}')}`));
+    const documented = Object.entries(contract.document.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`));
+    expect(documented).toEqual(expect.arrayContaining(routes));
+  });
+});
+
+describe('the route inventory', () => {
+  it('has @Auth or @Public on every handler of every controller', () => {
+    const undeclared: string[] = [];
+    for (const module of stack.api.get(ModulesContainer).values()) {
+      for (const wrapper of module.controllers.values()) {
+        const prototype = (wrapper.metatype as { prototype: Record<string, unknown> }).prototype;
+        for (const name of Object.getOwnPropertyNames(prototype)) {
+          const handler = prototype[name];
+          if (name === 'constructor' || typeof handler !== 'function' || Reflect.getMetadata('path', handler) === undefined) continue;
+          const declared = Reflect.getMetadata(AUTH_METADATA, handler) ?? Reflect.getMetadata(AUTH_METADATA, wrapper.metatype as object);
+          if (declared === undefined) undeclared.push(`${wrapper.name}.${name}`);
+        }
+      }
+    }
+    expect(undeclared).toEqual([]);
+  });
+
+  it('refuses to serve a route that declares neither (deny by default)', async () => {
+    const guard = new AuthGuard(new Reflector(), stack.api.get(CredentialResolver), stack.api.get(UsageMeter));
+    class Undeclared {
+      handler() {}
+    }
+    const context = {
+      getHandler: () => Undeclared.prototype.handler,
+      getClass: () => Undeclared,
+      switchToHttp: () => ({ getRequest: () => ({ header: () => undefined }) }),
+    };
+    await expect(guard.canActivate(context as never)).rejects.toThrow(/declares neither @Auth nor @Public/);
+  });
+});
+
+describe('migrations', () => {
+  it('leave nothing for the entities to add (schema and entities agree)', async () => {
+    const { pendingSchemaChanges } = await import('#database');
+    expect(await pendingSchemaChanges(stack.api.get(DataSource))).toEqual([]);
+  });
+});
