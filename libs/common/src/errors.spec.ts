@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { AppError, ERROR_CODES, ERROR_HELP, httpStatusOf } from './errors.js';
+
+describe('error codes', () => {
+  it('map to the statuses of the spec', () => {
+    expect(httpStatusOf('INVALID_REQUEST')).toBe(400);
+    expect(httpStatusOf('VALIDATION_ERROR')).toBe(400);
+    expect(httpStatusOf('UNAUTHORIZED')).toBe(401);
+    expect(httpStatusOf('FORBIDDEN')).toBe(403);
+    expect(httpStatusOf('NOT_FOUND')).toBe(404);
+    expect(httpStatusOf('RATE_LIMITED')).toBe(429);
+    expect(httpStatusOf('INTERNAL_ERROR')).toBe(500);
+    expect(httpStatusOf('SERVICE_UNAVAILABLE')).toBe(503);
+  });
+
+  it('each have a help text', () => {
+    for (const code of ERROR_CODES) expect(ERROR_HELP[code].length).toBeGreaterThan(10);
+  });
+
+  it('carry the field and issue of an invalid request', () => {
+    const error = AppError.invalid('target', 'is required');
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'target', issue: 'is required' } });
+    expect(error.details).not.toHaveProperty('suggested_value');
+    expect(AppError.invalid('duration_minutes', 'too long', 180).details.suggested_value).toBe(180);
+  });
+
+  it('name the missing scopes in a 403 and its challenge', () => {
+    const error = AppError.forbidden(['remote-viewing:write']);
+    expect(error.details.required_scopes).toEqual(['remote-viewing:write']);
+    expect(error.headers['WWW-Authenticate']).toContain('insufficient_scope');
+  });
+});

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { parseSettings, SettingsError } from './settings.js';
+
+const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
+
+function problemWith(env: Record<string, string>): string {
+  try {
+    parseSettings({ ...base, ...env });
+  } catch (error) {
+    expect(error).toBeInstanceOf(SettingsError);
+    return (error as SettingsError).setting;
+  }
+  throw new Error('expected a SettingsError');
+}
+
+describe('settings', () => {
+  it('have the documented defaults', () => {
+    expect(parseSettings(base)).toMatchObject({
+      redisUrl: 'redis://127.0.0.1:6379',
+      redisPrefix: 'sas',
+      port: 3000,
+      publicUrl: 'http://localhost:3000',
+      bootstrapClient: null,
+      logLevel: 'info',
+      simulatedStepMs: 500,
+      bodyLimitBytes: 1024 * 1024,
+      signingKeySecret: null,
+    });
+  });
+
+  it('derive PUBLIC_URL from PORT and drop a trailing slash', () => {
+    expect(parseSettings({ ...base, PORT: '8080' }).publicUrl).toBe('http://localhost:8080');
+    expect(parseSettings({ ...base, PUBLIC_URL: 'https://api.example.com/' }).publicUrl).toBe('https://api.example.com');
+  });
+
+  it('read sizes with units', () => {
+    expect(parseSettings({ ...base, BODY_LIMIT: '512kb' }).bodyLimitBytes).toBe(512 * 1024);
+    expect(parseSettings({ ...base, BODY_LIMIT: '2mb' }).bodyLimitBytes).toBe(2 * 1024 * 1024);
+  });
+
+  it.each([
+    [{ DATABASE_URL: '' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ REDIS_URL: 'not a url' }, 'REDIS_URL'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PUBLIC_URL: 'ftp://x' }, 'PUBLIC_URL'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ SIMULATED_STEP_MS: '-1' }, 'SIMULATED_STEP_MS'],
+    [{ SIMULATED_STEP_MS: '1.5' }, 'SIMULATED_STEP_MS'],
+    [{ BOOTSTRAP_CLIENT_ID: 'dev-client' }, 'BOOTSTRAP_CLIENT_SECRET'],
+    [{ BOOTSTRAP_CLIENT_SECRET: 'a-long-enough-secret' }, 'BOOTSTRAP_CLIENT_ID'],
+    [{ BOOTSTRAP_CLIENT_ID: 'dev-client', BOOTSTRAP_CLIENT_SECRET: 'short' }, 'BOOTSTRAP_CLIENT_SECRET'],
+    [{ BOOTSTRAP_CLIENT_ID: 'bad id!', BOOTSTRAP_CLIENT_SECRET: 'a-long-enough-secret' }, 'BOOTSTRAP_CLIENT_ID'],
+    [{ BODY_LIMIT: 'huge' }, 'BODY_LIMIT'],
+    [{ REDIS_PREFIX: 'a:b' }, 'REDIS_PREFIX'],
+    [{ SIGNING_KEY_SECRET: 'short' }, 'SIGNING_KEY_SECRET'],
+  ])('stop on %j naming %s', (env, setting) => {
+    expect(problemWith(env)).toBe(setting);
+  });
+});
