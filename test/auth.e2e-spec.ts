@@ -6,7 +6,12 @@ import { ALL_SCOPES, Scope } from '#common';
 import { Contract } from './support/contract.js';
 import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
-import { BOOTSTRAP_CLIENT_ID, BOOTSTRAP_CLIENT_SECRET, startStack, type Stack } from './support/stack.js';
+import {
+  BOOTSTRAP_CLIENT_ID,
+  BOOTSTRAP_CLIENT_SECRET,
+  startStack,
+  type Stack,
+} from './support/stack.js';
 
 let stack: Stack;
 let client: TestClient;
@@ -24,7 +29,11 @@ const session = { type: 'remote_viewing', target: 'auth checks' };
 describe('POST /oauth2/token (client_credentials)', () => {
   it('issues a token to the bootstrap client with every scope, exactly in the spec’s shape', async () => {
     const response = await client.post('/oauth2/token', {
-      form: { grant_type: 'client_credentials', client_id: BOOTSTRAP_CLIENT_ID, client_secret: BOOTSTRAP_CLIENT_SECRET },
+      form: {
+        grant_type: 'client_credentials',
+        client_id: BOOTSTRAP_CLIENT_ID,
+        client_secret: BOOTSTRAP_CLIENT_SECRET,
+      },
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
@@ -42,17 +51,32 @@ describe('POST /oauth2/token (client_credentials)', () => {
     const token = await org.token([Scope.SessionsRead]);
     const jwks = await client.get('/.well-known/jwks.json');
     expect(jwks.body.keys[0]).not.toHaveProperty('d');
-    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks.body), { issuer: stack.baseUrl, audience: stack.baseUrl });
+    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks.body), {
+      issuer: stack.baseUrl,
+      audience: stack.baseUrl,
+    });
     expect(protectedHeader).toMatchObject({ alg: 'ES256', typ: 'at+jwt' });
-    expect(payload).toMatchObject({ scope: Scope.SessionsRead, mode: 'live', client_id: org.clientId, org_id: expect.stringMatching(/^org_/) });
+    expect(payload).toMatchObject({
+      scope: Scope.SessionsRead,
+      mode: 'live',
+      client_id: org.clientId,
+      org_id: expect.stringMatching(/^org_/),
+    });
     expect(payload.exp! - payload.iat!).toBe(3600);
     const metadata = await client.get('/.well-known/oauth-authorization-server');
-    expect(metadata.body).toMatchObject({ issuer: stack.baseUrl, token_endpoint: `${stack.baseUrl}/oauth2/token`, jwks_uri: `${stack.baseUrl}/.well-known/jwks.json` });
+    expect(metadata.body).toMatchObject({
+      issuer: stack.baseUrl,
+      token_endpoint: `${stack.baseUrl}/oauth2/token`,
+      jwks_uri: `${stack.baseUrl}/.well-known/jwks.json`,
+    });
   });
 
   it('accepts HTTP Basic client authentication', async () => {
     const basic = Buffer.from(`${org.clientId}:${org.clientSecret}`).toString('base64');
-    const response = await client.post('/oauth2/token', { form: { grant_type: 'client_credentials' }, headers: { authorization: `Basic ${basic}` } });
+    const response = await client.post('/oauth2/token', {
+      form: { grant_type: 'client_credentials' },
+      headers: { authorization: `Basic ${basic}` },
+    });
     expect(response.status).toBe(200);
   });
 
@@ -64,21 +88,37 @@ describe('POST /oauth2/token (client_credentials)', () => {
     ['no grant_type', { grant_type: undefined }, 400, 'invalid_request'],
     ['a scope the client lacks', { scope: 'remote-viewing:read superuser' }, 400, 'invalid_scope'],
   ])('refuses %s with an RFC 6749 error', async (_name, change, status, error) => {
-    const form = { grant_type: 'client_credentials', client_id: org.clientId, client_secret: org.clientSecret, ...change };
-    const response = await client.post('/oauth2/token', { form: Object.fromEntries(Object.entries(form).filter(([, v]) => v !== undefined)) as Record<string, string> });
+    const form = {
+      grant_type: 'client_credentials',
+      client_id: org.clientId,
+      client_secret: org.clientSecret,
+      ...change,
+    };
+    const response = await client.post('/oauth2/token', {
+      form: Object.fromEntries(Object.entries(form).filter(([, v]) => v !== undefined)) as Record<
+        string,
+        string
+      >,
+    });
     expect(response.status).toBe(status);
     expect(response.body).toEqual({ error, error_description: expect.any(String) });
     expect(response.headers.get('cache-control')).toBe('no-store');
   });
 
   it('gives the same answer for an unknown client as for a wrong secret', async () => {
-    const unknown = await client.post('/oauth2/token', { form: { grant_type: 'client_credentials', client_id: 'nobody', client_secret: 'x' } });
-    const wrong = await client.post('/oauth2/token', { form: { grant_type: 'client_credentials', client_id: org.clientId, client_secret: 'x' } });
+    const unknown = await client.post('/oauth2/token', {
+      form: { grant_type: 'client_credentials', client_id: 'nobody', client_secret: 'x' },
+    });
+    const wrong = await client.post('/oauth2/token', {
+      form: { grant_type: 'client_credentials', client_id: org.clientId, client_secret: 'x' },
+    });
     expect(unknown.body).toEqual(wrong.body);
   });
 
   it('refuses a JSON body with invalid_request', async () => {
-    const response = await client.post('/oauth2/token', { json: { grant_type: 'client_credentials' } });
+    const response = await client.post('/oauth2/token', {
+      json: { grant_type: 'client_credentials' },
+    });
     expect(response.status).toBe(400);
     expect(response.body.error).toBe('invalid_request');
   });
@@ -94,8 +134,19 @@ describe('401 versus 403', () => {
 
   it('401 for a malformed, forged or expired token', async () => {
     const { privateKey } = await generateKeyPair('ES256');
-    const claims = { org_id: 'org_01m82sfbpbenftg57hv349pfkd', mode: 'live', scope: ALL_SCOPES.join(' ') };
-    const forged = await new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'forged' }).setIssuer(stack.baseUrl).setAudience(stack.baseUrl).setSubject('x').setIssuedAt().setExpirationTime('1h').sign(privateKey);
+    const claims = {
+      org_id: 'org_01m82sfbpbenftg57hv349pfkd',
+      mode: 'live',
+      scope: ALL_SCOPES.join(' '),
+    };
+    const forged = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'forged' })
+      .setIssuer(stack.baseUrl)
+      .setAudience(stack.baseUrl)
+      .setSubject('x')
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(privateKey);
     const noneAlg = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt' })).toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`;
     for (const token of ['not-a-token', forged, noneAlg]) {
       const response = await client.post('/v1/sessions', { token, json: session });
@@ -108,7 +159,10 @@ describe('401 versus 403', () => {
     const token = await org.token([Scope.SessionsRead]);
     const response = await client.post('/v1/sessions', { token, json: session });
     expect(response.status).toBe(403);
-    expect(response.body.error).toMatchObject({ code: 'FORBIDDEN', details: { required_scopes: [Scope.SessionsWrite] } });
+    expect(response.body.error).toMatchObject({
+      code: 'FORBIDDEN',
+      details: { required_scopes: [Scope.SessionsWrite] },
+    });
   });
 
   it('refuses a request that carries two different credentials', async () => {
@@ -123,13 +177,24 @@ describe('401 versus 403', () => {
 describe('API keys', () => {
   it('creates a key (shown once, hashed at rest) that works as X-API-Key and as a Bearer credential', async () => {
     const token = await org.token();
-    const created = await client.post('/v1/api-keys', { token, json: { name: 'ci', scopes: [Scope.SessionsRead, Scope.SessionsWrite] } });
+    const created = await client.post('/v1/api-keys', {
+      token,
+      json: { name: 'ci', scopes: [Scope.SessionsRead, Scope.SessionsWrite] },
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ id: expect.stringMatching(/^key_/), name: 'ci', mode: 'live', expires_at: null, revoked_at: null });
+    expect(created.body).toMatchObject({
+      id: expect.stringMatching(/^key_/),
+      name: 'ci',
+      mode: 'live',
+      expires_at: null,
+      revoked_at: null,
+    });
     const key: string = created.body.key;
     expect(key).toMatch(/^sk_live_[0-9A-Za-z]{36}$/);
     expect(key.startsWith(created.body.prefix)).toBe(true);
-    const rows = await stack.api.get(DataSource).query('SELECT * FROM api_keys WHERE display_prefix = $1', [created.body.prefix]);
+    const rows = await stack.api
+      .get(DataSource)
+      .query('SELECT * FROM api_keys WHERE display_prefix = $1', [created.body.prefix]);
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows[0])).not.toContain(key);
     expect(rows[0].secret_hash).toEqual(createHash('sha256').update(key).digest());
@@ -142,14 +207,20 @@ describe('API keys', () => {
 
   it('never grants more than the creator holds', async () => {
     const token = await org.token([Scope.OrganizationsWrite, Scope.SessionsRead]);
-    const response = await client.post('/v1/api-keys', { token, json: { name: 'too much', scopes: [Scope.SessionsWrite] } });
+    const response = await client.post('/v1/api-keys', {
+      token,
+      json: { name: 'too much', scopes: [Scope.SessionsWrite] },
+    });
     expect(response.status).toBe(400);
     expect(response.body.error.details.field).toBe('scopes');
   });
 
   it('limits the key to its scopes and mode', async () => {
     const token = await org.token();
-    const created = await client.post('/v1/api-keys', { token, json: { name: 'read only', scopes: [Scope.SessionsRead], mode: 'test' } });
+    const created = await client.post('/v1/api-keys', {
+      token,
+      json: { name: 'read only', scopes: [Scope.SessionsRead], mode: 'test' },
+    });
     expect(created.body.key).toMatch(/^sk_test_/);
     const response = await client.post('/v1/sessions', { apiKey: created.body.key, json: session });
     expect(response.status).toBe(403);
@@ -157,7 +228,10 @@ describe('API keys', () => {
 
   it('needs an OAuth access token: an API key cannot create keys', async () => {
     const apiKey = await org.apiKey();
-    const response = await client.post('/v1/api-keys', { apiKey, json: { name: 'x', scopes: [Scope.SessionsRead] } });
+    const response = await client.post('/v1/api-keys', {
+      apiKey,
+      json: { name: 'x', scopes: [Scope.SessionsRead] },
+    });
     expect(response.status).toBe(403);
   });
 
@@ -165,7 +239,9 @@ describe('API keys', () => {
     const key = await org.apiKey();
     const flipped = key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A');
     for (const bad of ['sk_live_short', flipped, 'sk_prod_' + key.slice(8)]) {
-      const response = await client.get('/v1/sessions/sess_01m82sfbpbenftg57hv349pfkd', { apiKey: bad });
+      const response = await client.get('/v1/sessions/sess_01m82sfbpbenftg57hv349pfkd', {
+        apiKey: bad,
+      });
       expect(response.status, bad).toBe(401);
     }
   });
@@ -173,10 +249,15 @@ describe('API keys', () => {
   it('stops working once expired', async () => {
     const token = await org.token();
     const soon = new Date(Date.now() + 1500).toISOString();
-    const created = await client.post('/v1/api-keys', { token, json: { name: 'short', scopes: [Scope.SessionsRead], expires_at: soon } });
+    const created = await client.post('/v1/api-keys', {
+      token,
+      json: { name: 'short', scopes: [Scope.SessionsRead], expires_at: soon },
+    });
     expect(created.status).toBe(201);
     await new Promise((resolve) => setTimeout(resolve, 1700));
-    const response = await client.get('/v1/sessions/sess_01m82sfbpbenftg57hv349pfkd', { apiKey: created.body.key });
+    const response = await client.get('/v1/sessions/sess_01m82sfbpbenftg57hv349pfkd', {
+      apiKey: created.body.key,
+    });
     expect(response.status).toBe(401);
     expect(response.body.error.details.issue).toBe('API key expired');
   });

@@ -37,15 +37,32 @@ async function eventsOf(sessionId: string): Promise<EventEntity[]> {
 
 describe('transactional outbox', () => {
   it('writes session.created with the session, and nothing is lost while no worker runs', async () => {
-    const created = await client.post('/v1/sessions', { token, json: { type: 'remote_viewing', target: 'outbox check' }, headers: { 'x-request-id': 'req_01m82sfbpbenftg57hv349pfkd' } });
+    const created = await client.post('/v1/sessions', {
+      token,
+      json: { type: 'remote_viewing', target: 'outbox check' },
+      headers: { 'x-request-id': 'req_01m82sfbpbenftg57hv349pfkd' },
+    });
     const id = created.body.session_id;
     const [event] = await eventsOf(id);
-    expect(event).toMatchObject({ type: 'session.created', relayedAt: null, requestId: 'req_01m82sfbpbenftg57hv349pfkd', organizationId: org.organizationId, mode: 'live' });
+    expect(event).toMatchObject({
+      type: 'session.created',
+      relayedAt: null,
+      requestId: 'req_01m82sfbpbenftg57hv349pfkd',
+      organizationId: org.organizationId,
+      mode: 'live',
+    });
     expect(toEnvelope(event!)).toEqual({
       id: expect.stringMatching(/^evt_[0-9a-z]{26}$/),
       type: 'session.created',
       created_at: expect.any(String),
-      data: { session_id: id, type: 'remote_viewing', status: 'initiated', created_at: created.body.created_at, estimated_completion: created.body.estimated_completion, sequence: 1 },
+      data: {
+        session_id: id,
+        type: 'remote_viewing',
+        status: 'initiated',
+        created_at: created.body.created_at,
+        estimated_completion: created.body.estimated_completion,
+        sequence: 1,
+      },
       livemode: true,
       pending_webhooks: 0,
     });
@@ -70,21 +87,43 @@ describe('transactional outbox', () => {
       'session.completed',
     ]);
     expect(events.map((e) => e.data.sequence)).toEqual(events.map((_, i) => i + 1));
-    expect(events.filter((e) => e.type === 'session.progress_updated').map((e) => e.data.progress)).toEqual([10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);
+    expect(
+      events.filter((e) => e.type === 'session.progress_updated').map((e) => e.data.progress),
+    ).toEqual([10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);
     const completed = events.at(-1)!.data;
-    expect(completed).toMatchObject({ session_id: id, type: 'remote_viewing', target: 'outbox check', status: 'completed', duration_minutes: 30 });
-    expect(completed.results.sketches[0]).toMatch(new RegExp(`^${stack.baseUrl}/v1/sessions/${id}/sketches/\\d+\\.svg$`));
+    expect(completed).toMatchObject({
+      session_id: id,
+      type: 'remote_viewing',
+      target: 'outbox check',
+      status: 'completed',
+      duration_minutes: 30,
+    });
+    expect(completed.results.sketches[0]).toMatch(
+      new RegExp(`^${stack.baseUrl}/v1/sessions/${id}/sketches/\\d+\\.svg$`),
+    );
     expect(Object.keys(completed.results.coordinates)).toEqual(['latitude', 'longitude']);
     // Relayed in order by the worker; every event carries the request id of the call that caused it.
-    await waitFor(async () => ((await eventsOf(id)).every((e) => e.relayedAt !== null) ? true : null));
-    expect(new Set(events.map((e) => e.requestId))).toEqual(new Set(['req_01m82sfbpbenftg57hv349pfkd']));
+    await waitFor(async () =>
+      (await eventsOf(id)).every((e) => e.relayedAt !== null) ? true : null,
+    );
+    expect(new Set(events.map((e) => e.requestId))).toEqual(
+      new Set(['req_01m82sfbpbenftg57hv349pfkd']),
+    );
   });
 
   it('runs a session once even when two workers relay and process at the same time', async () => {
-    const created = await client.post('/v1/sessions', { token, json: { type: 'dowsing', target: 'two workers' } });
+    const created = await client.post('/v1/sessions', {
+      token,
+      json: { type: 'dowsing', target: 'two workers' },
+    });
     const workers = await Promise.all([createWorker(stack.settings), createWorker(stack.settings)]);
     try {
-      await waitFor(async () => ((await client.get(`/v1/sessions/${created.body.session_id}`, { token })).body.status === 'completed' ? true : null));
+      await waitFor(async () =>
+        (await client.get(`/v1/sessions/${created.body.session_id}`, { token })).body.status ===
+        'completed'
+          ? true
+          : null,
+      );
     } finally {
       await Promise.all(workers.map((w) => w.close()));
     }

@@ -15,12 +15,21 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-function expectEnvelope(response: { status: number; headers: Headers; body: any }, status: number, code: string) {
+function expectEnvelope(
+  response: { status: number; headers: Headers; body: any },
+  status: number,
+  code: string,
+) {
   expect(response.status).toBe(status);
   const requestId = response.headers.get('x-request-id');
   expect(requestId).toMatch(/^req_[0-9a-z]{26}$/);
   expect(response.body).toEqual({
-    error: { code, message: expect.any(String), details: expect.any(Object), request_id: requestId },
+    error: {
+      code,
+      message: expect.any(String),
+      details: expect.any(Object),
+      request_id: requestId,
+    },
   });
 }
 
@@ -33,7 +42,11 @@ describe('request ids', () => {
 
   it('echoes a well-formed incoming request id and replaces a malformed one', async () => {
     const mine = 'req_01m82sfbpbenftg57hv349pfkd';
-    expect((await client.get('/health/live', { headers: { 'x-request-id': mine } })).headers.get('x-request-id')).toBe(mine);
+    expect(
+      (await client.get('/health/live', { headers: { 'x-request-id': mine } })).headers.get(
+        'x-request-id',
+      ),
+    ).toBe(mine);
     const replaced = await client.get('/health/live', { headers: { 'x-request-id': '<script>' } });
     expect(replaced.headers.get('x-request-id')).toMatch(/^req_[0-9a-z]{26}$/);
   });
@@ -51,25 +64,37 @@ describe('error envelope for every kind of error', () => {
   });
 
   it('malformed JSON → 400 INVALID_REQUEST naming the body', async () => {
-    const response = await client.post('/v1/sessions', { token, raw: { body: '{"type": "remote_viewing",', contentType: 'application/json' } });
+    const response = await client.post('/v1/sessions', {
+      token,
+      raw: { body: '{"type": "remote_viewing",', contentType: 'application/json' },
+    });
     expectEnvelope(response, 400, 'INVALID_REQUEST');
     expect(response.body.error.details).toEqual({ field: 'body', issue: 'malformed JSON' });
   });
 
   it('body over the limit → 413 PAYLOAD_TOO_LARGE', async () => {
-    const response = await client.post('/v1/sessions', { token, json: { type: 'remote_viewing', target: 'x'.repeat(4000) } });
+    const response = await client.post('/v1/sessions', {
+      token,
+      json: { type: 'remote_viewing', target: 'x'.repeat(4000) },
+    });
     expectEnvelope(response, 413, 'PAYLOAD_TOO_LARGE');
     expect(response.body.error.details.field).toBe('body');
   });
 
   it('body that is not JSON → 415 UNSUPPORTED_MEDIA_TYPE', async () => {
-    const response = await client.post('/v1/sessions', { token, raw: { body: 'type=remote_viewing', contentType: 'text/plain' } });
+    const response = await client.post('/v1/sessions', {
+      token,
+      raw: { body: 'type=remote_viewing', contentType: 'text/plain' },
+    });
     expectEnvelope(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
     expect(response.body.error.details.field).toBe('Content-Type');
   });
 
   it('errors never carry the success headers of the route', async () => {
-    const response = await client.get('/v1/sessions/sess_01m82sfbpbenftg57hv349pfkd/sketches/0.svg', { token });
+    const response = await client.get(
+      '/v1/sessions/sess_01m82sfbpbenftg57hv349pfkd/sketches/0.svg',
+      { token },
+    );
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toContain('application/json');
     expect(response.headers.get('cache-control')).toBe('no-store');
@@ -78,9 +103,16 @@ describe('error envelope for every kind of error', () => {
 
 describe('version 2 error form', () => {
   it('names duration_minutes with the allowed range and suggests the nearest bound', async () => {
-    const response = await client.post('/v2/sessions/create', { token, json: { type: 'remote_viewing', target: 'x', duration_minutes: 300 } });
+    const response = await client.post('/v2/sessions/create', {
+      token,
+      json: { type: 'remote_viewing', target: 'x', duration_minutes: 300 },
+    });
     expectEnvelopeV2(response, 400, 'VALIDATION_ERROR');
-    expect(response.body.error.details).toMatchObject({ field: 'duration_minutes', issue: 'must be an integer between 5 and 180', suggested_value: 180 });
+    expect(response.body.error.details).toMatchObject({
+      field: 'duration_minutes',
+      issue: 'must be an integer between 5 and 180',
+      suggested_value: 180,
+    });
     expect(response.body.error.help_url).toBe(`${stack.baseUrl}/docs/errors#validation_error`);
     const help = await fetch(response.body.error.help_url);
     expect(help.status).toBe(200);
@@ -88,23 +120,44 @@ describe('version 2 error form', () => {
   });
 
   it('suggests the closest enum value', async () => {
-    const response = await client.post('/v2/sessions/create', { token, json: { type: 'remote_veiwing', target: 'x' } });
-    expect(response.body.error.details).toMatchObject({ field: 'type', suggested_value: 'remote_viewing' });
+    const response = await client.post('/v2/sessions/create', {
+      token,
+      json: { type: 'remote_veiwing', target: 'x' },
+    });
+    expect(response.body.error.details).toMatchObject({
+      field: 'type',
+      suggested_value: 'remote_viewing',
+    });
   });
 
   it('gives suggested_value null where there is nothing to suggest', async () => {
-    const response = await client.post('/v2/sessions/create', { token, json: { type: 'dowsing', target: '' } });
+    const response = await client.post('/v2/sessions/create', {
+      token,
+      json: { type: 'dowsing', target: '' },
+    });
     expect(response.body.error.details).toMatchObject({ field: 'target', suggested_value: null });
   });
 
   it('uses the v2 form for unknown v2 routes and auth errors too', async () => {
     expectEnvelopeV2(await client.get('/v2/nothing-here', { token }), 404, 'NOT_FOUND');
-    expectEnvelopeV2(await client.get('/v2/sessions/sess_01m82sfbpbenftg57hv349pfkd'), 401, 'UNAUTHORIZED');
+    expectEnvelopeV2(
+      await client.get('/v2/sessions/sess_01m82sfbpbenftg57hv349pfkd'),
+      401,
+      'UNAUTHORIZED',
+    );
   });
 });
 
-function expectEnvelopeV2(response: { status: number; headers: Headers; body: any }, status: number, code: string) {
+function expectEnvelopeV2(
+  response: { status: number; headers: Headers; body: any },
+  status: number,
+  code: string,
+) {
   expect(response.status).toBe(status);
-  expect(response.body.error).toMatchObject({ code, request_id: response.headers.get('x-request-id'), help_url: expect.stringContaining('/docs/errors#') });
+  expect(response.body.error).toMatchObject({
+    code,
+    request_id: response.headers.get('x-request-id'),
+    help_url: expect.stringContaining('/docs/errors#'),
+  });
   expect(response.body.error.details).toHaveProperty('suggested_value');
 }

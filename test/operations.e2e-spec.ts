@@ -35,14 +35,20 @@ describe('health and metrics', () => {
     expect((await client.get('/health/live')).body).toEqual({ status: 'ok' });
     const ready = await client.get('/health/ready');
     expect(ready.status).toBe(200);
-    expect(ready.body.details).toMatchObject({ database: { status: 'up' }, redis: { status: 'up' }, queues: { status: 'up' } });
+    expect(ready.body.details).toMatchObject({
+      database: { status: 'up' },
+      redis: { status: 'up' },
+      queues: { status: 'up' },
+    });
   });
 
   it('serves Prometheus metrics including request durations', async () => {
     const metrics = await client.get('/metrics');
     expect(metrics.status).toBe(200);
     expect(metrics.text).toContain('process_cpu_user_seconds_total');
-    expect(metrics.text).toMatch(/http_request_duration_seconds_bucket\{[^}]*route="\/health\/live"/);
+    expect(metrics.text).toMatch(
+      /http_request_duration_seconds_bucket\{[^}]*route="\/health\/live"/,
+    );
   });
 });
 
@@ -59,7 +65,17 @@ describe('OpenAPI document', () => {
       api_key: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
     });
     const paths = Object.keys(contract.document.paths);
-    expect(paths).toEqual(expect.arrayContaining(['/v1/sessions', '/v1/sessions/{session_id}', '/v1/sessions/{session_id}/results', '/v2/sessions/create', '/v2/sessions/{session_id}', '/v1/api-keys', '/oauth2/token']));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        '/v1/sessions',
+        '/v1/sessions/{session_id}',
+        '/v1/sessions/{session_id}/results',
+        '/v2/sessions/create',
+        '/v2/sessions/{session_id}',
+        '/v1/api-keys',
+        '/oauth2/token',
+      ]),
+    );
   });
 
   it('gives every operation either a security requirement with scopes or an explicit public listing', () => {
@@ -70,24 +86,44 @@ describe('OpenAPI document', () => {
           expect(operation.security, name).toBeUndefined();
           continue;
         }
-        expect(operation.security?.length, `${name} has no security requirement`).toBeGreaterThan(0);
+        expect(operation.security?.length, `${name} has no security requirement`).toBeGreaterThan(
+          0,
+        );
         expect(operation['x-required-scopes']?.length, `${name} names no scope`).toBeGreaterThan(0);
-        expect(Object.keys(operation.responses), name).toEqual(expect.arrayContaining(['401', '403']));
+        expect(Object.keys(operation.responses), name).toEqual(
+          expect.arrayContaining(['401', '403']),
+        );
       }
     }
   });
 
   it('lists no public operation that the service does not have', () => {
-    const documented = Object.entries(contract.document.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`));
+    const documented = Object.entries(contract.document.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m} ${path}`),
+    );
     expect(documented).toEqual(expect.arrayContaining(PUBLIC_OPERATIONS));
   });
 
   it('has no route the OpenAPI document leaves out (except the docs themselves)', () => {
-    const express = stack.api.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } };
+    const express = stack.api.getHttpAdapter().getInstance() as {
+      router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
+    };
     const routes = express.router.stack
-      .filter((layer) => layer.route && !layer.route.methods.put && !layer.route.path.startsWith('/docs') && !layer.route.path.startsWith('{'))
-      .flatMap((layer) => Object.keys(layer.route!.methods).map((m) => `${m} ${layer.route!.path.replace(/:(\w+)/g, '{$1}')}`));
-    const documented = Object.entries(contract.document.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`));
+      .filter(
+        (layer) =>
+          layer.route &&
+          !layer.route.methods.put &&
+          !layer.route.path.startsWith('/docs') &&
+          !layer.route.path.startsWith('{'),
+      )
+      .flatMap((layer) =>
+        Object.keys(layer.route!.methods).map(
+          (m) => `${m} ${layer.route!.path.replace(/:(\w+)/g, '{$1}')}`,
+        ),
+      );
+    const documented = Object.entries(contract.document.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m} ${path}`),
+    );
     expect(documented).toEqual(expect.arrayContaining(routes));
   });
 });
@@ -100,8 +136,15 @@ describe('the route inventory', () => {
         const prototype = (wrapper.metatype as { prototype: Record<string, unknown> }).prototype;
         for (const name of Object.getOwnPropertyNames(prototype)) {
           const handler = prototype[name];
-          if (name === 'constructor' || typeof handler !== 'function' || Reflect.getMetadata('path', handler) === undefined) continue;
-          const declared = Reflect.getMetadata(AUTH_METADATA, handler) ?? Reflect.getMetadata(AUTH_METADATA, wrapper.metatype as object);
+          if (
+            name === 'constructor' ||
+            typeof handler !== 'function' ||
+            Reflect.getMetadata('path', handler) === undefined
+          )
+            continue;
+          const declared =
+            Reflect.getMetadata(AUTH_METADATA, handler) ??
+            Reflect.getMetadata(AUTH_METADATA, wrapper.metatype as object);
           if (declared === undefined) undeclared.push(`${wrapper.name}.${name}`);
         }
       }
@@ -110,7 +153,11 @@ describe('the route inventory', () => {
   });
 
   it('refuses to serve a route that declares neither (deny by default)', async () => {
-    const guard = new AuthGuard(new Reflector(), stack.api.get(CredentialResolver), stack.api.get(UsageMeter));
+    const guard = new AuthGuard(
+      new Reflector(),
+      stack.api.get(CredentialResolver),
+      stack.api.get(UsageMeter),
+    );
     class Undeclared {
       handler() {}
     }
@@ -119,7 +166,9 @@ describe('the route inventory', () => {
       getClass: () => Undeclared,
       switchToHttp: () => ({ getRequest: () => ({ header: () => undefined }) }),
     };
-    await expect(guard.canActivate(context as never)).rejects.toThrow(/declares neither @Auth nor @Public/);
+    await expect(guard.canActivate(context as never)).rejects.toThrow(
+      /declares neither @Auth nor @Public/,
+    );
   });
 });
 

@@ -24,7 +24,11 @@ async function createSession(body: Record<string, unknown>, credential = token) 
 
 describe('POST /v1/sessions → worker → GET results (the vertical slice)', () => {
   it('creates a session, runs it to completion and serves its results and sketches', async () => {
-    const created = await createSession({ type: 'remote_viewing', target: 'The object in envelope 4711', modality: 'visual' });
+    const created = await createSession({
+      type: 'remote_viewing',
+      target: 'The object in envelope 4711',
+      modality: 'visual',
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       session_id: expect.stringMatching(/^sess_[0-9a-z]{26}$/),
@@ -32,20 +36,34 @@ describe('POST /v1/sessions → worker → GET results (the vertical slice)', ()
       created_at: expect.any(String),
       estimated_completion: expect.any(String),
     });
-    expect(new Date(created.body.estimated_completion).getTime()).toBeGreaterThan(new Date(created.body.created_at).getTime());
+    expect(new Date(created.body.estimated_completion).getTime()).toBeGreaterThan(
+      new Date(created.body.created_at).getTime(),
+    );
     const id = created.body.session_id;
 
     const done = await waitFor(async () => {
       const status = await client.get(`/v1/sessions/${id}`, { token });
       return status.body.status === 'completed' ? status : null;
     });
-    expect(done.body).toMatchObject({ session_id: id, status: 'completed', progress: 100, current_phase: 'completed', results_available: true });
+    expect(done.body).toMatchObject({
+      session_id: id,
+      status: 'completed',
+      progress: 100,
+      current_phase: 'completed',
+      results_available: true,
+    });
 
     const results = await client.get(`/v1/sessions/${id}/results`, { token });
     expect(results.status).toBe(200);
     expect(results.body.status).toBe('completed');
-    expect(results.body.metadata).toMatchObject({ duration_minutes: 30, modality: 'visual', engine: 'simulated', evidence: 'prior' });
-    const { coordinates, confidence_score, validation_metrics, sketches, descriptors } = results.body.results;
+    expect(results.body.metadata).toMatchObject({
+      duration_minutes: 30,
+      modality: 'visual',
+      engine: 'simulated',
+      evidence: 'prior',
+    });
+    const { coordinates, confidence_score, validation_metrics, sketches, descriptors } =
+      results.body.results;
     expect(Math.abs(coordinates.latitude)).toBeLessThanOrEqual(90);
     expect(confidence_score).toBeGreaterThanOrEqual(0);
     expect(confidence_score).toBeLessThanOrEqual(1);
@@ -60,8 +78,15 @@ describe('POST /v1/sessions → worker → GET results (the vertical slice)', ()
   });
 
   it('gives the same results for the same request in the same organisation (deterministic engine)', async () => {
-    const body = { type: 'dowsing', target: 'Well water under the north field', duration_minutes: 45 };
-    const ids = [(await createSession(body)).body.session_id, (await createSession(body)).body.session_id];
+    const body = {
+      type: 'dowsing',
+      target: 'Well water under the north field',
+      duration_minutes: 45,
+    };
+    const ids = [
+      (await createSession(body)).body.session_id,
+      (await createSession(body)).body.session_id,
+    ];
     const results = await Promise.all(
       ids.map((id) =>
         waitFor(async () => {
@@ -70,12 +95,18 @@ describe('POST /v1/sessions → worker → GET results (the vertical slice)', ()
         }),
       ),
     );
-    const withoutUrls = (r: any) => ({ ...r.results, sketches: r.results.sketches.map((s: any) => s.description) });
+    const withoutUrls = (r: any) => ({
+      ...r.results,
+      sketches: r.results.sketches.map((s: any) => s.description),
+    });
     expect(withoutUrls(results[0])).toEqual(withoutUrls(results[1]));
   });
 
   it('accepts the quick-start body (cue, session_type) and applies the defaults', async () => {
-    const created = await createSession({ cue: 'Where is the lost ring?', session_type: 'remote_viewing' });
+    const created = await createSession({
+      cue: 'Where is the lost ring?',
+      session_type: 'remote_viewing',
+    });
     expect(created.status).toBe(201);
     const results = await client.get(`/v1/sessions/${created.body.session_id}/results`, { token });
     expect(results.body.metadata).toMatchObject({ duration_minutes: 30, modality: null });
@@ -87,14 +118,22 @@ describe('POST /v1/sessions → worker → GET results (the vertical slice)', ()
       const status = await client.get(`/v1/sessions/${created.body.session_id}`, { token });
       return status.body.status === 'failed' ? status.body : null;
     });
-    expect(failed).toMatchObject({ status: 'failed', current_phase: 'failed', results_available: false, failure_reason: 'engine_failure' });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      current_phase: 'failed',
+      results_available: false,
+      failure_reason: 'engine_failure',
+    });
     const results = await client.get(`/v1/sessions/${created.body.session_id}/results`, { token });
     expect(results.body).toMatchObject({ status: 'failed', failure_reason: 'engine_failure' });
     expect(results.body).not.toHaveProperty('results');
   });
 
   it('has no results while the session is still running', async () => {
-    const created = await createSession({ type: 'automatic_writing', target: 'A letter never sent' });
+    const created = await createSession({
+      type: 'automatic_writing',
+      target: 'A letter never sent',
+    });
     const results = await client.get(`/v1/sessions/${created.body.session_id}/results`, { token });
     expect(results.status).toBe(200);
     expect(results.body).not.toHaveProperty('results');
@@ -107,34 +146,90 @@ describe('POST /v1/sessions validation', () => {
     ['empty target', { ...valid, target: '' }, 'target', 'must be 1 to 1000 characters'],
     ['missing target', { type: 'remote_viewing' }, 'target', 'is required'],
     ['blank target', { ...valid, target: '   ' }, 'target', 'must not be blank'],
-    ['target over 1000 characters', { ...valid, target: 'x'.repeat(1001) }, 'target', 'must be 1 to 1000 characters'],
+    [
+      'target over 1000 characters',
+      { ...valid, target: 'x'.repeat(1001) },
+      'target',
+      'must be 1 to 1000 characters',
+    ],
     ['target of the wrong type', { ...valid, target: 42 }, 'target', 'must be a string'],
     ['missing type', { target: 'x' }, 'type', 'is required'],
-    ['unknown type', { ...valid, type: 'telepathy' }, 'type', 'must be one of remote_viewing, dowsing, automatic_writing'],
-    ['unknown modality', { ...valid, modality: 'smell' }, 'modality', 'must be one of visual, kinesthetic, auditory'],
-    ['duration below 5', { ...valid, duration_minutes: 4 }, 'duration_minutes', 'must be an integer between 5 and 180'],
-    ['duration above 180', { ...valid, duration_minutes: 181 }, 'duration_minutes', 'must be an integer between 5 and 180'],
-    ['fractional duration', { ...valid, duration_minutes: 30.5 }, 'duration_minutes', 'must be an integer between 5 and 180'],
-    ['duration as a string', { ...valid, duration_minutes: '30' }, 'duration_minutes', 'must be an integer between 5 and 180'],
-    ['unknown privacy level', { ...valid, privacy_level: 'secret' }, 'privacy_level', 'must be one of public, private, classified'],
+    [
+      'unknown type',
+      { ...valid, type: 'telepathy' },
+      'type',
+      'must be one of remote_viewing, dowsing, automatic_writing',
+    ],
+    [
+      'unknown modality',
+      { ...valid, modality: 'smell' },
+      'modality',
+      'must be one of visual, kinesthetic, auditory',
+    ],
+    [
+      'duration below 5',
+      { ...valid, duration_minutes: 4 },
+      'duration_minutes',
+      'must be an integer between 5 and 180',
+    ],
+    [
+      'duration above 180',
+      { ...valid, duration_minutes: 181 },
+      'duration_minutes',
+      'must be an integer between 5 and 180',
+    ],
+    [
+      'fractional duration',
+      { ...valid, duration_minutes: 30.5 },
+      'duration_minutes',
+      'must be an integer between 5 and 180',
+    ],
+    [
+      'duration as a string',
+      { ...valid, duration_minutes: '30' },
+      'duration_minutes',
+      'must be an integer between 5 and 180',
+    ],
+    [
+      'unknown privacy level',
+      { ...valid, privacy_level: 'secret' },
+      'privacy_level',
+      'must be one of public, private, classified',
+    ],
     ['unknown field', { ...valid, colour: 'blue' }, 'colour', 'is not a recognised field'],
-    ['both target and cue', { ...valid, cue: 'also' }, 'cue', 'send either target or cue, not both'],
+    [
+      'both target and cue',
+      { ...valid, cue: 'also' },
+      'cue',
+      'send either target or cue, not both',
+    ],
   ];
 
   it.each(cases)('%s → 400 INVALID_REQUEST naming the field', async (_name, body, field, issue) => {
     const response = await createSession(body);
     expect(response.status).toBe(400);
-    expect(response.body.error).toMatchObject({ code: 'INVALID_REQUEST', details: { field, issue }, request_id: response.headers.get('x-request-id') });
+    expect(response.body.error).toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: { field, issue },
+      request_id: response.headers.get('x-request-id'),
+    });
   });
 
   it('accepts the boundaries 5 and 180 and 1000-character targets', async () => {
-    for (const body of [{ ...valid, duration_minutes: 5 }, { ...valid, duration_minutes: 180 }, { ...valid, target: 'y'.repeat(1000) }]) {
+    for (const body of [
+      { ...valid, duration_minutes: 5 },
+      { ...valid, duration_minutes: 180 },
+      { ...valid, target: 'y'.repeat(1000) },
+    ]) {
       expect((await createSession(body)).status).toBe(201);
     }
   });
 
   it('refuses a JSON array or a non-object body', async () => {
-    const response = await client.post('/v1/sessions', { token, raw: { body: '[1,2]', contentType: 'application/json' } });
+    const response = await client.post('/v1/sessions', {
+      token,
+      raw: { body: '[1,2]', contentType: 'application/json' },
+    });
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe('INVALID_REQUEST');
   });
@@ -145,7 +240,11 @@ describe('tenancy', () => {
     const created = await createSession({ type: 'remote_viewing', target: 'mine' });
     const other = await createOrganization(stack, client);
     const otherToken = await other.token();
-    for (const path of [`/v1/sessions/${created.body.session_id}`, `/v1/sessions/${created.body.session_id}/results`, `/v1/sessions/${created.body.session_id}/sketches/0.svg`]) {
+    for (const path of [
+      `/v1/sessions/${created.body.session_id}`,
+      `/v1/sessions/${created.body.session_id}/results`,
+      `/v1/sessions/${created.body.session_id}/sketches/0.svg`,
+    ]) {
       const response = await client.get(path, { token: otherToken });
       expect(response.status).toBe(404);
       expect(response.body.error.code).toBe('NOT_FOUND');
@@ -154,14 +253,26 @@ describe('tenancy', () => {
 
   it('keeps test-mode sessions apart from live ones', async () => {
     const testKey = await org.apiKey(undefined, 'test');
-    const created = await client.post('/v1/sessions', { apiKey: testKey, json: { type: 'remote_viewing', target: 'sandbox' } });
+    const created = await client.post('/v1/sessions', {
+      apiKey: testKey,
+      json: { type: 'remote_viewing', target: 'sandbox' },
+    });
     expect(created.status).toBe(201);
-    expect((await client.get(`/v1/sessions/${created.body.session_id}`, { apiKey: testKey })).status).toBe(200);
-    expect((await client.get(`/v1/sessions/${created.body.session_id}`, { token })).status).toBe(404);
+    expect(
+      (await client.get(`/v1/sessions/${created.body.session_id}`, { apiKey: testKey })).status,
+    ).toBe(200);
+    expect((await client.get(`/v1/sessions/${created.body.session_id}`, { token })).status).toBe(
+      404,
+    );
   });
 
   it('answers 404 for malformed ids and ids of another kind', async () => {
-    for (const id of ['nope', 'sess_123', 'evt_01m82sfbpbenftg57hv349pfkd', 'sess_01m82sfbpbenftg57hv349pfkd']) {
+    for (const id of [
+      'nope',
+      'sess_123',
+      'evt_01m82sfbpbenftg57hv349pfkd',
+      'sess_01m82sfbpbenftg57hv349pfkd',
+    ]) {
       const response = await client.get(`/v1/sessions/${id}`, { token });
       expect(response.status).toBe(404);
     }

@@ -18,9 +18,18 @@ afterAll(() => stack?.close());
 
 describe('version 2 sessions', () => {
   it('creates with POST /v2/sessions/create and reads the later-generation result shape', async () => {
-    const created = await client.post('/v2/sessions/create', { token, json: { type: 'remote_viewing', target: 'Lighthouse', privacy_level: 'public' } });
+    const created = await client.post('/v2/sessions/create', {
+      token,
+      json: { type: 'remote_viewing', target: 'Lighthouse', privacy_level: 'public' },
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ status: 'initiated', privacy_level: 'public', duration_minutes: 30, progress: 0, results_available: false });
+    expect(created.body).toMatchObject({
+      status: 'initiated',
+      privacy_level: 'public',
+      duration_minutes: 30,
+      progress: 0,
+      results_available: false,
+    });
     const done = await waitFor(async () => {
       const read = await client.get(`/v2/sessions/${created.body.session_id}`, { token });
       return read.body.status === 'completed' ? read.body : null;
@@ -35,7 +44,10 @@ describe('version 2 sessions', () => {
   });
 
   it('does not accept the v1 quick-start spelling', async () => {
-    const response = await client.post('/v2/sessions/create', { token, json: { cue: 'x', session_type: 'remote_viewing' } });
+    const response = await client.post('/v2/sessions/create', {
+      token,
+      json: { cue: 'x', session_type: 'remote_viewing' },
+    });
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe('VALIDATION_ERROR');
   });

@@ -34,7 +34,13 @@ export class Contract {
     return new Contract(backend, document);
   }
 
-  check(method: string, url: string, status: number, contentType: string | null, body: unknown): void {
+  check(
+    method: string,
+    url: string,
+    status: number,
+    contentType: string | null,
+    body: unknown,
+  ): void {
     const { pathname, searchParams } = new URL(url);
     const operation = this.backend.matchOperation({
       method,
@@ -58,6 +64,17 @@ export class Contract {
 
 export interface OpenApiDocument {
   openapi: string;
-  paths: Record<string, Record<string, { operationId?: string; security?: unknown[]; 'x-required-scopes'?: string[]; responses: Record<string, unknown> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        operationId?: string;
+        security?: unknown[];
+        'x-required-scopes'?: string[];
+        responses: Record<string, unknown>;
+      }
+    >
+  >;
   components: { securitySchemes?: Record<string, unknown>; schemas?: Record<string, unknown> };
 }

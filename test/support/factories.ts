@@ -17,14 +17,22 @@ export interface TestOrganization {
 }
 
 /** A fresh organisation of its own for each test: no shared state to clean up. */
-export async function createOrganization(stack: Stack, client: TestClient, mode: Mode = 'live'): Promise<TestOrganization> {
-  const organization = await stack.api.get(OrganizationsService).create({ name: `Test org ${randomBytes(3).toString('hex')}` });
-  const { client: oauthClient, clientSecret } = await stack.api.get(OAuthClientsService).createConfidential({
-    organizationId: organization.id,
-    mode,
-    clientName: 'test client',
-    scopes: [...ALL_SCOPES],
-  });
+export async function createOrganization(
+  stack: Stack,
+  client: TestClient,
+  mode: Mode = 'live',
+): Promise<TestOrganization> {
+  const organization = await stack.api
+    .get(OrganizationsService)
+    .create({ name: `Test org ${randomBytes(3).toString('hex')}` });
+  const { client: oauthClient, clientSecret } = await stack.api
+    .get(OAuthClientsService)
+    .createConfidential({
+      organizationId: organization.id,
+      mode,
+      clientName: 'test client',
+      scopes: [...ALL_SCOPES],
+    });
   const apiKeys = stack.api.get(ApiKeyService);
   return {
     organizationId: organization.id,
@@ -32,14 +40,25 @@ export async function createOrganization(stack: Stack, client: TestClient, mode:
     clientSecret,
     async token(scopes = ALL_SCOPES) {
       const response = await client.post('/oauth2/token', {
-        form: { grant_type: 'client_credentials', client_id: oauthClient.clientId, client_secret: clientSecret, scope: scopes.join(' ') },
+        form: {
+          grant_type: 'client_credentials',
+          client_id: oauthClient.clientId,
+          client_secret: clientSecret,
+          scope: scopes.join(' '),
+        },
       });
       if (response.status !== 200) throw new Error(`token request failed: ${response.text}`);
       return response.body.access_token as string;
     },
     async apiKey(scopes = ALL_SCOPES, keyMode = mode) {
       const { key } = await apiKeys.create(
-        { credential: 'access_token', subject: oauthClient.clientId, organizationId: organization.id, mode, scopes: ALL_SCOPES },
+        {
+          credential: 'access_token',
+          subject: oauthClient.clientId,
+          organizationId: organization.id,
+          mode,
+          scopes: ALL_SCOPES,
+        },
         { name: 'test key', scopes: [...scopes], expiresAt: null, mode: keyMode },
       );
       return key;

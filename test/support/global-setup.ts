@@ -4,7 +4,8 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { runMigrations } from '#database';
 
-const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const ADMIN_URL =
+  process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /**
  * One database per test run, migrated with the real migrations and dropped

@@ -44,7 +44,9 @@ export async function freePort(): Promise<number> {
 }
 
 /** The real API (listening on a free port) and, unless told otherwise, the real worker, in this process. */
-export async function startStack(options: { worker?: boolean; env?: Record<string, string> } = {}): Promise<Stack> {
+export async function startStack(
+  options: { worker?: boolean; env?: Record<string, string> } = {},
+): Promise<Stack> {
   const port = await freePort();
   const settings = testSettings(port, options.env);
   const api = await createApiApp(settings);

@@ -18,6 +18,10 @@ function forceExitAfterGrace(graceMs: number): void {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(error instanceof SettingsError ? `${error.message}\n` : `API failed to start: ${String((error as Error)?.stack ?? error)}\n`);
+  process.stderr.write(
+    error instanceof SettingsError
+      ? `${error.message}\n`
+      : `API failed to start: ${String((error as Error)?.stack ?? error)}\n`,
+  );
   process.exit(1);
 });

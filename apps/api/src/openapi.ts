@@ -14,8 +14,24 @@ export function buildOpenApiDocument(app: INestApplication, publicUrl: string): 
     )
     .setVersion('1.0')
     .addServer(publicUrl)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT or API key', description: `OAuth 2.0 access token from POST /oauth2/token, or an API key. Scopes: ${ALL_SCOPES.join(', ')}` }, 'bearer')
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key (sk_live_… or sk_test_…)' }, 'api_key')
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT or API key',
+        description: `OAuth 2.0 access token from POST /oauth2/token, or an API key. Scopes: ${ALL_SCOPES.join(', ')}`,
+      },
+      'bearer',
+    )
+    .addApiKey(
+      {
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-API-Key',
+        description: 'An API key (sk_live_… or sk_test_…)',
+      },
+      'api_key',
+    )
     .build();
   return SwaggerModule.createDocument(app, config);
 }

@@ -6,7 +6,10 @@ import { createWorker } from './worker.js';
 async function main(): Promise<void> {
   const settings = loadSettings();
   const worker = await createWorker(settings);
-  const server = settings.workerHealthPort === null ? null : startHealthServer(worker, settings.workerHealthPort);
+  const server =
+    settings.workerHealthPort === null
+      ? null
+      : startHealthServer(worker, settings.workerHealthPort);
   new Logger('Worker').log({ healthPort: settings.workerHealthPort }, 'worker running');
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
@@ -18,6 +21,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(error instanceof SettingsError ? `${error.message}\n` : `Worker failed to start: ${String((error as Error)?.stack ?? error)}\n`);
+  process.stderr.write(
+    error instanceof SettingsError
+      ? `${error.message}\n`
+      : `Worker failed to start: ${String((error as Error)?.stack ?? error)}\n`,
+  );
   process.exit(1);
 });

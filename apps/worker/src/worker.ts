@@ -7,7 +7,9 @@ import { WorkerModule } from './worker.module.js';
 
 /** The worker as an application context: no HTTP server (main.ts and the tests share it). */
 export async function createWorker(settings: Settings): Promise<INestApplicationContext> {
-  const worker = await NestFactory.createApplicationContext(WorkerModule.forSettings(settings), { bufferLogs: true });
+  const worker = await NestFactory.createApplicationContext(WorkerModule.forSettings(settings), {
+    bufferLogs: true,
+  });
   worker.useLogger(worker.get(Logger));
   worker.enableShutdownHooks();
   await worker.init();

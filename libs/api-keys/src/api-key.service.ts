@@ -31,10 +31,16 @@ export class ApiKeyService {
   constructor(@InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>) {}
 
   /** Creates a key for the caller's organisation; it may carry only scopes the caller holds. */
-  async create(creator: Principal, input: NewApiKey): Promise<{ record: ApiKeyEntity; key: string }> {
+  async create(
+    creator: Principal,
+    input: NewApiKey,
+  ): Promise<{ record: ApiKeyEntity; key: string }> {
     const notHeld = missingScopes(creator.scopes, input.scopes);
     if (notHeld.length > 0) {
-      throw AppError.invalid('scopes', `you cannot grant scopes you do not hold: ${notHeld.join(', ')}`);
+      throw AppError.invalid(
+        'scopes',
+        `you cannot grant scopes you do not hold: ${notHeld.join(', ')}`,
+      );
     }
     if (input.expiresAt !== null && input.expiresAt.getTime() <= Date.now()) {
       throw AppError.invalid('expires_at', 'must be in the future');
@@ -65,7 +71,8 @@ export class ApiKeyService {
     if (!parsed) throw AppError.unauthorized('malformed API key');
     const hash = hashApiKey(key);
     const record = await this.lookup(hash);
-    if (!record || record.revokedAt !== null) throw AppError.unauthorized('unknown or revoked API key');
+    if (!record || record.revokedAt !== null)
+      throw AppError.unauthorized('unknown or revoked API key');
     if (record.expiresAt !== null && record.expiresAt.getTime() <= Date.now()) {
       throw AppError.unauthorized('API key expired');
     }
@@ -100,7 +107,8 @@ export class ApiKeyService {
 
   private touch(record: ApiKeyEntity): void {
     const now = Date.now();
-    if (record.lastUsedAt !== null && now - record.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
+    if (record.lastUsedAt !== null && now - record.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS)
+      return;
     record.lastUsedAt = new Date(now);
     this.keys
       .update({ id: record.id }, { lastUsedAt: record.lastUsedAt })

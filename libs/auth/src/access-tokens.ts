@@ -4,7 +4,11 @@ import { errors, jwtVerify, SignJWT, type JWTHeaderParameters } from 'jose';
 import { AppError, parsePublicId, toPublicId, type Mode, type Principal } from '#common';
 import { AppSettings } from '#config';
 import { SigningKeyService } from './signing-keys.service.js';
-import { ACCESS_TOKEN_TTL_SECONDS, ACCESS_TOKEN_TYPE, SIGNING_ALGORITHM } from './token-constants.js';
+import {
+  ACCESS_TOKEN_TTL_SECONDS,
+  ACCESS_TOKEN_TYPE,
+  SIGNING_ALGORITHM,
+} from './token-constants.js';
 
 export interface TokenGrant {
   clientId: string;
@@ -79,9 +83,14 @@ export class AccessTokenService {
     } catch (error) {
       throw AppError.unauthorized(describeTokenError(error));
     }
-    const organizationId = typeof payload.org_id === 'string' ? parsePublicId('organization', payload.org_id) : null;
+    const organizationId =
+      typeof payload.org_id === 'string' ? parsePublicId('organization', payload.org_id) : null;
     const mode = payload.mode;
-    if (organizationId === null || (mode !== 'live' && mode !== 'test') || typeof payload.scope !== 'string') {
+    if (
+      organizationId === null ||
+      (mode !== 'live' && mode !== 'test') ||
+      typeof payload.scope !== 'string'
+    ) {
       throw AppError.unauthorized('access token has malformed claims');
     }
     return {
@@ -96,9 +105,11 @@ export class AccessTokenService {
 
 function describeTokenError(error: unknown): string {
   if (error instanceof errors.JWTExpired) return 'access token expired';
-  if (error instanceof errors.JWTClaimValidationFailed) return `access token claim ${error.claim} is invalid`;
+  if (error instanceof errors.JWTClaimValidationFailed)
+    return `access token claim ${error.claim} is invalid`;
   if (error instanceof errors.JOSEAlgNotAllowed) return 'access token algorithm not allowed';
   if (error instanceof errors.JWKSNoMatchingKey) return 'access token signed by an unknown key';
-  if (error instanceof errors.JWSSignatureVerificationFailed) return 'access token signature is invalid';
+  if (error instanceof errors.JWSSignatureVerificationFailed)
+    return 'access token signature is invalid';
   return 'malformed access token';
 }

@@ -10,6 +10,13 @@ import { SigningKeyService } from './signing-keys.service.js';
 @Module({
   imports: [DatabaseModule, ApiKeysModule, OrganizationsModule],
   providers: [SigningKeyService, AccessTokenService, OAuthClientsService, CredentialResolver],
-  exports: [SigningKeyService, AccessTokenService, OAuthClientsService, CredentialResolver, ApiKeysModule, OrganizationsModule],
+  exports: [
+    SigningKeyService,
+    AccessTokenService,
+    OAuthClientsService,
+    CredentialResolver,
+    ApiKeysModule,
+    OrganizationsModule,
+  ],
 })
 export class AuthModule {}

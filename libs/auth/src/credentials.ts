@@ -30,7 +30,8 @@ export class CredentialResolver {
       throw AppError.unauthorized('two different credentials in one request; send only one');
     }
     const credential = (bearer ?? apiKey)!;
-    if (apiKey !== undefined || looksLikeApiKey(credential)) return this.apiKeys.authenticate(credential);
+    if (apiKey !== undefined || looksLikeApiKey(credential))
+      return this.apiKeys.authenticate(credential);
     return this.tokens.verify(credential);
   }
 }

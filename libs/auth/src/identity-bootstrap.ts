@@ -27,7 +27,14 @@ export class IdentityBootstrap implements OnApplicationBootstrap {
       return;
     }
     const organization = await this.organizations.ensureBootstrap();
-    await this.clients.ensureBootstrapClient(organization.id, bootstrap.clientId, bootstrap.clientSecret);
-    this.logger.log({ clientId: bootstrap.clientId }, 'bootstrap organisation and client are ready');
+    await this.clients.ensureBootstrapClient(
+      organization.id,
+      bootstrap.clientId,
+      bootstrap.clientSecret,
+    );
+    this.logger.log(
+      { clientId: bootstrap.clientId },
+      'bootstrap organisation and client are ready',
+    );
   }
 }

@@ -19,9 +19,12 @@ export function sealPrivateKey(plaintext: string, secret: string | null): string
 export function openPrivateKey(stored: string, secret: string | null): string {
   if (stored.startsWith(PLAIN_PREFIX)) return stored.slice(PLAIN_PREFIX.length);
   if (!stored.startsWith(PREFIX)) throw new Error('unknown private key format');
-  if (secret === null) throw new Error('SIGNING_KEY_SECRET is required to read the stored signing keys');
+  if (secret === null)
+    throw new Error('SIGNING_KEY_SECRET is required to read the stored signing keys');
   const [iv, tag, sealed] = stored.slice(PREFIX.length).split(':') as [string, string, string];
   const decipher = createDecipheriv('aes-256-gcm', keyFrom(secret), Buffer.from(iv, 'base64'));
   decipher.setAuthTag(Buffer.from(tag, 'base64'));
-  return Buffer.concat([decipher.update(Buffer.from(sealed, 'base64')), decipher.final()]).toString('utf8');
+  return Buffer.concat([decipher.update(Buffer.from(sealed, 'base64')), decipher.final()]).toString(
+    'utf8',
+  );
 }

@@ -8,7 +8,9 @@ import { DECOY_HASH_PROMISE, hashSecret, verifySecret } from './secret-hash.js';
 
 @Injectable()
 export class OAuthClientsService {
-  constructor(@InjectRepository(OAuthClientEntity) private readonly clients: Repository<OAuthClientEntity>) {}
+  constructor(
+    @InjectRepository(OAuthClientEntity) private readonly clients: Repository<OAuthClientEntity>,
+  ) {}
 
   /**
    * The client if the id and secret match, else null. A missing client costs
@@ -46,14 +48,25 @@ export class OAuthClientsService {
   }
 
   /** Creates or updates the bootstrap client so the environment stays the source of truth. */
-  async ensureBootstrapClient(organizationId: string, clientId: string, secret: string): Promise<void> {
+  async ensureBootstrapClient(
+    organizationId: string,
+    clientId: string,
+    secret: string,
+  ): Promise<void> {
     const existing = await this.clients.findOneBy({ clientId });
     if (existing) {
-      const unchanged = existing.secretHash !== null && (await verifySecret(secret, existing.secretHash));
-      if (unchanged && existing.organizationId === organizationId && existing.deletedAt === null) return;
+      const unchanged =
+        existing.secretHash !== null && (await verifySecret(secret, existing.secretHash));
+      if (unchanged && existing.organizationId === organizationId && existing.deletedAt === null)
+        return;
       await this.clients.update(
         { id: existing.id },
-        { organizationId, secretHash: await hashSecret(secret), deletedAt: null, scopes: [...ALL_SCOPES] },
+        {
+          organizationId,
+          secretHash: await hashSecret(secret),
+          deletedAt: null,
+          scopes: [...ALL_SCOPES],
+        },
       );
       return;
     }

@@ -37,7 +37,9 @@ export class SigningKeyService {
   async ensureKey(): Promise<void> {
     if ((await this.keys.count()) === 0) await this.create(new Date());
     if (this.settings.signingKeySecret === null) {
-      this.logger.warn('SIGNING_KEY_SECRET is not set: private signing keys are stored unencrypted');
+      this.logger.warn(
+        'SIGNING_KEY_SECRET is not set: private signing keys are stored unencrypted',
+      );
     }
     await this.reload();
   }
@@ -74,7 +76,9 @@ export class SigningKeyService {
   /** The JWKS document: every key not yet past its retirement plus the token lifetime. */
   async jwks(): Promise<{ keys: JWK[] }> {
     const rows = await this.published();
-    return { keys: rows.map((row) => ({ ...row.publicJwk, kid: row.kid, alg: row.algorithm, use: 'sig' })) };
+    return {
+      keys: rows.map((row) => ({ ...row.publicJwk, kid: row.kid, alg: row.algorithm, use: 'sig' })),
+    };
   }
 
   private async published(): Promise<SigningKeyEntity[]> {
@@ -87,7 +91,10 @@ export class SigningKeyService {
     const rows = await this.published();
     const publicKeys = new Map<string, CryptoKey>();
     for (const row of rows) {
-      publicKeys.set(row.kid, (await importJWK({ ...row.publicJwk, alg: row.algorithm }, row.algorithm)) as CryptoKey);
+      publicKeys.set(
+        row.kid,
+        (await importJWK({ ...row.publicJwk, alg: row.algorithm }, row.algorithm)) as CryptoKey,
+      );
     }
     const active = await this.keys.findOne({
       where: { activatesAt: LessThanOrEqual(new Date()) },
@@ -107,13 +114,18 @@ export class SigningKeyService {
   }
 
   private async create(activatesAt: Date): Promise<string> {
-    const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALGORITHM, { extractable: true });
+    const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALGORITHM, {
+      extractable: true,
+    });
     const kid = randomBytes(12).toString('base64url');
     await this.keys.insert({
       kid,
       algorithm: SIGNING_ALGORITHM,
       publicJwk: (await exportJWK(publicKey)) as JsonObject,
-      privateJwk: sealPrivateKey(JSON.stringify(await exportJWK(privateKey)), this.settings.signingKeySecret),
+      privateJwk: sealPrivateKey(
+        JSON.stringify(await exportJWK(privateKey)),
+        this.settings.signingKeySecret,
+      ),
       activatesAt,
       retiresAt: null,
     });

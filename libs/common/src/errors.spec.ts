@@ -19,7 +19,10 @@ describe('error codes', () => {
 
   it('carry the field and issue of an invalid request', () => {
     const error = AppError.invalid('target', 'is required');
-    expect(error).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'target', issue: 'is required' } });
+    expect(error).toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: { field: 'target', issue: 'is required' },
+    });
     expect(error.details).not.toHaveProperty('suggested_value');
     expect(AppError.invalid('duration_minutes', 'too long', 180).details.suggested_value).toBe(180);
   });

@@ -45,13 +45,21 @@ export class AppError extends Error {
   }
 
   static notFound(resource: string, id: string): AppError {
-    return new AppError('NOT_FOUND', `No ${resource} with id ${id}`, { field: 'id', issue: 'not found' });
+    return new AppError('NOT_FOUND', `No ${resource} with id ${id}`, {
+      field: 'id',
+      issue: 'not found',
+    });
   }
 
   static unauthorized(issue: string): AppError {
-    return new AppError('UNAUTHORIZED', 'Invalid or missing credentials', { issue }, {
-      'WWW-Authenticate': `Bearer error="invalid_token", error_description="${issue.replace(/"/g, "'")}"`,
-    });
+    return new AppError(
+      'UNAUTHORIZED',
+      'Invalid or missing credentials',
+      { issue },
+      {
+        'WWW-Authenticate': `Bearer error="invalid_token", error_description="${issue.replace(/"/g, "'")}"`,
+      },
+    );
   }
 
   static forbidden(missingScopes: string[]): AppError {
@@ -59,7 +67,9 @@ export class AppError extends Error {
       'FORBIDDEN',
       'Insufficient permissions',
       { issue: `requires scope ${missingScopes.join(' ')}`, required_scopes: missingScopes },
-      { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${missingScopes.join(' ')}"` },
+      {
+        'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${missingScopes.join(' ')}"`,
+      },
     );
   }
 }
@@ -94,16 +104,23 @@ export function httpStatusOf(code: ErrorCode): number {
 
 /** What each code means, for the help page that v2 errors link to. */
 export const ERROR_HELP: Record<ErrorCode, string> = {
-  INVALID_REQUEST: 'A parameter is missing, of the wrong type, out of range, or not allowed. `details.field` names it.',
-  VALIDATION_ERROR: 'Version 2 form of INVALID_REQUEST: also carries `details.suggested_value` where one can be computed.',
-  UNAUTHORIZED: 'The credential is missing, malformed, expired or revoked. Get a new token or use a valid API key.',
-  FORBIDDEN: 'The credential is valid but lacks a scope this endpoint needs; `details.required_scopes` lists them.',
+  INVALID_REQUEST:
+    'A parameter is missing, of the wrong type, out of range, or not allowed. `details.field` names it.',
+  VALIDATION_ERROR:
+    'Version 2 form of INVALID_REQUEST: also carries `details.suggested_value` where one can be computed.',
+  UNAUTHORIZED:
+    'The credential is missing, malformed, expired or revoked. Get a new token or use a valid API key.',
+  FORBIDDEN:
+    'The credential is valid but lacks a scope this endpoint needs; `details.required_scopes` lists them.',
   NOT_FOUND: 'No such resource in your organisation and mode, or no such route.',
-  METHOD_NOT_ALLOWED: 'The path exists but not with this HTTP method; the `Allow` header lists the methods it has.',
+  METHOD_NOT_ALLOWED:
+    'The path exists but not with this HTTP method; the `Allow` header lists the methods it has.',
   CONFLICT: 'The request conflicts with the current state of the resource.',
   PAYLOAD_TOO_LARGE: 'The request body is larger than the service accepts.',
-  UNSUPPORTED_MEDIA_TYPE: 'The body is not of a content type this endpoint accepts (JSON, or form-encoded for /oauth2/token).',
+  UNSUPPORTED_MEDIA_TYPE:
+    'The body is not of a content type this endpoint accepts (JSON, or form-encoded for /oauth2/token).',
   RATE_LIMITED: 'Too many requests; wait for the number of seconds in `Retry-After`.',
-  INTERNAL_ERROR: 'Something failed on our side. Retry later and quote the request id if it persists.',
+  INTERNAL_ERROR:
+    'Something failed on our side. Retry later and quote the request id if it persists.',
   SERVICE_UNAVAILABLE: 'A dependency is temporarily unavailable. Retry later.',
 };

@@ -30,7 +30,9 @@ describe('settings', () => {
 
   it('derive PUBLIC_URL from PORT and drop a trailing slash', () => {
     expect(parseSettings({ ...base, PORT: '8080' }).publicUrl).toBe('http://localhost:8080');
-    expect(parseSettings({ ...base, PUBLIC_URL: 'https://api.example.com/' }).publicUrl).toBe('https://api.example.com');
+    expect(parseSettings({ ...base, PUBLIC_URL: 'https://api.example.com/' }).publicUrl).toBe(
+      'https://api.example.com',
+    );
   });
 
   it('read sizes with units', () => {
@@ -50,8 +52,14 @@ describe('settings', () => {
     [{ SIMULATED_STEP_MS: '1.5' }, 'SIMULATED_STEP_MS'],
     [{ BOOTSTRAP_CLIENT_ID: 'dev-client' }, 'BOOTSTRAP_CLIENT_SECRET'],
     [{ BOOTSTRAP_CLIENT_SECRET: 'a-long-enough-secret' }, 'BOOTSTRAP_CLIENT_ID'],
-    [{ BOOTSTRAP_CLIENT_ID: 'dev-client', BOOTSTRAP_CLIENT_SECRET: 'short' }, 'BOOTSTRAP_CLIENT_SECRET'],
-    [{ BOOTSTRAP_CLIENT_ID: 'bad id!', BOOTSTRAP_CLIENT_SECRET: 'a-long-enough-secret' }, 'BOOTSTRAP_CLIENT_ID'],
+    [
+      { BOOTSTRAP_CLIENT_ID: 'dev-client', BOOTSTRAP_CLIENT_SECRET: 'short' },
+      'BOOTSTRAP_CLIENT_SECRET',
+    ],
+    [
+      { BOOTSTRAP_CLIENT_ID: 'bad id!', BOOTSTRAP_CLIENT_SECRET: 'a-long-enough-secret' },
+      'BOOTSTRAP_CLIENT_ID',
+    ],
     [{ BODY_LIMIT: 'huge' }, 'BODY_LIMIT'],
     [{ REDIS_PREFIX: 'a:b' }, 'REDIS_PREFIX'],
     [{ SIGNING_KEY_SECRET: 'short' }, 'SIGNING_KEY_SECRET'],

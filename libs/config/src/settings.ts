@@ -86,10 +86,21 @@ function bootstrapClient(env: Env): Settings['bootstrapClient'] {
   const clientId = text(env, 'BOOTSTRAP_CLIENT_ID');
   const clientSecret = text(env, 'BOOTSTRAP_CLIENT_SECRET');
   if (clientId === undefined && clientSecret === undefined) return null;
-  if (clientId === undefined) throw new SettingsError('BOOTSTRAP_CLIENT_ID', 'is required when BOOTSTRAP_CLIENT_SECRET is set');
-  if (clientSecret === undefined) throw new SettingsError('BOOTSTRAP_CLIENT_SECRET', 'is required when BOOTSTRAP_CLIENT_ID is set');
+  if (clientId === undefined)
+    throw new SettingsError(
+      'BOOTSTRAP_CLIENT_ID',
+      'is required when BOOTSTRAP_CLIENT_SECRET is set',
+    );
+  if (clientSecret === undefined)
+    throw new SettingsError(
+      'BOOTSTRAP_CLIENT_SECRET',
+      'is required when BOOTSTRAP_CLIENT_ID is set',
+    );
   if (!/^[A-Za-z0-9._~-]{3,128}$/.test(clientId)) {
-    throw new SettingsError('BOOTSTRAP_CLIENT_ID', 'must be 3 to 128 characters of letters, digits, ".", "_", "~" or "-"');
+    throw new SettingsError(
+      'BOOTSTRAP_CLIENT_ID',
+      'must be 3 to 128 characters of letters, digits, ".", "_", "~" or "-"',
+    );
   }
   if (clientSecret.length < 16) {
     throw new SettingsError('BOOTSTRAP_CLIENT_SECRET', 'must be at least 16 characters long');
@@ -119,7 +130,10 @@ function redisPrefix(env: Env): string {
 
 export function parseSettings(env: Env): Settings {
   const port = integer(env, 'PORT', 3000, 0, 65535);
-  const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:']).replace(/\/+$/, '');
+  const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:']).replace(
+    /\/+$/,
+    '',
+  );
   const signingKeySecret = text(env, 'SIGNING_KEY_SECRET') ?? null;
   if (signingKeySecret !== null && signingKeySecret.length < 32) {
     throw new SettingsError('SIGNING_KEY_SECRET', 'must be at least 32 characters long');

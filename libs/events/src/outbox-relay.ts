@@ -1,4 +1,9 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
@@ -58,7 +63,9 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     }
     this.running = this.drain()
       .then(() => undefined)
-      .catch((error: unknown) => this.logger.warn({ err: error }, 'outbox relay pass failed; will retry'))
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error }, 'outbox relay pass failed; will retry'),
+      )
       .finally(() => {
         this.running = null;
         if (this.again) {
@@ -117,7 +124,9 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     const client = new pg.Client({ connectionString: this.settings.databaseUrl });
     client.on('notification', () => this.wake());
     // A dropped LISTEN connection only costs latency: polling goes on.
-    client.on('error', (error) => this.logger.warn({ err: error }, 'outbox LISTEN connection lost'));
+    client.on('error', (error) =>
+      this.logger.warn({ err: error }, 'outbox LISTEN connection lost'),
+    );
     await client.connect();
     await client.query('LISTEN outbox');
     this.listener = client;

@@ -14,7 +14,8 @@ export interface NewOrganization {
 @Injectable()
 export class OrganizationsService {
   constructor(
-    @InjectRepository(OrganizationEntity) private readonly organizations: Repository<OrganizationEntity>,
+    @InjectRepository(OrganizationEntity)
+    private readonly organizations: Repository<OrganizationEntity>,
   ) {}
 
   async create(input: NewOrganization, isBootstrap = false): Promise<OrganizationEntity> {
@@ -37,6 +38,9 @@ export class OrganizationsService {
   async ensureBootstrap(): Promise<OrganizationEntity> {
     const existing = await this.organizations.findOneBy({ isBootstrap: true });
     if (existing) return existing;
-    return this.create({ name: 'Bootstrap organisation', plan: 'enterprise', tier: 'custom' }, true);
+    return this.create(
+      { name: 'Bootstrap organisation', plan: 'enterprise', tier: 'custom' },
+      true,
+    );
   }
 }

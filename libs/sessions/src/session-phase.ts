@@ -4,7 +4,8 @@ import type { SessionEntity } from '#database';
  * The phase shown in a status read. The spec shows only `data_collection`;
  * ours follow the session's progress so clients can display where it is.
  */
-export type SessionPhase = 'queued' | 'data_collection' | 'analysis' | 'validation' | 'completed' | 'failed';
+export type SessionPhase =
+  'queued' | 'data_collection' | 'analysis' | 'validation' | 'completed' | 'failed';
 
 export function phaseOf(session: Pick<SessionEntity, 'status' | 'progress'>): SessionPhase {
   switch (session.status) {

@@ -46,7 +46,11 @@ export class SessionRunner {
     );
     if (session.status === 'initiated' && !(await this.start(session, outcome, requestId))) return;
 
-    for (let progress = session.progress + PROGRESS_STEP; progress <= 100; progress += PROGRESS_STEP) {
+    for (
+      let progress = session.progress + PROGRESS_STEP;
+      progress <= 100;
+      progress += PROGRESS_STEP
+    ) {
       await sleep(this.settings.simulatedStepMs, undefined, signal ? { signal } : undefined);
       const stillRunning =
         outcome.status === 'failed' && progress > outcome.failAtProgress
@@ -56,7 +60,11 @@ export class SessionRunner {
     }
   }
 
-  private async start(session: SessionEntity, outcome: SessionEngineOutcome, requestId: string | null): Promise<boolean> {
+  private async start(
+    session: SessionEntity,
+    outcome: SessionEngineOutcome,
+    requestId: string | null,
+  ): Promise<boolean> {
     return this.transition(session, async (manager, sequence) => {
       const startedAt = new Date();
       const updated = await manager
@@ -73,10 +81,16 @@ export class SessionRunner {
         .execute();
       if (!updated.affected) return false;
       Object.assign(session, { status: 'in_progress', startedAt, engineSeed: outcome.seed });
-      await this.events.append(manager, tenantOf(session), 'session.started', {
-        ...this.base(session, sequence),
-        started_at: startedAt.toISOString(),
-      }, requestId);
+      await this.events.append(
+        manager,
+        tenantOf(session),
+        'session.started',
+        {
+          ...this.base(session, sequence),
+          started_at: startedAt.toISOString(),
+        },
+        requestId,
+      );
       return true;
     });
   }
@@ -90,7 +104,10 @@ export class SessionRunner {
     const completing = progress === 100 && outcome.status === 'completed';
     return this.transition(session, async (manager, sequence) => {
       const completedAt = new Date();
-      const changes: Partial<SessionEntity> = { progress, eventSequence: sequence + (completing ? 1 : 0) };
+      const changes: Partial<SessionEntity> = {
+        progress,
+        eventSequence: sequence + (completing ? 1 : 0),
+      };
       if (completing) {
         Object.assign(changes, {
           status: 'completed',
@@ -114,28 +131,45 @@ export class SessionRunner {
       if (!updated.affected) return false;
       Object.assign(session, changes);
       const tenant = tenantOf(session);
-      await this.events.append(manager, tenant, 'session.progress_updated', {
-        ...this.base({ ...session, status: 'in_progress' }, sequence),
-        progress,
-        current_phase: phaseOf({ status: 'in_progress', progress }),
-      }, requestId);
+      await this.events.append(
+        manager,
+        tenant,
+        'session.progress_updated',
+        {
+          ...this.base({ ...session, status: 'in_progress' }, sequence),
+          progress,
+          current_phase: phaseOf({ status: 'in_progress', progress }),
+        },
+        requestId,
+      );
       if (completing) {
         const { results } = outcome;
-        await this.events.append(manager, tenant, 'session.completed', {
-          session_id: toPublicId('session', session.id),
-          type: session.type,
-          target: session.target,
-          status: 'completed',
-          confidence_score: results.confidence_score,
-          duration_minutes: session.durationMinutes,
-          results: {
-            coordinates: { latitude: results.coordinates.latitude, longitude: results.coordinates.longitude },
-            descriptors: results.descriptors,
-            sketches: results.sketches.map((sketch) => this.sessions.sketchUrl(session, sketch.index)),
+        await this.events.append(
+          manager,
+          tenant,
+          'session.completed',
+          {
+            session_id: toPublicId('session', session.id),
+            type: session.type,
+            target: session.target,
+            status: 'completed',
+            confidence_score: results.confidence_score,
+            duration_minutes: session.durationMinutes,
+            results: {
+              coordinates: {
+                latitude: results.coordinates.latitude,
+                longitude: results.coordinates.longitude,
+              },
+              descriptors: results.descriptors,
+              sketches: results.sketches.map((sketch) =>
+                this.sessions.sketchUrl(session, sketch.index),
+              ),
+            },
+            completed_at: completedAt.toISOString(),
+            sequence: sequence + 1,
           },
-          completed_at: completedAt.toISOString(),
-          sequence: sequence + 1,
-        }, requestId);
+          requestId,
+        );
         this.logger.log({ sessionId: toPublicId('session', session.id) }, 'session completed');
       }
       return !completing;
@@ -152,18 +186,35 @@ export class SessionRunner {
       const updated = await manager
         .createQueryBuilder()
         .update(SessionEntity)
-        .set({ status: 'failed', failureReason: outcome.reason, completedAt: failedAt, eventSequence: sequence })
-        .where('id = :id AND status IN (:...statuses)', { id: session.id, statuses: ['initiated', 'in_progress'] })
+        .set({
+          status: 'failed',
+          failureReason: outcome.reason,
+          completedAt: failedAt,
+          eventSequence: sequence,
+        })
+        .where('id = :id AND status IN (:...statuses)', {
+          id: session.id,
+          statuses: ['initiated', 'in_progress'],
+        })
         .execute();
       if (!updated.affected) return false;
       session.status = 'failed';
-      await this.events.append(manager, tenantOf(session), 'session.failed', {
-        ...this.base(session, sequence),
-        reason: outcome.reason,
-        message: outcome.message,
-        failed_at: failedAt.toISOString(),
-      }, requestId);
-      this.logger.log({ sessionId: toPublicId('session', session.id), reason: outcome.reason }, 'session failed');
+      await this.events.append(
+        manager,
+        tenantOf(session),
+        'session.failed',
+        {
+          ...this.base(session, sequence),
+          reason: outcome.reason,
+          message: outcome.message,
+          failed_at: failedAt.toISOString(),
+        },
+        requestId,
+      );
+      this.logger.log(
+        { sessionId: toPublicId('session', session.id), reason: outcome.reason },
+        'session failed',
+      );
       return true;
     });
     return false;

@@ -23,7 +23,12 @@ export class SessionScheduler implements OnModuleInit {
       await this.jobs.add(
         QUEUE.sessions,
         'run',
-        { sessionId, organizationId: event.organizationId, mode: event.mode, requestId: event.requestId },
+        {
+          sessionId,
+          organizationId: event.organizationId,
+          mode: event.mode,
+          requestId: event.requestId,
+        },
         { jobId: publicId },
       );
     });

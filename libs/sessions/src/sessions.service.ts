@@ -3,12 +3,7 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, type Repository } from 'typeorm';
 import { AppError, newKey, parsePublicId, toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import {
-  SessionEntity,
-  type Modality,
-  type PrivacyLevel,
-  type SessionType,
-} from '#database';
+import { SessionEntity, type Modality, type PrivacyLevel, type SessionType } from '#database';
 import { renderSketchSvg } from '#engines';
 import { EventLog } from '#events';
 import { PROGRESS_STEPS } from './session-phase.js';
@@ -35,7 +30,11 @@ export class SessionsService {
   ) {}
 
   /** Creates the session and its `session.created` event in one transaction. */
-  async create(tenant: Tenant, input: NewSession, requestId: string | null): Promise<SessionEntity> {
+  async create(
+    tenant: Tenant,
+    input: NewSession,
+    requestId: string | null,
+  ): Promise<SessionEntity> {
     const { uuid, id } = newKey('session');
     const now = new Date();
     const session = this.sessions.create({
@@ -62,7 +61,9 @@ export class SessionsService {
       updatedAt: now,
       startedAt: null,
       completedAt: null,
-      estimatedCompletion: new Date(now.getTime() + this.settings.simulatedStepMs * PROGRESS_STEPS + QUEUE_ALLOWANCE_MS),
+      estimatedCompletion: new Date(
+        now.getTime() + this.settings.simulatedStepMs * PROGRESS_STEPS + QUEUE_ALLOWANCE_MS,
+      ),
     });
     await this.dataSource.transaction(async (manager) => {
       await manager.insert(SessionEntity, session);
@@ -90,7 +91,11 @@ export class SessionsService {
     const session =
       uuid === null
         ? null
-        : await this.sessions.findOneBy({ id: uuid, organizationId: tenant.organizationId, mode: tenant.mode });
+        : await this.sessions.findOneBy({
+            id: uuid,
+            organizationId: tenant.organizationId,
+            mode: tenant.mode,
+          });
     if (!session) throw AppError.notFound('session', publicId);
     return session;
   }

@@ -1,5 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsISO8601, IsOptional, IsString, Length } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsISO8601,
+  IsOptional,
+  IsString,
+  Length,
+} from 'class-validator';
 import { ALL_SCOPES, MODES } from '#common';
 
 export class CreateApiKeyDto {
@@ -8,19 +17,31 @@ export class CreateApiKeyDto {
   @Length(1, 100, { message: 'must be 1 to 100 characters' })
   name!: string;
 
-  @ApiProperty({ type: [String], enum: ALL_SCOPES, description: 'Scopes of the key: never more than your own' })
+  @ApiProperty({
+    type: [String],
+    enum: ALL_SCOPES,
+    description: 'Scopes of the key: never more than your own',
+  })
   @IsArray({ message: 'must be an array of scopes' })
   @ArrayMinSize(1, { message: 'must name at least one scope' })
   @ArrayMaxSize(ALL_SCOPES.length, { message: `can name at most ${ALL_SCOPES.length} scopes` })
   @IsIn(ALL_SCOPES, { each: true, message: `each scope must be one of ${ALL_SCOPES.join(', ')}` })
   scopes!: string[];
 
-  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'When the key stops working; omit or null for never' })
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'When the key stops working; omit or null for never',
+  })
   @IsOptional()
   @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 timestamp' })
   expires_at?: string | null;
 
-  @ApiPropertyOptional({ enum: MODES, description: "Mode of the key's data; defaults to the caller's mode" })
+  @ApiPropertyOptional({
+    enum: MODES,
+    description: "Mode of the key's data; defaults to the caller's mode",
+  })
   @IsOptional()
   @IsIn(MODES, { message: 'must be live or test' })
   mode?: 'live' | 'test';
@@ -33,7 +54,10 @@ export class ApiKeyDto {
   @ApiProperty()
   name!: string;
 
-  @ApiProperty({ example: 'sk_live_AbCd', description: 'First characters of the key, to tell keys apart' })
+  @ApiProperty({
+    example: 'sk_live_AbCd',
+    description: 'First characters of the key, to tell keys apart',
+  })
   prefix!: string;
 
   @ApiProperty({ enum: MODES })
@@ -56,6 +80,9 @@ export class ApiKeyDto {
 }
 
 export class CreatedApiKeyDto extends ApiKeyDto {
-  @ApiProperty({ description: 'The key itself. Shown only in this response; store it now.', example: 'sk_live_…' })
+  @ApiProperty({
+    description: 'The key itself. Shown only in this response; store it now.',
+    example: 'sk_live_…',
+  })
   key!: string;
 }

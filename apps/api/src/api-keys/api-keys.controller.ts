@@ -15,10 +15,16 @@ export class ApiKeysController {
   @Post()
   @HttpCode(201)
   @Auth({ scopes: [Scope.OrganizationsWrite], accessTokenOnly: true })
-  @ApiOperation({ summary: 'Create an API key', description: 'Needs an OAuth access token. The key is shown once.' })
+  @ApiOperation({
+    summary: 'Create an API key',
+    description: 'Needs an OAuth access token. The key is shown once.',
+  })
   @ApiCreatedResponse({ type: CreatedApiKeyDto })
   @ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
-  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateApiKeyDto,
+  ): Promise<CreatedApiKeyDto> {
     const { record, key } = await this.apiKeys.create(principal, {
       name: body.name,
       scopes: body.scopes,

@@ -18,11 +18,19 @@ const httpDuration = new Histogram({
 });
 
 /** Times every request, labelled by the route pattern (not the raw path, which would explode cardinality). */
-export function httpMetricsMiddleware(request: Request, response: Response, next: NextFunction): void {
+export function httpMetricsMiddleware(
+  request: Request,
+  response: Response,
+  next: NextFunction,
+): void {
   const end = httpDuration.startTimer();
   response.on('finish', () => {
     const route = (request.route as { path?: string } | undefined)?.path;
-    end({ method: request.method, route: route ? `${request.baseUrl}${route}` : 'unmatched', status: response.statusCode });
+    end({
+      method: request.method,
+      route: route ? `${request.baseUrl}${route}` : 'unmatched',
+      status: response.statusCode,
+    });
   });
   next();
 }

@@ -23,7 +23,9 @@ export class ReadinessChecks {
   private async redisPing() {
     const check = this.health.check('redis');
     try {
-      return (await withTimeout(this.redis.client.ping(), 1500)) === 'PONG' ? check.up() : check.down('no PONG');
+      return (await withTimeout(this.redis.client.ping(), 1500)) === 'PONG'
+        ? check.up()
+        : check.down('no PONG');
     } catch (error) {
       return check.down({ message: String((error as Error).message ?? error) });
     }
@@ -32,7 +34,10 @@ export class ReadinessChecks {
   private async queues() {
     const check = this.health.check('queues');
     try {
-      const counts = await withTimeout(this.jobs.queue(QUEUE.sessions).getJobCounts('waiting', 'active', 'delayed'), 1500);
+      const counts = await withTimeout(
+        this.jobs.queue(QUEUE.sessions).getJobCounts('waiting', 'active', 'delayed'),
+        1500,
+      );
       return check.up({ sessions: counts });
     } catch (error) {
       return check.down({ message: String((error as Error).message ?? error) });
@@ -43,6 +48,8 @@ export class ReadinessChecks {
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([
     promise,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms).unref()),
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms).unref(),
+    ),
   ]);
 }

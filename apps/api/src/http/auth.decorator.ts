@@ -1,4 +1,9 @@
-import { applyDecorators, createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
+import {
+  applyDecorators,
+  createParamDecorator,
+  SetMetadata,
+  type ExecutionContext,
+} from '@nestjs/common';
 import { ApiBearerAuth, ApiExtension, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import type { Principal, ScopeName } from '#common';
 import { ErrorEnvelopeDto } from './error-envelope.dto.js';
@@ -21,8 +26,16 @@ export function Auth(requirement: AuthRequirement) {
     ApiBearerAuth('bearer'),
     ...(requirement.accessTokenOnly ? [] : [ApiSecurity('api_key')]),
     ApiExtension('x-required-scopes', requirement.scopes),
-    ApiResponse({ status: 401, description: 'Missing, invalid or expired credential', type: ErrorEnvelopeDto }),
-    ApiResponse({ status: 403, description: `Requires scope ${requirement.scopes.join(' ')}`, type: ErrorEnvelopeDto }),
+    ApiResponse({
+      status: 401,
+      description: 'Missing, invalid or expired credential',
+      type: ErrorEnvelopeDto,
+    }),
+    ApiResponse({
+      status: 403,
+      description: `Requires scope ${requirement.scopes.join(' ')}`,
+      type: ErrorEnvelopeDto,
+    }),
   );
 }
 
@@ -31,12 +44,15 @@ export function Public() {
   return SetMetadata(AUTH_METADATA, 'public');
 }
 
-export const CurrentPrincipal = createParamDecorator((_data: unknown, context: ExecutionContext): Principal => {
-  const principal = context.switchToHttp().getRequest<ApiRequest>().principal;
-  if (!principal) throw new Error('CurrentPrincipal used on a route without @Auth');
-  return principal;
-});
+export const CurrentPrincipal = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): Principal => {
+    const principal = context.switchToHttp().getRequest<ApiRequest>().principal;
+    if (!principal) throw new Error('CurrentPrincipal used on a route without @Auth');
+    return principal;
+  },
+);
 
 export const RequestId = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): string => context.switchToHttp().getRequest<ApiRequest>().id,
+  (_data: unknown, context: ExecutionContext): string =>
+    context.switchToHttp().getRequest<ApiRequest>().id,
 );

@@ -16,13 +16,15 @@ export class AuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const declaration = this.reflector.getAllAndOverride<AuthDeclaration | undefined>(AUTH_METADATA, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
+    const declaration = this.reflector.getAllAndOverride<AuthDeclaration | undefined>(
+      AUTH_METADATA,
+      [context.getHandler(), context.getClass()],
+    );
     if (declaration === 'public') return true;
     if (declaration === undefined) {
-      throw new Error(`${context.getClass().name}.${context.getHandler().name} declares neither @Auth nor @Public`);
+      throw new Error(
+        `${context.getClass().name}.${context.getHandler().name} declares neither @Auth nor @Public`,
+      );
     }
     const request = context.switchToHttp().getRequest<ApiRequest>();
     const principal = await this.credentials.resolve({
@@ -32,9 +34,13 @@ export class AuthGuard implements CanActivate {
     request.principal = principal;
     await this.usage.record(principal);
     if (declaration.accessTokenOnly && principal.credential !== 'access_token') {
-      throw new AppError('FORBIDDEN', 'This endpoint needs an OAuth access token; API keys cannot use it', {
-        issue: 'use Authorization: Bearer <access token>',
-      });
+      throw new AppError(
+        'FORBIDDEN',
+        'This endpoint needs an OAuth access token; API keys cannot use it',
+        {
+          issue: 'use Authorization: Bearer <access token>',
+        },
+      );
     }
     const missing = missingScopes(principal.scopes, declaration.scopes);
     if (missing.length > 0) throw AppError.forbidden(missing);

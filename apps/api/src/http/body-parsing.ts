@@ -25,12 +25,18 @@ export function installBodyParsing(app: Express, limitBytes: number, publicUrl: 
  * misleading error. The OAuth routes answer a wrong content type themselves, in OAuth's error form.
  */
 function requireKnownContentType(request: Request, _response: Response, next: NextFunction): void {
-  const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
+  const hasBody =
+    Number(request.headers['content-length'] ?? 0) > 0 ||
+    request.headers['transfer-encoding'] !== undefined;
   if (!hasBody || FORM_ROUTES.includes(request.path) || request.is(JSON_TYPES)) return next();
   next(
-    new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted`, {
-      field: 'Content-Type',
-      issue: 'send application/json',
-    }),
+    new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted`,
+      {
+        field: 'Content-Type',
+        issue: 'send application/json',
+      },
+    ),
   );
 }

@@ -5,7 +5,10 @@ export class ErrorDetailsDto {
   @ApiPropertyOptional({ description: 'Name of the offending field', example: 'target' })
   field?: string;
 
-  @ApiPropertyOptional({ description: 'What is wrong with it', example: 'must be 1 to 1000 characters' })
+  @ApiPropertyOptional({
+    description: 'What is wrong with it',
+    example: 'must be 1 to 1000 characters',
+  })
   issue?: string;
 
   @ApiPropertyOptional({
@@ -34,7 +37,10 @@ export class ErrorBodyDto {
   @ApiProperty({ example: 'req_01jh2x7v4ke8rbk3a8y0v0d7qz', pattern: '^req_[0-9a-z]{26}$' })
   request_id!: string;
 
-  @ApiPropertyOptional({ description: 'Version 2: address of a page explaining the code', format: 'uri' })
+  @ApiPropertyOptional({
+    description: 'Version 2: address of a page explaining the code',
+    format: 'uri',
+  })
   help_url?: string;
 }
 

@@ -23,7 +23,9 @@ export function errorEnvelope(
     if (code === 'INVALID_REQUEST') code = 'VALIDATION_ERROR';
     details = { ...details, suggested_value: details.suggested_value ?? null };
   }
-  const body: ErrorEnvelope = { error: { code, message: error.message, details, request_id: requestId } };
+  const body: ErrorEnvelope = {
+    error: { code, message: error.message, details, request_id: requestId },
+  };
   if (version2) body.error.help_url = `${publicUrl}/docs/errors#${code.toLowerCase()}`;
   return { status: httpStatusOf(code), body };
 }
@@ -44,5 +46,8 @@ ${rows}</main></body></html>`;
 }
 
 function escapeHtml(text: string): string {
-  return text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+  return text.replace(
+    /[&<>"]/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!,
+  );
 }

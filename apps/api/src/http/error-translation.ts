@@ -17,8 +17,12 @@ interface BodyParserError {
 }
 
 function isBodyParserError(error: unknown): error is BodyParserError {
-  return typeof error === 'object' && error !== null && typeof (error as { type?: unknown }).type === 'string'
-    && typeof (error as { status?: unknown }).status === 'number';
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as { type?: unknown }).type === 'string' &&
+    typeof (error as { status?: unknown }).status === 'number'
+  );
 }
 
 /** Any thrown value → the AppError the client should see. Unexpected ones are logged here with their cause. */
@@ -43,7 +47,10 @@ export function toAppError(error: unknown, request: Request): AppError {
           issue: error.type,
         });
       default:
-        return new AppError('INVALID_REQUEST', 'The request body could not be read', { field: 'body', issue: error.type });
+        return new AppError('INVALID_REQUEST', 'The request body could not be read', {
+          field: 'body',
+          issue: error.type,
+        });
     }
   }
   if (error instanceof NotFoundException) {
@@ -56,7 +63,9 @@ export function toAppError(error: unknown, request: Request): AppError {
         { Allow: allow.join(', ') },
       );
     }
-    return new AppError('NOT_FOUND', `No route ${request.method} ${request.path}`, { issue: 'unknown route' });
+    return new AppError('NOT_FOUND', `No route ${request.method} ${request.path}`, {
+      issue: 'unknown route',
+    });
   }
   if (error instanceof HttpException && error.getStatus() < 500) {
     return fromHttpStatus(error.getStatus(), error.message);
@@ -89,7 +98,12 @@ function fromHttpStatus(status: number, message: string): AppError {
 }
 
 /** Writes an error response: RFC 6749 form for the token endpoint, the spec's envelope elsewhere. */
-export function sendError(error: unknown, request: Request, response: Response, publicUrl: string): void {
+export function sendError(
+  error: unknown,
+  request: Request,
+  response: Response,
+  publicUrl: string,
+): void {
   if (response.headersSent) {
     response.end();
     return;
@@ -99,7 +113,9 @@ export function sendError(error: unknown, request: Request, response: Response, 
   if (requestId) response.setHeader(REQUEST_ID_HEADER, requestId);
   if (error instanceof OAuthError) {
     response.set({ ...error.headers, 'Cache-Control': 'no-store', Pragma: 'no-cache' });
-    response.status(error.status).json({ error: error.error, error_description: error.description });
+    response
+      .status(error.status)
+      .json({ error: error.error, error_description: error.description });
     return;
   }
   const appError = toAppError(error, request);
@@ -109,7 +125,8 @@ export function sendError(error: unknown, request: Request, response: Response, 
 }
 
 /** Headers that belong to every response, errors included. */
-const KEPT_ON_ERROR = /^(x-request-id|x-ratelimit-.*|ratelimit.*|retry-after|vary|access-control-.*)$/i;
+const KEPT_ON_ERROR =
+  /^(x-request-id|x-ratelimit-.*|ratelimit.*|retry-after|vary|access-control-.*)$/i;
 
 /** A route's own headers (content type, caching) were set for its success; they must not describe an error. */
 function clearSuccessHeaders(response: Response): void {

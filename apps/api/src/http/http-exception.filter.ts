@@ -10,6 +10,11 @@ export class HttpExceptionFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    sendError(exception, http.getRequest<Request>(), http.getResponse<Response>(), this.settings.publicUrl);
+    sendError(
+      exception,
+      http.getRequest<Request>(),
+      http.getResponse<Response>(),
+      this.settings.publicUrl,
+    );
   }
 }

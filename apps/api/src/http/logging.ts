@@ -9,14 +9,21 @@ export function loggerOptions(level: LogLevel): Params {
       level,
       genReqId: (request) => (request as unknown as ApiRequest).id,
       redact: {
-        paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+        paths: [
+          'req.headers.authorization',
+          'req.headers["x-api-key"]',
+          'req.headers.cookie',
+          'res.headers["set-cookie"]',
+        ],
         censor: '[redacted]',
       },
       customProps: (request) => {
         const principal = (request as unknown as ApiRequest).principal;
         return principal ? { organizationId: principal.organizationId, mode: principal.mode } : {};
       },
-      autoLogging: { ignore: (request) => request.url === '/health/live' || request.url === '/metrics' },
+      autoLogging: {
+        ignore: (request) => request.url === '/health/live' || request.url === '/metrics',
+      },
     },
   };
 }

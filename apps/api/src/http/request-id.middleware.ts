@@ -10,9 +10,14 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
  * `req_` id, else a new one. Echoed on the response, bound to logs, copied into
  * outbox rows and jobs.
  */
-export function requestIdMiddleware(request: Request, response: Response, next: NextFunction): void {
+export function requestIdMiddleware(
+  request: Request,
+  response: Response,
+  next: NextFunction,
+): void {
   const incoming = request.header(REQUEST_ID_HEADER);
-  const id = incoming !== undefined && isPublicId('request', incoming) ? incoming : newId('request');
+  const id =
+    incoming !== undefined && isPublicId('request', incoming) ? incoming : newId('request');
   (request as ApiRequest).id = id;
   response.setHeader(REQUEST_ID_HEADER, id);
   next();

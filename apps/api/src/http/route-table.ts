@@ -14,7 +14,8 @@ export function allowedMethods(request: Request): string[] {
   const methods = new Set<string>();
   for (const layer of router?.stack ?? []) {
     // Middleware mounted for every method (`app.all`, Nest's forRoutes('*')) says nothing about this path.
-    if (!layer.route || answersEveryMethod(layer.route.methods) || !layer.match(request.path)) continue;
+    if (!layer.route || answersEveryMethod(layer.route.methods) || !layer.match(request.path))
+      continue;
     for (const [method, enabled] of Object.entries(layer.route.methods)) {
       if (enabled && method !== '_all') methods.add(method.toUpperCase());
     }
@@ -24,5 +25,7 @@ export function allowedMethods(request: Request): string[] {
 }
 
 function answersEveryMethod(methods: Record<string, boolean>): boolean {
-  return Boolean(methods._all || (methods.get && methods.post && methods.put && methods.patch && methods.delete));
+  return Boolean(
+    methods._all || (methods.get && methods.post && methods.put && methods.patch && methods.delete),
+  );
 }

@@ -21,7 +21,11 @@ export class UsageMeter {
     const minute = Math.floor(Date.now() / 60_000);
     const key = `${this.settings.redisPrefix}:usage:${tenant.organizationId}:${tenant.mode}:${minute}`;
     try {
-      await this.redis.client.multi().incr(key).expire(key, 2 * 3600).exec();
+      await this.redis.client
+        .multi()
+        .incr(key)
+        .expire(key, 2 * 3600)
+        .exec();
     } catch (error) {
       this.logger.warn({ err: error }, 'usage counter unavailable');
     }

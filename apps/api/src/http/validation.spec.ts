@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { toValidationError } from './validation.js';
 
 class Body {
-  @IsIn(['remote_viewing', 'dowsing', 'automatic_writing'], { message: 'must be one of remote_viewing, dowsing, automatic_writing' })
+  @IsIn(['remote_viewing', 'dowsing', 'automatic_writing'], {
+    message: 'must be one of remote_viewing, dowsing, automatic_writing',
+  })
   type!: string;
 
   @IsInt({ message: 'must be an integer between 5 and 180' })
@@ -19,13 +21,22 @@ async function problem(values: Partial<Body>) {
 
 describe('validation errors', () => {
   it('name the field and suggest the nearest bound', async () => {
-    expect(await problem({ duration_minutes: 2 })).toMatchObject({ field: 'duration_minutes', suggested_value: 5 });
-    expect(await problem({ duration_minutes: 999 })).toMatchObject({ field: 'duration_minutes', suggested_value: 180 });
+    expect(await problem({ duration_minutes: 2 })).toMatchObject({
+      field: 'duration_minutes',
+      suggested_value: 5,
+    });
+    expect(await problem({ duration_minutes: 999 })).toMatchObject({
+      field: 'duration_minutes',
+      suggested_value: 180,
+    });
   });
 
   it('suggest the rounded value for a fraction and the closest spelling for an enum', async () => {
     expect(await problem({ duration_minutes: 30.4 })).toMatchObject({ suggested_value: 30 });
-    expect(await problem({ type: 'dowssing' })).toMatchObject({ field: 'type', suggested_value: 'dowsing' });
+    expect(await problem({ type: 'dowssing' })).toMatchObject({
+      field: 'type',
+      suggested_value: 'dowsing',
+    });
   });
 
   it('list every problem when there are several', async () => {

@@ -63,12 +63,15 @@ function suggest(error: ValidationError): unknown {
   const metadata = getMetadataStorage()
     .getTargetValidationMetadatas(target, '', true, false)
     .filter((m) => m.propertyName === error.property);
-  const argument = (name: string): unknown => metadata.find((m) => m.name === name)?.constraints?.[0];
+  const argument = (name: string): unknown =>
+    metadata.find((m) => m.name === name)?.constraints?.[0];
   const value = error.value;
   if (failed.includes('min')) return argument('min');
   if (failed.includes('max')) return argument('max');
-  if (failed.includes('maxLength') && typeof value === 'string') return value.slice(0, Number(argument('maxLength')));
-  if (failed.includes('isInt') && typeof value === 'number' && Number.isFinite(value)) return Math.round(value);
+  if (failed.includes('maxLength') && typeof value === 'string')
+    return value.slice(0, Number(argument('maxLength')));
+  if (failed.includes('isInt') && typeof value === 'number' && Number.isFinite(value))
+    return Math.round(value);
   if (failed.includes('isIn')) return closest(value, argument('isIn') as unknown[]);
   return undefined;
 }

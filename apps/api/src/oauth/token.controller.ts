@@ -1,5 +1,12 @@
 import { Body, Controller, Header, Headers, HttpCode, Post, VERSION_NEUTRAL } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { isScope } from '#common';
 import { AccessTokenService, OAuthClientsService, type IssuedToken } from '#auth';
 import { Public } from '../http/auth.decorator.js';
@@ -21,7 +28,10 @@ export class TokenController {
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
   @Header('Pragma', 'no-cache')
-  @ApiOperation({ summary: 'Get an access token', description: 'RFC 6749 token endpoint, form-encoded. Errors use the RFC 6749 form.' })
+  @ApiOperation({
+    summary: 'Get an access token',
+    description: 'RFC 6749 token endpoint, form-encoded. Errors use the RFC 6749 form.',
+  })
   @ApiConsumes('application/x-www-form-urlencoded')
   @ApiBody({ type: TokenRequestDto })
   @ApiOkResponse({ type: TokenResponseDto })
@@ -43,12 +53,23 @@ export class TokenController {
       throw new OAuthError('unsupported_grant_type', `grant_type ${grantType} is not supported`);
     }
     if (!client.grantTypes.includes('client_credentials')) {
-      throw new OAuthError('unauthorized_client', 'this client may not use the client_credentials grant');
+      throw new OAuthError(
+        'unauthorized_client',
+        'this client may not use the client_credentials grant',
+      );
     }
-    const requested = form.scope === undefined ? client.scopes : [...new Set(form.scope.split(' ').filter(Boolean))];
+    const requested =
+      form.scope === undefined
+        ? client.scopes
+        : [...new Set(form.scope.split(' ').filter(Boolean))];
     const unknown = requested.filter((scope) => !isScope(scope) || !client.scopes.includes(scope));
-    if (unknown.length > 0) throw new OAuthError('invalid_scope', `scope not allowed for this client: ${unknown.join(' ')}`);
-    if (requested.length === 0) throw new OAuthError('invalid_scope', 'scope must name at least one scope');
+    if (unknown.length > 0)
+      throw new OAuthError(
+        'invalid_scope',
+        `scope not allowed for this client: ${unknown.join(' ')}`,
+      );
+    if (requested.length === 0)
+      throw new OAuthError('invalid_scope', 'scope must name at least one scope');
     return this.tokens.issue({
       clientId: client.clientId,
       organizationId: client.organizationId,
@@ -58,18 +79,35 @@ export class TokenController {
   }
 
   /** client_secret_basic or client_secret_post, never both (RFC 6749 §2.3). */
-  private async authenticateClient(form: Record<string, string>, authorization: string | undefined) {
+  private async authenticateClient(
+    form: Record<string, string>,
+    authorization: string | undefined,
+  ) {
     const basic = parseBasic(authorization);
     if (basic && (form.client_id !== undefined || form.client_secret !== undefined)) {
-      throw new OAuthError('invalid_request', 'send client credentials either in the Authorization header or in the body, not both');
+      throw new OAuthError(
+        'invalid_request',
+        'send client credentials either in the Authorization header or in the body, not both',
+      );
     }
     const clientId = basic?.clientId ?? form.client_id;
     const secret = basic?.secret ?? form.client_secret;
     if (clientId === undefined || secret === undefined) {
-      throw new OAuthError('invalid_client', 'client authentication required (client_id and client_secret)', 401, basicChallenge(basic));
+      throw new OAuthError(
+        'invalid_client',
+        'client authentication required (client_id and client_secret)',
+        401,
+        basicChallenge(basic),
+      );
     }
     const client = await this.clients.authenticate(clientId, secret);
-    if (!client) throw new OAuthError('invalid_client', 'client authentication failed', 401, basicChallenge(basic));
+    if (!client)
+      throw new OAuthError(
+        'invalid_client',
+        'client authentication failed',
+        401,
+        basicChallenge(basic),
+      );
     return client;
   }
 }
@@ -81,8 +119,10 @@ function formFields(body: unknown): Record<string, string> {
   }
   const fields: Record<string, string> = {};
   for (const [name, value] of Object.entries(body)) {
-    if (typeof value !== 'string') throw new OAuthError('invalid_request', `${name} must appear once`);
-    if (value.length > MAX_FIELD_LENGTH) throw new OAuthError('invalid_request', `${name} is too long`);
+    if (typeof value !== 'string')
+      throw new OAuthError('invalid_request', `${name} must appear once`);
+    if (value.length > MAX_FIELD_LENGTH)
+      throw new OAuthError('invalid_request', `${name} is too long`);
     fields[name] = value;
   }
   return fields;

@@ -1,7 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class TokenRequestDto {
-  @ApiProperty({ enum: ['client_credentials'], description: 'Other grants (authorization_code, refresh_token) arrive with the OAuth server' })
+  @ApiProperty({
+    enum: ['client_credentials'],
+    description: 'Other grants (authorization_code, refresh_token) arrive with the OAuth server',
+  })
   grant_type!: string;
 
   @ApiPropertyOptional({ description: 'Client id (or send HTTP Basic credentials)' })
@@ -10,7 +13,10 @@ export class TokenRequestDto {
   @ApiPropertyOptional({ description: 'Client secret (or send HTTP Basic credentials)' })
   client_secret?: string;
 
-  @ApiPropertyOptional({ description: "Space-separated scopes; defaults to all of the client's scopes", example: 'remote-viewing:read remote-viewing:write' })
+  @ApiPropertyOptional({
+    description: "Space-separated scopes; defaults to all of the client's scopes",
+    example: 'remote-viewing:read remote-viewing:write',
+  })
   scope?: string;
 }
 
@@ -32,7 +38,16 @@ export class TokenResponseDto {
 }
 
 export class OAuthErrorDto {
-  @ApiProperty({ enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope'] })
+  @ApiProperty({
+    enum: [
+      'invalid_request',
+      'invalid_client',
+      'invalid_grant',
+      'unauthorized_client',
+      'unsupported_grant_type',
+      'invalid_scope',
+    ],
+  })
   error!: string;
 
   @ApiProperty()

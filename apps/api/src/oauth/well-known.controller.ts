@@ -17,7 +17,13 @@ export class WellKnownController {
   @Public()
   @Header('Cache-Control', 'public, max-age=300')
   @ApiOperation({ summary: 'Public keys that verify access tokens (JWKS)' })
-  @ApiOkResponse({ schema: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: { type: 'object' } } } } })
+  @ApiOkResponse({
+    schema: {
+      type: 'object',
+      required: ['keys'],
+      properties: { keys: { type: 'array', items: { type: 'object' } } },
+    },
+  })
   jwks() {
     return this.keys.jwks();
   }

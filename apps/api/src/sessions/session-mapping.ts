@@ -7,8 +7,14 @@ export function completedResults(session: SessionEntity): SessionResultsData | n
   return session.status === 'completed' ? (session.results as SessionResultsData | null) : null;
 }
 
-export function sketchesOf(results: SessionResultsData, sketchUrl: (index: number) => string): SketchV1Dto[] {
-  return results.sketches.map((sketch) => ({ url: sketchUrl(sketch.index), description: sketch.description }));
+export function sketchesOf(
+  results: SessionResultsData,
+  sketchUrl: (index: number) => string,
+): SketchV1Dto[] {
+  return results.sketches.map((sketch) => ({
+    url: sketchUrl(sketch.index),
+    description: sketch.description,
+  }));
 }
 
 export function resultsMetadata(session: SessionEntity): SessionResultsMetadataV1Dto {

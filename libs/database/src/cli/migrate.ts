@@ -6,12 +6,15 @@ async function main(): Promise<void> {
   const settings = loadSettings();
   const ran = await runMigrations({ url: settings.databaseUrl });
   process.stdout.write(
-    ran.length === 0 ? 'Database schema is up to date.\n' : `Applied migrations: ${ran.join(', ')}\n`,
+    ran.length === 0
+      ? 'Database schema is up to date.\n'
+      : `Applied migrations: ${ran.join(', ')}\n`,
   );
 }
 
 main().catch((error: unknown) => {
-  const message = error instanceof SettingsError ? error.message : `Migration failed: ${String(error)}`;
+  const message =
+    error instanceof SettingsError ? error.message : `Migration failed: ${String(error)}`;
   process.stderr.write(`${message}\n`);
   process.exit(1);
 });

@@ -27,7 +27,12 @@ export class OAuthClientEntity {
   @Column({ name: 'token_endpoint_auth_method', type: 'text', default: 'client_secret_post' })
   tokenEndpointAuthMethod!: string;
 
-  @Column({ name: 'grant_types', type: 'text', array: true, default: () => "'{client_credentials}'" })
+  @Column({
+    name: 'grant_types',
+    type: 'text',
+    array: true,
+    default: () => "'{client_credentials}'",
+  })
   grantTypes!: string[];
 
   @Column({ name: 'redirect_uris', type: 'text', array: true, default: () => "'{}'" })

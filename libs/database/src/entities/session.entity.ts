@@ -13,7 +13,13 @@ export type PrivacyLevel = (typeof PRIVACY_LEVELS)[number];
 
 @Entity({ name: 'sessions' })
 @Index('sessions_tenant_created_idx', ['organizationId', 'mode', 'createdAt', 'id'])
-@Index('sessions_tenant_status_created_idx', ['organizationId', 'mode', 'status', 'createdAt', 'id'])
+@Index('sessions_tenant_status_created_idx', [
+  'organizationId',
+  'mode',
+  'status',
+  'createdAt',
+  'id',
+])
 export class SessionEntity {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;

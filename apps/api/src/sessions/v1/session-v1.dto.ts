@@ -28,7 +28,11 @@ export class SessionStatusV1Dto {
   @ApiProperty({ enum: SESSION_STATUSES })
   status!: string;
 
-  @ApiProperty({ minimum: 0, maximum: 100, description: 'Percentage; moves in steps of 10 and never backwards' })
+  @ApiProperty({
+    minimum: 0,
+    maximum: 100,
+    description: 'Percentage; moves in steps of 10 and never backwards',
+  })
   progress!: number;
 
   @ApiProperty({ enum: PHASES })
@@ -43,7 +47,9 @@ export class SessionStatusV1Dto {
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   estimated_completion!: string | null;
 
-  @ApiPropertyOptional({ description: 'Present when failed: why (e.g. engine_failure, deadline_exceeded, cancelled)' })
+  @ApiPropertyOptional({
+    description: 'Present when failed: why (e.g. engine_failure, deadline_exceeded, cancelled)',
+  })
   failure_reason?: string;
 }
 
@@ -67,10 +73,18 @@ export class SketchV1Dto {
 }
 
 export class ValidationMetricsV1Dto {
-  @ApiProperty({ minimum: 0, maximum: 1, description: 'SAIC accuracy: share of the target described' })
+  @ApiProperty({
+    minimum: 0,
+    maximum: 1,
+    description: 'SAIC accuracy: share of the target described',
+  })
   accuracy!: number;
 
-  @ApiProperty({ minimum: 0, maximum: 1, description: 'SAIC reliability: share of the response that is correct' })
+  @ApiProperty({
+    minimum: 0,
+    maximum: 1,
+    description: 'SAIC reliability: share of the response that is correct',
+  })
   reliability!: number;
 }
 
@@ -98,7 +112,11 @@ export class SessionResultsMetadataV1Dto {
   @ApiProperty({ type: String, enum: [...MODALITIES, null], nullable: true })
   modality!: string | null;
 
-  @ApiProperty({ type: String, nullable: true, description: 'Analyst whose work the results rest on (null until there are results)' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Analyst whose work the results rest on (null until there are results)',
+  })
   analyst_id!: string | null;
 
   @ApiProperty({ enum: ['simulated', 'analyst'], description: 'Engine that produced the results' })
@@ -107,7 +125,12 @@ export class SessionResultsMetadataV1Dto {
   @ApiProperty({ type: String, nullable: true, description: 'Engine version, for reproducibility' })
   engine_version!: string | null;
 
-  @ApiProperty({ type: String, enum: ['verified', 'track_record', 'prior', null], nullable: true, description: 'Evidence the numbers rest on' })
+  @ApiProperty({
+    type: String,
+    enum: ['verified', 'track_record', 'prior', null],
+    nullable: true,
+    description: 'Evidence the numbers rest on',
+  })
   evidence!: string | null;
 }
 
@@ -118,7 +141,10 @@ export class SessionResultsEnvelopeV1Dto {
   @ApiProperty({ enum: SESSION_STATUSES })
   status!: string;
 
-  @ApiPropertyOptional({ type: SessionResultsV1Dto, description: 'Present once the session has completed' })
+  @ApiPropertyOptional({
+    type: SessionResultsV1Dto,
+    description: 'Present once the session has completed',
+  })
   results?: SessionResultsV1Dto;
 
   @ApiProperty({ type: SessionResultsMetadataV1Dto })

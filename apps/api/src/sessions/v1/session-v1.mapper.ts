@@ -14,7 +14,11 @@ export function toNewSession(body: CreateSessionV1Dto): NewSession {
   if (body.target !== undefined && body.cue !== undefined) {
     throw AppError.invalid('cue', 'send either target or cue, not both');
   }
-  if (body.type !== undefined && body.session_type !== undefined && body.type !== body.session_type) {
+  if (
+    body.type !== undefined &&
+    body.session_type !== undefined &&
+    body.type !== body.session_type
+  ) {
     throw AppError.invalid('session_type', 'send either type or session_type, not both');
   }
   const target = body.target ?? body.cue;

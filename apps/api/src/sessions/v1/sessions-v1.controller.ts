@@ -1,11 +1,23 @@
 import { Body, Controller, Get, Header, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiProduces,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { AppError, Scope, type Principal } from '#common';
 import { SessionsService } from '#sessions';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { CreateSessionV1Dto } from './create-session-v1.dto.js';
-import { SessionCreatedV1Dto, SessionResultsEnvelopeV1Dto, SessionStatusV1Dto } from './session-v1.dto.js';
+import {
+  SessionCreatedV1Dto,
+  SessionResultsEnvelopeV1Dto,
+  SessionStatusV1Dto,
+} from './session-v1.dto.js';
 import { toCreatedV1, toNewSession, toResultsV1, toStatusV1 } from './session-v1.mapper.js';
 
 const SESSION_ID_PARAM = { name: 'session_id', example: 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz' };
@@ -19,7 +31,10 @@ export class SessionsV1Controller {
   @Post()
   @HttpCode(201)
   @Auth({ scopes: [Scope.SessionsWrite] })
-  @ApiOperation({ summary: 'Create a session', description: 'Runs asynchronously; poll the status or listen for events.' })
+  @ApiOperation({
+    summary: 'Create a session',
+    description: 'Runs asynchronously; poll the status or listen for events.',
+  })
   @ApiCreatedResponse({ type: SessionCreatedV1Dto })
   @ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })
   @ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })
@@ -37,17 +52,31 @@ export class SessionsV1Controller {
   @ApiOperation({ summary: 'Read the status of a session' })
   @ApiParam(SESSION_ID_PARAM)
   @ApiOkResponse({ type: SessionStatusV1Dto })
-  @ApiResponse({ status: 404, description: 'No such session in your organisation and mode', type: ErrorEnvelopeDto })
-  async status(@CurrentPrincipal() principal: Principal, @Param('session_id') id: string): Promise<SessionStatusV1Dto> {
+  @ApiResponse({
+    status: 404,
+    description: 'No such session in your organisation and mode',
+    type: ErrorEnvelopeDto,
+  })
+  async status(
+    @CurrentPrincipal() principal: Principal,
+    @Param('session_id') id: string,
+  ): Promise<SessionStatusV1Dto> {
     return toStatusV1(await this.sessions.get(principal, id));
   }
 
   @Get(':session_id/results')
   @Auth({ scopes: [Scope.SessionsRead] })
-  @ApiOperation({ summary: 'Read the results of a session', description: '`results` appears once the session has completed.' })
+  @ApiOperation({
+    summary: 'Read the results of a session',
+    description: '`results` appears once the session has completed.',
+  })
   @ApiParam(SESSION_ID_PARAM)
   @ApiOkResponse({ type: SessionResultsEnvelopeV1Dto })
-  @ApiResponse({ status: 404, description: 'No such session in your organisation and mode', type: ErrorEnvelopeDto })
+  @ApiResponse({
+    status: 404,
+    description: 'No such session in your organisation and mode',
+    type: ErrorEnvelopeDto,
+  })
   async results(
     @CurrentPrincipal() principal: Principal,
     @Param('session_id') id: string,
@@ -65,7 +94,10 @@ export class SessionsV1Controller {
   @ApiParam(SESSION_ID_PARAM)
   @ApiParam({ name: 'file', example: '0.svg' })
   @ApiProduces('image/svg+xml')
-  @ApiOkResponse({ description: 'SVG image', content: { 'image/svg+xml': { schema: { type: 'string' } } } })
+  @ApiOkResponse({
+    description: 'SVG image',
+    content: { 'image/svg+xml': { schema: { type: 'string' } } },
+  })
   @ApiResponse({ status: 404, description: 'No such session or sketch', type: ErrorEnvelopeDto })
   async sketch(
     @CurrentPrincipal() principal: Principal,

@@ -1,6 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
-import { MODALITIES, PRIVACY_LEVELS, SESSION_TYPES, type Modality, type PrivacyLevel, type SessionType } from '#database';
+import {
+  MODALITIES,
+  PRIVACY_LEVELS,
+  SESSION_TYPES,
+  type Modality,
+  type PrivacyLevel,
+  type SessionType,
+} from '#database';
 
 const oneOf = (values: readonly string[]) => ({ message: `must be one of ${values.join(', ')}` });
 const DURATION = { message: 'must be an integer between 5 and 180' };
@@ -11,7 +18,11 @@ export class CreateSessionV2Dto {
   @IsIn(SESSION_TYPES, oneOf(SESSION_TYPES))
   type!: SessionType;
 
-  @ApiProperty({ minLength: 1, maxLength: 1000, example: 'The object in the sealed envelope #4711' })
+  @ApiProperty({
+    minLength: 1,
+    maxLength: 1000,
+    example: 'The object in the sealed envelope #4711',
+  })
   @IsString({ message: 'must be a string' })
   @Length(1, 1000, { message: 'must be 1 to 1000 characters' })
   target!: string;

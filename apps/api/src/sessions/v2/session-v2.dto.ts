@@ -1,12 +1,26 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { MODALITIES, PRIVACY_LEVELS, SESSION_STATUSES, SESSION_TYPES } from '#database';
-import { CoordinatesV1Dto, SessionResultsMetadataV1Dto, SketchV1Dto, ValidationMetricsV1Dto } from '../v1/session-v1.dto.js';
+import {
+  CoordinatesV1Dto,
+  SessionResultsMetadataV1Dto,
+  SketchV1Dto,
+  ValidationMetricsV1Dto,
+} from '../v1/session-v1.dto.js';
 
 export class StatisticalValidationDto {
-  @ApiProperty({ minimum: 0, maximum: 1, description: 'Exact one-sided binomial P(X ≥ hits | n, p0)' })
+  @ApiProperty({
+    minimum: 0,
+    maximum: 1,
+    description: 'Exact one-sided binomial P(X ≥ hits | n, p0)',
+  })
   p_value!: number;
 
-  @ApiProperty({ type: [Number], minItems: 2, maxItems: 2, description: 'Wilson 95 % interval of the hit rate' })
+  @ApiProperty({
+    type: [Number],
+    minItems: 2,
+    maxItems: 2,
+    description: 'Wilson 95 % interval of the hit rate',
+  })
   confidence_interval!: number[];
 
   @ApiProperty({ type: 'integer', description: 'Judged trials the numbers rest on' })

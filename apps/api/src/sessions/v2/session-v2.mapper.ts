@@ -15,7 +15,10 @@ export function toNewSessionV2(body: CreateSessionV2Dto): NewSession {
   };
 }
 
-export function toSessionV2(session: SessionEntity, sketchUrl: (index: number) => string): SessionV2Dto {
+export function toSessionV2(
+  session: SessionEntity,
+  sketchUrl: (index: number) => string,
+): SessionV2Dto {
   const results = completedResults(session);
   return {
     session_id: toPublicId('session', session.id),

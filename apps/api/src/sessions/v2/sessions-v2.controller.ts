@@ -1,5 +1,12 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Scope, type Principal } from '#common';
 import { SessionsService } from '#sessions';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
@@ -9,7 +16,11 @@ import { SessionV2Dto } from './session-v2.dto.js';
 import { toNewSessionV2, toSessionV2 } from './session-v2.mapper.js';
 
 @ApiTags('Sessions (v2)')
-@ApiResponse({ status: 400, description: 'VALIDATION_ERROR with suggested_value and help_url', type: ErrorEnvelopeDto })
+@ApiResponse({
+  status: 400,
+  description: 'VALIDATION_ERROR with suggested_value and help_url',
+  type: ErrorEnvelopeDto,
+})
 @Controller({ path: 'sessions', version: '2' })
 export class SessionsV2Controller {
   constructor(private readonly sessions: SessionsService) {}
@@ -35,8 +46,15 @@ export class SessionsV2Controller {
   @ApiOperation({ summary: 'Read a session with its later-generation results' })
   @ApiParam({ name: 'session_id', example: 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz' })
   @ApiOkResponse({ type: SessionV2Dto })
-  @ApiResponse({ status: 404, description: 'No such session in your organisation and mode', type: ErrorEnvelopeDto })
-  async get(@CurrentPrincipal() principal: Principal, @Param('session_id') id: string): Promise<SessionV2Dto> {
+  @ApiResponse({
+    status: 404,
+    description: 'No such session in your organisation and mode',
+    type: ErrorEnvelopeDto,
+  })
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('session_id') id: string,
+  ): Promise<SessionV2Dto> {
     const session = await this.sessions.get(principal, id);
     return toSessionV2(session, (index) => this.sessions.sketchUrl(session, index));
   }
