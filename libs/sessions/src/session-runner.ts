@@ -170,7 +170,10 @@ export class SessionRunner {
           },
           requestId,
         );
-        this.logger.log({ sessionId: toPublicId('session', session.id) }, 'session completed');
+        this.logger.log(
+          { sessionId: toPublicId('session', session.id), requestId },
+          'session completed',
+        );
       }
       return !completing;
     });
@@ -212,7 +215,7 @@ export class SessionRunner {
         requestId,
       );
       this.logger.log(
-        { sessionId: toPublicId('session', session.id), reason: outcome.reason },
+        { sessionId: toPublicId('session', session.id), reason: outcome.reason, requestId },
         'session failed',
       );
       return true;
