@@ -1,7 +1,7 @@
 import { AppError, toPublicId } from '#common';
 import type { SessionEntity } from '#database';
 import { phaseOf, type NewSession } from '#sessions';
-import { completedResults, failureOf, resultsMetadata, sketchesOf } from '../session-mapping.js';
+import { completedResults, failureOf, resultsMetadata, resultsV1 } from '../session-mapping.js';
 import type { CreateSessionV1Dto } from './create-session-v1.dto.js';
 import type {
   SessionCreatedV1Dto,
@@ -68,13 +68,7 @@ export function toResultsV1(
     session_id: toPublicId('session', session.id),
     status: session.status,
     ...(results && {
-      results: {
-        coordinates: results.coordinates,
-        descriptors: results.descriptors,
-        sketches: sketchesOf(results, sketchUrl),
-        confidence_score: results.confidence_score,
-        validation_metrics: results.validation_metrics,
-      },
+      results: resultsV1(results, sketchUrl),
     }),
     metadata: resultsMetadata(session),
     ...failureOf(session),

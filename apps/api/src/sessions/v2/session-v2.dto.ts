@@ -1,11 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { MODALITIES, PRIVACY_LEVELS, SESSION_STATUSES, SESSION_TYPES } from '#database';
-import {
-  CoordinatesV1Dto,
-  SessionResultsMetadataV1Dto,
-  SketchV1Dto,
-  ValidationMetricsV1Dto,
-} from '../v1/session-v1.dto.js';
+import { SessionResultsMetadataV1Dto, SessionResultsV1Dto } from '../v1/session-v1.dto.js';
 
 export class StatisticalValidationDto {
   @ApiProperty({
@@ -38,22 +33,7 @@ export class CollaborativeInsightDto {
   key_insights!: string[];
 }
 
-export class SessionResultsV2Dto {
-  @ApiProperty({ type: CoordinatesV1Dto })
-  coordinates!: CoordinatesV1Dto;
-
-  @ApiProperty({ type: [String] })
-  descriptors!: string[];
-
-  @ApiProperty({ type: [SketchV1Dto] })
-  sketches!: SketchV1Dto[];
-
-  @ApiProperty({ minimum: 0, maximum: 1 })
-  confidence_score!: number;
-
-  @ApiProperty({ type: ValidationMetricsV1Dto })
-  validation_metrics!: ValidationMetricsV1Dto;
-
+export class SessionResultsV2Dto extends SessionResultsV1Dto {
   @ApiProperty({ type: StatisticalValidationDto })
   statistical_validation!: StatisticalValidationDto;
 

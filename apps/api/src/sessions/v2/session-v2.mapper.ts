@@ -1,7 +1,7 @@
 import { toPublicId } from '#common';
 import type { SessionEntity } from '#database';
 import { phaseOf, type NewSession } from '#sessions';
-import { completedResults, failureOf, resultsMetadata, sketchesOf } from '../session-mapping.js';
+import { completedResults, failureOf, resultsMetadata, resultsV1 } from '../session-mapping.js';
 import type { CreateSessionV2Dto } from './create-session-v2.dto.js';
 import type { SessionV2Dto } from './session-v2.dto.js';
 
@@ -35,11 +35,7 @@ export function toSessionV2(
     completed_at: session.completedAt?.toISOString() ?? null,
     ...(results && {
       results: {
-        coordinates: results.coordinates,
-        descriptors: results.descriptors,
-        sketches: sketchesOf(results, sketchUrl),
-        confidence_score: results.confidence_score,
-        validation_metrics: results.validation_metrics,
+        ...resultsV1(results, sketchUrl),
         statistical_validation: results.statistical_validation,
         collaborative_insights: results.collaborative_insights,
       },

@@ -1,0 +1,28 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { MODALITIES, PRIVACY_LEVELS, type Modality, type PrivacyLevel } from '#database';
+
+export const oneOf = (values: readonly string[]) => ({
+  message: `must be one of ${values.join(', ')}`,
+});
+const DURATION = { message: 'must be an integer between 5 and 180' };
+
+/** The optional session fields both versions' create bodies share. */
+export class SessionOptionsDto {
+  @ApiPropertyOptional({ enum: MODALITIES })
+  @IsOptional()
+  @IsIn(MODALITIES, oneOf(MODALITIES))
+  modality?: Modality;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 5, maximum: 180, default: 30 })
+  @IsOptional()
+  @IsInt(DURATION)
+  @Min(5, DURATION)
+  @Max(180, DURATION)
+  duration_minutes?: number;
+
+  @ApiPropertyOptional({ enum: PRIVACY_LEVELS, default: 'private' })
+  @IsOptional()
+  @IsIn(PRIVACY_LEVELS, oneOf(PRIVACY_LEVELS))
+  privacy_level?: PrivacyLevel;
+}
