@@ -2,3 +2,4 @@ export * from './ids.js';
 export * from './errors.js';
 export * from './scopes.js';
 export * from './tenancy.js';
+export * from './session-vocabulary.js';

@@ -4,9 +4,9 @@
  * produced it beyond `engine`/`engineVersion` (kept for audit).
  */
 
-export type SessionType = 'remote_viewing' | 'dowsing' | 'automatic_writing';
-export type Modality = 'visual' | 'kinesthetic' | 'auditory';
-export type PrivacyLevel = 'public' | 'private' | 'classified';
+import type { Modality, PrivacyLevel, SessionType } from '#common';
+
+export type { Modality, PrivacyLevel, SessionType };
 /** Best evidence the numbers rest on (DESIGN §6, `metadata.evidence`). */
 export type Evidence = 'verified' | 'track_record' | 'prior';
 export type EngineName = 'simulated' | 'analyst';

@@ -51,7 +51,11 @@ export class SessionRunner {
       progress <= 100;
       progress += PROGRESS_STEP
     ) {
-      await sleep(this.settings.simulatedStepMs * outcome.stepMultiplier, undefined, signal ? { signal } : undefined);
+      await sleep(
+        this.settings.simulatedStepMs * outcome.stepMultiplier,
+        undefined,
+        signal ? { signal } : undefined,
+      );
       const stillRunning =
         outcome.status === 'failed' && progress > outcome.failAtProgress
           ? await this.fail(session, outcome, requestId)

@@ -1,9 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, type Repository } from 'typeorm';
-import { AppError, newKey, parsePublicId, toPublicId, type Tenant } from '#common';
+import {
+  AppError,
+  newKey,
+  parsePublicId,
+  toPublicId,
+  type Modality,
+  type PrivacyLevel,
+  type SessionType,
+  type Tenant,
+} from '#common';
 import { AppSettings } from '#config';
-import { SessionEntity, type Modality, type PrivacyLevel, type SessionType } from '#database';
+import { SessionEntity } from '#database';
 import { renderSketchSvg } from '#engines';
 import { EventLog } from '#events';
 import { PROGRESS_STEPS } from './session-phase.js';

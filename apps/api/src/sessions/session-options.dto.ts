@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
-import { MODALITIES, PRIVACY_LEVELS, type Modality, type PrivacyLevel } from '#database';
+import { MODALITIES, PRIVACY_LEVELS, type Modality, type PrivacyLevel } from '#common';
 
 export const oneOf = (values: readonly string[]) => ({
   message: `must be one of ${values.join(', ')}`,

@@ -1,15 +1,6 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import type { Mode } from '#common';
+import type { Mode, Modality, PrivacyLevel, SessionStatus, SessionType } from '#common';
 import type { JsonObject } from './json.js';
-
-export const SESSION_TYPES = ['remote_viewing', 'dowsing', 'automatic_writing'] as const;
-export type SessionType = (typeof SESSION_TYPES)[number];
-export const SESSION_STATUSES = ['initiated', 'in_progress', 'completed', 'failed'] as const;
-export type SessionStatus = (typeof SESSION_STATUSES)[number];
-export const MODALITIES = ['visual', 'kinesthetic', 'auditory'] as const;
-export type Modality = (typeof MODALITIES)[number];
-export const PRIVACY_LEVELS = ['public', 'private', 'classified'] as const;
-export type PrivacyLevel = (typeof PRIVACY_LEVELS)[number];
 
 @Entity({ name: 'sessions' })
 @Index('sessions_tenant_created_idx', ['organizationId', 'mode', 'createdAt', 'id'])

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { MODALITIES, SESSION_STATUSES, SESSION_TYPES } from '#database';
+import { MODALITIES, SESSION_STATUSES, SESSION_TYPES } from '#common';
 
 const SESSION_ID = { example: 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', pattern: '^sess_[0-9a-z]{26}$' };
 const PHASES = ['queued', 'data_collection', 'analysis', 'validation', 'completed', 'failed'];

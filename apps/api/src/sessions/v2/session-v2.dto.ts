@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { MODALITIES, PRIVACY_LEVELS, SESSION_STATUSES, SESSION_TYPES } from '#database';
+import { MODALITIES, PRIVACY_LEVELS, SESSION_STATUSES, SESSION_TYPES } from '#common';
 import { SessionResultsMetadataV1Dto, SessionResultsV1Dto } from '../v1/session-v1.dto.js';
 
 export class StatisticalValidationDto {
