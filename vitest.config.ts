@@ -15,6 +15,9 @@ export default defineConfig({
     pool: 'forks',
     // Files share one module graph per worker: booting Nest is the slow part, not the tests.
     isolate: false,
+    // One file at a time: every file shares the run's database and Redis namespace,
+    // so a worker booted by one file must not pick up another file's sessions.
+    fileParallelism: false,
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },

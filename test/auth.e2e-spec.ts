@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
-import { createLocalJWKSet, generateKeyPair, jwtVerify, SignJWT } from 'jose';
+import {
+  createLocalJWKSet,
+  decodeProtectedHeader,
+  generateKeyPair,
+  jwtVerify,
+  SignJWT,
+} from 'jose';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SigningKeyService } from '#auth';
 import { ALL_SCOPES, Scope } from '#common';
 import { Contract } from './support/contract.js';
 import { TestClient } from './support/client.js';
@@ -121,6 +128,30 @@ describe('POST /oauth2/token (client_credentials)', () => {
     });
     expect(response.status).toBe(400);
     expect(response.body.error).toBe('invalid_request');
+  });
+});
+
+describe('signing-key rotation', () => {
+  it('publishes a new key before it signs, and keeps verifying tokens of the old one', async () => {
+    const keys = stack.api.get(SigningKeyService);
+    const before = await org.token();
+    const oldKid = decodeProtectedHeader(before).kid;
+
+    const nextKid = await keys.rotate(60_000);
+    const published = (await client.get('/.well-known/jwks.json')).body.keys.map(
+      (key: { kid: string }) => key.kid,
+    );
+    expect(published).toEqual(expect.arrayContaining([oldKid, nextKid]));
+    expect(decodeProtectedHeader(await org.token()).kid).toBe(oldKid);
+
+    const activeKid = await keys.rotate(0);
+    const after = await org.token();
+    expect(decodeProtectedHeader(after).kid).toBe(activeKid);
+    for (const token of [before, after]) {
+      expect(
+        (await client.get('/v1/sessions/sess_01m82sfbpbenftg57hv349pfkd', { token })).status,
+      ).toBe(404);
+    }
   });
 });
 

@@ -133,4 +133,21 @@ describe('transactional outbox', () => {
     expect(types.filter((t) => t === 'session.progress_updated')).toHaveLength(10);
     expect(parsePublicId('session', created.body.session_id)).not.toBeNull();
   });
+
+  it('lets an in-flight session finish when the worker shuts down gracefully', async () => {
+    const worker = await createWorker(stack.settings);
+    const created = await client.post('/v1/sessions', {
+      token,
+      json: { type: 'automatic_writing', target: 'graceful stop' },
+    });
+    await waitFor(async () =>
+      (await client.get(`/v1/sessions/${created.body.session_id}`, { token })).body.status ===
+      'in_progress'
+        ? true
+        : null,
+    );
+    await worker.close();
+    const status = (await client.get(`/v1/sessions/${created.body.session_id}`, { token })).body;
+    expect(status).toMatchObject({ status: 'completed', progress: 100 });
+  });
 });
