@@ -20,13 +20,16 @@ export async function createApiApp(settings: Settings): Promise<INestApplication
   app.useLogger(app.get(Logger));
   const express = app.getHttpAdapter().getInstance();
   express.disable('x-powered-by');
+  // Bodies are small and rarely re-fetched unchanged; hashing each one costs more than it saves.
+  express.set('etag', false);
   express.set('trust proxy', 'loopback');
   app.use(requestIdMiddleware);
   app.use(httpMetricsMiddleware);
   installBodyParsing(express, settings.bodyLimitBytes, settings.publicUrl);
   app.enableVersioning({ type: VersioningType.URI });
   app.useGlobalPipes(createValidationPipe());
-  app.enableShutdownHooks();
+  // SIGTERM/SIGINT only: SIGUSR2 and SIGHUP stay free for diagnostics (profilers, log rotation).
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   collectProcessMetrics();
   mountOpenApi(app, buildOpenApiDocument(app, settings.publicUrl));
   return app;

@@ -11,7 +11,7 @@ export async function createWorker(settings: Settings): Promise<INestApplication
     bufferLogs: true,
   });
   worker.useLogger(worker.get(Logger));
-  worker.enableShutdownHooks();
+  worker.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   await worker.init();
   return worker;
 }

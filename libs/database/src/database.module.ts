@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppSettings } from '#config';
 import { dataSourceOptions, ensureDatabase } from './data-source.js';
 import { ENTITIES } from './entities/index.js';
+import { Sql } from './sql.js';
 
 /** The PostgreSQL connection shared by every feature module, and their repositories. */
 @Module({
@@ -16,6 +17,7 @@ import { ENTITIES } from './entities/index.js';
     }),
     TypeOrmModule.forFeature(ENTITIES),
   ],
-  exports: [TypeOrmModule],
+  providers: [Sql],
+  exports: [TypeOrmModule, Sql],
 })
 export class DatabaseModule {}

@@ -2,3 +2,4 @@ export * from './entities/index.js';
 export * from './data-source.js';
 export * from './database.module.js';
 export * from './schema-drift.js';
+export * from './sql.js';

@@ -1,32 +1,34 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { newKey, type Tenant } from '#common';
-import { EventEntity, type JsonObject } from '#database';
+import type { SqlExecutor } from '#database';
 import type { EventDataMap, KnownEventType } from './catalogue.js';
 
+const INSERT_EVENT = `INSERT INTO events (id, organization_id, mode, type, data, request_id)
+  VALUES ($1, $2, $3, $4, $5, $6)`;
+
 /**
- * Writes events into the outbox. Always called with the EntityManager of the
+ * Writes events into the outbox. Always called with the executor of the
  * transaction that makes the change, so the change and its event commit together.
  */
 @Injectable()
 export class EventLog {
+  /** Returns the stored id of the new event. */
   async append<T extends KnownEventType>(
-    manager: EntityManager,
+    tx: SqlExecutor,
     tenant: Tenant,
     type: T,
     data: EventDataMap[T],
     requestId: string | null,
-  ): Promise<EventEntity> {
-    const event = manager.create(EventEntity, {
-      id: newKey('event').uuid,
-      organizationId: tenant.organizationId,
-      mode: tenant.mode,
+  ): Promise<string> {
+    const id = newKey('event').uuid;
+    await tx.query(INSERT_EVENT, [
+      id,
+      tenant.organizationId,
+      tenant.mode,
       type,
-      data: data as unknown as JsonObject,
+      JSON.stringify(data),
       requestId,
-      pendingWebhooks: 0,
-    });
-    await manager.insert(EventEntity, event);
-    return event;
+    ]);
+    return id;
   }
 }

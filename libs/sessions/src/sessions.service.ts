@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, type Repository } from 'typeorm';
 import {
   AppError,
   newKey,
@@ -12,10 +10,17 @@ import {
   type Tenant,
 } from '#common';
 import { AppSettings } from '#config';
-import { SessionEntity } from '#database';
+import { Sql, type SessionEntity } from '#database';
 import { renderSketchSvg } from '#engines';
 import { EventLog } from '#events';
 import { PROGRESS_STEPS } from './session-phase.js';
+import {
+  INSERT_SESSION,
+  SELECT_SESSION,
+  sessionFromRow,
+  sessionToRow,
+  type SessionRow,
+} from './session-rows.js';
 
 export interface NewSession {
   type: SessionType;
@@ -32,8 +37,7 @@ const QUEUE_ALLOWANCE_MS = 2_000;
 @Injectable()
 export class SessionsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    @InjectRepository(SessionEntity) private readonly sessions: Repository<SessionEntity>,
+    private readonly sql: Sql,
     private readonly events: EventLog,
     private readonly settings: AppSettings,
   ) {}
@@ -46,7 +50,7 @@ export class SessionsService {
   ): Promise<SessionEntity> {
     const { uuid, id } = newKey('session');
     const now = new Date();
-    const session = this.sessions.create({
+    const session: SessionEntity = {
       id: uuid,
       organizationId: tenant.organizationId,
       mode: tenant.mode,
@@ -73,11 +77,11 @@ export class SessionsService {
       estimatedCompletion: new Date(
         now.getTime() + this.settings.simulatedStepMs * PROGRESS_STEPS + QUEUE_ALLOWANCE_MS,
       ),
-    });
-    await this.dataSource.transaction(async (manager) => {
-      await manager.insert(SessionEntity, session);
+    };
+    await this.sql.transaction(async (tx) => {
+      await tx.query(INSERT_SESSION, sessionToRow(session));
       await this.events.append(
-        manager,
+        tx,
         tenant,
         'session.created',
         {
@@ -97,16 +101,16 @@ export class SessionsService {
   /** The session with that public id in the caller's organisation and mode, else NOT_FOUND. */
   async get(tenant: Tenant, publicId: string): Promise<SessionEntity> {
     const uuid = parsePublicId('session', publicId);
-    const session =
+    const [row] =
       uuid === null
-        ? null
-        : await this.sessions.findOneBy({
-            id: uuid,
-            organizationId: tenant.organizationId,
-            mode: tenant.mode,
-          });
-    if (!session) throw AppError.notFound('session', publicId);
-    return session;
+        ? []
+        : await this.sql.rows<SessionRow>(SELECT_SESSION, [
+            uuid,
+            tenant.organizationId,
+            tenant.mode,
+          ]);
+    if (!row) throw AppError.notFound('session', publicId);
+    return sessionFromRow(row);
   }
 
   /** A sketch of a completed session as SVG, re-drawn from the engine's seed. */
