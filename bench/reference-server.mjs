@@ -1,0 +1,479 @@
+// Minimal reference implementation of GET /v1/sessions/{id} and POST /v1/sessions.
+//
+// It does the same work per request as the Nest service, with nothing around it:
+//   request id (req_ TypeID, or a well-formed incoming X-Request-Id), Bearer parsing,
+//   jose ES256 verification (typ at+jwt, iss, aud, exp, required claims) against the
+//   public key(s) from `signing_keys` (cached in memory, like SigningKeyService),
+//   scope check, the Redis usage counter (MULTI INCR/EXPIRE/EXEC on the same key),
+//   then the statements the service issues (libs/sessions/src/session-rows.ts,
+//   libs/events/src/event-log.ts): the 24-column SELECT for a read, and BEGIN / INSERT
+//   sessions / INSERT events / COMMIT for a create (the events insert fires the outbox
+//   pg_notify trigger). No response caching, no ETag.
+//
+// Plain node:http, pg Pool, ioredis, jose, typeid-js. No Nest, no ORM.
+//
+// Env: PORT, DATABASE_URL, REDIS_URL, REDIS_PREFIX, PUBLIC_URL, DATABASE_POOL_MAX,
+//      SIMULATED_STEP_MS (estimate only, default 500 like the service).
+
+import http from 'node:http';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import { errors, importJWK, jwtVerify } from 'jose';
+import { TypeID, typeid } from 'typeid-js';
+
+const env = process.env;
+const PORT = Number(env.PORT ?? 0);
+const PUBLIC_URL = (env.PUBLIC_URL ?? '').replace(/\/+$/, '');
+const REDIS_PREFIX = env.REDIS_PREFIX ?? 'sas';
+const POOL_MAX = Number(env.DATABASE_POOL_MAX ?? 10);
+const STEP_MS = Number(env.SIMULATED_STEP_MS ?? 500);
+const ESTIMATE_MS = STEP_MS * 10 + 2_000; // PROGRESS_STEPS * step + QUEUE_ALLOWANCE_MS, as in SessionsService
+const TOKEN_TTL_S = 3600;
+const BODY_LIMIT = 1024 * 1024;
+
+if (!env.DATABASE_URL || !PUBLIC_URL) {
+  process.stderr.write('reference-server: DATABASE_URL and PUBLIC_URL are required\n');
+  process.exit(2);
+}
+
+const pool = new pg.Pool({
+  connectionString: env.DATABASE_URL,
+  max: POOL_MAX,
+  application_name: 'sas-bench-reference',
+});
+pool.on('error', () => undefined);
+const redis = new Redis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 2 });
+redis.on('error', () => undefined);
+
+// ---------------------------------------------------------------- ids
+
+/** Same rules as libs/common/src/ids.ts parsePublicId. */
+function parsePublicId(prefix, value) {
+  if (
+    typeof value !== 'string' ||
+    value.length !== prefix.length + 27 ||
+    !value.startsWith(`${prefix}_`)
+  )
+    return null;
+  try {
+    return TypeID.fromString(value, prefix).toUUID();
+  } catch {
+    return null;
+  }
+}
+const toPublicId = (prefix, uuid) => TypeID.fromUUID(prefix, uuid).toString();
+
+// ---------------------------------------------------------------- signing keys (cached like SigningKeyService)
+
+let publicKeys = new Map();
+let keysLoadedAt = 0;
+
+async function loadKeys() {
+  const horizon = new Date(Date.now() - TOKEN_TTL_S * 1000);
+  const { rows } = await pool.query(
+    'SELECT kid, algorithm, public_jwk, retires_at FROM signing_keys ORDER BY created_at ASC',
+  );
+  const keys = new Map();
+  for (const row of rows) {
+    if (row.retires_at !== null && row.retires_at <= horizon) continue;
+    keys.set(row.kid, await importJWK({ ...row.public_jwk, alg: row.algorithm }, row.algorithm));
+  }
+  publicKeys = keys;
+  keysLoadedAt = Date.now();
+}
+
+async function publicKey(kid) {
+  const known = publicKeys.get(kid);
+  if (known) return known;
+  if (Date.now() - keysLoadedAt < 5_000) return null;
+  await loadKeys();
+  return publicKeys.get(kid) ?? null;
+}
+
+// ---------------------------------------------------------------- errors
+
+class HttpError extends Error {
+  constructor(status, code, message, details = {}, headers = {}) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.details = details;
+    this.headers = headers;
+  }
+}
+const unauthorized = (issue) =>
+  new HttpError(
+    401,
+    'UNAUTHORIZED',
+    'Invalid or missing credentials',
+    { issue },
+    {
+      'WWW-Authenticate': `Bearer error="invalid_token", error_description="${issue.replace(/"/g, "'")}"`,
+    },
+  );
+const invalid = (field, issue) =>
+  new HttpError(400, 'INVALID_REQUEST', `Invalid value for ${field}: ${issue}`, { field, issue });
+
+function tokenError(error) {
+  if (error instanceof errors.JWTExpired) return 'access token expired';
+  if (error instanceof errors.JWTClaimValidationFailed)
+    return `access token claim ${error.claim} is invalid`;
+  if (error instanceof errors.JOSEAlgNotAllowed) return 'access token algorithm not allowed';
+  if (error instanceof errors.JWKSNoMatchingKey) return 'access token signed by an unknown key';
+  if (error instanceof errors.JWSSignatureVerificationFailed)
+    return 'access token signature is invalid';
+  return 'malformed access token';
+}
+
+// ---------------------------------------------------------------- auth + usage
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+const getKey = async (header) => {
+  const key = header.kid ? await publicKey(header.kid) : null;
+  if (!key) throw new errors.JWKSNoMatchingKey();
+  return key;
+};
+const VERIFY_OPTIONS = {
+  algorithms: ['ES256'],
+  typ: 'at+jwt',
+  issuer: PUBLIC_URL,
+  audience: PUBLIC_URL,
+  requiredClaims: ['exp', 'iat', 'sub', 'org_id', 'mode', 'scope'],
+};
+
+async function authenticate(request, scope) {
+  const header = request.headers.authorization;
+  if (header === undefined || header.trim() === '')
+    throw unauthorized('no credential: send Authorization: Bearer <token>');
+  const match = BEARER.exec(header);
+  if (!match) throw unauthorized('the Authorization header must be "Bearer <credential>"');
+  let payload;
+  try {
+    ({ payload } = await jwtVerify(match[1], getKey, VERIFY_OPTIONS));
+  } catch (error) {
+    throw unauthorized(tokenError(error));
+  }
+  const organizationId =
+    typeof payload.org_id === 'string' ? parsePublicId('org', payload.org_id) : null;
+  const mode = payload.mode;
+  if (
+    organizationId === null ||
+    (mode !== 'live' && mode !== 'test') ||
+    typeof payload.scope !== 'string'
+  ) {
+    throw unauthorized('access token has malformed claims');
+  }
+  const principal = { organizationId, mode, scopes: payload.scope.split(' ').filter(Boolean) };
+  // The usage counter, exactly as apps/api/src/http/usage-meter.ts (errors ignored).
+  const key = `${REDIS_PREFIX}:usage:${organizationId}:${mode}:${Math.floor(Date.now() / 60_000)}`;
+  try {
+    await redis
+      .multi()
+      .incr(key)
+      .expire(key, 2 * 3600)
+      .exec();
+  } catch {
+    /* a Redis outage must not fail requests */
+  }
+  if (!principal.scopes.includes(scope)) {
+    throw new HttpError(403, 'FORBIDDEN', 'Insufficient permissions', { missing_scopes: [scope] });
+  }
+  return principal;
+}
+
+// ---------------------------------------------------------------- sessions
+
+const SELECT_SESSION = `SELECT "id", "organization_id", "mode", "type", "target", "modality", "duration_minutes",
+  "privacy_level", "status", "progress", "engine", "engine_version", "engine_seed", "results", "confidence_score",
+  "analyst_id", "evidence", "failure_reason", "event_sequence", "created_at", "updated_at", "started_at",
+  "completed_at", "estimated_completion"
+  FROM "sessions" WHERE "id" = $1 AND "organization_id" = $2 AND "mode" = $3`;
+
+const INSERT_SESSION = `INSERT INTO "sessions"("id", "organization_id", "mode", "type", "target", "modality",
+  "duration_minutes", "privacy_level", "status", "progress", "engine", "engine_version", "engine_seed", "results",
+  "confidence_score", "analyst_id", "evidence", "failure_reason", "event_sequence", "created_at", "updated_at",
+  "started_at", "completed_at", "estimated_completion")
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  $12, $13, $14, NULL, NULL, $15)`;
+
+const INSERT_EVENT = `INSERT INTO "events"("id", "organization_id", "mode", "type", "data", "request_id")
+  VALUES ($1, $2, $3, $4, $5, $6)`;
+
+function phaseOf(status, progress) {
+  switch (status) {
+    case 'initiated':
+      return 'queued';
+    case 'completed':
+      return 'completed';
+    case 'failed':
+      return 'failed';
+    default:
+      if (progress < 60) return 'data_collection';
+      return progress < 90 ? 'analysis' : 'validation';
+  }
+}
+
+async function readSession(principal, publicId) {
+  const uuid = parsePublicId('sess', publicId);
+  const row =
+    uuid === null
+      ? undefined
+      : (await pool.query(SELECT_SESSION, [uuid, principal.organizationId, principal.mode]))
+          .rows[0];
+  if (!row)
+    throw new HttpError(404, 'NOT_FOUND', `No session with id ${publicId}`, {
+      field: 'id',
+      issue: 'not found',
+    });
+  return {
+    session_id: toPublicId('sess', row.id),
+    type: row.type,
+    status: row.status,
+    progress: row.progress,
+    current_phase: phaseOf(row.status, row.progress),
+    results_available: row.status === 'completed' && row.results !== null,
+    created_at: row.created_at.toISOString(),
+    estimated_completion: row.estimated_completion?.toISOString() ?? null,
+    ...(row.failure_reason !== null ? { failure_reason: row.failure_reason } : {}),
+  };
+}
+
+const SESSION_TYPES = ['remote_viewing', 'dowsing', 'automatic_writing'];
+const MODALITIES = ['visual', 'kinesthetic', 'auditory'];
+const PRIVACY_LEVELS = ['public', 'private', 'classified'];
+const ALLOWED_FIELDS = new Set([
+  'type',
+  'session_type',
+  'target',
+  'cue',
+  'modality',
+  'duration_minutes',
+  'privacy_level',
+]);
+
+/** The same rules as CreateSessionV1Dto + toNewSession (first problem reported). */
+function validateCreate(body) {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalid('body', 'must be a JSON object');
+  for (const field of Object.keys(body))
+    if (!ALLOWED_FIELDS.has(field)) throw invalid(field, 'is not a recognised field');
+  const oneOf = (field, values) => {
+    if (body[field] !== undefined && !values.includes(body[field]))
+      throw invalid(field, `must be one of ${values.join(', ')}`);
+  };
+  const text = (field) => {
+    const value = body[field];
+    if (value === undefined) return;
+    if (typeof value !== 'string') throw invalid(field, 'must be a string');
+    if (value.length < 1 || value.length > 1000)
+      throw invalid(field, 'must be 1 to 1000 characters');
+  };
+  oneOf('type', SESSION_TYPES);
+  oneOf('session_type', SESSION_TYPES);
+  text('target');
+  text('cue');
+  oneOf('modality', MODALITIES);
+  const duration = body.duration_minutes;
+  if (duration !== undefined && (!Number.isInteger(duration) || duration < 5 || duration > 180)) {
+    throw invalid('duration_minutes', 'must be an integer between 5 and 180');
+  }
+  oneOf('privacy_level', PRIVACY_LEVELS);
+  if (body.target !== undefined && body.cue !== undefined)
+    throw invalid('cue', 'send either target or cue, not both');
+  if (
+    body.type !== undefined &&
+    body.session_type !== undefined &&
+    body.type !== body.session_type
+  ) {
+    throw invalid('session_type', 'send either type or session_type, not both');
+  }
+  const target = body.target ?? body.cue;
+  if (target === undefined || target.trim() === '')
+    throw invalid('target', target === undefined ? 'is required' : 'must not be blank');
+  const type = body.type ?? body.session_type;
+  if (type === undefined) throw invalid('type', 'is required');
+  return {
+    type,
+    target,
+    modality: body.modality ?? null,
+    durationMinutes: body.duration_minutes ?? 30,
+    privacyLevel: body.privacy_level ?? 'private',
+  };
+}
+
+async function createSession(principal, input, requestId) {
+  const id = typeid('sess');
+  const uuid = id.toUUID();
+  const sessionId = id.toString();
+  const now = new Date();
+  const estimated = new Date(now.getTime() + ESTIMATE_MS);
+  const data = {
+    session_id: sessionId,
+    type: input.type,
+    status: 'initiated',
+    created_at: now.toISOString(),
+    estimated_completion: estimated.toISOString(),
+    sequence: 1,
+  };
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(INSERT_SESSION, [
+      uuid,
+      principal.organizationId,
+      principal.mode,
+      input.type,
+      input.target,
+      input.modality,
+      input.durationMinutes,
+      input.privacyLevel,
+      'initiated',
+      0,
+      'simulated',
+      1,
+      now,
+      now,
+      estimated,
+    ]);
+    await client.query(INSERT_EVENT, [
+      typeid('evt').toUUID(),
+      principal.organizationId,
+      principal.mode,
+      'session.created',
+      JSON.stringify(data),
+      requestId,
+    ]);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+  return {
+    session_id: sessionId,
+    status: 'initiated',
+    created_at: data.created_at,
+    estimated_completion: data.estimated_completion,
+  };
+}
+
+// ---------------------------------------------------------------- http
+
+function readJsonBody(request) {
+  return new Promise((resolve, reject) => {
+    const type = request.headers['content-type'] ?? '';
+    if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
+      request.resume();
+      reject(
+        new HttpError(
+          415,
+          'UNSUPPORTED_MEDIA_TYPE',
+          `Content-Type ${type || '(none)'} is not accepted`,
+          { field: 'Content-Type', issue: 'send application/json' },
+        ),
+      );
+      return;
+    }
+    const chunks = [];
+    let size = 0;
+    request.on('data', (chunk) => {
+      size += chunk.length;
+      if (size > BODY_LIMIT) {
+        reject(
+          new HttpError(413, 'PAYLOAD_TOO_LARGE', `The request body exceeds ${BODY_LIMIT} bytes`),
+        );
+        request.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('error', reject);
+    request.on('end', () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch {
+        reject(
+          new HttpError(400, 'INVALID_REQUEST', 'The request body is not valid JSON', {
+            field: 'body',
+            issue: 'malformed JSON',
+          }),
+        );
+      }
+    });
+  });
+}
+
+function send(response, status, body, headers) {
+  const json = JSON.stringify(body);
+  response.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(json),
+    ...headers,
+  });
+  response.end(json);
+}
+
+const SESSION_PATH = /^\/v1\/sessions\/([^/?]+)$/;
+
+async function handle(request, response, requestId) {
+  const path = request.url.split('?', 1)[0];
+  if (request.method === 'GET') {
+    const match = SESSION_PATH.exec(path);
+    if (match) {
+      const principal = await authenticate(request, 'remote-viewing:read');
+      return send(response, 200, await readSession(principal, decodeURIComponent(match[1])));
+    }
+    if (path === '/health/live' || path === '/health/ready')
+      return send(response, 200, { status: 'ok' });
+  } else if (request.method === 'POST' && path === '/v1/sessions') {
+    const principal = await authenticate(request, 'remote-viewing:write');
+    const input = validateCreate(await readJsonBody(request));
+    return send(response, 201, await createSession(principal, input, requestId));
+  }
+  throw new HttpError(404, 'NOT_FOUND', `No route ${request.method} ${path}`, {
+    issue: 'unknown route',
+  });
+}
+
+const server = http.createServer((request, response) => {
+  const incoming = request.headers['x-request-id'];
+  const requestId =
+    typeof incoming === 'string' && parsePublicId('req', incoming) !== null
+      ? incoming
+      : typeid('req').toString();
+  response.setHeader('X-Request-Id', requestId);
+  handle(request, response, requestId).catch((error) => {
+    const known = error instanceof HttpError;
+    if (!known) process.stderr.write(`reference-server: ${error?.stack ?? error}\n`);
+    const status = known ? error.status : 500;
+    const body = {
+      error: {
+        code: known ? error.code : 'INTERNAL_ERROR',
+        message: known ? error.message : 'An unexpected error occurred',
+        details: known ? error.details : {},
+        request_id: requestId,
+      },
+    };
+    if (!response.headersSent) send(response, status, body, known ? error.headers : {});
+    else response.destroy();
+  });
+});
+server.keepAliveTimeout = 5_000; // Node's default, as under Express
+
+await loadKeys();
+server.listen(PORT, '0.0.0.0', () => {
+  process.stdout.write(`reference server listening on ${server.address().port}\n`);
+});
+
+let closing = false;
+async function shutdown() {
+  if (closing) return;
+  closing = true;
+  server.close();
+  server.closeAllConnections();
+  await Promise.allSettled([pool.end(), redis.quit()]);
+  process.exit(0);
+}
+process.once('SIGTERM', shutdown);
+process.once('SIGINT', shutdown);

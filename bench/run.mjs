@@ -1,0 +1,1212 @@
+// Benchmark orchestrator: the real API (Nest, built output) against bench/reference-server.mjs,
+// a minimal node:http server doing the same work. See bench/README.md.
+//
+//   npm run bench                      (= npm run build && node bench/run.mjs)
+//   BENCH_DURATION=10 BENCH_CONNECTIONS=50 BENCH_ROUNDS=1 BENCH_WARMUP=2 node bench/run.mjs
+//   BENCH_PROFILE=1 node bench/run.mjs (CPU profiles of both servers' read and create phases)
+//
+// Exit code: 0 when the measurement ran (targets met or not), 1 on errors
+// (a server failed, parity check failed, or more than 1 % non-2xx/errors in a phase).
+
+import { spawn } from 'node:child_process';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { isDeepStrictEqual } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const RESULTS = join(ROOT, 'bench', 'results');
+const env = process.env;
+
+const positiveInt = (name, fallback) => {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`${name} must be a positive whole number, got "${raw}"`);
+  return value;
+};
+
+const CONFIG = {
+  databaseUrl: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/sas_bench',
+  redisUrl: env.REDIS_URL || 'redis://127.0.0.1:6379',
+  redisPrefix: 'sas-bench',
+  duration: positiveInt('BENCH_DURATION', 10),
+  connections: positiveInt('BENCH_CONNECTIONS', 50),
+  rounds: positiveInt('BENCH_ROUNDS', 1),
+  warmup: positiveInt('BENCH_WARMUP', 2),
+  fixedRate: 1000,
+  poolMax: positiveInt('DATABASE_POOL_MAX', 10),
+  logLevel: env.BENCH_LOG_LEVEL || 'warn',
+  profile: env.BENCH_PROFILE === '1',
+  clientId: 'sas-bench-client',
+  clientSecret: 'sas-bench-secret-7f3a9c2e1b5d',
+  simulatedStepMs: 500,
+};
+const TARGETS = { readRatio: 0.9, createRatio: 0.8, fixedRateP99Ms: 15 };
+const MAX_ERROR_SHARE = 0.01;
+const NOISE = { otherPct: 15, stealPct: 5 }; // flag phases where something else took this much CPU (% of one core)
+const CREATE_BODY = JSON.stringify({
+  type: 'remote_viewing',
+  target: 'The object in the sealed envelope #4711',
+});
+
+// ------------------------------------------------------------------ child processes
+
+const children = new Set();
+
+function startChild(name, args, childEnv) {
+  mkdirSync(RESULTS, { recursive: true });
+  const logFile = join(RESULTS, `${name}.log`);
+  const fd = openSync(logFile, 'w');
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...env, ...childEnv },
+    stdio: CONFIG.profile ? ['ignore', fd, fd, 'ipc'] : ['ignore', fd, fd],
+  });
+  closeSync(fd);
+  child.benchName = name;
+  child.logFile = logFile;
+  child.exited = new Promise((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  children.add(child);
+  child.exited.then(() => children.delete(child));
+  return child;
+}
+
+const running = (child) => child.exitCode === null && child.signalCode === null;
+
+async function stopChild(child) {
+  if (!running(child)) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => running(child) && child.kill('SIGKILL'), 8_000);
+  await child.exited;
+  clearTimeout(timer);
+}
+
+const stopAll = () => Promise.all([...children].map(stopChild));
+
+process.on('exit', () => {
+  for (const child of children) if (running(child)) child.kill('SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.once(signal, () => {
+    process.stderr.write(`\n${signal}: stopping the servers…\n`);
+    stopAll().finally(() => process.exit(130));
+  });
+}
+
+function logTail(child, lines = 30) {
+  try {
+    return readFileSync(child.logFile, 'utf8').split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+async function runToCompletion(name, args, childEnv) {
+  const child = startChild(name, args, childEnv);
+  const { code, signal } = await child.exited;
+  if (code !== 0)
+    throw new Error(`${name} failed (${signal ?? `exit ${code}`}):\n${logTail(child)}`);
+}
+
+// ------------------------------------------------------------------ helpers
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(url, child, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    if (!running(child))
+      throw new Error(`${child.benchName} exited during start-up:\n${logTail(child)}`);
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      if (response.ok) return;
+      last = `HTTP ${response.status}: ${(await response.text()).slice(0, 300)}`;
+    } catch (error) {
+      last = String(error.cause?.code ?? error.message);
+    }
+    await sleep(250);
+  }
+  throw new Error(
+    `${child.benchName} not ready at ${url} after ${timeoutMs / 1000} s (${last}):\n${logTail(child)}`,
+  );
+}
+
+async function request(base, method, path, { headers = {}, body } = {}) {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers,
+    body,
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await response.text();
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, json, text };
+}
+
+function redactUrl(url) {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+function summarize(base, latencies, okCount, failures, durationS) {
+  const sorted = Float64Array.from(latencies).sort();
+  const total = okCount + failures.non2xx + failures.errors;
+  return {
+    ...base,
+    durationS: Number(durationS.toFixed(2)),
+    ok: okCount,
+    rps: Number((okCount / durationS).toFixed(1)),
+    latencyMs: {
+      p50: round2(percentile(sorted, 50)),
+      p90: round2(percentile(sorted, 90)),
+      p99: round2(percentile(sorted, 99)),
+      max: round2(sorted.length ? sorted[sorted.length - 1] : null),
+    },
+    non2xx: failures.non2xx,
+    errors: failures.errors,
+    timeouts: failures.timeouts ?? 0,
+    statusCodes: failures.statusCodes ?? {},
+    errorShare: total === 0 ? 1 : (failures.non2xx + failures.errors) / total,
+    rawLatencies: sorted,
+  };
+}
+const round2 = (value) => (value === null ? null : Math.round(value * 100) / 100);
+
+/** CPU time (user + system, all threads) of a process in ms, from /proc (Linux); null elsewhere. */
+const CLK_TCK = 100; // USER_HZ, 100 on every mainstream Linux
+function cpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK; // utime, stime
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Machine-wide CPU accounting (Linux): busy and steal time of all cores, and the CPU time of
+ * PostgreSQL and Redis processes, so a phase disturbed by something else can be flagged.
+ */
+const dependencyPids = { postmaster: null, redis: null }; // set in main() when PostgreSQL / Redis run on this machine
+
+function machineSnapshot() {
+  try {
+    const cpu = readFileSync('/proc/stat', 'utf8')
+      .split('\n')[0]
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = cpu;
+    const databases = new Map(); // pid → CPU ms, per process so that backends ending mid-phase do not skew the sum
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const pid = Number(entry);
+        const ppid = Number(fields[1]);
+        const ours =
+          pid === dependencyPids.redis ||
+          pid === dependencyPids.postmaster ||
+          ppid === dependencyPids.postmaster;
+        if (!ours) continue;
+        databases.set(entry, ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK);
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+    return {
+      busyMs: ((user + nice + system + irq + softirq) * 1000) / CLK_TCK,
+      stealMs: (steal * 1000) / CLK_TCK,
+      idleMs: ((idle + iowait) * 1000) / CLK_TCK,
+      databases,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Between phases both servers are idle, so CPU in use then is someone else's: wait (up to
+ * `maxWaitS`) until it is under `NOISE.otherPct` % of a core, so phases are not disturbed.
+ */
+async function quietMachine(maxWaitS = 30) {
+  const deadline = Date.now() + maxWaitS * 1000;
+  let said = false;
+  for (;;) {
+    const before = machineSnapshot();
+    const bench = process.cpuUsage();
+    await sleep(1_000);
+    const after = machineSnapshot();
+    if (!before || !after) return;
+    const own = (process.cpuUsage(bench).user + process.cpuUsage(bench).system) / 1000;
+    const otherPct = Math.round(
+      ((after.busyMs - before.busyMs + after.stealMs - before.stealMs - own) / 1000) * 100,
+    );
+    if (otherPct <= NOISE.otherPct) return;
+    if (Date.now() > deadline) {
+      log(`  other load still at ${otherPct} % of a core after ${maxWaitS} s; measuring anyway`);
+      return;
+    }
+    if (!said) log(`  waiting for other load on the machine to settle (${otherPct} % of a core) …`);
+    said = true;
+  }
+}
+
+/** Runs a phase; adds the server process's CPU time and how busy the rest of the machine was. */
+async function measured(pid, run) {
+  const before = cpuMs(pid);
+  const machineBefore = machineSnapshot();
+  const benchBefore = process.cpuUsage();
+  const started = performance.now();
+  const result = await run();
+  const wallMs = performance.now() - started;
+  const after = cpuMs(pid);
+  const machineAfter = machineSnapshot();
+  const bench = process.cpuUsage(benchBefore);
+  const serverCpuMs = before === null || after === null ? null : after - before;
+  let machine = null;
+  if (machineBefore && machineAfter && serverCpuMs !== null) {
+    const delta = (key) => machineAfter[key] - machineBefore[key];
+    let databasesMs = 0; // processes that started during the phase count in full
+    for (const [pid, ms] of machineAfter.databases)
+      databasesMs += ms - (machineBefore.databases.get(pid) ?? 0);
+    const pct = (ms) => Math.round((100 * ms) / wallMs); // % of one core
+    const generatorMs = (bench.user + bench.system) / 1000;
+    machine = {
+      busyPct: pct(delta('busyMs')),
+      stealPct: pct(delta('stealMs')),
+      serverPct: pct(serverCpuMs),
+      generatorPct: pct(generatorMs),
+      databasesPct: pct(databasesMs),
+      otherPct: Math.max(0, pct(delta('busyMs') - serverCpuMs - generatorMs - databasesMs)),
+    };
+  }
+  return { ...result, serverCpuMs, machine };
+}
+
+// ------------------------------------------------------------------ load generators
+
+/** Closed-loop load: `connections` keep-alive connections, each sending its next request when the previous one answered. */
+async function cannon(target, { duration, connections, overallRate }) {
+  const latencies = [];
+  let ok = 0;
+  const instance = autocannon({
+    url: `${target.base}${target.path}`,
+    method: target.method,
+    headers: target.headers,
+    body: target.body,
+    duration,
+    connections,
+    pipelining: 1,
+    timeout: 10,
+    ...(overallRate ? { overallRate, ignoreCoordinatedOmission: true } : {}),
+  });
+  // Our own latency record (float ms, 2xx only): autocannon's histogram keeps whole milliseconds.
+  instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+    if (statusCode >= 200 && statusCode < 300) {
+      ok += 1;
+      latencies.push(responseTime);
+    }
+  });
+  const result = await instance;
+  return {
+    latencies,
+    ok,
+    durationS: result.duration,
+    failures: {
+      non2xx: result.non2xx,
+      errors: result.errors,
+      timeouts: result.timeouts,
+      statusCodes: result.statusCodeStats,
+    },
+  };
+}
+
+/**
+ * A lean keep-alive HTTP/1.1 client for the paced run (much cheaper per request than
+ * node:http's client, so the load generator steals less CPU on a small machine). Each socket
+ * carries one request at a time; requests wait in a FIFO when all `maxSockets` are busy.
+ * Responses must carry Content-Length (both servers send it).
+ */
+class RawClient {
+  constructor(base, maxSockets) {
+    const { hostname, port } = new URL(base);
+    this.host = hostname;
+    this.port = Number(port);
+    this.maxSockets = maxSockets;
+    this.idle = [];
+    this.open = 0;
+    this.waiting = [];
+  }
+
+  /** Resolves with the status code (0 on a socket error). */
+  send(payload) {
+    return new Promise((resolve) => {
+      const job = { payload, resolve, retried: false };
+      const conn = this.idle.pop();
+      if (conn) this.#start(conn, job);
+      else if (this.open < this.maxSockets) this.#start(this.#connect(), job);
+      else this.waiting.push(job);
+    });
+  }
+
+  #connect() {
+    this.open += 1;
+    const socket = net.connect({ host: this.host, port: this.port, noDelay: true });
+    const conn = {
+      socket,
+      job: null,
+      buf: null,
+      headerEnd: -1,
+      bodyLength: 0,
+      status: 0,
+      close: false,
+      used: false,
+      dead: false,
+    };
+    socket.on('data', (chunk) => this.#onData(conn, chunk));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      conn.dead = true;
+      this.open -= 1;
+      const index = this.idle.indexOf(conn);
+      if (index >= 0) this.idle.splice(index, 1);
+      const job = conn.job;
+      conn.job = null;
+      if (!job) return;
+      // The server closed an idle keep-alive socket just as we reused it: retry once on a new one.
+      if (conn.used && conn.buf === null && !job.retried) {
+        job.retried = true;
+        this.#start(this.#connect(), job);
+      } else job.resolve(0);
+    });
+    return conn;
+  }
+
+  #start(conn, job) {
+    conn.job = job;
+    conn.buf = null;
+    conn.headerEnd = -1;
+    conn.socket.write(job.payload);
+  }
+
+  #onData(conn, chunk) {
+    if (!conn.job) return;
+    conn.buf = conn.buf === null ? chunk : Buffer.concat([conn.buf, chunk]);
+    if (conn.headerEnd < 0) {
+      conn.headerEnd = conn.buf.indexOf('\r\n\r\n');
+      if (conn.headerEnd < 0) return;
+      const head = conn.buf.toString('latin1', 0, conn.headerEnd).toLowerCase();
+      conn.status = Number(head.slice(9, 12));
+      conn.bodyLength = Number(/\r\ncontent-length:\s*(\d+)/.exec(head)?.[1] ?? 0);
+      conn.close = /\r\nconnection:\s*close/.test(head);
+    }
+    if (conn.buf.length < conn.headerEnd + 4 + conn.bodyLength) return;
+    const job = conn.job;
+    conn.job = null;
+    conn.buf = null;
+    conn.used = true;
+    if (conn.close) conn.socket.destroy();
+    else {
+      const next = this.waiting.shift();
+      if (next) this.#start(conn, next);
+      else this.idle.push(conn); // LIFO: few sockets stay hot, the rest may time out and close
+    }
+    job.resolve(conn.status);
+  }
+
+  destroy() {
+    for (const conn of this.idle) conn.socket.destroy();
+  }
+}
+
+/**
+ * Open-loop load at a fixed rate: requests start on an even schedule (checked every ~1 ms)
+ * whatever the previous ones are doing. Latency runs from the moment a request is issued,
+ * so time spent waiting for a free connection counts.
+ */
+async function paced(target, { rate, duration, client }) {
+  const headerLines = Object.entries({
+    host: new URL(target.base).host,
+    ...target.headers,
+    ...(target.body ? { 'content-length': Buffer.byteLength(target.body) } : {}),
+  })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  const payload = Buffer.from(
+    `${target.method} ${target.path} HTTP/1.1\r\n${headerLines}\r\n${target.body ?? ''}`,
+  );
+  const total = rate * duration;
+  const latencies = [];
+  const failures = { non2xx: 0, errors: 0, timeouts: 0, statusCodes: {} };
+  let ok = 0;
+  let sent = 0;
+  let settled = 0;
+  const start = performance.now();
+  let lastSettle = start;
+  await new Promise((finish) => {
+    let deadline;
+    const resolve = () => {
+      clearTimeout(deadline);
+      finish();
+    };
+    const fire = () => {
+      sent += 1;
+      const t0 = performance.now();
+      client.send(payload).then((status) => {
+        if (settled < 0) return;
+        const now = performance.now();
+        if (status === 0) failures.errors += 1;
+        else {
+          failures.statusCodes[status] = { count: (failures.statusCodes[status]?.count ?? 0) + 1 };
+          if (status >= 200 && status < 300) {
+            ok += 1;
+            latencies.push(now - t0);
+          } else failures.non2xx += 1;
+        }
+        settled += 1;
+        lastSettle = now;
+        if (settled === total) resolve();
+      });
+    };
+    // Never hang on a stalled server: whatever has not answered 15 s after the last send is a timeout.
+    deadline = setTimeout(
+      () => {
+        failures.timeouts = total - settled;
+        failures.errors += total - settled;
+        settled = -Infinity; // late answers no longer count
+        resolve();
+      },
+      duration * 1000 + 15_000,
+    );
+    const tick = () => {
+      const due = Math.min(total, Math.floor(((performance.now() - start) * rate) / 1000));
+      while (sent < due) fire();
+      if (sent < total) setTimeout(tick, 1);
+    };
+    tick();
+  });
+  // Achieved rate: completions over the span from the first send to the last answer.
+  return { latencies, ok, durationS: (lastSettle - start) / 1000, failures };
+}
+
+// ------------------------------------------------------------------ main
+
+async function main() {
+  mkdirSync(RESULTS, { recursive: true });
+  const dbName = decodeURIComponent(new URL(CONFIG.databaseUrl).pathname.slice(1));
+  const [apiPort, refPort] = [await freePort(), await freePort()];
+  const apiBase = `http://127.0.0.1:${apiPort}`;
+  const refBase = `http://127.0.0.1:${refPort}`;
+  const publicUrl = apiBase;
+  const shared = {
+    DATABASE_URL: CONFIG.databaseUrl,
+    REDIS_URL: CONFIG.redisUrl,
+    REDIS_PREFIX: CONFIG.redisPrefix,
+    DATABASE_POOL_MAX: String(CONFIG.poolMax),
+    PUBLIC_URL: publicUrl,
+    SIMULATED_STEP_MS: String(CONFIG.simulatedStepMs),
+    NODE_ENV: 'production',
+  };
+
+  log(`Migrating ${redactUrl(CONFIG.databaseUrl)} …`);
+  await runToCompletion('migrate', ['dist/libs/database/src/cli/migrate.js'], shared);
+
+  // A fresh, equal starting point for every run (only on the dedicated bench database).
+  const db = new pg.Client({ connectionString: CONFIG.databaseUrl });
+  await db.connect();
+  try {
+    await findDependencyPids(db);
+    if (dbName === 'sas_bench' || env.BENCH_RESET === '1') {
+      await db.query('TRUNCATE sessions, events');
+      log(`Emptied sessions and events in ${dbName}.`);
+    }
+
+    log(`Starting the API on ${apiBase} (LOG_LEVEL=${CONFIG.logLevel}) …`);
+    const profileDir = join(RESULTS, 'profiles');
+    if (CONFIG.profile) {
+      rmSync(profileDir, { recursive: true, force: true });
+      mkdirSync(profileDir, { recursive: true });
+    }
+    const api = startChild(
+      'api',
+      [
+        ...(CONFIG.profile ? ['--import', './bench/cpu-profile-hook.mjs'] : []),
+        'dist/apps/api/src/main.js',
+      ],
+      {
+        ...shared,
+        PORT: String(apiPort),
+        BOOTSTRAP_CLIENT_ID: CONFIG.clientId,
+        BOOTSTRAP_CLIENT_SECRET: CONFIG.clientSecret,
+        LOG_LEVEL: CONFIG.logLevel,
+        SHUTDOWN_GRACE_MS: '3000',
+      },
+    );
+    await waitFor(`${apiBase}/health/ready`, api);
+
+    const tokenResponse = await request(apiBase, 'POST', '/oauth2/token', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: CONFIG.clientId,
+        client_secret: CONFIG.clientSecret,
+      }).toString(),
+    });
+    if (tokenResponse.status !== 200 || !tokenResponse.json?.access_token) {
+      throw new Error(
+        `token request failed: HTTP ${tokenResponse.status} ${tokenResponse.text.slice(0, 300)}`,
+      );
+    }
+    const token = tokenResponse.json.access_token;
+    const readHeaders = { authorization: `Bearer ${token}` };
+    const writeHeaders = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+
+    const seed = await request(apiBase, 'POST', '/v1/sessions', {
+      headers: writeHeaders,
+      body: CREATE_BODY,
+    });
+    if (seed.status !== 201 || !seed.json?.session_id)
+      throw new Error(`seed session: HTTP ${seed.status} ${seed.text.slice(0, 300)}`);
+    const sessionId = seed.json.session_id;
+    log(`Token issued; seed session ${sessionId}.`);
+
+    log(`Starting the reference server on ${refBase} …`);
+    const ref = startChild(
+      'reference',
+      [
+        ...(CONFIG.profile ? ['--import', './bench/cpu-profile-hook.mjs'] : []),
+        'bench/reference-server.mjs',
+      ],
+      {
+        ...shared,
+        PORT: String(refPort),
+      },
+    );
+    await waitFor(`${refBase}/health/live`, ref);
+
+    await parityCheck({ apiBase, refBase, sessionId, readHeaders, writeHeaders, db });
+    log(
+      'Parity check passed: same read body, same create response shape, equivalent sessions/events rows.',
+    );
+
+    const targets = (base) => ({
+      read: { base, method: 'GET', path: `/v1/sessions/${sessionId}`, headers: readHeaders },
+      create: {
+        base,
+        method: 'POST',
+        path: '/v1/sessions',
+        headers: writeHeaders,
+        body: CREATE_BODY,
+      },
+    });
+    const servers = { service: targets(apiBase), reference: targets(refBase) };
+    const pids = { service: api.pid, reference: ref.pid };
+
+    // Warm-up: JIT, connection pools, prepared plans; both routes on both servers.
+    for (const name of ['service', 'reference']) {
+      log(`Warming up the ${name} (${CONFIG.warmup} s) …`);
+      const warm = await autocannon({
+        url: servers[name].read.base,
+        connections: CONFIG.connections,
+        duration: CONFIG.warmup,
+        requests: [servers[name].read, servers[name].create].map(
+          ({ method, path, headers, body }) => ({ method, path, headers, body }),
+        ),
+      });
+      const failed = warm.non2xx + warm.errors;
+      if (failed > MAX_ERROR_SHARE * Math.max(1, warm.requests.total)) {
+        throw new Error(
+          `warm-up of the ${name}: ${warm.non2xx} non-2xx and ${warm.errors} errors in ${warm.requests.total} requests (${JSON.stringify(warm.statusCodeStats)}); see bench/results/*.log`,
+        );
+      }
+    }
+
+    // Fresh planner statistics for the rows the warm-up wrote (after the TRUNCATE the planner
+    // would otherwise think the tables are empty until autovacuum catches up mid-run).
+    await db.query('ANALYZE sessions, events');
+
+    const raw = []; // { phase, server, round, latencies, ok, durationS, failures }
+    const say = (phase, server, round) =>
+      log(
+        `${phase.padEnd(6)} on ${server.padEnd(9)} ${CONFIG.rounds > 1 ? `(round ${round}) ` : ''}for ${CONFIG.duration} s …`,
+      );
+    const ensureAlive = () => {
+      for (const child of [api, ref]) {
+        if (!running(child))
+          throw new Error(
+            `${child.benchName} died during the run (${child.signalCode ?? `exit ${child.exitCode}`}):\n${logTail(child)}`,
+          );
+      }
+    };
+    const profileToggle = async (round, server, phase, start, measured) => {
+      if (!CONFIG.profile || round !== 1) return;
+      const child = server === 'service' ? api : ref;
+      const file = join(profileDir, `${server}-${phase}.cpuprofile`);
+      if (measured) {
+        // Sidecar for profile-summary.mjs (per-request costs).
+        const requests = measured.ok + measured.failures.non2xx;
+        writeFileSync(
+          file.replace(/\.cpuprofile$/, '.json'),
+          `${JSON.stringify({ server, phase, requests, durationS: measured.durationS })}\n`,
+        );
+      }
+      const answered = new Promise((resolve) => {
+        const onMessage = (message) => {
+          if (message?.profileStarted || message?.profileWritten) {
+            child.off('message', onMessage);
+            resolve();
+          }
+        };
+        child.on('message', onMessage);
+      });
+      child.send(start ? { profile: 'start' } : { profile: 'stop', file });
+      await Promise.race([answered, sleep(15_000)]);
+    };
+
+    for (let round = 1; round <= CONFIG.rounds; round++) {
+      // ABBA order (reversed on even rounds) so drift and after-effects do not favour one side.
+      const firstRead = round % 2 === 1 ? ['service', 'reference'] : ['reference', 'service'];
+      for (const server of firstRead) {
+        await quietMachine();
+        say('read', server, round);
+        await profileToggle(round, server, 'read', true);
+        raw.push({
+          phase: 'read',
+          server,
+          round,
+          ...(await measured(pids[server], () => cannon(servers[server].read, CONFIG))),
+        });
+        await profileToggle(round, server, 'read', false, raw.at(-1));
+        ensureAlive();
+      }
+
+      for (const server of firstRead) {
+        await quietMachine();
+        say('read @ fixed rate', server, round);
+        const client = new RawClient(servers[server].read.base, CONFIG.connections);
+        await paced(servers[server].read, { rate: CONFIG.fixedRate, duration: 1, client }); // open the sockets
+        raw.push({
+          phase: 'fixed-paced',
+          server,
+          round,
+          ...(await measured(pids[server], () =>
+            paced(servers[server].read, {
+              rate: CONFIG.fixedRate,
+              duration: CONFIG.duration,
+              client,
+            }),
+          )),
+        });
+        client.destroy();
+        ensureAlive();
+      }
+
+      await quietMachine();
+      say('read @ fixed rate (autocannon overallRate)', 'service', round);
+      raw.push({
+        phase: 'fixed-autocannon',
+        server: 'service',
+        round,
+        ...(await measured(pids.service, () =>
+          cannon(servers.service.read, { ...CONFIG, overallRate: CONFIG.fixedRate }),
+        )),
+      });
+      ensureAlive();
+
+      for (const server of [...firstRead].reverse()) {
+        await quietMachine();
+        say('create', server, round);
+        await profileToggle(round, server, 'create', true);
+        raw.push({
+          phase: 'create',
+          server,
+          round,
+          ...(await measured(pids[server], () => cannon(servers[server].create, CONFIG))),
+        });
+        await profileToggle(round, server, 'create', false, raw.at(-1));
+        ensureAlive();
+      }
+    }
+
+    const report = buildReport(raw, { sessionId, dbName, apiPort, refPort });
+    printReport(report);
+    writeFileSync(join(RESULTS, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+    log(
+      `Wrote ${join('bench', 'results', 'latest.json')}; server logs in bench/results/{api,reference}.log.`,
+    );
+    if (CONFIG.profile) {
+      log(
+        `CPU profiles (round 1): bench/results/profiles/{service,reference}-{read,create}.cpuprofile`,
+      );
+      log(
+        'Summarise with: node bench/profile-summary.mjs bench/results/profiles/service-read.cpuprofile',
+      );
+    }
+
+    ensureAlive();
+    const bad = report.phases.filter((phase) => phase.errorShare > MAX_ERROR_SHARE);
+    if (bad.length > 0) {
+      throw new Error(
+        `more than ${MAX_ERROR_SHARE * 100} % non-2xx/errors in: ${bad.map((p) => `${p.label} on ${p.server} (${p.non2xx} non-2xx, ${p.errors} errors, codes ${JSON.stringify(p.statusCodes)})`).join('; ')} — see bench/results/*.log`,
+      );
+    }
+  } finally {
+    await db.end().catch(() => undefined);
+  }
+}
+
+/** The PostgreSQL postmaster and Redis server processes, when they run on this machine (for the CPU split). */
+async function findDependencyPids(db) {
+  try {
+    const { rows } = await db.query('SELECT pg_backend_pid() AS pid');
+    const stat = readFileSync(`/proc/${rows[0].pid}/stat`, 'utf8');
+    dependencyPids.postmaster = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    // PostgreSQL runs elsewhere (or in a container with its own PID namespace)
+  }
+  const redis = new Redis(CONFIG.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    const pid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]);
+    if (
+      pid &&
+      existsSync(`/proc/${pid}/stat`) &&
+      readFileSync(`/proc/${pid}/stat`, 'utf8').includes('(redis-server)')
+    )
+      dependencyPids.redis = pid;
+  } catch {
+    // not reachable here; the API will report it
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Proves both servers do the same thing before timing them. */
+async function parityCheck({ apiBase, refBase, sessionId, readHeaders, writeHeaders, db }) {
+  const fail = (message) => {
+    throw new Error(`parity check failed: ${message}`);
+  };
+  const REQUEST_ID = /^req_[0-9a-z]{26}$/;
+  const reads = await Promise.all(
+    [apiBase, refBase].map((base) =>
+      request(base, 'GET', `/v1/sessions/${sessionId}`, { headers: readHeaders }),
+    ),
+  );
+  for (const [i, read] of reads.entries()) {
+    if (read.status !== 200)
+      fail(`${i ? 'reference' : 'service'} read: HTTP ${read.status} ${read.text.slice(0, 300)}`);
+    if (!REQUEST_ID.test(read.headers.get('x-request-id') ?? ''))
+      fail(`${i ? 'reference' : 'service'} read: no req_ X-Request-Id`);
+  }
+  if (!isDeepStrictEqual(reads[0].json, reads[1].json))
+    fail(`read bodies differ:\n  service   ${reads[0].text}\n  reference ${reads[1].text}`);
+
+  const denied = await request(refBase, 'GET', `/v1/sessions/${sessionId}`, {
+    headers: { authorization: `Bearer ${readHeaders.authorization.slice(7, -4)}AAAA` },
+  });
+  if (denied.status !== 401) fail(`reference accepted a tampered token (HTTP ${denied.status})`);
+
+  const creates = await Promise.all(
+    [apiBase, refBase].map((base) =>
+      request(base, 'POST', '/v1/sessions', { headers: writeHeaders, body: CREATE_BODY }),
+    ),
+  );
+  for (const [i, created] of creates.entries()) {
+    if (created.status !== 201)
+      fail(
+        `${i ? 'reference' : 'service'} create: HTTP ${created.status} ${created.text.slice(0, 300)}`,
+      );
+  }
+  const shape = (body) =>
+    Object.entries(body).map(([key, value]) => [key, key === 'status' ? value : typeof value]);
+  if (!isDeepStrictEqual(shape(creates[0].json), shape(creates[1].json)))
+    fail(
+      `create bodies differ in shape:\n  service   ${creates[0].text}\n  reference ${creates[1].text}`,
+    );
+
+  const volatile = new Set(['id', 'created_at', 'updated_at', 'estimated_completion']);
+  const rows = [];
+  for (const created of creates) {
+    const { rows: events } = await db.query("SELECT * FROM events WHERE data->>'session_id' = $1", [
+      created.json.session_id,
+    ]);
+    if (events.length !== 1)
+      fail(`${created.json.session_id}: expected 1 outbox row, found ${events.length}`);
+    const event = events[0];
+    if (event.request_id !== created.headers.get('x-request-id'))
+      fail('outbox row request_id is not the response X-Request-Id');
+    const { rows: sessions } = await db.query('SELECT * FROM sessions WHERE id = $1', [
+      uuidOf(created.json.session_id),
+    ]);
+    if (sessions.length !== 1) fail(`${created.json.session_id}: session row not found`);
+    const strip = (row, extra = []) =>
+      Object.fromEntries(
+        Object.entries(row).filter(([key]) => !volatile.has(key) && !extra.includes(key)),
+      );
+    const data = { ...event.data };
+    for (const key of ['session_id', 'created_at', 'estimated_completion'])
+      data[key] = typeof data[key];
+    rows.push({
+      session: strip(sessions[0]),
+      event: { ...strip(event, ['request_id', 'data']), data },
+    });
+  }
+  if (!isDeepStrictEqual(rows[0], rows[1]))
+    fail(
+      `rows differ:\n  service   ${JSON.stringify(rows[0])}\n  reference ${JSON.stringify(rows[1])}`,
+    );
+}
+
+/** sess_… → UUID, with the same library the service uses. */
+let TypeIDClass;
+function uuidOf(publicId) {
+  return TypeIDClass.fromString(publicId, 'sess').toUUID();
+}
+
+// ------------------------------------------------------------------ report
+
+const LABELS = {
+  read: 'GET  /v1/sessions/{id}',
+  create: 'POST /v1/sessions',
+  'fixed-paced': 'GET  {id} @ 1,000/s, paced (open loop)',
+  'fixed-autocannon': 'GET  {id} @ 1,000/s, autocannon overallRate',
+};
+
+function buildReport(raw, extra) {
+  const phases = [];
+  for (const phase of ['read', 'create', 'fixed-paced', 'fixed-autocannon']) {
+    for (const server of ['service', 'reference']) {
+      const runs = raw.filter((r) => r.phase === phase && r.server === server);
+      if (runs.length === 0) continue;
+      const failures = runs.reduce(
+        (sum, r) => ({
+          non2xx: sum.non2xx + r.failures.non2xx,
+          errors: sum.errors + r.failures.errors,
+          timeouts: sum.timeouts + (r.failures.timeouts ?? 0),
+          statusCodes: mergeCodes(sum.statusCodes, r.failures.statusCodes),
+        }),
+        { non2xx: 0, errors: 0, timeouts: 0, statusCodes: {} },
+      );
+      const summary = summarize(
+        {
+          phase,
+          label: LABELS[phase],
+          server,
+          rounds: runs.length,
+          offeredRps: phase.startsWith('fixed') ? CONFIG.fixedRate : null,
+        },
+        runs.flatMap((r) => r.latencies),
+        runs.reduce((n, r) => n + r.ok, 0),
+        failures,
+        runs.reduce((s, r) => s + r.durationS, 0),
+      );
+      delete summary.rawLatencies;
+      const cpu = runs.every((r) => r.serverCpuMs !== null && r.serverCpuMs !== undefined)
+        ? runs.reduce((sum, r) => sum + r.serverCpuMs, 0)
+        : null;
+      const answered = runs.reduce((n, r) => n + r.ok + r.failures.non2xx, 0);
+      const machines = runs.map((r) => r.machine).filter(Boolean);
+      if (machines.length > 0) {
+        const mean = (key) =>
+          Math.round(machines.reduce((sum, m) => sum + m[key], 0) / machines.length);
+        summary.machine = Object.fromEntries(
+          Object.keys(machines[0]).map((key) => [key, mean(key)]),
+        );
+      }
+      summary.serverCpu =
+        cpu === null
+          ? null
+          : {
+              percentOfOneCore: Number(((100 * cpu) / 1000 / summary.durationS).toFixed(0)),
+              usPerRequest: answered ? Number(((cpu * 1000) / answered).toFixed(0)) : null,
+            };
+      if (runs.length > 1)
+        summary.perRound = runs.map((r) => ({
+          round: r.round,
+          rps: Number((r.ok / r.durationS).toFixed(1)),
+        }));
+      phases.push(summary);
+    }
+  }
+  const find = (phase, server) => phases.find((p) => p.phase === phase && p.server === server);
+  const ratio = (phase) =>
+    Number((find(phase, 'service').rps / find(phase, 'reference').rps).toFixed(3));
+  const cpuRatio = (phase) => {
+    const service = find(phase, 'service').serverCpu?.usPerRequest;
+    const reference = find(phase, 'reference').serverCpu?.usPerRequest;
+    return service && reference ? Number((reference / service).toFixed(3)) : null;
+  };
+  const fixed = find('fixed-paced', 'service');
+  const fixedSustained = fixed.rps >= 0.97 * CONFIG.fixedRate;
+  const targets = [
+    {
+      name: 'read throughput, service / reference',
+      value: ratio('read'),
+      unit: '×',
+      target: `≥ ${TARGETS.readRatio}×`,
+      met: ratio('read') >= TARGETS.readRatio,
+    },
+    {
+      name: 'create throughput, service / reference',
+      value: ratio('create'),
+      unit: '×',
+      target: `≥ ${TARGETS.createRatio}×`,
+      met: ratio('create') >= TARGETS.createRatio,
+    },
+    {
+      name: 'service read p99 at 1,000 req/s (paced)',
+      value: fixed.latencyMs.p99,
+      unit: ' ms',
+      target: `< ${TARGETS.fixedRateP99Ms} ms`,
+      met:
+        fixedSustained &&
+        fixed.latencyMs.p99 !== null &&
+        fixed.latencyMs.p99 < TARGETS.fixedRateP99Ms,
+      note: fixedSustained ? undefined : `offered load not sustained: ${fixed.rps} req/s answered`,
+    },
+  ];
+  const cpus = os.cpus();
+  return {
+    generatedAt: new Date().toISOString(),
+    environment: {
+      node: process.version,
+      cpus: cpus.length,
+      cpuModel: cpus[0]?.model ?? 'unknown',
+      platform: `${os.type()} ${os.release()}`,
+      database: redactUrl(CONFIG.databaseUrl),
+      redis: redactUrl(CONFIG.redisUrl),
+    },
+    settings: {
+      durationS: CONFIG.duration,
+      connections: CONFIG.connections,
+      pipelining: 1,
+      rounds: CONFIG.rounds,
+      warmupS: CONFIG.warmup,
+      fixedRate: CONFIG.fixedRate,
+      databasePoolMax: CONFIG.poolMax,
+      serviceLogLevel: CONFIG.logLevel,
+      profiling: CONFIG.profile,
+      ...extra,
+    },
+    phases,
+    ratios: { read: ratio('read'), create: ratio('create') },
+    // reference CPU µs per request ÷ service's: the same comparison, less sensitive to how the cores were shared
+    cpuEfficiencyRatios: { read: cpuRatio('read'), create: cpuRatio('create') },
+    disturbedPhases: phases
+      .filter(
+        (p) =>
+          p.machine && (p.machine.otherPct > NOISE.otherPct || p.machine.stealPct > NOISE.stealPct),
+      )
+      .map((p) => `${p.phase}/${p.server}`),
+    targets,
+  };
+}
+
+function mergeCodes(a, b) {
+  const out = { ...a };
+  for (const [code, { count }] of Object.entries(b ?? {}))
+    out[code] = { count: (out[code]?.count ?? 0) + count };
+  return out;
+}
+
+function printReport(report) {
+  const s = report.settings;
+  const e = report.environment;
+  const fmt = (n, digits = 2) =>
+    n === null || n === undefined
+      ? '-'
+      : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  const lines = [
+    '',
+    `Session Analysis Service benchmark — ${report.generatedAt}`,
+    `Node ${e.node}, ${e.cpus} × ${e.cpuModel}; load generator, servers, PostgreSQL and Redis share this machine.`,
+    `${s.connections} connections, pipelining 1, ${s.durationS} s per phase${s.rounds > 1 ? ` × ${s.rounds} rounds (ABBA order)` : ''}, ${s.warmupS} s warm-up per server; DATABASE_POOL_MAX=${s.databasePoolMax} for both.`,
+    `Service runs with LOG_LEVEL=${s.serviceLogLevel} (per-request access logs off unless info or lower); the reference does not log.`,
+    ...(s.profiling
+      ? [
+          'WARNING: BENCH_PROFILE=1 — the CPU profiler slows the service; these numbers are not comparable.',
+        ]
+      : []),
+    '',
+  ];
+  const header = [
+    'phase',
+    'server',
+    'req/s',
+    'p50 ms',
+    'p90 ms',
+    'p99 ms',
+    'max ms',
+    'non-2xx',
+    'errors',
+    'CPU %',
+    'CPU µs/req',
+  ];
+  const widths = [43, 10, 7, 8, 8, 8, 8, 7, 6, 6, 10];
+  const row = (cells) =>
+    cells
+      .map((cell, i) => (i < 2 ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i])))
+      .join(' ');
+  lines.push(row(header), '-'.repeat(widths.reduce((a, b) => a + b + 1, -1)));
+  for (const p of report.phases) {
+    lines.push(
+      row([
+        p.label,
+        p.server,
+        fmt(p.rps, 0),
+        fmt(p.latencyMs.p50),
+        fmt(p.latencyMs.p90),
+        fmt(p.latencyMs.p99),
+        fmt(p.latencyMs.max, 1),
+        p.non2xx,
+        p.errors + (p.timeouts ? ` (${p.timeouts} t/o)` : ''),
+        p.serverCpu?.percentOfOneCore ?? '-',
+        p.serverCpu?.usPerRequest ?? '-',
+      ]),
+    );
+  }
+  lines.push(
+    'CPU = user+system time of the server process (all threads) during the phase: % of one core, and per answered request.',
+  );
+  const disturbed = report.phases.filter((p) =>
+    report.disturbedPhases.includes(`${p.phase}/${p.server}`),
+  );
+  const cores = report.environment.cpus;
+  if (report.phases.some((p) => p.machine)) {
+    lines.push(
+      '',
+      `Machine CPU during each phase, % of one core (${cores} cores = ${cores * 100} %):`,
+    );
+    const mrow = (cells) =>
+      cells
+        .map((cell, i) => (i < 2 ? String(cell).padEnd(widths[i]) : String(cell).padStart(9)))
+        .join(' ');
+    lines.push(
+      mrow(['phase', 'server', 'all', 'server', 'pg+redis', 'generator', 'other', 'steal']),
+    );
+    for (const p of report.phases.filter((x) => x.machine)) {
+      const m = p.machine;
+      lines.push(
+        mrow([
+          p.label,
+          p.server,
+          m.busyPct,
+          m.serverPct,
+          m.databasesPct,
+          m.generatorPct,
+          m.otherPct,
+          m.stealPct,
+        ]),
+      );
+    }
+  }
+  if (disturbed.length > 0) {
+    lines.push(
+      `WARNING: other load on the machine during ${disturbed.map((p) => `${p.phase}/${p.server}`).join(', ')} (other processes > ${NOISE.otherPct} % or steal > ${NOISE.stealPct} % of a core): numbers are disturbed, run again.`,
+    );
+  }
+  lines.push(
+    '',
+    'target                                       measured     target      result',
+    '-'.repeat(80),
+  );
+  for (const t of report.targets) {
+    const value = t.unit === '×' ? `${t.value.toFixed(2)}×` : `${fmt(t.value)} ms`;
+    lines.push(
+      `${t.name.padEnd(44)} ${value.padStart(9)}    ${t.target.padEnd(10)}  ${t.met ? 'met' : 'NOT MET'}${t.note ? ` (${t.note})` : ''}`,
+    );
+  }
+  const eff = report.cpuEfficiencyRatios;
+  if (eff.read !== null && eff.create !== null) {
+    lines.push(
+      `(CPU per request, reference ÷ service — the same comparison, less sensitive to core sharing: read ${eff.read.toFixed(2)}×, create ${eff.create.toFixed(2)}×)`,
+    );
+  }
+  const auto = report.phases.find((p) => p.phase === 'fixed-autocannon');
+  const refPaced = report.phases.find((p) => p.phase === 'fixed-paced' && p.server === 'reference');
+  lines.push(
+    '',
+    'The fixed-rate target is judged on the paced run: open loop, requests started on an even 1 ms schedule.',
+  );
+  if (refPaced) {
+    lines.push(
+      `For scale, the reference at the same paced load: ${fmt(refPaced.rps, 0)} req/s answered, p99 ${fmt(refPaced.latencyMs.p99)} ms.`,
+    );
+  }
+  if (auto) {
+    lines.push(
+      `autocannon's overallRate run (p99 ${fmt(auto.latencyMs.p99)} ms) is shown for comparison only: each connection sends its per-second`,
+      `quota back-to-back at the top of every second (bursts of ${s.connections} concurrent requests), which is not a steady ${s.fixedRate.toLocaleString('en-US')} req/s.`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n\n`);
+}
+
+function log(message) {
+  process.stdout.write(`[bench] ${message}\n`);
+}
+
+// ------------------------------------------------------------------ entry
+
+try {
+  if (!existsSync(join(ROOT, 'dist/apps/api/src/main.js')))
+    throw new Error(
+      'dist/apps/api/src/main.js is missing: run `npm run build` first (or `npm run bench`)',
+    );
+  ({ TypeID: TypeIDClass } = await import('typeid-js'));
+  await main();
+  await stopAll();
+  process.exit(0);
+} catch (error) {
+  process.stderr.write(`\n[bench] ERROR: ${error?.stack ?? error}\n`);
+  await stopAll();
+  process.exit(1);
+}
