@@ -1,18 +1,12 @@
+import { TenantOwned } from './tenant-owned.js';
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { Mode } from '#common';
 
 /** An API key. The key itself is shown once; only its SHA-256 is kept. */
 @Entity({ name: 'api_keys' })
 @Index('api_keys_org_mode_created_idx', ['organizationId', 'mode', 'createdAt'])
-export class ApiKeyEntity {
+export class ApiKeyEntity extends TenantOwned {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;
-
-  @Column({ name: 'organization_id', type: 'uuid' })
-  organizationId!: string;
-
-  @Column({ type: 'text' })
-  mode!: Mode;
 
   @Column({ type: 'text' })
   name!: string;

@@ -1,6 +1,6 @@
+import { TenantOwned } from './tenant-owned.js';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { JsonObject } from './json.js';
-import type { Mode } from '#common';
 
 /**
  * The event log and the transactional outbox in one table: a row is written in
@@ -10,15 +10,9 @@ import type { Mode } from '#common';
 @Entity({ name: 'events' })
 @Index('events_tenant_created_idx', ['organizationId', 'mode', 'createdAt', 'id'])
 @Index('events_unrelayed_idx', ['createdAt', 'id'], { where: 'relayed_at IS NULL' })
-export class EventEntity {
+export class EventEntity extends TenantOwned {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;
-
-  @Column({ name: 'organization_id', type: 'uuid' })
-  organizationId!: string;
-
-  @Column({ type: 'text' })
-  mode!: Mode;
 
   @Column({ type: 'text' })
   type!: string;

@@ -1,5 +1,6 @@
+import { TenantOwned } from './tenant-owned.js';
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import type { Mode, Modality, PrivacyLevel, SessionStatus, SessionType } from '#common';
+import type { Modality, PrivacyLevel, SessionStatus, SessionType } from '#common';
 import type { JsonObject } from './json.js';
 
 @Entity({ name: 'sessions' })
@@ -11,15 +12,9 @@ import type { JsonObject } from './json.js';
   'createdAt',
   'id',
 ])
-export class SessionEntity {
+export class SessionEntity extends TenantOwned {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;
-
-  @Column({ name: 'organization_id', type: 'uuid' })
-  organizationId!: string;
-
-  @Column({ type: 'text' })
-  mode!: Mode;
 
   @Column({ type: 'text' })
   type!: SessionType;

@@ -1,7 +1,13 @@
 import { AppError, toPublicId } from '#common';
 import type { SessionEntity } from '#database';
 import { phaseOf, type NewSession } from '#sessions';
-import { completedResults, failureOf, resultsMetadata, resultsV1 } from '../session-mapping.js';
+import {
+  sessionOptions,
+  completedResults,
+  failureOf,
+  resultsMetadata,
+  resultsV1,
+} from '../session-mapping.js';
 import type { CreateSessionV1Dto } from './create-session-v1.dto.js';
 import type {
   SessionCreatedV1Dto,
@@ -30,9 +36,7 @@ export function toNewSession(body: CreateSessionV1Dto): NewSession {
   return {
     type,
     target,
-    modality: body.modality ?? null,
-    durationMinutes: body.duration_minutes ?? 30,
-    privacyLevel: body.privacy_level ?? 'private',
+    ...sessionOptions(body),
   };
 }
 

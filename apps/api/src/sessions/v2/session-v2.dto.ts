@@ -1,6 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { MODALITIES, PRIVACY_LEVELS, SESSION_STATUSES, SESSION_TYPES } from '#common';
-import { SessionResultsMetadataV1Dto, SessionResultsV1Dto } from '../v1/session-v1.dto.js';
+import { MODALITIES, PRIVACY_LEVELS } from '#common';
+import {
+  SessionResultsMetadataV1Dto,
+  SessionResultsV1Dto,
+  SessionStatusV1Dto,
+} from '../v1/session-v1.dto.js';
 
 export class StatisticalValidationDto {
   @ApiProperty({
@@ -41,17 +45,8 @@ export class SessionResultsV2Dto extends SessionResultsV1Dto {
   collaborative_insights!: CollaborativeInsightDto[];
 }
 
-/** A session as version 2 reads it: status and, once completed, the later-generation results. */
-export class SessionV2Dto {
-  @ApiProperty({ example: 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', pattern: '^sess_[0-9a-z]{26}$' })
-  session_id!: string;
-
-  @ApiProperty({ enum: SESSION_TYPES })
-  type!: string;
-
-  @ApiProperty({ enum: SESSION_STATUSES })
-  status!: string;
-
+/** A session as version 2 reads it: the v1 status fields plus its settings and, once completed, the later-generation results. */
+export class SessionV2Dto extends SessionStatusV1Dto {
   @ApiProperty({ type: String, enum: [...MODALITIES, null], nullable: true })
   modality!: string | null;
 
@@ -61,21 +56,6 @@ export class SessionV2Dto {
   @ApiProperty({ enum: PRIVACY_LEVELS })
   privacy_level!: string;
 
-  @ApiProperty({ minimum: 0, maximum: 100 })
-  progress!: number;
-
-  @ApiProperty()
-  current_phase!: string;
-
-  @ApiProperty()
-  results_available!: boolean;
-
-  @ApiProperty({ format: 'date-time' })
-  created_at!: string;
-
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  estimated_completion!: string | null;
-
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   completed_at!: string | null;
 
@@ -84,7 +64,4 @@ export class SessionV2Dto {
 
   @ApiProperty({ type: SessionResultsMetadataV1Dto })
   metadata!: SessionResultsMetadataV1Dto;
-
-  @ApiPropertyOptional({ description: 'Present when failed' })
-  failure_reason?: string;
 }
