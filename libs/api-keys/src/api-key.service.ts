@@ -1,8 +1,18 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { AppError, missingScopes, newKey, toPublicId, type Mode, type Principal } from '#common';
+import {
+  AppError,
+  missingScopes,
+  newKey,
+  parsePublicId,
+  toPublicId,
+  type Mode,
+  type Principal,
+  type Tenant,
+} from '#common';
 import { ApiKeyEntity } from '#database';
+import { ApiKeyCache } from './api-key-cache.js';
 import { displayPrefix, generateApiKey, hashApiKey, parseApiKey } from './api-key-format.js';
 
 export interface NewApiKey {
@@ -12,23 +22,19 @@ export interface NewApiKey {
   mode?: Mode;
 }
 
-/** How long a verified key is trusted from memory before the database is asked again. */
-const CACHE_TTL_MS = 30_000;
-const CACHE_MAX_ENTRIES = 10_000;
+/** Default overlap of a rotation: the old key keeps working this long. */
+export const DEFAULT_ROTATION_OVERLAP_SECONDS = 24 * 3600;
 /** last_used_at is written at most this often per key, to keep requests read-only. */
 const LAST_USED_RESOLUTION_MS = 60_000;
-
-interface CachedKey {
-  key: ApiKeyEntity;
-  cachedAt: number;
-}
 
 @Injectable()
 export class ApiKeyService {
   private readonly logger = new Logger(ApiKeyService.name);
-  private readonly cache = new Map<string, CachedKey>();
 
-  constructor(@InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>) {}
+  constructor(
+    @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
+    private readonly cache: ApiKeyCache,
+  ) {}
 
   /** Creates a key for the caller's organisation; it may carry only scopes the caller holds. */
   async create(
@@ -45,23 +51,115 @@ export class ApiKeyService {
     if (input.expiresAt !== null && input.expiresAt.getTime() <= Date.now()) {
       throw AppError.invalid('expires_at', 'must be in the future');
     }
-    const mode = input.mode ?? creator.mode;
-    const key = generateApiKey(mode);
+    const issued = this.build(
+      { organizationId: creator.organizationId, mode: input.mode ?? creator.mode },
+      { name: input.name, scopes: [...new Set(input.scopes)], expiresAt: input.expiresAt },
+      creator.subject,
+    );
+    await this.keys.insert(issued.record);
+    return issued;
+  }
+
+  /** Keys of the tenant, newest first. */
+  async list(
+    tenant: Tenant,
+    page: { limit: number; offset: number },
+  ): Promise<{ records: ApiKeyEntity[]; total: number }> {
+    const [records, total] = await this.keys.findAndCount({
+      where: { organizationId: tenant.organizationId, mode: tenant.mode },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      take: page.limit,
+      skip: page.offset,
+    });
+    return { records, total };
+  }
+
+  async get(tenant: Tenant, publicId: string): Promise<ApiKeyEntity> {
+    const id = parsePublicId('apiKey', publicId);
+    const record =
+      id === null
+        ? null
+        : await this.keys.findOneBy({
+            id,
+            organizationId: tenant.organizationId,
+            mode: tenant.mode,
+          });
+    if (!record) throw AppError.notFound('API key', publicId);
+    return record;
+  }
+
+  /** Stops the key at once, in every API instance. Revoking twice is harmless. */
+  async revoke(tenant: Tenant, publicId: string): Promise<ApiKeyEntity> {
+    const record = await this.get(tenant, publicId);
+    if (record.revokedAt === null) {
+      record.revokedAt = new Date();
+      await this.keys.update({ id: record.id }, { revokedAt: record.revokedAt });
+      await this.cache.invalidate(record.secretHash.toString('hex'));
+    }
+    return record;
+  }
+
+  /**
+   * Issues a replacement with the same name, scopes, mode and expiry. The old
+   * key keeps working for `overlapSeconds` (0: it stops now), so deployments
+   * can switch without downtime.
+   */
+  async rotate(
+    actor: Principal,
+    publicId: string,
+    overlapSeconds: number,
+  ): Promise<{ record: ApiKeyEntity; key: string; previous: ApiKeyEntity }> {
+    const previous = await this.get(actor, publicId);
+    if (previous.revokedAt !== null)
+      throw AppError.invalid('id', 'a revoked key cannot be rotated');
+    if (previous.expiresAt !== null && previous.expiresAt.getTime() <= Date.now()) {
+      throw AppError.invalid('id', 'an expired key cannot be rotated');
+    }
+    const issued = this.build(
+      actor,
+      { name: previous.name, scopes: previous.scopes, expiresAt: previous.expiresAt },
+      actor.subject,
+    );
+    const now = new Date();
+    const overlapEnd = new Date(now.getTime() + overlapSeconds * 1000);
+    const change: Partial<ApiKeyEntity> =
+      overlapSeconds === 0
+        ? { revokedAt: now }
+        : {
+            expiresAt:
+              previous.expiresAt !== null && previous.expiresAt < overlapEnd
+                ? previous.expiresAt
+                : overlapEnd,
+          };
+    await this.keys.manager.transaction(async (manager) => {
+      await manager.insert(ApiKeyEntity, issued.record);
+      await manager.update(ApiKeyEntity, { id: previous.id }, change);
+    });
+    Object.assign(previous, change);
+    await this.cache.invalidate(previous.secretHash.toString('hex'));
+    return { ...issued, previous };
+  }
+
+  private build(
+    tenant: Tenant,
+    fields: { name: string; scopes: string[]; expiresAt: Date | null },
+    createdBy: string,
+  ): { record: ApiKeyEntity; key: string } {
+    const key = generateApiKey(tenant.mode);
     const record = this.keys.create({
       id: newKey('apiKey').uuid,
-      organizationId: creator.organizationId,
-      mode,
-      name: input.name,
+      organizationId: tenant.organizationId,
+      mode: tenant.mode,
+      name: fields.name,
       secretHash: hashApiKey(key),
       displayPrefix: displayPrefix(key),
-      scopes: [...new Set(input.scopes)],
-      createdBy: creator.subject,
+      scopes: fields.scopes,
+      createdBy,
       createdAt: new Date(),
-      expiresAt: input.expiresAt,
+      expiresAt: fields.expiresAt,
       lastUsedAt: null,
       revokedAt: null,
     });
-    await this.keys.insert(record);
     return { record, key };
   }
 
@@ -86,22 +184,12 @@ export class ApiKeyService {
     };
   }
 
-  /** Drops a key from this process's cache (revocation and rotation call it). */
-  forget(hash: Buffer): void {
-    this.cache.delete(hash.toString('hex'));
-  }
-
   private async lookup(hash: Buffer): Promise<ApiKeyEntity | null> {
     const cacheKey = hash.toString('hex');
     const cached = this.cache.get(cacheKey);
-    if (cached && Date.now() - cached.cachedAt < CACHE_TTL_MS) return cached.key;
+    if (cached) return cached;
     const record = await this.keys.findOneBy({ secretHash: hash });
-    if (record) {
-      if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
-      this.cache.set(cacheKey, { key: record, cachedAt: Date.now() });
-    } else {
-      this.cache.delete(cacheKey);
-    }
+    if (record) this.cache.set(cacheKey, record);
     return record;
   }
 

@@ -1,3 +1,4 @@
 export * from './api-key-format.js';
 export * from './api-key.service.js';
 export * from './api-keys.module.js';
+export * from './api-key-cache.js';

@@ -47,41 +47,48 @@ export class OAuthClientsService {
     return { client, clientSecret };
   }
 
-  /** Creates or updates the bootstrap client so the environment stays the source of truth. */
+  /**
+   * Creates or updates the bootstrap client so the environment stays the source
+   * of truth. Instances starting together both try the insert; one wins.
+   */
   async ensureBootstrapClient(
     organizationId: string,
     clientId: string,
     secret: string,
   ): Promise<void> {
-    const existing = await this.clients.findOneBy({ clientId });
-    if (existing) {
-      const unchanged =
-        existing.secretHash !== null && (await verifySecret(secret, existing.secretHash));
-      if (unchanged && existing.organizationId === organizationId && existing.deletedAt === null)
-        return;
-      await this.clients.update(
-        { id: existing.id },
-        {
-          organizationId,
-          secretHash: await hashSecret(secret),
-          deletedAt: null,
-          scopes: [...ALL_SCOPES],
-        },
-      );
-      return;
-    }
-    await this.clients.insert({
-      id: newKey('oauthClient').uuid,
-      clientId,
-      organizationId,
-      mode: 'live',
-      clientName: 'Bootstrap client',
-      secretHash: await hashSecret(secret),
-      tokenEndpointAuthMethod: 'client_secret_post',
-      grantTypes: ['client_credentials'],
-      redirectUris: [],
-      scopes: [...ALL_SCOPES],
-      deletedAt: null,
-    });
+    await this.clients
+      .createQueryBuilder()
+      .insert()
+      .values({
+        id: newKey('oauthClient').uuid,
+        clientId,
+        organizationId,
+        mode: 'live',
+        clientName: 'Bootstrap client',
+        secretHash: await hashSecret(secret),
+        tokenEndpointAuthMethod: 'client_secret_post',
+        grantTypes: ['client_credentials'],
+        redirectUris: [],
+        scopes: [...ALL_SCOPES],
+        deletedAt: null,
+      })
+      .orIgnore()
+      .execute();
+    const existing = await this.clients.findOneByOrFail({ clientId });
+    const unchanged =
+      existing.secretHash !== null &&
+      existing.organizationId === organizationId &&
+      existing.deletedAt === null &&
+      (await verifySecret(secret, existing.secretHash));
+    if (unchanged) return;
+    await this.clients.update(
+      { id: existing.id },
+      {
+        organizationId,
+        secretHash: await hashSecret(secret),
+        deletedAt: null,
+        scopes: [...ALL_SCOPES],
+      },
+    );
   }
 }

@@ -18,29 +18,40 @@ export class OrganizationsService {
     private readonly organizations: Repository<OrganizationEntity>,
   ) {}
 
-  async create(input: NewOrganization, isBootstrap = false): Promise<OrganizationEntity> {
-    const organization = this.organizations.create({
-      id: newKey('organization').uuid,
-      name: input.name,
-      plan: input.plan ?? 'free',
-      tier: input.tier ?? 'basic',
-      isBootstrap,
-      engineSeed: randomBytes(32).toString('hex'),
-    });
-    return this.organizations.save(organization);
+  async create(input: NewOrganization): Promise<OrganizationEntity> {
+    const organization = this.build(input, false);
+    await this.organizations.insert(organization);
+    return organization;
   }
 
   async get(id: string): Promise<OrganizationEntity | null> {
     return this.organizations.findOneBy({ id });
   }
 
-  /** The operator organisation, created on first start (enterprise plan, custom tier). */
+  /**
+   * The operator organisation (enterprise plan, custom tier), created on first
+   * start. A unique index allows one; API instances starting together agree on it.
+   */
   async ensureBootstrap(): Promise<OrganizationEntity> {
-    const existing = await this.organizations.findOneBy({ isBootstrap: true });
-    if (existing) return existing;
-    return this.create(
+    const candidate = this.build(
       { name: 'Bootstrap organisation', plan: 'enterprise', tier: 'custom' },
       true,
     );
+    await this.organizations.createQueryBuilder().insert().values(candidate).orIgnore().execute();
+    return this.organizations.findOneByOrFail({ isBootstrap: true });
+  }
+
+  private build(input: NewOrganization, isBootstrap: boolean): OrganizationEntity {
+    const now = new Date();
+    return this.organizations.create({
+      id: newKey('organization').uuid,
+      name: input.name,
+      plan: input.plan ?? 'free',
+      tier: input.tier ?? 'basic',
+      isBootstrap,
+      engineSeed: randomBytes(32).toString('hex'),
+      createdAt: now,
+      updatedAt: now,
+    });
   }
 }

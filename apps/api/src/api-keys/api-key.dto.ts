@@ -1,13 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
   IsIn,
+  IsInt,
   IsISO8601,
   IsOptional,
   IsString,
   Length,
+  Max,
+  Min,
 } from 'class-validator';
 import { ALL_SCOPES, MODES } from '#common';
 
@@ -85,4 +89,68 @@ export class CreatedApiKeyDto extends ApiKeyDto {
     example: 'sk_live_…',
   })
   key!: string;
+}
+
+export class RotatedApiKeyDto extends CreatedApiKeyDto {
+  @ApiProperty({
+    type: ApiKeyDto,
+    description: 'The key it replaces, with the time it stops working',
+  })
+  previous!: ApiKeyDto;
+}
+
+const OVERLAP = { message: 'must be an integer number of seconds between 0 and 604800 (7 days)' };
+
+export class RotateApiKeyDto {
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 604800,
+    default: 86400,
+    description: 'How long the old key keeps working; 0 stops it at once',
+  })
+  @IsOptional()
+  @IsInt(OVERLAP)
+  @Min(0, OVERLAP)
+  @Max(604800, OVERLAP)
+  overlap_seconds?: number;
+}
+
+export const MAX_LIST_LIMIT = 100;
+const LIMIT = { message: `must be an integer between 1 and ${MAX_LIST_LIMIT}` };
+const OFFSET = { message: 'must be a non-negative integer' };
+
+/** Version 1 list paging: `limit` (default 20, at most 100) and `offset`. */
+export class ListQueryDto {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_LIST_LIMIT, default: 20 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt(LIMIT)
+  @Min(1, LIMIT)
+  @Max(MAX_LIST_LIMIT, LIMIT)
+  limit?: number;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, default: 0 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt(OFFSET)
+  @Min(0, OFFSET)
+  offset?: number;
+}
+
+export class ApiKeyListDto {
+  @ApiProperty({ type: [ApiKeyDto] })
+  results!: ApiKeyDto[];
+
+  @ApiProperty({ type: 'integer' })
+  total!: number;
+
+  @ApiProperty({ type: 'integer' })
+  limit!: number;
+
+  @ApiProperty({ type: 'integer' })
+  offset!: number;
+
+  @ApiProperty()
+  has_more!: boolean;
 }

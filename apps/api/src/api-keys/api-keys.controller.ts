@@ -1,13 +1,31 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Scope, toPublicId, type Principal } from '#common';
-import { ApiKeyService } from '#api-keys';
+import { ApiKeyService, DEFAULT_ROTATION_OVERLAP_SECONDS } from '#api-keys';
 import type { ApiKeyEntity } from '#database';
 import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
-import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto } from './api-key.dto.js';
+import {
+  ApiKeyDto,
+  ApiKeyListDto,
+  CreateApiKeyDto,
+  CreatedApiKeyDto,
+  ListQueryDto,
+  RotateApiKeyDto,
+  RotatedApiKeyDto,
+} from './api-key.dto.js';
+
+const KEY_ID_PARAM = { name: 'key_id', example: 'key_01jh2x7v4ke8rbk3a8y0v0d7qz' };
 
 @ApiTags('API keys (v1)')
+@ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
 @Controller({ path: 'api-keys', version: '1' })
 export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeyService) {}
@@ -20,7 +38,6 @@ export class ApiKeysController {
     description: 'Needs an OAuth access token. The key is shown once.',
   })
   @ApiCreatedResponse({ type: CreatedApiKeyDto })
-  @ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateApiKeyDto,
@@ -32,6 +49,92 @@ export class ApiKeysController {
       ...(body.mode ? { mode: body.mode } : {}),
     });
     return { ...toApiKeyDto(record), key };
+  }
+
+  @Get()
+  @Auth({ scopes: [Scope.OrganizationsRead] })
+  @ApiOperation({ summary: "List your organisation's API keys in the caller's mode, newest first" })
+  @ApiOkResponse({ type: ApiKeyListDto })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: ListQueryDto,
+  ): Promise<ApiKeyListDto> {
+    const limit = query.limit ?? 20;
+    const offset = query.offset ?? 0;
+    const { records, total } = await this.apiKeys.list(principal, { limit, offset });
+    return {
+      results: records.map(toApiKeyDto),
+      total,
+      limit,
+      offset,
+      has_more: offset + records.length < total,
+    };
+  }
+
+  @Get(':key_id')
+  @Auth({ scopes: [Scope.OrganizationsRead] })
+  @ApiOperation({ summary: 'Read an API key (never the key itself)' })
+  @ApiParam(KEY_ID_PARAM)
+  @ApiOkResponse({ type: ApiKeyDto })
+  @ApiResponse({
+    status: 404,
+    description: 'No such key in your organisation and mode',
+    type: ErrorEnvelopeDto,
+  })
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('key_id') id: string,
+  ): Promise<ApiKeyDto> {
+    return toApiKeyDto(await this.apiKeys.get(principal, id));
+  }
+
+  @Post(':key_id/revoke')
+  @HttpCode(200)
+  @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @ApiOperation({
+    summary: 'Revoke an API key',
+    description: 'Takes effect at once on every instance. Idempotent.',
+  })
+  @ApiParam(KEY_ID_PARAM)
+  @ApiOkResponse({ type: ApiKeyDto })
+  @ApiResponse({
+    status: 404,
+    description: 'No such key in your organisation and mode',
+    type: ErrorEnvelopeDto,
+  })
+  async revoke(
+    @CurrentPrincipal() principal: Principal,
+    @Param('key_id') id: string,
+  ): Promise<ApiKeyDto> {
+    return toApiKeyDto(await this.apiKeys.revoke(principal, id));
+  }
+
+  @Post(':key_id/rotate')
+  @HttpCode(201)
+  @Auth({ scopes: [Scope.OrganizationsWrite], accessTokenOnly: true })
+  @ApiOperation({
+    summary: 'Rotate an API key',
+    description:
+      'Issues a replacement (shown once) with the same name, scopes and expiry; the old key keeps working for `overlap_seconds`.',
+  })
+  @ApiParam(KEY_ID_PARAM)
+  @ApiCreatedResponse({ type: RotatedApiKeyDto })
+  @ApiResponse({
+    status: 404,
+    description: 'No such key in your organisation and mode',
+    type: ErrorEnvelopeDto,
+  })
+  async rotate(
+    @CurrentPrincipal() principal: Principal,
+    @Param('key_id') id: string,
+    @Body() body: RotateApiKeyDto,
+  ): Promise<RotatedApiKeyDto> {
+    const { record, key, previous } = await this.apiKeys.rotate(
+      principal,
+      id,
+      body.overlap_seconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS,
+    );
+    return { ...toApiKeyDto(record), key, previous: toApiKeyDto(previous) };
   }
 }
 

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
 export const PLANS = ['free', 'pro', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -6,6 +6,7 @@ export const TIERS = ['basic', 'professional', 'enterprise', 'custom'] as const;
 export type Tier = (typeof TIERS)[number];
 
 @Entity({ name: 'organizations' })
+@Index('organizations_one_bootstrap_key', ['isBootstrap'], { unique: true, where: 'is_bootstrap' })
 export class OrganizationEntity {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;

@@ -1,4 +1,5 @@
 import { Initial1763856000000 } from './1763856000000-initial.js';
+import { OneBootstrapOrganization1763863200000 } from './1763863200000-one-bootstrap-organization.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
-export const MIGRATIONS = [Initial1763856000000];
+export const MIGRATIONS = [Initial1763856000000, OneBootstrapOrganization1763863200000];
