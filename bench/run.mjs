@@ -615,7 +615,14 @@ async function main() {
     if (seed.status !== 201 || !seed.json?.session_id)
       throw new Error(`seed session: HTTP ${seed.status} ${seed.text.slice(0, 300)}`);
     const sessionId = seed.json.session_id;
-    log(`Token issued; seed session ${sessionId}.`);
+    const keyResponse = await request(apiBase, 'POST', '/v1/api-keys', {
+      headers: writeHeaders,
+      body: JSON.stringify({ name: 'bench', scopes: ['remote-viewing:read'] }),
+    });
+    if (keyResponse.status !== 201 || !keyResponse.json?.key)
+      throw new Error(`API key: HTTP ${keyResponse.status} ${keyResponse.text.slice(0, 300)}`);
+    const apiKeyHeaders = { 'x-api-key': keyResponse.json.key };
+    log(`Token and API key issued; seed session ${sessionId}.`);
 
     log(`Starting the reference server on ${refBase} …`);
     const ref = startChild(
@@ -647,6 +654,8 @@ async function main() {
       },
     });
     const servers = { service: targets(apiBase), reference: targets(refBase) };
+    // The same read authenticated with an API key instead of a JWT (the service only).
+    const apiKeyRead = { ...servers.service.read, headers: apiKeyHeaders };
     const pids = { service: api.pid, reference: ref.pid };
 
     // Warm-up: JIT, connection pools, prepared plans; both routes on both servers.
@@ -726,6 +735,16 @@ async function main() {
         await profileToggle(round, server, 'read', false, raw.at(-1));
         ensureAlive();
       }
+
+      await quietMachine();
+      say('read with an API key', 'service', round);
+      raw.push({
+        phase: 'read-api-key',
+        server: 'service',
+        round,
+        ...(await measured(pids.service, () => cannon(apiKeyRead, CONFIG))),
+      });
+      ensureAlive();
 
       for (const server of firstRead) {
         await quietMachine();
@@ -915,6 +934,7 @@ function uuidOf(publicId) {
 
 const LABELS = {
   read: 'GET  /v1/sessions/{id}',
+  'read-api-key': 'GET  /v1/sessions/{id} with an API key',
   create: 'POST /v1/sessions',
   'fixed-paced': 'GET  {id} @ 1,000/s, paced (open loop)',
   'fixed-autocannon': 'GET  {id} @ 1,000/s, autocannon overallRate',
@@ -922,7 +942,7 @@ const LABELS = {
 
 function buildReport(raw, extra) {
   const phases = [];
-  for (const phase of ['read', 'create', 'fixed-paced', 'fixed-autocannon']) {
+  for (const phase of ['read', 'read-api-key', 'create', 'fixed-paced', 'fixed-autocannon']) {
     for (const server of ['service', 'reference']) {
       const runs = raw.filter((r) => r.phase === phase && r.server === server);
       if (runs.length === 0) continue;
@@ -1038,6 +1058,7 @@ function buildReport(raw, extra) {
     },
     phases,
     ratios: { read: ratio('read'), create: ratio('create') },
+    apiKeyVersusJwt: apiKeyVersusJwt(find('read-api-key', 'service'), find('read', 'service')),
     // reference CPU µs per request ÷ service's: the same comparison, less sensitive to how the cores were shared
     cpuEfficiencyRatios: { read: cpuRatio('read'), create: cpuRatio('create') },
     disturbedPhases: phases
@@ -1047,6 +1068,19 @@ function buildReport(raw, extra) {
       )
       .map((p) => `${p.phase}/${p.server}`),
     targets,
+  };
+}
+
+/** What an API-key request costs the service compared with the same request carrying a JWT. */
+function apiKeyVersusJwt(apiKey, jwt) {
+  if (!apiKey || !jwt) return null;
+  return {
+    rpsRatio: Number((apiKey.rps / jwt.rps).toFixed(3)),
+    cpuUsPerRequest: {
+      apiKey: apiKey.serverCpu?.usPerRequest ?? null,
+      jwt: jwt.serverCpu?.usPerRequest ?? null,
+    },
+    p99Ms: { apiKey: apiKey.latencyMs.p99, jwt: jwt.latencyMs.p99 },
   };
 }
 
@@ -1168,6 +1202,12 @@ function printReport(report) {
   if (eff.read !== null && eff.create !== null) {
     lines.push(
       `(CPU per request, reference ÷ service — the same comparison, less sensitive to core sharing: read ${eff.read.toFixed(2)}×, create ${eff.create.toFixed(2)}×)`,
+    );
+  }
+  const versus = report.apiKeyVersusJwt;
+  if (versus) {
+    lines.push(
+      `API key versus JWT on the service's read: ${versus.rpsRatio.toFixed(2)}× the requests/s, CPU ${versus.cpuUsPerRequest.apiKey} µs versus ${versus.cpuUsPerRequest.jwt} µs per request, p99 ${fmt(versus.p99Ms.apiKey)} ms versus ${fmt(versus.p99Ms.jwt)} ms.`,
     );
   }
   const auto = report.phases.find((p) => p.phase === 'fixed-autocannon');
