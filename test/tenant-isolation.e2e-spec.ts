@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Mode } from '#common';
+import { Contract } from './support/contract.js';
+import { TestClient } from './support/client.js';
+import { createOrganization } from './support/factories.js';
+import { startStack, type Stack } from './support/stack.js';
+
+/**
+ * Two organisations × two modes. Every resource that exists is created by each
+ * tenant, and every other tenant's credentials must fail to read, change or
+ * list it — always 404 (or absent from lists), never 403 or the data.
+ */
+interface Tenant {
+  name: string;
+  token: string;
+  sessionId: string;
+  apiKeyId: string;
+}
+
+let stack: Stack;
+let client: TestClient;
+const tenants: Tenant[] = [];
+
+beforeAll(async () => {
+  stack = await startStack({ worker: false });
+  client = new TestClient(stack.baseUrl, await Contract.load(stack.baseUrl));
+  for (const org of ['A', 'B']) {
+    for (const mode of ['live', 'test'] as Mode[]) {
+      const owner = await createOrganization(stack, client, mode);
+      const token = await owner.token();
+      const session = await client.post('/v1/sessions', {
+        token,
+        json: { type: 'remote_viewing', target: `${org}/${mode}` },
+      });
+      const key = await client.post('/v1/api-keys', {
+        token,
+        json: { name: `${org}/${mode}`, scopes: ['remote-viewing:read'] },
+      });
+      tenants.push({
+        name: `${org}/${mode}`,
+        token,
+        sessionId: session.body.session_id,
+        apiKeyId: key.body.id,
+      });
+    }
+  }
+});
+afterAll(() => stack?.close());
+
+describe('tenant isolation matrix', () => {
+  it('lets each tenant reach its own resources', async () => {
+    for (const tenant of tenants) {
+      expect(
+        (await client.get(`/v1/sessions/${tenant.sessionId}`, { token: tenant.token })).status,
+      ).toBe(200);
+      expect(
+        (await client.get(`/v2/sessions/${tenant.sessionId}`, { token: tenant.token })).status,
+      ).toBe(200);
+      expect(
+        (await client.get(`/v1/api-keys/${tenant.apiKeyId}`, { token: tenant.token })).status,
+      ).toBe(200);
+    }
+  });
+
+  it('answers 404 to every other tenant, for every operation on every resource', async () => {
+    for (const caller of tenants) {
+      for (const owner of tenants.filter((t) => t !== caller)) {
+        const token = caller.token;
+        const attempts = [
+          client.get(`/v1/sessions/${owner.sessionId}`, { token }),
+          client.get(`/v1/sessions/${owner.sessionId}/results`, { token }),
+          client.get(`/v1/sessions/${owner.sessionId}/sketches/0.svg`, { token }),
+          client.get(`/v2/sessions/${owner.sessionId}`, { token }),
+          client.get(`/v1/api-keys/${owner.apiKeyId}`, { token }),
+          client.post(`/v1/api-keys/${owner.apiKeyId}/revoke`, { token }),
+          client.post(`/v1/api-keys/${owner.apiKeyId}/rotate`, { token, json: {} }),
+        ];
+        for (const response of await Promise.all(attempts)) {
+          expect(response.status, `${caller.name} → ${owner.name}`).toBe(404);
+          expect(response.text).not.toContain(owner.name);
+        }
+      }
+    }
+  });
+
+  it('never lists another tenant’s keys', async () => {
+    for (const caller of tenants) {
+      const listed = (
+        await client.get('/v1/api-keys?limit=100', { token: caller.token })
+      ).body.results.map((k: { id: string }) => k.id);
+      expect(listed).toEqual([caller.apiKeyId]);
+    }
+  });
+
+  it('left every resource untouched by the attempts', async () => {
+    for (const tenant of tenants) {
+      const key = await client.get(`/v1/api-keys/${tenant.apiKeyId}`, { token: tenant.token });
+      expect(key.body).toMatchObject({ revoked_at: null, expires_at: null });
+    }
+  });
+});
