@@ -18,6 +18,7 @@ import { HttpExceptionFilter } from './http/http-exception.filter.js';
 import { loggerOptions } from './http/logging.js';
 import { UsageMeter } from './http/usage-meter.js';
 import { TokenController } from './oauth/token.controller.js';
+import { OrganizationsV2Controller } from './organizations/organizations-v2.controller.js';
 import { WellKnownController } from './oauth/well-known.controller.js';
 import { SessionsV1Controller } from './sessions/v1/sessions-v1.controller.js';
 import { SessionsV2Controller } from './sessions/v2/sessions-v2.controller.js';
@@ -44,6 +45,7 @@ export class ApiModule {
         ApiKeysController,
         SessionsV1Controller,
         SessionsV2Controller,
+        OrganizationsV2Controller,
         HealthController,
         MetricsController,
         DocsController,

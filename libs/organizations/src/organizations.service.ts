@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
+import { LessThan, MoreThan, type Repository } from 'typeorm';
 import { newKey } from '#common';
 import { OrganizationEntity, type Plan, type Tier } from '#database';
 
@@ -26,6 +26,28 @@ export class OrganizationsService {
 
   async get(id: string): Promise<OrganizationEntity | null> {
     return this.organizations.findOneBy({ id });
+  }
+
+  /**
+   * A keyset page of every organisation, oldest first (ids are time-ordered),
+   * with the counts a page-numbered list shows.
+   */
+  async page(
+    afterId: string | null,
+    perPage: number,
+  ): Promise<{ rows: OrganizationEntity[]; total: number; before: number }> {
+    const [rows, total, before] = await Promise.all([
+      this.organizations.find({
+        where: afterId === null ? {} : { id: MoreThan(afterId) },
+        order: { id: 'ASC' },
+        take: perPage + 1,
+      }),
+      this.organizations.count(),
+      afterId === null
+        ? Promise.resolve(0)
+        : this.organizations.countBy({ id: LessThan(afterId) }).then((n) => n + 1),
+    ]);
+    return { rows, total, before };
   }
 
   /**

@@ -1,0 +1,135 @@
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import { ALL_SCOPES, AppError, parsePublicId, Scope, toPublicId, type Principal } from '#common';
+import { ApiKeyService } from '#api-keys';
+import type { OrganizationEntity } from '#database';
+import { OrganizationsService } from '#organizations';
+import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
+import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
+import {
+  CreatedOrganizationDto,
+  CreateOrganizationDto,
+  OrganizationDto,
+  OrganizationListDto,
+  OrganizationListQueryDto,
+} from './organization.dto.js';
+
+@ApiTags('Organizations (v2)')
+@ApiResponse({ status: 400, description: 'VALIDATION_ERROR', type: ErrorEnvelopeDto })
+@Controller({ path: 'enterprise/organizations', version: '2' })
+export class OrganizationsV2Controller {
+  constructor(
+    private readonly organizations: OrganizationsService,
+    private readonly apiKeys: ApiKeyService,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @ApiOperation({
+    summary: 'Create an organisation (operator only)',
+    description:
+      'Only the operator (bootstrap) organisation may call this. The response carries a live admin API key, shown once.',
+  })
+  @ApiCreatedResponse({ type: CreatedOrganizationDto })
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateOrganizationDto,
+  ): Promise<CreatedOrganizationDto> {
+    await this.requireOperator(principal);
+    const organization = await this.organizations.create({
+      name: body.name,
+      ...(body.plan ? { plan: body.plan } : {}),
+      ...(body.tier ? { tier: body.tier } : {}),
+    });
+    // The new organisation's first key: every scope, live mode, created on the operator's behalf.
+    const { key } = await this.apiKeys.create(
+      { ...principal, organizationId: organization.id, mode: 'live', scopes: ALL_SCOPES },
+      { name: 'Admin key', scopes: [...ALL_SCOPES], expiresAt: null, mode: 'live' },
+    );
+    return { ...toOrganizationDto(organization), admin_api_key: key };
+  }
+
+  @Get()
+  @Auth({ scopes: [Scope.OrganizationsRead] })
+  @ApiOperation({
+    summary: 'List organisations',
+    description: 'The operator organisation sees every organisation; any other sees only itself.',
+  })
+  @ApiOkResponse({ type: OrganizationListDto })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: OrganizationListQueryDto,
+  ): Promise<OrganizationListDto> {
+    const perPage = query.per_page ?? 20;
+    const own = await this.organizations.get(principal.organizationId);
+    if (!own?.isBootstrap) {
+      const data = own ? [toOrganizationDto(own)] : [];
+      return { data, pagination: pagination(1, perPage, data.length, false, null) };
+    }
+    const after = query.cursor === undefined ? null : decodeCursor(query.cursor);
+    const { rows, total, before } = await this.organizations.page(after, perPage);
+    const hasNext = rows.length > perPage;
+    const page = rows.slice(0, perPage);
+    const nextCursor = hasNext ? encodeCursor(page.at(-1)!.id) : null;
+    return {
+      data: page.map(toOrganizationDto),
+      pagination: pagination(Math.floor(before / perPage) + 1, perPage, total, hasNext, nextCursor),
+    };
+  }
+
+  private async requireOperator(principal: Principal): Promise<void> {
+    const own = await this.organizations.get(principal.organizationId);
+    if (!own?.isBootstrap) {
+      throw new AppError('FORBIDDEN', 'Only the operator organisation can create organisations', {
+        issue: 'requires the operator organisation',
+      });
+    }
+  }
+}
+
+function toOrganizationDto(organization: OrganizationEntity): OrganizationDto {
+  return {
+    id: toPublicId('organization', organization.id),
+    name: organization.name,
+    plan: organization.plan,
+    tier: organization.tier,
+    is_operator: organization.isBootstrap,
+    created_at: organization.createdAt.toISOString(),
+  };
+}
+
+function pagination(
+  page: number,
+  perPage: number,
+  total: number,
+  hasNext: boolean,
+  nextCursor: string | null,
+) {
+  return {
+    page,
+    per_page: perPage,
+    total,
+    total_pages: Math.max(1, Math.ceil(total / perPage)),
+    has_next: hasNext,
+    has_prev: page > 1,
+    next_cursor: nextCursor,
+  };
+}
+
+/** Cursors are the public id of the last row, base64url-encoded so clients treat them as opaque. */
+function encodeCursor(uuid: string): string {
+  return Buffer.from(toPublicId('organization', uuid)).toString('base64url');
+}
+
+function decodeCursor(cursor: string): string {
+  const uuid = parsePublicId('organization', Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (uuid === null) throw AppError.invalid('cursor', 'is not a cursor this service issued');
+  return uuid;
+}

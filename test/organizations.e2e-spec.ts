@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_SCOPES } from '#common';
+import { Contract } from './support/contract.js';
+import { TestClient } from './support/client.js';
+import { createOrganization } from './support/factories.js';
+import {
+  BOOTSTRAP_CLIENT_ID,
+  BOOTSTRAP_CLIENT_SECRET,
+  startStack,
+  type Stack,
+} from './support/stack.js';
+
+let stack: Stack;
+let client: TestClient;
+let operatorToken: string;
+
+beforeAll(async () => {
+  stack = await startStack({ worker: false });
+  client = new TestClient(stack.baseUrl, await Contract.load(stack.baseUrl));
+  const response = await client.post('/oauth2/token', {
+    form: {
+      grant_type: 'client_credentials',
+      client_id: BOOTSTRAP_CLIENT_ID,
+      client_secret: BOOTSTRAP_CLIENT_SECRET,
+    },
+  });
+  operatorToken = response.body.access_token;
+});
+afterAll(() => stack?.close());
+
+describe('v2 /enterprise/organizations', () => {
+  it('lets the operator create an organisation whose admin key has every scope, in live mode', async () => {
+    const created = await client.post('/v2/enterprise/organizations', {
+      token: operatorToken,
+      json: { name: 'Acme Research', plan: 'pro', tier: 'professional' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      id: expect.stringMatching(/^org_/),
+      name: 'Acme Research',
+      plan: 'pro',
+      tier: 'professional',
+      is_operator: false,
+    });
+    const adminKey: string = created.body.admin_api_key;
+    expect(adminKey).toMatch(/^sk_live_/);
+
+    const keys = await client.get('/v1/api-keys', { apiKey: adminKey });
+    expect(keys.body.results).toEqual([
+      expect.objectContaining({ name: 'Admin key', scopes: [...ALL_SCOPES], mode: 'live' }),
+    ]);
+    const own = await client.get('/v2/enterprise/organizations', { apiKey: adminKey });
+    expect(own.body.data).toEqual([expect.objectContaining({ id: created.body.id })]);
+    const session = await client.post('/v1/sessions', {
+      apiKey: adminKey,
+      json: { type: 'dowsing', target: 'first work' },
+    });
+    expect(session.status).toBe(201);
+  });
+
+  it('defaults a new organisation to the free plan and the basic tier', async () => {
+    const created = await client.post('/v2/enterprise/organizations', {
+      token: operatorToken,
+      json: { name: 'Defaults Ltd' },
+    });
+    expect(created.body).toMatchObject({ plan: 'free', tier: 'basic' });
+  });
+
+  it('shows the operator every organisation, page by page with a keyset cursor', async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let page = 0;
+    let total: number;
+    do {
+      const query: string = cursor ? `?per_page=5&cursor=${cursor}` : '?per_page=5';
+      const response = await client.get(`/v2/enterprise/organizations${query}`, {
+        token: operatorToken,
+      });
+      expect(response.status).toBe(200);
+      page += 1;
+      expect(response.body.pagination).toMatchObject({ page, per_page: 5, has_prev: page > 1 });
+      total = response.body.pagination.total;
+      seen.push(...response.body.data.map((o: { id: string }) => o.id));
+      cursor = response.body.pagination.next_cursor;
+      expect(response.body.pagination.has_next).toBe(cursor !== null);
+    } while (cursor !== null);
+    expect(seen).toHaveLength(total);
+    expect(new Set(seen).size).toBe(total);
+    expect(page).toBe(Math.ceil(total / 5));
+  });
+
+  it('shows any other organisation only itself, and refuses it the create', async () => {
+    const other = await createOrganization(stack, client);
+    const token = await other.token();
+    const listed = await client.get('/v2/enterprise/organizations', { token });
+    expect(listed.body.data).toHaveLength(1);
+    expect(listed.body.pagination).toMatchObject({
+      total: 1,
+      page: 1,
+      has_next: false,
+      next_cursor: null,
+    });
+    const refused = await client.post('/v2/enterprise/organizations', {
+      token,
+      json: { name: 'Not allowed' },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('FORBIDDEN');
+  });
+
+  it.each([
+    [{ name: '' }, 'name', null],
+    [{ name: 'x', plan: 'entreprise' }, 'plan', 'enterprise'],
+    [{ name: 'x', tier: 'custo' }, 'tier', 'custom'],
+  ])('refuses %j with VALIDATION_ERROR naming %s', async (body, field, suggested) => {
+    const response = await client.post('/v2/enterprise/organizations', {
+      token: operatorToken,
+      json: body,
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { field, suggested_value: suggested },
+    });
+  });
+
+  it.each(['per_page=0', 'per_page=101', 'cursor=not*a*cursor', 'cursor=Zm9v'])(
+    'refuses ?%s',
+    async (query) => {
+      const response = await client.get(`/v2/enterprise/organizations?${query}`, {
+        token: operatorToken,
+      });
+      expect(response.status).toBe(400);
+      expect(response.body.error.code).toBe('VALIDATION_ERROR');
+    },
+  );
+});
