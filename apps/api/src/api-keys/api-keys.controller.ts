@@ -3,7 +3,6 @@ import {
   ApiCreatedResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiParam,
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
@@ -12,6 +11,7 @@ import { ApiKeyService, DEFAULT_ROTATION_OVERLAP_SECONDS } from '#api-keys';
 import type { ApiKeyEntity } from '#database';
 import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
+import { ResourceParam } from '../http/resource-param.decorator.js';
 import {
   ApiKeyDto,
   ApiKeyListDto,
@@ -21,8 +21,6 @@ import {
   RotateApiKeyDto,
   RotatedApiKeyDto,
 } from './api-key.dto.js';
-
-const KEY_ID_PARAM = { name: 'key_id', example: 'key_01jh2x7v4ke8rbk3a8y0v0d7qz' };
 
 @ApiTags('API keys (v1)')
 @ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
@@ -74,13 +72,8 @@ export class ApiKeysController {
   @Get(':key_id')
   @Auth({ scopes: [Scope.OrganizationsRead] })
   @ApiOperation({ summary: 'Read an API key (never the key itself)' })
-  @ApiParam(KEY_ID_PARAM)
+  @ResourceParam('key_id', 'key_01jh2x7v4ke8rbk3a8y0v0d7qz', 'API key')
   @ApiOkResponse({ type: ApiKeyDto })
-  @ApiResponse({
-    status: 404,
-    description: 'No such key in your organisation and mode',
-    type: ErrorEnvelopeDto,
-  })
   async get(
     @CurrentPrincipal() principal: Principal,
     @Param('key_id') id: string,
@@ -95,13 +88,8 @@ export class ApiKeysController {
     summary: 'Revoke an API key',
     description: 'Takes effect at once on every instance. Idempotent.',
   })
-  @ApiParam(KEY_ID_PARAM)
+  @ResourceParam('key_id', 'key_01jh2x7v4ke8rbk3a8y0v0d7qz', 'API key')
   @ApiOkResponse({ type: ApiKeyDto })
-  @ApiResponse({
-    status: 404,
-    description: 'No such key in your organisation and mode',
-    type: ErrorEnvelopeDto,
-  })
   async revoke(
     @CurrentPrincipal() principal: Principal,
     @Param('key_id') id: string,
@@ -117,13 +105,8 @@ export class ApiKeysController {
     description:
       'Issues a replacement (shown once) with the same name, scopes and expiry; the old key keeps working for `overlap_seconds`.',
   })
-  @ApiParam(KEY_ID_PARAM)
+  @ResourceParam('key_id', 'key_01jh2x7v4ke8rbk3a8y0v0d7qz', 'API key')
   @ApiCreatedResponse({ type: RotatedApiKeyDto })
-  @ApiResponse({
-    status: 404,
-    description: 'No such key in your organisation and mode',
-    type: ErrorEnvelopeDto,
-  })
   async rotate(
     @CurrentPrincipal() principal: Principal,
     @Param('key_id') id: string,

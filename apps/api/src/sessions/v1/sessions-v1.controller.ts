@@ -12,6 +12,7 @@ import { AppError, Scope, type Principal } from '#common';
 import { SessionsService } from '#sessions';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { ResourceParam } from '../../http/resource-param.decorator.js';
 import { CreateSessionV1Dto } from './create-session-v1.dto.js';
 import {
   SessionCreatedV1Dto,
@@ -19,8 +20,6 @@ import {
   SessionStatusV1Dto,
 } from './session-v1.dto.js';
 import { toCreatedV1, toNewSession, toResultsV1, toStatusV1 } from './session-v1.mapper.js';
-
-const SESSION_ID_PARAM = { name: 'session_id', example: 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz' };
 
 @ApiTags('Sessions (v1)')
 @ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
@@ -50,13 +49,8 @@ export class SessionsV1Controller {
   @Get(':session_id')
   @Auth({ scopes: [Scope.SessionsRead] })
   @ApiOperation({ summary: 'Read the status of a session' })
-  @ApiParam(SESSION_ID_PARAM)
+  @ResourceParam('session_id', 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', 'session')
   @ApiOkResponse({ type: SessionStatusV1Dto })
-  @ApiResponse({
-    status: 404,
-    description: 'No such session in your organisation and mode',
-    type: ErrorEnvelopeDto,
-  })
   async status(
     @CurrentPrincipal() principal: Principal,
     @Param('session_id') id: string,
@@ -70,13 +64,8 @@ export class SessionsV1Controller {
     summary: 'Read the results of a session',
     description: '`results` appears once the session has completed.',
   })
-  @ApiParam(SESSION_ID_PARAM)
+  @ResourceParam('session_id', 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', 'session')
   @ApiOkResponse({ type: SessionResultsEnvelopeV1Dto })
-  @ApiResponse({
-    status: 404,
-    description: 'No such session in your organisation and mode',
-    type: ErrorEnvelopeDto,
-  })
   async results(
     @CurrentPrincipal() principal: Principal,
     @Param('session_id') id: string,
@@ -91,14 +80,13 @@ export class SessionsV1Controller {
   @Header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
   @Header('Cache-Control', 'private, max-age=86400, immutable')
   @ApiOperation({ summary: 'A sketch of a completed session, as SVG' })
-  @ApiParam(SESSION_ID_PARAM)
+  @ResourceParam('session_id', 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', 'session')
   @ApiParam({ name: 'file', example: '0.svg' })
   @ApiProduces('image/svg+xml')
   @ApiOkResponse({
     description: 'SVG image',
     content: { 'image/svg+xml': { schema: { type: 'string' } } },
   })
-  @ApiResponse({ status: 404, description: 'No such session or sketch', type: ErrorEnvelopeDto })
   async sketch(
     @CurrentPrincipal() principal: Principal,
     @Param('session_id') id: string,

@@ -3,7 +3,6 @@ import {
   ApiCreatedResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiParam,
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
@@ -11,6 +10,7 @@ import { Scope, type Principal } from '#common';
 import { SessionsService } from '#sessions';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { ResourceParam } from '../../http/resource-param.decorator.js';
 import { CreateSessionV2Dto } from './create-session-v2.dto.js';
 import { SessionV2Dto } from './session-v2.dto.js';
 import { toNewSessionV2, toSessionV2 } from './session-v2.mapper.js';
@@ -44,13 +44,8 @@ export class SessionsV2Controller {
   @Get(':session_id')
   @Auth({ scopes: [Scope.SessionsRead] })
   @ApiOperation({ summary: 'Read a session with its later-generation results' })
-  @ApiParam({ name: 'session_id', example: 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz' })
+  @ResourceParam('session_id', 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', 'session')
   @ApiOkResponse({ type: SessionV2Dto })
-  @ApiResponse({
-    status: 404,
-    description: 'No such session in your organisation and mode',
-    type: ErrorEnvelopeDto,
-  })
   async get(
     @CurrentPrincipal() principal: Principal,
     @Param('session_id') id: string,
