@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Scope } from '#common';
-import { Contract } from './support/contract.js';
 import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import { startStack, type Stack } from './support/stack.js';
@@ -18,9 +17,8 @@ beforeAll(async () => {
     startStack({ worker: false }),
     startStack({ worker: false }),
   ]);
-  const contract = await Contract.load(stack.baseUrl);
-  client = new TestClient(stack.baseUrl, contract);
-  otherClient = new TestClient(other.baseUrl, await Contract.load(other.baseUrl));
+  client = await TestClient.for(stack);
+  otherClient = await TestClient.for(other);
   org = await createOrganization(stack, client);
   token = await org.token();
 });

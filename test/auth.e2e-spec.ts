@@ -10,7 +10,6 @@ import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SigningKeyService } from '#auth';
 import { ALL_SCOPES, Scope } from '#common';
-import { Contract } from './support/contract.js';
 import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import {
@@ -26,7 +25,7 @@ let org: TestOrganization;
 
 beforeAll(async () => {
   stack = await startStack({ worker: false });
-  client = new TestClient(stack.baseUrl, await Contract.load(stack.baseUrl));
+  client = await TestClient.for(stack);
   org = await createOrganization(stack, client);
 });
 afterAll(() => stack?.close());

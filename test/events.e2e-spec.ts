@@ -4,7 +4,6 @@ import { toEnvelope } from '#events';
 import { EventEntity } from '#database';
 import { parsePublicId } from '#common';
 import { createWorker } from '../apps/worker/src/worker.js';
-import { Contract } from './support/contract.js';
 import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import { startStack, type Stack } from './support/stack.js';
@@ -18,7 +17,7 @@ let token: string;
 // The API alone: workers are started by the tests, to show what survives their absence.
 beforeAll(async () => {
   stack = await startStack({ worker: false });
-  client = new TestClient(stack.baseUrl, await Contract.load(stack.baseUrl));
+  client = await TestClient.for(stack);
   org = await createOrganization(stack, client);
   token = await org.token();
 });

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES } from '#common';
-import { Contract } from './support/contract.js';
 import { TestClient } from './support/client.js';
 import { createOrganization } from './support/factories.js';
 import {
@@ -16,7 +15,7 @@ let operatorToken: string;
 
 beforeAll(async () => {
   stack = await startStack({ worker: false });
-  client = new TestClient(stack.baseUrl, await Contract.load(stack.baseUrl));
+  client = await TestClient.for(stack);
   const response = await client.post('/oauth2/token', {
     form: {
       grant_type: 'client_credentials',

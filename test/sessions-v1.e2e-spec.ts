@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Contract } from './support/contract.js';
 import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import { startStack, type Stack } from './support/stack.js';
@@ -12,7 +11,7 @@ let token: string;
 
 beforeAll(async () => {
   stack = await startStack();
-  client = new TestClient(stack.baseUrl, await Contract.load(stack.baseUrl));
+  client = await TestClient.for(stack);
   org = await createOrganization(stack, client);
   token = await org.token();
 });

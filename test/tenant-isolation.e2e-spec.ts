@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Mode } from '#common';
-import { Contract } from './support/contract.js';
 import { TestClient } from './support/client.js';
 import { createOrganization } from './support/factories.js';
 import { startStack, type Stack } from './support/stack.js';
@@ -23,7 +22,7 @@ const tenants: Tenant[] = [];
 
 beforeAll(async () => {
   stack = await startStack({ worker: false });
-  client = new TestClient(stack.baseUrl, await Contract.load(stack.baseUrl));
+  client = await TestClient.for(stack);
   for (const org of ['A', 'B']) {
     for (const mode of ['live', 'test'] as Mode[]) {
       const owner = await createOrganization(stack, client, mode);

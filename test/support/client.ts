@@ -1,4 +1,4 @@
-import type { Contract } from './contract.js';
+import { Contract } from './contract.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -23,6 +23,11 @@ export class TestClient {
     readonly baseUrl: string,
     private readonly contract: Contract,
   ) {}
+
+  /** A client for a running stack, checking against the contract that stack serves. */
+  static async for(stack: { baseUrl: string }): Promise<TestClient> {
+    return new TestClient(stack.baseUrl, await Contract.load(stack.baseUrl));
+  }
 
   async request<T = any>(
     method: string,

@@ -4,7 +4,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, type Repository } from 'typeorm';
 import { ALL_SCOPES, newKey, type Mode } from '#common';
 import { OAuthClientEntity } from '#database';
-import { DECOY_HASH_PROMISE, hashSecret, verifySecret } from './secret-hash.js';
+import { decoyHash, hashSecret, verifySecret } from './secret-hash.js';
 
 @Injectable()
 export class OAuthClientsService {
@@ -18,7 +18,7 @@ export class OAuthClientsService {
    */
   async authenticate(clientId: string, secret: string): Promise<OAuthClientEntity | null> {
     const client = await this.clients.findOneBy({ clientId, deletedAt: IsNull() });
-    const ok = await verifySecret(secret, client?.secretHash ?? (await DECOY_HASH_PROMISE));
+    const ok = await verifySecret(secret, client?.secretHash ?? (await decoyHash()));
     return client && client.secretHash !== null && ok ? client : null;
   }
 

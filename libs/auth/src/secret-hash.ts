@@ -33,5 +33,13 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
-/** A hash of a random secret, compared against when a client does not exist so both paths cost the same. */
-export const DECOY_HASH_PROMISE: Promise<string> = hashSecret(randomBytes(16).toString('hex'));
+let decoy: Promise<string> | null = null;
+
+/**
+ * A hash of a random secret, compared against when a client does not exist so
+ * both paths cost the same. Made on first use, not at import: most processes never need it.
+ */
+export function decoyHash(): Promise<string> {
+  decoy ??= hashSecret(randomBytes(16).toString('hex'));
+  return decoy;
+}

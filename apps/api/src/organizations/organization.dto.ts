@@ -2,8 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { PLANS, TIERS, type Plan, type Tier } from '#database';
-
-const oneOf = (values: readonly string[]) => ({ message: `must be one of ${values.join(', ')}` });
+import { oneOf } from '../http/validation-messages.js';
 
 export class CreateOrganizationDto {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'Acme Research' })

@@ -1,10 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { oneOf } from '../http/validation-messages.js';
 import { MODALITIES, PRIVACY_LEVELS, type Modality, type PrivacyLevel } from '#common';
 
-export const oneOf = (values: readonly string[]) => ({
-  message: `must be one of ${values.join(', ')}`,
-});
 const DURATION = { message: 'must be an integer between 5 and 180' };
 
 /** The optional session fields both versions' create bodies share. */

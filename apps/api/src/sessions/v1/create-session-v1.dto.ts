@@ -1,7 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { SESSION_TYPES, type SessionType } from '#common';
-import { oneOf, SessionOptionsDto } from '../session-options.dto.js';
+import { oneOf } from '../../http/validation-messages.js';
+import { SessionOptionsDto } from '../session-options.dto.js';
 
 const TARGET_LENGTH = { message: 'must be 1 to 1000 characters' };
 

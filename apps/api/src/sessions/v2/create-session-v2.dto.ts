@@ -1,7 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsString, Length } from 'class-validator';
 import { SESSION_TYPES, type SessionType } from '#common';
-import { oneOf, SessionOptionsDto } from '../session-options.dto.js';
+import { oneOf } from '../../http/validation-messages.js';
+import { SessionOptionsDto } from '../session-options.dto.js';
 
 /** Body of POST /v2/sessions/create: the spec's session fields, without the v1 quick-start aliases. */
 export class CreateSessionV2Dto extends SessionOptionsDto {
