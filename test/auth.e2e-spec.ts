@@ -107,7 +107,12 @@ describe('POST /oauth2/token (client_credentials)', () => {
       >,
     });
     expect(response.status).toBe(status);
-    expect(response.body).toEqual({ error, error_description: expect.any(String) });
+    expect(response.body).toEqual({
+      error,
+      error_description: expect.any(String),
+      // invalid_scope names the scope it refused
+      ...(error === 'invalid_scope' ? { scope: 'superuser' } : {}),
+    });
     expect(response.headers.get('cache-control')).toBe('no-store');
   });
 

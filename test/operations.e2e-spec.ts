@@ -23,6 +23,15 @@ afterAll(() => stack?.close());
 /** Operational endpoints that are deliberately open; every other operation must require a scope. */
 const PUBLIC_OPERATIONS = [
   'post /oauth2/token',
+  'get /oauth2/authorize',
+  'get /oauth/authorize',
+  'get /oauth2/authorize/{uid}',
+  'post /oauth2/revoke',
+  'post /oauth2/introspect',
+  'get /oauth2/interaction/{uid}',
+  'post /oauth2/interaction/{uid}/login',
+  'post /oauth2/interaction/{uid}/confirm',
+  'post /oauth2/interaction/{uid}/abort',
   'get /.well-known/jwks.json',
   'get /.well-known/oauth-authorization-server',
   'get /health/live',

@@ -14,6 +14,8 @@ interface Tenant {
   token: string;
   sessionId: string;
   apiKeyId: string;
+  /** The factory's client and one registered through /v1/oauth-clients. */
+  oauthClientIds: string[];
 }
 
 let stack: Stack;
@@ -35,11 +37,20 @@ beforeAll(async () => {
         token,
         json: { name: `${org}/${mode}`, scopes: ['remote-viewing:read'] },
       });
+      const oauthClient = await client.post('/v1/oauth-clients', {
+        token,
+        json: {
+          client_name: `${org}/${mode}`,
+          grant_types: ['client_credentials'],
+          scope: 'remote-viewing:read',
+        },
+      });
       tenants.push({
         name: `${org}/${mode}`,
         token,
         sessionId: session.body.session_id,
         apiKeyId: key.body.id,
+        oauthClientIds: [oauthClient.body.client_id, owner.clientId],
       });
     }
   }
@@ -58,6 +69,11 @@ describe('tenant isolation matrix', () => {
       expect(
         (await client.get(`/v1/api-keys/${tenant.apiKeyId}`, { token: tenant.token })).status,
       ).toBe(200);
+      for (const id of tenant.oauthClientIds) {
+        expect((await client.get(`/v1/oauth-clients/${id}`, { token: tenant.token })).status).toBe(
+          200,
+        );
+      }
     }
   });
 
@@ -73,6 +89,15 @@ describe('tenant isolation matrix', () => {
           client.get(`/v1/api-keys/${owner.apiKeyId}`, { token }),
           client.post(`/v1/api-keys/${owner.apiKeyId}/revoke`, { token }),
           client.post(`/v1/api-keys/${owner.apiKeyId}/rotate`, { token, json: {} }),
+          ...owner.oauthClientIds.flatMap((id) => [
+            client.get(`/v1/oauth-clients/${id}`, { token }),
+            client.request('PATCH', `/v1/oauth-clients/${id}`, {
+              token,
+              json: { client_name: 'taken' },
+            }),
+            client.post(`/v1/oauth-clients/${id}/rotate-secret`, { token }),
+            client.request('DELETE', `/v1/oauth-clients/${id}`, { token }),
+          ]),
         ];
         for (const response of await Promise.all(attempts)) {
           expect(response.status, `${caller.name} → ${owner.name}`).toBe(404);
@@ -91,10 +116,26 @@ describe('tenant isolation matrix', () => {
     }
   });
 
+  it('never lists another tenant’s OAuth clients', async () => {
+    for (const caller of tenants) {
+      const listed = (
+        await client.get('/v1/oauth-clients?limit=100', { token: caller.token })
+      ).body.results.map((c: { client_id: string }) => c.client_id);
+      expect(listed).toEqual(caller.oauthClientIds);
+    }
+  });
+
   it('left every resource untouched by the attempts', async () => {
     for (const tenant of tenants) {
       const key = await client.get(`/v1/api-keys/${tenant.apiKeyId}`, { token: tenant.token });
       expect(key.body).toMatchObject({ revoked_at: null, expires_at: null });
+      const oauthClient = await client.get(`/v1/oauth-clients/${tenant.oauthClientIds[0]}`, {
+        token: tenant.token,
+      });
+      expect(oauthClient.body).toMatchObject({
+        client_name: tenant.name,
+        client_secret_expires_at: 0,
+      });
     }
   });
 });

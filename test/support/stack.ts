@@ -7,6 +7,8 @@ import { parseSettings, type Settings } from '#config';
 
 export const BOOTSTRAP_CLIENT_ID = 'test-bootstrap-client';
 export const BOOTSTRAP_CLIENT_SECRET = 'test-bootstrap-secret-0123456789';
+export const BOOTSTRAP_ADMIN_EMAIL = 'admin@example.test';
+export const BOOTSTRAP_ADMIN_PASSWORD = 'correct horse battery staple';
 
 export interface Stack {
   baseUrl: string;
@@ -25,6 +27,8 @@ export function testSettings(port: number, overrides: Record<string, string> = {
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     BOOTSTRAP_CLIENT_ID,
     BOOTSTRAP_CLIENT_SECRET,
+    BOOTSTRAP_ADMIN_EMAIL,
+    BOOTSTRAP_ADMIN_PASSWORD,
     LOG_LEVEL: 'silent',
     SIMULATED_STEP_MS: '20',
     DATABASE_POOL_MAX: '5',

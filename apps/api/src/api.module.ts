@@ -17,11 +17,16 @@ import { DocsController } from './http/docs.controller.js';
 import { HttpExceptionFilter } from './http/http-exception.filter.js';
 import { loggerOptions } from './http/logging.js';
 import { UsageMeter } from './http/usage-meter.js';
-import { TokenController } from './oauth/token.controller.js';
+import { AttemptLimiter } from './oauth/authorization-server/attempt-limiter.js';
+import { AuthorizationServer } from './oauth/authorization-server/authorization-server.js';
+import { InteractionController } from './oauth/authorization-server/interaction.controller.js';
+import { JwtIntrospection } from './oauth/authorization-server/jwt-introspection.js';
+import { OAuthClientsController } from './oauth-clients/oauth-clients.controller.js';
 import { OrganizationsV2Controller } from './organizations/organizations-v2.controller.js';
 import { WellKnownController } from './oauth/well-known.controller.js';
 import { SessionsV1Controller } from './sessions/v1/sessions-v1.controller.js';
 import { SessionsV2Controller } from './sessions/v2/sessions-v2.controller.js';
+import { UserProfileController } from './users/user-profile.controller.js';
 
 /** The HTTP application: feature libs plus HTTP-only concerns (guard, filter, logging, docs). */
 @Module({})
@@ -40,18 +45,23 @@ export class ApiModule {
         SessionsModule,
       ],
       controllers: [
-        TokenController,
+        InteractionController,
         WellKnownController,
         ApiKeysController,
+        OAuthClientsController,
         SessionsV1Controller,
         SessionsV2Controller,
         OrganizationsV2Controller,
+        UserProfileController,
         HealthController,
         MetricsController,
         DocsController,
       ],
       providers: [
         IdentityBootstrap,
+        AuthorizationServer,
+        AttemptLimiter,
+        JwtIntrospection,
         UsageMeter,
         ReadinessChecks,
         { provide: APP_GUARD, useClass: AuthGuard },

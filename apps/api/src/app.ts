@@ -5,6 +5,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import type { Settings } from '#config';
 import { ApiModule } from './api.module.js';
+import { AuthorizationServer } from './oauth/authorization-server/authorization-server.js';
 import { collectProcessMetrics, httpMetricsMiddleware } from './health/metrics.js';
 import { installBodyParsing } from './http/body-parsing.js';
 import { requestIdMiddleware } from './http/request-id.middleware.js';
@@ -26,6 +27,12 @@ export async function createApiApp(settings: Settings): Promise<INestApplication
   app.use(requestIdMiddleware);
   app.use(httpMetricsMiddleware);
   installBodyParsing(express, settings.bodyLimitBytes, settings.publicUrl);
+  // The spec's alias of the authorization endpoint; 308 keeps the method and query.
+  express.get('/oauth/authorize', (request, response) => {
+    const query = request.originalUrl.slice(request.path.length);
+    response.redirect(308, `/oauth2/authorize${query}`);
+  });
+  app.get(AuthorizationServer).mount(express);
   app.enableVersioning({ type: VersioningType.URI });
   app.useGlobalPipes(createValidationPipe());
   // SIGTERM/SIGINT only: SIGUSR2 and SIGHUP stay free for diagnostics (profilers, log rotation).

@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { ALL_SCOPES } from '#common';
+import { authorizationServerPaths } from './oauth/authorization-server/openapi-paths.js';
 
 /** The OpenAPI document of both versions, served at /docs-json with Swagger UI at /docs. */
 export function buildOpenApiDocument(app: INestApplication, publicUrl: string): OpenAPIObject {
@@ -33,7 +34,9 @@ export function buildOpenApiDocument(app: INestApplication, publicUrl: string): 
       'api_key',
     )
     .build();
-  return SwaggerModule.createDocument(app, config);
+  const document = SwaggerModule.createDocument(app, config);
+  document.paths = { ...authorizationServerPaths(), ...document.paths };
+  return document;
 }
 
 export function mountOpenApi(app: INestApplication, document: OpenAPIObject): void {

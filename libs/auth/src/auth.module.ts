@@ -4,17 +4,31 @@ import { DatabaseModule } from '#database';
 import { OrganizationsModule } from '#organizations';
 import { AccessTokenService } from './access-tokens.js';
 import { CredentialResolver } from './credentials.js';
+import { OAuthClientRegistryService } from './oauth-client-registry.service.js';
 import { OAuthClientsService } from './oauth-clients.service.js';
 import { SigningKeyService } from './signing-keys.service.js';
+import { UsersService } from './users.service.js';
+import { ServerSecretsService } from './server-secrets.service.js';
 
 @Module({
   imports: [DatabaseModule, ApiKeysModule, OrganizationsModule],
-  providers: [SigningKeyService, AccessTokenService, OAuthClientsService, CredentialResolver],
+  providers: [
+    SigningKeyService,
+    AccessTokenService,
+    OAuthClientsService,
+    OAuthClientRegistryService,
+    CredentialResolver,
+    UsersService,
+    ServerSecretsService,
+  ],
   exports: [
     SigningKeyService,
     AccessTokenService,
     OAuthClientsService,
+    OAuthClientRegistryService,
     CredentialResolver,
+    UsersService,
+    ServerSecretsService,
     ApiKeysModule,
     OrganizationsModule,
   ],

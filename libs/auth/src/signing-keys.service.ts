@@ -11,6 +11,8 @@ import { openPrivateKey, sealPrivateKey } from './key-encryption.js';
 export interface ActiveSigningKey {
   kid: string;
   privateKey: CryptoKey;
+  /** The same key as a JWK, for the authorization server's key store. */
+  privateJwk: JWK;
 }
 
 /** A key is never re-read from the database more often than this when an unknown kid shows up. */
@@ -101,15 +103,18 @@ export class SigningKeyService {
       order: { activatesAt: 'DESC' },
     });
     this.publicKeys = publicKeys;
-    this.signing = active
-      ? {
-          kid: active.kid,
-          privateKey: (await importJWK(
-            JSON.parse(openPrivateKey(active.privateJwk, this.settings.signingKeySecret)) as JWK,
-            active.algorithm,
-          )) as CryptoKey,
-        }
-      : null;
+    let signing: ActiveSigningKey | null = null;
+    if (active) {
+      const jwk = JSON.parse(
+        openPrivateKey(active.privateJwk, this.settings.signingKeySecret),
+      ) as JWK;
+      signing = {
+        kid: active.kid,
+        privateKey: (await importJWK(jwk, active.algorithm)) as CryptoKey,
+        privateJwk: { ...jwk, kid: active.kid, alg: active.algorithm, use: 'sig' },
+      };
+    }
+    this.signing = signing;
     this.loadedAt = Date.now();
   }
 

@@ -19,6 +19,7 @@ export const ID_PREFIXES = {
   report: 'rpt',
   organization: 'org',
   oauthClient: 'cli',
+  user: 'usr',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

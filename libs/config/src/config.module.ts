@@ -11,6 +11,7 @@ export abstract class AppSettings implements Settings {
   declare port: number;
   declare publicUrl: string;
   declare bootstrapClient: Settings['bootstrapClient'];
+  declare bootstrapAdmin: Settings['bootstrapAdmin'];
   declare logLevel: Settings['logLevel'];
   declare simulatedStepMs: number;
   declare workerConcurrency: number;

@@ -21,6 +21,7 @@ describe('settings', () => {
       port: 3000,
       publicUrl: 'http://localhost:3000',
       bootstrapClient: null,
+      bootstrapAdmin: null,
       logLevel: 'info',
       simulatedStepMs: 500,
       bodyLimitBytes: 1024 * 1024,

@@ -14,6 +14,8 @@ export interface Settings {
   port: number;
   publicUrl: string;
   bootstrapClient: { clientId: string; clientSecret: string } | null;
+  /** The local account created (or reset) at start-up in the operator organisation. */
+  bootstrapAdmin: { email: string; password: string } | null;
   logLevel: LogLevel;
   simulatedStepMs: number;
   workerConcurrency: number;
@@ -108,6 +110,29 @@ function bootstrapClient(env: Env): Settings['bootstrapClient'] {
   return { clientId, clientSecret };
 }
 
+function bootstrapAdmin(env: Env): Settings['bootstrapAdmin'] {
+  const email = text(env, 'BOOTSTRAP_ADMIN_EMAIL');
+  const password = env.BOOTSTRAP_ADMIN_PASSWORD; // not trimmed: spaces may be part of a password
+  if (email === undefined && !password) return null;
+  if (email === undefined)
+    throw new SettingsError(
+      'BOOTSTRAP_ADMIN_EMAIL',
+      'is required when BOOTSTRAP_ADMIN_PASSWORD is set',
+    );
+  if (!password)
+    throw new SettingsError(
+      'BOOTSTRAP_ADMIN_PASSWORD',
+      'is required when BOOTSTRAP_ADMIN_EMAIL is set',
+    );
+  if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 254) {
+    throw new SettingsError('BOOTSTRAP_ADMIN_EMAIL', 'is not an email address');
+  }
+  if (password.length < 12) {
+    throw new SettingsError('BOOTSTRAP_ADMIN_PASSWORD', 'must be at least 12 characters long');
+  }
+  return { email: email.toLowerCase(), password };
+}
+
 function logLevel(env: Env): LogLevel {
   const raw = (text(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(raw)) {
@@ -146,6 +171,7 @@ export function parseSettings(env: Env): Settings {
     port,
     publicUrl,
     bootstrapClient: bootstrapClient(env),
+    bootstrapAdmin: bootstrapAdmin(env),
     logLevel: logLevel(env),
     simulatedStepMs: integer(env, 'SIMULATED_STEP_MS', 500, 0, 600_000),
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 50, 1, 1000),

@@ -4,15 +4,15 @@ import { sendError } from './error-translation.js';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 const FORM_TYPE = 'application/x-www-form-urlencoded';
-/** Routes that take form-encoded bodies (OAuth 2.0); every other body is JSON. */
-const FORM_ROUTES = ['/oauth2/token', '/oauth2/revoke', '/oauth2/introspect'];
+/** The authorization server's routes take form-encoded bodies (OAuth 2.0, HTML forms); every other body is JSON. */
+const FORM_PREFIX = '/oauth2/';
 
 /**
  * Body parsing is ours rather than Nest's so its errors (malformed JSON, too
  * large, wrong content type) reach the same envelope as every other error.
  */
 export function installBodyParsing(app: Express, limitBytes: number, publicUrl: string): void {
-  app.use(FORM_ROUTES, express.urlencoded({ extended: false, limit: limitBytes, type: FORM_TYPE }));
+  app.use(FORM_PREFIX, express.urlencoded({ extended: false, limit: limitBytes, type: FORM_TYPE }));
   app.use(express.json({ limit: limitBytes, type: JSON_TYPES, strict: true }));
   app.use(requireKnownContentType);
   app.use((error: unknown, request: Request, response: Response, _next: NextFunction) =>
@@ -28,7 +28,7 @@ function requireKnownContentType(request: Request, _response: Response, next: Ne
   const hasBody =
     Number(request.headers['content-length'] ?? 0) > 0 ||
     request.headers['transfer-encoding'] !== undefined;
-  if (!hasBody || FORM_ROUTES.includes(request.path) || request.is(JSON_TYPES)) return next();
+  if (!hasBody || request.path.startsWith(FORM_PREFIX) || request.is(JSON_TYPES)) return next();
   next(
     new AppError(
       'UNSUPPORTED_MEDIA_TYPE',

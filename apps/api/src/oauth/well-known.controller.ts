@@ -32,17 +32,35 @@ export class WellKnownController {
   @Public()
   @Header('Cache-Control', 'public, max-age=300')
   @ApiOperation({ summary: 'Authorization server metadata (RFC 8414)' })
-  @ApiOkResponse({ schema: { type: 'object', required: ['issuer', 'token_endpoint', 'jwks_uri'] } })
+  @ApiOkResponse({
+    schema: {
+      type: 'object',
+      required: ['issuer', 'authorization_endpoint', 'token_endpoint', 'jwks_uri'],
+    },
+  })
   metadata() {
     const base = this.settings.publicUrl;
     return {
       issuer: base,
+      authorization_endpoint: `${base}/oauth2/authorize`,
       token_endpoint: `${base}/oauth2/token`,
+      revocation_endpoint: `${base}/oauth2/revoke`,
+      introspection_endpoint: `${base}/oauth2/introspect`,
       jwks_uri: `${base}/.well-known/jwks.json`,
-      grant_types_supported: ['client_credentials'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-      scopes_supported: ALL_SCOPES,
-      response_types_supported: [],
+      grant_types_supported: ['authorization_code', 'client_credentials', 'refresh_token'],
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      revocation_endpoint_auth_methods_supported: [
+        'client_secret_basic',
+        'client_secret_post',
+        'none',
+      ],
+      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      scopes_supported: [...ALL_SCOPES, 'offline_access'],
+      authorization_response_iss_parameter_supported: true,
+      service_documentation: `${base}/docs`,
     };
   }
 }

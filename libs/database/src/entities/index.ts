@@ -4,6 +4,9 @@ import { OAuthClientEntity } from './oauth-client.entity.js';
 import { OrganizationEntity } from './organization.entity.js';
 import { SessionEntity } from './session.entity.js';
 import { SigningKeyEntity } from './signing-key.entity.js';
+import { UserEntity } from './user.entity.js';
+import { OidcPayloadEntity } from './oidc-payload.entity.js';
+import { ServerSecretEntity } from './server-secret.entity.js';
 
 export * from './api-key.entity.js';
 export * from './event.entity.js';
@@ -11,6 +14,9 @@ export * from './oauth-client.entity.js';
 export * from './organization.entity.js';
 export * from './session.entity.js';
 export * from './signing-key.entity.js';
+export * from './user.entity.js';
+export * from './oidc-payload.entity.js';
+export * from './server-secret.entity.js';
 
 export const ENTITIES = [
   OrganizationEntity,
@@ -19,5 +25,8 @@ export const ENTITIES = [
   ApiKeyEntity,
   SessionEntity,
   EventEntity,
+  UserEntity,
+  OidcPayloadEntity,
+  ServerSecretEntity,
 ];
 export * from './json.js';

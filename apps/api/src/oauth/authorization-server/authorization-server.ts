@@ -1,0 +1,195 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { Express, NextFunction, Request, Response } from 'express';
+import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
+import { ServerSecretsService, SigningKeyService, UsersService, verifySecret } from '#auth';
+import { AppSettings } from '#config';
+import { Sql } from '#database';
+import { AttemptLimiter, TOKEN_ENDPOINT_POLICY } from './attempt-limiter.js';
+import {
+  addressOf,
+  clientAttempt,
+  clientIdOf,
+  formOf,
+  type ClientCredentialsForm,
+} from './client-authentication.js';
+import { JwtIntrospection } from './jwt-introspection.js';
+import { PROVIDER_ROUTES, providerConfiguration } from './provider-configuration.js';
+
+type Handler = (request: Request, response: Response) => Promise<void> | void;
+
+/** The endpoints whose failures count towards brute-force limits. */
+const GUARDED_ROUTES = new Set<string>([
+  PROVIDER_ROUTES.token,
+  PROVIDER_ROUTES.revocation,
+  PROVIDER_ROUTES.introspection,
+]);
+const ERROR_EVENTS = ['grant.error', 'introspection.error', 'revocation.error'] as const;
+
+/**
+ * The OAuth 2.0 authorization server: oidc-provider behind Express routes.
+ * The provider's key store is fixed when it is built, so it is rebuilt
+ * whenever the active signing key changes (everything it stores lives in
+ * PostgreSQL, so nothing is lost).
+ */
+@Injectable()
+export class AuthorizationServer {
+  private readonly logger = new Logger(AuthorizationServer.name);
+  private current: { kid: string; provider: Provider; handler: Handler } | null = null;
+  private building: Promise<{ provider: Provider; handler: Handler }> | null = null;
+
+  constructor(
+    private readonly settings: AppSettings,
+    private readonly sql: Sql,
+    private readonly keys: SigningKeyService,
+    private readonly users: UsersService,
+    private readonly secrets: ServerSecretsService,
+    private readonly limiter: AttemptLimiter,
+    private readonly jwtIntrospection: JwtIntrospection,
+  ) {}
+
+  /** The provider signing with the current key (the interaction pages use it too). */
+  async provider(): Promise<Provider> {
+    return (await this.instance()).provider;
+  }
+
+  /**
+   * Registers the provider's endpoints as Express routes with their methods,
+   * so a wrong method gets the API's 405 and everything else under /oauth2 stays Nest's.
+   */
+  mount(app: Express): void {
+    const handle = (request: Request, response: Response, next: NextFunction) => {
+      this.handle(request, response).catch(next);
+    };
+    app.get(PROVIDER_ROUTES.authorization, handle);
+    // Where the provider resumes an authorization request after sign-in and consent.
+    app.get(`${PROVIDER_ROUTES.authorization}/:uid`, handle);
+    app.post(PROVIDER_ROUTES.token, handle);
+    app.post(PROVIDER_ROUTES.revocation, handle);
+    app.post(PROVIDER_ROUTES.introspection, handle);
+  }
+
+  private async handle(request: Request, response: Response): Promise<void> {
+    if (request.method === 'POST' && GUARDED_ROUTES.has(request.path)) {
+      const form = formOf(request);
+      const wait = await this.limiter.retryAfter(
+        TOKEN_ENDPOINT_POLICY,
+        'token',
+        clientAttempt(request),
+        addressOf(request),
+      );
+      if (wait > 0) {
+        response
+          .status(429)
+          .set({ 'Retry-After': String(wait), 'Cache-Control': 'no-store' })
+          .json({
+            error: 'temporarily_unavailable',
+            error_description: `too many failed attempts; try again in ${wait} seconds`,
+          });
+        return;
+      }
+      if (request.path === PROVIDER_ROUTES.introspection) {
+        if (await this.jwtIntrospection.handle(request, response, form)) return;
+      }
+      if (request.path === PROVIDER_ROUTES.token) await this.defaultScope(form, request);
+    }
+    const { handler } = await this.instance();
+    await handler(request, response);
+  }
+
+  /**
+   * A client_credentials request without `scope` gets every scope the client
+   * is registered with (RFC 6749 §3.3 lets the server pick a default); the
+   * provider itself would issue a token with none.
+   */
+  private async defaultScope(form: ClientCredentialsForm, request: Request): Promise<void> {
+    if (form.grant_type !== 'client_credentials' || form.scope !== undefined) return;
+    const clientId = clientIdOf(form, request.headers.authorization);
+    if (clientId === undefined) return;
+    const [client] = await this.sql.rows<{ scopes: string[] }>(
+      'SELECT scopes FROM oauth_clients WHERE client_id = $1 AND deleted_at IS NULL',
+      [clientId],
+    );
+    if (client) form.scope = client.scopes.join(' ');
+  }
+
+  private async instance(): Promise<{ provider: Provider; handler: Handler }> {
+    const { kid } = await this.keys.signingKey();
+    if (this.current?.kid === kid) return this.current;
+    this.building ??= this.build().finally(() => {
+      this.building = null;
+    });
+    return this.building;
+  }
+
+  private async build(): Promise<{ provider: Provider; handler: Handler }> {
+    const signing = await this.keys.signingKey();
+    const provider = new Provider(
+      this.settings.publicUrl,
+      providerConfiguration({
+        sql: this.sql,
+        users: this.users,
+        publicUrl: this.settings.publicUrl,
+        signingKey: signing.privateJwk,
+        cookieKeys: [await this.secrets.get('oauth-cookie-key')],
+      }),
+    );
+    // Behind a TLS-terminating proxy on loopback, as Express is configured (`trust proxy`).
+    provider.proxy = true;
+    // Secrets are stored as scrypt hashes; the provider compares through this (its documented extension point).
+    provider.Client.prototype.compareClientSecret = function (
+      this: { clientSecret?: string },
+      actual,
+    ) {
+      return this.clientSecret ? verifySecret(actual, this.clientSecret) : false;
+    };
+    provider.use(tokenResponseAsSpecified);
+    for (const event of ERROR_EVENTS) {
+      // The typings miss the *.error events, which the provider documents and emits.
+      (provider as unknown as NodeJS.EventEmitter).on(
+        event,
+        (ctx: KoaContextWithOIDC, error: { error?: string }) => {
+          // Only secret guessing counts: codes and refresh tokens are 256-bit random, and counting
+          // their failures would let anyone lock a public client out for all its users.
+          if (error.error !== 'invalid_client') return;
+          const request = ctx.req as Request;
+          this.limiter
+            .recordFailure(
+              TOKEN_ENDPOINT_POLICY,
+              'token',
+              clientAttempt(request),
+              addressOf(request),
+            )
+            .catch((cause: unknown) => this.logger.warn({ cause }, 'could not record a failure'));
+        },
+      );
+    }
+    provider.on('server_error', (_ctx: unknown, error: Error) =>
+      this.logger.error({ err: error }, 'authorization server error'),
+    );
+    const handler = provider.callback() as unknown as Handler;
+    this.current = { kid: signing.kid, provider, handler };
+    this.logger.log({ kid: signing.kid }, 'authorization server ready');
+    return this.current;
+  }
+}
+
+const GRANT_NOT_ALLOWED = 'requested grant type is not allowed for this client';
+
+/**
+ * The token endpoint's answers as the spec and RFC 6749 want them: the token
+ * response carries `issued_at` (Unix seconds), and a grant the client is not
+ * registered for is `unauthorized_client` (§5.2), which the provider calls invalid_request.
+ */
+async function tokenResponseAsSpecified(
+  ctx: KoaContextWithOIDC,
+  next: () => Promise<void>,
+): Promise<void> {
+  await next();
+  if (ctx.oidc?.route !== 'token') return;
+  const body = ctx.body as Record<string, unknown> | undefined;
+  if (ctx.status === 200 && body?.access_token) {
+    ctx.body = { ...body, issued_at: Math.floor(Date.now() / 1000) };
+  } else if (body?.error === 'invalid_request' && body.error_description === GRANT_NOT_ALLOWED) {
+    ctx.body = { ...body, error: 'unauthorized_client' };
+  }
+}

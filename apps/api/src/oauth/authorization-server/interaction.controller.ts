@@ -1,0 +1,226 @@
+import { Controller, Get, Post, Req, Res, VERSION_NEUTRAL } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import type Provider from 'oidc-provider';
+import { MAX_PASSWORD_LENGTH, UsersService } from '#auth';
+import { AppSettings } from '#config';
+import { parsePublicId, toPublicId } from '#common';
+import { Public } from '../../http/auth.decorator.js';
+import { AttemptLimiter, SIGN_IN_POLICY } from './attempt-limiter.js';
+import { AuthorizationServer } from './authorization-server.js';
+import { renderConsentPage, renderErrorPage, renderSignInPage } from './pages.js';
+
+type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+/** Scripts are never needed; styles are inline; nothing may frame the pages (clickjacking). */
+const PAGE_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+  'X-Frame-Options': 'DENY',
+  'Cache-Control': 'no-store',
+  'Referrer-Policy': 'no-referrer',
+};
+
+/**
+ * The sign-in and consent pages of the authorization code flow. oidc-provider
+ * sends the browser here (/oauth2/interaction/{uid}) with a cookie bound to
+ * that uid, and takes it back once the user has signed in and decided.
+ */
+@ApiTags('OAuth 2.0')
+@ApiProduces('text/html')
+@ApiParam({
+  name: 'uid',
+  description: 'The interaction, bound to a cookie set by /oauth2/authorize',
+})
+@ApiResponse({ status: 400, description: 'No such interaction in this browser (an HTML page)' })
+@Controller({ path: 'oauth2/interaction/:uid', version: VERSION_NEUTRAL })
+export class InteractionController {
+  constructor(
+    private readonly server: AuthorizationServer,
+    private readonly users: UsersService,
+    private readonly limiter: AttemptLimiter,
+    private readonly settings: AppSettings,
+  ) {}
+
+  @Get()
+  @Public()
+  @ApiOperation({ summary: 'Sign-in or consent page of an authorization request (browser)' })
+  @ApiResponse({ status: 200, description: 'The sign-in page, or the consent page once signed in' })
+  async show(@Req() request: Request, @Res() response: Response): Promise<void> {
+    const provider = await this.server.provider();
+    const details = await this.details(provider, request, response);
+    if (!details) return;
+    if (details.prompt.name === 'login') {
+      return this.page(response, 200, await this.signInPage(provider, details));
+    }
+    return this.page(response, 200, await this.consentPage(provider, details));
+  }
+
+  @Post('login')
+  @Public()
+  @ApiOperation({ summary: 'Submit the sign-in form (email, password)' })
+  @ApiResponse({ status: 303, description: 'Signed in: back to the authorization endpoint' })
+  @ApiResponse({
+    status: 401,
+    description: 'Wrong email or password: the page again, with the error',
+  })
+  @ApiResponse({ status: 429, description: 'Too many failed attempts for this account or address' })
+  async signIn(@Req() request: Request, @Res() response: Response): Promise<void> {
+    const provider = await this.server.provider();
+    const details = await this.details(provider, request, response);
+    if (!details) return;
+    if (details.prompt.name !== 'login') return this.redirectToInteraction(response, details);
+    const form = (request.body ?? {}) as Record<string, unknown>;
+    const email = typeof form.email === 'string' ? form.email.trim() : '';
+    const password = typeof form.password === 'string' ? form.password : '';
+    const address = request.ip ?? 'unknown';
+    const again = (status: number, error: string) =>
+      this.signInPage(provider, details, email, error).then((html) =>
+        this.page(response, status, html),
+      );
+
+    if (email === '' || password === '') {
+      return again(400, 'Enter your email address and password.');
+    }
+    const wait = await this.limiter.retryAfter(SIGN_IN_POLICY, 'sign-in', email, address);
+    if (wait > 0) {
+      response.set('Retry-After', String(wait));
+      return again(
+        429,
+        `Too many failed attempts. Try again in ${Math.ceil(wait / 60)} minute(s).`,
+      );
+    }
+    const user =
+      password.length > MAX_PASSWORD_LENGTH ? null : await this.users.authenticate(email, password);
+    if (!user) {
+      await this.limiter.recordFailure(SIGN_IN_POLICY, 'sign-in', email, address);
+      return again(401, 'The email address or password is not right.');
+    }
+    await this.limiter.recordSuccess('sign-in', email);
+    await provider.interactionFinished(
+      request,
+      response,
+      { login: { accountId: toPublicId('user', user.id), amr: ['pwd'] } },
+      { mergeWithLastSubmission: false },
+    );
+  }
+
+  @Post('confirm')
+  @Public()
+  @ApiOperation({ summary: 'Allow the application the scopes shown' })
+  @ApiResponse({
+    status: 303,
+    description: 'Back to the authorization endpoint, which redirects to the client',
+  })
+  async confirm(@Req() request: Request, @Res() response: Response): Promise<void> {
+    const provider = await this.server.provider();
+    const details = await this.details(provider, request, response);
+    if (!details) return;
+    if (details.prompt.name !== 'consent') return this.redirectToInteraction(response, details);
+    const { prompt, params, session, grantId } = details;
+    const grant = grantId
+      ? await provider.Grant.find(grantId)
+      : new provider.Grant({ accountId: session!.accountId, clientId: params.client_id as string });
+    if (!grant)
+      return this.page(response, 400, renderErrorPage('invalid_request', 'grant expired'));
+    const missing = prompt.details as {
+      missingOIDCScope?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+    };
+    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
+      grant.addResourceScope(indicator, scopes.join(' '));
+    }
+    const savedGrantId = await grant.save();
+    await provider.interactionFinished(
+      request,
+      response,
+      { consent: grantId ? {} : { grantId: savedGrantId } },
+      { mergeWithLastSubmission: true },
+    );
+  }
+
+  @Post('abort')
+  @Public()
+  @ApiOperation({ summary: 'Cancel sign-in or deny access' })
+  @ApiResponse({ status: 303, description: 'To the client with error=access_denied' })
+  async abort(@Req() request: Request, @Res() response: Response): Promise<void> {
+    const provider = await this.server.provider();
+    const details = await this.details(provider, request, response);
+    if (!details) return;
+    await provider.interactionFinished(
+      request,
+      response,
+      { error: 'access_denied', error_description: 'the user did not allow access' },
+      { mergeWithLastSubmission: false },
+    );
+  }
+
+  /** The interaction bound to this browser's cookie, or an error page when there is none. */
+  private async details(
+    provider: Provider,
+    request: Request,
+    response: Response,
+  ): Promise<InteractionDetails | null> {
+    try {
+      const details = await provider.interactionDetails(request, response);
+      if (details.uid !== request.params.uid) throw new Error('uid mismatch');
+      return details;
+    } catch {
+      this.page(
+        response,
+        400,
+        renderErrorPage(
+          'invalid_request',
+          'this sign-in link has expired or was opened in another browser; start again from the application',
+        ),
+      );
+      return null;
+    }
+  }
+
+  private async signInPage(
+    provider: Provider,
+    details: InteractionDetails,
+    email?: string,
+    error?: string,
+  ): Promise<string> {
+    return renderSignInPage({
+      action: `/oauth2/interaction/${details.uid}/login`,
+      abortAction: `/oauth2/interaction/${details.uid}/abort`,
+      clientName: await this.clientName(provider, details),
+      email: email ?? (details.params.login_hint as string | undefined),
+      error,
+    });
+  }
+
+  private async consentPage(provider: Provider, details: InteractionDetails): Promise<string> {
+    const missing = details.prompt.details as { missingResourceScopes?: Record<string, string[]> };
+    const scopes = new Set<string>();
+    for (const list of Object.values(missing.missingResourceScopes ?? {})) {
+      for (const scope of list) scopes.add(scope);
+    }
+    const userId = parsePublicId('user', details.session?.accountId ?? '');
+    const user = userId === null ? null : await this.users.findById(userId);
+    return renderConsentPage({
+      action: `/oauth2/interaction/${details.uid}/confirm`,
+      abortAction: `/oauth2/interaction/${details.uid}/abort`,
+      clientName: await this.clientName(provider, details),
+      userEmail: user?.email ?? '',
+      scopes: [...scopes],
+    });
+  }
+
+  private async clientName(provider: Provider, details: InteractionDetails): Promise<string> {
+    const client = await provider.Client.find(details.params.client_id as string);
+    return client?.clientName ?? 'An application';
+  }
+
+  private redirectToInteraction(response: Response, details: InteractionDetails): void {
+    response.redirect(303, `${this.settings.publicUrl}/oauth2/interaction/${details.uid}`);
+  }
+
+  private page(response: Response, status: number, html: string): void {
+    response.status(status).set(PAGE_HEADERS).type('html').send(html);
+  }
+}

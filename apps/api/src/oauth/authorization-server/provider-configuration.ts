@@ -1,0 +1,168 @@
+import type { Configuration, JWK, KoaContextWithOIDC } from 'oidc-provider';
+import { errors } from 'oidc-provider';
+import { ALL_SCOPES, parsePublicId, toPublicId } from '#common';
+import type { UsersService } from '#auth';
+import { ACCESS_TOKEN_TTL_SECONDS, SIGNING_ALGORITHM } from '#auth';
+import type { Sql } from '#database';
+import { ClientsAdapter, PostgresOidcAdapter } from './oidc-adapter.js';
+import { renderErrorPage } from './pages.js';
+
+export const AUTHORIZATION_CODE_TTL_SECONDS = 60;
+export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+const INTERACTION_TTL_SECONDS = 600;
+const SESSION_TTL_SECONDS = 24 * 3600;
+
+/** The paths oidc-provider answers (see AuthorizationServer.mount for their methods). */
+export const PROVIDER_ROUTES = {
+  authorization: '/oauth2/authorize',
+  token: '/oauth2/token',
+  revocation: '/oauth2/revoke',
+  introspection: '/oauth2/introspect',
+} as const;
+
+export interface ProviderDependencies {
+  sql: Sql;
+  users: UsersService;
+  publicUrl: string;
+  /** The private JWK that signs access tokens now (the provider signs with nothing else). */
+  signingKey: JWK;
+  cookieKeys: string[];
+}
+
+/**
+ * oidc-provider as an OAuth 2.0 authorization server for this API only: one
+ * resource server (the API at PUBLIC_URL) whose access tokens are RFC 9068
+ * JWTs, authorization code with PKCE (S256 only; required for public clients),
+ * client credentials, rotating refresh tokens, revocation and introspection.
+ * No OpenID Connect extras (no ID tokens, userinfo or dynamic registration).
+ */
+export function providerConfiguration(deps: ProviderDependencies): Configuration {
+  const { sql, users, publicUrl } = deps;
+  return {
+    adapter: (name: string) =>
+      name === 'Client' ? new ClientsAdapter(sql) : new PostgresOidcAdapter(sql, name),
+    jwks: { keys: [deps.signingKey] },
+    cookies: {
+      keys: deps.cookieKeys,
+      long: { httpOnly: true, sameSite: 'lax' },
+      short: { httpOnly: true, sameSite: 'lax' },
+    },
+    routes: {
+      ...PROVIDER_ROUTES,
+      // Never routed to the provider (see AuthorizationServer.mount); the API serves its own JWKS.
+      jwks: '/oauth2/jwks',
+      userinfo: '/oauth2/userinfo',
+    },
+    scopes: ['offline_access', ...ALL_SCOPES],
+    claims: { email: ['email'], profile: ['name'] },
+    responseTypes: ['code'],
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
+    clientDefaults: {
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      id_token_signed_response_alg: SIGNING_ALGORITHM,
+    },
+    enabledJWA: {
+      idTokenSigningAlgValues: [SIGNING_ALGORITHM],
+      introspectionSigningAlgValues: [SIGNING_ALGORITHM],
+    },
+    extraClientMetadata: { properties: ['organization_id', 'mode'] },
+    pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' },
+    allowOmittingSingleRegisteredRedirectUri: false,
+    features: {
+      devInteractions: { enabled: false },
+      userinfo: { enabled: false },
+      clientCredentials: { enabled: true },
+      introspection: {
+        enabled: true,
+        // Confidential clients may introspect tokens of their own organisation only.
+        allowedPolicy: async (ctx, client, token) => {
+          if (client.clientAuthMethod === 'none') return token.clientId === client.clientId;
+          if (!token.clientId) return false;
+          const owner = await ctx.oidc.provider.Client.find(token.clientId);
+          return owner?.['organization_id'] === client['organization_id'];
+        },
+      },
+      revocation: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => publicUrl,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (ctx, indicator, client) => {
+          if (indicator !== publicUrl)
+            throw new errors.InvalidTarget(`unknown resource ${indicator}`);
+          refuseUnregisteredScopes(ctx, client.scope);
+          return {
+            scope: client.scope ?? '',
+            audience: publicUrl,
+            accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: SIGNING_ALGORITHM } },
+          };
+        },
+      },
+    },
+    ttl: {
+      AccessToken: ACCESS_TOKEN_TTL_SECONDS,
+      ClientCredentials: ACCESS_TOKEN_TTL_SECONDS,
+      AuthorizationCode: AUTHORIZATION_CODE_TTL_SECONDS,
+      RefreshToken: REFRESH_TOKEN_TTL_SECONDS,
+      Grant: REFRESH_TOKEN_TTL_SECONDS,
+      Interaction: INTERACTION_TTL_SECONDS,
+      Session: SESSION_TTL_SECONDS,
+      IdToken: ACCESS_TOKEN_TTL_SECONDS,
+    },
+    // Refresh tokens live as long as their grant, not the browser session that created it.
+    expiresWithSession: () => false,
+    // Only the code and refresh grants come here; a client registered for refresh_token gets one.
+    issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    // The sign-in and consent pages are served by InteractionController.
+    interactions: { url: (_ctx, interaction) => `/oauth2/interaction/${interaction.uid}` },
+    findAccount: async (_ctx, accountId) => {
+      const id = parsePublicId('user', accountId);
+      const user = id === null ? null : await users.findById(id);
+      if (!user || user.disabledAt !== null) return undefined;
+      return {
+        accountId,
+        claims: () => ({ sub: accountId, email: user.email, name: user.name }),
+      };
+    },
+    extraTokenClaims: async (ctx, token) => {
+      const client = await ctx.oidc.provider.Client.find(token.clientId!);
+      if (!client) throw new errors.InvalidClient('client not found');
+      let organizationId = client['organization_id'] as string;
+      const accountId = 'accountId' in token ? token.accountId : undefined;
+      if (accountId) {
+        const user = await users.findById(parsePublicId('user', accountId)!);
+        if (!user) throw new errors.InvalidGrant('the account no longer exists');
+        organizationId = toPublicId('organization', user.organizationId);
+      }
+      return { org_id: organizationId, mode: client['mode'] as string };
+    },
+    renderError: (ctx: KoaContextWithOIDC, out) => {
+      ctx.type = 'html';
+      ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+      ctx.body = renderErrorPage(out.error, out.error_description);
+    },
+  };
+}
+
+/**
+ * The provider would silently drop scopes the client is not registered for;
+ * we refuse them (RFC 6749 §5.2 invalid_scope) so a typo is not a quiet downgrade.
+ */
+function refuseUnregisteredScopes(ctx: KoaContextWithOIDC, registered: string | undefined): void {
+  const requested = String(ctx.oidc.params?.scope ?? '')
+    .split(' ')
+    .filter(Boolean);
+  const allowed = new Set([...(registered ?? '').split(' '), 'offline_access']);
+  const refused = requested.filter((scope) => !allowed.has(scope));
+  if (refused.length > 0) {
+    throw new errors.InvalidScope(
+      `scope not allowed for this client: ${refused.join(' ')}`,
+      refused.join(' '),
+    );
+  }
+}

@@ -1,0 +1,64 @@
+import { Controller, Get } from '@nestjs/common';
+import {
+  ApiOkResponse,
+  ApiOperation,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiTags,
+} from '@nestjs/swagger';
+import { UsersService } from '#auth';
+import { AppError, parsePublicId, Scope, toPublicId, type Principal } from '#common';
+import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
+
+export class UserProfileDto {
+  @ApiProperty({ example: 'usr_01jh2x7v4ke8rbk3a8y0v0d7qz' })
+  user_id!: string;
+
+  @ApiProperty({ example: 'Ada Lovelace' })
+  name!: string;
+
+  @ApiProperty({ example: 'org_01jh2x7v4ke8rbk3a8y0v0d7qz' })
+  organization_id!: string;
+
+  @ApiPropertyOptional({ description: 'Only when the token also carries the `email` scope' })
+  email?: string;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+}
+
+@ApiTags('Users (v1)')
+@Controller({ path: 'user', version: '1' })
+export class UserProfileController {
+  constructor(private readonly users: UsersService) {}
+
+  @Get('profile')
+  @Auth({ scopes: [Scope.Profile], accessTokenOnly: true })
+  @ApiOperation({
+    summary: 'The signed-in user',
+    description:
+      'Needs an access token from the authorization code flow (a person signed in). `email` is included when the token also has the `email` scope. Tokens of the client_credentials grant belong to no person and get 403.',
+  })
+  @ApiOkResponse({ type: UserProfileDto })
+  async profile(@CurrentPrincipal() principal: Principal): Promise<UserProfileDto> {
+    const userId = parsePublicId('user', principal.subject);
+    if (userId === null) {
+      throw new AppError('FORBIDDEN', 'This access token does not belong to a user', {
+        issue:
+          'the token was issued to a client (client_credentials); sign a user in with the authorization code flow',
+      });
+    }
+    const user = await this.users.findById(userId);
+    // A token outlives neither its user's deletion nor a move to another organisation.
+    if (!user || user.disabledAt !== null || user.organizationId !== principal.organizationId) {
+      throw AppError.unauthorized('the user of this token no longer exists');
+    }
+    return {
+      user_id: toPublicId('user', user.id),
+      name: user.name,
+      organization_id: toPublicId('organization', user.organizationId),
+      ...(principal.scopes.includes(Scope.Email) ? { email: user.email } : {}),
+      created_at: user.createdAt.toISOString(),
+    };
+  }
+}

@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { AppSettings } from '#config';
+import { Sql } from '#database';
+import { openPrivateKey, sealPrivateKey } from './key-encryption.js';
+
+/**
+ * Random secrets every API instance must agree on (the authorization server's
+ * cookie-signing keys). The first instance to ask creates one; the rest read it.
+ */
+@Injectable()
+export class ServerSecretsService {
+  constructor(
+    private readonly sql: Sql,
+    private readonly settings: AppSettings,
+  ) {}
+
+  async get(name: string): Promise<string> {
+    const fresh = sealPrivateKey(
+      randomBytes(32).toString('base64url'),
+      this.settings.signingKeySecret,
+    );
+    await this.sql.rows(
+      'INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
+      [name, fresh],
+    );
+    const [row] = await this.sql.rows<{ value: string }>(
+      'SELECT value FROM server_secrets WHERE name = $1',
+      [name],
+    );
+    return openPrivateKey(row!.value, this.settings.signingKeySecret);
+  }
+}

@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+import { newKey } from '#common';
+import { UserEntity } from '#database';
+import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
+
+/** Local accounts of the authorization server's sign-in page. */
+@Injectable()
+export class UsersService {
+  constructor(@InjectRepository(UserEntity) private readonly users: Repository<UserEntity>) {}
+
+  findById(id: string): Promise<UserEntity | null> {
+    return this.users.findOneBy({ id });
+  }
+
+  /**
+   * The account if the email and password match an enabled local account, else
+   * null. Unknown emails cost the same hash, so timing does not tell them apart.
+   */
+  async authenticate(email: string, password: string): Promise<UserEntity | null> {
+    const user = await this.users
+      .createQueryBuilder('user')
+      .where('lower(user.email) = lower(:email)', { email })
+      .getOne();
+    const usable = user !== null && user.passwordHash !== null && user.disabledAt === null;
+    const ok = await verifyPassword(
+      password,
+      usable ? user.passwordHash! : await decoyPasswordHash(),
+    );
+    return usable && ok ? user : null;
+  }
+
+  /**
+   * Creates the operator's administrator, or resets its password when the
+   * environment changed it, so the environment stays the source of truth.
+   */
+  async ensureLocalAccount(organizationId: string, email: string, password: string): Promise<void> {
+    const existing = await this.users
+      .createQueryBuilder('user')
+      .where('lower(user.email) = lower(:email)', { email })
+      .getOne();
+    if (existing === null) {
+      await this.users
+        .createQueryBuilder()
+        .insert()
+        .values({
+          id: newKey('user').uuid,
+          organizationId,
+          email,
+          name: email.split('@')[0]!,
+          passwordHash: await hashPassword(password),
+          disabledAt: null,
+        })
+        .orIgnore()
+        .execute();
+      return;
+    }
+    const unchanged =
+      existing.passwordHash !== null &&
+      existing.organizationId === organizationId &&
+      (await verifyPassword(password, existing.passwordHash));
+    if (unchanged) return;
+    await this.users.update(
+      { id: existing.id },
+      { organizationId, passwordHash: await hashPassword(password), disabledAt: null },
+    );
+  }
+}

@@ -1,0 +1,408 @@
+import * as oauth from 'oauth4webapi';
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Sql } from '#database';
+import { Scope } from '#common';
+import {
+  ADMIN,
+  authorizationRequest,
+  authorizeAs,
+  clientAuthentication,
+  discover,
+  insecure,
+  operatorToken,
+  REDIRECT_URI,
+  registerCodeClient,
+  type RegisteredClient,
+} from './support/authorization.js';
+import { TestClient } from './support/client.js';
+import { createOrganization } from './support/factories.js';
+import { startStack, type Stack } from './support/stack.js';
+
+let stack: Stack;
+let client: TestClient;
+let as: oauth.AuthorizationServer;
+let spa: RegisteredClient;
+let webApp: RegisteredClient;
+
+beforeAll(async () => {
+  stack = await startStack({ worker: false });
+  client = await TestClient.for(stack);
+  as = await discover(stack.baseUrl);
+  const token = await operatorToken(client);
+  spa = await registerCodeClient(client, token, { public: true });
+  webApp = await registerCodeClient(client, token, { public: false });
+});
+afterAll(() => stack?.close());
+
+/** Runs the whole flow for a client and returns the callback parameters oauth4webapi validated. */
+async function authorize(registered: RegisteredClient, extra: Record<string, string> = {}) {
+  const request = await authorizationRequest(as, registered, extra);
+  const callback = await authorizeAs(stack.baseUrl, request.url);
+  const params = oauth.validateAuthResponse(as, registered, callback, request.state);
+  return { ...request, callback, params };
+}
+
+async function exchange(
+  registered: RegisteredClient,
+  params: URLSearchParams,
+  codeVerifier: string,
+): Promise<Response> {
+  return oauth.authorizationCodeGrantRequest(
+    as,
+    registered,
+    clientAuthentication(registered),
+    params,
+    REDIRECT_URI,
+    codeVerifier,
+    insecure,
+  );
+}
+
+async function refresh(registered: RegisteredClient, refreshToken: string): Promise<Response> {
+  return oauth.refreshTokenGrantRequest(
+    as,
+    registered,
+    clientAuthentication(registered),
+    refreshToken,
+    insecure,
+  );
+}
+
+async function tokensFor(registered: RegisteredClient) {
+  const { params, codeVerifier } = await authorize(registered);
+  const response = await exchange(registered, params, codeVerifier);
+  return oauth.processAuthorizationCodeResponse(as, registered, response);
+}
+
+async function errorOf(response: Response): Promise<string> {
+  return ((await response.json()) as { error: string }).error;
+}
+
+describe('metadata (RFC 8414)', () => {
+  it('advertises the code flow with S256 PKCE, RFC 9207 iss, revocation and introspection', () => {
+    expect(as).toMatchObject({
+      issuer: stack.baseUrl,
+      authorization_endpoint: `${stack.baseUrl}/oauth2/authorize`,
+      token_endpoint: `${stack.baseUrl}/oauth2/token`,
+      revocation_endpoint: `${stack.baseUrl}/oauth2/revoke`,
+      introspection_endpoint: `${stack.baseUrl}/oauth2/introspect`,
+      code_challenge_methods_supported: ['S256'],
+      response_types_supported: ['code'],
+      authorization_response_iss_parameter_supported: true,
+    });
+    expect(as.grant_types_supported).toEqual(
+      expect.arrayContaining(['authorization_code', 'refresh_token', 'client_credentials']),
+    );
+  });
+});
+
+describe('authorization code + PKCE (public client)', () => {
+  it('signs in, asks consent, returns code, state and iss, and issues the spec’s token response', async () => {
+    const { callback, params, state, codeVerifier } = await authorize(spa);
+    expect(callback.searchParams.get('state')).toBe(state);
+    expect(callback.searchParams.get('iss')).toBe(stack.baseUrl);
+    const response = await exchange(spa, params, codeVerifier);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    const body = (await response.clone().json()) as { access_token: string; issued_at: number };
+    expect(body).toEqual({
+      access_token: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: 3600,
+      scope: spa.scope,
+      issued_at: expect.any(Number),
+      refresh_token: expect.any(String),
+    });
+    await oauth.processAuthorizationCodeResponse(as, spa, response);
+    const claims = decodeJwt(body.access_token);
+    expect(claims).toMatchObject({
+      iss: stack.baseUrl,
+      aud: stack.baseUrl,
+      client_id: spa.client_id,
+      sub: expect.stringMatching(/^usr_/),
+      org_id: expect.stringMatching(/^org_/),
+      mode: 'live',
+    });
+  });
+
+  it('gives an access token that the API accepts, with the user’s profile', async () => {
+    const tokens = await tokensFor(spa);
+    const profile = await client.get('/v1/user/profile', { token: tokens.access_token });
+    expect(profile.status).toBe(200);
+    expect(profile.body).toMatchObject({
+      user_id: decodeJwt(tokens.access_token).sub,
+      email: ADMIN.email,
+      organization_id: expect.stringMatching(/^org_/),
+    });
+    const sessions = await client.get('/v1/sessions/sess_01m82sfbpbenftg57hv349pfkd', {
+      token: tokens.access_token,
+    });
+    expect(sessions.status).toBe(404);
+  });
+
+  it('requires PKCE from public clients', async () => {
+    const request = await authorizationRequest(as, spa);
+    request.url.searchParams.delete('code_challenge');
+    request.url.searchParams.delete('code_challenge_method');
+    const callback = await authorizeAs(stack.baseUrl, request.url);
+    expect(callback.searchParams.get('error')).toBe('invalid_request');
+    expect(callback.searchParams.get('state')).toBe(request.state);
+  });
+
+  it('accepts only S256 as the challenge method', async () => {
+    const request = await authorizationRequest(as, spa, { code_challenge_method: 'plain' });
+    const callback = await authorizeAs(stack.baseUrl, request.url);
+    expect(callback.searchParams.get('error')).toBe('invalid_request');
+  });
+
+  it('refuses a code with the wrong verifier', async () => {
+    const { params } = await authorize(spa);
+    const response = await exchange(spa, params, oauth.generateRandomCodeVerifier());
+    expect(response.status).toBe(400);
+    expect(await errorOf(response)).toBe('invalid_grant');
+  });
+
+  it('matches redirect URIs exactly and never redirects to an unregistered one', async () => {
+    for (const redirect of [
+      `${REDIRECT_URI}/extra`,
+      `${REDIRECT_URI}?x=1`,
+      'http://127.0.0.1:10/callback',
+      REDIRECT_URI.toUpperCase(),
+    ]) {
+      const request = await authorizationRequest(as, spa, { redirect_uri: redirect });
+      const response = await fetch(request.url, { redirect: 'manual' });
+      expect(response.status, redirect).toBe(400);
+      expect(response.headers.get('location')).toBeNull();
+      expect(await response.text()).toContain('redirect_uri');
+    }
+  });
+
+  it('refuses a code exchanged with another redirect URI than the one it was issued for', async () => {
+    const { params, codeVerifier } = await authorize(spa);
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      spa,
+      oauth.None(),
+      params,
+      'http://127.0.0.1:9/elsewhere',
+      codeVerifier,
+      insecure,
+    );
+    expect(await errorOf(response)).toBe('invalid_grant');
+  });
+
+  it('sends the user’s refusal back as access_denied', async () => {
+    const request = await authorizationRequest(as, spa);
+    const callback = await authorizeAs(stack.baseUrl, request.url, { ...ADMIN, decision: 'deny' });
+    expect(callback.searchParams.get('error')).toBe('access_denied');
+    expect(callback.searchParams.get('state')).toBe(request.state);
+  });
+
+  it('refuses scopes the client is not registered for', async () => {
+    const request = await authorizationRequest(as, spa, { scope: Scope.OrganizationsWrite });
+    const callback = await authorizeAs(stack.baseUrl, request.url);
+    expect(callback.searchParams.get('error')).toBe('invalid_scope');
+  });
+});
+
+describe('authorization codes are single-use and short-lived', () => {
+  it('refuses a replayed code and revokes what the first use issued', async () => {
+    const { params, codeVerifier } = await authorize(spa);
+    const first = await oauth.processAuthorizationCodeResponse(
+      as,
+      spa,
+      await exchange(spa, params, codeVerifier),
+    );
+    const replay = await exchange(spa, params, codeVerifier);
+    expect(replay.status).toBe(400);
+    expect(await errorOf(replay)).toBe('invalid_grant');
+    const afterReplay = await refresh(spa, first.refresh_token!);
+    expect(await errorOf(afterReplay)).toBe('invalid_grant');
+  });
+
+  it('lets exactly one of many concurrent exchanges of one code succeed', async () => {
+    const { params, codeVerifier } = await authorize(spa);
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, () => exchange(spa, params, codeVerifier)),
+    );
+    expect(responses.filter((response) => response.status === 200)).toHaveLength(1);
+    expect(responses.filter((response) => response.status === 400)).toHaveLength(5);
+  });
+
+  it('refuses an expired code', async () => {
+    const { params, codeVerifier } = await authorize(spa);
+    await stack.api
+      .get(Sql)
+      .rows(
+        `UPDATE oidc_payloads SET expires_at = now() - interval '1 second' WHERE kind = 'AuthorizationCode'`,
+        [],
+      );
+    const response = await exchange(spa, params, codeVerifier);
+    expect(await errorOf(response)).toBe('invalid_grant');
+  });
+});
+
+describe('refresh tokens rotate', () => {
+  it('issues a new refresh token each time and keeps scope and subject', async () => {
+    const first = await tokensFor(spa);
+    const response = await refresh(spa, first.refresh_token!);
+    const body = (await response.clone().json()) as { access_token: string; issued_at: number };
+    const second = await oauth.processRefreshTokenResponse(as, spa, response);
+    expect(body.issued_at).toEqual(expect.any(Number));
+    expect(second.refresh_token).toBeDefined();
+    expect(second.refresh_token).not.toBe(first.refresh_token);
+    expect(second.scope).toBe(spa.scope);
+    expect(decodeJwt(second.access_token).sub).toBe(decodeJwt(first.access_token).sub);
+  });
+
+  it('treats reuse of a rotated refresh token as theft and revokes the whole family', async () => {
+    const first = await tokensFor(spa);
+    const second = await oauth.processRefreshTokenResponse(
+      as,
+      spa,
+      await refresh(spa, first.refresh_token!),
+    );
+    const reuse = await refresh(spa, first.refresh_token!);
+    expect(await errorOf(reuse)).toBe('invalid_grant');
+    const descendant = await refresh(spa, second.refresh_token!);
+    expect(await errorOf(descendant)).toBe('invalid_grant');
+  });
+
+  it('lets at most one of many concurrent refreshes with one token succeed', async () => {
+    const { refresh_token } = await tokensFor(spa);
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, () => refresh(spa, refresh_token!)),
+    );
+    expect(responses.filter((response) => response.status === 200).length).toBeLessThanOrEqual(1);
+  });
+
+  it('binds a refresh token to its client', async () => {
+    const { refresh_token } = await tokensFor(spa);
+    const response = await refresh(webApp, refresh_token!);
+    expect(await errorOf(response)).toBe('invalid_grant');
+  });
+});
+
+describe('confidential clients', () => {
+  it('run the code flow with client_secret_basic', async () => {
+    const tokens = await tokensFor(webApp);
+    expect(tokens.refresh_token).toBeDefined();
+    expect(decodeJwt(tokens.access_token).client_id).toBe(webApp.client_id);
+  });
+
+  it('must authenticate to exchange a code', async () => {
+    const { params, codeVerifier } = await authorize(webApp);
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      webApp,
+      oauth.ClientSecretBasic('wrong-secret'),
+      params,
+      REDIRECT_URI,
+      codeVerifier,
+      insecure,
+    );
+    expect(response.status).toBe(401);
+    expect(await errorOf(response)).toBe('invalid_client');
+  });
+
+  it('cannot redeem a code issued to another client', async () => {
+    const { params, codeVerifier } = await authorize(spa);
+    const response = await exchange(webApp, params, codeVerifier);
+    expect(await errorOf(response)).toBe('invalid_grant');
+  });
+});
+
+describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
+  it('introspects access and refresh tokens for a client of the same organisation', async () => {
+    const tokens = await tokensFor(webApp);
+    for (const token of [tokens.access_token, tokens.refresh_token!]) {
+      const response = await oauth.introspectionRequest(
+        as,
+        webApp,
+        clientAuthentication(webApp),
+        token,
+        insecure,
+      );
+      const result = await oauth.processIntrospectionResponse(as, webApp, response);
+      expect(result).toMatchObject({
+        active: true,
+        client_id: webApp.client_id,
+        scope: webApp.scope,
+        sub: decodeJwt(tokens.access_token).sub,
+      });
+    }
+  });
+
+  it('says inactive for garbage, and for tokens of another organisation', async () => {
+    const other = await createOrganization(stack, client);
+    const foreignToken = await other.token();
+    for (const token of ['not-a-token', foreignToken]) {
+      const response = await oauth.introspectionRequest(
+        as,
+        webApp,
+        clientAuthentication(webApp),
+        token,
+        insecure,
+      );
+      expect(await oauth.processIntrospectionResponse(as, webApp, response)).toEqual({
+        active: false,
+      });
+    }
+  });
+
+  it('refuses introspection without client authentication', async () => {
+    const tokens = await tokensFor(webApp);
+    const response = await fetch(as.introspection_endpoint!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: tokens.access_token }),
+    });
+    expect(response.status).toBe(401);
+  });
+
+  it('revokes a refresh token, which ends its grant', async () => {
+    const tokens = await tokensFor(spa);
+    const response = await oauth.revocationRequest(
+      as,
+      spa,
+      clientAuthentication(spa),
+      tokens.refresh_token!,
+      insecure,
+    );
+    await oauth.processRevocationResponse(response);
+    expect(await errorOf(await refresh(spa, tokens.refresh_token!))).toBe('invalid_grant');
+    const introspection = await oauth.introspectionRequest(
+      as,
+      webApp,
+      clientAuthentication(webApp),
+      tokens.refresh_token!,
+      insecure,
+    );
+    expect((await oauth.processIntrospectionResponse(as, webApp, introspection)).active).toBe(
+      false,
+    );
+  });
+
+  it('answers unsupported_token_type for access tokens, which are self-contained', async () => {
+    const tokens = await tokensFor(webApp);
+    const response = await oauth.revocationRequest(
+      as,
+      webApp,
+      clientAuthentication(webApp),
+      tokens.access_token,
+      insecure,
+    );
+    expect(response.status).toBe(400);
+    expect(await errorOf(response)).toBe('unsupported_token_type');
+  });
+});
+
+describe('the /oauth/authorize alias', () => {
+  it('redirects to /oauth2/authorize with the same query', async () => {
+    const response = await fetch(`${stack.baseUrl}/oauth/authorize?client_id=x&state=s%20t`, {
+      redirect: 'manual',
+    });
+    expect(response.status).toBe(308);
+    expect(response.headers.get('location')).toBe('/oauth2/authorize?client_id=x&state=s%20t');
+  });
+});
