@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
+import { AuthModule, IdentityMaintenance } from '#auth';
 import { ConfigModule, type Settings } from '#config';
 import { DatabaseModule } from '#database';
 import { EventsModule, OutboxRelay } from '#events';
@@ -21,8 +22,9 @@ export class WorkerModule {
         QueueModule,
         EventsModule,
         SessionsWorkModule,
+        AuthModule,
       ],
-      providers: [OutboxRelay, EventsProcessor, SessionsProcessor],
+      providers: [OutboxRelay, EventsProcessor, SessionsProcessor, IdentityMaintenance],
     };
   }
 }

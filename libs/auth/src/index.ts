@@ -6,6 +6,7 @@ export * from './oauth-clients.service.js';
 export * from './oauth-client-registry.service.js';
 export * from './credentials.js';
 export * from './identity-bootstrap.js';
+export * from './identity-maintenance.js';
 export * from './passwords.js';
 export * from './users.service.js';
 export * from './server-secrets.service.js';

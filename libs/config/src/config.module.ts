@@ -19,6 +19,7 @@ export abstract class AppSettings implements Settings {
   declare shutdownGraceMs: number;
   declare bodyLimitBytes: number;
   declare signingKeySecret: string | null;
+  declare signingKeyRotationDays: number;
 }
 
 /** Reads the environment once; tests pass their own settings with `forSettings`. */

@@ -26,6 +26,7 @@ describe('settings', () => {
       simulatedStepMs: 500,
       bodyLimitBytes: 1024 * 1024,
       signingKeySecret: null,
+      signingKeyRotationDays: 90,
     });
   });
 

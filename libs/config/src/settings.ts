@@ -23,6 +23,8 @@ export interface Settings {
   shutdownGraceMs: number;
   bodyLimitBytes: number;
   signingKeySecret: string | null;
+  /** Age at which the worker replaces the token-signing key; 0 turns automatic rotation off. */
+  signingKeyRotationDays: number;
 }
 
 export class SettingsError extends Error {
@@ -179,5 +181,6 @@ export function parseSettings(env: Env): Settings {
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     bodyLimitBytes: byteSize(env, 'BODY_LIMIT', 1024 ** 2),
     signingKeySecret,
+    signingKeyRotationDays: integer(env, 'SIGNING_KEY_ROTATION_DAYS', 90, 0, 3650),
   };
 }

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IdentityMaintenance, KEY_PUBLISH_LEAD_MS } from '#auth';
+import { Sql } from '#database';
+import { TestClient } from './support/client.js';
+import { startStack, type Stack } from './support/stack.js';
+
+let stack: Stack;
+let client: TestClient;
+let sql: Sql;
+
+beforeAll(async () => {
+  stack = await startStack();
+  client = await TestClient.for(stack);
+  sql = stack.api.get(Sql);
+});
+afterAll(() => stack?.close());
+
+interface KeyRow {
+  kid: string;
+  activates_at: Date;
+  retires_at: Date | null;
+}
+
+describe('the worker’s identity maintenance', () => {
+  it('replaces a signing key past its age: published first, signing an hour later, the old one retiring then', async () => {
+    const [newest] = await sql.rows<KeyRow>(
+      'SELECT kid FROM signing_keys ORDER BY created_at DESC LIMIT 1',
+      [],
+    );
+    await sql.rows(`UPDATE signing_keys SET created_at = now() - interval '91 days'`, []);
+    const maintenance = stack.worker!.get(IdentityMaintenance);
+    const { rotatedTo } = await maintenance.runOnce();
+    expect(rotatedTo).toEqual(expect.any(String));
+    expect(rotatedTo).not.toBe(newest!.kid);
+
+    const [fresh] = await sql.rows<KeyRow>('SELECT * FROM signing_keys WHERE kid = $1', [
+      rotatedTo,
+    ]);
+    const lead = fresh!.activates_at.getTime() - Date.now();
+    expect(lead).toBeGreaterThan(KEY_PUBLISH_LEAD_MS - 60_000);
+    const [old] = await sql.rows<KeyRow>('SELECT * FROM signing_keys WHERE kid = $1', [
+      newest!.kid,
+    ]);
+    expect(old!.retires_at?.getTime()).toBe(fresh!.activates_at.getTime());
+
+    const jwks = await client.get('/.well-known/jwks.json');
+    const kids = (jwks.body.keys as { kid: string }[]).map((key) => key.kid);
+    expect(kids).toEqual(expect.arrayContaining([newest!.kid, rotatedTo]));
+
+    // Young keys are left alone.
+    expect((await maintenance.runOnce()).rotatedTo).toBeNull();
+  });
+
+  it('deletes expired authorization data and keeps the rest', async () => {
+    await sql.rows(
+      `INSERT INTO oidc_payloads (kind, id, payload, expires_at) VALUES
+         ('Interaction', 'expired-one', '{}', now() - interval '1 minute'),
+         ('Interaction', 'live-one', '{}', now() + interval '1 hour')`,
+      [],
+    );
+    await stack.worker!.get(IdentityMaintenance).runOnce();
+    const left = await sql.rows<{ id: string }>(
+      `SELECT id FROM oidc_payloads WHERE id IN ('expired-one', 'live-one')`,
+      [],
+    );
+    expect(left.map((row) => row.id)).toEqual(['live-one']);
+  });
+});
