@@ -468,13 +468,20 @@ async function createDatabaseIfMissing(port, password) {
 
 /**
  * The embedded database is a local development one: give it a known OAuth
- * client, so the README's first requests work without any configuration.
+ * client and administrator, so the README's first requests work without any
+ * configuration.
  */
 function useDevClientIfNoneSet() {
-  if (process.env.BOOTSTRAP_CLIENT_ID || process.env.BOOTSTRAP_CLIENT_SECRET) return;
-  process.env.BOOTSTRAP_CLIENT_ID = 'dev-client';
-  process.env.BOOTSTRAP_CLIENT_SECRET = 'dev-secret-change-me';
-  say('OAuth client for development: dev-client / dev-secret-change-me');
+  if (!process.env.BOOTSTRAP_CLIENT_ID && !process.env.BOOTSTRAP_CLIENT_SECRET) {
+    process.env.BOOTSTRAP_CLIENT_ID = 'dev-client';
+    process.env.BOOTSTRAP_CLIENT_SECRET = 'dev-secret-change-me';
+    say('OAuth client for development: dev-client / dev-secret-change-me');
+  }
+  if (!process.env.BOOTSTRAP_ADMIN_EMAIL && !process.env.BOOTSTRAP_ADMIN_PASSWORD) {
+    process.env.BOOTSTRAP_ADMIN_EMAIL = 'admin@localhost.test';
+    process.env.BOOTSTRAP_ADMIN_PASSWORD = 'dev-password-change-me';
+    say('Sign-in for development: admin@localhost.test / dev-password-change-me');
+  }
 }
 
 async function startEmbeddedPostgres() {
