@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Scope } from '#common';
 import {
   ADMIN,
+  authorizationRequest,
   clientAuthentication,
   discover,
   insecure,
@@ -65,18 +66,9 @@ afterAll(async () => {
 
 describe('the authorization code + PKCE flow in a real browser', () => {
   it('signs in and consents with the keyboard, and the client gets a working token', async () => {
-    const codeVerifier = oauth.generateRandomCodeVerifier();
-    const state = oauth.generateRandomState();
-    const url = new URL(as.authorization_endpoint!);
-    url.search = new URLSearchParams({
-      response_type: 'code',
-      client_id: app.client_id,
+    const { url, codeVerifier, state } = await authorizationRequest(as, app, {
       redirect_uri: redirectUri,
-      scope: app.scope,
-      state,
-      code_challenge: await oauth.calculatePKCECodeChallenge(codeVerifier),
-      code_challenge_method: 'S256',
-    }).toString();
+    });
 
     const page = await browser.newPage();
     await page.goto(url.href);
@@ -132,15 +124,9 @@ describe('the authorization code + PKCE flow in a real browser', () => {
 
   it('shows an error page, not a redirect, for an unregistered redirect URI', async () => {
     const page = await browser.newPage();
-    const url = new URL(as.authorization_endpoint!);
-    url.search = new URLSearchParams({
-      response_type: 'code',
-      client_id: app.client_id,
+    const { url } = await authorizationRequest(as, app, {
       redirect_uri: 'https://attacker.example/callback',
-      scope: app.scope,
-      code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
-      code_challenge_method: 'S256',
-    }).toString();
+    });
     const response = await page.goto(url.href);
     expect(response?.status()).toBe(400);
     expect(page.url()).toContain('/oauth2/authorize');

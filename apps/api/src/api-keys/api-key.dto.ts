@@ -14,6 +14,7 @@ import {
   Min,
 } from 'class-validator';
 import { ALL_SCOPES, MODES } from '#common';
+import { V1List } from '../http/v1-list.dto.js';
 
 export class CreateApiKeyDto {
   @ApiProperty({ minLength: 1, maxLength: 100, example: 'Nightly batch job' })
@@ -138,19 +139,4 @@ export class ListQueryDto {
   offset?: number;
 }
 
-export class ApiKeyListDto {
-  @ApiProperty({ type: [ApiKeyDto] })
-  results!: ApiKeyDto[];
-
-  @ApiProperty({ type: 'integer' })
-  total!: number;
-
-  @ApiProperty({ type: 'integer' })
-  limit!: number;
-
-  @ApiProperty({ type: 'integer' })
-  offset!: number;
-
-  @ApiProperty()
-  has_more!: boolean;
-}
+export class ApiKeyListDto extends V1List(ApiKeyDto) {}

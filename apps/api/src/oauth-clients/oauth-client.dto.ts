@@ -21,6 +21,7 @@ import {
 } from '#auth';
 import { ALL_SCOPES } from '#common';
 import { oneOf } from '../http/validation-messages.js';
+import { V1List } from '../http/v1-list.dto.js';
 
 const MAX_URI_LENGTH = 2000;
 const MAX_SCOPE_LENGTH = 1000;
@@ -211,19 +212,4 @@ export class RotatedOAuthClientDto extends OAuthClientDto {
   client_secret!: string;
 }
 
-export class OAuthClientListDto {
-  @ApiProperty({ type: [OAuthClientDto] })
-  results!: OAuthClientDto[];
-
-  @ApiProperty({ type: 'integer' })
-  total!: number;
-
-  @ApiProperty({ type: 'integer' })
-  limit!: number;
-
-  @ApiProperty({ type: 'integer' })
-  offset!: number;
-
-  @ApiProperty()
-  has_more!: boolean;
-}
+export class OAuthClientListDto extends V1List(OAuthClientDto) {}
