@@ -75,6 +75,14 @@ async function tokensFor(registered: RegisteredClient) {
   return oauth.processAuthorizationCodeResponse(as, registered, response);
 }
 
+/** What the API answers to an access token (404: accepted, for a session that does not exist). */
+async function apiStatus(accessToken: string): Promise<number> {
+  const response = await client.get('/v1/sessions/sess_01m82sfbpbenftg57hv349pfkd', {
+    token: accessToken,
+  });
+  return response.status;
+}
+
 async function errorOf(response: Response): Promise<string> {
   return ((await response.json()) as { error: string }).error;
 }
@@ -213,11 +221,13 @@ describe('authorization codes are single-use and short-lived', () => {
       spa,
       await exchange(spa, params, codeVerifier),
     );
+    expect(await apiStatus(first.access_token)).toBe(404);
     const replay = await exchange(spa, params, codeVerifier);
     expect(replay.status).toBe(400);
     expect(await errorOf(replay)).toBe('invalid_grant');
     const afterReplay = await refresh(spa, first.refresh_token!);
     expect(await errorOf(afterReplay)).toBe('invalid_grant');
+    expect(await apiStatus(first.access_token)).toBe(401);
   });
 
   it('lets exactly one of many concurrent exchanges of one code succeed', async () => {
@@ -266,6 +276,9 @@ describe('refresh tokens rotate', () => {
     expect(await errorOf(reuse)).toBe('invalid_grant');
     const descendant = await refresh(spa, second.refresh_token!);
     expect(await errorOf(descendant)).toBe('invalid_grant');
+    for (const token of [first.access_token, second.access_token]) {
+      expect(await apiStatus(token)).toBe(401);
+    }
   });
 
   it('lets at most one of many concurrent refreshes with one token succeed', async () => {
@@ -360,7 +373,7 @@ describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
     expect(response.status).toBe(401);
   });
 
-  it('revokes a refresh token, which ends its grant', async () => {
+  it('revokes a refresh token, which ends its grant and its access tokens', async () => {
     const tokens = await tokensFor(spa);
     const response = await oauth.revocationRequest(
       as,
@@ -371,6 +384,7 @@ describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
     );
     await oauth.processRevocationResponse(response);
     expect(await errorOf(await refresh(spa, tokens.refresh_token!))).toBe('invalid_grant');
+    expect(await apiStatus(tokens.access_token)).toBe(401);
     const introspection = await oauth.introspectionRequest(
       as,
       webApp,

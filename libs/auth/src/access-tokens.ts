@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { errors, jwtVerify, SignJWT, type JWTHeaderParameters } from 'jose';
 import { AppError, parsePublicId, toPublicId, type Mode, type Principal } from '#common';
 import { AppSettings } from '#config';
+import { RevokedGrants } from './revoked-grants.js';
 import { SigningKeyService } from './signing-keys.service.js';
 import {
   ACCESS_TOKEN_TTL_SECONDS,
@@ -32,6 +33,7 @@ export class AccessTokenService {
   constructor(
     private readonly keys: SigningKeyService,
     private readonly settings: AppSettings,
+    private readonly revokedGrants: RevokedGrants,
   ) {}
 
   async issue(grant: TokenGrant): Promise<IssuedToken> {
@@ -92,6 +94,13 @@ export class AccessTokenService {
       typeof payload.scope !== 'string'
     ) {
       throw AppError.unauthorized('access token has malformed claims');
+    }
+    // Tokens of the code flow name their grant; client_credentials tokens have none.
+    if (
+      typeof payload.grant_id === 'string' &&
+      (await this.revokedGrants.isRevoked(payload.grant_id))
+    ) {
+      throw AppError.unauthorized('access token revoked');
     }
     return {
       credential: 'access_token',

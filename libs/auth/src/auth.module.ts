@@ -9,6 +9,7 @@ import { OAuthClientsService } from './oauth-clients.service.js';
 import { SigningKeyService } from './signing-keys.service.js';
 import { UsersService } from './users.service.js';
 import { ServerSecretsService } from './server-secrets.service.js';
+import { RevokedGrants } from './revoked-grants.js';
 
 @Module({
   imports: [DatabaseModule, ApiKeysModule, OrganizationsModule],
@@ -20,6 +21,7 @@ import { ServerSecretsService } from './server-secrets.service.js';
     CredentialResolver,
     UsersService,
     ServerSecretsService,
+    RevokedGrants,
   ],
   exports: [
     SigningKeyService,
@@ -29,6 +31,7 @@ import { ServerSecretsService } from './server-secrets.service.js';
     CredentialResolver,
     UsersService,
     ServerSecretsService,
+    RevokedGrants,
     ApiKeysModule,
     OrganizationsModule,
   ],

@@ -10,4 +10,5 @@ export * from './identity-maintenance.js';
 export * from './passwords.js';
 export * from './users.service.js';
 export * from './server-secrets.service.js';
+export * from './revoked-grants.js';
 export * from './auth.module.js';

@@ -1,7 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Express, NextFunction, Request, Response } from 'express';
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
-import { ServerSecretsService, SigningKeyService, UsersService, verifySecret } from '#auth';
+import {
+  RevokedGrants,
+  ServerSecretsService,
+  SigningKeyService,
+  UsersService,
+  verifySecret,
+} from '#auth';
 import { AppSettings } from '#config';
 import { Sql } from '#database';
 import { AttemptLimiter, TOKEN_ENDPOINT_POLICY } from './attempt-limiter.js';
@@ -45,6 +51,7 @@ export class AuthorizationServer {
     private readonly secrets: ServerSecretsService,
     private readonly limiter: AttemptLimiter,
     private readonly jwtIntrospection: JwtIntrospection,
+    private readonly revokedGrants: RevokedGrants,
   ) {}
 
   /** The provider signing with the current key (the interaction pages use it too). */
@@ -131,6 +138,7 @@ export class AuthorizationServer {
         publicUrl: this.settings.publicUrl,
         signingKey: signing.privateJwk,
         cookieKeys: [await this.secrets.get('oauth-cookie-key')],
+        onGrantRevoked: (grantId) => this.revokedGrants.revoke(grantId),
       }),
     );
     // Behind a TLS-terminating proxy on loopback, as Express is configured (`trust proxy`).

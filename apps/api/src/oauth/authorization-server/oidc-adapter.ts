@@ -32,6 +32,8 @@ export class PostgresOidcAdapter implements Adapter {
   constructor(
     private readonly sql: Sql,
     private readonly kind: string,
+    /** Told of every revoked grant, so the API refuses that grant's access tokens too. */
+    private readonly onGrantRevoked: (grantId: string) => Promise<void>,
   ) {}
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
@@ -75,7 +77,7 @@ export class PostgresOidcAdapter implements Adapter {
       'SELECT grant_id FROM oidc_payloads WHERE kind = $1 AND id = $2',
       [this.kind, id],
     );
-    if (row?.grant_id) await revokeGrant(this.sql, row.grant_id);
+    if (row?.grant_id) await this.revokeGrant(row.grant_id);
     throw new errors.InvalidGrant('grant request is invalid');
   }
 
@@ -84,7 +86,16 @@ export class PostgresOidcAdapter implements Adapter {
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
-    if (GRANTABLE.has(this.kind) || this.kind === 'Grant') await revokeGrant(this.sql, grantId);
+    if (GRANTABLE.has(this.kind) || this.kind === 'Grant') await this.revokeGrant(grantId);
+  }
+
+  /** Everything issued under a grant, and the grant itself. */
+  private async revokeGrant(grantId: string): Promise<void> {
+    await this.onGrantRevoked(grantId);
+    await this.sql.rows(
+      `DELETE FROM oidc_payloads WHERE grant_id = $1 OR (kind = 'Grant' AND id = $1)`,
+      [grantId],
+    );
   }
 
   private async findWhere(condition: string, value: string): Promise<AdapterPayload | undefined> {
@@ -96,13 +107,6 @@ export class PostgresOidcAdapter implements Adapter {
     if (!row) return undefined;
     return row.consumed === null ? row.payload : { ...row.payload, consumed: Number(row.consumed) };
   }
-}
-
-/** Everything issued under a grant, and the grant itself. */
-async function revokeGrant(sql: Sql, grantId: string): Promise<void> {
-  await sql.rows(`DELETE FROM oidc_payloads WHERE grant_id = $1 OR (kind = 'Grant' AND id = $1)`, [
-    grantId,
-  ]);
 }
 
 /** Clients are ours (`oauth_clients`, managed under /v1/oauth-clients); the provider only reads them. */

@@ -162,7 +162,7 @@ export function authorizationServerPaths(): Paths {
         tags: [TAG],
         summary: 'Revoke a refresh token (RFC 7009)',
         description:
-          'Revoking a refresh token ends its grant: every refresh token of the grant stops working. Access tokens are self-contained JWTs that live at most an hour; revoking one answers `unsupported_token_type`, as RFC 7009 allows.',
+          'Revoking a refresh token ends its grant: its refresh tokens and its access tokens stop working at once. Revoking an access token itself answers `unsupported_token_type`, as RFC 7009 allows (access tokens are self-contained JWTs that live at most an hour).',
         requestBody: formBody(
           {
             token: { type: 'string' },

@@ -27,6 +27,7 @@ export interface ProviderDependencies {
   /** The private JWK that signs access tokens now (the provider signs with nothing else). */
   signingKey: JWK;
   cookieKeys: string[];
+  onGrantRevoked: (grantId: string) => Promise<void>;
 }
 
 /**
@@ -40,7 +41,9 @@ export function providerConfiguration(deps: ProviderDependencies): Configuration
   const { sql, users, publicUrl } = deps;
   return {
     adapter: (name: string) =>
-      name === 'Client' ? new ClientsAdapter(sql) : new PostgresOidcAdapter(sql, name),
+      name === 'Client'
+        ? new ClientsAdapter(sql)
+        : new PostgresOidcAdapter(sql, name, deps.onGrantRevoked),
     jwks: { keys: [deps.signingKey] },
     cookies: {
       keys: deps.cookieKeys,
@@ -139,7 +142,13 @@ export function providerConfiguration(deps: ProviderDependencies): Configuration
         if (!user) throw new errors.InvalidGrant('the account no longer exists');
         organizationId = toPublicId('organization', user.organizationId);
       }
-      return { org_id: organizationId, mode: client['mode'] as string };
+      // grant_id lets the API refuse the token once its grant is revoked (RevokedGrants).
+      const grantId = 'grantId' in token ? token.grantId : undefined;
+      return {
+        org_id: organizationId,
+        mode: client['mode'] as string,
+        ...(grantId ? { grant_id: grantId } : {}),
+      };
     },
     renderError: (ctx: KoaContextWithOIDC, out) => {
       ctx.type = 'html';
