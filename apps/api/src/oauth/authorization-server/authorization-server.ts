@@ -76,6 +76,7 @@ export class AuthorizationServer {
   }
 
   private async handle(request: Request, response: Response): Promise<void> {
+    dropUntrustedForwardingHeaders(request);
     if (request.method === 'POST' && GUARDED_ROUTES.has(request.path)) {
       const form = formOf(request);
       const wait = await this.limiter.retryAfter(
@@ -141,7 +142,7 @@ export class AuthorizationServer {
         onGrantRevoked: (grantId) => this.revokedGrants.revoke(grantId),
       }),
     );
-    // Behind a TLS-terminating proxy on loopback, as Express is configured (`trust proxy`).
+    // X-Forwarded-* are honoured, but only from the proxies Express trusts (see below).
     provider.proxy = true;
     // Secrets are stored as scrypt hashes; the provider compares through this (its documented extension point).
     provider.Client.prototype.compareClientSecret = function (
@@ -179,6 +180,18 @@ export class AuthorizationServer {
     this.logger.log({ kid: signing.kid }, 'authorization server ready');
     return this.current;
   }
+}
+
+const FORWARDING_HEADERS = ['x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-for'];
+
+/**
+ * Koa trusts X-Forwarded-* from anyone once `proxy` is on; Express trusts only
+ * the proxies of its `trust proxy` setting. The provider gets Express's view.
+ */
+export function dropUntrustedForwardingHeaders(request: Request): void {
+  const trusted = request.app.get('trust proxy fn') as (address: string, hop: number) => boolean;
+  if (trusted(request.socket.remoteAddress ?? '', 0)) return;
+  for (const header of FORWARDING_HEADERS) delete request.headers[header];
 }
 
 const GRANT_NOT_ALLOWED = 'requested grant type is not allowed for this client';
