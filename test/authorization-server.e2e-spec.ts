@@ -397,6 +397,20 @@ describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
     );
   });
 
+  it('refuses to revoke another client’s refresh token, which keeps working', async () => {
+    const tokens = await tokensFor(spa);
+    const response = await oauth.revocationRequest(
+      as,
+      webApp,
+      clientAuthentication(webApp),
+      tokens.refresh_token!,
+      insecure,
+    );
+    expect(response.status).toBe(400);
+    expect(await errorOf(response)).toBe('invalid_request');
+    expect((await refresh(spa, tokens.refresh_token!)).status).toBe(200);
+  });
+
   it('answers unsupported_token_type for access tokens, which are self-contained', async () => {
     const tokens = await tokensFor(webApp);
     const response = await oauth.revocationRequest(

@@ -87,7 +87,18 @@ export function providerConfiguration(deps: ProviderDependencies): Configuration
           return owner?.['organization_id'] === client['organization_id'];
         },
       },
-      revocation: { enabled: true },
+      revocation: {
+        enabled: true,
+        // RFC 7009 §2.1: a client revokes only tokens issued to it, and is told when it tries otherwise.
+        allowedPolicy: (_ctx, client, token) => {
+          if (token.clientId !== client.clientId) {
+            throw new errors.InvalidRequest(
+              'client is not authorized to revoke the presented token',
+            );
+          }
+          return true;
+        },
+      },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => publicUrl,
