@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
-import { exportJWK, generateKeyPair, SignJWT, decodeProtectedHeader, type JWTPayload } from 'jose';
+import {
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  SignJWT,
+  type JWTPayload,
+} from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsersService } from '#auth';
 import { Scope } from '#common';
@@ -226,7 +233,8 @@ describe('crafted access tokens are refused by the API', () => {
 
   it('refuses tokens of our own signing key with the wrong typ, iss, aud or lifetime', async () => {
     const { SigningKeyService } = await import('#auth');
-    const { kid, privateKey } = await stack.api.get(SigningKeyService).signingKey();
+    const { kid, privateJwk } = await stack.api.get(SigningKeyService).signingKey();
+    const privateKey = await importJWK(privateJwk, 'ES256');
     const { claims } = await realClaims();
     const now = Math.floor(Date.now() / 1000);
     const variants: [string, JWTPayload, string][] = [

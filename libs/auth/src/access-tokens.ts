@@ -1,33 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { errors, jwtVerify, SignJWT, type JWTHeaderParameters } from 'jose';
-import { AppError, parsePublicId, toPublicId, type Mode, type Principal } from '#common';
+import { errors, jwtVerify, type JWTHeaderParameters } from 'jose';
+import { AppError, parsePublicId, type Principal } from '#common';
 import { AppSettings } from '#config';
 import { RevokedGrants } from './revoked-grants.js';
 import { SigningKeyService } from './signing-keys.service.js';
-import {
-  ACCESS_TOKEN_TTL_SECONDS,
-  ACCESS_TOKEN_TYPE,
-  SIGNING_ALGORITHM,
-} from './token-constants.js';
+import { ACCESS_TOKEN_TYPE, SIGNING_ALGORITHM } from './token-constants.js';
 
-export interface TokenGrant {
-  clientId: string;
-  organizationId: string;
-  mode: Mode;
-  scopes: string[];
-}
-
-/** The token response of the spec. */
-export interface IssuedToken {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  scope: string;
-  issued_at: number;
-}
-
-/** Issues and verifies access tokens; `iss` is PUBLIC_URL and `aud` the API at PUBLIC_URL. */
+/**
+ * Verifies access tokens (the authorization server issues them): ES256, `typ`
+ * at+jwt, `iss` and `aud` PUBLIC_URL, not expired, grant not revoked.
+ */
 @Injectable()
 export class AccessTokenService {
   constructor(
@@ -35,33 +17,6 @@ export class AccessTokenService {
     private readonly settings: AppSettings,
     private readonly revokedGrants: RevokedGrants,
   ) {}
-
-  async issue(grant: TokenGrant): Promise<IssuedToken> {
-    const { kid, privateKey } = await this.keys.signingKey();
-    const issuedAt = Math.floor(Date.now() / 1000);
-    const scope = grant.scopes.join(' ');
-    const accessToken = await new SignJWT({
-      client_id: grant.clientId,
-      org_id: toPublicId('organization', grant.organizationId),
-      mode: grant.mode,
-      scope,
-    })
-      .setProtectedHeader({ alg: SIGNING_ALGORITHM, typ: ACCESS_TOKEN_TYPE, kid })
-      .setIssuer(this.settings.publicUrl)
-      .setAudience(this.settings.publicUrl)
-      .setSubject(grant.clientId)
-      .setIssuedAt(issuedAt)
-      .setExpirationTime(issuedAt + ACCESS_TOKEN_TTL_SECONDS)
-      .setJti(randomUUID())
-      .sign(privateKey);
-    return {
-      access_token: accessToken,
-      token_type: 'Bearer',
-      expires_in: ACCESS_TOKEN_TTL_SECONDS,
-      scope,
-      issued_at: issuedAt,
-    };
-  }
 
   /** The principal of a valid token, or an UNAUTHORIZED error saying what is wrong with it. */
   async verify(token: string): Promise<Principal> {

@@ -10,8 +10,7 @@ import { openPrivateKey, sealPrivateKey } from './key-encryption.js';
 
 export interface ActiveSigningKey {
   kid: string;
-  privateKey: CryptoKey;
-  /** The same key as a JWK, for the authorization server's key store. */
+  /** The private key as a JWK, for the authorization server's key store (it signs the tokens). */
   privateJwk: JWK;
 }
 
@@ -103,18 +102,19 @@ export class SigningKeyService {
       order: { activatesAt: 'DESC' },
     });
     this.publicKeys = publicKeys;
-    let signing: ActiveSigningKey | null = null;
-    if (active) {
-      const jwk = JSON.parse(
-        openPrivateKey(active.privateJwk, this.settings.signingKeySecret),
-      ) as JWK;
-      signing = {
-        kid: active.kid,
-        privateKey: (await importJWK(jwk, active.algorithm)) as CryptoKey,
-        privateJwk: { ...jwk, kid: active.kid, alg: active.algorithm, use: 'sig' },
-      };
-    }
-    this.signing = signing;
+    this.signing = active
+      ? {
+          kid: active.kid,
+          privateJwk: {
+            ...(JSON.parse(
+              openPrivateKey(active.privateJwk, this.settings.signingKeySecret),
+            ) as JWK),
+            kid: active.kid,
+            alg: active.algorithm,
+            use: 'sig',
+          },
+        }
+      : null;
     this.loadedAt = Date.now();
   }
 
