@@ -1,4 +1,4 @@
-/** An error of the token endpoint, answered in RFC 6749 §5.2 form rather than the API envelope. */
+/** An error of the OAuth endpoints, answered in RFC 6749 §5.2 form rather than the API envelope. */
 export class OAuthError extends Error {
   constructor(
     readonly error:
@@ -7,7 +7,8 @@ export class OAuthError extends Error {
       | 'invalid_grant'
       | 'unauthorized_client'
       | 'unsupported_grant_type'
-      | 'invalid_scope',
+      | 'invalid_scope'
+      | 'temporarily_unavailable',
     readonly description: string,
     readonly status = error === 'invalid_client' ? 401 : 400,
     readonly headers: Record<string, string> = {},

@@ -10,6 +10,7 @@ import {
 } from '#auth';
 import { AppSettings } from '#config';
 import { Sql } from '#database';
+import { OAuthError } from '../../http/oauth-error.js';
 import { AttemptLimiter, TOKEN_ENDPOINT_POLICY } from './attempt-limiter.js';
 import {
   addressOf,
@@ -86,14 +87,12 @@ export class AuthorizationServer {
         addressOf(request),
       );
       if (wait > 0) {
-        response
-          .status(429)
-          .set({ 'Retry-After': String(wait), 'Cache-Control': 'no-store' })
-          .json({
-            error: 'temporarily_unavailable',
-            error_description: `too many failed attempts; try again in ${wait} seconds`,
-          });
-        return;
+        throw new OAuthError(
+          'temporarily_unavailable',
+          `too many failed attempts; try again in ${wait} seconds`,
+          429,
+          { 'Retry-After': String(wait) },
+        );
       }
       if (request.path === PROVIDER_ROUTES.introspection) {
         if (await this.jwtIntrospection.handle(request, response, form)) return;

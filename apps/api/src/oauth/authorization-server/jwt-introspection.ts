@@ -26,7 +26,10 @@ export class JwtIntrospection {
     private readonly limiter: AttemptLimiter,
   ) {}
 
-  /** Answers and returns true when the token is a JWT; false leaves the request to the provider. */
+  /**
+   * Answers and returns true when the token is a JWT; false leaves the request
+   * to the provider. Client authentication failures are thrown as OAuthError.
+   */
   async handle(
     request: Request,
     response: Response,
@@ -34,50 +37,45 @@ export class JwtIntrospection {
   ): Promise<boolean> {
     const token = form.token;
     if (typeof token !== 'string' || !looksLikeJwt(token)) return false;
+    const client = await this.authenticate(request, form);
     response.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
-    let client;
-    try {
-      const { clientId, secret } = clientCredentialsOf(form, request.headers.authorization);
-      client = await this.clients.authenticate(clientId, secret);
-      if (!client) {
-        await this.limiter.recordFailure(
-          TOKEN_ENDPOINT_POLICY,
-          'token',
-          clientAttempt(request),
-          addressOf(request),
-        );
-        throw new OAuthError('invalid_client', 'client authentication failed');
-      }
-    } catch (error) {
-      if (!(error instanceof OAuthError)) throw error;
-      response
-        .status(error.status)
-        .json({ error: error.error, error_description: error.description });
+    const principal = await this.tokens.verify(token).catch((error: unknown) => {
+      if (error instanceof AppError) return null;
+      throw error;
+    });
+    if (principal === null || principal.organizationId !== client.organizationId) {
+      response.status(200).json({ active: false });
       return true;
     }
-    try {
-      const principal = await this.tokens.verify(token);
-      if (principal.organizationId !== client.organizationId) throw AppError.unauthorized('');
-      const claims = decodeJwt(token);
-      response.status(200).json({
-        active: true,
-        token_type: 'Bearer',
-        scope: principal.scopes.join(' '),
-        client_id: claims.client_id,
-        sub: claims.sub,
-        iss: claims.iss,
-        aud: claims.aud,
-        iat: claims.iat,
-        exp: claims.exp,
-        jti: claims.jti,
-        org_id: toPublicId('organization', principal.organizationId),
-        mode: principal.mode,
-      });
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      response.status(200).json({ active: false });
-    }
+    const claims = decodeJwt(token);
+    response.status(200).json({
+      active: true,
+      token_type: 'Bearer',
+      scope: principal.scopes.join(' '),
+      client_id: claims.client_id,
+      sub: claims.sub,
+      iss: claims.iss,
+      aud: claims.aud,
+      iat: claims.iat,
+      exp: claims.exp,
+      jti: claims.jti,
+      org_id: toPublicId('organization', principal.organizationId),
+      mode: principal.mode,
+    });
     return true;
+  }
+
+  private async authenticate(request: Request, form: ClientCredentialsForm) {
+    const { clientId, secret } = clientCredentialsOf(form, request.headers.authorization);
+    const client = await this.clients.authenticate(clientId, secret);
+    if (client) return client;
+    await this.limiter.recordFailure(
+      TOKEN_ENDPOINT_POLICY,
+      'token',
+      clientAttempt(request),
+      addressOf(request),
+    );
+    throw new OAuthError('invalid_client', 'client authentication failed');
   }
 }
 
