@@ -14,15 +14,20 @@ export class UsersService {
     return this.users.findOneBy({ id });
   }
 
+  /** Emails are compared without regard to case (the unique index is on lower(email)). */
+  findByEmail(email: string): Promise<UserEntity | null> {
+    return this.users
+      .createQueryBuilder('user')
+      .where('lower(user.email) = lower(:email)', { email })
+      .getOne();
+  }
+
   /**
    * The account if the email and password match an enabled local account, else
    * null. Unknown emails cost the same hash, so timing does not tell them apart.
    */
   async authenticate(email: string, password: string): Promise<UserEntity | null> {
-    const user = await this.users
-      .createQueryBuilder('user')
-      .where('lower(user.email) = lower(:email)', { email })
-      .getOne();
+    const user = await this.findByEmail(email);
     const usable = user !== null && user.passwordHash !== null && user.disabledAt === null;
     const ok = await verifyPassword(
       password,
@@ -36,10 +41,7 @@ export class UsersService {
    * environment changed it, so the environment stays the source of truth.
    */
   async ensureLocalAccount(organizationId: string, email: string, password: string): Promise<void> {
-    const existing = await this.users
-      .createQueryBuilder('user')
-      .where('lower(user.email) = lower(:email)', { email })
-      .getOne();
+    const existing = await this.findByEmail(email);
     if (existing === null) {
       await this.users
         .createQueryBuilder()

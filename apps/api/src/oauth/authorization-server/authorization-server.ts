@@ -97,10 +97,11 @@ export class AuthorizationServer {
       if (request.path === PROVIDER_ROUTES.introspection) {
         if (await this.jwtIntrospection.handle(request, response, form)) return;
       }
-      if (request.path === PROVIDER_ROUTES.token) await this.defaultScope(form, request);
+      if (request.path === PROVIDER_ROUTES.token) {
+        await this.defaultScope(form, request, (await this.instance()).provider);
+      }
     }
-    const { handler } = await this.instance();
-    await handler(request, response);
+    await (await this.instance()).handler(request, response);
   }
 
   /**
@@ -108,15 +109,16 @@ export class AuthorizationServer {
    * is registered with (RFC 6749 §3.3 lets the server pick a default); the
    * provider itself would issue a token with none.
    */
-  private async defaultScope(form: ClientCredentialsForm, request: Request): Promise<void> {
+  private async defaultScope(
+    form: ClientCredentialsForm,
+    request: Request,
+    provider: Provider,
+  ): Promise<void> {
     if (form.grant_type !== 'client_credentials' || form.scope !== undefined) return;
     const clientId = clientIdOf(form, request.headers.authorization);
     if (clientId === undefined) return;
-    const [client] = await this.sql.rows<{ scopes: string[] }>(
-      'SELECT scopes FROM oauth_clients WHERE client_id = $1 AND deleted_at IS NULL',
-      [clientId],
-    );
-    if (client) form.scope = client.scopes.join(' ');
+    const client = await provider.Client.find(clientId);
+    if (client?.scope) form.scope = client.scope;
   }
 
   private async instance(): Promise<{ provider: Provider; handler: Handler }> {

@@ -144,7 +144,8 @@ export function providerConfiguration(deps: ProviderDependencies): Configuration
       };
     },
     extraTokenClaims: async (ctx, token) => {
-      const client = await ctx.oidc.provider.Client.find(token.clientId!);
+      // At the token endpoint the provider has the authenticated client already.
+      const client = ctx.oidc.client ?? (await ctx.oidc.provider.Client.find(token.clientId!));
       if (!client) throw new errors.InvalidClient('client not found');
       let organizationId = client['organization_id'] as string;
       const accountId = 'accountId' in token ? token.accountId : undefined;
