@@ -69,6 +69,22 @@ async function refresh(registered: RegisteredClient, refreshToken: string): Prom
   );
 }
 
+/** What oauth4webapi makes of an introspection answer to `registered` about `token`. */
+async function introspect(registered: RegisteredClient, token: string) {
+  const response = await oauth.introspectionRequest(
+    as,
+    registered,
+    clientAuthentication(registered),
+    token,
+    insecure,
+  );
+  return oauth.processIntrospectionResponse(as, registered, response);
+}
+
+function revoke(registered: RegisteredClient, token: string): Promise<Response> {
+  return oauth.revocationRequest(as, registered, clientAuthentication(registered), token, insecure);
+}
+
 async function tokensFor(registered: RegisteredClient) {
   const { params, codeVerifier } = await authorize(registered);
   const response = await exchange(registered, params, codeVerifier);
@@ -329,15 +345,7 @@ describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
   it('introspects access and refresh tokens for a client of the same organisation', async () => {
     const tokens = await tokensFor(webApp);
     for (const token of [tokens.access_token, tokens.refresh_token!]) {
-      const response = await oauth.introspectionRequest(
-        as,
-        webApp,
-        clientAuthentication(webApp),
-        token,
-        insecure,
-      );
-      const result = await oauth.processIntrospectionResponse(as, webApp, response);
-      expect(result).toMatchObject({
+      expect(await introspect(webApp, token)).toMatchObject({
         active: true,
         client_id: webApp.client_id,
         scope: webApp.scope,
@@ -350,14 +358,7 @@ describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
     const other = await createOrganization(stack, client);
     const foreignToken = await other.token();
     for (const token of ['not-a-token', foreignToken]) {
-      const response = await oauth.introspectionRequest(
-        as,
-        webApp,
-        clientAuthentication(webApp),
-        token,
-        insecure,
-      );
-      expect(await oauth.processIntrospectionResponse(as, webApp, response)).toEqual({
+      expect(await introspect(webApp, token)).toEqual({
         active: false,
       });
     }
@@ -375,37 +376,16 @@ describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
 
   it('revokes a refresh token, which ends its grant and its access tokens', async () => {
     const tokens = await tokensFor(spa);
-    const response = await oauth.revocationRequest(
-      as,
-      spa,
-      clientAuthentication(spa),
-      tokens.refresh_token!,
-      insecure,
-    );
+    const response = await revoke(spa, tokens.refresh_token!);
     await oauth.processRevocationResponse(response);
     expect(await errorOf(await refresh(spa, tokens.refresh_token!))).toBe('invalid_grant');
     expect(await apiStatus(tokens.access_token)).toBe(401);
-    const introspection = await oauth.introspectionRequest(
-      as,
-      webApp,
-      clientAuthentication(webApp),
-      tokens.refresh_token!,
-      insecure,
-    );
-    expect((await oauth.processIntrospectionResponse(as, webApp, introspection)).active).toBe(
-      false,
-    );
+    expect((await introspect(webApp, tokens.refresh_token!)).active).toBe(false);
   });
 
   it('refuses to revoke another client’s refresh token, which keeps working', async () => {
     const tokens = await tokensFor(spa);
-    const response = await oauth.revocationRequest(
-      as,
-      webApp,
-      clientAuthentication(webApp),
-      tokens.refresh_token!,
-      insecure,
-    );
+    const response = await revoke(webApp, tokens.refresh_token!);
     expect(response.status).toBe(400);
     expect(await errorOf(response)).toBe('invalid_request');
     expect((await refresh(spa, tokens.refresh_token!)).status).toBe(200);
@@ -413,13 +393,7 @@ describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
 
   it('answers unsupported_token_type for access tokens, which are self-contained', async () => {
     const tokens = await tokensFor(webApp);
-    const response = await oauth.revocationRequest(
-      as,
-      webApp,
-      clientAuthentication(webApp),
-      tokens.access_token,
-      insecure,
-    );
+    const response = await revoke(webApp, tokens.access_token);
     expect(response.status).toBe(400);
     expect(await errorOf(response)).toBe('unsupported_token_type');
   });
