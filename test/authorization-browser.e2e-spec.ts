@@ -44,7 +44,9 @@ beforeAll(async () => {
   client = await TestClient.for(stack);
   as = await discover(stack.baseUrl);
   callbackServer = createServer((request, response) => {
-    callbacks.push(new URL(request.url!, redirectUri));
+    // Only the redirect itself: the browser also asks this server for /favicon.ico.
+    const url = new URL(request.url!, redirectUri);
+    if (url.pathname === new URL(redirectUri).pathname) callbacks.push(url);
     response.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Signed in</h1>');
   });
   await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', resolve));

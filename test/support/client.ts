@@ -64,4 +64,16 @@ export class TestClient {
   post<T = any>(path: string, options?: RequestOptions) {
     return this.request<T>('POST', path, options);
   }
+
+  patch<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('PATCH', path, options);
+  }
+
+  put<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('PUT', path, options);
+  }
+
+  delete<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('DELETE', path, options);
+  }
 }

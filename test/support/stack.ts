@@ -18,13 +18,11 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-/** Settings of a test process: the run's database, a private Redis namespace, fast simulated steps. */
-export function testSettings(port: number, overrides: Record<string, string> = {}): Settings {
-  return parseSettings({
+/** Environment of a test process: the run's database, a private Redis namespace, fast simulated steps. */
+export function testEnv(overrides: Record<string, string> = {}): Record<string, string> {
+  return {
     DATABASE_URL: inject('databaseUrl'),
     REDIS_PREFIX: inject('redisPrefix'),
-    PORT: String(port),
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
     BOOTSTRAP_CLIENT_ID,
     BOOTSTRAP_CLIENT_SECRET,
     BOOTSTRAP_ADMIN_EMAIL,
@@ -33,7 +31,14 @@ export function testSettings(port: number, overrides: Record<string, string> = {
     SIMULATED_STEP_MS: '20',
     DATABASE_POOL_MAX: '5',
     ...overrides,
-  });
+  };
+}
+
+/** Settings of an in-process test app listening on `port`. */
+export function testSettings(port: number, overrides: Record<string, string> = {}): Settings {
+  return parseSettings(
+    testEnv({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...overrides }),
+  );
 }
 
 export async function freePort(): Promise<number> {
@@ -56,14 +61,16 @@ export async function startStack(
   const api = await createApiApp(settings);
   await api.listen(port, '127.0.0.1');
   const worker = options.worker === false ? null : await createWorker(settings);
-  return {
+  const stack: Stack = {
     baseUrl: settings.publicUrl,
     settings,
     api,
     worker,
+    // Reads stack.worker when closing: a test may have replaced the worker.
     async close() {
-      await worker?.close();
+      await stack.worker?.close();
       await api.close();
     },
   };
+  return stack;
 }

@@ -8,6 +8,8 @@ import { ConfigModule, type Settings } from '#config';
 import { DatabaseModule } from '#database';
 import { QueueModule } from '#queue';
 import { SessionsModule } from '#sessions';
+import { EventsModule } from '#events';
+import { WebhooksModule } from '#webhooks';
 import { ApiKeysController } from './api-keys/api-keys.controller.js';
 import { HealthController } from './health/health.controller.js';
 import { MetricsController } from './health/metrics.controller.js';
@@ -17,6 +19,7 @@ import { DocsController } from './http/docs.controller.js';
 import { HttpExceptionFilter } from './http/http-exception.filter.js';
 import { loggerOptions } from './http/logging.js';
 import { UsageMeter } from './http/usage-meter.js';
+import { SessionUpdatesGateway } from './live/session-updates.gateway.js';
 import { AttemptLimiter } from './oauth/authorization-server/attempt-limiter.js';
 import { AuthorizationServer } from './oauth/authorization-server/authorization-server.js';
 import { InteractionController } from './oauth/authorization-server/interaction.controller.js';
@@ -27,6 +30,9 @@ import { WellKnownController } from './oauth/well-known.controller.js';
 import { SessionsV1Controller } from './sessions/v1/sessions-v1.controller.js';
 import { SessionsV2Controller } from './sessions/v2/sessions-v2.controller.js';
 import { UserProfileController } from './users/user-profile.controller.js';
+import { EventsV2Controller } from './webhooks/events-v2.controller.js';
+import { WebhooksV1Controller } from './webhooks/webhooks-v1.controller.js';
+import { WebhooksV2Controller } from './webhooks/webhooks-v2.controller.js';
 
 /** The HTTP application: feature libs plus HTTP-only concerns (guard, filter, logging, docs). */
 @Module({})
@@ -43,6 +49,8 @@ export class ApiModule {
         AuthModule,
         ApiKeysModule,
         SessionsModule,
+        EventsModule,
+        WebhooksModule,
       ],
       controllers: [
         InteractionController,
@@ -53,6 +61,9 @@ export class ApiModule {
         SessionsV2Controller,
         OrganizationsV2Controller,
         UserProfileController,
+        WebhooksV1Controller,
+        WebhooksV2Controller,
+        EventsV2Controller,
         HealthController,
         MetricsController,
         DocsController,
@@ -64,6 +75,7 @@ export class ApiModule {
         JwtIntrospection,
         UsageMeter,
         ReadinessChecks,
+        SessionUpdatesGateway,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: HttpExceptionFilter },
       ],

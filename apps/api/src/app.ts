@@ -10,6 +10,7 @@ import { collectProcessMetrics, httpMetricsMiddleware } from './health/metrics.j
 import { installBodyParsing } from './http/body-parsing.js';
 import { requestIdMiddleware } from './http/request-id.middleware.js';
 import { createValidationPipe } from './http/validation.js';
+import { SessionUpdatesGateway } from './live/session-updates.gateway.js';
 import { buildOpenApiDocument, mountOpenApi } from './openapi.js';
 
 /** The configured API application, not yet listening (main.ts and the tests share it). */
@@ -33,6 +34,8 @@ export async function createApiApp(settings: Settings): Promise<INestApplication
     response.redirect(308, `/oauth2/authorize${query}`);
   });
   app.get(AuthorizationServer).mount(express);
+  // Live session updates: WebSocket upgrades of /v1/sessions/ws, outside Express.
+  app.get(SessionUpdatesGateway).attach(app.getHttpServer());
   app.enableVersioning({ type: VersioningType.URI });
   app.useGlobalPipes(createValidationPipe());
   // SIGTERM/SIGINT only: SIGUSR2 and SIGHUP stay free for diagnostics (profilers, log rotation).

@@ -6,6 +6,7 @@ import { DatabaseModule } from '#database';
 import { EventsModule, OutboxRelay } from '#events';
 import { QueueModule } from '#queue';
 import { SessionsWorkModule } from '#sessions';
+import { WebhooksWorkModule } from '#webhooks';
 import { EventsProcessor } from './processors/events.processor.js';
 import { SessionsProcessor } from './processors/sessions.processor.js';
 
@@ -23,6 +24,7 @@ export class WorkerModule {
         EventsModule,
         SessionsWorkModule,
         AuthModule,
+        WebhooksWorkModule,
       ],
       providers: [OutboxRelay, EventsProcessor, SessionsProcessor, IdentityMaintenance],
     };

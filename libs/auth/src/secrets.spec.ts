@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openPrivateKey, sealPrivateKey } from './key-encryption.js';
+import { openSealedSecret, sealSecret } from '#common';
 import { hashSecret, verifySecret } from './secret-hash.js';
 
 describe('client secret hashes', () => {
@@ -18,17 +18,17 @@ describe('private signing keys at rest', () => {
   const secret = 'a-signing-key-secret-of-32-chars!!';
 
   it('are sealed with AES-GCM when a secret is set, and open only with it', () => {
-    const sealed = sealPrivateKey('{"d":"private"}', secret);
+    const sealed = sealSecret('{"d":"private"}', secret);
     expect(sealed).toMatch(/^enc:v1:/);
     expect(sealed).not.toContain('private');
-    expect(openPrivateKey(sealed, secret)).toBe('{"d":"private"}');
-    expect(() => openPrivateKey(sealed, 'another-secret-of-thirty-two-chars')).toThrow();
-    expect(() => openPrivateKey(sealed, null)).toThrow(/SIGNING_KEY_SECRET/);
+    expect(openSealedSecret(sealed, secret)).toBe('{"d":"private"}');
+    expect(() => openSealedSecret(sealed, 'another-secret-of-thirty-two-chars')).toThrow();
+    expect(() => openSealedSecret(sealed, null)).toThrow(/SIGNING_KEY_SECRET/);
   });
 
   it('detect tampering', () => {
-    const sealed = sealPrivateKey('{"d":"private"}', secret);
+    const sealed = sealSecret('{"d":"private"}', secret);
     const tampered = sealed.slice(0, -4) + (sealed.endsWith('AAAA') ? 'BBBB' : 'AAAA');
-    expect(() => openPrivateKey(tampered, secret)).toThrow();
+    expect(() => openSealedSecret(tampered, secret)).toThrow();
   });
 });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppSettings } from '#config';
 import { Sql } from '#database';
-import { openPrivateKey, sealPrivateKey } from './key-encryption.js';
+import { openSealedSecret, sealSecret } from '#common';
 
 /**
  * Random secrets every API instance must agree on (the authorization server's
@@ -16,10 +16,7 @@ export class ServerSecretsService {
   ) {}
 
   async get(name: string): Promise<string> {
-    const fresh = sealPrivateKey(
-      randomBytes(32).toString('base64url'),
-      this.settings.signingKeySecret,
-    );
+    const fresh = sealSecret(randomBytes(32).toString('base64url'), this.settings.signingKeySecret);
     await this.sql.rows(
       'INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
       [name, fresh],
@@ -28,6 +25,6 @@ export class ServerSecretsService {
       'SELECT value FROM server_secrets WHERE name = $1',
       [name],
     );
-    return openPrivateKey(row!.value, this.settings.signingKeySecret);
+    return openSealedSecret(row!.value, this.settings.signingKeySecret);
   }
 }

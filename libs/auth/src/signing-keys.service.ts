@@ -6,7 +6,7 @@ import { LessThanOrEqual, type Repository } from 'typeorm';
 import { AppSettings } from '#config';
 import { SigningKeyEntity, type JsonObject } from '#database';
 import { ACCESS_TOKEN_TTL_SECONDS, SIGNING_ALGORITHM } from './token-constants.js';
-import { openPrivateKey, sealPrivateKey } from './key-encryption.js';
+import { openSealedSecret, sealSecret } from '#common';
 
 export interface ActiveSigningKey {
   kid: string;
@@ -107,7 +107,7 @@ export class SigningKeyService {
           kid: active.kid,
           privateJwk: {
             ...(JSON.parse(
-              openPrivateKey(active.privateJwk, this.settings.signingKeySecret),
+              openSealedSecret(active.privateJwk, this.settings.signingKeySecret),
             ) as JWK),
             kid: active.kid,
             alg: active.algorithm,
@@ -127,7 +127,7 @@ export class SigningKeyService {
       kid,
       algorithm: SIGNING_ALGORITHM,
       publicJwk: (await exportJWK(publicKey)) as JsonObject,
-      privateJwk: sealPrivateKey(
+      privateJwk: sealSecret(
         JSON.stringify(await exportJWK(privateKey)),
         this.settings.signingKeySecret,
       ),

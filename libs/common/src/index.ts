@@ -3,3 +3,4 @@ export * from './errors.js';
 export * from './scopes.js';
 export * from './tenancy.js';
 export * from './session-vocabulary.js';
+export * from './sealed-secrets.js';

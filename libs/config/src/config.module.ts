@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { Global, Module } from '@nestjs/common';
-import { parseSettings, type Settings } from './settings.js';
+import { parseSettings, type Settings, type WebhookSettings } from './settings.js';
 
 /** Injection token for the validated settings; a class so it needs no @Inject. */
 export abstract class AppSettings implements Settings {
@@ -20,6 +20,9 @@ export abstract class AppSettings implements Settings {
   declare bodyLimitBytes: number;
   declare signingKeySecret: string | null;
   declare signingKeyRotationDays: number;
+  declare wsHeartbeatSeconds: number;
+  declare webhooks: WebhookSettings;
+  declare eventRetentionDays: number;
 }
 
 /** Reads the environment once; tests pass their own settings with `forSettings`. */

@@ -27,6 +27,15 @@ describe('settings', () => {
       bodyLimitBytes: 1024 * 1024,
       signingKeySecret: null,
       signingKeyRotationDays: 90,
+      wsHeartbeatSeconds: 30,
+      webhooks: {
+        extraCaPem: null,
+        privateAllowlist: [],
+        retryScale: 1,
+        endpointConcurrency: 10,
+        workerConcurrency: 100,
+      },
+      eventRetentionDays: 30,
     });
   });
 
@@ -35,6 +44,16 @@ describe('settings', () => {
     expect(parseSettings({ ...base, PUBLIC_URL: 'https://api.example.com/' }).publicUrl).toBe(
       'https://api.example.com',
     );
+  });
+
+  it('read the webhook settings', () => {
+    const { webhooks } = parseSettings({
+      ...base,
+      WEBHOOK_PRIVATE_ALLOWLIST: ' 127.0.0.1, 10.0.0.0/8 ,Receiver.Internal',
+      WEBHOOK_RETRY_SCALE: '0.001',
+    });
+    expect(webhooks.privateAllowlist).toEqual(['127.0.0.1', '10.0.0.0/8', 'receiver.internal']);
+    expect(webhooks.retryScale).toBe(0.001);
   });
 
   it('read sizes with units', () => {
@@ -65,6 +84,14 @@ describe('settings', () => {
     [{ BODY_LIMIT: 'huge' }, 'BODY_LIMIT'],
     [{ REDIS_PREFIX: 'a:b' }, 'REDIS_PREFIX'],
     [{ SIGNING_KEY_SECRET: 'short' }, 'SIGNING_KEY_SECRET'],
+    [{ WS_HEARTBEAT_SECONDS: '0' }, 'WS_HEARTBEAT_SECONDS'],
+    [{ WEBHOOK_EXTRA_CA_FILE: '/nonexistent/ca.pem' }, 'WEBHOOK_EXTRA_CA_FILE'],
+    [{ WEBHOOK_EXTRA_CA_FILE: '/etc/hostname' }, 'WEBHOOK_EXTRA_CA_FILE'],
+    [{ WEBHOOK_PRIVATE_ALLOWLIST: '10.0.0.0/33' }, 'WEBHOOK_PRIVATE_ALLOWLIST'],
+    [{ WEBHOOK_PRIVATE_ALLOWLIST: 'bad host!' }, 'WEBHOOK_PRIVATE_ALLOWLIST'],
+    [{ WEBHOOK_RETRY_SCALE: '0' }, 'WEBHOOK_RETRY_SCALE'],
+    [{ WEBHOOK_RETRY_SCALE: 'fast' }, 'WEBHOOK_RETRY_SCALE'],
+    [{ EVENT_RETENTION_DAYS: '0' }, 'EVENT_RETENTION_DAYS'],
   ])('stop on %j naming %s', (env, setting) => {
     expect(problemWith(env)).toBe(setting);
   });

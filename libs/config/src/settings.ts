@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import ipaddr from 'ipaddr.js';
+
 /**
  * Every setting of the service, parsed and validated in one place. Nothing else
  * reads process.env: a bad value stops the process with a message naming it.
@@ -25,6 +28,24 @@ export interface Settings {
   signingKeySecret: string | null;
   /** Age at which the worker replaces the token-signing key; 0 turns automatic rotation off. */
   signingKeyRotationDays: number;
+  /** Seconds between pings on live-update WebSockets; a socket that missed the last pong is dropped. */
+  wsHeartbeatSeconds: number;
+  webhooks: WebhookSettings;
+  /** Days events (and their delivery records) are kept. */
+  eventRetentionDays: number;
+}
+
+export interface WebhookSettings {
+  /** PEM of CAs trusted for receivers in addition to Node's bundled roots. */
+  extraCaPem: string | null;
+  /** Private destinations allowed anyway: exact host names and CIDR ranges. */
+  privateAllowlist: string[];
+  /** Multiplies every retry delay (tests use a small fraction). */
+  retryScale: number;
+  /** Deliveries one endpoint may have in flight at once, across all workers. */
+  endpointConcurrency: number;
+  /** Deliveries one worker process sends at once. */
+  workerConcurrency: number;
 }
 
 export class SettingsError extends Error {
@@ -155,6 +176,57 @@ function redisPrefix(env: Env): string {
   return value;
 }
 
+function positiveNumber(env: Env, name: string, fallback: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d*\.?\d+(e-?\d+)?$/i.test(raw) || !(value > 0) || value > max) {
+    throw new SettingsError(name, `"${raw}" is not a number greater than 0 and at most ${max}`);
+  }
+  return value;
+}
+
+function pemFile(env: Env, name: string): string | null {
+  const path = text(env, name);
+  if (path === undefined) return null;
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new SettingsError(name, `cannot read ${path}: ${(error as Error).message}`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new SettingsError(name, `${path} holds no PEM certificate`);
+  }
+  return pem;
+}
+
+function privateAllowlist(env: Env): string[] {
+  const entries = (text(env, 'WEBHOOK_PRIVATE_ALLOWLIST') ?? '')
+    .split(',')
+    .map((entry) => entry.trim().toLowerCase())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const isCidr = entry.includes('/');
+    if (isCidr ? !isValidCidr(entry) : !/^[a-z0-9.:-]+$/.test(entry)) {
+      throw new SettingsError(
+        'WEBHOOK_PRIVATE_ALLOWLIST',
+        `"${entry}" is neither a host name, an IP address nor a CIDR range`,
+      );
+    }
+  }
+  return entries;
+}
+
+function isValidCidr(value: string): boolean {
+  try {
+    ipaddr.parseCIDR(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function parseSettings(env: Env): Settings {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:']).replace(
@@ -182,5 +254,14 @@ export function parseSettings(env: Env): Settings {
     bodyLimitBytes: byteSize(env, 'BODY_LIMIT', 1024 ** 2),
     signingKeySecret,
     signingKeyRotationDays: integer(env, 'SIGNING_KEY_ROTATION_DAYS', 90, 0, 3650),
+    wsHeartbeatSeconds: integer(env, 'WS_HEARTBEAT_SECONDS', 30, 1, 3600),
+    webhooks: {
+      extraCaPem: pemFile(env, 'WEBHOOK_EXTRA_CA_FILE'),
+      privateAllowlist: privateAllowlist(env),
+      retryScale: positiveNumber(env, 'WEBHOOK_RETRY_SCALE', 1, 100),
+      endpointConcurrency: integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 10, 1, 1000),
+      workerConcurrency: integer(env, 'WEBHOOK_WORKER_CONCURRENCY', 100, 1, 10_000),
+    },
+    eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
   };
 }

@@ -3,3 +3,4 @@ export * from './data-source.js';
 export * from './database.module.js';
 export * from './schema-drift.js';
 export * from './sql.js';
+export * from './keyset-page.js';

@@ -49,6 +49,66 @@ export interface SessionCompletedData extends Sequenced {
   completed_at: string;
 }
 
+interface AnalysisEventBase extends Sequenced {
+  analysis_id: string;
+  target_type: string;
+  status: string;
+}
+
+export interface AnalysisCompletedData extends Sequenced {
+  analysis_id: string;
+  target_type: string;
+  status: 'completed';
+  confidence_score: number;
+  results: {
+    summary: string;
+    key_findings: string[];
+    risk_assessment: { level: string; factors: string[] };
+  };
+  processing_time: number;
+  completed_at: string;
+}
+
+interface DowsingEventBase extends Sequenced {
+  query_id: string;
+  query_type: string;
+}
+
+export interface DowsingQueryCompletedData extends DowsingEventBase {
+  question: string;
+  answer: string;
+  confidence: number;
+  coordinates: { latitude: number; longitude: number; accuracy_meters: number };
+  chart_data: { chart_type: string; readings: unknown[]; interpretation: string };
+  completed_at: string;
+}
+
+interface AccountEventBase extends Sequenced {
+  organization_id: string;
+}
+
+/** An announcement by the operators (maintenance, disruption, security). */
+export interface SystemNoticeData extends Sequenced {
+  notice_id: string;
+  title: string;
+  message: string;
+  severity: 'info' | 'warning' | 'critical';
+  starts_at: string | null;
+  ends_at: string | null;
+}
+
+export interface WebhookFailedData extends Sequenced {
+  webhook_id: string;
+  url: string;
+  delivery_id: string;
+  event_id: string;
+  event_type: string;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  failed_at: string;
+}
+
 /** Event name → data shape; producers and consumers share it. */
 export interface EventDataMap {
   'session.created': SessionEventBase & { created_at: string; estimated_completion: string | null };
@@ -56,6 +116,48 @@ export interface EventDataMap {
   'session.progress_updated': SessionEventBase & { progress: number; current_phase: string };
   'session.completed': SessionCompletedData;
   'session.failed': SessionEventBase & { reason: string; message: string; failed_at: string };
+  'analysis.created': AnalysisEventBase & { created_at: string };
+  'analysis.started': AnalysisEventBase & { started_at: string };
+  'analysis.completed': AnalysisCompletedData;
+  'analysis.failed': AnalysisEventBase & { reason: string; message: string; failed_at: string };
+  'dowsing.query_created': DowsingEventBase & { question: string; created_at: string };
+  'dowsing.query_completed': DowsingQueryCompletedData;
+  'dowsing.query_failed': DowsingEventBase & { reason: string; message: string; failed_at: string };
+  'account.subscription_updated': AccountEventBase & {
+    plan: string;
+    previous_plan: string;
+    tier: string;
+    previous_tier: string;
+    updated_at: string;
+  };
+  'account.usage_threshold_reached': AccountEventBase & {
+    quota: string;
+    limit: number;
+    used: number;
+    threshold_percent: number;
+    resets_at: string;
+  };
+  'account.payment_succeeded': AccountEventBase & {
+    payment_id: string;
+    amount: number;
+    currency: string;
+    paid_at: string;
+  };
+  'account.payment_failed': AccountEventBase & {
+    payment_id: string;
+    amount: number;
+    currency: string;
+    reason: string;
+    failed_at: string;
+  };
+  'system.maintenance_scheduled': SystemNoticeData;
+  'system.service_disruption': SystemNoticeData;
+  'system.security_alert': SystemNoticeData;
+  'webhook.failed': WebhookFailedData;
 }
 
 export type KnownEventType = keyof EventDataMap;
+
+/** Compile-time check that the data map covers the whole catalogue and nothing else. */
+type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+export const CATALOGUE_IS_COMPLETE: Exact<KnownEventType, EventType> = true;

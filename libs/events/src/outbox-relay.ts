@@ -1,22 +1,42 @@
 import {
+  Inject,
   Injectable,
+  Optional,
   Logger,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import pg from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { Mode } from '#common';
 import { AppSettings } from '#config';
 import { EventEntity } from '#database';
 import { JobProducer, QUEUE, RedisService } from '#queue';
-import { toEnvelope } from './envelope.js';
+import { toEnvelope, type EventEnvelope } from './envelope.js';
+
+/** What the relay publishes on the events channel for each event. */
+export interface RelayedEvent {
+  organizationId: string;
+  mode: Mode;
+  event: EventEnvelope;
+}
 
 /** Redis pub/sub channel carrying every relayed event envelope (live updates listen to it). */
 export function eventsChannel(redisPrefix: string): string {
   return `${redisPrefix}:events`;
 }
 const BATCH_SIZE = 200;
+
+/**
+ * Work that must commit together with marking events relayed (creating their
+ * webhook deliveries), so it happens exactly once per event. Returns the
+ * number of webhooks each event is pending for.
+ */
+export interface OutboxFanOut {
+  fanOut(manager: EntityManager, events: EventEntity[]): Promise<Map<string, number>>;
+}
+export const OUTBOX_FAN_OUT = Symbol('OUTBOX_FAN_OUT');
 const POLL_INTERVAL_MS = 1000;
 
 /**
@@ -39,6 +59,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly jobs: JobProducer,
     private readonly redis: RedisService,
     private readonly settings: AppSettings,
+    @Optional() @Inject(OUTBOX_FAN_OUT) private readonly fanOut: OutboxFanOut | null = null,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -97,7 +118,9 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
         .setOnLocked('skip_locked')
         .getMany();
       if (rows.length === 0) return 0;
+      const pending = (await this.fanOut?.fanOut(manager, rows)) ?? new Map<string, number>();
       for (const row of rows) {
+        row.pendingWebhooks = pending.get(row.id) ?? 0;
         const envelope = toEnvelope(row);
         await this.jobs.add(
           QUEUE.events,
@@ -107,7 +130,11 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
         );
         await this.redis.client.publish(
           eventsChannel(this.settings.redisPrefix),
-          JSON.stringify({ organizationId: row.organizationId, mode: row.mode, event: envelope }),
+          JSON.stringify({
+            organizationId: row.organizationId,
+            mode: row.mode,
+            event: envelope,
+          } satisfies RelayedEvent),
         );
       }
       await manager

@@ -6,18 +6,18 @@ import {
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { ALL_SCOPES, AppError, parsePublicId, Scope, toPublicId, type Principal } from '#common';
+import { ALL_SCOPES, AppError, Scope, toPublicId, type Principal } from '#common';
 import { ApiKeyService } from '#api-keys';
 import type { OrganizationEntity } from '#database';
 import { OrganizationsService } from '#organizations';
 import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
+import { decodeCursor, v2Page, V2ListQueryDto } from '../http/v2-list.js';
 import {
   CreatedOrganizationDto,
   CreateOrganizationDto,
   OrganizationDto,
   OrganizationListDto,
-  OrganizationListQueryDto,
 } from './organization.dto.js';
 
 @ApiTags('Organizations (v2)')
@@ -65,23 +65,21 @@ export class OrganizationsV2Controller {
   @ApiOkResponse({ type: OrganizationListDto })
   async list(
     @CurrentPrincipal() principal: Principal,
-    @Query() query: OrganizationListQueryDto,
+    @Query() query: V2ListQueryDto,
   ): Promise<OrganizationListDto> {
     const perPage = query.per_page ?? 20;
     const own = await this.organizations.get(principal.organizationId);
     if (!own?.isBootstrap) {
-      const data = own ? [toOrganizationDto(own)] : [];
-      return { data, pagination: pagination(1, perPage, data.length, false, null) };
+      const rows = own ? [own] : [];
+      return v2Page(
+        'organization',
+        { rows, total: rows.length, before: 0 },
+        perPage,
+        toOrganizationDto,
+      );
     }
-    const after = query.cursor === undefined ? null : decodeCursor(query.cursor);
-    const { rows, total, before } = await this.organizations.page(after, perPage);
-    const hasNext = rows.length > perPage;
-    const page = rows.slice(0, perPage);
-    const nextCursor = hasNext ? encodeCursor(page.at(-1)!.id) : null;
-    return {
-      data: page.map(toOrganizationDto),
-      pagination: pagination(Math.floor(before / perPage) + 1, perPage, total, hasNext, nextCursor),
-    };
+    const page = await this.organizations.page(decodeCursor('organization', query.cursor), perPage);
+    return v2Page('organization', page, perPage, toOrganizationDto);
   }
 
   private async requireOperator(principal: Principal): Promise<void> {
@@ -103,33 +101,4 @@ function toOrganizationDto(organization: OrganizationEntity): OrganizationDto {
     is_operator: organization.isBootstrap,
     created_at: organization.createdAt.toISOString(),
   };
-}
-
-function pagination(
-  page: number,
-  perPage: number,
-  total: number,
-  hasNext: boolean,
-  nextCursor: string | null,
-) {
-  return {
-    page,
-    per_page: perPage,
-    total,
-    total_pages: Math.max(1, Math.ceil(total / perPage)),
-    has_next: hasNext,
-    has_prev: page > 1,
-    next_cursor: nextCursor,
-  };
-}
-
-/** Cursors are the public id of the last row, base64url-encoded so clients treat them as opaque. */
-function encodeCursor(uuid: string): string {
-  return Buffer.from(toPublicId('organization', uuid)).toString('base64url');
-}
-
-function decodeCursor(cursor: string): string {
-  const uuid = parsePublicId('organization', Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (uuid === null) throw AppError.invalid('cursor', 'is not a cursor this service issued');
-  return uuid;
 }

@@ -10,6 +10,7 @@ import type { JsonObject } from './json.js';
 @Entity({ name: 'events' })
 @Index('events_tenant_created_idx', ['organizationId', 'mode', 'createdAt', 'id'])
 @Index('events_unrelayed_idx', ['createdAt', 'id'], { where: 'relayed_at IS NULL' })
+@Index('events_created_idx', ['createdAt'])
 export class EventEntity extends TenantOwned {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;
@@ -28,6 +29,10 @@ export class EventEntity extends TenantOwned {
 
   @Column({ name: 'created_at', type: 'timestamptz', default: () => 'clock_timestamp()' })
   createdAt!: Date;
+
+  /** Set on a test event: only this webhook receives it, and it stays out of lists and live updates. */
+  @Column({ name: 'target_webhook_id', type: 'uuid', nullable: true })
+  targetWebhookId!: string | null;
 
   @Column({ name: 'relayed_at', type: 'timestamptz', nullable: true })
   relayedAt!: Date | null;

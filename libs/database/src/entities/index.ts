@@ -7,6 +7,9 @@ import { SigningKeyEntity } from './signing-key.entity.js';
 import { UserEntity } from './user.entity.js';
 import { OidcPayloadEntity } from './oidc-payload.entity.js';
 import { ServerSecretEntity } from './server-secret.entity.js';
+import { WebhookEntity } from './webhook.entity.js';
+import { WebhookDeliveryEntity } from './webhook-delivery.entity.js';
+import { WebhookAttemptEntity } from './webhook-attempt.entity.js';
 
 export * from './api-key.entity.js';
 export * from './event.entity.js';
@@ -17,6 +20,9 @@ export * from './signing-key.entity.js';
 export * from './user.entity.js';
 export * from './oidc-payload.entity.js';
 export * from './server-secret.entity.js';
+export * from './webhook.entity.js';
+export * from './webhook-delivery.entity.js';
+export * from './webhook-attempt.entity.js';
 
 export const ENTITIES = [
   OrganizationEntity,
@@ -28,5 +34,8 @@ export const ENTITIES = [
   UserEntity,
   OidcPayloadEntity,
   ServerSecretEntity,
+  WebhookEntity,
+  WebhookDeliveryEntity,
+  WebhookAttemptEntity,
 ];
 export * from './json.js';

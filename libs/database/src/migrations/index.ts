@@ -1,10 +1,12 @@
 import { Initial1763856000000 } from './1763856000000-initial.js';
 import { OneBootstrapOrganization1763863200000 } from './1763863200000-one-bootstrap-organization.js';
 import { AuthorizationServer1763949600000 } from './1763949600000-authorization-server.js';
+import { Webhooks1764036000000 } from './1764036000000-webhooks.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
   Initial1763856000000,
   OneBootstrapOrganization1763863200000,
   AuthorizationServer1763949600000,
+  Webhooks1764036000000,
 ];

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
-/** Private signing keys at rest: AES-256-GCM under a key derived from SIGNING_KEY_SECRET. */
+/** Secrets kept at rest (private signing keys, cookie keys, webhook signing secrets): AES-256-GCM under a key derived from SIGNING_KEY_SECRET. */
 const PREFIX = 'enc:v1:';
 const PLAIN_PREFIX = 'plain:';
 
@@ -8,7 +8,7 @@ function keyFrom(secret: string): Buffer {
   return Buffer.from(hkdfSync('sha256', secret, 'sas-signing-keys', 'private-jwk', 32));
 }
 
-export function sealPrivateKey(plaintext: string, secret: string | null): string {
+export function sealSecret(plaintext: string, secret: string | null): string {
   if (secret === null) return PLAIN_PREFIX + plaintext;
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', keyFrom(secret), iv);
@@ -16,11 +16,10 @@ export function sealPrivateKey(plaintext: string, secret: string | null): string
   return `${PREFIX}${iv.toString('base64')}:${cipher.getAuthTag().toString('base64')}:${sealed.toString('base64')}`;
 }
 
-export function openPrivateKey(stored: string, secret: string | null): string {
+export function openSealedSecret(stored: string, secret: string | null): string {
   if (stored.startsWith(PLAIN_PREFIX)) return stored.slice(PLAIN_PREFIX.length);
-  if (!stored.startsWith(PREFIX)) throw new Error('unknown private key format');
-  if (secret === null)
-    throw new Error('SIGNING_KEY_SECRET is required to read the stored signing keys');
+  if (!stored.startsWith(PREFIX)) throw new Error('unknown sealed secret format');
+  if (secret === null) throw new Error('SIGNING_KEY_SECRET is required to read the stored secrets');
   const [iv, tag, sealed] = stored.slice(PREFIX.length).split(':') as [string, string, string];
   const decipher = createDecipheriv('aes-256-gcm', keyFrom(secret), Buffer.from(iv, 'base64'));
   decipher.setAuthTag(Buffer.from(tag, 'base64'));

@@ -1,0 +1,440 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsDateString,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+} from 'class-validator';
+import {
+  DELIVERY_ORIGINS,
+  DELIVERY_STATES,
+  ENVELOPE_FORMATS,
+  WEBHOOK_STATUSES,
+  type DeliveryOrigin,
+  type DeliveryState,
+  type EnvelopeFormat,
+  type WebhookStatus,
+} from '#database';
+import { EVENT_TYPES } from '#events';
+import {
+  MAX_ROTATION_OVERLAP_SECONDS,
+  MAX_SUBSCRIPTIONS,
+  SECRET_LENGTH,
+  DEFAULT_ROTATION_OVERLAP_SECONDS,
+} from '#webhooks';
+import { ListQueryDto } from '../api-keys/api-key.dto.js';
+import { oneOf } from '../http/validation-messages.js';
+import { V1List } from '../http/v1-list.dto.js';
+import { V2List, V2ListQueryDto } from '../http/v2-list.js';
+
+const SECRET_RULE = `${SECRET_LENGTH.min} to ${SECRET_LENGTH.max} printable characters without spaces`;
+
+/** Optional, but `null` is refused rather than read as "absent". */
+const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
+
+const UrlField = (required: boolean) =>
+  applyDecorators(
+    (required ? ApiProperty : ApiPropertyOptional)({
+      example: 'https://example.com/hooks/sas',
+      maxLength: 2048,
+      description:
+        'HTTPS address of the receiver. Its host must resolve to public addresses (checked again at every delivery).',
+    }),
+    ...(required ? [] : [Optional()]),
+    IsString({ message: 'must be a string' }),
+  );
+
+const EventsField = (required: boolean) =>
+  applyDecorators(
+    (required ? ApiProperty : ApiPropertyOptional)({
+      type: [String],
+      example: ['session.completed', 'session.failed'],
+      description: `Event names (${EVENT_TYPES.join(', ')}), or "*" for all of them`,
+      minItems: 1,
+      maxItems: MAX_SUBSCRIPTIONS,
+    }),
+    ...(required ? [] : [Optional()]),
+    IsArray({ message: 'must be an array of event names' }),
+    ArrayMinSize(1, { message: 'must name at least one event' }),
+    ArrayMaxSize(MAX_SUBSCRIPTIONS, { message: `can name at most ${MAX_SUBSCRIPTIONS} events` }),
+    IsString({ each: true, message: 'each event must be a string' }),
+  );
+
+const ActiveField = () =>
+  applyDecorators(
+    ApiPropertyOptional({
+      default: true,
+      description:
+        'false stops deliveries (status `disabled`); true re-enables a failed or disabled webhook',
+    }),
+    Optional(),
+    IsBoolean({ message: 'must be true or false' }),
+  );
+
+const EnvelopeField = () =>
+  applyDecorators(
+    ApiPropertyOptional({
+      enum: ENVELOPE_FORMATS,
+      default: 'standard',
+      description:
+        '`standard`: the full envelope (id, type, created_at, data, livemode, pending_webhooks). `v1`: the short version 1 envelope (id, event, data, timestamp).',
+    }),
+    Optional(),
+    IsIn(ENVELOPE_FORMATS, oneOf(ENVELOPE_FORMATS)),
+  );
+
+const SecretField = (description: string) =>
+  applyDecorators(
+    ApiPropertyOptional({
+      minLength: SECRET_LENGTH.min,
+      maxLength: SECRET_LENGTH.max,
+      description,
+    }),
+    Optional(),
+    IsString({ message: 'must be a string' }),
+    Matches(new RegExp(`^[\\x21-\\x7e]{${SECRET_LENGTH.min},${SECRET_LENGTH.max}}$`), {
+      message: `must be ${SECRET_RULE}`,
+    }),
+  );
+
+export class CreateWebhookDto {
+  @UrlField(true)
+  url!: string;
+
+  @EventsField(true)
+  events!: string[];
+
+  @SecretField(
+    'Signing secret. Omit it to get a strong generated one (`whsec_…`, shown once in the response).',
+  )
+  secret?: string;
+
+  @ActiveField()
+  active?: boolean;
+
+  @EnvelopeField()
+  envelope_format?: EnvelopeFormat;
+}
+
+/** Version 1 PUT: the whole webhook; fields left out take their defaults, the secret is kept unless given. */
+export class ReplaceWebhookDto extends CreateWebhookDto {}
+
+export class UpdateWebhookDto {
+  @UrlField(false)
+  url?: string;
+
+  @EventsField(false)
+  events?: string[];
+
+  @ActiveField()
+  active?: boolean;
+
+  @EnvelopeField()
+  envelope_format?: EnvelopeFormat;
+}
+
+export class RotateWebhookSecretDto {
+  @SecretField('The new secret; omit it to get a generated one')
+  secret?: string;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_ROTATION_OVERLAP_SECONDS,
+    default: DEFAULT_ROTATION_OVERLAP_SECONDS,
+    description: 'Seconds during which deliveries are signed with both the old and the new secret',
+  })
+  @Optional()
+  @IsInt({ message: 'must be a whole number of seconds' })
+  @Min(0, { message: 'must not be negative' })
+  @Max(MAX_ROTATION_OVERLAP_SECONDS, {
+    message: `must be at most ${MAX_ROTATION_OVERLAP_SECONDS} (7 days)`,
+  })
+  overlap_seconds?: number;
+}
+
+export class TestWebhookDto {
+  @ApiPropertyOptional({ enum: EVENT_TYPES, default: 'session.completed' })
+  @Optional()
+  @IsIn(EVENT_TYPES, oneOf(EVENT_TYPES))
+  event_type?: string;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: { session_id: 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', confidence_score: 0.9 },
+    description: "Fields laid over the event's sample data",
+  })
+  @Optional()
+  @IsObject({ message: 'must be a JSON object' })
+  test_data?: Record<string, unknown>;
+}
+
+export class WebhookDto {
+  @ApiProperty({ example: 'wh_01jh2x7v4ke8rbk3a8y0v0d7qz' })
+  webhook_id!: string;
+
+  @ApiProperty({ example: 'https://example.com/hooks/sas' })
+  url!: string;
+
+  @ApiProperty({ type: [String], example: ['session.completed'] })
+  events!: string[];
+
+  @ApiProperty()
+  active!: boolean;
+
+  @ApiProperty({
+    enum: WEBHOOK_STATUSES,
+    description:
+      '`enabled`; `failed` after every attempt of a delivery failed (deliveries go on; a success makes it `enabled` again); `disabled` when deactivated or the receiver answered 410 Gone',
+  })
+  status!: WebhookStatus;
+
+  @ApiProperty({ type: String, nullable: true, description: 'Why the status is not `enabled`' })
+  status_reason!: string | null;
+
+  @ApiProperty({ enum: ENVELOPE_FORMATS })
+  envelope_format!: EnvelopeFormat;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Until then deliveries are also signed with the previous secret',
+  })
+  previous_secret_expires_at!: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updated_at!: string;
+}
+
+export class WebhookWithSecretDto extends WebhookDto {
+  @ApiProperty({ description: 'The signing secret. Shown only here.', example: 'whsec_…' })
+  secret!: string;
+}
+
+export class WebhookListDto extends V1List(WebhookDto) {}
+export class WebhookListV2Dto extends V2List(WebhookDto) {}
+
+export class DeliveryAttemptDto {
+  @ApiProperty({ type: 'integer', example: 1 })
+  attempt!: number;
+
+  @ApiProperty({ format: 'date-time' })
+  started_at!: string;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Null when no answer came' })
+  status_code!: number | null;
+
+  @ApiProperty({ type: 'integer', description: 'Milliseconds until the answer (or the failure)' })
+  latency_ms!: number;
+
+  @ApiProperty({ type: String, nullable: true, description: 'The first KiB of the answer' })
+  response_body!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'Why no answer came (timeout, TLS…)' })
+  error!: string | null;
+}
+
+export class DeliveryDto {
+  @ApiProperty({ example: 'dlv_01jh2x7v4ke8rbk3a8y0v0d7qz' })
+  delivery_id!: string;
+
+  @ApiProperty({ example: 'wh_01jh2x7v4ke8rbk3a8y0v0d7qz' })
+  webhook_id!: string;
+
+  @ApiProperty({ example: 'evt_01jh2x7v4ke8rbk3a8y0v0d7qz' })
+  event_id!: string;
+
+  @ApiProperty({ example: 'session.completed' })
+  event_type!: string;
+
+  @ApiProperty({ enum: DELIVERY_ORIGINS })
+  origin!: DeliveryOrigin;
+
+  @ApiProperty({ enum: DELIVERY_STATES })
+  state!: DeliveryState;
+
+  @ApiProperty({ type: 'integer' })
+  attempt_count!: number;
+
+  @ApiProperty({ type: 'integer' })
+  max_attempts!: number;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  next_attempt_at!: string | null;
+
+  @ApiProperty({ type: 'integer', nullable: true })
+  last_status_code!: number | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  last_error!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: 'rpl_01jh2x7v4ke8rbk3a8y0v0d7qz' })
+  replay_id!: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  completed_at!: string | null;
+
+  @ApiProperty({ type: [DeliveryAttemptDto] })
+  attempts!: DeliveryAttemptDto[];
+}
+
+export class DeliveryListDto extends V1List(DeliveryDto) {}
+export class DeliveryListV2Dto extends V2List(DeliveryDto) {}
+
+const StateFilter = () =>
+  applyDecorators(
+    ApiPropertyOptional({ enum: DELIVERY_STATES }),
+    IsOptional(),
+    IsIn(DELIVERY_STATES, oneOf(DELIVERY_STATES)),
+  );
+
+export class DeliveryListQueryDto extends ListQueryDto {
+  @StateFilter()
+  state?: DeliveryState;
+}
+
+export class DeliveryListV2QueryDto extends V2ListQueryDto {
+  @StateFilter()
+  state?: DeliveryState;
+}
+
+const booleanQuery = ({ value }: { value: unknown }) =>
+  value === 'true' ? true : value === 'false' ? false : value;
+
+export class ReplayQueryDto {
+  @ApiProperty({ example: 'wh_01jh2x7v4ke8rbk3a8y0v0d7qz', description: 'The endpoint to send to' })
+  @IsString({ message: 'must be a webhook id' })
+  @MaxLength(64, { message: 'must be a webhook id' })
+  webhook_id!: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Events created at or after this time' })
+  @IsOptional()
+  @IsDateString({ strict: true }, { message: 'must be an ISO 8601 date-time' })
+  from?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Events created before this time' })
+  @IsOptional()
+  @IsDateString({ strict: true }, { message: 'must be an ISO 8601 date-time' })
+  to?: string;
+
+  @ApiPropertyOptional({
+    example: 'evt_01jh2x7v4ke8rbk3a8y0v0d7qz',
+    description: 'Events after this one (instead of, or with, `from`)',
+  })
+  @IsOptional()
+  @IsString({ message: 'must be an event id' })
+  @MaxLength(64, { message: 'must be an event id' })
+  since_event_id?: string;
+
+  @ApiPropertyOptional({
+    type: Boolean,
+    default: false,
+    description: 'Also send events the endpoint already acknowledged',
+  })
+  @IsOptional()
+  @Transform(booleanQuery)
+  @IsBoolean({ message: 'must be true or false' })
+  include_delivered?: boolean;
+
+  @ApiPropertyOptional({
+    type: Boolean,
+    default: false,
+    description: 'Count what would be sent, send nothing',
+  })
+  @IsOptional()
+  @Transform(booleanQuery)
+  @IsBoolean({ message: 'must be true or false' })
+  dry_run?: boolean;
+}
+
+export class ReplayResultDto {
+  @ApiProperty({ type: String, nullable: true, description: 'Null when nothing was scheduled' })
+  replay_id!: string | null;
+
+  @ApiProperty()
+  webhook_id!: string;
+
+  @ApiProperty({ type: 'integer', description: 'Events in the range the endpoint subscribes to' })
+  matched!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    description: 'Deliveries scheduled (or, on a dry run, that would be)',
+  })
+  scheduled!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    description: 'Events skipped because the endpoint acknowledged them',
+  })
+  skipped_acknowledged!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    description: 'Events skipped because a delivery to it is pending',
+  })
+  skipped_pending!: number;
+
+  @ApiProperty()
+  dry_run!: boolean;
+}
+
+export class EventDto {
+  @ApiProperty({ example: 'evt_01jh2x7v4ke8rbk3a8y0v0d7qz' })
+  id!: string;
+
+  @ApiProperty({ enum: EVENT_TYPES })
+  type!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: true })
+  data!: Record<string, unknown>;
+
+  @ApiProperty()
+  livemode!: boolean;
+
+  @ApiProperty({ type: 'integer' })
+  pending_webhooks!: number;
+}
+
+export class EventListV2Dto extends V2List(EventDto) {}
+
+export class EventListQueryDto extends V2ListQueryDto {
+  @ApiPropertyOptional({ enum: EVENT_TYPES })
+  @IsOptional()
+  @IsIn(EVENT_TYPES, oneOf(EVENT_TYPES))
+  type?: string;
+
+  @ApiPropertyOptional({ format: 'date-time' })
+  @IsOptional()
+  @IsDateString({ strict: true }, { message: 'must be an ISO 8601 date-time' })
+  created_after?: string;
+
+  @ApiPropertyOptional({ format: 'date-time' })
+  @IsOptional()
+  @IsDateString({ strict: true }, { message: 'must be an ISO 8601 date-time' })
+  created_before?: string;
+}

@@ -1,0 +1,101 @@
+import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Scope, type Principal } from '#common';
+import { WebhooksService } from '#webhooks';
+import { ListQueryDto } from '../api-keys/api-key.dto.js';
+import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
+import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
+import { ResourceParam } from '../http/resource-param.decorator.js';
+import {
+  DeliveryListDto,
+  DeliveryListQueryDto,
+  ReplaceWebhookDto,
+  WebhookDto,
+  WebhookListDto,
+} from './webhook.dto.js';
+import { toDeliveryDto, toWebhookDto } from './webhook-mapping.js';
+import { WEBHOOK_ID_EXAMPLE, WebhooksBaseController } from './webhooks-base.controller.js';
+
+@ApiTags('Webhooks (v1)')
+@ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
+@Controller({ path: 'webhooks', version: '1' })
+export class WebhooksV1Controller extends WebhooksBaseController {
+  constructor(webhooks: WebhooksService) {
+    super(webhooks);
+  }
+
+  @Get()
+  @Auth({ scopes: [Scope.OrganizationsRead] })
+  @ApiOperation({
+    summary: "List your organisation's webhook endpoints in the caller's mode, newest first",
+  })
+  @ApiOkResponse({ type: WebhookListDto })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: ListQueryDto,
+  ): Promise<WebhookListDto> {
+    const limit = query.limit ?? 20;
+    const offset = query.offset ?? 0;
+    const { records, total } = await this.webhooks.list(principal, { limit, offset });
+    return {
+      results: records.map(toWebhookDto),
+      total,
+      limit,
+      offset,
+      has_more: offset + records.length < total,
+    };
+  }
+
+  @Put(':id')
+  @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @ApiOperation({
+    summary: 'Replace a webhook endpoint',
+    description:
+      'Sets every field: those left out take their defaults (`active` true, `envelope_format` standard). The secret is kept unless one is given, which then replaces the old one at once (use rotate-secret for an overlap).',
+  })
+  @ResourceParam('id', WEBHOOK_ID_EXAMPLE, 'webhook')
+  @ApiOkResponse({ type: WebhookDto })
+  async replace(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Body() body: ReplaceWebhookDto,
+  ): Promise<WebhookDto> {
+    return toWebhookDto(
+      await this.webhooks.replace(principal, id, {
+        url: body.url,
+        events: body.events,
+        secret: body.secret,
+        active: body.active,
+        envelopeFormat: body.envelope_format,
+      }),
+    );
+  }
+
+  @Get(':webhook_id/deliveries')
+  @Auth({ scopes: [Scope.OrganizationsRead] })
+  @ApiOperation({
+    summary: "List an endpoint's deliveries with their attempts, newest first",
+  })
+  @ResourceParam('webhook_id', WEBHOOK_ID_EXAMPLE, 'webhook')
+  @ApiOkResponse({ type: DeliveryListDto })
+  async deliveries(
+    @CurrentPrincipal() principal: Principal,
+    @Param('webhook_id') id: string,
+    @Query() query: DeliveryListQueryDto,
+  ): Promise<DeliveryListDto> {
+    const limit = query.limit ?? 20;
+    const offset = query.offset ?? 0;
+    const { records, total } = await this.webhooks.listDeliveries(principal, id, {
+      limit,
+      offset,
+      state: query.state,
+    });
+    return {
+      results: records.map(toDeliveryDto),
+      total,
+      limit,
+      offset,
+      has_more: offset + records.length < total,
+    };
+  }
+}

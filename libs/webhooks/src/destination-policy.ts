@@ -1,0 +1,123 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { promisify } from 'node:util';
+import { isIP } from 'node:net';
+import { Injectable } from '@nestjs/common';
+import ipaddr from 'ipaddr.js';
+import { AppError } from '#common';
+import { AppSettings } from '#config';
+
+const MAX_URL_LENGTH = 2048;
+const lookupAll = promisify(dnsLookup);
+
+/** Checks the form of a receiver URL; throws INVALID_REQUEST naming `url`. */
+export function parseReceiverUrl(raw: string): URL {
+  if (raw.length > MAX_URL_LENGTH) {
+    throw AppError.invalid('url', `must be at most ${MAX_URL_LENGTH} characters`);
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw AppError.invalid('url', 'must be an absolute https:// URL');
+  }
+  if (url.protocol !== 'https:') throw AppError.invalid('url', 'must use https://');
+  if (url.username || url.password) {
+    throw AppError.invalid('url', 'must not contain credentials; authenticate with the signature');
+  }
+  if (url.hash) throw AppError.invalid('url', 'must not contain a fragment');
+  return url;
+}
+
+/** The host of a URL as a resolver and `isIP` want it (IPv6 literals without brackets). */
+export function bareHost(url: URL): string {
+  return url.hostname.replace(/^\[(.*)\]$/, '$1');
+}
+
+/**
+ * Where deliveries may go: public unicast addresses only, unless the host or
+ * the address is on WEBHOOK_PRIVATE_ALLOWLIST. Checked when an endpoint is
+ * registered and again on every connection (the resolver hook below), so a
+ * name that later resolves to an internal address (DNS rebinding) is refused.
+ */
+@Injectable()
+export class DestinationPolicy {
+  private readonly hosts: Set<string>;
+  private readonly ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][];
+
+  constructor(settings: AppSettings) {
+    const entries = settings.webhooks.privateAllowlist;
+    this.hosts = new Set(entries.filter((entry) => !entry.includes('/')));
+    this.ranges = entries
+      .filter((entry) => entry.includes('/'))
+      .map((entry) => ipaddr.parseCIDR(entry));
+  }
+
+  /** Null when the address may be reached from `host`, else why not. */
+  refusal(host: string, address: string): string | null {
+    if (this.hosts.has(host.toLowerCase()) || this.hosts.has(address)) return null;
+    let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+    try {
+      parsed = ipaddr.parse(address);
+    } catch {
+      return `${address} is not an IP address`;
+    }
+    if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+      parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+    }
+    const range = parsed.range();
+    if (range === 'unicast') return null;
+    if (
+      this.ranges.some(([net, bits]) => net.kind() === parsed.kind() && parsed.match(net, bits))
+    ) {
+      return null;
+    }
+    return `${address} is a ${range} address; only public addresses can receive webhooks`;
+  }
+
+  /** Resolves the URL's host and refuses it when any address is not allowed (registration time). */
+  async assertReachable(url: URL, field = 'url'): Promise<void> {
+    const host = bareHost(url);
+    let addresses: LookupAddress[];
+    if (isIP(host)) {
+      addresses = [{ address: host, family: isIP(host) }];
+    } else {
+      try {
+        addresses = await lookupAll(host, { all: true });
+      } catch {
+        throw AppError.invalid(field, `the host ${host} does not resolve`);
+      }
+    }
+    for (const { address } of addresses) {
+      const refusal = this.refusal(host, address);
+      if (refusal !== null) throw AppError.invalid(field, refusal);
+    }
+  }
+
+  /**
+   * A `dns.lookup` replacement for the HTTP client: resolves, then keeps only
+   * allowed addresses, so the socket can only ever connect to one of them.
+   */
+  readonly lookup = (
+    hostname: string,
+    options: { all?: boolean; family?: number | string },
+    callback: (
+      error: NodeJS.ErrnoException | null,
+      address: string | LookupAddress[],
+      family?: number,
+    ) => void,
+  ): void => {
+    dnsLookup(hostname, { all: true }, (error, addresses) => {
+      if (error) return callback(error, []);
+      const allowed = addresses.filter(({ address }) => this.refusal(hostname, address) === null);
+      if (allowed.length === 0) {
+        const refusal = this.refusal(hostname, addresses[0]?.address ?? '');
+        return callback(
+          Object.assign(new Error(`refused destination: ${refusal}`), { code: 'EREFUSEDDEST' }),
+          [],
+        );
+      }
+      if (options.all) return callback(null, allowed);
+      callback(null, allowed[0]!.address, allowed[0]!.family);
+    });
+  };
+}

@@ -1,0 +1,151 @@
+import type { EventDataMap, EventType } from '#events';
+
+const AT = '2026-01-15T10:30:00.000Z';
+const SESSION = { session_id: 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', type: 'remote_viewing' };
+const ANALYSIS = { analysis_id: 'anal_01jh2x7v4ke8rbk3a8y0v0d7qz', target_type: 'location' };
+const QUERY = { query_id: 'dowse_01jh2x7v4ke8rbk3a8y0v0d7qz', query_type: 'yes_no' };
+const ORGANIZATION = { organization_id: 'org_01jh2x7v4ke8rbk3a8y0v0d7qz' };
+const NOTICE = {
+  notice_id: 'notice_sample',
+  title: 'Sample notice',
+  message: 'A test delivery; nothing happened.',
+  severity: 'info' as const,
+  starts_at: AT,
+  ends_at: null,
+};
+
+/** Representative data of every event, for test deliveries (POST /webhooks/{id}/test). */
+const SAMPLES: { [T in EventType]: EventDataMap[T] } = {
+  'session.created': {
+    ...SESSION,
+    status: 'initiated',
+    created_at: AT,
+    estimated_completion: AT,
+    sequence: 1,
+  },
+  'session.started': { ...SESSION, status: 'in_progress', started_at: AT, sequence: 2 },
+  'session.progress_updated': {
+    ...SESSION,
+    status: 'in_progress',
+    progress: 50,
+    current_phase: 'perception',
+    sequence: 7,
+  },
+  'session.completed': {
+    ...SESSION,
+    target: 'Sample target',
+    status: 'completed',
+    confidence_score: 0.72,
+    duration_minutes: 30,
+    results: {
+      coordinates: { latitude: 40.7128, longitude: -74.006 },
+      descriptors: ['water', 'structure'],
+      sketches: ['https://example.com/sketches/sample.svg'],
+    },
+    completed_at: AT,
+    sequence: 13,
+  },
+  'session.failed': {
+    ...SESSION,
+    status: 'failed',
+    reason: 'cancelled',
+    message: 'The session was cancelled',
+    failed_at: AT,
+    sequence: 3,
+  },
+  'analysis.created': { ...ANALYSIS, status: 'queued', created_at: AT, sequence: 1 },
+  'analysis.started': { ...ANALYSIS, status: 'processing', started_at: AT, sequence: 2 },
+  'analysis.completed': {
+    ...ANALYSIS,
+    status: 'completed',
+    confidence_score: 0.64,
+    results: {
+      summary: 'Sample summary',
+      key_findings: ['Sample finding'],
+      risk_assessment: { level: 'low', factors: ['sample factor'] },
+    },
+    processing_time: 42,
+    completed_at: AT,
+    sequence: 3,
+  },
+  'analysis.failed': {
+    ...ANALYSIS,
+    status: 'failed',
+    reason: 'engine_error',
+    message: 'Sample failure',
+    failed_at: AT,
+    sequence: 3,
+  },
+  'dowsing.query_created': { ...QUERY, question: 'Is it here?', created_at: AT, sequence: 1 },
+  'dowsing.query_completed': {
+    ...QUERY,
+    question: 'Is it here?',
+    answer: 'yes',
+    confidence: 0.55,
+    coordinates: { latitude: 51.5074, longitude: -0.1278, accuracy_meters: 250 },
+    chart_data: { chart_type: 'pendulum', readings: [], interpretation: 'Sample reading' },
+    completed_at: AT,
+    sequence: 2,
+  },
+  'dowsing.query_failed': {
+    ...QUERY,
+    reason: 'engine_error',
+    message: 'Sample failure',
+    failed_at: AT,
+    sequence: 2,
+  },
+  'account.subscription_updated': {
+    ...ORGANIZATION,
+    plan: 'pro',
+    previous_plan: 'free',
+    tier: 'professional',
+    previous_tier: 'basic',
+    updated_at: AT,
+    sequence: 1,
+  },
+  'account.usage_threshold_reached': {
+    ...ORGANIZATION,
+    quota: 'requests_per_hour',
+    limit: 1000,
+    used: 800,
+    threshold_percent: 80,
+    resets_at: AT,
+    sequence: 1,
+  },
+  'account.payment_succeeded': {
+    ...ORGANIZATION,
+    payment_id: 'pay_sample',
+    amount: 4900,
+    currency: 'usd',
+    paid_at: AT,
+    sequence: 1,
+  },
+  'account.payment_failed': {
+    ...ORGANIZATION,
+    payment_id: 'pay_sample',
+    amount: 4900,
+    currency: 'usd',
+    reason: 'card_declined',
+    failed_at: AT,
+    sequence: 1,
+  },
+  'system.maintenance_scheduled': { ...NOTICE, sequence: 1 },
+  'system.service_disruption': { ...NOTICE, severity: 'warning', sequence: 1 },
+  'system.security_alert': { ...NOTICE, severity: 'critical', sequence: 1 },
+  'webhook.failed': {
+    webhook_id: 'wh_01jh2x7v4ke8rbk3a8y0v0d7qz',
+    url: 'https://example.com/hooks',
+    delivery_id: 'dlv_01jh2x7v4ke8rbk3a8y0v0d7qz',
+    event_id: 'evt_01jh2x7v4ke8rbk3a8y0v0d7qz',
+    event_type: 'session.completed',
+    attempts: 7,
+    last_status_code: 500,
+    last_error: 'the receiver answered 500',
+    failed_at: AT,
+    sequence: 1,
+  },
+};
+
+export function sampleEventData(type: string): Record<string, unknown> {
+  return { ...SAMPLES[type as EventType] };
+}

@@ -1,0 +1,32 @@
+import { Module } from '@nestjs/common';
+import { DatabaseModule } from '#database';
+import { EventsModule, OUTBOX_FAN_OUT } from '#events';
+import { DestinationPolicy } from './destination-policy.js';
+import { EventRetention } from './event-retention.js';
+import { WebhookDeliverer } from './webhook-deliverer.js';
+import { WebhookFanOut } from './webhook-fan-out.js';
+import { WebhookSender } from './webhook-sender.js';
+import { WebhooksService } from './webhooks.service.js';
+
+/** Managing webhooks (the API). */
+@Module({
+  imports: [DatabaseModule],
+  providers: [DestinationPolicy, WebhooksService],
+  exports: [WebhooksService],
+})
+export class WebhooksModule {}
+
+/** Delivering them (the worker): fan-out inside the outbox relay, the deliverer, event retention. */
+@Module({
+  imports: [DatabaseModule, EventsModule],
+  providers: [
+    DestinationPolicy,
+    WebhookSender,
+    WebhookDeliverer,
+    WebhookFanOut,
+    EventRetention,
+    { provide: OUTBOX_FAN_OUT, useExisting: WebhookFanOut },
+  ],
+  exports: [OUTBOX_FAN_OUT, WebhookDeliverer, EventRetention],
+})
+export class WebhooksWorkModule {}
