@@ -1,9 +1,10 @@
 import { DataSource } from 'typeorm';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { newKey } from '#common';
+import { newKey, toPublicId } from '#common';
 import { EventRetention, verifyWebhook, WebhookVerificationError } from '#webhooks';
 import { createWorker } from '../apps/worker/src/worker.js';
+import { operatorToken } from './support/authorization.js';
 import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import {
@@ -429,6 +430,56 @@ describe('delivery', () => {
       await strict.close();
       stack.worker = await createWorker(stack.settings);
     }
+  });
+});
+
+describe('system notices', () => {
+  it("reach an organisation's webhooks when the operator announces them, and only the operator may", async () => {
+    await register({ url: receiver.url, events: ['system.maintenance_scheduled'] });
+    const operator = await operatorToken(client);
+    const announced = await client.post('/v2/system/notices', {
+      token: operator,
+      json: {
+        type: 'system.maintenance_scheduled',
+        title: 'Database upgrade',
+        message: 'Writes pause for up to five minutes.',
+        severity: 'warning',
+        starts_at: '2026-12-01T02:00:00Z',
+        ends_at: '2026-12-01T02:30:00Z',
+        organization_id: toPublicId('organization', org.organizationId),
+      },
+    });
+    expect(announced.status).toBe(202);
+    expect(announced.body).toMatchObject({ organizations: 1, events: 2 });
+    const [request] = await receiver.waitForRequests(1);
+    expect(JSON.parse(request!.rawBody)).toMatchObject({
+      type: 'system.maintenance_scheduled',
+      livemode: true,
+      data: {
+        notice_id: announced.body.notice_id,
+        title: 'Database upgrade',
+        severity: 'warning',
+        starts_at: '2026-12-01T02:00:00.000Z',
+        ends_at: '2026-12-01T02:30:00.000Z',
+        sequence: 1,
+      },
+    });
+    const refused = await client.post('/v2/system/notices', {
+      token,
+      json: { type: 'system.security_alert', title: 't', message: 'm' },
+    });
+    expect(refused.status).toBe(403);
+    const backwards = await client.post('/v2/system/notices', {
+      token: operator,
+      json: {
+        type: 'system.service_disruption',
+        title: 't',
+        message: 'm',
+        starts_at: '2026-12-01T02:00:00Z',
+        ends_at: '2026-12-01T01:00:00Z',
+      },
+    });
+    expect(backwards.body.error.details.field).toBe('ends_at');
   });
 });
 

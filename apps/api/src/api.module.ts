@@ -30,6 +30,7 @@ import { WellKnownController } from './oauth/well-known.controller.js';
 import { SessionsV1Controller } from './sessions/v1/sessions-v1.controller.js';
 import { SessionsV2Controller } from './sessions/v2/sessions-v2.controller.js';
 import { UserProfileController } from './users/user-profile.controller.js';
+import { SystemNoticesV2Controller } from './system/system-notices-v2.controller.js';
 import { EventsV2Controller } from './webhooks/events-v2.controller.js';
 import { WebhooksV1Controller } from './webhooks/webhooks-v1.controller.js';
 import { WebhooksV2Controller } from './webhooks/webhooks-v2.controller.js';
@@ -64,6 +65,7 @@ export class ApiModule {
         WebhooksV1Controller,
         WebhooksV2Controller,
         EventsV2Controller,
+        SystemNoticesV2Controller,
         HealthController,
         MetricsController,
         DocsController,

@@ -17,6 +17,7 @@ export const ID_PREFIXES = {
   webhookDelivery: 'dlv',
   webhookAttempt: 'atmpt',
   replay: 'rpl',
+  systemNotice: 'ntc',
   apiKey: 'key',
   batch: 'batch',
   report: 'rpt',

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { LessThan, MoreThan, type Repository } from 'typeorm';
-import { newKey } from '#common';
+import { AppError, newKey } from '#common';
 import { OrganizationEntity, type Plan, type Tier } from '#database';
 
 export interface NewOrganization {
@@ -26,6 +26,16 @@ export class OrganizationsService {
 
   async get(id: string): Promise<OrganizationEntity | null> {
     return this.organizations.findOneBy({ id });
+  }
+
+  /** Refuses (403) a caller outside the operator (bootstrap) organisation; `action` says what it wanted. */
+  async requireOperator(organizationId: string, action: string): Promise<void> {
+    const own = await this.get(organizationId);
+    if (!own?.isBootstrap) {
+      throw new AppError('FORBIDDEN', `Only the operator organisation can ${action}`, {
+        issue: 'requires the operator organisation',
+      });
+    }
   }
 
   /**

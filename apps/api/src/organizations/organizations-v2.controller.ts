@@ -6,7 +6,7 @@ import {
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { ALL_SCOPES, AppError, Scope, toPublicId, type Principal } from '#common';
+import { ALL_SCOPES, Scope, toPublicId, type Principal } from '#common';
 import { ApiKeyService } from '#api-keys';
 import type { OrganizationEntity } from '#database';
 import { OrganizationsService } from '#organizations';
@@ -42,7 +42,7 @@ export class OrganizationsV2Controller {
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateOrganizationDto,
   ): Promise<CreatedOrganizationDto> {
-    await this.requireOperator(principal);
+    await this.organizations.requireOperator(principal.organizationId, 'create organisations');
     const organization = await this.organizations.create({
       name: body.name,
       ...(body.plan ? { plan: body.plan } : {}),
@@ -80,15 +80,6 @@ export class OrganizationsV2Controller {
     }
     const page = await this.organizations.page(decodeCursor('organization', query.cursor), perPage);
     return v2Page('organization', page, perPage, toOrganizationDto);
-  }
-
-  private async requireOperator(principal: Principal): Promise<void> {
-    const own = await this.organizations.get(principal.organizationId);
-    if (!own?.isBootstrap) {
-      throw new AppError('FORBIDDEN', 'Only the operator organisation can create organisations', {
-        issue: 'requires the operator organisation',
-      });
-    }
   }
 }
 
