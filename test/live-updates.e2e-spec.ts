@@ -9,6 +9,7 @@ import { SessionUpdatesGateway } from '../apps/api/src/live/session-updates.gate
 import { createWorker } from '../apps/worker/src/worker.js';
 import { TestClient } from './support/client.js';
 import { createOrganization } from './support/factories.js';
+import { childEnv, spawnApi } from './support/processes.js';
 import { startStack, type Stack } from './support/stack.js';
 import { waitFor } from './support/wait.js';
 
@@ -392,4 +393,34 @@ describe('live session updates over WebSocket', () => {
     await stack.close();
     expect((await live.closed).code).toBe(1001);
   });
+});
+
+describe('an API instance in another process', () => {
+  it(
+    'sends its clients the progress of a session the worker runs',
+    { timeout: 60_000 },
+    async () => {
+      // Same public URL as `a`, so it accepts a's tokens; it shares only PostgreSQL and Redis with this process.
+      const child = await spawnApi(childEnv({ PUBLIC_URL: a.baseUrl }));
+      try {
+        await child.ready;
+        const org = await createOrganization(a, clientA);
+        const token = await org.token([Scope.SessionsRead, Scope.SessionsWrite]);
+        const id = await createSession(clientA, { token }, 'across processes [slow]');
+        const live = await connect({ baseUrl: child.url } as Stack, { token });
+        expect(await live.request({ type: 'subscribe', session_id: id })).toMatchObject({
+          type: 'subscribed',
+          session_id: id,
+        });
+        const completed = await live.next((m) => m.type === 'session.completed');
+        expect(completed).toMatchObject({ session_id: id, results: expect.any(Object) });
+        const progress = live.messages.filter((m) => m.type === 'session.progress');
+        expect(progress.length).toBeGreaterThan(0);
+        expect(progress.every((m) => m.session_id === id)).toBe(true);
+      } finally {
+        for (const live of opened.splice(0)) live.socket.terminate();
+        await child.kill('SIGTERM');
+      }
+    },
+  );
 });
