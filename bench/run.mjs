@@ -4,11 +4,14 @@
 //   npm run bench                      (= npm run build && node bench/run.mjs)
 //   BENCH_DURATION=10 BENCH_CONNECTIONS=50 BENCH_ROUNDS=1 BENCH_WARMUP=2 node bench/run.mjs
 //   BENCH_PROFILE=1 node bench/run.mjs (CPU profiles of both servers' read and create phases)
+//   BENCH_WEBHOOKS=0 node bench/run.mjs (skip the webhook delivery phase, which starts the worker)
 //
 // Exit code: 0 when the measurement ran (targets met or not), 1 on errors
-// (a server failed, parity check failed, or more than 1 % non-2xx/errors in a phase).
+// (a server failed, parity check failed, more than 1 % non-2xx/errors in a phase, or a webhook
+// delivery missing, duplicated, not succeeded or wrongly signed).
 
 import { spawn } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
 import {
   closeSync,
   existsSync,
@@ -23,11 +26,14 @@ import net from 'node:net';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { rootCertificates } from 'node:tls';
 import { isDeepStrictEqual } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { Agent as UndiciAgent, request as undiciRequest } from 'undici';
+import { createCertificates } from './webhook-receiver.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS = join(ROOT, 'bench', 'results');
@@ -57,6 +63,16 @@ const CONFIG = {
   clientId: 'sas-bench-client',
   clientSecret: 'sas-bench-secret-7f3a9c2e1b5d',
   simulatedStepMs: 500,
+  webhooks: {
+    enabled: env.BENCH_WEBHOOKS !== '0',
+    endpoints: positiveInt('BENCH_WEBHOOK_ENDPOINTS', 4),
+    backlogSessions: positiveInt('BENCH_WEBHOOK_SESSIONS', 1000),
+    pacedRate: positiveInt('BENCH_WEBHOOK_RATE', 50), // sessions/s
+    pacedDuration: positiveInt('BENCH_WEBHOOK_DURATION', 10), // s
+    // The worker's own settings (passed through to it unchanged), to size the direct reference.
+    endpointConcurrency: positiveInt('WEBHOOK_ENDPOINT_CONCURRENCY', 10),
+    workerConcurrency: positiveInt('WEBHOOK_WORKER_CONCURRENCY', 100),
+  },
 };
 const TARGETS = { readRatio: 0.9, createRatio: 0.8, fixedRateP99Ms: 15 };
 const MAX_ERROR_SHARE = 0.01;
@@ -70,14 +86,14 @@ const CREATE_BODY = JSON.stringify({
 
 const children = new Set();
 
-function startChild(name, args, childEnv) {
+function startChild(name, args, childEnv, { ipc = false } = {}) {
   mkdirSync(RESULTS, { recursive: true });
   const logFile = join(RESULTS, `${name}.log`);
   const fd = openSync(logFile, 'w');
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...env, ...childEnv },
-    stdio: CONFIG.profile ? ['ignore', fd, fd, 'ipc'] : ['ignore', fd, fd],
+    stdio: CONFIG.profile || ipc ? ['ignore', fd, fd, 'ipc'] : ['ignore', fd, fd],
   });
   closeSync(fd);
   child.benchName = name;
@@ -564,8 +580,8 @@ async function main() {
   try {
     await findDependencyPids(db);
     if (dbName === 'sas_bench' || env.BENCH_RESET === '1') {
-      await db.query('TRUNCATE sessions, events');
-      log(`Emptied sessions and events in ${dbName}.`);
+      await db.query('TRUNCATE sessions, events, webhooks, webhook_deliveries, webhook_attempts');
+      log(`Emptied sessions, events and webhooks in ${dbName}.`);
     }
 
     log(`Starting the API on ${apiBase} (LOG_LEVEL=${CONFIG.logLevel}) …`);
@@ -587,6 +603,8 @@ async function main() {
         BOOTSTRAP_CLIENT_SECRET: CONFIG.clientSecret,
         LOG_LEVEL: CONFIG.logLevel,
         SHUTDOWN_GRACE_MS: '3000',
+        // The webhook phase registers receivers on 127.0.0.1 (refused as loopback otherwise).
+        ...(CONFIG.webhooks.enabled ? { WEBHOOK_PRIVATE_ALLOWLIST: '127.0.0.1' } : {}),
       },
     );
     await waitFor(`${apiBase}/health/ready`, api);
@@ -794,7 +812,13 @@ async function main() {
       }
     }
 
+    // Webhook delivery: once, after every round (it starts the worker, which would disturb them).
+    const webhooks = CONFIG.webhooks.enabled
+      ? await webhookPhase({ apiBase, api, shared, writeHeaders, db, sessionId, ensureAlive })
+      : null;
+
     const report = buildReport(raw, { sessionId, dbName, apiPort, refPort });
+    report.webhooks = webhooks;
     printReport(report);
     writeFileSync(join(RESULTS, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
     log(
@@ -816,6 +840,10 @@ async function main() {
         `more than ${MAX_ERROR_SHARE * 100} % non-2xx/errors in: ${bad.map((p) => `${p.label} on ${p.server} (${p.non2xx} non-2xx, ${p.errors} errors, codes ${JSON.stringify(p.statusCodes)})`).join('; ')} — see bench/results/*.log`,
       );
     }
+    if (webhooks && webhooks.problems.length > 0)
+      throw new Error(
+        `webhook phase: ${webhooks.problems.join('; ')} — see bench/results/worker.log`,
+      );
   } finally {
     await db.end().catch(() => undefined);
   }
@@ -928,6 +956,516 @@ async function parityCheck({ apiBase, refBase, sessionId, readHeaders, writeHead
 let TypeIDClass;
 function uuidOf(publicId) {
   return TypeIDClass.fromString(publicId, 'sess').toUUID();
+}
+
+// ------------------------------------------------------------------ webhook delivery
+
+/** CPU time of some processes, of the machine and of this process, at one moment (see cpuBetween). */
+function cpuSnapshot(pids) {
+  return {
+    at: performance.now(),
+    cpu: Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMs(pid)])),
+    machine: machineSnapshot(),
+    bench: process.cpuUsage(),
+  };
+}
+
+/** CPU ms of each process between two snapshots, and the machine's CPU split in % of one core. */
+function cpuBetween(a, b) {
+  const wallMs = b.at - a.at;
+  const cpu = {};
+  for (const name of Object.keys(a.cpu))
+    cpu[name] = a.cpu[name] === null || b.cpu[name] === null ? null : b.cpu[name] - a.cpu[name];
+  const generatorMs = (b.bench.user - a.bench.user + b.bench.system - a.bench.system) / 1000;
+  let machine = null;
+  if (a.machine && b.machine && wallMs > 0) {
+    const pct = (ms) => (ms === null ? null : Math.round((100 * ms) / wallMs)); // % of one core
+    let databasesMs = 0; // processes that started during the window count in full
+    for (const [pid, ms] of b.machine.databases)
+      databasesMs += ms - (a.machine.databases.get(pid) ?? 0);
+    const busyMs = b.machine.busyMs - a.machine.busyMs;
+    const processesMs = Object.values(cpu).reduce((sum, ms) => sum + (ms ?? 0), 0);
+    machine = {
+      busyPct: pct(busyMs),
+      ...Object.fromEntries(Object.entries(cpu).map(([name, ms]) => [`${name}Pct`, pct(ms)])),
+      databasesPct: pct(databasesMs),
+      generatorPct: pct(generatorMs),
+      otherPct: Math.max(0, pct(busyMs - processesMs - databasesMs - generatorMs)),
+      stealPct: pct(b.machine.stealMs - a.machine.stealMs),
+    };
+  }
+  return { wallMs, cpuMs: cpu, generatorCpuMs: generatorMs, machine };
+}
+
+function withTimeout(promise, ms, what) {
+  let timer;
+  return Promise.race([
+    promise,
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms / 1000} s`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** bench/webhook-receiver.mjs as a child process, driven over IPC. */
+async function startReceiver(certs) {
+  const child = startChild(
+    'webhook-receiver',
+    ['bench/webhook-receiver.mjs'],
+    { BENCH_RECEIVER_CERT: certs.certPem, BENCH_RECEIVER_KEY: certs.keyPem },
+    { ipc: true },
+  );
+  const listeners = new Set();
+  child.on('message', (message) => {
+    for (const listener of listeners) listener(message);
+  });
+  /** The next message matching `match` (registered now, so nothing sent later is missed). */
+  const next = (match) => {
+    let listener;
+    const answer = new Promise((resolve, reject) => {
+      listener = (message) => {
+        if (!match(message)) return;
+        listeners.delete(listener);
+        resolve(message);
+      };
+      listeners.add(listener);
+      child.exited.then(({ code, signal }) =>
+        reject(new Error(`webhook receiver exited (${signal ?? code}):\n${logTail(child)}`)),
+      );
+    });
+    answer.catch(() => undefined); // a rejection nobody awaits is not fatal
+    return answer;
+  };
+  const { ready: port } = await withTimeout(
+    next((m) => m?.ready),
+    15_000,
+    'webhook receiver start-up',
+  );
+  let waitId = 0;
+  return {
+    child,
+    base: `https://127.0.0.1:${port}`,
+    /** Forgets what arrived; resolves with `{first}`, a promise of the next arrival (epoch ms). */
+    async reset() {
+      const ack = next((m) => m?.reset);
+      child.send({ cmd: 'reset' });
+      await withTimeout(ack, 5_000, 'webhook receiver reset');
+      const first = next((m) => m?.first !== undefined).then((m) => m.first);
+      first.catch(() => undefined);
+      return { first }; // not the promise itself: an async function would wait for it
+    },
+    /** What arrived since the reset, once `count` requests did or after `timeoutMs`. */
+    async wait(count, timeoutMs) {
+      const id = ++waitId;
+      const answer = next((m) => m?.id === id);
+      child.send({ cmd: 'wait', id, count, timeoutMs });
+      return (await withTimeout(answer, timeoutMs + 5_000, 'webhook receiver')).result;
+    },
+  };
+}
+
+/** Deletes the bench's BullMQ queues (sessions, events) so no job outlives the phase. */
+async function clearQueues() {
+  const redis = new Redis(CONFIG.redisUrl, { maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
+  try {
+    for (const queue of ['events', 'sessions']) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(
+          cursor,
+          'MATCH',
+          `${CONFIG.redisPrefix}:${queue}:*`,
+          'COUNT',
+          1000,
+        );
+        cursor = next;
+        if (keys.length > 0) await redis.del(...keys);
+      } while (cursor !== '0');
+    }
+  } finally {
+    redis.disconnect();
+  }
+}
+
+const hmac = (key, text, encoding) => createHmac('sha256', key).update(text).digest(encoding);
+const standardKey = (secret) =>
+  secret.startsWith('whsec_')
+    ? Buffer.from(secret.slice('whsec_'.length), 'base64')
+    : Buffer.from(secret, 'utf8');
+
+/** Both signatures of a received delivery checked against the endpoint's secret: null when genuine. */
+function signatureProblem(secret, sample) {
+  if (!sample) return 'no delivery arrived';
+  const { headers, rawBody } = sample;
+  const service = `sha256=${hmac(Buffer.from(secret, 'utf8'), rawBody, 'hex')}`;
+  if (
+    !String(headers['x-service-signature'] ?? '')
+      .split(',')
+      .includes(service)
+  )
+    return 'X-Service-Signature does not match';
+  const id = headers['webhook-id'];
+  const standard = `v1,${hmac(standardKey(secret), `${id}.${headers['webhook-timestamp']}.${rawBody}`, 'base64')}`;
+  if (
+    !String(headers['webhook-signature'] ?? '')
+      .split(' ')
+      .includes(standard)
+  )
+    return 'webhook-signature does not match';
+  if (JSON.parse(rawBody).id !== id) return 'webhook-id is not the envelope id';
+  return null;
+}
+
+/**
+ * The same receiver hit directly: signed POSTs of an envelope like the worker's (fresh id and
+ * created_at each, both signatures computed per request), over one undici Agent trusting the same
+ * CA, `concurrency` requests in flight, as the worker's sender does.
+ */
+async function directPosts({ url, caPem, secret, template, durationMs, concurrency }) {
+  const agent = new UndiciAgent({
+    connect: { ca: [...rootCertificates, caPem], rejectUnauthorized: true, minVersion: 'TLSv1.2' },
+    connections: concurrency, // one socket per request in flight, as the worker ends up with
+    headersTimeout: 5_000,
+    bodyTimeout: 5_000,
+  });
+  const serviceKey = Buffer.from(secret, 'utf8');
+  const key = standardKey(secret);
+  const deadline = performance.now() + durationMs;
+  let ok = 0;
+  let failed = 0;
+  const loop = async () => {
+    while (performance.now() < deadline) {
+      const id = `evt_${randomBytes(16).toString('hex').slice(0, 26)}`;
+      const body = JSON.stringify({ ...template, id, created_at: new Date().toISOString() });
+      const timestamp = Math.floor(Date.now() / 1000);
+      try {
+        const response = await undiciRequest(url, {
+          method: 'POST',
+          dispatcher: agent,
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'SessionAnalysisService-Webhooks/1.0',
+            'x-service-signature': `sha256=${hmac(serviceKey, body, 'hex')}`,
+            'webhook-id': id,
+            'webhook-timestamp': String(timestamp),
+            'webhook-signature': `v1,${hmac(key, `${id}.${timestamp}.${body}`, 'base64')}`,
+            'x-service-delivery-id': `whdel_${randomBytes(16).toString('hex').slice(0, 26)}`,
+            'x-service-delivery-attempt': '1',
+          },
+          body,
+          signal: AbortSignal.timeout(5_000),
+        });
+        await response.body.text();
+        if (response.statusCode === 200) ok += 1;
+        else failed += 1;
+      } catch {
+        failed += 1;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, loop));
+  await agent.close();
+  return { ok, failed };
+}
+
+const ms = (value) => (value === null || value === undefined ? null : round2(value));
+function latencySummary(values) {
+  const sorted = Float64Array.from(values.filter(Number.isFinite)).sort();
+  return {
+    p50: ms(percentile(sorted, 50)),
+    p95: ms(percentile(sorted, 95)),
+    p99: ms(percentile(sorted, 99)),
+    max: ms(sorted.length ? sorted[sorted.length - 1] : null),
+  };
+}
+const DIRECT_S = 5; // length of the direct-POST run
+
+const perSecond = (received) =>
+  received.count > 1 && received.lastAt > received.firstAt
+    ? Number((((received.count - 1) * 1000) / (received.lastAt - received.firstAt)).toFixed(1))
+    : null;
+
+/**
+ * Webhook delivery through the worker to a local HTTPS receiver:
+ *  1. throughput — sessions created while no worker runs leave their session.created events in the
+ *     outbox; the worker then relays them, fans each out to every endpoint and delivers: deliveries/s
+ *     from the first to the last delivery received, and the worker's CPU per delivery;
+ *  2. direct — 5 s of signed POSTs sent straight to the receiver by an undici client at the
+ *     worker's concurrency: how close the pipeline gets to raw HTTPS;
+ *  3. latency — sessions created at a paced rate while the worker runs: receivedAt − the envelope's
+ *     created_at (clock_timestamp() of the event's insert, in its transaction) per delivery.
+ */
+async function webhookPhase({ apiBase, api, shared, writeHeaders, db, sessionId, ensureAlive }) {
+  const W = CONFIG.webhooks;
+  const phaseStarted = performance.now();
+  const problems = [];
+  const concurrency = Math.min(W.workerConcurrency, W.endpoints * W.endpointConcurrency);
+  const certs = await createCertificates();
+  const caFile = join(RESULTS, 'webhook-ca.pem');
+  writeFileSync(caFile, certs.caPem);
+  const receiver = await startReceiver(certs);
+  log(`Webhook receiver on ${receiver.base} (certificate from a throwaway CA: ${caFile}).`);
+
+  const {
+    rows: [{ organization_id: organizationId }],
+  } = await db.query('SELECT organization_id FROM sessions WHERE id = $1', [uuidOf(sessionId)]);
+  // No worker ran during the HTTP phases, so their events are still in the outbox: mark them
+  // relayed, or the worker would now start every one of their sessions.
+  const { rowCount: skipped } = await db.query(
+    'UPDATE events SET relayed_at = now() WHERE relayed_at IS NULL AND organization_id = $1',
+    [organizationId],
+  );
+  // Without this the relay's scan of the unrelayed-events index would wade through every row
+  // just updated (dead index entries until autovacuum gets there), slowing the relay down.
+  await db.query('VACUUM (ANALYZE) events');
+  const {
+    rows: [{ count: foreign }],
+  } = await db.query('SELECT count(*)::int AS count FROM events WHERE relayed_at IS NULL');
+  if (foreign > 0)
+    log(`  note: ${foreign} unrelayed events of other organisations; the worker relays them too`);
+  await clearQueues();
+  log(`Marked the HTTP phases' ${skipped} outbox rows relayed; emptied the bench's job queues.`);
+
+  const webhooks = [];
+  let worker = null;
+  const countUnrelayed = async () =>
+    (
+      await db.query(
+        `SELECT count(*)::int AS count FROM events
+          WHERE relayed_at IS NULL AND organization_id = $1 AND type = 'session.created'`,
+        [organizationId],
+      )
+    ).rows[0].count;
+  const settled = async (ids) => {
+    // Every delivery recorded (state no longer pending), so the worker's CPU covers all its work.
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      const { rows } = await db.query(
+        `SELECT count(*)::int AS count FROM webhook_deliveries
+          WHERE webhook_id = ANY($1::uuid[]) AND state = 'pending'`,
+        [ids],
+      );
+      if (rows[0].count === 0) return;
+      await sleep(50);
+    }
+  };
+  try {
+    for (let i = 1; i <= W.endpoints; i++) {
+      const created = await request(apiBase, 'POST', '/v1/webhooks', {
+        headers: writeHeaders,
+        body: JSON.stringify({ url: `${receiver.base}/hooks/${i}`, events: ['session.created'] }),
+      });
+      if (created.status !== 201 || !created.json?.secret)
+        throw new Error(
+          `registering webhook ${i}: HTTP ${created.status} ${created.text.slice(0, 300)}`,
+        );
+      webhooks.push({
+        id: created.json.webhook_id,
+        uuid: TypeIDClass.fromString(created.json.webhook_id, 'wh').toUUID(),
+        secret: created.json.secret,
+        path: `/hooks/${i}`,
+      });
+    }
+    const ids = webhooks.map((w) => w.uuid);
+
+    // 1. throughput: drain a backlog.
+    await quietMachine();
+    log(
+      `webhook throughput: ${W.backlogSessions} sessions created, then the worker starts and delivers each to ${W.endpoints} endpoints …`,
+    );
+    const backlog = await autocannon({
+      url: `${apiBase}/v1/sessions`,
+      method: 'POST',
+      headers: writeHeaders,
+      body: CREATE_BODY,
+      connections: Math.min(CONFIG.connections, W.backlogSessions),
+      amount: W.backlogSessions,
+      timeout: 10,
+    });
+    if (backlog['2xx'] !== W.backlogSessions)
+      problems.push(`${W.backlogSessions - backlog['2xx']} backlog session creates failed`);
+    const backlogEvents = await countUnrelayed();
+    const expected = backlogEvents * W.endpoints;
+    log(`  ${backlogEvents} session.created events in the outbox; starting the worker …`);
+    const { first: firstArrival } = await receiver.reset();
+    worker = startChild('worker', ['dist/apps/worker/src/main.js'], {
+      ...shared,
+      LOG_LEVEL: CONFIG.logLevel,
+      // Sessions would run in this worker too: one at a time, each step 10 min, so its CPU is the
+      // event pipeline's (relay, fan-out, dispatch, delivery) and not the simulated sessions'.
+      WORKER_CONCURRENCY: '1',
+      SIMULATED_STEP_MS: '600000',
+      SHUTDOWN_GRACE_MS: '3000',
+      WEBHOOK_EXTRA_CA_FILE: caFile,
+      WEBHOOK_PRIVATE_ALLOWLIST: '127.0.0.1',
+    });
+    const workerDied = worker.exited.then(({ code, signal }) => {
+      throw new Error(`the worker exited (${signal ?? `exit ${code}`}):\n${logTail(worker)}`);
+    });
+    workerDied.catch(() => undefined);
+    await withTimeout(Promise.race([firstArrival, workerDied]), 60_000, 'first webhook delivery');
+    const pids = { worker: worker.pid, receiver: receiver.child.pid };
+    const drainStart = cpuSnapshot(pids);
+    const drained = await Promise.race([receiver.wait(expected, 60_000), workerDied]);
+    await settled(ids);
+    const drain = cpuBetween(drainStart, cpuSnapshot(pids));
+    if (drained.count < expected)
+      problems.push(`throughput: ${drained.count} of ${expected} deliveries arrived within 60 s`);
+    for (const w of webhooks) {
+      const problem = signatureProblem(w.secret, drained.samples[w.path]);
+      if (problem) problems.push(`${w.path}: ${problem}`);
+    }
+    ensureAlive();
+
+    // 2. the same receiver, hit directly.
+    await quietMachine();
+    log(`direct signed HTTPS POSTs to the receiver: ${DIRECT_S} s at concurrency ${concurrency} …`);
+    const template = JSON.parse(drained.samples[webhooks[0].path]?.rawBody ?? '{}');
+    await receiver.reset();
+    const directPids = { receiver: receiver.child.pid };
+    const directStart = cpuSnapshot(directPids);
+    const direct = await directPosts({
+      url: `${receiver.base}/direct`,
+      caPem: certs.caPem,
+      secret: webhooks[0].secret,
+      template,
+      durationMs: DIRECT_S * 1000,
+      concurrency,
+    });
+    const directReceived = await receiver.wait(direct.ok, 10_000);
+    const directCpu = cpuBetween(directStart, cpuSnapshot(directPids));
+    if (direct.failed > 0) problems.push(`direct: ${direct.failed} POSTs failed`);
+
+    // 3. latency under a paced load.
+    await quietMachine();
+    log(
+      `webhook latency: ${W.pacedRate} sessions/s for ${W.pacedDuration} s (${W.pacedRate * W.endpoints} deliveries/s) …`,
+    );
+    await receiver.reset();
+    const latencyPids = { worker: worker.pid, api: api.pid, receiver: receiver.child.pid };
+    const client = new RawClient(apiBase, 10);
+    const pacedFrom = new Date();
+    const latencyStart = cpuSnapshot(latencyPids);
+    const creates = await paced(
+      {
+        base: apiBase,
+        method: 'POST',
+        path: '/v1/sessions',
+        headers: writeHeaders,
+        body: CREATE_BODY,
+      },
+      { rate: W.pacedRate, duration: W.pacedDuration, client },
+    );
+    client.destroy();
+    const latencyExpected = creates.ok * W.endpoints;
+    const arrived = await Promise.race([receiver.wait(latencyExpected, 30_000), workerDied]);
+    await settled(ids);
+    const latencyCpu = cpuBetween(latencyStart, cpuSnapshot(latencyPids));
+    if (creates.ok < W.pacedRate * W.pacedDuration)
+      problems.push(
+        `latency: ${W.pacedRate * W.pacedDuration - creates.ok} session creates failed`,
+      );
+    if (arrived.count < latencyExpected)
+      problems.push(`latency: ${arrived.count} of ${latencyExpected} deliveries arrived`);
+    ensureAlive();
+    // Where the time goes, from the rows: relay pass began (events.relayed_at is its now()),
+    // attempt started (claimed, webhook and event loaded, just before signing), and the attempt's
+    // own duration as the sender timed it (request out to the answer read).
+    const { rows: stages } = await db.query(
+      `SELECT extract(epoch FROM e.relayed_at - e.created_at) * 1000 AS relay,
+              extract(epoch FROM a.started_at - e.created_at) * 1000 AS started,
+              a.duration_ms AS duration
+         FROM webhook_deliveries d
+         JOIN events e ON e.id = d.event_id
+         JOIN webhook_attempts a ON a.delivery_id = d.id AND a.attempt_number = 1
+        WHERE d.webhook_id = ANY($1::uuid[]) AND e.created_at >= $2`,
+      [ids, pacedFrom],
+    );
+    const stage = (key) => {
+      const { p50, p99 } = latencySummary(stages.map((row) => Number(row[key])));
+      return { p50, p99 };
+    };
+
+    const { rows: states } = await db.query(
+      `SELECT state, count(*)::int AS count FROM webhook_deliveries
+        WHERE webhook_id = ANY($1::uuid[]) GROUP BY state ORDER BY state`,
+      [ids],
+    );
+    const deliveryStates = Object.fromEntries(states.map((r) => [r.state, r.count]));
+    if (Object.keys(deliveryStates).some((state) => state !== 'succeeded'))
+      problems.push(`deliveries not all succeeded: ${JSON.stringify(deliveryStates)}`);
+    const duplicates = drained.duplicates + arrived.duplicates;
+    if (duplicates > 0) problems.push(`${duplicates} deliveries arrived twice`);
+
+    const pipelineRate = perSecond(drained);
+    const directRate = perSecond(directReceived);
+    const perDelivery = (cpuMsValue, count) =>
+      cpuMsValue === null || !count ? null : Number((cpuMsValue / count).toFixed(3));
+    return {
+      settings: {
+        endpoints: W.endpoints,
+        events: ['session.created'],
+        endpointConcurrency: W.endpointConcurrency,
+        workerConcurrency: W.workerConcurrency,
+        concurrency,
+        backlogSessions: W.backlogSessions,
+        pacedSessionsPerS: W.pacedRate,
+        pacedDurationS: W.pacedDuration,
+        workerEnv: { WORKER_CONCURRENCY: 1, SIMULATED_STEP_MS: 600000 },
+      },
+      throughput: {
+        sessions: backlogEvents,
+        deliveries: drained.count,
+        spanS: round2((drained.lastAt - drained.firstAt) / 1000),
+        deliveriesPerS: pipelineRate,
+        workerCpuMs: drain.cpuMs.worker,
+        workerCpuMsPerDelivery: perDelivery(drain.cpuMs.worker, drained.count),
+        workerPercentOfOneCore: drain.machine?.workerPct ?? null,
+        receiverConnections: drained.connections,
+        machine: drain.machine,
+      },
+      direct: {
+        requests: directReceived.count,
+        failed: direct.failed,
+        spanS: round2((directReceived.lastAt - directReceived.firstAt) / 1000),
+        requestsPerS: directRate,
+        clientCpuMsPerRequest: perDelivery(directCpu.generatorCpuMs, directReceived.count),
+        receiverConnections: directReceived.connections,
+        machine: directCpu.machine,
+      },
+      // Delivery pipeline ÷ raw HTTPS to the same receiver at the same concurrency.
+      throughputRatio:
+        pipelineRate && directRate ? Number((pipelineRate / directRate).toFixed(3)) : null,
+      latency: {
+        sessionsCreated: creates.ok,
+        createLatencyMs: latencySummary(creates.latencies),
+        deliveries: arrived.count,
+        deliveriesPerS: perSecond(arrived),
+        stateChangeToDeliveryMs: latencySummary(arrived.latencies),
+        stagesMs: {
+          createdToRelayPass: stage('relay'),
+          createdToAttemptStart: stage('started'),
+          attemptDuration: stage('duration'),
+        },
+        workerCpuMsPerDelivery: perDelivery(latencyCpu.cpuMs.worker, arrived.count),
+        machine: latencyCpu.machine,
+      },
+      deliveryStates,
+      duplicates,
+      problems,
+    };
+  } finally {
+    if (worker) await stopChild(worker);
+    for (const w of webhooks) {
+      await request(apiBase, 'DELETE', `/v1/webhooks/${w.id}`, {
+        headers: { authorization: writeHeaders.authorization },
+      }).catch(() => undefined);
+    }
+    await stopChild(receiver.child);
+    await clearQueues().catch(() => undefined);
+    log(`Webhook phase done in ${((performance.now() - phaseStarted) / 1000).toFixed(1)} s.`);
+  }
 }
 
 // ------------------------------------------------------------------ report
@@ -1227,7 +1765,67 @@ function printReport(report) {
       `quota back-to-back at the top of every second (bursts of ${s.connections} concurrent requests), which is not a steady ${s.fixedRate.toLocaleString('en-US')} req/s.`,
     );
   }
+  if (report.webhooks) lines.push('', ...webhookLines(report.webhooks, fmt));
   process.stdout.write(`${lines.join('\n')}\n\n`);
+}
+
+function webhookLines(w, fmt) {
+  const s = w.settings;
+  const t = w.throughput;
+  const d = w.direct;
+  const l = w.latency;
+  const lat = l.stateChangeToDeliveryMs;
+  const states = Object.entries(w.deliveryStates)
+    .map(([state, count]) => `${fmt(count, 0)} ${state}`)
+    .join(', ');
+  const lines = [
+    `Webhook delivery (run once): worker → node:https receiver on 127.0.0.1, ${s.endpoints} endpoints subscribed to session.created,`,
+    `at most ${s.concurrency} in flight (WEBHOOK_ENDPOINT_CONCURRENCY=${s.endpointConcurrency} per endpoint, WEBHOOK_WORKER_CONCURRENCY=${s.workerConcurrency}).`,
+    `  throughput  ${fmt(t.deliveries, 0)} deliveries of ${fmt(t.sessions, 0)} events waiting in the outbox, first to last received in ${fmt(t.spanS)} s: ${fmt(t.deliveriesPerS, 0)} deliveries/s`,
+    `              worker CPU ${fmt(t.workerCpuMsPerDelivery, 3)} ms per delivery (${t.workerPercentOfOneCore ?? '-'} % of one core); ${t.receiverConnections} TLS connections`,
+    `  direct      ${fmt(d.requests, 0)} signed POSTs from one undici client, concurrency ${s.concurrency}, in ${fmt(d.spanS)} s: ${fmt(d.requestsPerS, 0)} requests/s; client CPU ${fmt(d.clientCpuMsPerRequest, 3)} ms per request; ${d.receiverConnections} TLS connections`,
+    `  ratio       delivery pipeline ÷ direct HTTPS to the same receiver: ${w.throughputRatio === null ? '-' : `${w.throughputRatio.toFixed(2)}×`}`,
+    `  latency     ${s.pacedSessionsPerS} sessions/s for ${s.pacedDurationS} s (${fmt(l.deliveries, 0)} deliveries, ${fmt(l.deliveriesPerS, 0)}/s): state change → delivery received`,
+    `              p50 ${fmt(lat.p50)} ms, p95 ${fmt(lat.p95)} ms, p99 ${fmt(lat.p99)} ms, max ${fmt(lat.max)} ms; worker CPU ${fmt(l.workerCpuMsPerDelivery, 3)} ms per delivery`,
+    `              stages p50/p99: created → relay pass ${fmt(l.stagesMs.createdToRelayPass.p50)}/${fmt(l.stagesMs.createdToRelayPass.p99)} ms, → attempt started ${fmt(l.stagesMs.createdToAttemptStart.p50)}/${fmt(l.stagesMs.createdToAttemptStart.p99)} ms; attempt ${fmt(l.stagesMs.attemptDuration.p50)}/${fmt(l.stagesMs.attemptDuration.p99)} ms`,
+    `              (POST /v1/sessions meanwhile: p50 ${fmt(l.createLatencyMs.p50)} ms, p99 ${fmt(l.createLatencyMs.p99)} ms)`,
+    `  deliveries  ${states}; ${w.duplicates} duplicates; signatures of each endpoint's first delivery verified`,
+  ];
+  const windows = [
+    ['throughput', t.machine],
+    ['direct', d.machine],
+    ['latency', l.machine],
+  ].filter(([, m]) => m);
+  if (windows.length > 0) {
+    const cells = ['all', 'worker', 'api', 'receiver', 'pg+redis', 'generator', 'other', 'steal'];
+    const keys = [
+      'busyPct',
+      'workerPct',
+      'apiPct',
+      'receiverPct',
+      'databasesPct',
+      'generatorPct',
+      'otherPct',
+      'stealPct',
+    ];
+    lines.push(
+      '  machine CPU, % of one core (generator = this process: the session creates, or the direct client):',
+      `  ${'window'.padEnd(12)}${cells.map((c) => c.padStart(10)).join('')}`,
+    );
+    for (const [name, m] of windows)
+      lines.push(
+        `  ${name.padEnd(12)}${keys.map((k) => String(m[k] ?? '-').padStart(10)).join('')}`,
+      );
+  }
+  const disturbed = windows
+    .filter(([, m]) => m.otherPct > NOISE.otherPct || m.stealPct > NOISE.stealPct)
+    .map(([name]) => name);
+  if (disturbed.length > 0)
+    lines.push(
+      `  WARNING: other load on the machine during ${disturbed.join(', ')} (other processes > ${NOISE.otherPct} % or steal > ${NOISE.stealPct} % of a core): run again.`,
+    );
+  if (w.problems.length > 0) lines.push(`  PROBLEMS: ${w.problems.join('; ')}`);
+  return lines;
 }
 
 function log(message) {

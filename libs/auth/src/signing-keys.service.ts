@@ -39,7 +39,7 @@ export class SigningKeyService {
     if ((await this.keys.count()) === 0) await this.create(new Date());
     if (this.settings.signingKeySecret === null) {
       this.logger.warn(
-        'SIGNING_KEY_SECRET is not set: private signing keys are stored unencrypted',
+        'SIGNING_KEY_SECRET is not set: private signing keys and webhook secrets are stored unencrypted',
       );
     }
     await this.reload();
