@@ -66,6 +66,13 @@ UPDATE webhook_deliveries d
  WHERE d.id = picked.id
 RETURNING d.id`;
 
+interface ClaimedDelivery {
+  delivery: WebhookDeliveryEntity;
+  /** Null when deleted since the delivery was created (and the event, by retention). */
+  webhook: WebhookEntity | null;
+  event: EventEntity | null;
+}
+
 @Injectable()
 export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(WebhookDeliverer.name);
@@ -131,6 +138,8 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
     if (capacity > 0) {
       const claimed = await this.claim(capacity);
       for (const delivery of claimed) this.start(delivery);
+      // Full: a finishing delivery wakes the pump, no need to look for the next due time.
+      if (claimed.length === capacity) return IDLE_POLL_MS;
     }
     const [{ next_due } = { next_due: null }] = await this.dataSource.query<
       { next_due: Date | null }[]
@@ -139,7 +148,8 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
     return Math.min(IDLE_POLL_MS, Math.max(10, next_due.getTime() - Date.now()));
   }
 
-  private async claim(limit: number): Promise<WebhookDeliveryEntity[]> {
+  /** Leases up to `limit` due deliveries and loads what sending them needs, in three queries. */
+  private async claim(limit: number): Promise<ClaimedDelivery[]> {
     const ids = await this.dataSource.transaction(async (manager) => {
       await manager.query(`SELECT pg_advisory_xact_lock(hashtext('webhook-delivery-claim'))`);
       const [rows] = (await manager.query(CLAIM, [
@@ -149,11 +159,29 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
       return rows.map((row) => row.id);
     });
     if (ids.length === 0) return [];
-    return this.dataSource.getRepository(WebhookDeliveryEntity).findBy({ id: In(ids) });
+    const deliveries = await this.dataSource
+      .getRepository(WebhookDeliveryEntity)
+      .findBy({ id: In(ids) });
+    const [webhooks, events] = await Promise.all([
+      this.dataSource
+        .getRepository(WebhookEntity)
+        .findBy({ id: In([...new Set(deliveries.map((d) => d.webhookId))]) }),
+      this.dataSource
+        .getRepository(EventEntity)
+        .findBy({ id: In([...new Set(deliveries.map((d) => d.eventId))]) }),
+    ]);
+    const webhookById = new Map(webhooks.map((webhook) => [webhook.id, webhook]));
+    const eventById = new Map(events.map((event) => [event.id, event]));
+    return deliveries.map((delivery) => ({
+      delivery,
+      webhook: webhookById.get(delivery.webhookId) ?? null,
+      event: eventById.get(delivery.eventId) ?? null,
+    }));
   }
 
-  private start(delivery: WebhookDeliveryEntity): void {
-    const task = this.deliver(delivery)
+  private start(claimed: ClaimedDelivery): void {
+    const { delivery } = claimed;
+    const task = this.deliver(claimed)
       .catch((error: unknown) =>
         this.logger.error(
           { err: error, delivery: toPublicId('webhookDelivery', delivery.id) },
@@ -168,13 +196,7 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
   }
 
   /** Sends one attempt of a claimed delivery and records what happened. */
-  async deliver(delivery: WebhookDeliveryEntity): Promise<void> {
-    const webhook = await this.dataSource.getRepository(WebhookEntity).findOneBy({
-      id: delivery.webhookId,
-    });
-    const event = await this.dataSource.getRepository(EventEntity).findOneBy({
-      id: delivery.eventId,
-    });
+  private async deliver({ delivery, webhook, event }: ClaimedDelivery): Promise<void> {
     if (!webhook || !event) {
       // Deleted meanwhile (the webhook, or the event by retention): nothing left to send.
       await this.finish(delivery, 'cancelled', null, 'the webhook or the event no longer exists');
@@ -264,7 +286,7 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
         [delivery.id, attemptNumber, state, status, error, delay ?? 0],
       );
       if (state !== 'pending') await this.settle(manager, delivery);
-      if (succeeded) {
+      if (succeeded && webhook.status === 'failed') {
         await this.setStatus(manager, webhook, 'failed', 'enabled', null);
       } else if (gone) {
         await this.setStatus(manager, webhook, null, 'disabled', 'the receiver answered 410 Gone');
