@@ -10,6 +10,7 @@ import { Scope, toPublicId, type Principal } from '#common';
 import { ApiKeyService, DEFAULT_ROTATION_OVERLAP_SECONDS } from '#api-keys';
 import type { ApiKeyEntity } from '#database';
 import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
+import { v1Page } from '../http/v1-list.dto.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
 import {
@@ -57,16 +58,7 @@ export class ApiKeysController {
     @CurrentPrincipal() principal: Principal,
     @Query() query: ListQueryDto,
   ): Promise<ApiKeyListDto> {
-    const limit = query.limit ?? 20;
-    const offset = query.offset ?? 0;
-    const { records, total } = await this.apiKeys.list(principal, { limit, offset });
-    return {
-      results: records.map(toApiKeyDto),
-      total,
-      limit,
-      offset,
-      has_more: offset + records.length < total,
-    };
+    return v1Page(query, (page) => this.apiKeys.list(principal, page), toApiKeyDto);
   }
 
   @Get(':key_id')

@@ -24,3 +24,23 @@ export function V1List<T>(item: Type<T>) {
   }
   return V1ListDto;
 }
+
+export const DEFAULT_V1_LIMIT = 20;
+
+/** Loads one `limit`/`offset` page (defaults applied) and shapes it as the v1 list. */
+export async function v1Page<Row, Item>(
+  query: { limit?: number | undefined; offset?: number | undefined },
+  load: (page: { limit: number; offset: number }) => Promise<{ records: Row[]; total: number }>,
+  toItem: (row: Row) => Item,
+) {
+  const limit = query.limit ?? DEFAULT_V1_LIMIT;
+  const offset = query.offset ?? 0;
+  const { records, total } = await load({ limit, offset });
+  return {
+    results: records.map(toItem),
+    total,
+    limit,
+    offset,
+    has_more: offset + records.length < total,
+  };
+}

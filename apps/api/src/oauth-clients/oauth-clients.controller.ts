@@ -12,6 +12,7 @@ import { Scope, type Principal } from '#common';
 import type { OAuthClientEntity } from '#database';
 import { ListQueryDto } from '../api-keys/api-key.dto.js';
 import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
+import { v1Page } from '../http/v1-list.dto.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
 import {
@@ -72,16 +73,7 @@ export class OAuthClientsController {
     @CurrentPrincipal() principal: Principal,
     @Query() query: ListQueryDto,
   ): Promise<OAuthClientListDto> {
-    const limit = query.limit ?? 20;
-    const offset = query.offset ?? 0;
-    const { records, total } = await this.registry.list(principal, { limit, offset });
-    return {
-      results: records.map(toOAuthClientDto),
-      total,
-      limit,
-      offset,
-      has_more: offset + records.length < total,
-    };
+    return v1Page(query, (page) => this.registry.list(principal, page), toOAuthClientDto);
   }
 
   @Get(':client_id')

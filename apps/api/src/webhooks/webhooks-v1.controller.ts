@@ -4,6 +4,7 @@ import { Scope, type Principal } from '#common';
 import { WebhooksService } from '#webhooks';
 import { ListQueryDto } from '../api-keys/api-key.dto.js';
 import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
+import { v1Page } from '../http/v1-list.dto.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
 import {
@@ -34,16 +35,7 @@ export class WebhooksV1Controller extends WebhooksBaseController {
     @CurrentPrincipal() principal: Principal,
     @Query() query: ListQueryDto,
   ): Promise<WebhookListDto> {
-    const limit = query.limit ?? 20;
-    const offset = query.offset ?? 0;
-    const { records, total } = await this.webhooks.list(principal, { limit, offset });
-    return {
-      results: records.map(toWebhookDto),
-      total,
-      limit,
-      offset,
-      has_more: offset + records.length < total,
-    };
+    return v1Page(query, (page) => this.webhooks.list(principal, page), toWebhookDto);
   }
 
   @Put(':id')
@@ -83,19 +75,10 @@ export class WebhooksV1Controller extends WebhooksBaseController {
     @Param('webhook_id') id: string,
     @Query() query: DeliveryListQueryDto,
   ): Promise<DeliveryListDto> {
-    const limit = query.limit ?? 20;
-    const offset = query.offset ?? 0;
-    const { records, total } = await this.webhooks.listDeliveries(principal, id, {
-      limit,
-      offset,
-      state: query.state,
-    });
-    return {
-      results: records.map(toDeliveryDto),
-      total,
-      limit,
-      offset,
-      has_more: offset + records.length < total,
-    };
+    return v1Page(
+      query,
+      (page) => this.webhooks.listDeliveries(principal, id, { ...page, state: query.state }),
+      toDeliveryDto,
+    );
   }
 }
