@@ -3,6 +3,7 @@ export * from './retry-schedule.js';
 export * from './destination-policy.js';
 export * from './envelopes.js';
 export * from './webhooks.service.js';
+export * from './webhook-deliveries.service.js';
 export * from './webhook-deliverer.js';
 export * from './event-retention.js';
 export * from './webhooks.module.js';

@@ -7,12 +7,13 @@ import { WebhookDeliverer } from './webhook-deliverer.js';
 import { WebhookFanOut } from './webhook-fan-out.js';
 import { WebhookSender } from './webhook-sender.js';
 import { WebhooksService } from './webhooks.service.js';
+import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
 
 /** Managing webhooks (the API). */
 @Module({
   imports: [DatabaseModule],
-  providers: [DestinationPolicy, WebhooksService],
-  exports: [WebhooksService],
+  providers: [DestinationPolicy, WebhooksService, WebhookDeliveriesService],
+  exports: [WebhooksService, WebhookDeliveriesService],
 })
 export class WebhooksModule {}
 

@@ -9,7 +9,7 @@ import {
   ApiResponse,
 } from '@nestjs/swagger';
 import { Scope, type Principal } from '#common';
-import { WebhooksService } from '#webhooks';
+import { WebhookDeliveriesService, WebhooksService } from '#webhooks';
 import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
@@ -31,7 +31,10 @@ const SIGNING =
 
 /** The routes both versions share; each version's controller adds its list shapes. */
 export abstract class WebhooksBaseController {
-  constructor(protected readonly webhooks: WebhooksService) {}
+  constructor(
+    protected readonly webhooks: WebhooksService,
+    protected readonly webhookDeliveries: WebhookDeliveriesService,
+  ) {}
 
   @Post()
   @HttpCode(201)
@@ -145,7 +148,7 @@ export abstract class WebhooksBaseController {
     @Body() body: TestWebhookDto,
   ): Promise<DeliveryDto> {
     return toDeliveryDto(
-      await this.webhooks.sendTest(
+      await this.webhookDeliveries.sendTest(
         principal,
         id,
         body.event_type ?? 'session.completed',
@@ -165,7 +168,7 @@ export abstract class WebhooksBaseController {
     @Param('webhook_id') id: string,
     @Param('delivery_id') deliveryId: string,
   ): Promise<DeliveryDto> {
-    return toDeliveryDto(await this.webhooks.getDelivery(principal, id, deliveryId));
+    return toDeliveryDto(await this.webhookDeliveries.getDelivery(principal, id, deliveryId));
   }
 
   @Post(':webhook_id/deliveries/:delivery_id/retry')
@@ -189,6 +192,6 @@ export abstract class WebhooksBaseController {
     @Param('webhook_id') id: string,
     @Param('delivery_id') deliveryId: string,
   ): Promise<DeliveryDto> {
-    return toDeliveryDto(await this.webhooks.retryDelivery(principal, id, deliveryId));
+    return toDeliveryDto(await this.webhookDeliveries.retryDelivery(principal, id, deliveryId));
   }
 }

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Scope, type Principal } from '#common';
-import { WebhooksService } from '#webhooks';
+import { WebhookDeliveriesService, WebhooksService } from '#webhooks';
 import { ListQueryDto } from '../api-keys/api-key.dto.js';
 import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
 import { v1Page } from '../http/v1-list.dto.js';
@@ -21,8 +21,8 @@ import { WEBHOOK_ID_EXAMPLE, WebhooksBaseController } from './webhooks-base.cont
 @ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
 @Controller({ path: 'webhooks', version: '1' })
 export class WebhooksV1Controller extends WebhooksBaseController {
-  constructor(webhooks: WebhooksService) {
-    super(webhooks);
+  constructor(webhooks: WebhooksService, webhookDeliveries: WebhookDeliveriesService) {
+    super(webhooks, webhookDeliveries);
   }
 
   @Get()
@@ -77,7 +77,8 @@ export class WebhooksV1Controller extends WebhooksBaseController {
   ): Promise<DeliveryListDto> {
     return v1Page(
       query,
-      (page) => this.webhooks.listDeliveries(principal, id, { ...page, state: query.state }),
+      (page) =>
+        this.webhookDeliveries.listDeliveries(principal, id, { ...page, state: query.state }),
       toDeliveryDto,
     );
   }

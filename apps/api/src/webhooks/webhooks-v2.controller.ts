@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Scope, toPublicId, type Principal } from '#common';
-import { WebhooksService } from '#webhooks';
+import { WebhookDeliveriesService, WebhooksService } from '#webhooks';
 import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
@@ -20,8 +20,8 @@ import { WEBHOOK_ID_EXAMPLE, WebhooksBaseController } from './webhooks-base.cont
 @ApiResponse({ status: 400, description: 'VALIDATION_ERROR', type: ErrorEnvelopeDto })
 @Controller({ path: 'webhooks', version: '2' })
 export class WebhooksV2Controller extends WebhooksBaseController {
-  constructor(webhooks: WebhooksService) {
-    super(webhooks);
+  constructor(webhooks: WebhooksService, webhookDeliveries: WebhookDeliveriesService) {
+    super(webhooks, webhookDeliveries);
   }
 
   @Get()
@@ -61,7 +61,7 @@ export class WebhooksV2Controller extends WebhooksBaseController {
     @Query() query: ReplayQueryDto,
   ): Promise<ReplayResultDto> {
     const dryRun = query.dry_run ?? false;
-    const result = await this.webhooks.replay(principal, {
+    const result = await this.webhookDeliveries.replay(principal, {
       webhookId: query.webhook_id,
       from: query.from === undefined ? undefined : new Date(query.from),
       to: query.to === undefined ? undefined : new Date(query.to),
@@ -91,7 +91,7 @@ export class WebhooksV2Controller extends WebhooksBaseController {
     @Query() query: DeliveryListV2QueryDto,
   ): Promise<DeliveryListV2Dto> {
     const perPage = query.per_page ?? 20;
-    const page = await this.webhooks.pageDeliveries(principal, id, {
+    const page = await this.webhookDeliveries.pageDeliveries(principal, id, {
       afterId: decodeCursor('webhookDelivery', query.cursor),
       perPage,
       state: query.state,
