@@ -277,3 +277,95 @@ describe('tenancy', () => {
     }
   });
 });
+
+describe('GET /v1/sessions', () => {
+  it('lists the organisation’s sessions newest first, filtered by status and type, page by page', async () => {
+    const own = await createOrganization(stack, client);
+    const ownToken = await own.token();
+    const ids: string[] = [];
+    for (const type of ['remote_viewing', 'dowsing', 'remote_viewing']) {
+      const created = await createSession({ type, target: `list ${type} [slow]` }, ownToken);
+      ids.push(created.body.session_id);
+    }
+    const all = await client.get('/v1/sessions', { token: ownToken });
+    expect(all.status).toBe(200);
+    expect(all.body).toMatchObject({ total: 3, limit: 20, offset: 0, has_more: false });
+    expect(all.body.results.map((s: { session_id: string }) => s.session_id)).toEqual(
+      [...ids].reverse(),
+    );
+
+    const dowsing = await client.get('/v1/sessions?type=dowsing', { token: ownToken });
+    expect(dowsing.body.results.map((s: { session_id: string }) => s.session_id)).toEqual([ids[1]]);
+
+    const page = await client.get('/v1/sessions?limit=2&offset=2', { token: ownToken });
+    expect(page.body).toMatchObject({ total: 3, limit: 2, offset: 2, has_more: false });
+    expect(page.body.results).toHaveLength(1);
+    const first = await client.get('/v1/sessions?limit=2', { token: ownToken });
+    expect(first.body.has_more).toBe(true);
+
+    await client.post(`/v1/sessions/${ids[0]}/cancel`, { token: ownToken });
+    const failed = await client.get('/v1/sessions?status=failed', { token: ownToken });
+    expect(failed.body.results.map((s: { session_id: string }) => s.session_id)).toEqual([ids[0]]);
+
+    // Another organisation sees none of them.
+    const others = await client.get('/v1/sessions?limit=100', { token });
+    expect(
+      others.body.results.some((s: { session_id: string }) => ids.includes(s.session_id)),
+    ).toBe(false);
+  });
+
+  it.each([
+    ['status=done', 'status'],
+    ['type=tarot', 'type'],
+    ['limit=0', 'limit'],
+    ['limit=101', 'limit'],
+    ['offset=-1', 'offset'],
+  ])('refuses %s naming the field', async (query, field) => {
+    const refused = await client.get(`/v1/sessions?${query}`, { token });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details.field).toBe(field);
+  });
+});
+
+describe('POST /v1/sessions/{id}/cancel', () => {
+  it('fails a running session with reason cancelled, announces it, and stops the work', async () => {
+    const created = await createSession({
+      type: 'remote_viewing',
+      target: 'to be cancelled [slow]',
+    });
+    const id = created.body.session_id;
+    const cancelled = await client.post(`/v1/sessions/${id}/cancel`, { token });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({
+      session_id: id,
+      status: 'failed',
+      failure_reason: 'cancelled',
+      results_available: false,
+    });
+    const progress = cancelled.body.progress as number;
+    // The runner's next step finds the session failed and stops: nothing moves afterwards.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const later = await client.get(`/v1/sessions/${id}`, { token });
+    expect(later.body).toMatchObject({ status: 'failed', progress });
+
+    const again = await client.post(`/v1/sessions/${id}/cancel`, { token });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: 'CONFLICT', details: { field: 'status' } });
+  });
+
+  it('refuses to cancel a completed session, and answers 404 for another organisation’s', async () => {
+    const created = await createSession({ type: 'remote_viewing', target: 'finishes first' });
+    const id = created.body.session_id;
+    await waitFor(async () => {
+      const status = await client.get(`/v1/sessions/${id}`, { token });
+      return status.body.status === 'completed' ? true : null;
+    });
+    const refused = await client.post(`/v1/sessions/${id}/cancel`, { token });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.details.issue).toMatch(/completed/);
+
+    const other = await createOrganization(stack, client);
+    const foreign = await client.post(`/v1/sessions/${id}/cancel`, { token: await other.token() });
+    expect(foreign.status).toBe(404);
+  });
+});

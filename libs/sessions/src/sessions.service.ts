@@ -6,6 +6,7 @@ import {
   toPublicId,
   type Modality,
   type PrivacyLevel,
+  type SessionStatus,
   type SessionType,
   type Tenant,
 } from '#common';
@@ -17,6 +18,7 @@ import { PROGRESS_STEPS } from './session-phase.js';
 import {
   INSERT_SESSION,
   SELECT_SESSION,
+  SESSION_COLUMNS,
   sessionFromRow,
   sessionToRow,
   type SessionRow,
@@ -111,6 +113,92 @@ export class SessionsService {
           ]);
     if (!row) throw AppError.notFound('session', publicId);
     return sessionFromRow(row);
+  }
+
+  /**
+   * A page of the caller's sessions, newest first, optionally of one status
+   * and type. The (organisation, mode, status, created_at) and (organisation,
+   * mode, created_at) indexes serve both orders of filtering.
+   */
+  async list(
+    tenant: Tenant,
+    query: { status?: SessionStatus | undefined; type?: SessionType | undefined },
+    page: { limit: number; offset: number },
+  ): Promise<{ records: SessionEntity[]; total: number }> {
+    const filters = [tenant.organizationId, tenant.mode, query.status ?? null, query.type ?? null];
+    const where = `organization_id = $1 AND mode = $2
+      AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR type = $4)`;
+    const [rows, [{ total }]] = await Promise.all([
+      this.sql.rows<SessionRow>(
+        `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions WHERE ${where}
+          ORDER BY created_at DESC, id DESC LIMIT $5 OFFSET $6`,
+        [...filters, page.limit, page.offset],
+      ),
+      this.sql.rows<{ total: number }>(
+        `SELECT count(*)::int AS total FROM sessions WHERE ${where}`,
+        filters,
+      ) as Promise<[{ total: number }]>,
+    ]);
+    return { records: rows.map(sessionFromRow), total };
+  }
+
+  /**
+   * Cancels a session that has not finished: it becomes `failed` with reason
+   * `cancelled` and `session.failed` announces it, in one transaction. The
+   * runner's next step sees the stored state and stops.
+   */
+  async cancel(tenant: Tenant, publicId: string, requestId: string | null): Promise<SessionEntity> {
+    const uuid = parsePublicId('session', publicId);
+    if (uuid === null) throw AppError.notFound('session', publicId);
+    return this.sql.transaction(async (tx) => {
+      const { rows } = await tx.query<SessionRow>(`${SELECT_SESSION} FOR UPDATE`, [
+        uuid,
+        tenant.organizationId,
+        tenant.mode,
+      ]);
+      if (!rows[0]) throw AppError.notFound('session', publicId);
+      const current = sessionFromRow(rows[0]);
+      if (current.status === 'completed' || current.status === 'failed') {
+        throw new AppError(
+          'CONFLICT',
+          `Session ${publicId} has already ${current.status === 'completed' ? 'completed' : 'failed'}`,
+          {
+            field: 'status',
+            issue: `only initiated or in_progress sessions can be cancelled; this one is ${current.status}`,
+          },
+        );
+      }
+      const failedAt = new Date();
+      const sequence = current.eventSequence + 1;
+      await tx.query(
+        `UPDATE sessions SET status = 'failed', failure_reason = 'cancelled', completed_at = $2,
+                event_sequence = $3, updated_at = $2 WHERE id = $1`,
+        [uuid, failedAt, sequence],
+      );
+      await this.events.append(
+        tx,
+        tenant,
+        'session.failed',
+        {
+          session_id: publicId,
+          type: current.type,
+          status: 'failed',
+          reason: 'cancelled',
+          message: 'The session was cancelled',
+          failed_at: failedAt.toISOString(),
+          sequence,
+        },
+        requestId,
+      );
+      return {
+        ...current,
+        status: 'failed',
+        failureReason: 'cancelled',
+        completedAt: failedAt,
+        eventSequence: sequence,
+        updatedAt: failedAt,
+      };
+    });
   }
 
   /** A sketch of a completed session as SVG, re-drawn from the engine's seed. */

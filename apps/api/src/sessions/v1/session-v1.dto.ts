@@ -1,5 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { MODALITIES, SESSION_STATUSES, SESSION_TYPES } from '#common';
+import { IsIn, IsOptional } from 'class-validator';
+import {
+  MODALITIES,
+  SESSION_STATUSES,
+  SESSION_TYPES,
+  type SessionStatus,
+  type SessionType,
+} from '#common';
+import { ListQueryDto } from '../../api-keys/api-key.dto.js';
+import { V1List } from '../../http/v1-list.dto.js';
+import { oneOf } from '../../http/validation-messages.js';
 
 const SESSION_ID = { example: 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', pattern: '^sess_[0-9a-z]{26}$' };
 const PHASES = ['queued', 'data_collection', 'analysis', 'validation', 'completed', 'failed'];
@@ -152,4 +162,18 @@ export class SessionResultsEnvelopeV1Dto {
 
   @ApiPropertyOptional({ description: 'Present when failed' })
   failure_reason?: string;
+}
+
+export class SessionListV1Dto extends V1List(SessionStatusV1Dto) {}
+
+export class SessionListQueryV1Dto extends ListQueryDto {
+  @ApiPropertyOptional({ enum: SESSION_STATUSES })
+  @IsOptional()
+  @IsIn(SESSION_STATUSES, oneOf(SESSION_STATUSES))
+  status?: SessionStatus;
+
+  @ApiPropertyOptional({ enum: SESSION_TYPES })
+  @IsOptional()
+  @IsIn(SESSION_TYPES, oneOf(SESSION_TYPES))
+  type?: SessionType;
 }

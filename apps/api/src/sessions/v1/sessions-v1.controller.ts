@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Header, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Param, Post, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiOkResponse,
@@ -13,9 +13,12 @@ import { SessionsService } from '#sessions';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
+import { v1Page } from '../../http/v1-list.dto.js';
 import { CreateSessionV1Dto } from './create-session-v1.dto.js';
 import {
   SessionCreatedV1Dto,
+  SessionListQueryV1Dto,
+  SessionListV1Dto,
   SessionResultsEnvelopeV1Dto,
   SessionStatusV1Dto,
 } from './session-v1.dto.js';
@@ -44,6 +47,48 @@ export class SessionsV1Controller {
   ): Promise<SessionCreatedV1Dto> {
     const session = await this.sessions.create(principal, toNewSession(body), requestId);
     return toCreatedV1(session);
+  }
+
+  @Get()
+  @Auth({ scopes: [Scope.SessionsRead] })
+  @ApiOperation({
+    summary: "List your organisation's sessions in the caller's mode, newest first",
+    description:
+      'Filter by `status` and `type`; page with `limit` (1–100, default 20) and `offset`.',
+  })
+  @ApiOkResponse({ type: SessionListV1Dto })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: SessionListQueryV1Dto,
+  ): Promise<SessionListV1Dto> {
+    return v1Page(
+      query,
+      (page) => this.sessions.list(principal, { status: query.status, type: query.type }, page),
+      toStatusV1,
+    );
+  }
+
+  @Post(':session_id/cancel')
+  @HttpCode(200)
+  @Auth({ scopes: [Scope.SessionsWrite] })
+  @ApiOperation({
+    summary: 'Cancel a session',
+    description:
+      'An `initiated` or `in_progress` session becomes `failed` with `failure_reason` `cancelled`, and `session.failed` is sent. A session that has already completed or failed answers 409.',
+  })
+  @ResourceParam('session_id', 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', 'session')
+  @ApiResponse({
+    status: 409,
+    description: 'The session has already finished',
+    type: ErrorEnvelopeDto,
+  })
+  @ApiOkResponse({ type: SessionStatusV1Dto })
+  async cancel(
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
+    @Param('session_id') id: string,
+  ): Promise<SessionStatusV1Dto> {
+    return toStatusV1(await this.sessions.cancel(principal, id, requestId));
   }
 
   @Get(':session_id')
