@@ -1,4 +1,6 @@
+import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Scope } from '#common';
 import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import { startStack, type Stack } from './support/stack.js';
@@ -367,5 +369,72 @@ describe('POST /v1/sessions/{id}/cancel', () => {
     const other = await createOrganization(stack, client);
     const foreign = await client.post(`/v1/sessions/${id}/cancel`, { token: await other.token() });
     expect(foreign.status).toBe(404);
+  });
+});
+
+describe('DELETE /v1/sessions/{id}', () => {
+  it('removes the session, redacts its events and keeps an audit record of who did it', async () => {
+    const created = await createSession({ type: 'remote_viewing', target: 'Secret location 42' });
+    const id = created.body.session_id;
+    await waitFor(async () => {
+      const status = await client.get(`/v1/sessions/${id}`, { token });
+      return status.body.status === 'completed' ? true : null;
+    });
+    const readOnly = await org.token([Scope.SessionsRead, Scope.SessionsWrite]);
+    expect((await client.delete(`/v1/sessions/${id}`, { token: readOnly })).status).toBe(403);
+    const other = await createOrganization(stack, client);
+    expect((await client.delete(`/v1/sessions/${id}`, { token: await other.token() })).status).toBe(
+      404,
+    );
+
+    const deleted = await client.delete(`/v1/sessions/${id}`, {
+      token,
+      headers: { 'x-request-id': 'req_01m833xq4rf6ebqt1s6gy29qr7' },
+    });
+    expect(deleted.status).toBe(204);
+    expect((await client.get(`/v1/sessions/${id}`, { token })).status).toBe(404);
+    expect((await client.get(`/v1/sessions/${id}/results`, { token })).status).toBe(404);
+    expect((await client.delete(`/v1/sessions/${id}`, { token })).status).toBe(404);
+
+    const dataSource = stack.api.get(DataSource);
+    const events: { data: Record<string, unknown> }[] = await dataSource.query(
+      `SELECT data FROM events WHERE organization_id = $1 AND data->>'session_id' = $2`,
+      [org.organizationId, id],
+    );
+    expect(events.length).toBeGreaterThanOrEqual(3);
+    for (const { data } of events) {
+      expect(data).toEqual({ session_id: id, sequence: expect.any(Number), redacted: true });
+    }
+    const [audit] = await dataSource.query(
+      `SELECT action, actor, request_id FROM audit_records WHERE resource_id = $1`,
+      [id],
+    );
+    expect(audit).toEqual({
+      action: 'session.deleted',
+      actor: org.clientId,
+      request_id: 'req_01m833xq4rf6ebqt1s6gy29qr7',
+    });
+  });
+
+  it('stops a running session', async () => {
+    const created = await createSession({
+      type: 'remote_viewing',
+      target: 'deleted mid-run [slow]',
+    });
+    const id = created.body.session_id;
+    await waitFor(async () => {
+      const status = await client.get(`/v1/sessions/${id}`, { token });
+      return status.body.progress >= 10 ? true : null;
+    });
+    expect((await client.delete(`/v1/sessions/${id}`, { token })).status).toBe(204);
+    // The runner's next step finds no session and stops without writing anything for it.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const dataSource = stack.api.get(DataSource);
+    const [{ count }] = await dataSource.query(
+      `SELECT count(*)::int AS count FROM events
+        WHERE data->>'session_id' = $1 AND NOT (data ? 'redacted')`,
+      [id],
+    );
+    expect(count).toBe(0);
   });
 });

@@ -18,6 +18,7 @@ export const ID_PREFIXES = {
   webhookAttempt: 'atmpt',
   replay: 'rpl',
   systemNotice: 'ntc',
+  auditRecord: 'aud',
   apiKey: 'key',
   batch: 'batch',
   report: 'rpt',

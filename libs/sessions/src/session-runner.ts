@@ -238,7 +238,9 @@ export class SessionRunner {
         .select(['s.id', 's.eventSequence'])
         .where('s.id = :id', { id: session.id })
         .setLock('pessimistic_write')
-        .getOneOrFail();
+        .getOne();
+      // Deleted while running: there is nothing left to move on.
+      if (!row) return false;
       return change(manager, row.eventSequence + 1);
     });
   }

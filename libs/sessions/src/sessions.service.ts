@@ -6,6 +6,7 @@ import {
   toPublicId,
   type Modality,
   type PrivacyLevel,
+  type Principal,
   type SessionStatus,
   type SessionType,
   type Tenant,
@@ -198,6 +199,44 @@ export class SessionsService {
         eventSequence: sequence,
         updatedAt: failedAt,
       };
+    });
+  }
+
+  /**
+   * Deletes a session in one transaction: its row goes; the data of its events
+   * in the log shrinks to the session id and sequence, so replays and pending
+   * deliveries carry nothing of it; an audit record keeps who deleted it, when,
+   * and in which request. A running session stops at its next step.
+   */
+  async delete(principal: Principal, publicId: string, requestId: string | null): Promise<void> {
+    const uuid = parsePublicId('session', publicId);
+    if (uuid === null) throw AppError.notFound('session', publicId);
+    await this.sql.transaction(async (tx) => {
+      const { rows } = await tx.query<{ created_at: Date }>(
+        `DELETE FROM sessions WHERE id = $1 AND organization_id = $2 AND mode = $3
+         RETURNING created_at`,
+        [uuid, principal.organizationId, principal.mode],
+      );
+      if (!rows[0]) throw AppError.notFound('session', publicId);
+      // Bounded by the tenant index: only events since the session was created can name it.
+      await tx.query(
+        `UPDATE events
+            SET data = jsonb_build_object('session_id', data->'session_id', 'sequence', data->'sequence', 'redacted', true)
+          WHERE organization_id = $1 AND mode = $2 AND created_at >= $3 AND data->>'session_id' = $4`,
+        [principal.organizationId, principal.mode, rows[0].created_at, publicId],
+      );
+      await tx.query(
+        `INSERT INTO audit_records (id, organization_id, mode, action, resource_id, actor, request_id)
+         VALUES ($1, $2, $3, 'session.deleted', $4, $5, $6)`,
+        [
+          newKey('auditRecord').uuid,
+          principal.organizationId,
+          principal.mode,
+          publicId,
+          principal.subject,
+          requestId,
+        ],
+      );
     });
   }
 

@@ -10,6 +10,7 @@ import { ServerSecretEntity } from './server-secret.entity.js';
 import { WebhookEntity } from './webhook.entity.js';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity.js';
 import { WebhookAttemptEntity } from './webhook-attempt.entity.js';
+import { AuditRecordEntity } from './audit-record.entity.js';
 
 export * from './api-key.entity.js';
 export * from './event.entity.js';
@@ -23,6 +24,7 @@ export * from './server-secret.entity.js';
 export * from './webhook.entity.js';
 export * from './webhook-delivery.entity.js';
 export * from './webhook-attempt.entity.js';
+export * from './audit-record.entity.js';
 
 export const ENTITIES = [
   OrganizationEntity,
@@ -37,5 +39,6 @@ export const ENTITIES = [
   WebhookEntity,
   WebhookDeliveryEntity,
   WebhookAttemptEntity,
+  AuditRecordEntity,
 ];
 export * from './json.js';

@@ -2,6 +2,7 @@ import { Initial1763856000000 } from './1763856000000-initial.js';
 import { OneBootstrapOrganization1763863200000 } from './1763863200000-one-bootstrap-organization.js';
 import { AuthorizationServer1763949600000 } from './1763949600000-authorization-server.js';
 import { Webhooks1764036000000 } from './1764036000000-webhooks.js';
+import { AuditRecords1764043200000 } from './1764043200000-audit-records.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   OneBootstrapOrganization1763863200000,
   AuthorizationServer1763949600000,
   Webhooks1764036000000,
+  AuditRecords1764043200000,
 ];

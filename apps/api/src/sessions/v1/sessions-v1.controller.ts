@@ -1,6 +1,17 @@
-import { Body, Controller, Get, Header, HttpCode, Param, Post, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Header,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+} from '@nestjs/common';
 import {
   ApiCreatedResponse,
+  ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
@@ -89,6 +100,24 @@ export class SessionsV1Controller {
     @Param('session_id') id: string,
   ): Promise<SessionStatusV1Dto> {
     return toStatusV1(await this.sessions.cancel(principal, id, requestId));
+  }
+
+  @Delete(':session_id')
+  @HttpCode(204)
+  @Auth({ scopes: [Scope.SessionsDelete] })
+  @ApiOperation({
+    summary: 'Delete a session',
+    description:
+      'Removes the session and its results; the events that named it keep only the session id and sequence (`"redacted": true`), so replays send nothing of it. An audit record keeps who deleted it and when. A running session stops.',
+  })
+  @ResourceParam('session_id', 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', 'session')
+  @ApiNoContentResponse({ description: 'Deleted' })
+  async delete(
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
+    @Param('session_id') id: string,
+  ): Promise<void> {
+    await this.sessions.delete(principal, id, requestId);
   }
 
   @Get(':session_id')

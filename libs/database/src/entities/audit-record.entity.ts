@@ -1,0 +1,31 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import { TenantOwned } from './tenant-owned.js';
+
+/**
+ * What was done to a resource that no longer exists to say so itself (a
+ * deleted session): who, when, which request. It keeps no data of the resource.
+ */
+@Entity({ name: 'audit_records' })
+@Index('audit_records_tenant_created_idx', ['organizationId', 'mode', 'createdAt'])
+export class AuditRecordEntity extends TenantOwned {
+  @PrimaryColumn({ type: 'uuid' })
+  id!: string;
+
+  /** e.g. `session.deleted`. */
+  @Column({ type: 'text' })
+  action!: string;
+
+  /** Public id of the resource acted on. */
+  @Column({ name: 'resource_id', type: 'text' })
+  resourceId!: string;
+
+  /** The OAuth client id or API key id that acted. */
+  @Column({ type: 'text' })
+  actor!: string;
+
+  @Column({ name: 'request_id', type: 'text', nullable: true })
+  requestId!: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+}
