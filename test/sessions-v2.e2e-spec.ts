@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClient } from './support/client.js';
 import { createOrganization } from './support/factories.js';
@@ -49,5 +50,117 @@ describe('version 2 sessions', () => {
     });
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe('VALIDATION_ERROR');
+  });
+});
+
+describe('GET /v2/sessions', () => {
+  interface Listed {
+    session_id: string;
+    status: string;
+    confidence_score?: number | null;
+    results?: { confidence_score: number } | null;
+  }
+  const idsOf = (body: { data: Listed[] }) => body.data.map((session) => session.session_id);
+
+  it('filters by status, confidence_score comparisons, created_after and analyst_id, in keyset pages', async () => {
+    const org = await createOrganization(stack, client);
+    const own = await org.token();
+    const ids: string[] = [];
+    for (const target of ['alpha ridge', 'beta lake', 'gamma tower', 'delta bridge']) {
+      const created = await client.post('/v2/sessions/create', {
+        token: own,
+        json: { type: 'remote_viewing', target },
+      });
+      ids.push(created.body.session_id);
+    }
+    const scores = new Map<string, number>();
+    for (const id of ids) {
+      const done = await waitFor(async () => {
+        const read = await client.get(`/v2/sessions/${id}`, { token: own });
+        return read.body.status === 'completed' ? read.body : null;
+      });
+      scores.set(id, done.results.confidence_score as number);
+    }
+    const running = await client.post('/v2/sessions/create', {
+      token: own,
+      json: { type: 'remote_viewing', target: 'still running [slow]' },
+    });
+
+    // Right away, while the [slow] one still runs.
+    const completed = await client.get('/v2/sessions?status=completed&per_page=100', {
+      token: own,
+    });
+    expect(idsOf(completed.body).sort()).toEqual([...ids].sort());
+
+    const all = await client.get('/v2/sessions?per_page=2', { token: own });
+    expect(all.status).toBe(200);
+    expect(all.body.pagination).toMatchObject({ page: 1, per_page: 2, total: 5, has_next: true });
+    const second = await client.get(
+      `/v2/sessions?per_page=2&cursor=${all.body.pagination.next_cursor}`,
+      {
+        token: own,
+      },
+    );
+    expect(second.body.pagination).toMatchObject({ page: 2, has_prev: true });
+    const third = await client.get(
+      `/v2/sessions?per_page=2&cursor=${second.body.pagination.next_cursor}`,
+      {
+        token: own,
+      },
+    );
+    expect([...idsOf(all.body), ...idsOf(second.body), ...idsOf(third.body)]).toEqual([
+      running.body.session_id,
+      ...[...ids].reverse(),
+    ]);
+    expect(third.body.pagination).toMatchObject({ has_next: false, next_cursor: null });
+
+    const sorted = [...scores.values()].sort((a, b) => a - b);
+    const low = sorted[0]!;
+    const high = sorted.at(-1)!;
+    const above = await client.get(`/v2/sessions?confidence_score[gt]=${low}&per_page=100`, {
+      token: own,
+    });
+    expect(idsOf(above.body).sort()).toEqual(ids.filter((id) => scores.get(id)! > low).sort());
+    const range = await client.get(
+      `/v2/sessions?confidence_score[gte]=${low}&confidence_score[lt]=${high}&per_page=100`,
+      { token: own },
+    );
+    expect(idsOf(range.body).sort()).toEqual(
+      ids.filter((id) => scores.get(id)! >= low && scores.get(id)! < high).sort(),
+    );
+
+    const future = await client.get('/v2/sessions?created_after=2999-01-01', { token: own });
+    expect(future.body.data).toEqual([]);
+    const past = await client.get('/v2/sessions?created_after=2000-01-01&per_page=100', {
+      token: own,
+    });
+    expect(past.body.pagination.total).toBe(5);
+
+    const [{ analyst_id: analystId }] = await stack.api
+      .get(DataSource)
+      .query(
+        `SELECT analyst_id FROM sessions WHERE analyst_id IS NOT NULL AND organization_id = $1 LIMIT 1`,
+        [org.organizationId],
+      );
+    const byAnalyst = await client.get(`/v2/sessions?analyst_id=${analystId}&per_page=100`, {
+      token: own,
+    });
+    expect(byAnalyst.body.data.length).toBeGreaterThan(0);
+    const none = await client.get('/v2/sessions?analyst_id=analyst_nobody', { token: own });
+    expect(none.body.data).toEqual([]);
+  });
+
+  it.each([
+    ['confidence_score[above]=0.5', 'confidence_score[above]'],
+    ['confidence_score[gt]=high', 'confidence_score[gt]'],
+    ['confidence_score[lt]=2', 'confidence_score[lt]'],
+    ['created_after=yesterday', 'created_after'],
+    ['status=done', 'status'],
+    ['per_page=500', 'per_page'],
+    ['cursor=bm90LWEtY3Vyc29y', 'cursor'],
+  ])('refuses %s with VALIDATION_ERROR naming %s', async (query, field) => {
+    const refused = await client.get(`/v2/sessions?${query}`, { token });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });
   });
 });

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import {
   AppError,
   newKey,
@@ -12,7 +14,7 @@ import {
   type Tenant,
 } from '#common';
 import { AppSettings } from '#config';
-import { Sql, type SessionEntity } from '#database';
+import { keysetPage, SessionEntity, Sql, type KeysetPage } from '#database';
 import { renderSketchSvg } from '#engines';
 import { EventLog } from '#events';
 import { PROGRESS_STEPS } from './session-phase.js';
@@ -24,6 +26,25 @@ import {
   sessionToRow,
   type SessionRow,
 } from './session-rows.js';
+
+/** A comparison of `confidence_score` in a version 2 list filter. */
+export const SCORE_OPERATORS = ['eq', 'gt', 'gte', 'lt', 'lte'] as const;
+export type ScoreOperator = (typeof SCORE_OPERATORS)[number];
+const SQL_COMPARISON: Record<ScoreOperator, string> = {
+  eq: '=',
+  gt: '>',
+  gte: '>=',
+  lt: '<',
+  lte: '<=',
+};
+
+export interface SessionFilter {
+  status?: SessionStatus | undefined;
+  type?: SessionType | undefined;
+  confidenceScore?: { operator: ScoreOperator; value: number }[] | undefined;
+  createdAfter?: Date | undefined;
+  analystId?: string | undefined;
+}
 
 export interface NewSession {
   type: SessionType;
@@ -40,6 +61,7 @@ const QUEUE_ALLOWANCE_MS = 2_000;
 @Injectable()
 export class SessionsService {
   constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly sql: Sql,
     private readonly events: EventLog,
     private readonly settings: AppSettings,
@@ -141,6 +163,37 @@ export class SessionsService {
       ) as Promise<[{ total: number }]>,
     ]);
     return { records: rows.map(sessionFromRow), total };
+  }
+
+  /**
+   * A keyset page of the caller's sessions, newest first, with the version 2
+   * filters. Every filter narrows the (organisation, mode[, status],
+   * created_at) index range; none needs OFFSET.
+   */
+  async page(
+    tenant: Tenant,
+    filter: SessionFilter,
+    afterId: string | null,
+    perPage: number,
+  ): Promise<KeysetPage<SessionEntity>> {
+    const query = this.dataSource
+      .getRepository(SessionEntity)
+      .createQueryBuilder('s')
+      .where('s.organization_id = :organizationId AND s.mode = :mode', tenant);
+    if (filter.status) query.andWhere('s.status = :status', { status: filter.status });
+    if (filter.type) query.andWhere('s.type = :type', { type: filter.type });
+    if (filter.createdAfter) {
+      query.andWhere('s.created_at > :createdAfter', { createdAfter: filter.createdAfter });
+    }
+    if (filter.analystId) {
+      query.andWhere('s.analyst_id = :analystId', { analystId: filter.analystId });
+    }
+    filter.confidenceScore?.forEach(({ operator, value }, index) => {
+      query.andWhere(`s.confidence_score ${SQL_COMPARISON[operator]} :score${index}`, {
+        [`score${index}`]: value,
+      });
+    });
+    return keysetPage(query, afterId, perPage);
   }
 
   /**

@@ -1,5 +1,27 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { MODALITIES, PRIVACY_LEVELS } from '#common';
+import { Type } from 'class-transformer';
+import {
+  IsDateString,
+  IsIn,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
+import {
+  MODALITIES,
+  PRIVACY_LEVELS,
+  SESSION_STATUSES,
+  SESSION_TYPES,
+  type SessionStatus,
+  type SessionType,
+} from '#common';
+import type { ScoreOperator } from '#sessions';
+import { V2List, V2ListQueryDto } from '../../http/v2-list.js';
+import { oneOf } from '../../http/validation-messages.js';
 import {
   SessionResultsMetadataV1Dto,
   SessionResultsV1Dto,
@@ -64,4 +86,85 @@ export class SessionV2Dto extends SessionStatusV1Dto {
 
   @ApiProperty({ type: SessionResultsMetadataV1Dto })
   metadata!: SessionResultsMetadataV1Dto;
+}
+
+const SCORE_RULE = { message: 'must be a number from 0 to 1' };
+
+/** `confidence_score[op]=x`: the bracket names the comparison (eq when left out). */
+const ScoreFilter = (operator: ScoreOperator | null) =>
+  applyDecorators(
+    ApiPropertyOptional({
+      name: operator === null ? 'confidence_score' : `confidence_score[${operator}]`,
+      type: Number,
+      minimum: 0,
+      maximum: 1,
+      description:
+        operator === null
+          ? 'Sessions whose confidence_score equals this'
+          : `Sessions whose confidence_score is ${{ eq: '=', gt: '>', gte: '≥', lt: '<', lte: '≤' }[operator]} this; combine operators for a range`,
+      example: operator === null ? undefined : 0.8,
+    }),
+    IsOptional(),
+    Type(() => Number),
+    IsNumber({ allowNaN: false, allowInfinity: false }, SCORE_RULE),
+    Min(0, SCORE_RULE),
+    Max(1, SCORE_RULE),
+  );
+
+export class SessionListQueryV2Dto extends V2ListQueryDto {
+  @ApiPropertyOptional({ enum: SESSION_STATUSES })
+  @IsOptional()
+  @IsIn(SESSION_STATUSES, oneOf(SESSION_STATUSES))
+  status?: SessionStatus;
+
+  @ApiPropertyOptional({ enum: SESSION_TYPES })
+  @IsOptional()
+  @IsIn(SESSION_TYPES, oneOf(SESSION_TYPES))
+  type?: SessionType;
+
+  @ScoreFilter(null)
+  confidence_score?: number;
+
+  @ScoreFilter('gt')
+  'confidence_score[gt]'?: number;
+
+  @ScoreFilter('gte')
+  'confidence_score[gte]'?: number;
+
+  @ScoreFilter('lt')
+  'confidence_score[lt]'?: number;
+
+  @ScoreFilter('lte')
+  'confidence_score[lte]'?: number;
+
+  @ApiPropertyOptional({
+    format: 'date-time',
+    example: '2026-01-01',
+    description: 'Sessions created after this date or time',
+  })
+  @IsOptional()
+  @IsDateString({ strict: true }, { message: 'must be an ISO 8601 date or date-time' })
+  created_after?: string;
+
+  @ApiPropertyOptional({ example: 'analyst_sim_1', description: 'Sessions this analyst worked on' })
+  @IsOptional()
+  @IsString({ message: 'must be an analyst id' })
+  @MaxLength(100, { message: 'must be an analyst id' })
+  analyst_id?: string;
+}
+
+export class SessionListV2Dto extends V2List(SessionV2Dto) {}
+
+/** The confidence_score comparisons a query asked for. */
+export function scoreComparisons(
+  query: SessionListQueryV2Dto,
+): { operator: ScoreOperator; value: number }[] {
+  const asked: [ScoreOperator, number | undefined][] = [
+    ['eq', query.confidence_score],
+    ['gt', query['confidence_score[gt]']],
+    ['gte', query['confidence_score[gte]']],
+    ['lt', query['confidence_score[lt]']],
+    ['lte', query['confidence_score[lte]']],
+  ];
+  return asked.flatMap(([operator, value]) => (value === undefined ? [] : [{ operator, value }]));
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiOkResponse,
@@ -11,8 +11,14 @@ import { SessionsService } from '#sessions';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
+import { decodeCursor, v2Page } from '../../http/v2-list.js';
 import { CreateSessionV2Dto } from './create-session-v2.dto.js';
-import { SessionV2Dto } from './session-v2.dto.js';
+import {
+  scoreComparisons,
+  SessionListQueryV2Dto,
+  SessionListV2Dto,
+  SessionV2Dto,
+} from './session-v2.dto.js';
 import { toNewSessionV2, toSessionV2 } from './session-v2.mapper.js';
 
 @ApiTags('Sessions (v2)')
@@ -39,6 +45,36 @@ export class SessionsV2Controller {
   ): Promise<SessionV2Dto> {
     const session = await this.sessions.create(principal, toNewSessionV2(body), requestId);
     return toSessionV2(session, (index) => this.sessions.sketchUrl(session, index));
+  }
+
+  @Get()
+  @Auth({ scopes: [Scope.SessionsRead] })
+  @ApiOperation({
+    summary: "List your organisation's sessions in the caller's mode, newest first",
+    description:
+      'Filters combine: `status`, `type`, `confidence_score` with a comparison in brackets (`confidence_score[gt]=0.8`, also `gte`, `lt`, `lte`; plain `confidence_score=` is equality; combine two for a range), `created_after` (a date or date-time), `analyst_id`. Any other bracket, such as `confidence_score[above]`, is refused naming it. Pages with `per_page` and the opaque `cursor` of the previous page.',
+  })
+  @ApiOkResponse({ type: SessionListV2Dto })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: SessionListQueryV2Dto,
+  ): Promise<SessionListV2Dto> {
+    const perPage = query.per_page ?? 20;
+    const page = await this.sessions.page(
+      principal,
+      {
+        status: query.status,
+        type: query.type,
+        confidenceScore: scoreComparisons(query),
+        createdAfter: query.created_after === undefined ? undefined : new Date(query.created_after),
+        analystId: query.analyst_id,
+      },
+      decodeCursor('session', query.cursor),
+      perPage,
+    );
+    return v2Page('session', page, perPage, (session) =>
+      toSessionV2(session, (index) => this.sessions.sketchUrl(session, index)),
+    );
   }
 
   @Get(':session_id')
