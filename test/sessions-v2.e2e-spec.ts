@@ -164,3 +164,46 @@ describe('GET /v2/sessions', () => {
     expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });
   });
 });
+
+describe('POST /v2/mobile/sessions/create and POST /v2/sessions/{id}/results', () => {
+  it('creates the same session with a compact answer', async () => {
+    const created = await client.post('/v2/mobile/sessions/create', {
+      token,
+      json: { type: 'dowsing', target: 'Well site', duration_minutes: 15 },
+    });
+    expect(created.status).toBe(201);
+    expect(Object.keys(created.body).sort()).toEqual(
+      ['created_at', 'estimated_completion', 'session_id', 'status'].sort(),
+    );
+    const read = await client.get(`/v2/sessions/${created.body.session_id}`, { token });
+    expect(read.body).toMatchObject({ type: 'dowsing', duration_minutes: 15 });
+    const refused = await client.post('/v2/mobile/sessions/create', {
+      token,
+      json: { type: 'tarot', target: 'x' },
+    });
+    expect(refused.body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { field: 'type' },
+    });
+  });
+
+  it("refuses submissions for the simulated engine's sessions with 409 naming the engine", async () => {
+    const created = await client.post('/v2/sessions/create', {
+      token,
+      json: { type: 'remote_viewing', target: 'Submission check' },
+    });
+    const id = created.body.session_id;
+    const submitted = await client.post(`/v2/sessions/${id}/results`, {
+      token,
+      json: { descriptors: ['water'] },
+    });
+    expect(submitted.status).toBe(409);
+    expect(submitted.body.error).toMatchObject({ code: 'CONFLICT', details: { field: 'engine' } });
+    const other = await createOrganization(stack, client);
+    const foreign = await client.post(`/v2/sessions/${id}/results`, {
+      token: await other.token(),
+      json: {},
+    });
+    expect(foreign.status).toBe(404);
+  });
+});

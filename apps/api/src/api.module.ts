@@ -28,6 +28,7 @@ import { OAuthClientsController } from './oauth-clients/oauth-clients.controller
 import { OrganizationsV2Controller } from './organizations/organizations-v2.controller.js';
 import { WellKnownController } from './oauth/well-known.controller.js';
 import { SessionsV1Controller } from './sessions/v1/sessions-v1.controller.js';
+import { MobileSessionsV2Controller } from './sessions/v2/mobile-sessions-v2.controller.js';
 import { SessionsV2Controller } from './sessions/v2/sessions-v2.controller.js';
 import { UserProfileController } from './users/user-profile.controller.js';
 import { SystemNoticesV2Controller } from './system/system-notices-v2.controller.js';
@@ -60,6 +61,7 @@ export class ApiModule {
         OAuthClientsController,
         SessionsV1Controller,
         SessionsV2Controller,
+        MobileSessionsV2Controller,
         OrganizationsV2Controller,
         UserProfileController,
         WebhooksV1Controller,

@@ -1,12 +1,13 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import {
+  ApiBody,
   ApiCreatedResponse,
   ApiOkResponse,
   ApiOperation,
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { Scope, type Principal } from '#common';
+import { AppError, Scope, type Principal } from '#common';
 import { SessionsService } from '#sessions';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
@@ -74,6 +75,37 @@ export class SessionsV2Controller {
     );
     return v2Page('session', page, perPage, (session) =>
       toSessionV2(session, (index) => this.sessions.sketchUrl(session, index)),
+    );
+  }
+
+  @Post(':session_id/results')
+  @HttpCode(200)
+  @Auth({ scopes: [Scope.SessionsWrite] })
+  @ApiOperation({
+    summary: "Submit an analyst's data for a session",
+    description:
+      'For sessions run by the `analyst` engine: the assigned analysts submit their data here and the worker aggregates it. Sessions of the `simulated` engine — every session until the analyst workflow is enabled for your organisation — make their own results, so a submission answers 409 naming `engine`.',
+  })
+  @ResourceParam('session_id', 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', 'session')
+  @ApiBody({ schema: { type: 'object', additionalProperties: true } })
+  @ApiResponse({
+    status: 409,
+    description: "The session's engine does not take submissions",
+    type: ErrorEnvelopeDto,
+  })
+  @ApiOkResponse({ type: SessionV2Dto })
+  async submitResults(
+    @CurrentPrincipal() principal: Principal,
+    @Param('session_id') id: string,
+  ): Promise<SessionV2Dto> {
+    const session = await this.sessions.get(principal, id);
+    throw new AppError(
+      'CONFLICT',
+      `Session ${id} is run by the ${session.engine} engine, which makes its own results`,
+      {
+        field: 'engine',
+        issue: `submissions are taken only for sessions of the analyst engine; this one is ${session.engine}`,
+      },
     );
   }
 

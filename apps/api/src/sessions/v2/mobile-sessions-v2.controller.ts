@@ -1,0 +1,43 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Scope, type Principal } from '#common';
+import { SessionsService } from '#sessions';
+import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
+import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { SessionCreatedV1Dto } from '../v1/session-v1.dto.js';
+import { toCreatedV1 } from '../v1/session-v1.mapper.js';
+import { CreateSessionV2Dto } from './create-session-v2.dto.js';
+import { toNewSessionV2 } from './session-v2.mapper.js';
+
+/** The compact answer for mobile clients: what to poll, and when to expect it done. */
+export class MobileSessionCreatedDto extends SessionCreatedV1Dto {}
+
+@ApiTags('Sessions (v2)')
+@ApiResponse({
+  status: 400,
+  description: 'VALIDATION_ERROR with suggested_value and help_url',
+  type: ErrorEnvelopeDto,
+})
+@Controller({ path: 'mobile/sessions', version: '2' })
+export class MobileSessionsV2Controller {
+  constructor(private readonly sessions: SessionsService) {}
+
+  @Post('create')
+  @HttpCode(201)
+  @Auth({ scopes: [Scope.SessionsWrite] })
+  @ApiOperation({
+    summary: 'Create a session from a mobile client',
+    description:
+      'The same request and the same session as POST /v2/sessions/create; the answer carries only `session_id`, `status`, `created_at` and `estimated_completion`, to keep it small on slow links. Read the rest with GET /v2/sessions/{id}.',
+  })
+  @ApiCreatedResponse({ type: MobileSessionCreatedDto })
+  @ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })
+  @ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
+    @Body() body: CreateSessionV2Dto,
+  ): Promise<MobileSessionCreatedDto> {
+    return toCreatedV1(await this.sessions.create(principal, toNewSessionV2(body), requestId));
+  }
+}
