@@ -207,3 +207,100 @@ describe('POST /v2/mobile/sessions/create and POST /v2/sessions/{id}/results', (
     expect(foreign.status).toBe(404);
   });
 });
+
+describe('session templates', () => {
+  it('lists the built-in templates with the organisation’s own, and creates sessions from them', async () => {
+    const org = await createOrganization(stack, client);
+    const own = await org.token();
+    const listed = await client.get('/v2/sessions/templates', { token: own });
+    expect(listed.status).toBe(200);
+    const builtIns = listed.body.data as { template_id: string; name: string; built_in: boolean }[];
+    expect(builtIns.length).toBeGreaterThanOrEqual(4);
+    expect(builtIns.every((template) => template.built_in)).toBe(true);
+
+    const created = await client.post('/v2/sessions/templates', {
+      token: own,
+      json: {
+        name: 'Night shift',
+        type: 'dowsing',
+        modality: 'kinesthetic',
+        duration_minutes: 45,
+        privacy_level: 'public',
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      template_id: expect.stringMatching(/^tpl_/),
+      name: 'Night shift',
+      built_in: false,
+      duration_minutes: 45,
+    });
+    const duplicate = await client.post('/v2/sessions/templates', {
+      token: own,
+      json: { name: 'Night shift', type: 'dowsing' },
+    });
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.body.error.details.field).toBe('name');
+
+    const fromTemplate = await client.post('/v2/sessions/create', {
+      token: own,
+      json: { template_id: created.body.template_id, target: 'Templated', duration_minutes: 20 },
+    });
+    expect(fromTemplate.status).toBe(201);
+    expect(fromTemplate.body).toMatchObject({
+      type: 'dowsing',
+      modality: 'kinesthetic',
+      duration_minutes: 20,
+      privacy_level: 'public',
+    });
+    const fromBuiltIn = await client.post('/v2/sessions/create', {
+      token: own,
+      json: { template_id: builtIns[0]!.template_id, target: 'Built-in' },
+    });
+    expect(fromBuiltIn.status).toBe(201);
+
+    const other = await createOrganization(stack, client);
+    const otherToken = await other.token();
+    expect(
+      (
+        await client.get(`/v2/sessions/templates/${created.body.template_id}`, {
+          token: otherToken,
+        })
+      ).status,
+    ).toBe(404);
+    const foreign = await client.post('/v2/sessions/create', {
+      token: otherToken,
+      json: { template_id: created.body.template_id, target: 'x' },
+    });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { field: 'template_id' },
+    });
+
+    const builtInDelete = await client.delete(
+      `/v2/sessions/templates/${builtIns[0]!.template_id}`,
+      {
+        token: own,
+      },
+    );
+    expect(builtInDelete.status).toBe(409);
+    const deleted = await client.delete(`/v2/sessions/templates/${created.body.template_id}`, {
+      token: own,
+    });
+    expect(deleted.status).toBe(204);
+    expect(
+      (await client.get(`/v2/sessions/templates/${created.body.template_id}`, { token: own }))
+        .status,
+    ).toBe(404);
+  });
+
+  it('still requires a type when no template is named', async () => {
+    const refused = await client.post('/v2/sessions/create', {
+      token,
+      json: { target: 'no type' },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details.field).toBe('type');
+  });
+});

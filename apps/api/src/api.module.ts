@@ -29,6 +29,7 @@ import { OrganizationsV2Controller } from './organizations/organizations-v2.cont
 import { WellKnownController } from './oauth/well-known.controller.js';
 import { SessionsV1Controller } from './sessions/v1/sessions-v1.controller.js';
 import { MobileSessionsV2Controller } from './sessions/v2/mobile-sessions-v2.controller.js';
+import { SessionTemplatesV2Controller } from './sessions/v2/session-templates-v2.controller.js';
 import { SessionsV2Controller } from './sessions/v2/sessions-v2.controller.js';
 import { UserProfileController } from './users/user-profile.controller.js';
 import { SystemNoticesV2Controller } from './system/system-notices-v2.controller.js';
@@ -60,6 +61,8 @@ export class ApiModule {
         ApiKeysController,
         OAuthClientsController,
         SessionsV1Controller,
+        // Before SessionsV2Controller: GET /v2/sessions/templates is not a session id.
+        SessionTemplatesV2Controller,
         SessionsV2Controller,
         MobileSessionsV2Controller,
         OrganizationsV2Controller,

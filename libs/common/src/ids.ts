@@ -19,6 +19,7 @@ export const ID_PREFIXES = {
   replay: 'rpl',
   systemNotice: 'ntc',
   auditRecord: 'aud',
+  sessionTemplate: 'tpl',
   apiKey: 'key',
   batch: 'batch',
   report: 'rpt',

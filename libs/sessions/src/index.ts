@@ -3,3 +3,4 @@ export * from './sessions.service.js';
 export * from './session-runner.js';
 export * from './session-scheduler.js';
 export * from './sessions.module.js';
+export * from './session-templates.service.js';

@@ -3,13 +3,14 @@ import { DatabaseModule } from '#database';
 import { EventsModule } from '#events';
 import { SessionRunner } from './session-runner.js';
 import { SessionScheduler } from './session-scheduler.js';
+import { SessionTemplatesService } from './session-templates.service.js';
 import { SessionsService } from './sessions.service.js';
 
 /** Sessions for API callers (both apps). */
 @Module({
   imports: [DatabaseModule, EventsModule],
-  providers: [SessionsService],
-  exports: [SessionsService],
+  providers: [SessionsService, SessionTemplatesService],
+  exports: [SessionsService, SessionTemplatesService],
 })
 export class SessionsModule {}
 

@@ -11,6 +11,7 @@ import { WebhookEntity } from './webhook.entity.js';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity.js';
 import { WebhookAttemptEntity } from './webhook-attempt.entity.js';
 import { AuditRecordEntity } from './audit-record.entity.js';
+import { SessionTemplateEntity } from './session-template.entity.js';
 
 export * from './api-key.entity.js';
 export * from './event.entity.js';
@@ -25,6 +26,7 @@ export * from './webhook.entity.js';
 export * from './webhook-delivery.entity.js';
 export * from './webhook-attempt.entity.js';
 export * from './audit-record.entity.js';
+export * from './session-template.entity.js';
 
 export const ENTITIES = [
   OrganizationEntity,
@@ -40,5 +42,6 @@ export const ENTITIES = [
   WebhookDeliveryEntity,
   WebhookAttemptEntity,
   AuditRecordEntity,
+  SessionTemplateEntity,
 ];
 export * from './json.js';

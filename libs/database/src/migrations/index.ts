@@ -3,6 +3,7 @@ import { OneBootstrapOrganization1763863200000 } from './1763863200000-one-boots
 import { AuthorizationServer1763949600000 } from './1763949600000-authorization-server.js';
 import { Webhooks1764036000000 } from './1764036000000-webhooks.js';
 import { AuditRecords1764043200000 } from './1764043200000-audit-records.js';
+import { SessionTemplates1764046800000 } from './1764046800000-session-templates.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   AuthorizationServer1763949600000,
   Webhooks1764036000000,
   AuditRecords1764043200000,
+  SessionTemplates1764046800000,
 ];

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Scope, type Principal } from '#common';
-import { SessionsService } from '#sessions';
+import { SessionsService, SessionTemplatesService } from '#sessions';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { SessionCreatedV1Dto } from '../v1/session-v1.dto.js';
@@ -20,7 +20,10 @@ export class MobileSessionCreatedDto extends SessionCreatedV1Dto {}
 })
 @Controller({ path: 'mobile/sessions', version: '2' })
 export class MobileSessionsV2Controller {
-  constructor(private readonly sessions: SessionsService) {}
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly templates: SessionTemplatesService,
+  ) {}
 
   @Post('create')
   @HttpCode(201)
@@ -38,6 +41,12 @@ export class MobileSessionsV2Controller {
     @RequestId() requestId: string,
     @Body() body: CreateSessionV2Dto,
   ): Promise<MobileSessionCreatedDto> {
-    return toCreatedV1(await this.sessions.create(principal, toNewSessionV2(body), requestId));
+    return toCreatedV1(
+      await this.sessions.create(
+        principal,
+        await toNewSessionV2(body, this.templates, principal),
+        requestId,
+      ),
+    );
   }
 }

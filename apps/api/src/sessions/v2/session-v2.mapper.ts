@@ -1,5 +1,6 @@
 import type { SessionEntity } from '#database';
-import type { NewSession } from '#sessions';
+import type { Tenant } from '#common';
+import type { NewSession, SessionTemplatesService } from '#sessions';
 import {
   sessionOptions,
   completedResults,
@@ -10,11 +11,24 @@ import { toStatusV1 } from '../v1/session-v1.mapper.js';
 import type { CreateSessionV2Dto } from './create-session-v2.dto.js';
 import type { SessionV2Dto } from './session-v2.dto.js';
 
-export function toNewSessionV2(body: CreateSessionV2Dto): NewSession {
+/** The session a v2 create body asks for, starting from its template when it names one. */
+export async function toNewSessionV2(
+  body: CreateSessionV2Dto,
+  templates: SessionTemplatesService,
+  tenant: Tenant,
+): Promise<NewSession> {
+  const template =
+    body.template_id === undefined
+      ? null
+      : await templates.resolve(tenant, body.template_id, 'template_id');
+  const options = sessionOptions(body);
   return {
-    type: body.type,
+    // Validation guarantees a type when no template is named.
+    type: body.type ?? template!.type,
     target: body.target,
-    ...sessionOptions(body),
+    modality: body.modality === undefined ? (template?.modality ?? null) : options.modality,
+    durationMinutes: body.duration_minutes ?? template?.durationMinutes ?? options.durationMinutes,
+    privacyLevel: body.privacy_level ?? template?.privacyLevel ?? options.privacyLevel,
   };
 }
 

@@ -8,7 +8,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { AppError, Scope, type Principal } from '#common';
-import { SessionsService } from '#sessions';
+import { SessionsService, SessionTemplatesService } from '#sessions';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
@@ -30,7 +30,10 @@ import { toNewSessionV2, toSessionV2 } from './session-v2.mapper.js';
 })
 @Controller({ path: 'sessions', version: '2' })
 export class SessionsV2Controller {
-  constructor(private readonly sessions: SessionsService) {}
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly templates: SessionTemplatesService,
+  ) {}
 
   @Post('create')
   @HttpCode(201)
@@ -44,7 +47,11 @@ export class SessionsV2Controller {
     @RequestId() requestId: string,
     @Body() body: CreateSessionV2Dto,
   ): Promise<SessionV2Dto> {
-    const session = await this.sessions.create(principal, toNewSessionV2(body), requestId);
+    const session = await this.sessions.create(
+      principal,
+      await toNewSessionV2(body, this.templates, principal),
+      requestId,
+    );
     return toSessionV2(session, (index) => this.sessions.sketchUrl(session, index));
   }
 

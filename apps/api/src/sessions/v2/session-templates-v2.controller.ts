@@ -1,0 +1,106 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import { Scope, type Principal } from '#common';
+import { SessionTemplatesService } from '#sessions';
+import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
+import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { ResourceParam } from '../../http/resource-param.decorator.js';
+import {
+  CreateSessionTemplateDto,
+  SessionTemplateDto,
+  SessionTemplateListDto,
+  toTemplateDto,
+} from './session-template.dto.js';
+
+const TEMPLATE_ID_EXAMPLE = 'tpl_01jh2x7v4ke8rbk3a8y0v0d7qz';
+
+/** Registered before the sessions controller: `templates` must not be read as a session id. */
+@ApiTags('Sessions (v2)')
+@ApiResponse({ status: 400, description: 'VALIDATION_ERROR', type: ErrorEnvelopeDto })
+@Controller({ path: 'sessions/templates', version: '2' })
+export class SessionTemplatesV2Controller {
+  constructor(private readonly templates: SessionTemplatesService) {}
+
+  @Get()
+  @Auth({ scopes: [Scope.SessionsRead] })
+  @ApiOperation({
+    summary: 'List session templates',
+    description:
+      "The built-in templates, then your organisation's own (at most 100) by name, in one page. Pass a `template_id` to POST /v2/sessions/create to start from one.",
+  })
+  @ApiOkResponse({ type: SessionTemplateListDto })
+  async list(@CurrentPrincipal() principal: Principal): Promise<SessionTemplateListDto> {
+    const data = (await this.templates.list(principal)).map(toTemplateDto);
+    return {
+      data,
+      pagination: {
+        page: 1,
+        per_page: data.length,
+        total: data.length,
+        total_pages: 1,
+        has_next: false,
+        has_prev: false,
+        next_cursor: null,
+      },
+    };
+  }
+
+  @Post()
+  @HttpCode(201)
+  @Auth({ scopes: [Scope.SessionsWrite] })
+  @ApiOperation({ summary: 'Create a session template for your organisation' })
+  @ApiResponse({
+    status: 409,
+    description: 'The name is taken, or the organisation already has 100 templates',
+    type: ErrorEnvelopeDto,
+  })
+  @ApiCreatedResponse({ type: SessionTemplateDto })
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateSessionTemplateDto,
+  ): Promise<SessionTemplateDto> {
+    return toTemplateDto(
+      await this.templates.create(principal, {
+        name: body.name,
+        description: body.description ?? '',
+        type: body.type,
+        modality: body.modality ?? null,
+        durationMinutes: body.duration_minutes ?? 30,
+        privacyLevel: body.privacy_level ?? 'private',
+      }),
+    );
+  }
+
+  @Get(':template_id')
+  @Auth({ scopes: [Scope.SessionsRead] })
+  @ApiOperation({ summary: 'Read a session template' })
+  @ResourceParam('template_id', TEMPLATE_ID_EXAMPLE, 'session template')
+  @ApiOkResponse({ type: SessionTemplateDto })
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('template_id') id: string,
+  ): Promise<SessionTemplateDto> {
+    return toTemplateDto(await this.templates.get(principal, id));
+  }
+
+  @Delete(':template_id')
+  @HttpCode(204)
+  @Auth({ scopes: [Scope.SessionsWrite] })
+  @ApiOperation({ summary: "Delete one of your organisation's templates" })
+  @ResourceParam('template_id', TEMPLATE_ID_EXAMPLE, 'session template')
+  @ApiResponse({ status: 409, description: 'A built-in template', type: ErrorEnvelopeDto })
+  @ApiNoContentResponse({ description: 'Deleted' })
+  async delete(
+    @CurrentPrincipal() principal: Principal,
+    @Param('template_id') id: string,
+  ): Promise<void> {
+    await this.templates.delete(principal, id);
+  }
+}
