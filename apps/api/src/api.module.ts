@@ -11,6 +11,7 @@ import { SessionsModule } from '#sessions';
 import { EventsModule } from '#events';
 import { WebhooksModule } from '#webhooks';
 import { ApiKeysController } from './api-keys/api-keys.controller.js';
+import { BatchesV1Controller } from './batches/batches-v1.controller.js';
 import { HealthController } from './health/health.controller.js';
 import { MetricsController } from './health/metrics.controller.js';
 import { ReadinessChecks } from './health/readiness.js';
@@ -61,6 +62,7 @@ export class ApiModule {
         ApiKeysController,
         OAuthClientsController,
         SessionsV1Controller,
+        BatchesV1Controller,
         // Before SessionsV2Controller: GET /v2/sessions/templates is not a session id.
         SessionTemplatesV2Controller,
         SessionsV2Controller,

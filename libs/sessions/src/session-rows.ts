@@ -26,6 +26,7 @@ export const SESSION_COLUMNS = [
   'started_at',
   'completed_at',
   'estimated_completion',
+  'batch_id',
 ] as const;
 
 export type SessionRow = Record<(typeof SESSION_COLUMNS)[number], unknown>;
@@ -62,6 +63,7 @@ export function sessionFromRow(row: SessionRow): SessionEntity {
     startedAt: row.started_at,
     completedAt: row.completed_at,
     estimatedCompletion: row.estimated_completion,
+    batchId: row.batch_id,
   } as SessionEntity;
 }
 
@@ -91,5 +93,6 @@ export function sessionToRow(session: SessionEntity): unknown[] {
     session.startedAt,
     session.completedAt,
     session.estimatedCompletion,
+    session.batchId,
   ];
 }

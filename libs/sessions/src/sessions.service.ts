@@ -14,7 +14,14 @@ import {
   type Tenant,
 } from '#common';
 import { AppSettings } from '#config';
-import { keysetPage, SessionEntity, Sql, type KeysetPage } from '#database';
+import {
+  keysetPage,
+  SessionEntity,
+  Sql,
+  type BatchEntity,
+  type KeysetPage,
+  type SqlExecutor,
+} from '#database';
 import { renderSketchSvg } from '#engines';
 import { EventLog } from '#events';
 import { PROGRESS_STEPS } from './session-phase.js';
@@ -73,6 +80,57 @@ export class SessionsService {
     input: NewSession,
     requestId: string | null,
   ): Promise<SessionEntity> {
+    return this.sql.transaction((tx) => this.insert(tx, tenant, input, requestId, null));
+  }
+
+  /**
+   * Creates a batch of sessions with their `session.created` events in one
+   * transaction: all of them or none.
+   */
+  async createBatch(
+    tenant: Tenant,
+    inputs: NewSession[],
+    requestId: string | null,
+  ): Promise<{ batch: BatchEntity; sessions: SessionEntity[] }> {
+    const batch: BatchEntity = {
+      id: newKey('batch').uuid,
+      organizationId: tenant.organizationId,
+      mode: tenant.mode,
+      kind: 'sessions',
+      itemCount: inputs.length,
+      requestId,
+      createdAt: new Date(),
+    };
+    const sessions = await this.sql.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO batches (id, organization_id, mode, kind, item_count, request_id, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [
+          batch.id,
+          batch.organizationId,
+          batch.mode,
+          batch.kind,
+          batch.itemCount,
+          requestId,
+          batch.createdAt,
+        ],
+      );
+      const created: SessionEntity[] = [];
+      for (const input of inputs) {
+        created.push(await this.insert(tx, tenant, input, requestId, batch.id));
+      }
+      return created;
+    });
+    return { batch, sessions };
+  }
+
+  private async insert(
+    tx: SqlExecutor,
+    tenant: Tenant,
+    input: NewSession,
+    requestId: string | null,
+    batchId: string | null,
+  ): Promise<SessionEntity> {
     const { uuid, id } = newKey('session');
     const now = new Date();
     const session: SessionEntity = {
@@ -102,25 +160,57 @@ export class SessionsService {
       estimatedCompletion: new Date(
         now.getTime() + this.settings.simulatedStepMs * PROGRESS_STEPS + QUEUE_ALLOWANCE_MS,
       ),
+      batchId,
     };
-    await this.sql.transaction(async (tx) => {
-      await tx.query(INSERT_SESSION, sessionToRow(session));
-      await this.events.append(
-        tx,
-        tenant,
-        'session.created',
-        {
-          session_id: id,
-          type: session.type,
-          status: session.status,
-          created_at: now.toISOString(),
-          estimated_completion: session.estimatedCompletion?.toISOString() ?? null,
-          sequence: session.eventSequence,
-        },
-        requestId,
-      );
-    });
+    await tx.query(INSERT_SESSION, sessionToRow(session));
+    await this.events.append(
+      tx,
+      tenant,
+      'session.created',
+      {
+        session_id: id,
+        type: session.type,
+        status: session.status,
+        created_at: now.toISOString(),
+        estimated_completion: session.estimatedCompletion?.toISOString() ?? null,
+        sequence: session.eventSequence,
+      },
+      requestId,
+    );
     return session;
+  }
+
+  /** A batch of the caller's organisation and mode with its sessions in creation order, else NOT_FOUND. */
+  async batch(
+    tenant: Tenant,
+    publicId: string,
+  ): Promise<{ batch: BatchEntity; sessions: SessionEntity[] }> {
+    const uuid = parsePublicId('batch', publicId);
+    const [row] =
+      uuid === null
+        ? []
+        : await this.sql.rows<Record<string, unknown>>(
+            `SELECT id, organization_id, mode, kind, item_count, request_id, created_at FROM batches
+              WHERE id = $1 AND organization_id = $2 AND mode = $3`,
+            [uuid, tenant.organizationId, tenant.mode],
+          );
+    if (!row) throw AppError.notFound('batch', publicId);
+    const sessions = await this.sql.rows<SessionRow>(
+      `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions WHERE batch_id = $1 ORDER BY created_at, id`,
+      [uuid],
+    );
+    return {
+      batch: {
+        id: row.id as string,
+        organizationId: row.organization_id as string,
+        mode: row.mode as BatchEntity['mode'],
+        kind: row.kind as BatchEntity['kind'],
+        itemCount: row.item_count as number,
+        requestId: row.request_id as string | null,
+        createdAt: row.created_at as Date,
+      },
+      sessions: sessions.map(sessionFromRow),
+    };
   }
 
   /** The session with that public id in the caller's organisation and mode, else NOT_FOUND. */

@@ -50,7 +50,17 @@ function issueOf(error: ValidationError): string {
   const constraints = error.constraints ?? {};
   if (constraints.whitelistValidation) return 'is not a recognised field';
   // The most specific message first: presence, then type, then range.
-  const order = ['isDefined', 'isNotEmpty', 'isString', 'isInt', 'isNumber', 'isIn', 'isEnum'];
+  const order = [
+    'isDefined',
+    'isNotEmpty',
+    'isArray',
+    'isObject',
+    'isString',
+    'isInt',
+    'isNumber',
+    'isIn',
+    'isEnum',
+  ];
   const key = order.find((name) => constraints[name]) ?? Object.keys(constraints)[0]!;
   return constraints[key]!.replace(new RegExp(`^${error.property} `), '');
 }

@@ -12,6 +12,7 @@ import { WebhookDeliveryEntity } from './webhook-delivery.entity.js';
 import { WebhookAttemptEntity } from './webhook-attempt.entity.js';
 import { AuditRecordEntity } from './audit-record.entity.js';
 import { SessionTemplateEntity } from './session-template.entity.js';
+import { BatchEntity } from './batch.entity.js';
 
 export * from './api-key.entity.js';
 export * from './event.entity.js';
@@ -27,6 +28,7 @@ export * from './webhook-delivery.entity.js';
 export * from './webhook-attempt.entity.js';
 export * from './audit-record.entity.js';
 export * from './session-template.entity.js';
+export * from './batch.entity.js';
 
 export const ENTITIES = [
   OrganizationEntity,
@@ -43,5 +45,6 @@ export const ENTITIES = [
   WebhookAttemptEntity,
   AuditRecordEntity,
   SessionTemplateEntity,
+  BatchEntity,
 ];
 export * from './json.js';

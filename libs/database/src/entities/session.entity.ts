@@ -80,4 +80,9 @@ export class SessionEntity extends TenantOwned {
 
   @Column({ name: 'estimated_completion', type: 'timestamptz', nullable: true })
   estimatedCompletion!: Date | null;
+
+  /** The batch it was created in, if any. */
+  @Index('sessions_batch_idx', { where: 'batch_id IS NOT NULL' })
+  @Column({ name: 'batch_id', type: 'uuid', nullable: true })
+  batchId!: string | null;
 }

@@ -4,6 +4,7 @@ import { AuthorizationServer1763949600000 } from './1763949600000-authorization-
 import { Webhooks1764036000000 } from './1764036000000-webhooks.js';
 import { AuditRecords1764043200000 } from './1764043200000-audit-records.js';
 import { SessionTemplates1764046800000 } from './1764046800000-session-templates.js';
+import { Batches1764050400000 } from './1764050400000-batches.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   Webhooks1764036000000,
   AuditRecords1764043200000,
   SessionTemplates1764046800000,
+  Batches1764050400000,
 ];

@@ -1,0 +1,101 @@
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import { AppError, Scope, type Principal } from '#common';
+import { SessionsService, type NewSession } from '#sessions';
+import { Auth, CurrentPrincipal, RequestId } from '../http/auth.decorator.js';
+import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
+import { ResourceParam } from '../http/resource-param.decorator.js';
+import { toCreatedV1, toNewSession, toResultsV1 } from '../sessions/v1/session-v1.mapper.js';
+import {
+  BatchCreatedV1Dto,
+  BatchResultsV1Dto,
+  BatchStatusV1Dto,
+  CreateSessionBatchV1Dto,
+  MAX_BATCH_SIZE,
+} from './batch-v1.dto.js';
+import { toBatchStatusV1 } from './batch-v1.mapper.js';
+
+const BATCH_ID_EXAMPLE = 'batch_01jh2x7v4ke8rbk3a8y0v0d7qz';
+
+@ApiTags('Batches (v1)')
+@ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
+@Controller({ path: 'batch', version: '1' })
+export class BatchesV1Controller {
+  constructor(private readonly sessions: SessionsService) {}
+
+  @Post('sessions')
+  @HttpCode(201)
+  @Auth({ scopes: [Scope.SessionsWrite] })
+  @ApiOperation({
+    summary: 'Create a batch of sessions',
+    description: `Up to ${MAX_BATCH_SIZE} POST /v1/sessions bodies in \`sessions\`, created together: all of them or none (a bad item answers 400 naming it, e.g. \`sessions.2.target\`). Follow them with GET /v1/batch/{batch_id}/status.`,
+  })
+  @ApiCreatedResponse({ type: BatchCreatedV1Dto })
+  @ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })
+  @ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })
+  async createSessions(
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
+    @Body() body: CreateSessionBatchV1Dto,
+  ): Promise<BatchCreatedV1Dto> {
+    const inputs = body.sessions.map((item, index) => itemOf(index, () => toNewSession(item)));
+    const { batch, sessions } = await this.sessions.createBatch(principal, inputs, requestId);
+    return { ...toBatchStatusV1(batch, sessions), sessions: sessions.map(toCreatedV1) };
+  }
+
+  @Get(':batch_id/status')
+  @Auth({ scopes: [Scope.SessionsRead] })
+  @ApiOperation({ summary: "A batch's progress: items per status and mean progress" })
+  @ResourceParam('batch_id', BATCH_ID_EXAMPLE, 'batch')
+  @ApiOkResponse({ type: BatchStatusV1Dto })
+  async status(
+    @CurrentPrincipal() principal: Principal,
+    @Param('batch_id') id: string,
+  ): Promise<BatchStatusV1Dto> {
+    const { batch, sessions } = await this.sessions.batch(principal, id);
+    return toBatchStatusV1(batch, sessions);
+  }
+
+  @Get(':batch_id/results')
+  @Auth({ scopes: [Scope.SessionsRead] })
+  @ApiOperation({
+    summary: "A batch's results",
+    description:
+      'Every item as GET /v1/sessions/{id}/results shows it, in the order of the request.',
+  })
+  @ResourceParam('batch_id', BATCH_ID_EXAMPLE, 'batch')
+  @ApiOkResponse({ type: BatchResultsV1Dto })
+  async results(
+    @CurrentPrincipal() principal: Principal,
+    @Param('batch_id') id: string,
+  ): Promise<BatchResultsV1Dto> {
+    const { batch, sessions } = await this.sessions.batch(principal, id);
+    return {
+      ...toBatchStatusV1(batch, sessions),
+      results: sessions.map((session) =>
+        toResultsV1(session, (index) => this.sessions.sketchUrl(session, index)),
+      ),
+    };
+  }
+}
+
+/** Runs an item's own checks, naming the item in the field of any error. */
+function itemOf(index: number, check: () => NewSession): NewSession {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof AppError && typeof error.details.field === 'string') {
+      throw AppError.invalid(
+        `sessions.${index}.${error.details.field}`,
+        String(error.details.issue),
+      );
+    }
+    throw error;
+  }
+}
