@@ -4,8 +4,17 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 const PREFIX = 'enc:v1:';
 const PLAIN_PREFIX = 'plain:';
 
+/** Derived once per process: every webhook delivery opens a sealed secret. */
+let derived: { secret: string; key: Buffer } | null = null;
+
 function keyFrom(secret: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', secret, 'sas-signing-keys', 'private-jwk', 32));
+  if (derived?.secret !== secret) {
+    derived = {
+      secret,
+      key: Buffer.from(hkdfSync('sha256', secret, 'sas-signing-keys', 'private-jwk', 32)),
+    };
+  }
+  return derived.key;
 }
 
 export function sealSecret(plaintext: string, secret: string | null): string {

@@ -18,7 +18,7 @@ import {
   keysetPage,
   SessionEntity,
   Sql,
-  type BatchEntity,
+  BatchEntity,
   type KeysetPage,
   type SqlExecutor,
 } from '#database';
@@ -186,31 +186,20 @@ export class SessionsService {
     publicId: string,
   ): Promise<{ batch: BatchEntity; sessions: SessionEntity[] }> {
     const uuid = parsePublicId('batch', publicId);
-    const [row] =
+    const batch =
       uuid === null
-        ? []
-        : await this.sql.rows<Record<string, unknown>>(
-            `SELECT id, organization_id, mode, kind, item_count, request_id, created_at FROM batches
-              WHERE id = $1 AND organization_id = $2 AND mode = $3`,
-            [uuid, tenant.organizationId, tenant.mode],
-          );
-    if (!row) throw AppError.notFound('batch', publicId);
+        ? null
+        : await this.dataSource.getRepository(BatchEntity).findOneBy({
+            id: uuid,
+            organizationId: tenant.organizationId,
+            mode: tenant.mode,
+          });
+    if (!batch) throw AppError.notFound('batch', publicId);
     const sessions = await this.sql.rows<SessionRow>(
       `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions WHERE batch_id = $1 ORDER BY created_at, id`,
-      [uuid],
+      [batch.id],
     );
-    return {
-      batch: {
-        id: row.id as string,
-        organizationId: row.organization_id as string,
-        mode: row.mode as BatchEntity['mode'],
-        kind: row.kind as BatchEntity['kind'],
-        itemCount: row.item_count as number,
-        requestId: row.request_id as string | null,
-        createdAt: row.created_at as Date,
-      },
-      sessions: sessions.map(sessionFromRow),
-    };
+    return { batch, sessions: sessions.map(sessionFromRow) };
   }
 
   /** The session with that public id in the caller's organisation and mode, else NOT_FOUND. */

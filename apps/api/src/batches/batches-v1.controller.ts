@@ -6,8 +6,8 @@ import {
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { AppError, Scope, type Principal } from '#common';
-import { SessionsService, type NewSession } from '#sessions';
+import { Scope, type Principal } from '#common';
+import { SessionsService } from '#sessions';
 import { Auth, CurrentPrincipal, RequestId } from '../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
@@ -44,7 +44,7 @@ export class BatchesV1Controller {
     @RequestId() requestId: string,
     @Body() body: CreateSessionBatchV1Dto,
   ): Promise<BatchCreatedV1Dto> {
-    const inputs = body.sessions.map((item, index) => itemOf(index, () => toNewSession(item)));
+    const inputs = body.sessions.map((item, index) => toNewSession(item, `sessions.${index}.`));
     const { batch, sessions } = await this.sessions.createBatch(principal, inputs, requestId);
     return { ...toBatchStatusV1(batch, sessions), sessions: sessions.map(toCreatedV1) };
   }
@@ -82,20 +82,5 @@ export class BatchesV1Controller {
         toResultsV1(session, (index) => this.sessions.sketchUrl(session, index)),
       ),
     };
-  }
-}
-
-/** Runs an item's own checks, naming the item in the field of any error. */
-function itemOf(index: number, check: () => NewSession): NewSession {
-  try {
-    return check();
-  } catch (error) {
-    if (error instanceof AppError && typeof error.details.field === 'string') {
-      throw AppError.invalid(
-        `sessions.${index}.${error.details.field}`,
-        String(error.details.issue),
-      );
-    }
-    throw error;
   }
 }

@@ -5,17 +5,24 @@ import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator'
 import { AppError, parsePublicId, toPublicId, type IdKind } from '#common';
 
 export const MAX_PER_PAGE = 100;
+export const DEFAULT_PER_PAGE = 20;
 const PER_PAGE = { message: `must be an integer between 1 and ${MAX_PER_PAGE}` };
 
 /** Query of a version 2 list: `per_page` and the `cursor` of the previous page. */
 export class V2ListQueryDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: 20 })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_PER_PAGE,
+    default: DEFAULT_PER_PAGE,
+  })
   @IsOptional()
   @Type(() => Number)
   @IsInt(PER_PAGE)
   @Min(1, PER_PAGE)
   @Max(MAX_PER_PAGE, PER_PAGE)
-  per_page?: number;
+  // The validation pipe builds the query with `new`, so an absent per_page takes the default.
+  per_page: number = DEFAULT_PER_PAGE;
 
   @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page' })
   @IsOptional()

@@ -67,7 +67,7 @@ export class OrganizationsV2Controller {
     @CurrentPrincipal() principal: Principal,
     @Query() query: V2ListQueryDto,
   ): Promise<OrganizationListDto> {
-    const perPage = query.per_page ?? 20;
+    const perPage = query.per_page;
     const own = await this.organizations.get(principal.organizationId);
     if (!own?.isBootstrap) {
       const rows = own ? [own] : [];

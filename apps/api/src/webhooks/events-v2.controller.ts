@@ -26,7 +26,7 @@ export class EventsV2Controller {
     @CurrentPrincipal() principal: Principal,
     @Query() query: EventListQueryDto,
   ): Promise<EventListV2Dto> {
-    const perPage = query.per_page ?? 20;
+    const perPage = query.per_page;
     const page = await this.events.page(
       principal,
       {

@@ -34,7 +34,7 @@ export class WebhooksV2Controller extends WebhooksBaseController {
     @CurrentPrincipal() principal: Principal,
     @Query() query: V2ListQueryDto,
   ): Promise<WebhookListV2Dto> {
-    const perPage = query.per_page ?? 20;
+    const perPage = query.per_page;
     const page = await this.webhooks.page(
       principal,
       decodeCursor('webhook', query.cursor),
@@ -90,7 +90,7 @@ export class WebhooksV2Controller extends WebhooksBaseController {
     @Param('webhook_id') id: string,
     @Query() query: DeliveryListV2QueryDto,
   ): Promise<DeliveryListV2Dto> {
-    const perPage = query.per_page ?? 20;
+    const perPage = query.per_page;
     const page = await this.webhookDeliveries.pageDeliveries(principal, id, {
       afterId: decodeCursor('webhookDelivery', query.cursor),
       perPage,

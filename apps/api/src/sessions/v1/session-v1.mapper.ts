@@ -15,24 +15,31 @@ import type {
   SessionStatusV1Dto,
 } from './session-v1.dto.js';
 
-/** The body of POST /v1/sessions, with the quick-start spelling resolved and defaults applied. */
-export function toNewSession(body: CreateSessionV1Dto): NewSession {
+/**
+ * The body of POST /v1/sessions, with the quick-start spelling resolved and
+ * defaults applied. `at` prefixes the field names of errors when the body is
+ * an item of a larger request (`sessions.2.`).
+ */
+export function toNewSession(body: CreateSessionV1Dto, at = ''): NewSession {
   if (body.target !== undefined && body.cue !== undefined) {
-    throw AppError.invalid('cue', 'send either target or cue, not both');
+    throw AppError.invalid(`${at}cue`, 'send either target or cue, not both');
   }
   if (
     body.type !== undefined &&
     body.session_type !== undefined &&
     body.type !== body.session_type
   ) {
-    throw AppError.invalid('session_type', 'send either type or session_type, not both');
+    throw AppError.invalid(`${at}session_type`, 'send either type or session_type, not both');
   }
   const target = body.target ?? body.cue;
   if (target === undefined || target.trim() === '') {
-    throw AppError.invalid('target', target === undefined ? 'is required' : 'must not be blank');
+    throw AppError.invalid(
+      `${at}target`,
+      target === undefined ? 'is required' : 'must not be blank',
+    );
   }
   const type = body.type ?? body.session_type;
-  if (type === undefined) throw AppError.invalid('type', 'is required', 'remote_viewing');
+  if (type === undefined) throw AppError.invalid(`${at}type`, 'is required', 'remote_viewing');
   return {
     type,
     target,

@@ -12,6 +12,7 @@ import { SessionTemplatesService } from '#sessions';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
+import { v2Page } from '../../http/v2-list.js';
 import {
   CreateSessionTemplateDto,
   SessionTemplateDto,
@@ -37,19 +38,14 @@ export class SessionTemplatesV2Controller {
   })
   @ApiOkResponse({ type: SessionTemplateListDto })
   async list(@CurrentPrincipal() principal: Principal): Promise<SessionTemplateListDto> {
-    const data = (await this.templates.list(principal)).map(toTemplateDto);
-    return {
-      data,
-      pagination: {
-        page: 1,
-        per_page: data.length,
-        total: data.length,
-        total_pages: 1,
-        has_next: false,
-        has_prev: false,
-        next_cursor: null,
-      },
-    };
+    // One page: built-in templates plus at most 100 of the organisation's own.
+    const rows = await this.templates.list(principal);
+    return v2Page(
+      'sessionTemplate',
+      { rows, total: rows.length, before: 0 },
+      rows.length,
+      toTemplateDto,
+    );
   }
 
   @Post()

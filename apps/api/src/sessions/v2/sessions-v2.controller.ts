@@ -67,7 +67,7 @@ export class SessionsV2Controller {
     @CurrentPrincipal() principal: Principal,
     @Query() query: SessionListQueryV2Dto,
   ): Promise<SessionListV2Dto> {
-    const perPage = query.per_page ?? 20;
+    const perPage = query.per_page;
     const page = await this.sessions.page(
       principal,
       {
