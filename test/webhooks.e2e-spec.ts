@@ -133,6 +133,31 @@ describe('webhook endpoints', () => {
     expect(refused.body.error.details.issue).toMatch(issue);
   });
 
+  it('refuse a bad rotation, an unknown delivery, and a retry of a delivery still pending', async () => {
+    const { webhook_id } = await register({ url: receiver.url, events: ['*'] });
+    const rotation = await client.post(`/v1/webhooks/${webhook_id}/rotate-secret`, {
+      token,
+      json: { overlap_seconds: 10 ** 9 },
+    });
+    expect(rotation.status).toBe(400);
+    expect(rotation.body.error.details.field).toBe('overlap_seconds');
+    const unknown = await client.get(
+      `/v1/webhooks/${webhook_id}/deliveries/dlv_01jh2x7v4ke8rbk3a8y0v0d7qz`,
+      { token },
+    );
+    expect(unknown.status).toBe(404);
+
+    receiver.respondWith({ status: 200, delayMs: 1500 });
+    const sent = await client.post(`/v1/webhooks/${webhook_id}/test`, { token, json: {} });
+    await receiver.waitForRequests(1);
+    const pending = await client.post(
+      `/v1/webhooks/${webhook_id}/deliveries/${sent.body.delivery_id}/retry`,
+      { token },
+    );
+    expect(pending.status).toBe(409);
+    expect(pending.body.error.details.field).toBe('delivery_id');
+  });
+
   it('are invisible to other organisations and to the other mode', async () => {
     const created = await register({ url: receiver.url, events: ['*'] });
     const other = await createOrganization(stack, client);
