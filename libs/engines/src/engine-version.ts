@@ -3,4 +3,4 @@
  * so bumping it changes all simulated outputs: bump it whenever a change
  * would alter any output, and never otherwise.
  */
-export const SIMULATED_ENGINE_VERSION = 'simulated-1.0.0';
+export const SIMULATED_ENGINE_VERSION = 'simulated-1.1.0';

@@ -24,7 +24,7 @@ export {
   type MagicEffects,
 } from './magic-inputs.js';
 export { renderSketchSvg } from './sketch-svg.js';
-export { sessionSeed, normalizeInput, MAX_SIMULATED_ANALYSTS } from './session-seed.js';
+export { sessionSeed, truthSeed, normalizeInput, MAX_SIMULATED_ANALYSTS } from './session-seed.js';
 export {
   DESCRIPTOR_VOCABULARY,
   DESCRIPTOR_TERMS,

@@ -1,3 +1,4 @@
+import { binomialTailP } from '#statistics';
 import { describe, expect, it } from 'vitest';
 import { DESCRIPTOR_TERMS } from './descriptor-vocabulary.js';
 import { scoreSession } from './score-session.js';
@@ -51,6 +52,27 @@ describe('scoreSession', () => {
       water: 2 / 3,
       metal: 1 / 3,
     });
+  });
+
+  it('judges an analyst with several contributions once, over all their trials', () => {
+    const again: AnalystContribution = {
+      ...perfect,
+      picks: truth.targetPositions.map((p, trial) => (trial < 6 ? p : (p + 1) % 4)),
+      memberships: coding({ water: 0.5, wood: 1 }),
+      point: { latitude: 10.03, longitude: 20.03 },
+    };
+    const scores = scoreSession(truth, [perfect, again]);
+    expect(scores.analysts).toHaveLength(1);
+    expect(scores.analysts[0]).toMatchObject({
+      analystId: 'analyst_a',
+      hits: 18,
+      trials: 24,
+      contributionWeight: 1,
+      descriptors: ['water', 'wood', 'structure', 'cold'],
+    });
+    expect(scores.confidenceScore).toBeCloseTo((18 + 0.5) / 26, 15);
+    expect(scores.accuracy).toBeCloseTo((1 + 0.5 / 2) / 2, 12);
+    expect(scores.pValue).toBeCloseTo(binomialTailP(18, 24, 0.25), 15);
   });
 
   it('needs someone to score', () => {

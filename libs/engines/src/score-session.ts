@@ -56,6 +56,8 @@ export interface SessionScores {
  * - confidence: one analyst → calibrated track record over the judged
  *   trials; several → mean of pick agreement (averaged over trials) and
  *   descriptor agreement (pick agreement alone if nobody gave descriptors);
+ * - an analyst with several contributions (a merged session) is one analyst:
+ *   judged over all their trials, their weight shared by their contributions;
  * - location: weighted geometric median; its confidence measures how
  *   tightly the points cluster (dispersion about their unweighted median)
  *   against the null of random points in the search area. Unweighted, so
@@ -70,45 +72,56 @@ export function scoreSession(
   if (contributions.length === 0)
     throw new RangeError('scoreSession needs at least one contribution');
   const p0 = CHANCE_HIT_RATE;
-  const judged = contributions.map((c) => {
-    const hits = c.picks.filter((pick, trial) => pick === truth.targetPositions[trial]).length;
-    return {
-      c,
-      hits,
-      trials: c.picks.length,
-      theta: calibratedTrackRecord(hits, c.picks.length, p0),
-    };
+  const judged = contributions.map((c) => ({
+    c,
+    hits: c.picks.filter((pick, trial) => pick === truth.targetPositions[trial]).length,
+    accuracy: saicAccuracy(truth.targetMemberships, c.memberships),
+    reliability: saicReliability(truth.targetMemberships, c.memberships),
+  }));
+  // A merged session can hold several contributions of one analyst: the
+  // analyst is judged once over all of them, and shares its weight among them.
+  const byAnalyst = new Map<string, typeof judged>();
+  for (const j of judged)
+    byAnalyst.set(j.c.analystId, [...(byAnalyst.get(j.c.analystId) ?? []), j]);
+  const records = [...byAnalyst].map(([analystId, own]) => {
+    const hits = own.reduce((s, j) => s + j.hits, 0);
+    const trials = own.reduce((s, j) => s + j.c.picks.length, 0);
+    return { analystId, own, hits, trials, theta: calibratedTrackRecord(hits, trials, p0) };
   });
   const { weights, equalWeightsFallback } = contributionWeights(
-    judged.map((j) => j.theta),
+    records.map((r) => r.theta),
     p0,
   );
-  const analysts: AnalystScore[] = judged.map(({ c, hits, trials, theta }, i) => ({
-    analystId: c.analystId,
+  const analysts: AnalystScore[] = records.map(({ analystId, own, hits, trials, theta }, i) => ({
+    analystId,
     hits,
     trials,
     theta,
     contributionWeight: weights[i]!,
-    accuracy: saicAccuracy(truth.targetMemberships, c.memberships),
-    reliability: saicReliability(truth.targetMemberships, c.memberships),
-    descriptors: reportedDescriptors(c.memberships),
+    accuracy: mean(own.map((j) => j.accuracy)),
+    reliability: mean(own.map((j) => j.reliability)),
+    descriptors: reportedDescriptors(strongestMemberships(own.map((j) => j.c.memberships))),
   }));
+  const shareOf = new Map(
+    analysts.map((a, i) => [a.analystId, weights[i]! / records[i]!.own.length]),
+  );
+  const contributionShares = judged.map((j) => shareOf.get(j.c.analystId)!);
 
   const points = contributions.map((c) => c.point);
-  const median = weightedGeometricMedian(points, weights);
-  const hits = judged.reduce((s, j) => s + j.hits, 0);
-  const trials = judged.reduce((s, j) => s + j.trials, 0);
+  const median = weightedGeometricMedian(points, contributionShares);
+  const hits = analysts.reduce((s, a) => s + a.hits, 0);
+  const trials = analysts.reduce((s, a) => s + a.trials, 0);
 
   return {
     analysts,
     equalWeightsFallback,
     accuracy: weightedMean(
-      analysts.map((a) => a.accuracy),
-      weights,
+      judged.map((j) => j.accuracy),
+      contributionShares,
     ),
     reliability: weightedMean(
-      analysts.map((a) => a.reliability),
-      weights,
+      judged.map((j) => j.reliability),
+      contributionShares,
     ),
     confidenceScore: confidenceScore(contributions, analysts),
     location: {
@@ -149,6 +162,15 @@ function reportedDescriptors(memberships: readonly number[]): string[] {
     .filter(({ m }) => m > 0)
     .sort((a, b) => b.m - a.m || a.i - b.i)
     .map(({ i }) => DESCRIPTOR_TERMS[i]!);
+}
+
+/** Per descriptor, the strongest membership any of the codings gives it. */
+function strongestMemberships(codings: readonly (readonly number[])[]): number[] {
+  return codings[0]!.map((_, d) => Math.max(...codings.map((coding) => coding[d]!)));
+}
+
+function mean(values: readonly number[]): number {
+  return values.reduce((s, v) => s + v, 0) / values.length;
 }
 
 function weightedMean(values: readonly number[], weights: readonly number[]): number {

@@ -41,3 +41,29 @@ export function sessionSeed(input: SessionWorkInput, orgSeed: string): string {
     }),
   );
 }
+
+/**
+ * The seed of a target's synthetic ground truth: the organisation's seed, the
+ * session type and the target, never the rest of the request. Every session
+ * on one target therefore faces the same truth, as real sessions would, and
+ * their work can be merged (SimulatedSessionEngine#merge).
+ */
+export function truthSeed(
+  input: Pick<SessionWorkInput, 'type' | 'target'>,
+  orgSeed: string,
+): string {
+  return sha256Hex(
+    canonicalJson({
+      engineVersion: SIMULATED_ENGINE_VERSION,
+      truth: { type: input.type, target: input.target },
+      orgSeed,
+    }),
+  );
+}
+
+/** The seed of a merged outcome: the sources' seeds, in the order given. */
+export function mergedSeed(sourceSeeds: readonly string[]): string {
+  return sha256Hex(
+    canonicalJson({ engineVersion: SIMULATED_ENGINE_VERSION, merged: [...sourceSeeds] }),
+  );
+}

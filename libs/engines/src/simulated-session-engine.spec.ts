@@ -65,6 +65,26 @@ describe('SimulatedSessionEngine', () => {
     expect(total).toBeCloseTo(1, 5);
   });
 
+  it('merges sessions on one target: their analysts re-drawn, scored together against one truth', () => {
+    const solo = completed(engine.run(base, 'org_a'));
+    const pair = { ...base, modality: 'tactile' as const, analystCount: 2 };
+    const duo = completed(engine.run(pair, 'org_a'));
+    const merged = engine.merge([base, pair], 'org_a');
+    expect(merged.judging.hits).toBe(solo.judging.hits + duo.judging.hits);
+    expect(merged.results.statistical_validation.sample_size).toBe(36);
+    // analyst_sim_1 worked on both: one analyst over 24 trials.
+    expect(merged.results.collaborative_insights.map((c) => c.analyst_id)).toEqual([
+      'analyst_sim_1',
+      'analyst_sim_2',
+    ]);
+    expect(merged.seed).not.toBe(solo.seed);
+    expect(engine.merge([base, pair], 'org_a')).toEqual(merged);
+    expect(() => engine.merge([base], 'org_a')).toThrow(RangeError);
+    expect(() => engine.merge([base, { ...base, target: 'Elsewhere' }], 'org_a')).toThrow(
+      RangeError,
+    );
+  });
+
   it('fails on [fail] at a seed-derived step and on [timeout] at 90', () => {
     const failed = engine.run({ ...base, target: 'Harbour [fail]' }, 'org_a');
     expect(failed).toMatchObject({ status: 'failed', reason: 'engine_failure' });

@@ -10,9 +10,14 @@ import type {
   SessionEngineOutcome,
   SessionWorkInput,
 } from './session-engine.js';
-import { normalizeInput, sessionSeed } from './session-seed.js';
+import { mergedSeed, normalizeInput, sessionSeed, truthSeed } from './session-seed.js';
 import { SeededRandom } from './seeded-random.js';
-import { CHANCE_HIT_RATE, JUDGING_SET_SIZE } from './session-protocol.js';
+import {
+  type AnalystContribution,
+  CHANCE_HIT_RATE,
+  JUDGING_SET_SIZE,
+  type SessionGroundTruth,
+} from './session-protocol.js';
 import { describeSketches } from './sketch-descriptions.js';
 import { drawContributions } from './simulated-analysts.js';
 import { drawGroundTruth } from './simulated-ground-truth.js';
@@ -44,15 +49,43 @@ export class SimulatedSessionEngine implements SessionEngine {
     };
     if (magic.failure) return failure(magic.failure, seed, common);
 
-    const truth = drawGroundTruth(seed);
-    const contributions = drawContributions(
-      seed,
-      truth.searchArea,
-      normalized.analystCount,
-      normalized.modality,
-    );
-    return completed(scoreSession(truth, contributions), seed, common);
+    const truth = drawGroundTruth(truthSeed(normalized, orgSeed));
+    return completed(scoreSession(truth, contributionsOf(normalized, seed, truth)), seed, common);
   }
+
+  /**
+   * Combines the work of completed sessions on one target into one outcome:
+   * every source's analysts' contributions, re-drawn from its seed, scored
+   * together against the target's (shared) truth. An analyst who worked on
+   * several sources counts once, over all their trials.
+   */
+  merge(sources: readonly SessionWorkInput[], orgSeed: string): CompletedOutcome {
+    const [first] = sources;
+    if (!first || sources.length < 2) throw new RangeError('merge needs at least two sources');
+    if (sources.some((s) => s.type !== first.type || s.target !== first.target)) {
+      throw new RangeError('merged sources must share their type and target');
+    }
+    const truth = drawGroundTruth(truthSeed(first, orgSeed));
+    const seeds = sources.map((source) => sessionSeed(source, orgSeed));
+    const contributions = sources.flatMap((source, i) =>
+      contributionsOf(normalizeInput(source), seeds[i]!, truth),
+    );
+    const seed = mergedSeed(seeds);
+    return completed(scoreSession(truth, contributions), seed, {
+      engine: 'simulated',
+      engineVersion: SIMULATED_ENGINE_VERSION,
+      seed,
+      stepMultiplier: 1,
+    });
+  }
+}
+
+function contributionsOf(
+  input: Required<SessionWorkInput>,
+  seed: string,
+  truth: SessionGroundTruth,
+): AnalystContribution[] {
+  return drawContributions(seed, truth.searchArea, input.analystCount, input.modality);
 }
 
 type Common = Pick<FailedOutcome, 'engine' | 'engineVersion' | 'seed' | 'stepMultiplier'>;
