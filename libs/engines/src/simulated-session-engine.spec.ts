@@ -67,7 +67,7 @@ describe('SimulatedSessionEngine', () => {
 
   it('merges sessions on one target: their analysts re-drawn, scored together against one truth', () => {
     const solo = completed(engine.run(base, 'org_a'));
-    const pair = { ...base, modality: 'tactile' as const, analystCount: 2 };
+    const pair = { ...base, modality: 'kinesthetic' as const, analystCount: 2 };
     const duo = completed(engine.run(pair, 'org_a'));
     const merged = engine.merge([base, pair], 'org_a');
     expect(merged.judging.hits).toBe(solo.judging.hits + duo.judging.hits);

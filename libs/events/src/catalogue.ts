@@ -37,7 +37,8 @@ export interface SessionEventBase extends Sequenced {
 export interface SessionCompletedData extends Sequenced {
   session_id: string;
   type: string;
-  target: string;
+  /** Absent for `classified` sessions, whose target is never sent anywhere. */
+  target?: string;
   status: 'completed';
   confidence_score: number;
   duration_minutes: number;

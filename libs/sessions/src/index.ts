@@ -4,3 +4,4 @@ export * from './session-runner.js';
 export * from './session-scheduler.js';
 export * from './sessions.module.js';
 export * from './session-templates.service.js';
+export * from './session-merger.js';

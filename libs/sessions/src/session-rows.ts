@@ -27,6 +27,8 @@ export const SESSION_COLUMNS = [
   'completed_at',
   'estimated_completion',
   'batch_id',
+  'analyst_count',
+  'merged_from',
 ] as const;
 
 export type SessionRow = Record<(typeof SESSION_COLUMNS)[number], unknown>;
@@ -64,6 +66,8 @@ export function sessionFromRow(row: SessionRow): SessionEntity {
     completedAt: row.completed_at,
     estimatedCompletion: row.estimated_completion,
     batchId: row.batch_id,
+    analystCount: row.analyst_count,
+    mergedFrom: row.merged_from,
   } as SessionEntity;
 }
 
@@ -94,5 +98,7 @@ export function sessionToRow(session: SessionEntity): unknown[] {
     session.completedAt,
     session.estimatedCompletion,
     session.batchId,
+    session.analystCount,
+    session.mergedFrom,
   ];
 }

@@ -8,6 +8,7 @@ import { OrganizationEntity, SessionEntity } from '#database';
 import { SimulatedSessionEngine, type SessionEngineOutcome } from '#engines';
 import { EventLog } from '#events';
 import { phaseOf, PROGRESS_STEP } from './session-phase.js';
+import { sessionCompletedData } from './session-events.js';
 import { SessionsService } from './sessions.service.js';
 
 /**
@@ -41,6 +42,7 @@ export class SessionRunner {
         modality: session.modality,
         durationMinutes: session.durationMinutes,
         privacyLevel: session.privacyLevel,
+        analystCount: session.analystCount,
       },
       organization.engineSeed,
     );
@@ -147,31 +149,13 @@ export class SessionRunner {
         requestId,
       );
       if (completing) {
-        const { results } = outcome;
         await this.events.append(
           manager,
           tenant,
           'session.completed',
-          {
-            session_id: toPublicId('session', session.id),
-            type: session.type,
-            target: session.target,
-            status: 'completed',
-            confidence_score: results.confidence_score,
-            duration_minutes: session.durationMinutes,
-            results: {
-              coordinates: {
-                latitude: results.coordinates.latitude,
-                longitude: results.coordinates.longitude,
-              },
-              descriptors: results.descriptors,
-              sketches: results.sketches.map((sketch) =>
-                this.sessions.sketchUrl(session, sketch.index),
-              ),
-            },
-            completed_at: completedAt.toISOString(),
-            sequence: sequence + 1,
-          },
+          sessionCompletedData(session, outcome.results, completedAt, sequence + 1, (index) =>
+            this.sessions.sketchUrl(session, index),
+          ),
           requestId,
         );
         this.logger.log(

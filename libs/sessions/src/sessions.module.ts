@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '#database';
 import { EventsModule } from '#events';
+import { SessionMerger } from './session-merger.js';
 import { SessionRunner } from './session-runner.js';
 import { SessionScheduler } from './session-scheduler.js';
 import { SessionTemplatesService } from './session-templates.service.js';
@@ -9,8 +10,8 @@ import { SessionsService } from './sessions.service.js';
 /** Sessions for API callers (both apps). */
 @Module({
   imports: [DatabaseModule, EventsModule],
-  providers: [SessionsService, SessionTemplatesService],
-  exports: [SessionsService, SessionTemplatesService],
+  providers: [SessionsService, SessionTemplatesService, SessionMerger],
+  exports: [SessionsService, SessionTemplatesService, SessionMerger],
 })
 export class SessionsModule {}
 

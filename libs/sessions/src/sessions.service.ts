@@ -59,6 +59,8 @@ export interface NewSession {
   modality: Modality | null;
   durationMinutes: number;
   privacyLevel: PrivacyLevel;
+  /** Analysts working independently on it; 1 unless collaborative. */
+  analystCount?: number;
 }
 
 /** Time the simulated engine takes beyond its progress steps (queueing, relay), for estimates. */
@@ -161,6 +163,8 @@ export class SessionsService {
         now.getTime() + this.settings.simulatedStepMs * PROGRESS_STEPS + QUEUE_ALLOWANCE_MS,
       ),
       batchId,
+      analystCount: input.analystCount ?? 1,
+      mergedFrom: null,
     };
     await tx.query(INSERT_SESSION, sessionToRow(session));
     await this.events.append(

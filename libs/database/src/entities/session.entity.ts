@@ -85,4 +85,12 @@ export class SessionEntity extends TenantOwned {
   @Index('sessions_batch_idx', { where: 'batch_id IS NOT NULL' })
   @Column({ name: 'batch_id', type: 'uuid', nullable: true })
   batchId!: string | null;
+
+  /** Analysts working independently: 1, or N for a collaborative session, or the sum for a merge. */
+  @Column({ name: 'analyst_count', type: 'smallint', default: 1 })
+  analystCount!: number;
+
+  /** For a merged session: the sessions it combines, in the order given. */
+  @Column({ name: 'merged_from', type: 'uuid', array: true, nullable: true })
+  mergedFrom!: string[] | null;
 }

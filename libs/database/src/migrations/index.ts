@@ -5,6 +5,7 @@ import { Webhooks1764036000000 } from './1764036000000-webhooks.js';
 import { AuditRecords1764043200000 } from './1764043200000-audit-records.js';
 import { SessionTemplates1764046800000 } from './1764046800000-session-templates.js';
 import { Batches1764050400000 } from './1764050400000-batches.js';
+import { CollaborativeSessions1764054000000 } from './1764054000000-collaborative-sessions.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   AuditRecords1764043200000,
   SessionTemplates1764046800000,
   Batches1764050400000,
+  CollaborativeSessions1764054000000,
 ];

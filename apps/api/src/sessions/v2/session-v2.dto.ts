@@ -86,6 +86,23 @@ export class SessionV2Dto extends SessionStatusV1Dto {
 
   @ApiProperty({ type: SessionResultsMetadataV1Dto })
   metadata!: SessionResultsMetadataV1Dto;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    example: 1,
+    description:
+      'Analysts working independently on it: 1, N for a collaborative session, the sum of its sources for a merge',
+  })
+  analyst_count!: number;
+
+  @ApiProperty({
+    type: [String],
+    nullable: true,
+    example: null,
+    description: 'For a merged session, the sessions it combines; else null',
+  })
+  merged_from!: string[] | null;
 }
 
 const SCORE_RULE = { message: 'must be a number from 0 to 1' };

@@ -1,5 +1,5 @@
 import type { SessionEntity } from '#database';
-import type { Tenant } from '#common';
+import { toPublicId, type Tenant } from '#common';
 import type { NewSession, SessionTemplatesService } from '#sessions';
 import {
   sessionOptions,
@@ -51,5 +51,7 @@ export function toSessionV2(
       },
     }),
     metadata: resultsMetadata(session),
+    analyst_count: session.analystCount,
+    merged_from: session.mergedFrom?.map((uuid) => toPublicId('session', uuid)) ?? null,
   };
 }

@@ -8,12 +8,15 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { AppError, Scope, type Principal } from '#common';
-import { SessionsService, SessionTemplatesService } from '#sessions';
+import { SessionMerger, SessionsService, SessionTemplatesService } from '#sessions';
+import type { SessionEntity } from '#database';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
 import { decodeCursor, v2Page } from '../../http/v2-list.js';
+import { CreateCollaborativeSessionV2Dto } from './collaborative-session-v2.dto.js';
 import { CreateSessionV2Dto } from './create-session-v2.dto.js';
+import { MergeSessionsV2Dto } from './merge-sessions-v2.dto.js';
 import {
   scoreComparisons,
   SessionListQueryV2Dto,
@@ -33,6 +36,7 @@ export class SessionsV2Controller {
   constructor(
     private readonly sessions: SessionsService,
     private readonly templates: SessionTemplatesService,
+    private readonly merger: SessionMerger,
   ) {}
 
   @Post('create')
@@ -52,7 +56,32 @@ export class SessionsV2Controller {
       await toNewSessionV2(body, this.templates, principal),
       requestId,
     );
-    return toSessionV2(session, (index) => this.sessions.sketchUrl(session, index));
+    return this.view(session);
+  }
+
+  @Post('collaborative')
+  @HttpCode(201)
+  @Auth({ scopes: [Scope.SessionsWrite] })
+  @ApiOperation({
+    summary: 'Create a collaborative session: one target, several analysts',
+    description:
+      '`analyst_count` analysts (2–20, default 3) work on the one target independently; the result combines their contributions: weighted geometric median of their coordinates, descriptors kept with the share of analysts reporting them, `confidence_score` from their agreement, `statistical_validation` over all their judged trials, and one `collaborative_insights` entry per analyst with its contribution weight. With the simulated engine they are simulated analysts. Otherwise the body and answer are those of POST /v2/sessions/create.',
+  })
+  @ApiCreatedResponse({ type: SessionV2Dto })
+  async createCollaborative(
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
+    @Body() body: CreateCollaborativeSessionV2Dto,
+  ): Promise<SessionV2Dto> {
+    const session = await this.sessions.create(
+      principal,
+      {
+        ...(await toNewSessionV2(body, this.templates, principal)),
+        analystCount: body.analyst_count ?? 3,
+      },
+      requestId,
+    );
+    return this.view(session);
   }
 
   @Get()
@@ -80,9 +109,7 @@ export class SessionsV2Controller {
       decodeCursor('session', query.cursor),
       perPage,
     );
-    return v2Page('session', page, perPage, (session) =>
-      toSessionV2(session, (index) => this.sessions.sketchUrl(session, index)),
-    );
+    return v2Page('session', page, perPage, (session) => this.view(session));
   }
 
   @Post(':session_id/results')
@@ -116,6 +143,38 @@ export class SessionsV2Controller {
     );
   }
 
+  @Post(':session_id/merge')
+  @HttpCode(201)
+  @Auth({ scopes: [Scope.SessionsWrite] })
+  @ApiOperation({
+    summary: 'Merge completed sessions on the same target into one result',
+    description: [
+      'Creates a new, already completed session combining the one in the path with `session_ids` (up to 20 in all); the sources stay as they are. Rules:',
+      '- every source is yours, `completed`, not itself a merge (merge its sources instead), and has the same `type` and exactly the same `target`; otherwise 409 naming `session_ids` and the session at fault;',
+      "- the result pools every source's contributions against the target: statistics over all their judged trials, coordinates and descriptors over all analysts; an analyst in several sources counts once, over all their trials;",
+      '- it takes the strictest `privacy_level` of its sources (classified, then private, then public), their modality if they share one, the longest duration, and the sum of their `analyst_count`; `merged_from` lists the sources;',
+      '- `session.created` and `session.completed` announce it.',
+    ].join('\n'),
+  })
+  @ResourceParam('session_id', 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', 'session')
+  @ApiCreatedResponse({ type: SessionV2Dto })
+  @ApiResponse({
+    status: 409,
+    description: 'A session cannot be merged with the others',
+    type: ErrorEnvelopeDto,
+  })
+  async merge(
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
+    @Param('session_id') id: string,
+    @Body() body: MergeSessionsV2Dto,
+  ): Promise<SessionV2Dto> {
+    if (body.session_ids.includes(id)) {
+      throw AppError.invalid('session_ids', 'must not name the session in the path');
+    }
+    return this.view(await this.merger.merge(principal, [id, ...body.session_ids], requestId));
+  }
+
   @Get(':session_id')
   @Auth({ scopes: [Scope.SessionsRead] })
   @ApiOperation({ summary: 'Read a session with its later-generation results' })
@@ -125,7 +184,10 @@ export class SessionsV2Controller {
     @CurrentPrincipal() principal: Principal,
     @Param('session_id') id: string,
   ): Promise<SessionV2Dto> {
-    const session = await this.sessions.get(principal, id);
+    return this.view(await this.sessions.get(principal, id));
+  }
+
+  private view(session: SessionEntity): SessionV2Dto {
     return toSessionV2(session, (index) => this.sessions.sketchUrl(session, index));
   }
 }

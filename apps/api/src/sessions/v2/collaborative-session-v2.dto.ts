@@ -1,0 +1,25 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { CreateSessionV2Dto } from './create-session-v2.dto.js';
+
+export const MAX_COLLABORATIVE_ANALYSTS = 20;
+const ANALYST_COUNT_RULE = {
+  message: `must be an integer from 2 to ${MAX_COLLABORATIVE_ANALYSTS}`,
+};
+
+/** Body of POST /v2/sessions/collaborative: a v2 create body plus how many analysts work on the target. */
+export class CreateCollaborativeSessionV2Dto extends CreateSessionV2Dto {
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 2,
+    maximum: MAX_COLLABORATIVE_ANALYSTS,
+    default: 3,
+    description:
+      'Analysts who work on the one target independently; their contributions are combined (with the simulated engine, this many simulated analysts)',
+  })
+  @IsOptional()
+  @IsInt(ANALYST_COUNT_RULE)
+  @Min(2, ANALYST_COUNT_RULE)
+  @Max(MAX_COLLABORATIVE_ANALYSTS, ANALYST_COUNT_RULE)
+  analyst_count?: number;
+}

@@ -1,0 +1,35 @@
+import { toPublicId } from '#common';
+import type { SessionEntity } from '#database';
+import type { SessionResultsData } from '#engines';
+import type { SessionCompletedData } from '#events';
+
+/**
+ * The data of `session.completed`. A classified session's target never
+ * leaves the sessions table: not in events, webhooks, replays or logs.
+ */
+export function sessionCompletedData(
+  session: SessionEntity,
+  results: SessionResultsData,
+  completedAt: Date,
+  sequence: number,
+  sketchUrl: (index: number) => string,
+): SessionCompletedData {
+  return {
+    session_id: toPublicId('session', session.id),
+    type: session.type,
+    ...(session.privacyLevel === 'classified' ? {} : { target: session.target }),
+    status: 'completed',
+    confidence_score: results.confidence_score,
+    duration_minutes: session.durationMinutes,
+    results: {
+      coordinates: {
+        latitude: results.coordinates.latitude,
+        longitude: results.coordinates.longitude,
+      },
+      descriptors: results.descriptors,
+      sketches: results.sketches.map((sketch) => sketchUrl(sketch.index)),
+    },
+    completed_at: completedAt.toISOString(),
+    sequence,
+  };
+}
