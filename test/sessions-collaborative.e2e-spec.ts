@@ -184,3 +184,49 @@ describe('POST /v2/sessions/{id}/merge', () => {
     }
   });
 });
+
+describe('privacy levels', () => {
+  it('shares public sessions read-only with other organisations, and nothing else', async () => {
+    const shared = await create('/v2/sessions/create', {
+      type: 'remote_viewing',
+      target: 'Shared lighthouse',
+      privacy_level: 'public',
+    });
+    const kept = await create('/v2/sessions/create', {
+      type: 'remote_viewing',
+      target: 'Kept lighthouse',
+    });
+    const done = await completed(shared);
+    const outsider = await (await createOrganization(stack, client)).token();
+    const read = await client.get(`/v2/public/sessions/${shared}`, { token: outsider });
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(done);
+    const sketch = await client.get(new URL(done.results.sketches[0].url).pathname, {
+      token: outsider,
+    });
+    expect(sketch.status).toBe(200);
+    expect((await client.get(`/v2/public/sessions/${kept}`, { token: outsider })).status).toBe(404);
+    expect((await client.get(`/v2/sessions/${shared}`, { token: outsider })).status).toBe(404);
+    const cancel = await client.post(`/v1/sessions/${shared}/cancel`, { token: outsider });
+    expect(cancel.status).toBe(404);
+  });
+
+  it('keeps the target of a classified session out of its events', async () => {
+    const secret = 'Vault 7 behind the north wall';
+    const id = await create('/v2/sessions/create', {
+      type: 'remote_viewing',
+      target: secret,
+      privacy_level: 'classified',
+    });
+    await completed(id);
+    const events = await waitFor(async () => {
+      const listed = await client.get('/v2/events?per_page=100', { token });
+      const own = listed.body.data.filter(
+        (e: { data: { session_id?: string } }) => e.data.session_id === id,
+      );
+      return own.some((e: { type: string }) => e.type === 'session.completed') ? own : null;
+    });
+    expect(JSON.stringify(events)).not.toContain(secret);
+    expect(JSON.stringify(events)).not.toContain('"target"');
+  });
+});

@@ -31,6 +31,7 @@ import { WellKnownController } from './oauth/well-known.controller.js';
 import { SessionsV1Controller } from './sessions/v1/sessions-v1.controller.js';
 import { MobileSessionsV2Controller } from './sessions/v2/mobile-sessions-v2.controller.js';
 import { SessionTemplatesV2Controller } from './sessions/v2/session-templates-v2.controller.js';
+import { PublicSessionsV2Controller } from './sessions/v2/public-sessions-v2.controller.js';
 import { SessionsV2Controller } from './sessions/v2/sessions-v2.controller.js';
 import { UserProfileController } from './users/user-profile.controller.js';
 import { SystemNoticesV2Controller } from './system/system-notices-v2.controller.js';
@@ -67,6 +68,7 @@ export class ApiModule {
         SessionTemplatesV2Controller,
         SessionsV2Controller,
         MobileSessionsV2Controller,
+        PublicSessionsV2Controller,
         OrganizationsV2Controller,
         UserProfileController,
         WebhooksV1Controller,

@@ -221,6 +221,20 @@ export class SessionsService {
     return sessionFromRow(row);
   }
 
+  /** A `public` session of any organisation, for read-only sharing; else NOT_FOUND. */
+  async getPublic(publicId: string): Promise<SessionEntity> {
+    const uuid = parsePublicId('session', publicId);
+    const [row] =
+      uuid === null
+        ? []
+        : await this.sql.rows<SessionRow>(
+            `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions WHERE id = $1 AND privacy_level = 'public'`,
+            [uuid],
+          );
+    if (!row) throw AppError.notFound('session', publicId);
+    return sessionFromRow(row);
+  }
+
   /**
    * A page of the caller's sessions, newest first, optionally of one status
    * and type. The (organisation, mode, status, created_at) and (organisation,
@@ -376,9 +390,15 @@ export class SessionsService {
     });
   }
 
-  /** A sketch of a completed session as SVG, re-drawn from the engine's seed. */
+  /**
+   * A sketch of a completed session as SVG, re-drawn from the engine's seed:
+   * of the caller's sessions, or of a public one (shared read-only).
+   */
   async sketch(tenant: Tenant, publicId: string, index: number): Promise<string> {
-    const session = await this.get(tenant, publicId);
+    const session = await this.get(tenant, publicId).catch((error: unknown) => {
+      if (error instanceof AppError && error.code === 'NOT_FOUND') return this.getPublic(publicId);
+      throw error;
+    });
     const sketches = (session.results?.sketches ?? []) as { index: number }[];
     if (session.engineSeed === null || !sketches.some((sketch) => sketch.index === index)) {
       throw new AppError('NOT_FOUND', `Session ${publicId} has no sketch ${index}`, {

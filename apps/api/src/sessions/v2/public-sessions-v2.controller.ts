@@ -1,0 +1,34 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Scope } from '#common';
+import { SessionsService } from '#sessions';
+import { Auth } from '../../http/auth.decorator.js';
+import { ResourceParam } from '../../http/resource-param.decorator.js';
+import { SessionV2Dto } from './session-v2.dto.js';
+import { toSessionV2 } from './session-v2.mapper.js';
+
+/**
+ * Read-only sharing of `public` sessions: their owner hands out the session
+ * id, and any caller of any organisation holding `sessions:read` can read
+ * it here. Nothing else about the session is reachable from outside its
+ * organisation; private and classified sessions answer 404 as if absent.
+ */
+@ApiTags('Sessions (v2)')
+@Controller({ path: 'public/sessions', version: '2' })
+export class PublicSessionsV2Controller {
+  constructor(private readonly sessions: SessionsService) {}
+
+  @Get(':session_id')
+  @Auth({ scopes: [Scope.SessionsRead] })
+  @ApiOperation({
+    summary: 'Read a session shared publicly by any organisation',
+    description:
+      "A session created with `privacy_level: public` can be shared read-only by handing out its id: any authenticated caller with `sessions:read`, of any organisation and mode, reads it here in the version 2 shape. Only reads are shared; cancelling, merging or deleting it stays with its own organisation. A private or classified session's id answers 404, the same as an unknown one.",
+  })
+  @ResourceParam('session_id', 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', 'session')
+  @ApiOkResponse({ type: SessionV2Dto })
+  async get(@Param('session_id') id: string): Promise<SessionV2Dto> {
+    const session = await this.sessions.getPublic(id);
+    return toSessionV2(session, (index) => this.sessions.sketchUrl(session, index));
+  }
+}
