@@ -62,7 +62,20 @@ describe('v2 /enterprise/organizations', () => {
       token: operatorToken,
       json: { name: 'Defaults Ltd' },
     });
-    expect(created.body).toMatchObject({ plan: 'free', tier: 'basic' });
+    expect(created.body).toMatchObject({ plan: 'free', tier: 'basic', max_concurrent_sessions: 5 });
+  });
+
+  it('takes an agreed concurrency limit above the plan’s', async () => {
+    const created = await client.post('/v2/enterprise/organizations', {
+      token: operatorToken,
+      json: { name: 'Big Lab', plan: 'enterprise', max_concurrent_sessions: 2000 },
+    });
+    expect(created.body).toMatchObject({ plan: 'enterprise', max_concurrent_sessions: 2000 });
+    const refused = await client.post('/v2/enterprise/organizations', {
+      token: operatorToken,
+      json: { name: 'Big Lab 2', max_concurrent_sessions: 0 },
+    });
+    expect(refused.body.error.details.field).toBe('max_concurrent_sessions');
   });
 
   it('shows the operator every organisation, page by page with a keyset cursor', async () => {

@@ -1,4 +1,7 @@
+import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newKey, toPublicId } from '#common';
+import { SessionSweeper } from '#sessions';
 import { TestClient } from './support/client.js';
 import { createOrganization } from './support/factories.js';
 import { startStack, type Stack } from './support/stack.js';
@@ -228,5 +231,24 @@ describe('privacy levels', () => {
     });
     expect(JSON.stringify(events)).not.toContain(secret);
     expect(JSON.stringify(events)).not.toContain('"target"');
+  });
+});
+
+describe('sessions whose work was lost', () => {
+  it('are enqueued again by the sweep and finish', async () => {
+    const org = await createOrganization(stack, client);
+    const uuid = newKey('session').uuid;
+    // A session whose job vanished an hour ago (say, with Redis's data): no job, no event to relay.
+    await stack.api.get(DataSource).query(
+      `INSERT INTO sessions (id, organization_id, mode, type, target, duration_minutes, privacy_level,
+                             status, engine, event_sequence, created_at, updated_at)
+       VALUES ($1, $2, 'live', 'dowsing', 'Lost work', 30, 'private', 'initiated', 'simulated', 1,
+               now() - interval '1 hour', now() - interval '1 hour')`,
+      [uuid, org.organizationId],
+    );
+    const sweeper = stack.worker!.get(SessionSweeper);
+    expect(await sweeper.runOnce()).toBeGreaterThanOrEqual(1);
+    const done = await completed(toPublicId('session', uuid), await org.token());
+    expect(done.progress).toBe(100);
   });
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ALL_SCOPES, type Mode } from '#common';
+import type { Plan } from '#database';
 import { ApiKeyService } from '#api-keys';
 import { OAuthClientsService } from '#auth';
 import { OrganizationsService } from '#organizations';
@@ -16,15 +17,20 @@ export interface TestOrganization {
   apiKey(scopes?: readonly string[], mode?: Mode): Promise<string>;
 }
 
-/** A fresh organisation of its own for each test: no shared state to clean up. */
+/**
+ * A fresh organisation of its own for each test: no shared state to clean up.
+ * Enterprise unless told otherwise, so tests that start many sessions stay
+ * within its concurrent sessions.
+ */
 export async function createOrganization(
   stack: Stack,
   client: TestClient,
   mode: Mode = 'live',
+  plan: Plan = 'enterprise',
 ): Promise<TestOrganization> {
   const organization = await stack.api
     .get(OrganizationsService)
-    .create({ name: `Test org ${randomBytes(3).toString('hex')}` });
+    .create({ name: `Test org ${randomBytes(3).toString('hex')}`, plan });
   const { client: oauthClient, clientSecret } = await stack.api
     .get(OAuthClientsService)
     .createConfidential({

@@ -9,6 +9,8 @@ export interface NewOrganization {
   name: string;
   plan?: Plan;
   tier?: Tier;
+  /** Concurrent sessions per mode, when above the plan's; default: the plan's. */
+  maxConcurrentSessions?: number | null;
 }
 
 @Injectable()
@@ -80,6 +82,7 @@ export class OrganizationsService {
       name: input.name,
       plan: input.plan ?? 'free',
       tier: input.tier ?? 'basic',
+      maxConcurrentSessions: input.maxConcurrentSessions ?? null,
       isBootstrap,
       engineSeed: randomBytes(32).toString('hex'),
       createdAt: now,

@@ -5,3 +5,4 @@ export * from './session-scheduler.js';
 export * from './sessions.module.js';
 export * from './session-templates.service.js';
 export * from './session-merger.js';
+export * from './session-sweeper.js';

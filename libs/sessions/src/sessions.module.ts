@@ -4,6 +4,7 @@ import { EventsModule } from '#events';
 import { SessionMerger } from './session-merger.js';
 import { SessionRunner } from './session-runner.js';
 import { SessionScheduler } from './session-scheduler.js';
+import { SessionSweeper } from './session-sweeper.js';
 import { SessionTemplatesService } from './session-templates.service.js';
 import { SessionsService } from './sessions.service.js';
 
@@ -18,7 +19,7 @@ export class SessionsModule {}
 /** The work behind sessions: the worker only. */
 @Module({
   imports: [SessionsModule, DatabaseModule, EventsModule],
-  providers: [SessionRunner, SessionScheduler],
-  exports: [SessionRunner],
+  providers: [SessionRunner, SessionScheduler, SessionSweeper],
+  exports: [SessionRunner, SessionSweeper],
 })
 export class SessionsWorkModule {}

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type pg from 'pg';
 import { DataSource } from 'typeorm';
 import {
   AppError,
@@ -19,6 +20,7 @@ import {
   SessionEntity,
   Sql,
   BatchEntity,
+  type Plan,
   type KeysetPage,
   type SqlExecutor,
 } from '#database';
@@ -63,6 +65,9 @@ export interface NewSession {
   analystCount?: number;
 }
 
+/** Sessions an organisation may have running (initiated or in progress) at once, per mode, by plan. */
+export const CONCURRENT_SESSIONS: Record<Plan, number> = { free: 5, pro: 50, enterprise: 500 };
+
 /** Time the simulated engine takes beyond its progress steps (queueing, relay), for estimates. */
 const QUEUE_ALLOWANCE_MS = 2_000;
 
@@ -82,7 +87,11 @@ export class SessionsService {
     input: NewSession,
     requestId: string | null,
   ): Promise<SessionEntity> {
-    return this.sql.transaction((tx) => this.insert(tx, tenant, input, requestId, null));
+    return this.sql.transaction(async (tx) => {
+      const session = await this.insert(tx, tenant, input, requestId, null);
+      await this.assertConcurrencyWithin(tx, tenant);
+      return session;
+    });
   }
 
   /**
@@ -121,9 +130,60 @@ export class SessionsService {
       for (const input of inputs) {
         created.push(await this.insert(tx, tenant, input, requestId, batch.id));
       }
+      await this.assertConcurrencyWithin(tx, tenant);
       return created;
     });
     return { batch, sessions };
+  }
+
+  /**
+   * Refuses (429, rolling back the caller's transaction) when the sessions
+   * just inserted take the tenant over its plan's concurrent sessions. Runs
+   * after the inserts, so the per-tenant lock is held only for this count and
+   * the commit: concurrent creates serialise here, and each count (a fresh
+   * snapshot once the lock is granted) sees every create committed before it.
+   */
+  private async assertConcurrencyWithin(tx: pg.PoolClient, tenant: Tenant): Promise<void> {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+      `sessions:${tenant.organizationId}:${tenant.mode}`,
+    ]);
+    const {
+      rows: [usage],
+    } = await tx.query<{ plan: Plan; max_concurrent_sessions: number | null }>(
+      'SELECT plan, max_concurrent_sessions FROM organizations WHERE id = $1',
+      [tenant.organizationId],
+    );
+    if (!usage) return;
+    const limit = usage.max_concurrent_sessions ?? CONCURRENT_SESSIONS[usage.plan];
+    // Counting stops past the limit, so the check costs the same however many are running.
+    const { running } = (
+      await tx.query<{ running: number }>(
+        `SELECT count(*)::int AS running FROM (
+         SELECT 1 FROM sessions WHERE organization_id = $1 AND mode = $2
+            AND status IN ('initiated', 'in_progress') LIMIT $3) AS running`,
+        [tenant.organizationId, tenant.mode, limit + 1],
+      )
+    ).rows[0]!;
+    if (running <= limit) return;
+    const { next_done } = (
+      await tx.query<{ next_done: Date | null }>(
+        `SELECT min(estimated_completion) AS next_done FROM sessions
+        WHERE organization_id = $1 AND mode = $2 AND status IN ('initiated', 'in_progress')`,
+        [tenant.organizationId, tenant.mode],
+      )
+    ).rows[0]!;
+    const waitSeconds = Math.ceil(((next_done?.getTime() ?? 0) - Date.now()) / 1000);
+    throw new AppError(
+      'RATE_LIMITED',
+      `The ${usage.plan} plan allows ${limit} concurrent sessions (initiated or in progress), and that many are running`,
+      {
+        field: 'concurrent_sessions',
+        issue: `at most ${limit} sessions may be initiated or in progress at once`,
+        limit,
+        plan: usage.plan,
+      },
+      { 'Retry-After': String(Math.max(1, waitSeconds)) },
+    );
   }
 
   private async insert(

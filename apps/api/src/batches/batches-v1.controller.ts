@@ -20,6 +20,7 @@ import {
   MAX_BATCH_SIZE,
 } from './batch-v1.dto.js';
 import { toBatchStatusV1 } from './batch-v1.mapper.js';
+import { ApiConcurrentSessionsLimit } from '../sessions/concurrency-limit.decorator.js';
 
 const BATCH_ID_EXAMPLE = 'batch_01jh2x7v4ke8rbk3a8y0v0d7qz';
 
@@ -30,6 +31,7 @@ export class BatchesV1Controller {
   constructor(private readonly sessions: SessionsService) {}
 
   @Post('sessions')
+  @ApiConcurrentSessionsLimit()
   @HttpCode(201)
   @Auth({ scopes: [Scope.SessionsWrite] })
   @ApiOperation({

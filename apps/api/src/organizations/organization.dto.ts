@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { PLANS, TIERS, type Plan, type Tier } from '#database';
 import { oneOf } from '../http/validation-messages.js';
 import { V2List } from '../http/v2-list.js';
@@ -19,6 +19,19 @@ export class CreateOrganizationDto {
   @IsOptional()
   @IsIn(TIERS, oneOf(TIERS))
   tier?: Tier;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: 100000,
+    description:
+      "Concurrent sessions (initiated or in progress) allowed per mode, for an agreement above the plan's (free 5, pro 50, enterprise 500). Default: the plan's",
+  })
+  @IsOptional()
+  @IsInt({ message: 'must be an integer from 1 to 100000' })
+  @Min(1, { message: 'must be an integer from 1 to 100000' })
+  @Max(100000, { message: 'must be an integer from 1 to 100000' })
+  max_concurrent_sessions?: number;
 }
 
 export class OrganizationDto {
@@ -33,6 +46,12 @@ export class OrganizationDto {
 
   @ApiProperty({ enum: TIERS })
   tier!: string;
+
+  @ApiProperty({
+    type: 'integer',
+    description: 'Concurrent sessions (initiated or in progress) allowed per mode',
+  })
+  max_concurrent_sessions!: number;
 
   @ApiProperty({ description: 'The operator organisation of this deployment' })
   is_operator!: boolean;

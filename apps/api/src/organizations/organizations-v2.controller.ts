@@ -9,6 +9,7 @@ import {
 import { ALL_SCOPES, Scope, toPublicId, type Principal } from '#common';
 import { ApiKeyService } from '#api-keys';
 import type { OrganizationEntity } from '#database';
+import { CONCURRENT_SESSIONS } from '#sessions';
 import { OrganizationsService } from '#organizations';
 import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
@@ -47,6 +48,7 @@ export class OrganizationsV2Controller {
       name: body.name,
       ...(body.plan ? { plan: body.plan } : {}),
       ...(body.tier ? { tier: body.tier } : {}),
+      maxConcurrentSessions: body.max_concurrent_sessions ?? null,
     });
     // The new organisation's first key: every scope, live mode, created on the operator's behalf.
     const { key } = await this.apiKeys.create(
@@ -89,6 +91,8 @@ function toOrganizationDto(organization: OrganizationEntity): OrganizationDto {
     name: organization.name,
     plan: organization.plan,
     tier: organization.tier,
+    max_concurrent_sessions:
+      organization.maxConcurrentSessions ?? CONCURRENT_SESSIONS[organization.plan],
     is_operator: organization.isBootstrap,
     created_at: organization.createdAt.toISOString(),
   };

@@ -20,6 +20,10 @@ export class OrganizationEntity {
   @Column({ type: 'text', default: 'basic' })
   tier!: Tier;
 
+  /** Concurrent sessions allowed per mode when above the plan's (enterprise "500 and more"); null: the plan's. */
+  @Column({ name: 'max_concurrent_sessions', type: 'integer', nullable: true })
+  maxConcurrentSessions!: number | null;
+
   /** The operator organisation created from BOOTSTRAP_* settings; at most one. */
   @Column({ name: 'is_bootstrap', type: 'boolean', default: false })
   isBootstrap!: boolean;

@@ -34,6 +34,7 @@ import {
   SessionStatusV1Dto,
 } from './session-v1.dto.js';
 import { toCreatedV1, toNewSession, toResultsV1, toStatusV1 } from './session-v1.mapper.js';
+import { ApiConcurrentSessionsLimit } from '../concurrency-limit.decorator.js';
 
 @ApiTags('Sessions (v1)')
 @ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
@@ -42,6 +43,7 @@ export class SessionsV1Controller {
   constructor(private readonly sessions: SessionsService) {}
 
   @Post()
+  @ApiConcurrentSessionsLimit()
   @HttpCode(201)
   @Auth({ scopes: [Scope.SessionsWrite] })
   @ApiOperation({

@@ -8,6 +8,7 @@ import { SessionCreatedV1Dto } from '../v1/session-v1.dto.js';
 import { toCreatedV1 } from '../v1/session-v1.mapper.js';
 import { CreateSessionV2Dto } from './create-session-v2.dto.js';
 import { toNewSessionV2 } from './session-v2.mapper.js';
+import { ApiConcurrentSessionsLimit } from '../concurrency-limit.decorator.js';
 
 /** The compact answer for mobile clients: what to poll, and when to expect it done. */
 export class MobileSessionCreatedDto extends SessionCreatedV1Dto {}
@@ -26,6 +27,7 @@ export class MobileSessionsV2Controller {
   ) {}
 
   @Post('create')
+  @ApiConcurrentSessionsLimit()
   @HttpCode(201)
   @Auth({ scopes: [Scope.SessionsWrite] })
   @ApiOperation({

@@ -24,6 +24,7 @@ import {
   SessionV2Dto,
 } from './session-v2.dto.js';
 import { toNewSessionV2, toSessionV2 } from './session-v2.mapper.js';
+import { ApiConcurrentSessionsLimit } from '../concurrency-limit.decorator.js';
 
 @ApiTags('Sessions (v2)')
 @ApiResponse({
@@ -40,6 +41,7 @@ export class SessionsV2Controller {
   ) {}
 
   @Post('create')
+  @ApiConcurrentSessionsLimit()
   @HttpCode(201)
   @Auth({ scopes: [Scope.SessionsWrite] })
   @ApiOperation({ summary: 'Create a session (version 2)' })
@@ -60,6 +62,7 @@ export class SessionsV2Controller {
   }
 
   @Post('collaborative')
+  @ApiConcurrentSessionsLimit()
   @HttpCode(201)
   @Auth({ scopes: [Scope.SessionsWrite] })
   @ApiOperation({
