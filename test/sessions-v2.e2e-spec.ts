@@ -150,6 +150,46 @@ describe('GET /v2/sessions', () => {
     expect(none.body.data).toEqual([]);
   });
 
+  it('counts exactly up to 1,000 and estimates beyond; pages carry their number in the cursor', async () => {
+    const org = await createOrganization(stack, client);
+    const own = await org.token();
+    // 1,100 finished sessions, oldest first, written directly: the API would take minutes.
+    await stack.api.get(DataSource).query(
+      `INSERT INTO sessions (id, organization_id, mode, type, target, duration_minutes, privacy_level,
+                             status, engine, failure_reason, event_sequence, created_at, updated_at)
+       SELECT (lpad(to_hex((extract(epoch FROM t) * 1000)::bigint), 12, '0') || '7'
+                 || substr(md5(i::text), 1, 3) || '8' || substr(md5(i::text), 4, 15))::uuid,
+              $1, 'live', 'dowsing', 'Bulk ' || i, 30, 'private', 'failed', 'simulated',
+              'engine_failure', 1, t, t
+         FROM generate_series(1, 1100) AS i, LATERAL (SELECT now() - (1101 - i) * interval '1 second' AS t) AS at`,
+      [org.organizationId],
+    );
+    await stack.api.get(DataSource).query('ANALYZE sessions');
+    const first = await client.get('/v2/sessions?per_page=100', { token: own });
+    expect(first.body.pagination).toMatchObject({
+      page: 1,
+      per_page: 100,
+      total_estimated: true,
+      has_next: true,
+      has_prev: false,
+    });
+    expect(first.body.pagination.total).toBeGreaterThan(1000);
+    const second = await client.get(
+      `/v2/sessions?per_page=100&cursor=${first.body.pagination.next_cursor}`,
+      { token: own },
+    );
+    expect(second.body.pagination).toMatchObject({ page: 2, has_prev: true });
+    expect(idsOf(second.body)).not.toContain(idsOf(first.body)[99]);
+    // A narrower filter is counted exactly.
+    const exact = await client.get('/v2/sessions?status=completed', { token: own });
+    expect(exact.body.pagination).toMatchObject({ total: 0, total_estimated: false });
+    // A cursor whose count was tampered with is refused.
+    const [id] = Buffer.from(first.body.pagination.next_cursor, 'base64url').toString().split('.');
+    const tampered = Buffer.from(`${id}.x`).toString('base64url');
+    const refused = await client.get(`/v2/sessions?cursor=${tampered}`, { token: own });
+    expect(refused.body.error.details.field).toBe('cursor');
+  });
+
   it.each([
     ['confidence_score[above]=0.5', 'confidence_score[above]'],
     ['confidence_score[gt]=high', 'confidence_score[gt]'],

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppError, parsePublicId, type Tenant } from '#common';
-import { EventEntity, keysetPage, type KeysetPage } from '#database';
+import { EventEntity, keysetPage, type KeysetPage, type PageRequest } from '#database';
 
 export interface EventFilter {
   type?: string | undefined;
@@ -21,8 +21,7 @@ export class EventReader {
   async page(
     tenant: Tenant,
     filter: EventFilter,
-    afterId: string | null,
-    perPage: number,
+    request: PageRequest,
   ): Promise<KeysetPage<EventEntity>> {
     const query = this.dataSource
       .getRepository(EventEntity)
@@ -36,7 +35,7 @@ export class EventReader {
     if (filter.createdBefore !== undefined) {
       query.andWhere('e.created_at < :before', { before: filter.createdBefore });
     }
-    return keysetPage(query, afterId, perPage);
+    return keysetPage(query, request);
   }
 
   async get(tenant: Tenant, publicId: string): Promise<EventEntity> {

@@ -22,6 +22,7 @@ import {
   BatchEntity,
   type Plan,
   type KeysetPage,
+  type PageRequest,
   type SqlExecutor,
 } from '#database';
 import { renderSketchSvg } from '#engines';
@@ -324,14 +325,16 @@ export class SessionsService {
 
   /**
    * A keyset page of the caller's sessions, newest first, with the version 2
-   * filters. Every filter narrows the (organisation, mode[, status],
-   * created_at) index range; none needs OFFSET.
+   * filters, in any combination. Each filter has an index that leads with it
+   * after the tenant (status, analyst, confidence score; created_at is the
+   * order) and INCLUDEs the other filtered columns, so PostgreSQL picks the
+   * narrowest and checks the rest inside the index (migration
+   * 1764057600000). None needs OFFSET.
    */
   async page(
     tenant: Tenant,
     filter: SessionFilter,
-    afterId: string | null,
-    perPage: number,
+    request: PageRequest,
   ): Promise<KeysetPage<SessionEntity>> {
     const query = this.dataSource
       .getRepository(SessionEntity)
@@ -350,7 +353,7 @@ export class SessionsService {
         [`score${index}`]: value,
       });
     });
-    return keysetPage(query, afterId, perPage);
+    return keysetPage(query, request);
   }
 
   /**

@@ -9,6 +9,7 @@ import {
   WebhookDeliveryEntity,
   type DeliveryState,
   type KeysetPage,
+  type PageRequest,
   type WebhookEntity,
 } from '#database';
 import { EVENT_TYPES } from '#events';
@@ -102,7 +103,7 @@ export class WebhookDeliveriesService {
   async pageDeliveries(
     tenant: Tenant,
     webhookPublicId: string,
-    query: { afterId: string | null; perPage: number; state?: DeliveryState | undefined },
+    query: PageRequest & { state?: DeliveryState | undefined },
   ): Promise<KeysetPage<DeliveryWithAttempts & { id: string }>> {
     const webhook = await this.webhooks.get(tenant, webhookPublicId);
     const select = this.dataSource
@@ -110,7 +111,7 @@ export class WebhookDeliveriesService {
       .createQueryBuilder('d')
       .where('d.webhook_id = :webhookId', { webhookId: webhook.id });
     if (query.state) select.andWhere('d.state = :state', { state: query.state });
-    const page = await keysetPage(select, query.afterId, query.perPage);
+    const page = await keysetPage(select, query);
     const rows = await this.withDetails(page.rows);
     return { ...page, rows: rows.map((row) => ({ ...row, id: row.delivery.id })) };
   }

@@ -3,7 +3,13 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppError, newKey, parsePublicId, sealSecret, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { WebhookEntity, type EnvelopeFormat, keysetPage, type KeysetPage } from '#database';
+import {
+  WebhookEntity,
+  type EnvelopeFormat,
+  keysetPage,
+  type KeysetPage,
+  type PageRequest,
+} from '#database';
 import { EVENT_TYPES } from '#events';
 import { DestinationPolicy, parseReceiverUrl } from './destination-policy.js';
 import { generateSigningSecret } from './signatures.js';
@@ -67,16 +73,12 @@ export class WebhooksService {
     return { records, total };
   }
 
-  async page(
-    tenant: Tenant,
-    afterId: string | null,
-    perPage: number,
-  ): Promise<KeysetPage<WebhookEntity>> {
+  async page(tenant: Tenant, request: PageRequest): Promise<KeysetPage<WebhookEntity>> {
     const query = this.dataSource
       .getRepository(WebhookEntity)
       .createQueryBuilder('w')
       .where('w.organization_id = :organizationId AND w.mode = :mode', tenant);
-    return keysetPage(query, afterId, perPage);
+    return keysetPage(query, request);
   }
 
   async get(tenant: Tenant, publicId: string): Promise<WebhookEntity> {

@@ -3,6 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { AppError, parsePublicId, toPublicId, type IdKind } from '#common';
+import { EXACT_COUNT_LIMIT, type PageRequest } from '#database';
 
 export const MAX_PER_PAGE = 100;
 export const DEFAULT_PER_PAGE = 20;
@@ -27,7 +28,7 @@ export class V2ListQueryDto {
   @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page' })
   @IsOptional()
   @IsString({ message: 'must be a string' })
-  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'is not a cursor this service issued' })
+  @Matches(/^[A-Za-z0-9_-]{1,80}$/, { message: 'is not a cursor this service issued' })
   cursor?: string;
 }
 
@@ -38,8 +39,16 @@ export class PaginationDto {
   @ApiProperty({ type: 'integer' })
   per_page!: number;
 
-  @ApiProperty({ type: 'integer' })
+  @ApiProperty({
+    type: 'integer',
+    description: `Matching items: exact up to ${EXACT_COUNT_LIMIT.toLocaleString('en')}; above that an estimate, and \`total_estimated\` is true`,
+  })
   total!: number;
+
+  @ApiProperty({
+    description: `True when \`total\` (and so \`total_pages\`) is an estimate: more than ${EXACT_COUNT_LIMIT.toLocaleString('en')} items match`,
+  })
+  total_estimated!: boolean;
 
   @ApiProperty({ type: 'integer' })
   total_pages!: number;
@@ -77,35 +86,60 @@ export function V2List<T>(item: ClassType<T>) {
  */
 export function v2Page<Row extends { id: string }, Item>(
   kind: IdKind,
-  page: { rows: Row[]; total: number; before: number },
+  page: { rows: Row[]; total: number; totalEstimated?: boolean; before: number },
   perPage: number,
   toItem: (row: Row) => Item,
 ): { data: Item[]; pagination: PaginationDto } {
   const hasNext = page.rows.length > perPage;
   const rows = page.rows.slice(0, perPage);
   const number = Math.floor(page.before / perPage) + 1;
+  const seen = page.before + rows.length;
+  // An estimate never claims fewer items than the pages already shown.
+  const total = Math.max(page.total, seen + (hasNext ? 1 : 0));
   return {
     data: rows.map(toItem),
     pagination: {
       page: number,
       per_page: perPage,
-      total: page.total,
-      total_pages: Math.max(1, Math.ceil(page.total / perPage)),
+      total,
+      total_estimated: page.totalEstimated ?? false,
+      total_pages: Math.max(1, Math.ceil(total / perPage)),
       has_next: hasNext,
       has_prev: number > 1,
-      next_cursor: hasNext ? encodeCursor(kind, rows.at(-1)!.id) : null,
+      next_cursor: hasNext ? encodeCursor(kind, rows.at(-1)!.id, seen) : null,
     },
   };
 }
 
-/** Cursors are the public id of the last row, base64url-encoded so clients treat them as opaque. */
-export function encodeCursor(kind: IdKind, uuid: string): string {
-  return Buffer.from(toPublicId(kind, uuid)).toString('base64url');
+/**
+ * A cursor is the public id of the last row shown and how many rows were
+ * shown up to it (so the next page knows its number without counting),
+ * base64url-encoded so clients treat it as opaque.
+ */
+export function encodeCursor(kind: IdKind, uuid: string, seen: number): string {
+  return Buffer.from(`${toPublicId(kind, uuid)}.${seen}`).toString('base64url');
 }
 
+function parseCursor(kind: IdKind, cursor: string): { afterId: string; seen: number | null } {
+  const [id = '', seen, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('.');
+  const afterId = parsePublicId(kind, id);
+  if (afterId === null || rest.length > 0 || (seen !== undefined && !/^\d{1,9}$/.test(seen))) {
+    throw AppError.invalid('cursor', 'is not a cursor this service issued');
+  }
+  return { afterId, seen: seen === undefined ? null : Number(seen) };
+}
+
+/** The page a v2 list query asks for. */
+export function pageRequest(
+  kind: IdKind,
+  query: { cursor?: string | undefined; per_page: number },
+): PageRequest {
+  if (query.cursor === undefined) return { afterId: null, before: 0, perPage: query.per_page };
+  const { afterId, seen } = parseCursor(kind, query.cursor);
+  return { afterId, before: seen, perPage: query.per_page };
+}
+
+/** The row a cursor continues after; null for the first page. */
 export function decodeCursor(kind: IdKind, cursor: string | undefined): string | null {
-  if (cursor === undefined) return null;
-  const uuid = parsePublicId(kind, Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (uuid === null) throw AppError.invalid('cursor', 'is not a cursor this service issued');
-  return uuid;
+  return cursor === undefined ? null : parseCursor(kind, cursor).afterId;
 }

@@ -5,7 +5,7 @@ import { EventReader, toEnvelope } from '#events';
 import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
-import { decodeCursor, v2Page } from '../http/v2-list.js';
+import { pageRequest, v2Page } from '../http/v2-list.js';
 import { EventDto, EventListQueryDto, EventListV2Dto } from './webhook.dto.js';
 
 @ApiTags('Events (v2)')
@@ -26,7 +26,6 @@ export class EventsV2Controller {
     @CurrentPrincipal() principal: Principal,
     @Query() query: EventListQueryDto,
   ): Promise<EventListV2Dto> {
-    const perPage = query.per_page;
     const page = await this.events.page(
       principal,
       {
@@ -35,10 +34,9 @@ export class EventsV2Controller {
         createdBefore:
           query.created_before === undefined ? undefined : new Date(query.created_before),
       },
-      decodeCursor('event', query.cursor),
-      perPage,
+      pageRequest('event', query),
     );
-    return v2Page('event', page, perPage, toEnvelope);
+    return v2Page('event', page, query.per_page, toEnvelope);
   }
 
   @Get(':event_id')

@@ -5,7 +5,7 @@ import { WebhookDeliveriesService, WebhooksService } from '#webhooks';
 import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
-import { decodeCursor, v2Page, V2ListQueryDto } from '../http/v2-list.js';
+import { pageRequest, v2Page, V2ListQueryDto } from '../http/v2-list.js';
 import {
   DeliveryListV2Dto,
   DeliveryListV2QueryDto,
@@ -35,11 +35,7 @@ export class WebhooksV2Controller extends WebhooksBaseController {
     @Query() query: V2ListQueryDto,
   ): Promise<WebhookListV2Dto> {
     const perPage = query.per_page;
-    const page = await this.webhooks.page(
-      principal,
-      decodeCursor('webhook', query.cursor),
-      perPage,
-    );
+    const page = await this.webhooks.page(principal, pageRequest('webhook', query));
     return v2Page('webhook', page, perPage, toWebhookDto);
   }
 
@@ -92,8 +88,7 @@ export class WebhooksV2Controller extends WebhooksBaseController {
   ): Promise<DeliveryListV2Dto> {
     const perPage = query.per_page;
     const page = await this.webhookDeliveries.pageDeliveries(principal, id, {
-      afterId: decodeCursor('webhookDelivery', query.cursor),
-      perPage,
+      ...pageRequest('webhookDelivery', query),
       state: query.state,
     });
     return v2Page('webhookDelivery', page, perPage, toDeliveryDto);

@@ -3,15 +3,14 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColum
 import type { Modality, PrivacyLevel, SessionStatus, SessionType } from '#common';
 import type { JsonObject } from './json.js';
 
+// The list indexes INCLUDE the filtered columns, which TypeORM cannot declare:
+// migration 1764057600000 defines them, and the schema builder leaves them be.
 @Entity({ name: 'sessions' })
-@Index('sessions_tenant_created_idx', ['organizationId', 'mode', 'createdAt', 'id'])
-@Index('sessions_tenant_status_created_idx', [
-  'organizationId',
-  'mode',
-  'status',
-  'createdAt',
-  'id',
-])
+@Index('sessions_tenant_created_idx', { synchronize: false })
+@Index('sessions_tenant_status_created_idx', { synchronize: false })
+@Index('sessions_tenant_analyst_created_idx', { synchronize: false })
+@Index('sessions_tenant_score_idx', { synchronize: false })
+@Index('sessions_running_updated_idx', { synchronize: false })
 export class SessionEntity extends TenantOwned {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;

@@ -6,6 +6,7 @@ import { AuditRecords1764043200000 } from './1764043200000-audit-records.js';
 import { SessionTemplates1764046800000 } from './1764046800000-session-templates.js';
 import { Batches1764050400000 } from './1764050400000-batches.js';
 import { CollaborativeSessions1764054000000 } from './1764054000000-collaborative-sessions.js';
+import { SessionListIndexes1764057600000 } from './1764057600000-session-list-indexes.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   SessionTemplates1764046800000,
   Batches1764050400000,
   CollaborativeSessions1764054000000,
+  SessionListIndexes1764057600000,
 ];

@@ -13,7 +13,7 @@ import type { SessionEntity } from '#database';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
-import { decodeCursor, v2Page } from '../../http/v2-list.js';
+import { pageRequest, v2Page } from '../../http/v2-list.js';
 import { CreateCollaborativeSessionV2Dto } from './collaborative-session-v2.dto.js';
 import { CreateSessionV2Dto } from './create-session-v2.dto.js';
 import { MergeSessionsV2Dto } from './merge-sessions-v2.dto.js';
@@ -109,8 +109,7 @@ export class SessionsV2Controller {
         createdAfter: query.created_after === undefined ? undefined : new Date(query.created_after),
         analystId: query.analyst_id,
       },
-      decodeCursor('session', query.cursor),
-      perPage,
+      pageRequest('session', query),
     );
     return v2Page('session', page, perPage, (session) => this.view(session));
   }

@@ -1,0 +1,149 @@
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { newKey, parsePublicId, toPublicId } from '#common';
+import { loadSettings, SettingsError } from '#config';
+
+const CHUNK = 50_000;
+const RUNNING = 200;
+
+/** What a completed session's results weigh in the table: one realistic result. */
+const SAMPLE_RESULTS = {
+  coordinates: { latitude: 51.5074, longitude: -0.1278, confidence: 0.41 },
+  descriptors: ['water', 'structure', 'cold', 'metal'],
+  sketches: [
+    { index: 0, description: 'A tall structure beside water' },
+    { index: 1, description: 'Cold metal surfaces' },
+  ],
+  confidence_score: 0.37,
+  validation_metrics: { accuracy: 0.42, reliability: 0.38 },
+  statistical_validation: { p_value: 0.41, confidence_interval: [0.13, 0.52], sample_size: 36 },
+  collaborative_insights: [1, 2, 3].map((n) => ({
+    analyst_id: `analyst_sim_${n}`,
+    contribution_weight: 0.3333,
+    key_insights: ['water', 'structure', 'cold'],
+  })),
+};
+
+const USAGE = `Usage: npm run db:seed-sessions -- [--count N] [--organization ORG_ID] [--mode live|test]
+
+Adds N sessions (default 1,000,000) to one organisation, for measuring lists at scale:
+created over the past year, types evenly spread, ${RUNNING} running and the rest 90 % completed
+(confidence scores spread over 0–1, leads among 50 analysts) and 10 % failed. Without
+--organization it creates an enterprise organisation for them. Uses DATABASE_URL.`;
+
+/** `npm run db:seed-sessions`: a large, realistic sessions table in one organisation. */
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      count: { type: 'string', default: '1000000' },
+      organization: { type: 'string' },
+      mode: { type: 'string', default: 'live' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) return void process.stdout.write(`${USAGE}\n`);
+  const count = Number(values.count);
+  if (!Number.isInteger(count) || count < 1)
+    throw new UsageError('--count must be a positive integer');
+  if (values.mode !== 'live' && values.mode !== 'test')
+    throw new UsageError('--mode must be live or test');
+
+  const client = new pg.Client({ connectionString: loadSettings().databaseUrl });
+  await client.connect();
+  try {
+    const organizationId = values.organization
+      ? (parsePublicId('organization', values.organization) ?? values.organization)
+      : await createOrganization(client);
+    const started = Date.now();
+    for (let done = 0; done < count; done += CHUNK) {
+      await insertChunk(client, organizationId, values.mode, {
+        from: done,
+        rows: Math.min(CHUNK, count - done),
+        of: count,
+      });
+      process.stdout.write(`\r${Math.min(done + CHUNK, count).toLocaleString('en')} sessions`);
+    }
+    await client.query('VACUUM ANALYZE sessions');
+    process.stdout.write(
+      `\nSeeded ${count.toLocaleString('en')} sessions in ${toPublicId('organization', organizationId)} (${values.mode}) in ${((Date.now() - started) / 1000).toFixed(0)} s.\n`,
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+async function createOrganization(client: pg.Client): Promise<string> {
+  const { uuid } = newKey('organization');
+  await client.query(
+    `INSERT INTO organizations (id, name, plan, tier, engine_seed)
+     VALUES ($1, $2, 'enterprise', 'custom', md5(random()::text))`,
+    [uuid, `Scale test ${new Date().toISOString()}`],
+  );
+  return uuid;
+}
+
+/**
+ * One INSERT … SELECT over generate_series, rows `from`..`from + rows` of
+ * `of`: created in order over the past year (the newest last, as the API
+ * appends them, so the table is as correlated with time as a real one), ids
+ * UUIDv7 of their creation time. The RUNNING newest of all are in progress.
+ */
+async function insertChunk(
+  client: pg.Client,
+  organizationId: string,
+  mode: string,
+  chunk: { from: number; rows: number; of: number },
+): Promise<void> {
+  await client.query(
+    `WITH drawn AS (
+       SELECT i, now() - interval '365 days' * (1 - i::float8 / $6) AS created_at, random() AS r,
+              (random() + random() + random()) / 3 AS score, 1 + floor(random() * 50)::int AS analyst
+         FROM generate_series($7::int + 1, $7::int + $3::int) AS i
+     ), shaped AS (
+       SELECT *, CASE WHEN i > $6 - $4 THEN 'in_progress' WHEN r < 0.9 THEN 'completed' ELSE 'failed' END AS status
+         FROM drawn
+     )
+     INSERT INTO sessions (id, organization_id, mode, type, target, modality, duration_minutes,
+                           privacy_level, status, progress, engine, engine_version, results,
+                           confidence_score, analyst_id, evidence, failure_reason, event_sequence,
+                           created_at, updated_at, started_at, completed_at, estimated_completion,
+                           analyst_count)
+     SELECT (lpad(to_hex((extract(epoch FROM created_at) * 1000)::bigint), 12, '0') || '7'
+               || substr(md5(random()::text), 1, 3) || '8' || substr(md5(random()::text), 1, 15))::uuid,
+            $1, $2, (ARRAY['remote_viewing', 'dowsing', 'automatic_writing'])[1 + i % 3],
+            'Seeded target ' || i, (ARRAY['visual', 'kinesthetic', 'auditory', NULL])[1 + i % 4],
+            30, 'private', status,
+            CASE status WHEN 'completed' THEN 100 WHEN 'failed' THEN 50 ELSE 40 END,
+            'simulated', 'simulated-1.1.0',
+            CASE WHEN status = 'completed' THEN $5::jsonb END,
+            CASE WHEN status = 'completed' THEN round(score::numeric, 4) END,
+            CASE WHEN status = 'completed' THEN 'analyst_sim_' || analyst END,
+            CASE WHEN status = 'completed' THEN 'prior' END,
+            CASE WHEN status = 'failed' THEN 'engine_failure' END,
+            CASE status WHEN 'in_progress' THEN 6 ELSE 12 END,
+            created_at, created_at + interval '6 seconds', created_at + interval '1 second',
+            CASE WHEN status <> 'in_progress' THEN created_at + interval '6 seconds' END,
+            created_at + interval '7 seconds', 1
+       FROM shaped ORDER BY i`,
+    [
+      organizationId,
+      mode,
+      chunk.rows,
+      RUNNING,
+      JSON.stringify(SAMPLE_RESULTS),
+      chunk.of,
+      chunk.from,
+    ],
+  );
+}
+
+class UsageError extends Error {}
+
+main().catch((error: unknown) => {
+  const message =
+    error instanceof SettingsError || error instanceof UsageError
+      ? `${error.message}\n\n${USAGE}`
+      : `Seeding failed: ${String(error)}`;
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+});
