@@ -6,8 +6,8 @@
 //   public key(s) from `signing_keys` (cached in memory, like SigningKeyService),
 //   scope check, the Redis usage counter (MULTI INCR/EXPIRE/EXEC on the same key),
 //   then the statements the service issues (libs/sessions/src/session-rows.ts,
-//   libs/events/src/event-log.ts): the 24-column SELECT for a read, and BEGIN / INSERT
-//   sessions / INSERT events / COMMIT for a create (the events insert fires the outbox
+//   libs/events/src/event-log.ts): the 27-column SELECT for a read, and BEGIN / INSERT
+//   sessions / INSERT events / concurrency check / COMMIT for a create (the events insert fires the outbox
 //   pg_notify trigger). No response caching, no ETag.
 //
 // Plain node:http, pg Pool, ioredis, jose, typeid-js. No Nest, no ORM.
@@ -186,15 +186,15 @@ async function authenticate(request, scope) {
 const SELECT_SESSION = `SELECT "id", "organization_id", "mode", "type", "target", "modality", "duration_minutes",
   "privacy_level", "status", "progress", "engine", "engine_version", "engine_seed", "results", "confidence_score",
   "analyst_id", "evidence", "failure_reason", "event_sequence", "created_at", "updated_at", "started_at",
-  "completed_at", "estimated_completion"
+  "completed_at", "estimated_completion", "batch_id", "analyst_count", "merged_from"
   FROM "sessions" WHERE "id" = $1 AND "organization_id" = $2 AND "mode" = $3`;
 
 const INSERT_SESSION = `INSERT INTO "sessions"("id", "organization_id", "mode", "type", "target", "modality",
   "duration_minutes", "privacy_level", "status", "progress", "engine", "engine_version", "engine_seed", "results",
   "confidence_score", "analyst_id", "evidence", "failure_reason", "event_sequence", "created_at", "updated_at",
-  "started_at", "completed_at", "estimated_completion")
+  "started_at", "completed_at", "estimated_completion", "batch_id", "analyst_count", "merged_from")
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-  $12, $13, $14, NULL, NULL, $15)`;
+  $12, $13, $14, NULL, NULL, $15, NULL, 1, NULL)`;
 
 const INSERT_EVENT = `INSERT INTO "events"("id", "organization_id", "mode", "type", "data", "request_id")
   VALUES ($1, $2, $3, $4, $5, $6)`;
@@ -343,6 +343,7 @@ async function createSession(principal, input, requestId) {
       JSON.stringify(data),
       requestId,
     ]);
+    await assertConcurrencyWithin(client, principal);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -356,6 +357,29 @@ async function createSession(principal, input, requestId) {
     created_at: data.created_at,
     estimated_completion: data.estimated_completion,
   };
+}
+
+/** The plan's concurrent sessions, checked after the inserts as the service does (SessionsService). */
+const CONCURRENT_SESSIONS = { free: 5, pro: 50, enterprise: 500 };
+async function assertConcurrencyWithin(client, principal) {
+  await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+    `sessions:${principal.organizationId}:${principal.mode}`,
+  ]);
+  const {
+    rows: [organization],
+  } = await client.query('SELECT plan, max_concurrent_sessions FROM organizations WHERE id = $1', [
+    principal.organizationId,
+  ]);
+  const limit = organization.max_concurrent_sessions ?? CONCURRENT_SESSIONS[organization.plan];
+  const {
+    rows: [{ running }],
+  } = await client.query(
+    `SELECT count(*)::int AS running FROM (
+       SELECT 1 FROM sessions WHERE organization_id = $1 AND mode = $2
+          AND status IN ('initiated', 'in_progress') LIMIT $3) AS running`,
+    [principal.organizationId, principal.mode, limit + 1],
+  );
+  if (running > limit) throw new Error(`over the plan's ${limit} concurrent sessions`);
 }
 
 // ---------------------------------------------------------------- http

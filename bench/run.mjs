@@ -5,6 +5,8 @@
 //   BENCH_DURATION=10 BENCH_CONNECTIONS=50 BENCH_ROUNDS=1 BENCH_WARMUP=2 node bench/run.mjs
 //   BENCH_PROFILE=1 node bench/run.mjs (CPU profiles of both servers' read and create phases)
 //   BENCH_WEBHOOKS=0 node bench/run.mjs (skip the webhook delivery phase, which starts the worker)
+//   BENCH_LISTS=0 node bench/run.mjs    (skip GET /v2/sessions on a million seeded sessions;
+//                                        BENCH_LIST_SESSIONS sets how many, default 1,000,000)
 //
 // Exit code: 0 when the measurement ran (targets met or not), 1 on errors
 // (a server failed, parity check failed, more than 1 % non-2xx/errors in a phase, or a webhook
@@ -33,6 +35,7 @@ import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { Agent as UndiciAgent, request as undiciRequest } from 'undici';
+import { printSessionListPhase, sessionListPhase } from './session-lists.mjs';
 import { createCertificates } from './webhook-receiver.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -73,6 +76,11 @@ const CONFIG = {
     endpointConcurrency: positiveInt('WEBHOOK_ENDPOINT_CONCURRENCY', 10),
     workerConcurrency: positiveInt('WEBHOOK_WORKER_CONCURRENCY', 100),
   },
+};
+CONFIG.lists = {
+  enabled: env.BENCH_LISTS !== '0',
+  sessions: positiveInt('BENCH_LIST_SESSIONS', 1_000_000),
+  requests: positiveInt('BENCH_LIST_REQUESTS', 200),
 };
 const TARGETS = { readRatio: 0.9, createRatio: 0.8, fixedRateP99Ms: 15 };
 const MAX_ERROR_SHARE = 0.01;
@@ -661,6 +669,11 @@ async function main() {
       'Parity check passed: same read body, same create response shape, equivalent sessions/events rows.',
     );
 
+    // Stands in for a worker finishing sessions: none runs during the HTTP phases, and every
+    // create would otherwise stay initiated and soon meet the plan's concurrent sessions (429).
+    // Both servers' sessions end the same way (failed, cancelled); the seed session is kept.
+    const completer = await startCompleter(sessionId);
+
     const targets = (base) => ({
       read: { base, method: 'GET', path: `/v1/sessions/${sessionId}`, headers: readHeaders },
       create: {
@@ -817,9 +830,25 @@ async function main() {
       ? await webhookPhase({ apiBase, api, shared, writeHeaders, db, sessionId, ensureAlive })
       : null;
 
+    await completer.stop();
+
+    const lists = CONFIG.lists.enabled
+      ? await sessionListPhase({
+          apiBase,
+          operatorHeaders: readHeaders,
+          shared,
+          count: CONFIG.lists.sessions,
+          requests: CONFIG.lists.requests,
+          warmup: 20,
+          log,
+        })
+      : null;
+
     const report = buildReport(raw, { sessionId, dbName, apiPort, refPort });
     report.webhooks = webhooks;
+    report.sessionLists = lists;
     printReport(report);
+    if (lists) printSessionListPhase(lists);
     writeFileSync(join(RESULTS, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
     log(
       `Wrote ${join('bench', 'results', 'latest.json')}; server logs in bench/results/{api,reference}.log.`,
@@ -847,6 +876,33 @@ async function main() {
   } finally {
     await db.end().catch(() => undefined);
   }
+}
+
+/** Ends the bench organisation's initiated sessions every 50 ms until stopped (see its use). */
+async function startCompleter(keptPublicId) {
+  const kept = uuidOf(keptPublicId);
+  const db = new pg.Client({ connectionString: CONFIG.databaseUrl });
+  await db.connect();
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      await db.query(
+        `UPDATE sessions SET status = 'failed', failure_reason = 'cancelled',
+                completed_at = now(), updated_at = now()
+          WHERE organization_id = (SELECT organization_id FROM sessions WHERE id = $1)
+            AND mode = 'live' AND status = 'initiated' AND id <> $1`,
+        [kept],
+      );
+      await sleep(50);
+    }
+  })().finally(() => db.end());
+  loop.catch(() => undefined); // surfaced by stop()
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+    },
+  };
 }
 
 /** The PostgreSQL postmaster and Redis server processes, when they run on this machine (for the CPU split). */

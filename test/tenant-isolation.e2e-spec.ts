@@ -86,6 +86,18 @@ describe('tenant isolation matrix', () => {
           client.get(`/v1/sessions/${owner.sessionId}/results`, { token }),
           client.get(`/v1/sessions/${owner.sessionId}/sketches/0.svg`, { token }),
           client.get(`/v2/sessions/${owner.sessionId}`, { token }),
+          client.get(`/v2/public/sessions/${owner.sessionId}`, { token }),
+          client.post(`/v1/sessions/${owner.sessionId}/cancel`, { token }),
+          client.post(`/v2/sessions/${owner.sessionId}/results`, { token, json: {} }),
+          client.post(`/v2/sessions/${owner.sessionId}/merge`, {
+            token,
+            json: { session_ids: [caller.sessionId] },
+          }),
+          client.post(`/v2/sessions/${caller.sessionId}/merge`, {
+            token,
+            json: { session_ids: [owner.sessionId] },
+          }),
+          client.delete(`/v1/sessions/${owner.sessionId}`, { token }),
           client.get(`/v1/api-keys/${owner.apiKeyId}`, { token }),
           client.post(`/v1/api-keys/${owner.apiKeyId}/revoke`, { token }),
           client.post(`/v1/api-keys/${owner.apiKeyId}/rotate`, { token, json: {} }),
