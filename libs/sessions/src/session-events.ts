@@ -1,7 +1,19 @@
 import { toPublicId } from '#common';
 import type { SessionEntity } from '#database';
 import type { SessionResultsData } from '#engines';
-import type { SessionCompletedData } from '#events';
+import type { EventDataMap, SessionCompletedData } from '#events';
+
+/** The data of `session.created`: the session as it was created (a merge is created completed). */
+export function sessionCreatedData(session: SessionEntity): EventDataMap['session.created'] {
+  return {
+    session_id: toPublicId('session', session.id),
+    type: session.type,
+    status: session.status,
+    created_at: session.createdAt.toISOString(),
+    estimated_completion: session.estimatedCompletion?.toISOString() ?? null,
+    sequence: 1,
+  };
+}
 
 /**
  * The data of `session.completed`. A classified session's target never

@@ -3,14 +3,13 @@ import {
   AppError,
   newKey,
   parsePublicId,
-  toPublicId,
   type PrivacyLevel,
   type Tenant,
 } from '#common';
 import { OrganizationEntity, Sql, type SessionEntity } from '#database';
 import { SIMULATED_ENGINE_VERSION, SimulatedSessionEngine } from '#engines';
 import { EventLog } from '#events';
-import { sessionCompletedData } from './session-events.js';
+import { sessionCompletedData, sessionCreatedData } from './session-events.js';
 import {
   INSERT_SESSION,
   SESSION_COLUMNS,
@@ -104,19 +103,11 @@ export class SessionMerger {
     };
     await this.sql.transaction(async (tx) => {
       await tx.query(INSERT_SESSION, sessionToRow(merged));
-      const publicId = toPublicId('session', merged.id);
       await this.events.append(
         tx,
         tenant,
         'session.created',
-        {
-          session_id: publicId,
-          type: merged.type,
-          status: 'initiated',
-          created_at: now.toISOString(),
-          estimated_completion: now.toISOString(),
-          sequence: 1,
-        },
+        sessionCreatedData(merged),
         requestId,
       );
       await this.events.append(

@@ -27,6 +27,7 @@ import {
 } from '#database';
 import { renderSketchSvg } from '#engines';
 import { EventLog } from '#events';
+import { sessionCreatedData } from './session-events.js';
 import { PROGRESS_STEPS } from './session-phase.js';
 import {
   INSERT_SESSION,
@@ -194,7 +195,7 @@ export class SessionsService {
     requestId: string | null,
     batchId: string | null,
   ): Promise<SessionEntity> {
-    const { uuid, id } = newKey('session');
+    const { uuid } = newKey('session');
     const now = new Date();
     const session: SessionEntity = {
       id: uuid,
@@ -228,20 +229,7 @@ export class SessionsService {
       mergedFrom: null,
     };
     await tx.query(INSERT_SESSION, sessionToRow(session));
-    await this.events.append(
-      tx,
-      tenant,
-      'session.created',
-      {
-        session_id: id,
-        type: session.type,
-        status: session.status,
-        created_at: now.toISOString(),
-        estimated_completion: session.estimatedCompletion?.toISOString() ?? null,
-        sequence: session.eventSequence,
-      },
-      requestId,
-    );
+    await this.events.append(tx, tenant, 'session.created', sessionCreatedData(session), requestId);
     return session;
   }
 
