@@ -38,6 +38,8 @@ export interface KeysetPage<T> {
 export async function keysetPage<T extends ObjectLiteral>(
   query: SelectQueryBuilder<T>,
   { afterId, before, perPage }: PageRequest,
+  /** Reads the rows whose ids the given SQL selects, newest first; default: the query builder's entities. */
+  readRows?: (idsSql: string, parameters: unknown[]) => Promise<T[]>,
 ): Promise<KeysetPage<T>> {
   const alias = query.alias;
   const table = query.expressionMap.mainAlias!.metadata.tableName;
@@ -51,13 +53,15 @@ export async function keysetPage<T extends ObjectLiteral>(
     .addOrderBy(`${alias}.id`, 'DESC')
     .limit(perPage + 1);
   const [rows, { total, estimated }, rowsBefore] = await Promise.all([
-    query
-      .clone()
-      .andWhere(`${alias}.id IN (${ids.getQuery()})`)
-      .setParameters(ids.getParameters())
-      .orderBy(`${alias}.created_at`, 'DESC')
-      .addOrderBy(`${alias}.id`, 'DESC')
-      .getMany(),
+    readRows
+      ? readRows(...ids.getQueryAndParameters())
+      : query
+          .clone()
+          .andWhere(`${alias}.id IN (${ids.getQuery()})`)
+          .setParameters(ids.getParameters())
+          .orderBy(`${alias}.created_at`, 'DESC')
+          .addOrderBy(`${alias}.id`, 'DESC')
+          .getMany(),
     countMatching(query),
     before !== null || afterId === null
       ? Promise.resolve(before ?? 0)

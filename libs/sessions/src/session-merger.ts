@@ -1,11 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import {
-  AppError,
-  newKey,
-  parsePublicId,
-  type PrivacyLevel,
-  type Tenant,
-} from '#common';
+import { AppError, newKey, parsePublicId, type PrivacyLevel, type Tenant } from '#common';
 import { OrganizationEntity, Sql, type SessionEntity } from '#database';
 import { SIMULATED_ENGINE_VERSION, SimulatedSessionEngine } from '#engines';
 import { EventLog } from '#events';

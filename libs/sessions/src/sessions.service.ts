@@ -341,7 +341,16 @@ export class SessionsService {
         [`score${index}`]: value,
       });
     });
-    return keysetPage(query, request);
+    // Rows through the plain-SQL mapper: entity hydration of full sessions costs more than the query.
+    return keysetPage(query, request, async (idsSql, parameters) =>
+      (
+        await this.sql.rows<SessionRow>(
+          `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions WHERE id IN (${idsSql})
+            ORDER BY created_at DESC, id DESC`,
+          parameters,
+        )
+      ).map(sessionFromRow),
+    );
   }
 
   /**
