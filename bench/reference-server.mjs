@@ -4,7 +4,7 @@
 //   request id (req_ TypeID, or a well-formed incoming X-Request-Id), Bearer parsing,
 //   jose ES256 verification (typ at+jwt, iss, aud, exp, required claims) against the
 //   public key(s) from `signing_keys` (cached in memory, like SigningKeyService),
-//   scope check, the Redis usage counter (MULTI INCR/EXPIRE/EXEC on the same key),
+//   the plan and tier request limits (rate-limiter-flexible's script per window), scope check,
 //   then the statements the service issues (libs/sessions/src/session-rows.ts,
 //   libs/events/src/event-log.ts): the 27-column SELECT for a read, and BEGIN / INSERT
 //   sessions / INSERT events / concurrency check / COMMIT for a create (the events insert fires the outbox
@@ -141,7 +141,7 @@ const VERIFY_OPTIONS = {
   requiredClaims: ['exp', 'iat', 'sub', 'org_id', 'mode', 'scope'],
 };
 
-async function authenticate(request, scope) {
+async function authenticate(request, response, scope) {
   const header = request.headers.authorization;
   if (header === undefined || header.trim() === '')
     throw unauthorized('no credential: send Authorization: Bearer <token>');
@@ -164,21 +164,95 @@ async function authenticate(request, scope) {
     throw unauthorized('access token has malformed claims');
   }
   const principal = { organizationId, mode, scopes: payload.scope.split(' ').filter(Boolean) };
-  // The usage counter, exactly as apps/api/src/http/usage-meter.ts (errors ignored).
-  const key = `${REDIS_PREFIX}:usage:${organizationId}:${mode}:${Math.floor(Date.now() / 60_000)}`;
-  try {
-    await redis
-      .multi()
-      .incr(key)
-      .expire(key, 2 * 3600)
-      .exec();
-  } catch {
-    /* a Redis outage must not fail requests */
-  }
+  await countRequest(principal, response);
   if (!principal.scopes.includes(scope)) {
     throw new HttpError(403, 'FORBIDDEN', 'Insufficient permissions', { missing_scopes: [scope] });
   }
   return principal;
+}
+
+// ---------------------------------------------------------------- request limits
+
+// As apps/api/src/http/request-limiter.ts with rate-limiter-flexible's RateLimiterRedis: the
+// organisation's limits from memory (5 s), the library's own script per window (minute, then the
+// quotas the tier has), and the same five headers. Redis errors let the request through.
+const INCR_TTL = `redis.call('set', KEYS[1], 0, 'EX', ARGV[2], 'NX')
+local consumed = redis.call('incrby', KEYS[1], ARGV[1])
+local ttl = redis.call('pttl', KEYS[1])
+if ttl == -1 then
+  redis.call('expire', KEYS[1], ARGV[2])
+  ttl = 1000 * ARGV[2]
+end
+return {consumed, ttl}`;
+redis.defineCommand('rlflxIncr', { numberOfKeys: 1, lua: INCR_TTL });
+const PLAN_RPM = { free: 60, pro: 600, enterprise: 6000 };
+const TIER_QUOTAS = {
+  basic: [100, 1000],
+  professional: [500, 5000],
+  enterprise: [2000, 20000],
+  custom: [null, null],
+};
+const limitsCache = new Map();
+
+async function limitsOf(organizationId) {
+  const cached = limitsCache.get(organizationId);
+  if (cached && Date.now() - cached.at < 5000) return cached.limits;
+  const {
+    rows: [row],
+  } = await pool.query(
+    `SELECT plan, tier, requests_per_minute, requests_per_hour, requests_per_day, max_concurrent_sessions
+       FROM organizations WHERE id = $1`,
+    [organizationId],
+  );
+  const [hour, day] = TIER_QUOTAS[row.tier];
+  const limits = [
+    ['minute', 60, row.requests_per_minute ?? PLAN_RPM[row.plan]],
+    ['hour', 3600, row.requests_per_hour ?? hour],
+    ['day', 86400, row.requests_per_day ?? day],
+  ].filter(([, , limit]) => limit !== null);
+  limitsCache.set(organizationId, { limits, at: Date.now() });
+  return limits;
+}
+
+async function countRequest(principal, response) {
+  const limits = await limitsOf(principal.organizationId);
+  const key = `${principal.organizationId}:${principal.mode}`;
+  const count = async ([name, seconds, limit]) => {
+    const [used, ttl] = await redis.rlflxIncr(`${REDIS_PREFIX}:rate:${name}:${key}`, 1, seconds);
+    return {
+      name,
+      seconds,
+      limit,
+      used,
+      remaining: Math.max(0, limit - used),
+      reset: Math.max(1, Math.ceil(ttl / 1000)),
+    };
+  };
+  let windows;
+  try {
+    const minute = await count(limits[0]);
+    windows =
+      minute.used > minute.limit
+        ? [minute]
+        : [minute, ...(await Promise.all(limits.slice(1).map(count)))];
+  } catch {
+    return; // a Redis outage lets requests through
+  }
+  const exceeded = windows.find((w) => w.used > w.limit);
+  const closest =
+    exceeded ?? windows.reduce((a, b) => (b.remaining / b.limit < a.remaining / a.limit ? b : a));
+  const headers = {
+    'X-RateLimit-Limit': String(closest.limit),
+    'X-RateLimit-Remaining': String(closest.remaining),
+    'X-RateLimit-Reset': String(Math.floor(Date.now() / 1000) + closest.reset),
+    'RateLimit-Policy': windows.map((w) => `"${w.name}";q=${w.limit};w=${w.seconds}`).join(', '),
+    RateLimit: `"${closest.name}";r=${closest.remaining};t=${closest.reset}`,
+  };
+  for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
+  if (exceeded)
+    throw new HttpError(429, 'RATE_LIMITED', 'Too many requests', {
+      field: `requests_per_${exceeded.name}`,
+    });
 }
 
 // ---------------------------------------------------------------- sessions
@@ -445,13 +519,13 @@ async function handle(request, response, requestId) {
   if (request.method === 'GET') {
     const match = SESSION_PATH.exec(path);
     if (match) {
-      const principal = await authenticate(request, 'remote-viewing:read');
+      const principal = await authenticate(request, response, 'remote-viewing:read');
       return send(response, 200, await readSession(principal, decodeURIComponent(match[1])));
     }
     if (path === '/health/live' || path === '/health/ready')
       return send(response, 200, { status: 'ok' });
   } else if (request.method === 'POST' && path === '/v1/sessions') {
-    const principal = await authenticate(request, 'remote-viewing:write');
+    const principal = await authenticate(request, response, 'remote-viewing:write');
     const input = validateCreate(await readJsonBody(request));
     return send(response, 201, await createSession(principal, input, requestId));
   }

@@ -616,6 +616,20 @@ async function main() {
       },
     );
     await waitFor(`${apiBase}/health/ready`, api);
+    // The bench organisation (the operator's, enterprise plan and custom tier) agrees on more
+    // requests per minute than the load sends: the limiter counts every request but refuses none.
+    await db.query('UPDATE organizations SET requests_per_minute = 100000000 WHERE is_bootstrap');
+
+    // The same API with the request limiter off, to measure what the limiter costs a request.
+    const unlimitedPort = await freePort();
+    const unlimited = startChild('api-unlimited', ['dist/apps/api/src/main.js'], {
+      ...shared,
+      PORT: String(unlimitedPort),
+      LOG_LEVEL: CONFIG.logLevel,
+      SHUTDOWN_GRACE_MS: '3000',
+      RATE_LIMITS: 'off',
+    });
+    await waitFor(`http://127.0.0.1:${unlimitedPort}/health/ready`, unlimited);
 
     const tokenResponse = await request(apiBase, 'POST', '/oauth2/token', {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -718,7 +732,7 @@ async function main() {
         `${phase.padEnd(6)} on ${server.padEnd(9)} ${CONFIG.rounds > 1 ? `(round ${round}) ` : ''}for ${CONFIG.duration} s …`,
       );
     const ensureAlive = () => {
-      for (const child of [api, ref]) {
+      for (const child of [api, ref, unlimited]) {
         if (!running(child))
           throw new Error(
             `${child.benchName} died during the run (${child.signalCode ?? `exit ${child.exitCode}`}):\n${logTail(child)}`,
@@ -766,6 +780,18 @@ async function main() {
         await profileToggle(round, server, 'read', false, raw.at(-1));
         ensureAlive();
       }
+
+      await quietMachine();
+      say('read without request limits', 'service', round);
+      raw.push({
+        phase: 'read-unlimited',
+        server: 'service',
+        round,
+        ...(await measured(unlimited.pid, () =>
+          cannon({ ...servers.service.read, base: `http://127.0.0.1:${unlimitedPort}` }, CONFIG),
+        )),
+      });
+      ensureAlive();
 
       await quietMachine();
       say('read with an API key', 'service', round);
@@ -1529,6 +1555,7 @@ async function webhookPhase({ apiBase, api, shared, writeHeaders, db, sessionId,
 const LABELS = {
   read: 'GET  /v1/sessions/{id}',
   'read-api-key': 'GET  /v1/sessions/{id} with an API key',
+  'read-unlimited': 'GET  /v1/sessions/{id}, RATE_LIMITS=off',
   create: 'POST /v1/sessions',
   'fixed-paced': 'GET  {id} @ 1,000/s, paced (open loop)',
   'fixed-autocannon': 'GET  {id} @ 1,000/s, autocannon overallRate',
@@ -1536,7 +1563,14 @@ const LABELS = {
 
 function buildReport(raw, extra) {
   const phases = [];
-  for (const phase of ['read', 'read-api-key', 'create', 'fixed-paced', 'fixed-autocannon']) {
+  for (const phase of [
+    'read',
+    'read-unlimited',
+    'read-api-key',
+    'create',
+    'fixed-paced',
+    'fixed-autocannon',
+  ]) {
     for (const server of ['service', 'reference']) {
       const runs = raw.filter((r) => r.phase === phase && r.server === server);
       if (runs.length === 0) continue;
@@ -1653,6 +1687,7 @@ function buildReport(raw, extra) {
     phases,
     ratios: { read: ratio('read'), create: ratio('create') },
     apiKeyVersusJwt: apiKeyVersusJwt(find('read-api-key', 'service'), find('read', 'service')),
+    limiterCost: limiterCost(find('read', 'service'), find('read-unlimited', 'service')),
     // reference CPU µs per request ÷ service's: the same comparison, less sensitive to how the cores were shared
     cpuEfficiencyRatios: { read: cpuRatio('read'), create: cpuRatio('create') },
     disturbedPhases: phases
@@ -1675,6 +1710,19 @@ function apiKeyVersusJwt(apiKey, jwt) {
       jwt: jwt.serverCpu?.usPerRequest ?? null,
     },
     p99Ms: { apiKey: apiKey.latencyMs.p99, jwt: jwt.latencyMs.p99 },
+  };
+}
+
+/** The service's read with the request limiter against the same read with RATE_LIMITS=off. */
+function limiterCost(limited, unlimited) {
+  if (!limited || !unlimited) return null;
+  return {
+    rpsRatio: Number((limited.rps / unlimited.rps).toFixed(3)),
+    cpuUsPerRequest: {
+      limited: limited.serverCpu?.usPerRequest ?? null,
+      unlimited: unlimited.serverCpu?.usPerRequest ?? null,
+    },
+    p99Ms: { limited: limited.latencyMs.p99, unlimited: unlimited.latencyMs.p99 },
   };
 }
 
@@ -1802,6 +1850,12 @@ function printReport(report) {
   if (versus) {
     lines.push(
       `API key versus JWT on the service's read: ${versus.rpsRatio.toFixed(2)}× the requests/s, CPU ${versus.cpuUsPerRequest.apiKey} µs versus ${versus.cpuUsPerRequest.jwt} µs per request, p99 ${fmt(versus.p99Ms.apiKey)} ms versus ${fmt(versus.p99Ms.jwt)} ms.`,
+    );
+  }
+  const limiter = report.limiterCost;
+  if (limiter) {
+    lines.push(
+      `Request limiter on the service's read: ${limiter.rpsRatio.toFixed(2)}× the requests/s of RATE_LIMITS=off, CPU ${limiter.cpuUsPerRequest.limited} µs versus ${limiter.cpuUsPerRequest.unlimited} µs per request, p99 ${fmt(limiter.p99Ms.limited)} ms versus ${fmt(limiter.p99Ms.unlimited)} ms.`,
     );
   }
   const auto = report.phases.find((p) => p.phase === 'fixed-autocannon');

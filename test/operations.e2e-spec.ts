@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CredentialResolver } from '#auth';
 import { AUTH_METADATA } from '../apps/api/src/http/auth.decorator.js';
 import { AuthGuard } from '../apps/api/src/http/auth.guard.js';
-import { UsageMeter } from '../apps/api/src/http/usage-meter.js';
+import { RequestLimiter } from '../apps/api/src/http/request-limiter.js';
 import { Contract } from './support/contract.js';
 import { TestClient } from './support/client.js';
 import { startStack, type Stack } from './support/stack.js';
@@ -165,7 +165,7 @@ describe('the route inventory', () => {
     const guard = new AuthGuard(
       new Reflector(),
       stack.api.get(CredentialResolver),
-      stack.api.get(UsageMeter),
+      stack.api.get(RequestLimiter),
     );
     class Undeclared {
       handler() {}

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_SCOPES } from '#common';
+import { DataSource } from 'typeorm';
+import { ALL_SCOPES, toPublicId } from '#common';
 import { TestClient } from './support/client.js';
 import { createOrganization } from './support/factories.js';
 import {
@@ -118,6 +119,84 @@ describe('v2 /enterprise/organizations', () => {
     });
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('FORBIDDEN');
+  });
+
+  it('lets the operator change plan, tier and agreed limits, announcing subscription changes', async () => {
+    const created = await client.post('/v2/enterprise/organizations', {
+      token: operatorToken,
+      json: { name: 'Growing Lab' },
+    });
+    const id = created.body.id;
+    const adminKey = created.body.admin_api_key;
+    const before = await client.get('/v1/sessions', { apiKey: adminKey });
+    expect(before.headers.get('ratelimit-policy')).toContain('"minute";q=60;');
+
+    const upgraded = await client.patch(`/v2/enterprise/organizations/${id}`, {
+      token: operatorToken,
+      json: { plan: 'enterprise', tier: 'custom', requests_per_minute: 9000 },
+    });
+    expect(upgraded.status).toBe(200);
+    expect(upgraded.body).toMatchObject({
+      plan: 'enterprise',
+      tier: 'custom',
+      requests_per_minute: 9000,
+      requests_per_hour: null,
+      requests_per_day: null,
+      max_concurrent_sessions: 500,
+    });
+    // The instance that made the change applies it at once.
+    const after = await client.get('/v1/sessions', { apiKey: adminKey });
+    expect(after.headers.get('ratelimit-policy')).toBe('"minute";q=9000;w=60');
+    const [event] = await stack.api
+      .get(DataSource)
+      .query(
+        `SELECT mode, data FROM events WHERE type = 'account.subscription_updated' AND data->>'organization_id' = $1`,
+        [id],
+      );
+    expect(event).toMatchObject({
+      mode: 'live',
+      data: { plan: 'enterprise', previous_plan: 'free', tier: 'custom', previous_tier: 'basic' },
+    });
+
+    // Agreed numbers go with agreements: a downgrade must clear them in the same request.
+    const refused = await client.patch(`/v2/enterprise/organizations/${id}`, {
+      token: operatorToken,
+      json: { plan: 'pro' },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details.field).toBe('plan');
+    const downgraded = await client.patch(`/v2/enterprise/organizations/${id}`, {
+      token: operatorToken,
+      json: { plan: 'pro', requests_per_minute: null },
+    });
+    expect(downgraded.body).toMatchObject({ plan: 'pro', requests_per_minute: 600 });
+    const notAllowed = await client.patch(`/v2/enterprise/organizations/${id}`, {
+      token: operatorToken,
+      json: { requests_per_minute: 700 },
+    });
+    expect(notAllowed.body.error.details.field).toBe('requests_per_minute');
+  });
+
+  it('refuses changes from anyone but the operator, and to unknown organisations', async () => {
+    const other = await createOrganization(stack, client);
+    const refused = await client.patch(
+      `/v2/enterprise/organizations/${toPublicId('organization', other.organizationId)}`,
+      { token: await other.token(), json: { plan: 'enterprise' } },
+    );
+    expect(refused.status).toBe(403);
+    const unknown = await client.patch(
+      '/v2/enterprise/organizations/org_01jh2x7v4ke8rbk3a8y0v0d7qz',
+      {
+        token: operatorToken,
+        json: { plan: 'pro' },
+      },
+    );
+    expect(unknown.status).toBe(404);
+    const bad = await client.patch(
+      `/v2/enterprise/organizations/${toPublicId('organization', other.organizationId)}`,
+      { token: operatorToken, json: { requests_per_hour: 0 } },
+    );
+    expect(bad.body.error.details.field).toBe('requests_per_hour');
   });
 
   it.each([

@@ -3,7 +3,7 @@ import { ALL_SCOPES, type Mode } from '#common';
 import type { Plan } from '#database';
 import { ApiKeyService } from '#api-keys';
 import { OAuthClientsService } from '#auth';
-import { OrganizationsService } from '#organizations';
+import { OrganizationsService, type NewOrganization } from '#organizations';
 import type { Stack } from './stack.js';
 import type { TestClient } from './client.js';
 
@@ -19,18 +19,19 @@ export interface TestOrganization {
 
 /**
  * A fresh organisation of its own for each test: no shared state to clean up.
- * Enterprise unless told otherwise, so tests that start many sessions stay
- * within its concurrent sessions.
+ * Enterprise plan and custom tier unless told otherwise, so tests that make
+ * many requests or start many sessions stay within its limits.
  */
 export async function createOrganization(
   stack: Stack,
   client: TestClient,
   mode: Mode = 'live',
   plan: Plan = 'enterprise',
+  limits: Omit<NewOrganization, 'name' | 'plan'> = { tier: 'custom' },
 ): Promise<TestOrganization> {
   const organization = await stack.api
     .get(OrganizationsService)
-    .create({ name: `Test org ${randomBytes(3).toString('hex')}`, plan });
+    .create({ name: `Test org ${randomBytes(3).toString('hex')}`, plan, ...limits });
   const { client: oauthClient, clientSecret } = await stack.api
     .get(OAuthClientsService)
     .createConfidential({

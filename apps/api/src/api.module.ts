@@ -19,7 +19,7 @@ import { AuthGuard } from './http/auth.guard.js';
 import { DocsController } from './http/docs.controller.js';
 import { HttpExceptionFilter } from './http/http-exception.filter.js';
 import { loggerOptions } from './http/logging.js';
-import { UsageMeter } from './http/usage-meter.js';
+import { RequestLimiter } from './http/request-limiter.js';
 import { SessionUpdatesGateway } from './live/session-updates.gateway.js';
 import { AttemptLimiter } from './oauth/authorization-server/attempt-limiter.js';
 import { AuthorizationServer } from './oauth/authorization-server/authorization-server.js';
@@ -84,7 +84,7 @@ export class ApiModule {
         AuthorizationServer,
         AttemptLimiter,
         JwtIntrospection,
-        UsageMeter,
+        RequestLimiter,
         ReadinessChecks,
         SessionUpdatesGateway,
         { provide: APP_GUARD, useClass: AuthGuard },

@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import 'reflect-metadata';
 import { VersioningType, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -12,6 +13,8 @@ import { requestIdMiddleware } from './http/request-id.middleware.js';
 import { createValidationPipe } from './http/validation.js';
 import { SessionUpdatesGateway } from './live/session-updates.gateway.js';
 import { buildOpenApiDocument, mountOpenApi } from './openapi.js';
+
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 /** The configured API application, not yet listening (main.ts and the tests share it). */
 export async function createApiApp(settings: Settings): Promise<INestApplication> {
@@ -35,7 +38,13 @@ export async function createApiApp(settings: Settings): Promise<INestApplication
   });
   app.get(AuthorizationServer).mount(express);
   // Live session updates: WebSocket upgrades of /v1/sessions/ws, outside Express.
-  app.get(SessionUpdatesGateway).attach(app.getHttpServer());
+  const server = app.getHttpServer() as Server;
+  app.get(SessionUpdatesGateway).attach(server);
+  // Idle keep-alive connections outlive clients' and load balancers' own idle timeouts
+  // (undici 4 s, common proxies 60 s), so the client always closes first: with Node's
+  // 5 s default a request sent as the server closes the socket fails with ECONNRESET.
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
   app.enableVersioning({ type: VersioningType.URI });
   app.useGlobalPipes(createValidationPipe());
   // SIGTERM/SIGINT only: SIGUSR2 and SIGHUP stay free for diagnostics (profilers, log rotation).

@@ -1,6 +1,11 @@
 import { existsSync } from 'node:fs';
 import { Global, Module } from '@nestjs/common';
-import { parseSettings, type Settings, type WebhookSettings } from './settings.js';
+import {
+  parseSettings,
+  type RateLimitSettings,
+  type Settings,
+  type WebhookSettings,
+} from './settings.js';
 
 /** Injection token for the validated settings; a class so it needs no @Inject. */
 export abstract class AppSettings implements Settings {
@@ -23,6 +28,7 @@ export abstract class AppSettings implements Settings {
   declare wsHeartbeatSeconds: number;
   declare webhooks: WebhookSettings;
   declare eventRetentionDays: number;
+  declare rateLimits: RateLimitSettings;
 }
 
 /** Reads the environment once; tests pass their own settings with `forSettings`. */

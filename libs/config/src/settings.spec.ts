@@ -36,6 +36,7 @@ describe('settings', () => {
         workerConcurrency: 100,
       },
       eventRetentionDays: 30,
+      rateLimits: { enabled: true, onRedisFailure: 'allow', windowScale: 1 },
     });
   });
 
@@ -70,6 +71,9 @@ describe('settings', () => {
     [{ PUBLIC_URL: 'ftp://x' }, 'PUBLIC_URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ SIMULATED_STEP_MS: '-1' }, 'SIMULATED_STEP_MS'],
+    [{ RATE_LIMITS: 'maybe' }, 'RATE_LIMITS'],
+    [{ RATE_LIMIT_ON_REDIS_FAILURE: 'panic' }, 'RATE_LIMIT_ON_REDIS_FAILURE'],
+    [{ RATE_LIMIT_WINDOW_SCALE: '2' }, 'RATE_LIMIT_WINDOW_SCALE'],
     [{ SIMULATED_STEP_MS: '1.5' }, 'SIMULATED_STEP_MS'],
     [{ BOOTSTRAP_CLIENT_ID: 'dev-client' }, 'BOOTSTRAP_CLIENT_SECRET'],
     [{ BOOTSTRAP_CLIENT_SECRET: 'a-long-enough-secret' }, 'BOOTSTRAP_CLIENT_ID'],

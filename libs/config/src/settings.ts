@@ -33,6 +33,16 @@ export interface Settings {
   webhooks: WebhookSettings;
   /** Days events (and their delivery records) are kept. */
   eventRetentionDays: number;
+  rateLimits: RateLimitSettings;
+}
+
+export interface RateLimitSettings {
+  /** Off only for measuring the limiter's cost: the plan and tier limits are not enforced. */
+  enabled: boolean;
+  /** What a request gets while Redis cannot count it: `allow` (and a warning in the log) or `deny` (503). */
+  onRedisFailure: 'allow' | 'deny';
+  /** Multiplies every window (minute, hour, day); tests use a small fraction. Windows are at least 1 s. */
+  windowScale: number;
 }
 
 export interface WebhookSettings {
@@ -263,5 +273,18 @@ export function parseSettings(env: Env): Settings {
       workerConcurrency: integer(env, 'WEBHOOK_WORKER_CONCURRENCY', 100, 1, 10_000),
     },
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
+    rateLimits: {
+      enabled: choice(env, 'RATE_LIMITS', ['on', 'off'], 'on') === 'on',
+      onRedisFailure: choice(env, 'RATE_LIMIT_ON_REDIS_FAILURE', ['allow', 'deny'], 'allow'),
+      windowScale: positiveNumber(env, 'RATE_LIMIT_WINDOW_SCALE', 1, 1),
+    },
   };
+}
+
+function choice<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = (text(env, name) ?? fallback).toLowerCase();
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new SettingsError(name, `must be one of ${allowed.join(', ')}`);
+  }
+  return raw as T;
 }

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { LessThan, MoreThan, type Repository } from 'typeorm';
-import { AppError, newKey } from '#common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, LessThan, MoreThan, type Repository } from 'typeorm';
+import { AppError, newKey, parsePublicId } from '#common';
 import { OrganizationEntity, type Plan, type Tier } from '#database';
+import { EventLog } from '#events';
+import { OrganizationLimitsCache } from './organization-limits.cache.js';
 
 export interface NewOrganization {
   name: string;
@@ -11,6 +13,10 @@ export interface NewOrganization {
   tier?: Tier;
   /** Concurrent sessions per mode, when above the plan's; default: the plan's. */
   maxConcurrentSessions?: number | null;
+  /** Agreed request limits; default: the plan's and tier's. */
+  requestsPerMinute?: number | null;
+  requestsPerHour?: number | null;
+  requestsPerDay?: number | null;
 }
 
 @Injectable()
@@ -18,12 +24,60 @@ export class OrganizationsService {
   constructor(
     @InjectRepository(OrganizationEntity)
     private readonly organizations: Repository<OrganizationEntity>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly events: EventLog,
+    private readonly limits: OrganizationLimitsCache,
   ) {}
 
   async create(input: NewOrganization): Promise<OrganizationEntity> {
     const organization = this.build(input, false);
+    assertCustomNumbersAllowed(organization, input);
     await this.organizations.insert(organization);
     return organization;
+  }
+
+  /**
+   * Changes an organisation's name, plan, tier or agreed numbers; a plan or
+   * tier change announces `account.subscription_updated` (in live mode, where
+   * billing lives) in the same transaction. NOT_FOUND for an unknown id.
+   */
+  async update(
+    publicId: string,
+    changes: OrganizationChanges,
+    requestId: string | null,
+  ): Promise<OrganizationEntity> {
+    const id = parsePublicId('organization', publicId);
+    if (id === null) throw AppError.notFound('organization', publicId);
+    const updated = await this.dataSource.transaction(async (manager) => {
+      const current = await manager.findOne(OrganizationEntity, {
+        where: { id },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!current) throw AppError.notFound('organization', publicId);
+      const next: OrganizationEntity = { ...current, ...changes, updatedAt: new Date() };
+      assertCustomNumbersAllowed(next, changes);
+      await manager.save(OrganizationEntity, next);
+      if (next.plan !== current.plan || next.tier !== current.tier) {
+        await this.events.append(
+          { query: (text, parameters) => manager.query(text, parameters) },
+          { organizationId: id, mode: 'live' },
+          'account.subscription_updated',
+          {
+            organization_id: publicId,
+            plan: next.plan,
+            previous_plan: current.plan,
+            tier: next.tier,
+            previous_tier: current.tier,
+            updated_at: next.updatedAt.toISOString(),
+            sequence: next.updatedAt.getTime(),
+          },
+          requestId,
+        );
+      }
+      return next;
+    });
+    this.limits.forget(id);
+    return updated;
   }
 
   async get(id: string): Promise<OrganizationEntity | null> {
@@ -83,10 +137,63 @@ export class OrganizationsService {
       plan: input.plan ?? 'free',
       tier: input.tier ?? 'basic',
       maxConcurrentSessions: input.maxConcurrentSessions ?? null,
+      requestsPerMinute: input.requestsPerMinute ?? null,
+      requestsPerHour: input.requestsPerHour ?? null,
+      requestsPerDay: input.requestsPerDay ?? null,
       isBootstrap,
       engineSeed: randomBytes(32).toString('hex'),
       createdAt: now,
       updatedAt: now,
     });
+  }
+}
+
+/** What an operator may change of an organisation; null clears an agreed number. */
+export type OrganizationChanges = Partial<
+  Pick<
+    OrganizationEntity,
+    | 'name'
+    | 'plan'
+    | 'tier'
+    | 'maxConcurrentSessions'
+    | 'requestsPerMinute'
+    | 'requestsPerHour'
+    | 'requestsPerDay'
+  >
+>;
+
+const CUSTOM_NUMBERS = [
+  ['maxConcurrentSessions', 'max_concurrent_sessions', 'plan'],
+  ['requestsPerMinute', 'requests_per_minute', 'plan'],
+  ['requestsPerHour', 'requests_per_hour', 'tier'],
+  ['requestsPerDay', 'requests_per_day', 'tier'],
+] as const;
+
+/**
+ * Agreed numbers belong to agreements: the per-minute and concurrency ones to
+ * the enterprise plan, the hourly and daily quotas to the enterprise and
+ * custom tiers. Refused (naming the field) for anything else, whether they
+ * are being set now or already set when the plan or tier changes.
+ */
+function assertCustomNumbersAllowed(
+  organization: OrganizationEntity,
+  changes: Partial<OrganizationEntity>,
+): void {
+  for (const [property, field, by] of CUSTOM_NUMBERS) {
+    if (organization[property] === null || organization[property] === undefined) continue;
+    const allowed =
+      by === 'plan'
+        ? organization.plan === 'enterprise'
+        : organization.tier === 'enterprise' || organization.tier === 'custom';
+    if (!allowed) {
+      const needs = by === 'plan' ? 'the enterprise plan' : 'the enterprise or custom tier';
+      const blame = property in changes ? field : by;
+      throw AppError.invalid(
+        blame,
+        blame === field
+          ? `custom numbers need ${needs}`
+          : `${field} is set, which needs ${needs}; clear it (null) in the same request`,
+      );
+    }
   }
 }

@@ -27,6 +27,7 @@ import {
 } from '#database';
 import { renderSketchSvg } from '#engines';
 import { EventLog } from '#events';
+import { PLAN_LIMITS } from '#organizations';
 import { sessionCreatedData } from './session-events.js';
 import { PROGRESS_STEPS } from './session-phase.js';
 import {
@@ -66,9 +67,6 @@ export interface NewSession {
   /** Analysts working independently on it; 1 unless collaborative. */
   analystCount?: number;
 }
-
-/** Sessions an organisation may have running (initiated or in progress) at once, per mode, by plan. */
-export const CONCURRENT_SESSIONS: Record<Plan, number> = { free: 5, pro: 50, enterprise: 500 };
 
 /** Time the simulated engine takes beyond its progress steps (queueing, relay), for estimates. */
 const QUEUE_ALLOWANCE_MS = 2_000;
@@ -156,7 +154,7 @@ export class SessionsService {
       [tenant.organizationId],
     );
     if (!usage) return;
-    const limit = usage.max_concurrent_sessions ?? CONCURRENT_SESSIONS[usage.plan];
+    const limit = usage.max_concurrent_sessions ?? PLAN_LIMITS[usage.plan].concurrentSessions;
     // Counting stops past the limit, so the check costs the same however many are running.
     const { running } = (
       await tx.query<{ running: number }>(

@@ -36,8 +36,51 @@ export function Auth(requirement: AuthRequirement) {
       description: `Requires scope ${requirement.scopes.join(' ')}`,
       type: ErrorEnvelopeDto,
     }),
+    ApiResponse(REQUEST_LIMITS_RESPONSE),
+    ApiResponse({
+      status: 503,
+      description:
+        'SERVICE_UNAVAILABLE: request limits cannot be counted right now and the deployment refuses uncounted requests (RATE_LIMIT_ON_REDIS_FAILURE=deny); see `Retry-After`',
+      type: ErrorEnvelopeDto,
+    }),
   );
 }
+
+const LIMIT_HEADERS = {
+  'Retry-After': {
+    description: 'Seconds until the exhausted window starts afresh',
+    schema: { type: 'integer' },
+  },
+  'X-RateLimit-Limit': {
+    description: 'Requests allowed in the window closest to exhaustion',
+    schema: { type: 'integer' },
+  },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left in that window',
+    schema: { type: 'integer' },
+  },
+  'X-RateLimit-Reset': {
+    description: 'When that window starts afresh (Unix time, seconds)',
+    schema: { type: 'integer' },
+  },
+  'RateLimit-Policy': {
+    description: 'Every window: `"minute";q=60;w=60, "hour";q=100;w=3600, …`',
+    schema: { type: 'string' },
+  },
+  RateLimit: {
+    description: 'The closest window: `"minute";r=59;t=42`',
+    schema: { type: 'string' },
+  },
+};
+
+/** The 429 every authenticated route may answer; routes that start sessions add their concurrency limit. */
+export const REQUEST_LIMITS_RESPONSE = {
+  status: 429,
+  description:
+    "RATE_LIMITED: the organisation's requests per minute (by plan) or its hourly or daily quota (by tier) is used up for this mode; `details.field` names it (`requests_per_minute`, `requests_per_hour`, `requests_per_day`) with `limit` and `window`. Every authenticated response carries the X-RateLimit-* and RateLimit headers.",
+  type: ErrorEnvelopeDto,
+  headers: LIMIT_HEADERS,
+};
 
 /** Declares a route open to anyone; routes with neither this nor @Auth are refused. */
 export function Public() {

@@ -3,8 +3,9 @@ import { Reflector } from '@nestjs/core';
 import { AppError, missingScopes } from '#common';
 import { CredentialResolver } from '#auth';
 import { AUTH_METADATA, type AuthDeclaration } from './auth.decorator.js';
+import type { Response } from 'express';
 import type { ApiRequest } from './request-context.js';
-import { UsageMeter } from './usage-meter.js';
+import { limitHeaders, RequestLimiter, rateLimited } from './request-limiter.js';
 
 /** Denies by default: a route must declare @Auth(scopes) or @Public(). */
 @Injectable()
@@ -12,7 +13,7 @@ export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly credentials: CredentialResolver,
-    private readonly usage: UsageMeter,
+    private readonly limiter: RequestLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -32,7 +33,12 @@ export class AuthGuard implements CanActivate {
       apiKey: request.header('x-api-key'),
     });
     request.principal = principal;
-    await this.usage.record(principal);
+    const verdict = await this.limiter.check(principal, request.id);
+    if (verdict) {
+      const headers = limitHeaders(verdict);
+      if (verdict.exceeded) throw rateLimited(verdict.exceeded, headers);
+      context.switchToHttp().getResponse<Response>().set(headers);
+    }
     if (declaration.accessTokenOnly && principal.credential !== 'access_token') {
       throw new AppError(
         'FORBIDDEN',

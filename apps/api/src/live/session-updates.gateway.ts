@@ -16,7 +16,7 @@ import { eventsChannel } from '#events';
 import { RedisService } from '#queue';
 import { phaseOf, SessionsService } from '#sessions';
 import { REQUEST_ID_HEADER } from '../http/request-id.middleware.js';
-import { UsageMeter } from '../http/usage-meter.js';
+import { limitHeaders, RequestLimiter, rateLimited } from '../http/request-limiter.js';
 import {
   ALL_SESSIONS,
   errorMessage,
@@ -89,7 +89,7 @@ export class SessionUpdatesGateway implements OnApplicationBootstrap, BeforeAppl
     private readonly credentials: CredentialResolver,
     private readonly sessions: SessionsService,
     private readonly redis: RedisService,
-    private readonly usage: UsageMeter,
+    private readonly limiter: RequestLimiter,
     private readonly settings: AppSettings,
   ) {
     this.server.on('headers', (headers, request) => {
@@ -167,7 +167,8 @@ export class SessionUpdatesGateway implements OnApplicationBootstrap, BeforeAppl
       const missing = missingScopes(principal.scopes, [Scope.SessionsRead]);
       if (missing.length > 0) throw AppError.forbidden(missing);
       if (this.closing) throw shuttingDown();
-      await this.usage.record(principal);
+      const verdict = await this.limiter.check(principal, requestId);
+      if (verdict?.exceeded) throw rateLimited(verdict.exceeded, limitHeaders(verdict));
       this.requestIds.set(request, requestId);
       this.server.handleUpgrade(request, socket, head, (ws) => {
         socket.off('error', ignore);

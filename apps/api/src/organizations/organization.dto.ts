@@ -1,8 +1,27 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { IsIn, IsInt, IsOptional, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
 import { PLANS, TIERS, type Plan, type Tier } from '#database';
 import { oneOf } from '../http/validation-messages.js';
 import { V2List } from '../http/v2-list.js';
+
+const AGREED = { message: 'must be an integer from 1 to 100000000, or null' };
+
+/** An agreed number: a positive integer, or null (in an update) to fall back to the plan's or tier's. */
+const AgreedNumber = (description: string) =>
+  applyDecorators(
+    ApiPropertyOptional({
+      type: 'integer',
+      minimum: 1,
+      maximum: 100_000_000,
+      nullable: true,
+      description,
+    }),
+    ValidateIf((_body: object, value: unknown) => value !== null && value !== undefined),
+    IsInt(AGREED),
+    Min(1, AGREED),
+    Max(100_000_000, AGREED),
+  );
 
 export class CreateOrganizationDto {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'Acme Research' })
@@ -20,19 +39,27 @@ export class CreateOrganizationDto {
   @IsIn(TIERS, oneOf(TIERS))
   tier?: Tier;
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 1,
-    maximum: 100000,
-    description:
-      "Concurrent sessions (initiated or in progress) allowed per mode, for an agreement above the plan's (free 5, pro 50, enterprise 500). Default: the plan's",
-  })
-  @IsOptional()
-  @IsInt({ message: 'must be an integer from 1 to 100000' })
-  @Min(1, { message: 'must be an integer from 1 to 100000' })
-  @Max(100000, { message: 'must be an integer from 1 to 100000' })
-  max_concurrent_sessions?: number;
+  @AgreedNumber(
+    'Concurrent sessions (initiated or in progress) allowed per mode, above the plan’s 500; enterprise plan only',
+  )
+  max_concurrent_sessions?: number | null;
+
+  @AgreedNumber('Requests per minute per mode, above the plan’s 6,000; enterprise plan only')
+  requests_per_minute?: number | null;
+
+  @AgreedNumber(
+    'Requests per hour per mode; enterprise or custom tier only (custom: unlimited unless set)',
+  )
+  requests_per_hour?: number | null;
+
+  @AgreedNumber(
+    'Requests per day per mode; enterprise or custom tier only (custom: unlimited unless set)',
+  )
+  requests_per_day?: number | null;
 }
+
+/** Body of PATCH /v2/enterprise/organizations/{id}: any of the creation fields; null clears an agreed number. */
+export class UpdateOrganizationDto extends PartialType(CreateOrganizationDto) {}
 
 export class OrganizationDto {
   @ApiProperty({ example: 'org_01jh2x7v4ke8rbk3a8y0v0d7qz' })
@@ -52,6 +79,23 @@ export class OrganizationDto {
     description: 'Concurrent sessions (initiated or in progress) allowed per mode',
   })
   max_concurrent_sessions!: number;
+
+  @ApiProperty({ type: 'integer', description: 'Requests per minute allowed per mode' })
+  requests_per_minute!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'Requests per hour allowed per mode; null is unlimited',
+  })
+  requests_per_hour!: number | null;
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'Requests per day allowed per mode; null is unlimited',
+  })
+  requests_per_day!: number | null;
 
   @ApiProperty({ description: 'The operator organisation of this deployment' })
   is_operator!: boolean;

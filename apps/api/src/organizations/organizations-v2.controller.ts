@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiOkResponse,
@@ -9,9 +9,9 @@ import {
 import { ALL_SCOPES, Scope, toPublicId, type Principal } from '#common';
 import { ApiKeyService } from '#api-keys';
 import type { OrganizationEntity } from '#database';
-import { CONCURRENT_SESSIONS } from '#sessions';
-import { OrganizationsService } from '#organizations';
-import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
+import { limitsOf, OrganizationsService, type OrganizationChanges } from '#organizations';
+import { Auth, CurrentPrincipal, RequestId } from '../http/auth.decorator.js';
+import { ResourceParam } from '../http/resource-param.decorator.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
 import { decodeCursor, v2Page, V2ListQueryDto } from '../http/v2-list.js';
 import {
@@ -19,6 +19,7 @@ import {
   CreateOrganizationDto,
   OrganizationDto,
   OrganizationListDto,
+  UpdateOrganizationDto,
 } from './organization.dto.js';
 
 @ApiTags('Organizations (v2)')
@@ -48,7 +49,7 @@ export class OrganizationsV2Controller {
       name: body.name,
       ...(body.plan ? { plan: body.plan } : {}),
       ...(body.tier ? { tier: body.tier } : {}),
-      maxConcurrentSessions: body.max_concurrent_sessions ?? null,
+      ...agreedNumbers(body),
     });
     // The new organisation's first key: every scope, live mode, created on the operator's behalf.
     const { key } = await this.apiKeys.create(
@@ -56,6 +57,35 @@ export class OrganizationsV2Controller {
       { name: 'Admin key', scopes: [...ALL_SCOPES], expiresAt: null, mode: 'live' },
     );
     return { ...toOrganizationDto(organization), admin_api_key: key };
+  }
+
+  @Patch(':organization_id')
+  @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @ApiOperation({
+    summary: "Change an organisation's name, plan, tier or agreed limits (operator only)",
+    description:
+      'Any of the creation fields. Agreed numbers go with agreements: `requests_per_minute` and `max_concurrent_sessions` need the enterprise plan, `requests_per_hour` and `requests_per_day` the enterprise or custom tier; null clears one (back to the plan’s or tier’s). A plan or tier change announces `account.subscription_updated`. New limits apply on every API instance within 5 seconds.',
+  })
+  @ResourceParam('organization_id', 'org_01jh2x7v4ke8rbk3a8y0v0d7qz', 'organization')
+  @ApiOkResponse({ type: OrganizationDto })
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
+    @Param('organization_id') id: string,
+    @Body() body: UpdateOrganizationDto,
+  ): Promise<OrganizationDto> {
+    await this.organizations.requireOperator(principal.organizationId, 'change organisations');
+    const organization = await this.organizations.update(
+      id,
+      {
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.plan !== undefined ? { plan: body.plan } : {}),
+        ...(body.tier !== undefined ? { tier: body.tier } : {}),
+        ...agreedNumbers(body),
+      },
+      requestId,
+    );
+    return toOrganizationDto(organization);
   }
 
   @Get()
@@ -85,14 +115,29 @@ export class OrganizationsV2Controller {
   }
 }
 
+/** The agreed numbers a create or update body gives (null clears one), as the service names them. */
+function agreedNumbers(body: UpdateOrganizationDto): OrganizationChanges {
+  const changes: OrganizationChanges = {};
+  if (body.max_concurrent_sessions !== undefined) {
+    changes.maxConcurrentSessions = body.max_concurrent_sessions;
+  }
+  if (body.requests_per_minute !== undefined) changes.requestsPerMinute = body.requests_per_minute;
+  if (body.requests_per_hour !== undefined) changes.requestsPerHour = body.requests_per_hour;
+  if (body.requests_per_day !== undefined) changes.requestsPerDay = body.requests_per_day;
+  return changes;
+}
+
 function toOrganizationDto(organization: OrganizationEntity): OrganizationDto {
+  const limits = limitsOf(organization);
   return {
     id: toPublicId('organization', organization.id),
     name: organization.name,
     plan: organization.plan,
     tier: organization.tier,
-    max_concurrent_sessions:
-      organization.maxConcurrentSessions ?? CONCURRENT_SESSIONS[organization.plan],
+    max_concurrent_sessions: limits.concurrentSessions,
+    requests_per_minute: limits.requestsPerMinute,
+    requests_per_hour: limits.requestsPerHour,
+    requests_per_day: limits.requestsPerDay,
     is_operator: organization.isBootstrap,
     created_at: organization.createdAt.toISOString(),
   };

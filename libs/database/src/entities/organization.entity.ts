@@ -24,6 +24,18 @@ export class OrganizationEntity {
   @Column({ name: 'max_concurrent_sessions', type: 'integer', nullable: true })
   maxConcurrentSessions!: number | null;
 
+  /** Agreed requests per minute (enterprise plan "6000 and more"); null: the plan's. */
+  @Column({ name: 'requests_per_minute', type: 'integer', nullable: true })
+  requestsPerMinute!: number | null;
+
+  /** Agreed hourly quota (custom tier); null: the tier's (custom: unlimited). */
+  @Column({ name: 'requests_per_hour', type: 'integer', nullable: true })
+  requestsPerHour!: number | null;
+
+  /** Agreed daily quota (custom tier); null: the tier's (custom: unlimited). */
+  @Column({ name: 'requests_per_day', type: 'integer', nullable: true })
+  requestsPerDay!: number | null;
+
   /** The operator organisation created from BOOTSTRAP_* settings; at most one. */
   @Column({ name: 'is_bootstrap', type: 'boolean', default: false })
   isBootstrap!: boolean;

@@ -7,6 +7,7 @@ import { SessionTemplates1764046800000 } from './1764046800000-session-templates
 import { Batches1764050400000 } from './1764050400000-batches.js';
 import { CollaborativeSessions1764054000000 } from './1764054000000-collaborative-sessions.js';
 import { SessionListIndexes1764057600000 } from './1764057600000-session-list-indexes.js';
+import { OrganizationLimits1764061200000 } from './1764061200000-organization-limits.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   Batches1764050400000,
   CollaborativeSessions1764054000000,
   SessionListIndexes1764057600000,
+  OrganizationLimits1764061200000,
 ];

@@ -1,0 +1,233 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { AppError, type Tenant } from '#common';
+import { AppSettings } from '#config';
+import { Sql } from '#database';
+import { EventLog } from '#events';
+import { OrganizationLimitsCache, type OrganizationLimits } from '#organizations';
+import { RedisService } from '#queue';
+
+export type WindowName = 'minute' | 'hour' | 'day';
+
+/** One counted window after this request. */
+export interface WindowState {
+  name: WindowName;
+  /** The organisation's setting it enforces, as error details name it. */
+  setting: 'requests_per_minute' | 'requests_per_hour' | 'requests_per_day';
+  limit: number;
+  /** Requests counted in the window, this one included (refused ones too). */
+  used: number;
+  /** Requests left in the window (0 once over). */
+  remaining: number;
+  /** Length of the window in seconds (as scaled). */
+  seconds: number;
+  /** Seconds until it starts afresh (at least 1). */
+  resetSeconds: number;
+}
+
+export interface LimitVerdict {
+  windows: WindowState[];
+  /** The window this request went over, if any: the request is refused. */
+  exceeded: WindowState | null;
+}
+
+const WINDOWS = [
+  { name: 'minute', setting: 'requests_per_minute', seconds: 60, quota: false },
+  { name: 'hour', setting: 'requests_per_hour', seconds: 3600, quota: true },
+  { name: 'day', setting: 'requests_per_day', seconds: 86_400, quota: true },
+] as const;
+
+const LIMIT_OF: Record<WindowName, (limits: OrganizationLimits) => number | null> = {
+  minute: (limits) => limits.requestsPerMinute,
+  hour: (limits) => limits.requestsPerHour,
+  day: (limits) => limits.requestsPerDay,
+};
+
+/** Share of a quota at which `account.usage_threshold_reached` is announced, once per window. */
+export const USAGE_THRESHOLD = 0.8;
+const WARN_EVERY_MS = 10_000;
+
+/**
+ * The plan's requests per minute and the tier's hourly and daily quotas,
+ * counted per organisation and mode in Redis by rate-limiter-flexible (one
+ * atomic script per window, fixed windows that start with the first request),
+ * so every API instance shares the counts. The minute window is counted
+ * first: a request refused there does not use up the quotas. Whichever
+ * window is exhausted refuses the request: the stricter one answers.
+ */
+@Injectable()
+export class RequestLimiter {
+  private readonly logger = new Logger(RequestLimiter.name);
+  private readonly counters: Record<WindowName, { limiter: RateLimiterRedis; seconds: number }>;
+  private lastWarning = 0;
+
+  constructor(
+    redis: RedisService,
+    private readonly settings: AppSettings,
+    private readonly limits: OrganizationLimitsCache,
+    private readonly sql: Sql,
+    private readonly events: EventLog,
+  ) {
+    const scale = settings.rateLimits.windowScale;
+    this.counters = Object.fromEntries(
+      WINDOWS.map(({ name, seconds }) => {
+        const scaled = Math.max(1, Math.round(seconds * scale));
+        const limiter = new RateLimiterRedis({
+          storeClient: redis.client,
+          keyPrefix: `${settings.redisPrefix}:rate:${name}`,
+          // Limits differ per organisation, so the counter only counts; this class decides.
+          points: Number.MAX_SAFE_INTEGER,
+          duration: scaled,
+          // While Redis is away, fail at once rather than queue the request behind a reconnect.
+          rejectIfRedisNotReady: true,
+        });
+        return [name, { limiter, seconds: scaled }];
+      }),
+    ) as RequestLimiter['counters'];
+  }
+
+  /**
+   * Counts one request of the tenant. Null when limits are off, the
+   * organisation is unknown, or Redis could not count it (then the request
+   * is allowed and a warning logged, or refused with 503 when
+   * RATE_LIMIT_ON_REDIS_FAILURE=deny).
+   */
+  async check(tenant: Tenant, requestId: string | null): Promise<LimitVerdict | null> {
+    if (!this.settings.rateLimits.enabled) return null;
+    const limits = await this.limits.get(tenant.organizationId);
+    if (!limits) return null;
+    const key = `${tenant.organizationId}:${tenant.mode}`;
+    try {
+      const minute = (await this.count('minute', key, limits))!;
+      const windows = [minute];
+      if (!isOver(minute)) {
+        const quotas = await Promise.all(
+          WINDOWS.filter((w) => w.quota).map((w) =>
+            this.count(w.name, key, limits, tenant, requestId),
+          ),
+        );
+        windows.push(...quotas.filter((w): w is WindowState => w !== null));
+      }
+      return { windows, exceeded: windows.find(isOver) ?? null };
+    } catch (error) {
+      if (error instanceof RateLimiterRes) throw error; // unreachable: the counters never refuse
+      return this.redisFailed(error);
+    }
+  }
+
+  private async count(
+    name: WindowName,
+    key: string,
+    limits: OrganizationLimits,
+    tenant?: Tenant,
+    requestId?: string | null,
+  ): Promise<WindowState | null> {
+    const limit = LIMIT_OF[name](limits);
+    if (limit === null) return null;
+    const { limiter, seconds } = this.counters[name];
+    const result = await limiter.consume(key);
+    const state: WindowState = {
+      name,
+      setting: WINDOWS.find((w) => w.name === name)!.setting,
+      limit,
+      remaining: Math.max(0, limit - result.consumedPoints),
+      seconds,
+      resetSeconds: Math.max(1, Math.ceil(result.msBeforeNext / 1000)),
+      used: result.consumedPoints,
+    };
+    // Exactly one request of the window reaches the threshold: it announces it.
+    if (tenant && result.consumedPoints === Math.ceil(limit * USAGE_THRESHOLD)) {
+      void this.announceThreshold(tenant, state, requestId ?? null);
+    }
+    return state;
+  }
+
+  private async announceThreshold(
+    tenant: Tenant,
+    state: WindowState,
+    requestId: string | null,
+  ): Promise<void> {
+    const resetsAt = new Date(Date.now() + state.resetSeconds * 1000);
+    try {
+      await this.events.append(
+        { query: (text, parameters) => this.sql.rows(text, parameters) },
+        tenant,
+        'account.usage_threshold_reached',
+        {
+          organization_id: tenant.organizationId,
+          quota: state.setting,
+          limit: state.limit,
+          used: state.used,
+          threshold_percent: USAGE_THRESHOLD * 100,
+          resets_at: resetsAt.toISOString(),
+          // One announcement per window: its end orders them.
+          sequence: Math.floor(resetsAt.getTime() / 1000),
+        },
+        requestId,
+      );
+    } catch (error) {
+      this.logger.warn({ err: error, requestId }, 'usage threshold event not written');
+    }
+  }
+
+  private redisFailed(error: unknown): null {
+    const now = Date.now();
+    if (now - this.lastWarning > WARN_EVERY_MS) {
+      this.lastWarning = now;
+      this.logger.warn(
+        { err: error, onRedisFailure: this.settings.rateLimits.onRedisFailure },
+        'request limits cannot be counted (Redis unavailable)',
+      );
+    }
+    if (this.settings.rateLimits.onRedisFailure === 'deny') {
+      throw new AppError(
+        'SERVICE_UNAVAILABLE',
+        'Request limits cannot be checked right now; try again shortly',
+        { issue: 'the rate limiter is unavailable' },
+        { 'Retry-After': '5' },
+      );
+    }
+    return null;
+  }
+}
+
+function isOver(window: WindowState): boolean {
+  return window.used > window.limit;
+}
+
+/**
+ * The response headers of a counted request: X-RateLimit-* for the window
+ * closest to exhaustion (least left, relative to its limit), the IETF
+ * RateLimit-Policy and RateLimit fields, and Retry-After when refused.
+ */
+export function limitHeaders(verdict: LimitVerdict): Record<string, string> {
+  const closest =
+    verdict.exceeded ??
+    verdict.windows.reduce((a, b) => (b.remaining / b.limit < a.remaining / a.limit ? b : a));
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  return {
+    'X-RateLimit-Limit': String(closest.limit),
+    'X-RateLimit-Remaining': String(closest.remaining),
+    'X-RateLimit-Reset': String(nowSeconds + closest.resetSeconds),
+    'RateLimit-Policy': verdict.windows
+      .map((w) => `"${w.name}";q=${w.limit};w=${w.seconds}`)
+      .join(', '),
+    RateLimit: `"${closest.name}";r=${closest.remaining};t=${closest.resetSeconds}`,
+    ...(verdict.exceeded ? { 'Retry-After': String(verdict.exceeded.resetSeconds) } : {}),
+  };
+}
+
+/** The 429 of a window gone over, naming the setting, with every limit header. */
+export function rateLimited(window: WindowState, headers: Record<string, string>): AppError {
+  return new AppError(
+    'RATE_LIMITED',
+    `Too many requests: ${window.limit} per ${window.name} allowed, used up; try again in ${window.resetSeconds} s`,
+    {
+      field: window.setting,
+      issue: `at most ${window.limit} requests per ${window.name}`,
+      limit: window.limit,
+      window: window.name,
+    },
+    headers,
+  );
+}
