@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { LoggerModule } from 'nestjs-pino';
 import { ApiKeysModule } from '#api-keys';
@@ -20,6 +20,8 @@ import { DocsController } from './http/docs.controller.js';
 import { HttpExceptionFilter } from './http/http-exception.filter.js';
 import { loggerOptions } from './http/logging.js';
 import { RequestLimiter } from './http/request-limiter.js';
+import { IdempotencyInterceptor } from './http/idempotency/idempotency.interceptor.js';
+import { IdempotencyKeys } from './http/idempotency/idempotency-keys.js';
 import { SessionUpdatesGateway } from './live/session-updates.gateway.js';
 import { AttemptLimiter } from './oauth/authorization-server/attempt-limiter.js';
 import { AuthorizationServer } from './oauth/authorization-server/authorization-server.js';
@@ -89,6 +91,8 @@ export class ApiModule {
         SessionUpdatesGateway,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: HttpExceptionFilter },
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
+        IdempotencyKeys,
       ],
     };
   }

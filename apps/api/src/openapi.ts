@@ -1,3 +1,4 @@
+import { documentIdempotency } from './http/idempotency/idempotency-openapi.js';
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { ALL_SCOPES } from '#common';
@@ -35,6 +36,7 @@ export function buildOpenApiDocument(app: INestApplication, publicUrl: string): 
     )
     .build();
   const document = SwaggerModule.createDocument(app, config);
+  documentIdempotency(document);
   document.paths = { ...authorizationServerPaths(), ...document.paths };
   return document;
 }

@@ -4,3 +4,4 @@ export * from './scopes.js';
 export * from './tenancy.js';
 export * from './session-vocabulary.js';
 export * from './sealed-secrets.js';
+export * from './canonical-json.js';

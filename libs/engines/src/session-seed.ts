@@ -1,4 +1,4 @@
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '#common';
 import { SIMULATED_ENGINE_VERSION } from './engine-version.js';
 import { sha256Hex } from './seeded-random.js';
 import type { SessionWorkInput } from './session-engine.js';

@@ -11,6 +11,7 @@ import { WebhookEntity } from './webhook.entity.js';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity.js';
 import { WebhookAttemptEntity } from './webhook-attempt.entity.js';
 import { AuditRecordEntity } from './audit-record.entity.js';
+import { IdempotencyKeyEntity } from './idempotency-key.entity.js';
 import { SessionTemplateEntity } from './session-template.entity.js';
 import { BatchEntity } from './batch.entity.js';
 
@@ -29,6 +30,7 @@ export * from './webhook-attempt.entity.js';
 export * from './audit-record.entity.js';
 export * from './session-template.entity.js';
 export * from './batch.entity.js';
+export * from './idempotency-key.entity.js';
 
 export const ENTITIES = [
   OrganizationEntity,
@@ -44,6 +46,7 @@ export const ENTITIES = [
   WebhookDeliveryEntity,
   WebhookAttemptEntity,
   AuditRecordEntity,
+  IdempotencyKeyEntity,
   SessionTemplateEntity,
   BatchEntity,
 ];

@@ -8,6 +8,7 @@ import { Batches1764050400000 } from './1764050400000-batches.js';
 import { CollaborativeSessions1764054000000 } from './1764054000000-collaborative-sessions.js';
 import { SessionListIndexes1764057600000 } from './1764057600000-session-list-indexes.js';
 import { OrganizationLimits1764061200000 } from './1764061200000-organization-limits.js';
+import { IdempotencyKeys1764064800000 } from './1764064800000-idempotency-keys.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   CollaborativeSessions1764054000000,
   SessionListIndexes1764057600000,
   OrganizationLimits1764061200000,
+  IdempotencyKeys1764064800000,
 ];

@@ -1,0 +1,138 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import type { Tenant } from '#common';
+import { Sql } from '#database';
+
+/** How long a key's first response is replayed. */
+export const IDEMPOTENCY_WINDOW_HOURS = 24;
+/** How long a duplicate waits for the first request to finish before it is refused. */
+const WAIT_FOR_FIRST_MS = 10_000;
+const POLL_MS = 50;
+const CLEAN_EVERY_MS = 60 * 60 * 1000;
+
+export type IdempotencyOutcome =
+  | { kind: 'claimed' }
+  | { kind: 'replay'; status: number; body: unknown; requestId: string }
+  | { kind: 'mismatch'; route: string }
+  | { kind: 'in_progress' };
+
+interface KeyRow {
+  route: string;
+  request_hash: string;
+  response_status: number | null;
+  response_body: unknown;
+  request_id: string;
+}
+
+/**
+ * Idempotency-Key records in PostgreSQL, per organisation and mode, so every
+ * API instance sees the same ones. A key is claimed by inserting its row
+ * (the primary key makes exactly one concurrent request win); the winner
+ * stores its response, or gives the key up when it fails; duplicates wait
+ * for that and replay the response.
+ */
+@Injectable()
+export class IdempotencyKeys implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(IdempotencyKeys.name);
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly sql: Sql) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.deleteExpired(), CLEAN_EVERY_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  async begin(
+    tenant: Tenant,
+    key: string,
+    route: string,
+    requestHash: string,
+    requestId: string,
+  ): Promise<IdempotencyOutcome> {
+    const deadline = Date.now() + WAIT_FOR_FIRST_MS;
+    for (;;) {
+      // Inserts the claim, or takes over an expired record of the same key.
+      const claimed = await this.sql.rows(
+        `INSERT INTO idempotency_keys (organization_id, mode, key, route, request_hash, request_id, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(hours => $7))
+         ON CONFLICT (organization_id, mode, key) DO UPDATE
+           SET route = EXCLUDED.route, request_hash = EXCLUDED.request_hash,
+               request_id = EXCLUDED.request_id, response_status = NULL, response_body = NULL,
+               created_at = now(), expires_at = EXCLUDED.expires_at
+           WHERE idempotency_keys.expires_at < now()
+         RETURNING 1`,
+        [
+          tenant.organizationId,
+          tenant.mode,
+          key,
+          route,
+          requestHash,
+          requestId,
+          IDEMPOTENCY_WINDOW_HOURS,
+        ],
+      );
+      if (claimed.length > 0) return { kind: 'claimed' };
+      const [row] = await this.sql.rows<KeyRow>(
+        `SELECT route, request_hash, response_status, response_body, request_id
+           FROM idempotency_keys WHERE organization_id = $1 AND mode = $2 AND key = $3`,
+        [tenant.organizationId, tenant.mode, key],
+      );
+      // Gone: the first request failed and gave the key up; try to claim it again.
+      if (!row) continue;
+      if (row.route !== route || row.request_hash !== requestHash) {
+        return { kind: 'mismatch', route: row.route };
+      }
+      if (row.response_status !== null) {
+        return {
+          kind: 'replay',
+          status: row.response_status,
+          body: row.response_body,
+          requestId: row.request_id,
+        };
+      }
+      if (Date.now() >= deadline) return { kind: 'in_progress' };
+      await sleep(POLL_MS);
+    }
+  }
+
+  /** Stores the first request's response, to be replayed. */
+  async complete(tenant: Tenant, key: string, status: number, body: unknown): Promise<void> {
+    await this.sql.rows(
+      `UPDATE idempotency_keys SET response_status = $4, response_body = $5
+        WHERE organization_id = $1 AND mode = $2 AND key = $3`,
+      [tenant.organizationId, tenant.mode, key, status, JSON.stringify(body ?? null)],
+    );
+  }
+
+  /** Gives the key up after the first request failed, so it can be retried with the same key. */
+  async release(tenant: Tenant, key: string): Promise<void> {
+    await this.sql.rows(
+      `DELETE FROM idempotency_keys
+        WHERE organization_id = $1 AND mode = $2 AND key = $3 AND response_status IS NULL`,
+      [tenant.organizationId, tenant.mode, key],
+    );
+  }
+
+  async deleteExpired(): Promise<number> {
+    try {
+      const gone = await this.sql.rows(
+        'DELETE FROM idempotency_keys WHERE expires_at < now() RETURNING 1',
+        [],
+      );
+      return gone.length;
+    } catch (error) {
+      this.logger.warn({ err: error }, 'expired idempotency keys not deleted; retrying in an hour');
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import {
+  Injectable,
+  type CallHandler,
+  type ExecutionContext,
+  type NestInterceptor,
+} from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants.js';
+import { Reflector } from '@nestjs/core';
+import type { Response } from 'express';
+import { catchError, from, mergeMap, of, type Observable } from 'rxjs';
+import { AppError, canonicalJson, type JsonValue, type Principal } from '#common';
+import type { ApiRequest } from '../request-context.js';
+import { IDEMPOTENCY_WINDOW_HOURS, IdempotencyKeys } from './idempotency-keys.js';
+
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+/** Printable ASCII without spaces, as Stripe's keys: UUIDs and the like. */
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * `Idempotency-Key` on every authenticated POST (DESIGN §4). The first
+ * request with a key runs and, when it succeeds, its status and body are kept
+ * for 24 hours; the same key with the same request (route and body) gets that
+ * response again with `Idempotent-Replayed: true` and the first request's id
+ * in `Original-Request`, without running again; with a different request,
+ * 409. A duplicate sent while the first still runs waits for it (up to 10 s)
+ * and then replays. A failed first request keeps nothing, so it can be
+ * retried with the same key.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(
+    private readonly keys: IdempotencyKeys,
+    private readonly reflector: Reflector,
+  ) {}
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const request = context.switchToHttp().getRequest<ApiRequest>();
+    const key = request.header(IDEMPOTENCY_HEADER);
+    const principal = request.principal;
+    if (request.method !== 'POST' || key === undefined || !principal) return next.handle();
+    if (!KEY_PATTERN.test(key)) {
+      throw AppError.invalid(
+        IDEMPOTENCY_HEADER,
+        'must be 1 to 255 printable ASCII characters without spaces (a UUID, say)',
+      );
+    }
+    const route = `POST ${request.originalUrl}`;
+    const requestHash = createHash('sha256')
+      .update(canonicalJson((request.body ?? null) as JsonValue))
+      .digest('hex');
+    const response = context.switchToHttp().getResponse<Response>();
+    const outcome = await this.keys.begin(principal, key, route, requestHash, request.id);
+    switch (outcome.kind) {
+      case 'replay':
+        response.set({ 'Idempotent-Replayed': 'true', 'Original-Request': outcome.requestId });
+        return of(outcome.body);
+      case 'mismatch':
+        throw new AppError(
+          'CONFLICT',
+          `This ${IDEMPOTENCY_HEADER} was already used with a different request`,
+          {
+            field: IDEMPOTENCY_HEADER,
+            issue: `used within the last ${IDEMPOTENCY_WINDOW_HOURS} hours for ${outcome.route} with another body; use a new key for a new request`,
+          },
+        );
+      case 'in_progress':
+        throw new AppError(
+          'CONFLICT',
+          `A request with this ${IDEMPOTENCY_HEADER} is still being processed`,
+          { field: IDEMPOTENCY_HEADER, issue: 'the first request has not finished; retry shortly' },
+          { 'Retry-After': '1' },
+        );
+      case 'claimed':
+        response.set('Idempotent-Replayed', 'false');
+        return this.recorded(context, next, principal, key);
+    }
+  }
+
+  private recorded(
+    context: ExecutionContext,
+    next: CallHandler,
+    principal: Principal,
+    key: string,
+  ): Observable<unknown> {
+    const status =
+      this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? 201;
+    return next.handle().pipe(
+      mergeMap(async (body: unknown) => {
+        await this.keys.complete(principal, key, status, body);
+        return body;
+      }),
+      catchError((error: unknown) =>
+        from(
+          this.keys.release(principal, key).then(
+            () => Promise.reject(error),
+            () => Promise.reject(error),
+          ),
+        ),
+      ),
+    );
+  }
+}

@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestClient } from './support/client.js';
+import { createOrganization, type TestOrganization } from './support/factories.js';
+import { startStack, type Stack } from './support/stack.js';
+
+let stack: Stack;
+let client: TestClient;
+let org: TestOrganization;
+let token: string;
+
+beforeAll(async () => {
+  stack = await startStack({ worker: false });
+  client = await TestClient.for(stack);
+  org = await createOrganization(stack, client);
+  token = await org.token();
+});
+afterAll(() => stack?.close());
+
+const SESSION = { type: 'dowsing', target: 'Idempotent well' };
+
+async function sessionCount(): Promise<number> {
+  const [{ count }] = await stack.api
+    .get(DataSource)
+    .query('SELECT count(*)::int AS count FROM sessions WHERE organization_id = $1', [
+      org.organizationId,
+    ]);
+  return count;
+}
+
+describe('Idempotency-Key', () => {
+  it('replays the first response to a retry without creating again', async () => {
+    const key = randomUUID();
+    const before = await sessionCount();
+    const first = await client.post('/v1/sessions', {
+      token,
+      json: SESSION,
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBe('false');
+    const retry = await client.post('/v1/sessions', {
+      token,
+      // The same body with its keys in another order is the same request.
+      json: { target: SESSION.target, type: SESSION.type },
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(retry.status).toBe(201);
+    expect(retry.body).toEqual(first.body);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.headers.get('original-request')).toBe(first.headers.get('x-request-id'));
+    expect(retry.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+    expect(await sessionCount()).toBe(before + 1);
+  });
+
+  it('refuses the key with another body, or on another route, with 409 naming it', async () => {
+    const key = randomUUID();
+    await client.post('/v1/sessions', {
+      token,
+      json: SESSION,
+      headers: { 'Idempotency-Key': key },
+    });
+    const otherBody = await client.post('/v1/sessions', {
+      token,
+      json: { ...SESSION, target: 'Another well' },
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(otherBody.status).toBe(409);
+    expect(otherBody.body.error).toMatchObject({
+      code: 'CONFLICT',
+      details: { field: 'Idempotency-Key' },
+    });
+    const otherRoute = await client.post('/v2/sessions/create', {
+      token,
+      json: SESSION,
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(otherRoute.status).toBe(409);
+  });
+
+  it('lets exactly one of concurrent duplicates run; the others replay its response', async () => {
+    const key = randomUUID();
+    const before = await sessionCount();
+    const responses = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        client.post('/v1/sessions', { token, json: SESSION, headers: { 'Idempotency-Key': key } }),
+      ),
+    );
+    expect(responses.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
+    expect(new Set(responses.map((r) => r.body.session_id)).size).toBe(1);
+    expect(responses.filter((r) => r.headers.get('idempotent-replayed') === 'false')).toHaveLength(
+      1,
+    );
+    expect(await sessionCount()).toBe(before + 1);
+  });
+
+  it('keeps nothing of a failed request, so the same key can be retried', async () => {
+    const key = randomUUID();
+    const invalid = await client.post('/v1/sessions', {
+      token,
+      json: { type: 'tarot', target: 'x' },
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(invalid.status).toBe(400);
+    const fixed = await client.post('/v1/sessions', {
+      token,
+      json: SESSION,
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(fixed.status).toBe(201);
+    expect(fixed.headers.get('idempotent-replayed')).toBe('false');
+  });
+
+  it('keeps keys apart per organisation and mode, and for 24 hours only', async () => {
+    const key = randomUUID();
+    const mine = await client.post('/v1/sessions', {
+      token,
+      json: SESSION,
+      headers: { 'Idempotency-Key': key },
+    });
+    const other = await createOrganization(stack, client);
+    const theirs = await client.post('/v1/sessions', {
+      token: await other.token(),
+      json: SESSION,
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(theirs.headers.get('idempotent-replayed')).toBe('false');
+    expect(theirs.body.session_id).not.toBe(mine.body.session_id);
+    const sandbox = await client.post('/v1/sessions', {
+      apiKey: await org.apiKey(undefined, 'test'),
+      json: SESSION,
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(sandbox.headers.get('idempotent-replayed')).toBe('false');
+
+    // A day later the key is free again.
+    await stack.api
+      .get(DataSource)
+      .query(
+        `UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = $1`,
+        [key],
+      );
+    const later = await client.post('/v1/sessions', {
+      token,
+      json: { ...SESSION, target: 'A new request' },
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(later.status).toBe(201);
+    expect(later.headers.get('idempotent-replayed')).toBe('false');
+  });
+
+  it.each(['', 'has space', 'x'.repeat(256), 'ünïcode'])(
+    'refuses the malformed key %j naming the header',
+    async (key) => {
+      const refused = await client.post('/v1/sessions', {
+        token,
+        json: SESSION,
+        headers: { 'Idempotency-Key': key },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.details.field).toBe('Idempotency-Key');
+    },
+  );
+
+  it('is documented on every authenticated POST', async () => {
+    const document = (await (await fetch(`${stack.baseUrl}/docs-json`)).json()) as {
+      paths: Record<string, { post?: { security?: unknown[]; parameters?: { name: string }[] } }>;
+    };
+    const posts = Object.entries(document.paths).filter(([, item]) => item.post?.security?.length);
+    expect(posts.length).toBeGreaterThan(15);
+    for (const [path, item] of posts) {
+      expect(
+        item.post!.parameters?.some((p) => p.name === 'Idempotency-Key'),
+        path,
+      ).toBe(true);
+    }
+  });
+});
