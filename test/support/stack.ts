@@ -30,6 +30,12 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     LOG_LEVEL: 'silent',
     SIMULATED_STEP_MS: '20',
     DATABASE_POOL_MAX: '5',
+    // Every test comes from 127.0.0.1 and a run shares one Redis prefix, so the per-address
+    // limits of the sign-in endpoints would count all test files together: they get their own
+    // test (endpoint-rate-limits), and are out of the way everywhere else.
+    TOKEN_RATE_PER_ADDRESS: '1000000',
+    TOKEN_RATE_PER_CLIENT: '1000000',
+    SIGN_IN_RATE_PER_ADDRESS: '1000000',
     ...overrides,
   };
 }

@@ -20,6 +20,7 @@ import { DocsController } from './http/docs.controller.js';
 import { HttpExceptionFilter } from './http/http-exception.filter.js';
 import { loggerOptions } from './http/logging.js';
 import { RequestLimiter } from './http/request-limiter.js';
+import { EndpointRateLimiter } from './oauth/authorization-server/endpoint-rate-limiter.js';
 import { IdempotencyInterceptor } from './http/idempotency/idempotency.interceptor.js';
 import { IdempotencyKeys } from './http/idempotency/idempotency-keys.js';
 import { SessionUpdatesGateway } from './live/session-updates.gateway.js';
@@ -85,6 +86,7 @@ export class ApiModule {
         IdentityBootstrap,
         AuthorizationServer,
         AttemptLimiter,
+        EndpointRateLimiter,
         JwtIntrospection,
         RequestLimiter,
         ReadinessChecks,

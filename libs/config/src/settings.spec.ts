@@ -36,7 +36,14 @@ describe('settings', () => {
         workerConcurrency: 100,
       },
       eventRetentionDays: 30,
-      rateLimits: { enabled: true, onRedisFailure: 'allow', windowScale: 1 },
+      rateLimits: {
+        enabled: true,
+        onRedisFailure: 'allow',
+        windowScale: 1,
+        tokenPerClient: 120,
+        tokenPerAddress: 600,
+        signInPerAddress: 30,
+      },
     });
   });
 
@@ -74,6 +81,7 @@ describe('settings', () => {
     [{ RATE_LIMITS: 'maybe' }, 'RATE_LIMITS'],
     [{ RATE_LIMIT_ON_REDIS_FAILURE: 'panic' }, 'RATE_LIMIT_ON_REDIS_FAILURE'],
     [{ RATE_LIMIT_WINDOW_SCALE: '2' }, 'RATE_LIMIT_WINDOW_SCALE'],
+    [{ TOKEN_RATE_PER_CLIENT: '0' }, 'TOKEN_RATE_PER_CLIENT'],
     [{ SIMULATED_STEP_MS: '1.5' }, 'SIMULATED_STEP_MS'],
     [{ BOOTSTRAP_CLIENT_ID: 'dev-client' }, 'BOOTSTRAP_CLIENT_SECRET'],
     [{ BOOTSTRAP_CLIENT_SECRET: 'a-long-enough-secret' }, 'BOOTSTRAP_CLIENT_ID'],

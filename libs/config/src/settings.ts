@@ -43,6 +43,12 @@ export interface RateLimitSettings {
   onRedisFailure: 'allow' | 'deny';
   /** Multiplies every window (minute, hour, day); tests use a small fraction. Windows are at least 1 s. */
   windowScale: number;
+  /** Requests a minute to the token, introspection and revocation endpoints per client. */
+  tokenPerClient: number;
+  /** Requests a minute to those endpoints per source address, whatever the client. */
+  tokenPerAddress: number;
+  /** Sign-in form submissions a minute per source address. */
+  signInPerAddress: number;
 }
 
 export interface WebhookSettings {
@@ -277,6 +283,9 @@ export function parseSettings(env: Env): Settings {
       enabled: choice(env, 'RATE_LIMITS', ['on', 'off'], 'on') === 'on',
       onRedisFailure: choice(env, 'RATE_LIMIT_ON_REDIS_FAILURE', ['allow', 'deny'], 'allow'),
       windowScale: positiveNumber(env, 'RATE_LIMIT_WINDOW_SCALE', 1, 1),
+      tokenPerClient: integer(env, 'TOKEN_RATE_PER_CLIENT', 120, 1, 1_000_000),
+      tokenPerAddress: integer(env, 'TOKEN_RATE_PER_ADDRESS', 600, 1, 1_000_000),
+      signInPerAddress: integer(env, 'SIGN_IN_RATE_PER_ADDRESS', 30, 1, 1_000_000),
     },
   };
 }

@@ -12,6 +12,7 @@ import { AppSettings } from '#config';
 import { Sql } from '#database';
 import { OAuthError } from '../../http/oauth-error.js';
 import { AttemptLimiter, TOKEN_ENDPOINT_POLICY } from './attempt-limiter.js';
+import { EndpointRateLimiter } from './endpoint-rate-limiter.js';
 import {
   addressOf,
   clientAttempt,
@@ -51,6 +52,7 @@ export class AuthorizationServer {
     private readonly users: UsersService,
     private readonly secrets: ServerSecretsService,
     private readonly limiter: AttemptLimiter,
+    private readonly rate: EndpointRateLimiter,
     private readonly jwtIntrospection: JwtIntrospection,
     private readonly revokedGrants: RevokedGrants,
   ) {}
@@ -80,6 +82,18 @@ export class AuthorizationServer {
     dropUntrustedForwardingHeaders(request);
     if (request.method === 'POST' && GUARDED_ROUTES.has(request.path)) {
       const form = formOf(request);
+      const busy = await this.rate.token(
+        clientIdOf(form, request.headers.authorization),
+        addressOf(request),
+      );
+      if (busy > 0) {
+        throw new OAuthError(
+          'temporarily_unavailable',
+          `too many requests; try again in ${busy} seconds`,
+          429,
+          { 'Retry-After': String(busy) },
+        );
+      }
       const wait = await this.limiter.retryAfter(
         TOKEN_ENDPOINT_POLICY,
         'token',

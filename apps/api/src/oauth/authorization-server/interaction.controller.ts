@@ -6,6 +6,7 @@ import { MAX_PASSWORD_LENGTH, UsersService } from '#auth';
 import { AppSettings } from '#config';
 import { parsePublicId, toPublicId } from '#common';
 import { Public } from '../../http/auth.decorator.js';
+import { EndpointRateLimiter } from './endpoint-rate-limiter.js';
 import { AttemptLimiter, SIGN_IN_POLICY } from './attempt-limiter.js';
 import { AuthorizationServer } from './authorization-server.js';
 import { renderConsentPage, renderErrorPage, renderSignInPage } from './pages.js';
@@ -39,6 +40,7 @@ export class InteractionController {
     private readonly server: AuthorizationServer,
     private readonly users: UsersService,
     private readonly limiter: AttemptLimiter,
+    private readonly rate: EndpointRateLimiter,
     private readonly settings: AppSettings,
   ) {}
 
@@ -64,7 +66,11 @@ export class InteractionController {
     status: 401,
     description: 'Wrong email or password: the page again, with the error',
   })
-  @ApiResponse({ status: 429, description: 'Too many failed attempts for this account or address' })
+  @ApiResponse({
+    status: 429,
+    description:
+      'Too many sign-in attempts from this address (SIGN_IN_RATE_PER_ADDRESS a minute), or too many failed ones for this account or address',
+  })
   async signIn(@Req() request: Request, @Res() response: Response): Promise<void> {
     const provider = await this.server.provider();
     const details = await this.details(provider, request, response);
@@ -79,6 +85,11 @@ export class InteractionController {
         this.page(response, status, html),
       );
 
+    const busy = await this.rate.signIn(address);
+    if (busy > 0) {
+      response.set('Retry-After', String(busy));
+      return again(429, `Too many sign-in attempts from here. Try again in ${busy} seconds.`);
+    }
     if (email === '' || password === '') {
       return again(400, 'Enter your email address and password.');
     }

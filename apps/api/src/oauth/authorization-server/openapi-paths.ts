@@ -24,7 +24,7 @@ const clientAuthFields: Record<string, Schema> = {
 
 const tooManyAttempts = {
   description:
-    'Too many failed attempts for this client or from this address (see `Retry-After`); the answer is the same whether or not the client exists',
+    'Too many requests from this client (TOKEN_RATE_PER_CLIENT a minute) or address (TOKEN_RATE_PER_ADDRESS), or too many failed attempts for this client or from this address (see `Retry-After`); the answer is the same whether or not the client exists',
   headers: { 'Retry-After': { schema: { type: 'integer' } } },
   content: { 'application/json': { schema: oauthError(['temporarily_unavailable']) } },
 };
