@@ -186,6 +186,7 @@ end
 return {consumed, ttl}`;
 redis.defineCommand('rlflxIncr', { numberOfKeys: 1, lua: INCR_TTL });
 const PLAN_RPM = { free: 60, pro: 600, enterprise: 6000 };
+const CONCURRENT_SESSIONS = { free: 5, pro: 50, enterprise: 500 };
 const TIER_QUOTAS = {
   basic: [100, 1000],
   professional: [500, 5000],
@@ -194,9 +195,10 @@ const TIER_QUOTAS = {
 };
 const limitsCache = new Map();
 
+/** The organisation's windows and concurrent sessions, from memory for 5 s (OrganizationLimitsCache). */
 async function limitsOf(organizationId) {
   const cached = limitsCache.get(organizationId);
-  if (cached && Date.now() - cached.at < 5000) return cached.limits;
+  if (cached && Date.now() - cached.at < 5000) return cached;
   const {
     rows: [row],
   } = await pool.query(
@@ -205,17 +207,21 @@ async function limitsOf(organizationId) {
     [organizationId],
   );
   const [hour, day] = TIER_QUOTAS[row.tier];
-  const limits = [
-    ['minute', 60, row.requests_per_minute ?? PLAN_RPM[row.plan]],
-    ['hour', 3600, row.requests_per_hour ?? hour],
-    ['day', 86400, row.requests_per_day ?? day],
-  ].filter(([, , limit]) => limit !== null);
-  limitsCache.set(organizationId, { limits, at: Date.now() });
+  const limits = {
+    windows: [
+      ['minute', 60, row.requests_per_minute ?? PLAN_RPM[row.plan]],
+      ['hour', 3600, row.requests_per_hour ?? hour],
+      ['day', 86400, row.requests_per_day ?? day],
+    ].filter(([, , limit]) => limit !== null),
+    concurrentSessions: row.max_concurrent_sessions ?? CONCURRENT_SESSIONS[row.plan],
+    at: Date.now(),
+  };
+  limitsCache.set(organizationId, limits);
   return limits;
 }
 
 async function countRequest(principal, response) {
-  const limits = await limitsOf(principal.organizationId);
+  const limits = (await limitsOf(principal.organizationId)).windows;
   const key = `${principal.organizationId}:${principal.mode}`;
   const count = async ([name, seconds, limit]) => {
     const [used, ttl] = await redis.rlflxIncr(`${REDIS_PREFIX}:rate:${name}:${key}`, 1, seconds);
@@ -434,17 +440,11 @@ async function createSession(principal, input, requestId) {
 }
 
 /** The plan's concurrent sessions, checked after the inserts as the service does (SessionsService). */
-const CONCURRENT_SESSIONS = { free: 5, pro: 50, enterprise: 500 };
 async function assertConcurrencyWithin(client, principal) {
+  const limit = (await limitsOf(principal.organizationId)).concurrentSessions;
   await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
     `sessions:${principal.organizationId}:${principal.mode}`,
   ]);
-  const {
-    rows: [organization],
-  } = await client.query('SELECT plan, max_concurrent_sessions FROM organizations WHERE id = $1', [
-    principal.organizationId,
-  ]);
-  const limit = organization.max_concurrent_sessions ?? CONCURRENT_SESSIONS[organization.plan];
   const {
     rows: [{ running }],
   } = await client.query(

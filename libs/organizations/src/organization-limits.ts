@@ -21,6 +21,8 @@ export const TIER_QUOTAS: Record<
 
 /** What one organisation may do, per mode; null is unlimited. */
 export interface OrganizationLimits {
+  /** The plan they come from, for messages. */
+  plan: Plan;
   requestsPerMinute: number;
   requestsPerHour: number | null;
   requestsPerDay: number | null;
@@ -45,6 +47,7 @@ export function limitsOf(organization: LimitedOrganization): OrganizationLimits 
   const plan = PLAN_LIMITS[organization.plan];
   const tier = TIER_QUOTAS[organization.tier];
   return {
+    plan: organization.plan,
     requestsPerMinute: organization.requestsPerMinute ?? plan.requestsPerMinute,
     requestsPerHour: organization.requestsPerHour ?? tier.requestsPerHour,
     requestsPerDay: organization.requestsPerDay ?? tier.requestsPerDay,

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '#database';
 import { EventsModule } from '#events';
+import { OrganizationsModule } from '#organizations';
 import { SessionMerger } from './session-merger.js';
 import { SessionRunner } from './session-runner.js';
 import { SessionScheduler } from './session-scheduler.js';
@@ -10,7 +11,7 @@ import { SessionsService } from './sessions.service.js';
 
 /** Sessions for API callers (both apps). */
 @Module({
-  imports: [DatabaseModule, EventsModule],
+  imports: [DatabaseModule, EventsModule, OrganizationsModule],
   providers: [SessionsService, SessionTemplatesService, SessionMerger],
   exports: [SessionsService, SessionTemplatesService, SessionMerger],
 })

@@ -20,14 +20,13 @@ import {
   SessionEntity,
   Sql,
   BatchEntity,
-  type Plan,
   type KeysetPage,
   type PageRequest,
   type SqlExecutor,
 } from '#database';
 import { renderSketchSvg } from '#engines';
 import { EventLog } from '#events';
-import { PLAN_LIMITS } from '#organizations';
+import { OrganizationLimitsCache } from '#organizations';
 import { sessionCreatedData } from './session-events.js';
 import { PROGRESS_STEPS } from './session-phase.js';
 import {
@@ -79,6 +78,7 @@ export class SessionsService {
     private readonly sql: Sql,
     private readonly events: EventLog,
     private readonly settings: AppSettings,
+    private readonly limits: OrganizationLimitsCache,
   ) {}
 
   /** Creates the session and its `session.created` event in one transaction. */
@@ -138,23 +138,19 @@ export class SessionsService {
 
   /**
    * Refuses (429, rolling back the caller's transaction) when the sessions
-   * just inserted take the tenant over its plan's concurrent sessions. Runs
+   * just inserted take the tenant over its concurrent sessions (the limits
+   * every request already looked up, from OrganizationLimitsCache). Runs
    * after the inserts, so the per-tenant lock is held only for this count and
    * the commit: concurrent creates serialise here, and each count (a fresh
    * snapshot once the lock is granted) sees every create committed before it.
    */
   private async assertConcurrencyWithin(tx: pg.PoolClient, tenant: Tenant): Promise<void> {
+    const limits = await this.limits.get(tenant.organizationId);
+    if (!limits) return;
+    const limit = limits.concurrentSessions;
     await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
       `sessions:${tenant.organizationId}:${tenant.mode}`,
     ]);
-    const {
-      rows: [usage],
-    } = await tx.query<{ plan: Plan; max_concurrent_sessions: number | null }>(
-      'SELECT plan, max_concurrent_sessions FROM organizations WHERE id = $1',
-      [tenant.organizationId],
-    );
-    if (!usage) return;
-    const limit = usage.max_concurrent_sessions ?? PLAN_LIMITS[usage.plan].concurrentSessions;
     // Counting stops past the limit, so the check costs the same however many are running.
     const { running } = (
       await tx.query<{ running: number }>(
@@ -175,12 +171,12 @@ export class SessionsService {
     const waitSeconds = Math.ceil(((next_done?.getTime() ?? 0) - Date.now()) / 1000);
     throw new AppError(
       'RATE_LIMITED',
-      `The ${usage.plan} plan allows ${limit} concurrent sessions (initiated or in progress), and that many are running`,
+      `The ${limits.plan} plan allows ${limit} concurrent sessions (initiated or in progress), and that many are running`,
       {
         field: 'concurrent_sessions',
         issue: `at most ${limit} sessions may be initiated or in progress at once`,
         limit,
-        plan: usage.plan,
+        plan: limits.plan,
       },
       { 'Retry-After': String(Math.max(1, waitSeconds)) },
     );
@@ -255,29 +251,29 @@ export class SessionsService {
 
   /** The session with that public id in the caller's organisation and mode, else NOT_FOUND. */
   async get(tenant: Tenant, publicId: string): Promise<SessionEntity> {
-    const uuid = parsePublicId('session', publicId);
-    const [row] =
-      uuid === null
-        ? []
-        : await this.sql.rows<SessionRow>(SELECT_SESSION, [
-            uuid,
-            tenant.organizationId,
-            tenant.mode,
-          ]);
-    if (!row) throw AppError.notFound('session', publicId);
-    return sessionFromRow(row);
+    return this.findOne(publicId, SELECT_SESSION, (uuid) => [
+      uuid,
+      tenant.organizationId,
+      tenant.mode,
+    ]);
   }
 
   /** A `public` session of any organisation, for read-only sharing; else NOT_FOUND. */
   async getPublic(publicId: string): Promise<SessionEntity> {
+    return this.findOne(
+      publicId,
+      `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions WHERE id = $1 AND privacy_level = 'public'`,
+      (uuid) => [uuid],
+    );
+  }
+
+  private async findOne(
+    publicId: string,
+    select: string,
+    parameters: (uuid: string) => unknown[],
+  ): Promise<SessionEntity> {
     const uuid = parsePublicId('session', publicId);
-    const [row] =
-      uuid === null
-        ? []
-        : await this.sql.rows<SessionRow>(
-            `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions WHERE id = $1 AND privacy_level = 'public'`,
-            [uuid],
-          );
+    const [row] = uuid === null ? [] : await this.sql.rows<SessionRow>(select, parameters(uuid));
     if (!row) throw AppError.notFound('session', publicId);
     return sessionFromRow(row);
   }

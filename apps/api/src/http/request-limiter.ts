@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { AppError, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import { Sql } from '#database';
@@ -32,16 +32,30 @@ export interface LimitVerdict {
 }
 
 const WINDOWS = [
-  { name: 'minute', setting: 'requests_per_minute', seconds: 60, quota: false },
-  { name: 'hour', setting: 'requests_per_hour', seconds: 3600, quota: true },
-  { name: 'day', setting: 'requests_per_day', seconds: 86_400, quota: true },
+  {
+    name: 'minute',
+    setting: 'requests_per_minute',
+    seconds: 60,
+    quota: false,
+    limitOf: (limits: OrganizationLimits) => limits.requestsPerMinute,
+  },
+  {
+    name: 'hour',
+    setting: 'requests_per_hour',
+    seconds: 3600,
+    quota: true,
+    limitOf: (limits: OrganizationLimits) => limits.requestsPerHour,
+  },
+  {
+    name: 'day',
+    setting: 'requests_per_day',
+    seconds: 86_400,
+    quota: true,
+    limitOf: (limits: OrganizationLimits) => limits.requestsPerDay,
+  },
 ] as const;
 
-const LIMIT_OF: Record<WindowName, (limits: OrganizationLimits) => number | null> = {
-  minute: (limits) => limits.requestsPerMinute,
-  hour: (limits) => limits.requestsPerHour,
-  day: (limits) => limits.requestsPerDay,
-};
+type Counter = (typeof WINDOWS)[number] & { limiter: RateLimiterRedis; scaledSeconds: number };
 
 /** Share of a quota at which `account.usage_threshold_reached` is announced, once per window. */
 export const USAGE_THRESHOLD = 0.8;
@@ -58,7 +72,9 @@ const WARN_EVERY_MS = 10_000;
 @Injectable()
 export class RequestLimiter {
   private readonly logger = new Logger(RequestLimiter.name);
-  private readonly counters: Record<WindowName, { limiter: RateLimiterRedis; seconds: number }>;
+  private readonly minute: Counter;
+  /** The hourly and daily quotas, counted once the minute allows the request. */
+  private readonly quotas: Counter[];
   private lastWarning = 0;
 
   constructor(
@@ -68,22 +84,24 @@ export class RequestLimiter {
     private readonly sql: Sql,
     private readonly events: EventLog,
   ) {
-    const scale = settings.rateLimits.windowScale;
-    this.counters = Object.fromEntries(
-      WINDOWS.map(({ name, seconds }) => {
-        const scaled = Math.max(1, Math.round(seconds * scale));
-        const limiter = new RateLimiterRedis({
-          storeClient: redis.client,
-          keyPrefix: `${settings.redisPrefix}:rate:${name}`,
-          // Limits differ per organisation, so the counter only counts; this class decides.
-          points: Number.MAX_SAFE_INTEGER,
-          duration: scaled,
-          // While Redis is away, fail at once rather than queue the request behind a reconnect.
-          rejectIfRedisNotReady: true,
-        });
-        return [name, { limiter, seconds: scaled }];
-      }),
-    ) as RequestLimiter['counters'];
+    const [minute, ...quotas] = WINDOWS.map((window): Counter => {
+      const scaledSeconds = Math.max(
+        1,
+        Math.round(window.seconds * settings.rateLimits.windowScale),
+      );
+      const limiter = new RateLimiterRedis({
+        storeClient: redis.client,
+        keyPrefix: `${settings.redisPrefix}:rate:${window.name}`,
+        // Limits differ per organisation, so the counter only counts; this class decides.
+        points: Number.MAX_SAFE_INTEGER,
+        duration: scaledSeconds,
+        // While Redis is away, fail at once rather than queue the request behind a reconnect.
+        rejectIfRedisNotReady: true,
+      });
+      return { ...window, limiter, scaledSeconds };
+    });
+    this.minute = minute!;
+    this.quotas = quotas;
   }
 
   /**
@@ -98,46 +116,42 @@ export class RequestLimiter {
     if (!limits) return null;
     const key = `${tenant.organizationId}:${tenant.mode}`;
     try {
-      const minute = (await this.count('minute', key, limits))!;
+      const minute = (await this.count(this.minute, key, limits, tenant, requestId))!;
       const windows = [minute];
       if (!isOver(minute)) {
         const quotas = await Promise.all(
-          WINDOWS.filter((w) => w.quota).map((w) =>
-            this.count(w.name, key, limits, tenant, requestId),
-          ),
+          this.quotas.map((counter) => this.count(counter, key, limits, tenant, requestId)),
         );
         windows.push(...quotas.filter((w): w is WindowState => w !== null));
       }
       return { windows, exceeded: windows.find(isOver) ?? null };
     } catch (error) {
-      if (error instanceof RateLimiterRes) throw error; // unreachable: the counters never refuse
       return this.redisFailed(error);
     }
   }
 
   private async count(
-    name: WindowName,
+    counter: Counter,
     key: string,
     limits: OrganizationLimits,
-    tenant?: Tenant,
-    requestId?: string | null,
+    tenant: Tenant,
+    requestId: string | null,
   ): Promise<WindowState | null> {
-    const limit = LIMIT_OF[name](limits);
+    const limit = counter.limitOf(limits);
     if (limit === null) return null;
-    const { limiter, seconds } = this.counters[name];
-    const result = await limiter.consume(key);
+    const result = await counter.limiter.consume(key);
     const state: WindowState = {
-      name,
-      setting: WINDOWS.find((w) => w.name === name)!.setting,
+      name: counter.name,
+      setting: counter.setting,
       limit,
       remaining: Math.max(0, limit - result.consumedPoints),
-      seconds,
+      seconds: counter.scaledSeconds,
       resetSeconds: Math.max(1, Math.ceil(result.msBeforeNext / 1000)),
       used: result.consumedPoints,
     };
-    // Exactly one request of the window reaches the threshold: it announces it.
-    if (tenant && result.consumedPoints === Math.ceil(limit * USAGE_THRESHOLD)) {
-      void this.announceThreshold(tenant, state, requestId ?? null);
+    // Exactly one request of a quota's window reaches the threshold: it announces it.
+    if (counter.quota && result.consumedPoints === Math.ceil(limit * USAGE_THRESHOLD)) {
+      void this.announceThreshold(tenant, state, requestId);
     }
     return state;
   }

@@ -8,7 +8,7 @@ import {
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants.js';
 import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
-import { catchError, from, mergeMap, of, type Observable } from 'rxjs';
+import { catchError, mergeMap, of, type Observable } from 'rxjs';
 import { AppError, canonicalJson, type JsonValue, type Principal } from '#common';
 import type { ApiRequest } from '../request-context.js';
 import { IDEMPOTENCY_WINDOW_HOURS, IdempotencyKeys } from './idempotency-keys.js';
@@ -90,14 +90,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
         await this.keys.complete(principal, key, status, body);
         return body;
       }),
-      catchError((error: unknown) =>
-        from(
-          this.keys.release(principal, key).then(
-            () => Promise.reject(error),
-            () => Promise.reject(error),
-          ),
-        ),
-      ),
+      catchError(async (error: unknown) => {
+        await this.keys.release(principal, key).catch(() => undefined);
+        throw error;
+      }),
     );
   }
 }
