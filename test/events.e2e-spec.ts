@@ -74,6 +74,11 @@ describe('transactional outbox', () => {
         return read.body.status === 'completed' ? read.body : null;
       });
       expect(status.progress).toBe(100);
+      // Relayed in order by the worker (so wait while it still runs: the last event is
+      // committed with the session's completion, and relayed a moment later).
+      await waitFor(async () =>
+        (await eventsOf(id)).every((e) => e.relayedAt !== null) ? true : null,
+      );
     } finally {
       await worker.close();
     }
@@ -101,10 +106,7 @@ describe('transactional outbox', () => {
       new RegExp(`^${stack.baseUrl}/v1/sessions/${id}/sketches/\\d+\\.svg$`),
     );
     expect(Object.keys(completed.results.coordinates)).toEqual(['latitude', 'longitude']);
-    // Relayed in order by the worker; every event carries the request id of the call that caused it.
-    await waitFor(async () =>
-      (await eventsOf(id)).every((e) => e.relayedAt !== null) ? true : null,
-    );
+    // Every event carries the request id of the call that caused it.
     expect(new Set(events.map((e) => e.requestId))).toEqual(
       new Set(['req_01m82sfbpbenftg57hv349pfkd']),
     );
