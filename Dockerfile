@@ -6,8 +6,9 @@ FROM node:24-slim AS build
 WORKDIR /app
 ENV npm_config_fund=false npm_config_audit=false npm_config_update_notifier=false
 
-# Dependencies first, so this layer is reused until the lock file changes.
-COPY package.json package-lock.json ./
+# Dependencies first, so this layer is reused until the lock file changes. .npmrc makes
+# `npm ci` refuse a Node.js or npm that package.json's "engines" does not allow.
+COPY package.json package-lock.json .npmrc ./
 RUN npm ci
 
 COPY tsconfig.json tsconfig.build.json ./
