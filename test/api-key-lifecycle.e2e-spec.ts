@@ -189,3 +189,52 @@ describe('rotating', () => {
     );
   });
 });
+
+describe('what a caller may do with keys stronger than itself', () => {
+  it('a test-mode caller creates only test-mode keys; a live caller chooses', async () => {
+    const sandbox = await createOrganization(stack, client, 'test');
+    const testToken = await sandbox.token();
+    const live = await client.post('/v1/api-keys', {
+      token: testToken,
+      json: { name: 'escape', scopes: [Scope.SessionsRead], mode: 'live' },
+    });
+    expect(live.status).toBe(403);
+    expect(live.body.error).toMatchObject({ code: 'FORBIDDEN', details: { field: 'mode' } });
+    const own = await client.post('/v1/api-keys', {
+      token: testToken,
+      json: { name: 'sandbox', scopes: [Scope.SessionsRead] },
+    });
+    expect(own.status).toBe(201);
+    expect(own.body).toMatchObject({ mode: 'test', key: expect.stringMatching(/^sk_test_/) });
+
+    const chosen = await client.post('/v1/api-keys', {
+      token,
+      json: { name: 'for the sandbox', scopes: [Scope.SessionsRead], mode: 'test' },
+    });
+    expect(chosen.body).toMatchObject({ mode: 'test', key: expect.stringMatching(/^sk_test_/) });
+  });
+
+  it('rotating or revoking another key needs every scope it holds; a key may still revoke itself', async () => {
+    const admin = await createKey('admin', [Scope.OrganizationsWrite, Scope.SessionsDelete]);
+    const narrow = await org.token([Scope.OrganizationsWrite]);
+    for (const response of [
+      await client.post(`/v1/api-keys/${admin.id}/rotate`, { token: narrow, json: {} }),
+      await client.post(`/v1/api-keys/${admin.id}/revoke`, { token: narrow }),
+    ]) {
+      expect(response.status).toBe(403);
+      expect(response.body.error).toMatchObject({
+        code: 'FORBIDDEN',
+        details: { field: 'key_id', required_scopes: [Scope.SessionsDelete] },
+      });
+      expect(response.text).not.toMatch(/sk_live_/);
+    }
+    expect(await statusWith(admin.key)).not.toBe(401);
+    const lesser = await createKey('lesser', [Scope.OrganizationsWrite]);
+    expect(
+      (await client.post(`/v1/api-keys/${admin.id}/revoke`, { apiKey: lesser.key })).status,
+    ).toBe(403);
+    expect(
+      (await client.post(`/v1/api-keys/${admin.id}/revoke`, { apiKey: admin.key })).status,
+    ).toBe(200);
+  });
+});

@@ -199,6 +199,43 @@ describe('v2 /enterprise/organizations', () => {
     expect(bad.body.error.details.field).toBe('requests_per_hour');
   });
 
+  it('gives the operator’s test mode no operator powers: it is a sandbox like any other', async () => {
+    const issued = await client.post('/v1/api-keys', {
+      token: operatorToken,
+      json: { name: 'operator sandbox', scopes: [...ALL_SCOPES], mode: 'test' },
+    });
+    const sandboxKey: string = issued.body.key;
+    expect(sandboxKey).toMatch(/^sk_test_/);
+    const other = await createOrganization(stack, client);
+    const otherId = toPublicId('organization', other.organizationId);
+    for (const refused of [
+      await client.post('/v2/enterprise/organizations', {
+        apiKey: sandboxKey,
+        json: { name: 'Made from the sandbox' },
+      }),
+      await client.patch(`/v2/enterprise/organizations/${otherId}`, {
+        apiKey: sandboxKey,
+        json: { plan: 'free', requests_per_minute: null, max_concurrent_sessions: null },
+      }),
+      await client.post('/v2/system/notices', {
+        apiKey: sandboxKey,
+        json: { type: 'system.security_alert', title: 'Rotate keys', message: 'Now.' },
+      }),
+    ]) {
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.code).toBe('FORBIDDEN');
+      expect(refused.text).not.toMatch(/sk_live_/);
+    }
+    const listed = await client.get('/v2/enterprise/organizations?per_page=100', {
+      apiKey: sandboxKey,
+    });
+    expect(listed.body.data).toEqual([expect.objectContaining({ is_operator: true })]);
+    const unchanged = await client.get('/v2/enterprise/organizations?per_page=100', {
+      apiKey: await other.apiKey(),
+    });
+    expect(unchanged.body.data).toEqual([expect.objectContaining({ plan: 'enterprise' })]);
+  });
+
   it.each([
     [{ name: '' }, 'name', null],
     [{ name: 'x', plan: 'entreprise' }, 'plan', 'enterprise'],

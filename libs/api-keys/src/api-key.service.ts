@@ -36,7 +36,11 @@ export class ApiKeyService {
     private readonly cache: ApiKeyCache,
   ) {}
 
-  /** Creates a key for the caller's organisation; it may carry only scopes the caller holds. */
+  /**
+   * Creates a key for the caller's organisation. It may carry only scopes the
+   * caller holds, and only a live-mode caller may choose its mode: a
+   * test-mode credential mints test-mode keys, so the sandbox never reaches live data.
+   */
   async create(
     creator: Principal,
     input: NewApiKey,
@@ -48,11 +52,18 @@ export class ApiKeyService {
         `you cannot grant scopes you do not hold: ${notHeld.join(', ')}`,
       );
     }
+    const mode = input.mode ?? creator.mode;
+    if (creator.mode === 'test' && mode !== 'test') {
+      throw new AppError('FORBIDDEN', 'A test-mode credential can only create test-mode keys', {
+        field: 'mode',
+        issue: 'use a live-mode credential to create a live key',
+      });
+    }
     if (input.expiresAt !== null && input.expiresAt.getTime() <= Date.now()) {
       throw AppError.invalid('expires_at', 'must be in the future');
     }
     const issued = this.build(
-      { organizationId: creator.organizationId, mode: input.mode ?? creator.mode },
+      { organizationId: creator.organizationId, mode },
       { name: input.name, scopes: [...new Set(input.scopes)], expiresAt: input.expiresAt },
       creator.subject,
     );
@@ -88,9 +99,16 @@ export class ApiKeyService {
     return record;
   }
 
-  /** Stops the key at once, in every API instance. Revoking twice is harmless. */
-  async revoke(tenant: Tenant, publicId: string): Promise<ApiKeyEntity> {
-    const record = await this.get(tenant, publicId);
+  /**
+   * Stops the key at once, in every API instance. Revoking twice is harmless.
+   * A key may revoke itself; any other key only a caller holding all of its
+   * scopes may revoke, so a lesser credential cannot take out a stronger one.
+   */
+  async revoke(actor: Principal, publicId: string): Promise<ApiKeyEntity> {
+    const record = await this.get(actor, publicId);
+    const itself =
+      actor.credential === 'api_key' && actor.subject === toPublicId('apiKey', record.id);
+    if (!itself) requireEveryScopeOf(actor, record);
     if (record.revokedAt === null) {
       record.revokedAt = new Date();
       await this.keys.update({ id: record.id }, { revokedAt: record.revokedAt });
@@ -102,7 +120,8 @@ export class ApiKeyService {
   /**
    * Issues a replacement with the same name, scopes, mode and expiry. The old
    * key keeps working for `overlapSeconds` (0: it stops now), so deployments
-   * can switch without downtime.
+   * can switch without downtime. The replacement hands out every scope of
+   * the key, so only a caller holding all of them may rotate it.
    */
   async rotate(
     actor: Principal,
@@ -110,6 +129,7 @@ export class ApiKeyService {
     overlapSeconds: number,
   ): Promise<{ record: ApiKeyEntity; key: string; previous: ApiKeyEntity }> {
     const previous = await this.get(actor, publicId);
+    requireEveryScopeOf(actor, previous);
     if (previous.revokedAt !== null)
       throw AppError.invalid('id', 'a revoked key cannot be rotated');
     if (previous.expiresAt !== null && previous.expiresAt.getTime() <= Date.now()) {
@@ -202,4 +222,18 @@ export class ApiKeyService {
       .update({ id: record.id }, { lastUsedAt: record.lastUsedAt })
       .catch((error: unknown) => this.logger.warn({ err: error }, 'could not record API key use'));
   }
+}
+
+/**
+ * Rotating or revoking a key acts with its powers (rotation hands them out
+ * again), so it needs every scope the key holds: the rule of creation, kept after it.
+ */
+function requireEveryScopeOf(actor: Principal, key: ApiKeyEntity): void {
+  const notHeld = missingScopes(actor.scopes, key.scopes);
+  if (notHeld.length === 0) return;
+  throw new AppError(
+    'FORBIDDEN',
+    'The key holds scopes you do not; only a caller holding all of them can rotate or revoke it',
+    { field: 'key_id', issue: `requires scope ${notHeld.join(' ')}`, required_scopes: notHeld },
+  );
 }

@@ -201,11 +201,15 @@ export class OAuthClientRegistryService {
     });
   }
 
-  /** Soft delete: the client is gone from every read and can no longer authenticate. */
+  /**
+   * Soft delete: the client is gone from every read and can no longer
+   * authenticate. Only a caller holding every scope of the client may delete it.
+   */
   async delete(actor: Principal, clientId: string): Promise<void> {
-    await this.changeLocked(actor, clientId, () =>
-      Promise.resolve({ change: { deletedAt: new Date() }, clientSecret: null }),
-    );
+    await this.changeLocked(actor, clientId, (current) => {
+      requireEveryScopeOf(actor, current);
+      return Promise.resolve({ change: { deletedAt: new Date() }, clientSecret: null });
+    });
   }
 
   /**

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, LessThan, MoreThan, type Repository } from 'typeorm';
-import { AppError, newKey, parsePublicId } from '#common';
+import { AppError, newKey, parsePublicId, type Tenant } from '#common';
 import { OrganizationEntity, type Plan, type Tier } from '#database';
 import { EventLog } from '#events';
 import { OrganizationLimitsCache } from './organization-limits.cache.js';
@@ -84,14 +84,22 @@ export class OrganizationsService {
     return this.organizations.findOneBy({ id });
   }
 
-  /** Refuses (403) a caller outside the operator (bootstrap) organisation; `action` says what it wanted. */
-  async requireOperator(organizationId: string, action: string): Promise<void> {
-    const own = await this.get(organizationId);
-    if (!own?.isBootstrap) {
-      throw new AppError('FORBIDDEN', `Only the operator organisation can ${action}`, {
-        issue: 'requires the operator organisation',
-      });
-    }
+  /**
+   * Whether the caller acts as the operator: a live-mode credential of the
+   * operator (bootstrap) organisation. Its test mode is a sandbox like any
+   * other organisation's, so operator powers never reach it.
+   */
+  async isOperator(tenant: Tenant): Promise<boolean> {
+    if (tenant.mode !== 'live') return false;
+    return (await this.get(tenant.organizationId))?.isBootstrap ?? false;
+  }
+
+  /** Refuses (403) anyone but the live operator; `action` says what the caller wanted. */
+  async requireOperator(tenant: Tenant, action: string): Promise<void> {
+    if (await this.isOperator(tenant)) return;
+    throw new AppError('FORBIDDEN', `Only the operator organisation, in live mode, can ${action}`, {
+      issue: 'requires a live-mode credential of the operator organisation',
+    });
   }
 
   /**

@@ -34,7 +34,8 @@ export class ApiKeysController {
   @Auth({ scopes: [Scope.OrganizationsWrite], accessTokenOnly: true })
   @ApiOperation({
     summary: 'Create an API key',
-    description: 'Needs an OAuth access token. The key is shown once.',
+    description:
+      'Needs an OAuth access token. The key may hold only scopes the caller holds. `mode` defaults to the caller’s; only a live-mode caller may choose it (a test-mode caller creating a live key gets 403). The key is shown once.',
   })
   @ApiCreatedResponse({ type: CreatedApiKeyDto })
   async create(
@@ -78,7 +79,8 @@ export class ApiKeysController {
   @Auth({ scopes: [Scope.OrganizationsWrite] })
   @ApiOperation({
     summary: 'Revoke an API key',
-    description: 'Takes effect at once on every instance. Idempotent.',
+    description:
+      'Takes effect at once on every instance. Idempotent. A key may revoke itself; revoking another key needs every scope it holds (else 403).',
   })
   @ResourceParam('key_id', 'key_01jh2x7v4ke8rbk3a8y0v0d7qz', 'API key')
   @ApiOkResponse({ type: ApiKeyDto })
@@ -95,7 +97,7 @@ export class ApiKeysController {
   @ApiOperation({
     summary: 'Rotate an API key',
     description:
-      'Issues a replacement (shown once) with the same name, scopes and expiry; the old key keeps working for `overlap_seconds`.',
+      'Issues a replacement (shown once) with the same name, scopes and expiry; the old key keeps working for `overlap_seconds`. Needs every scope the key holds (else 403).',
   })
   @ResourceParam('key_id', 'key_01jh2x7v4ke8rbk3a8y0v0d7qz', 'API key')
   @ApiCreatedResponse({ type: RotatedApiKeyDto })

@@ -141,7 +141,7 @@ export class OAuthClientsController {
   @ApiOperation({
     summary: 'Delete an OAuth client',
     description:
-      'It can no longer get tokens and is gone from every read. Tokens it already holds stay valid until they expire.',
+      'It can no longer get tokens and is gone from every read. Tokens it already holds stay valid until they expire. Needs every scope the client holds (else 403).',
   })
   @ResourceParam('client_id', CLIENT_ID_EXAMPLE, 'OAuth client')
   @Conflict(BOOTSTRAP_CONFLICT)

@@ -37,14 +37,14 @@ export class OrganizationsV2Controller {
   @ApiOperation({
     summary: 'Create an organisation (operator only)',
     description:
-      'Only the operator (bootstrap) organisation may call this. The response carries a live admin API key, shown once.',
+      'Only the operator (bootstrap) organisation may call this, with a live-mode credential. The response carries a live admin API key, shown once.',
   })
   @ApiCreatedResponse({ type: CreatedOrganizationDto })
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateOrganizationDto,
   ): Promise<CreatedOrganizationDto> {
-    await this.organizations.requireOperator(principal.organizationId, 'create organisations');
+    await this.organizations.requireOperator(principal, 'create organisations');
     const organization = await this.organizations.create({
       name: body.name,
       ...(body.plan ? { plan: body.plan } : {}),
@@ -74,7 +74,7 @@ export class OrganizationsV2Controller {
     @Param('organization_id') id: string,
     @Body() body: UpdateOrganizationDto,
   ): Promise<OrganizationDto> {
-    await this.organizations.requireOperator(principal.organizationId, 'change organisations');
+    await this.organizations.requireOperator(principal, 'change organisations');
     const organization = await this.organizations.update(
       id,
       {
@@ -92,7 +92,8 @@ export class OrganizationsV2Controller {
   @Auth({ scopes: [Scope.OrganizationsRead] })
   @ApiOperation({
     summary: 'List organisations',
-    description: 'The operator organisation sees every organisation; any other sees only itself.',
+    description:
+      'The operator organisation sees every organisation with a live-mode credential; any other caller (and the operator in test mode) sees only its own.',
   })
   @ApiOkResponse({ type: OrganizationListDto })
   async list(
@@ -100,8 +101,8 @@ export class OrganizationsV2Controller {
     @Query() query: V2ListQueryDto,
   ): Promise<OrganizationListDto> {
     const perPage = query.per_page;
-    const own = await this.organizations.get(principal.organizationId);
-    if (!own?.isBootstrap) {
+    if (!(await this.organizations.isOperator(principal))) {
+      const own = await this.organizations.get(principal.organizationId);
       const rows = own ? [own] : [];
       return v2Page(
         'organization',

@@ -86,7 +86,7 @@ export class SystemNoticesV2Controller {
   @ApiOperation({
     summary: 'Announce maintenance, a disruption or a security alert',
     description:
-      'Operator organisation only. Emits the `system.*` event to every organisation (or one), in both modes; their webhooks and event logs receive it like any other event.',
+      'Operator organisation only, with a live-mode credential. Emits the `system.*` event to every organisation (or one), in both modes; their webhooks and event logs receive it like any other event.',
   })
   @ApiResponse({ status: 404, description: 'No such organisation', type: ErrorEnvelopeDto })
   @ApiAcceptedResponse({ type: SystemNoticeDto })
@@ -95,7 +95,7 @@ export class SystemNoticesV2Controller {
     @RequestId() requestId: string,
     @Body() body: CreateSystemNoticeDto,
   ): Promise<SystemNoticeDto> {
-    await this.organizations.requireOperator(principal.organizationId, 'announce system notices');
+    await this.organizations.requireOperator(principal, 'announce system notices');
     if (body.starts_at && body.ends_at && new Date(body.ends_at) < new Date(body.starts_at)) {
       throw AppError.invalid('ends_at', 'must not be before starts_at');
     }
