@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { OAuthClientsService } from '#auth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
@@ -148,6 +149,94 @@ describe('Idempotency-Key', () => {
     });
     expect(later.status).toBe(201);
     expect(later.headers.get('idempotent-replayed')).toBe('false');
+  });
+
+  it('replays only to the credential that made the first request', async () => {
+    const key = randomUUID();
+    const first = await client.post('/v1/sessions', {
+      token,
+      json: SESSION,
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(first.status).toBe(201);
+    // The same client with a fresh token is the same caller.
+    const sameCaller = await client.post('/v1/sessions', {
+      token: await org.token(),
+      json: SESSION,
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(sameCaller.body.session_id).toBe(first.body.session_id);
+    const otherCaller = await client.post('/v1/sessions', {
+      apiKey: await org.apiKey(),
+      json: SESSION,
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(otherCaller.status).toBe(409);
+    expect(otherCaller.body.error).toMatchObject({
+      code: 'CONFLICT',
+      details: { field: 'Idempotency-Key' },
+    });
+    expect(otherCaller.text).not.toContain(first.body.session_id);
+  });
+
+  it('keeps a response with a one-time secret sealed, and gives it to nobody else', async () => {
+    const key = randomUUID();
+    const body = { name: 'deploy key', scopes: ['remote-viewing:read'] };
+    const created = await client.post('/v1/api-keys', {
+      token,
+      json: body,
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(created.status).toBe(201);
+    const secret: string = created.body.key;
+    const [stored] = await stack.api
+      .get(DataSource)
+      .query(
+        `SELECT t::text AS row FROM idempotency_keys t WHERE organization_id = $1 AND key = $2`,
+        [org.organizationId, key],
+      );
+    expect(stored.row).not.toContain(secret);
+    expect(stored.row).not.toContain(secret.slice(-12));
+    expect(stored.row).toContain('enc:v1:');
+
+    const retry = await client.post('/v1/api-keys', {
+      token,
+      json: body,
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body.key).toBe(secret);
+    // Another client of the same organisation, sending the same key and body, gets nothing.
+    const { client: second, clientSecret } = await stack.api
+      .get(OAuthClientsService)
+      .createConfidential({
+        organizationId: org.organizationId,
+        mode: 'live',
+        clientName: 'another integration',
+        scopes: ['organizations:write', 'remote-viewing:read'],
+      });
+    const secondToken = await client.post('/oauth2/token', {
+      form: {
+        grant_type: 'client_credentials',
+        client_id: second.clientId,
+        client_secret: clientSecret,
+      },
+    });
+    const narrow = await client.post('/v1/api-keys', {
+      token: secondToken.body.access_token,
+      json: body,
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(narrow.status).toBe(409);
+    expect(narrow.body.error.details.field).toBe('Idempotency-Key');
+    expect(narrow.text).not.toContain(secret);
+    const otherToken = await client.post('/v1/api-keys', {
+      token: await (await createOrganization(stack, client)).token(),
+      json: body,
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(otherToken.headers.get('idempotent-replayed')).toBe('false');
+    expect(otherToken.body.key).not.toBe(secret);
   });
 
   it.each(['', 'has space', 'x'.repeat(256), 'ünïcode'])(

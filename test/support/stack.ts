@@ -28,6 +28,8 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     BOOTSTRAP_ADMIN_EMAIL,
     BOOTSTRAP_ADMIN_PASSWORD,
     LOG_LEVEL: 'silent',
+    // As in production: secrets at rest and stored idempotent responses are sealed.
+    SIGNING_KEY_SECRET: 'test-signing-key-secret-0123456789abcdef',
     SIMULATED_STEP_MS: '20',
     DATABASE_POOL_MAX: '5',
     // Every test comes from 127.0.0.1 and a run shares one Redis prefix, so the per-address

@@ -1,11 +1,11 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { Mode } from '#common';
-import type { JsonObject } from './json.js';
 
 /**
- * One `Idempotency-Key` of an organisation and mode (DESIGN §4): the request
- * it was first used with (method, path and a hash of the body) and, once
- * that request succeeded, its response, replayed for 24 hours.
+ * One `Idempotency-Key` of an organisation and mode (DESIGN §4): the caller
+ * and request it was first used with (method, path and a hash of the body)
+ * and, once that request succeeded, its response, sealed (it may hold a
+ * one-time secret) and replayed to that caller only, for 24 hours.
  */
 @Entity({ name: 'idempotency_keys' })
 @Index('idempotency_keys_expires_idx', ['expiresAt'])
@@ -19,6 +19,10 @@ export class IdempotencyKeyEntity {
   @PrimaryColumn({ type: 'text' })
   key!: string;
 
+  /** `api_key:key_01…` or `access_token:<sub>`: only this caller can replay the response. */
+  @Column({ type: 'text' })
+  caller!: string;
+
   /** `POST /v1/sessions`: the route the key was used on. */
   @Column({ type: 'text' })
   route!: string;
@@ -31,8 +35,9 @@ export class IdempotencyKeyEntity {
   @Column({ name: 'response_status', type: 'smallint', nullable: true })
   responseStatus!: number | null;
 
-  @Column({ name: 'response_body', type: 'jsonb', nullable: true })
-  responseBody!: JsonObject | null;
+  /** The response body's JSON, sealed with SIGNING_KEY_SECRET (purpose `idempotent-response`). */
+  @Column({ name: 'response_sealed', type: 'text', nullable: true })
+  responseSealed!: string | null;
 
   /** The request id of the first request. */
   @Column({ name: 'request_id', type: 'text' })

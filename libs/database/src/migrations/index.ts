@@ -9,6 +9,7 @@ import { CollaborativeSessions1764054000000 } from './1764054000000-collaborativ
 import { SessionListIndexes1764057600000 } from './1764057600000-session-list-indexes.js';
 import { OrganizationLimits1764061200000 } from './1764061200000-organization-limits.js';
 import { IdempotencyKeys1764064800000 } from './1764064800000-idempotency-keys.js';
+import { IdempotencySealedResponses1764068400000 } from './1764068400000-idempotency-sealed-responses.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   SessionListIndexes1764057600000,
   OrganizationLimits1764061200000,
   IdempotencyKeys1764064800000,
+  IdempotencySealedResponses1764068400000,
 ];

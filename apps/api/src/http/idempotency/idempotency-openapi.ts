@@ -2,7 +2,7 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import { IDEMPOTENCY_WINDOW_HOURS } from './idempotency-keys.js';
 
 const CONFLICT =
-  'CONFLICT naming `Idempotency-Key`: the key was used with a different request, or its first request is still running (`Retry-After`)';
+  'CONFLICT naming `Idempotency-Key`: the key was used with a different request or by another credential, or its first request is still running (`Retry-After`)';
 
 /**
  * Adds the `Idempotency-Key` header, and its 409, to every authenticated
@@ -20,7 +20,7 @@ export function documentIdempotency(document: OpenAPIObject): void {
         in: 'header',
         required: false,
         schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
-        description: `Makes retries safe: the first successful response to this key (with this route and body) is kept for ${IDEMPOTENCY_WINDOW_HOURS} hours and returned again, with \`Idempotent-Replayed: true\`, to any retry, which does not run again. The same key with another request → 409. Keys are per organisation and mode.`,
+        description: `Makes retries safe: the first successful response to this key (with this route and body) is kept for ${IDEMPOTENCY_WINDOW_HOURS} hours and returned again, with \`Idempotent-Replayed: true\`, to a retry by the same credential, which does not run again. The same key with another request, or from another credential, → 409. Keys are per organisation and mode; stored responses are encrypted, since they may hold a secret shown once.`,
       },
     ];
     const existing = operation.responses['409'] as { description?: string } | undefined;

@@ -20,12 +20,12 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /**
  * `Idempotency-Key` on every authenticated POST (DESIGN §4). The first
  * request with a key runs and, when it succeeds, its status and body are kept
- * for 24 hours; the same key with the same request (route and body) gets that
- * response again with `Idempotent-Replayed: true` and the first request's id
- * in `Original-Request`, without running again; with a different request,
- * 409. A duplicate sent while the first still runs waits for it (up to 10 s)
- * and then replays. A failed first request keeps nothing, so it can be
- * retried with the same key.
+ * (sealed) for 24 hours; the same caller with the same key and request (route
+ * and body) gets that response again with `Idempotent-Replayed: true` and the
+ * first request's id in `Original-Request`, without running again; another
+ * request, or another credential, gets 409. A duplicate sent while the first
+ * still runs waits for it (up to 10 s) and then replays. A failed first
+ * request keeps nothing, so it can be retried with the same key.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -55,6 +55,25 @@ export class IdempotencyInterceptor implements NestInterceptor {
       case 'replay':
         response.set({ 'Idempotent-Replayed': 'true', 'Original-Request': outcome.requestId });
         return of(outcome.body);
+      case 'other_caller':
+        throw new AppError(
+          'CONFLICT',
+          `This ${IDEMPOTENCY_HEADER} was already used by another credential`,
+          {
+            field: IDEMPOTENCY_HEADER,
+            issue: `a key's response is replayed only to the credential that made the first request; use a new key`,
+          },
+        );
+      case 'unreadable':
+        throw new AppError(
+          'CONFLICT',
+          `The first response to this ${IDEMPOTENCY_HEADER} can no longer be replayed`,
+          {
+            field: IDEMPOTENCY_HEADER,
+            issue:
+              'the request already ran, but its stored response cannot be read (the service’s SIGNING_KEY_SECRET changed); read the resource it created, or use a new key',
+          },
+        );
       case 'mismatch':
         throw new AppError(
           'CONFLICT',
