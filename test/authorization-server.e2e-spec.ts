@@ -6,6 +6,7 @@ import { Scope } from '#common';
 import {
   ADMIN,
   authorizationRequest,
+  CookieJar,
   authorizeAs,
   clientAuthentication,
   discover,
@@ -364,6 +365,28 @@ describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
     }
   });
 
+  it('says inactive to a test-mode client of the same organisation about live tokens', async () => {
+    const operator = await operatorToken(client);
+    const sandboxKey = await client.post('/v1/api-keys', {
+      token: operator,
+      json: { name: 'sandbox admin', scopes: ['organizations:write'], mode: 'test' },
+    });
+    const registered = await client.post('/v1/oauth-clients', {
+      apiKey: sandboxKey.body.key,
+      json: {
+        client_name: 'Sandbox introspector',
+        grant_types: ['client_credentials'],
+        token_endpoint_auth_method: 'client_secret_basic',
+        scope: 'organizations:write',
+      },
+    });
+    const sandboxClient = registered.body as RegisteredClient;
+    const tokens = await tokensFor(webApp);
+    for (const token of [tokens.access_token, tokens.refresh_token!]) {
+      expect(await introspect(sandboxClient, token)).toEqual({ active: false });
+    }
+  });
+
   it('refuses introspection without client authentication', async () => {
     const tokens = await tokensFor(webApp);
     const response = await fetch(as.introspection_endpoint!, {
@@ -406,5 +429,105 @@ describe('the /oauth/authorize alias', () => {
     });
     expect(response.status).toBe(308);
     expect(response.headers.get('location')).toBe('/oauth2/authorize?client_id=x&state=s%20t');
+  });
+});
+
+describe('what the authorization server keeps', () => {
+  it('stores codes, refresh tokens and sessions only as hashes', async () => {
+    const request = await authorizationRequest(as, webApp);
+    const jar = new CookieJar();
+    const callback = await authorizeAs(stack.baseUrl, request.url, ADMIN, jar);
+    const params = oauth.validateAuthResponse(as, webApp, callback, request.state);
+    const code = params.get('code')!;
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      webApp,
+      await exchange(webApp, params, request.codeVerifier),
+    );
+    const rows = await stack.api
+      .get(Sql)
+      .rows<{ kind: string; row: string }>('SELECT kind, t::text AS row FROM oidc_payloads t', []);
+    const kinds = new Set(rows.map((row) => row.kind));
+    expect(kinds).toEqual(expect.objectContaining(new Set(['AuthorizationCode', 'RefreshToken'])));
+    for (const secret of [code, tokens.refresh_token!]) {
+      expect(rows.filter((row) => row.row.includes(secret))).toEqual([]);
+    }
+    // The stored hashes still work: the refresh token refreshes.
+    expect((await refresh(webApp, tokens.refresh_token!)).status).toBe(200);
+  });
+});
+
+describe('an application of another organisation', () => {
+  async function foreignClient(): Promise<{ registered: RegisteredClient; name: string }> {
+    const other = await createOrganization(stack, client);
+    const registered = await registerCodeClient(client, await other.token(), { public: true });
+    const [{ name }] = await stack.api
+      .get(Sql)
+      .rows<{ name: string }>('SELECT name FROM organizations WHERE id = $1', [
+        other.organizationId,
+      ]);
+    return { registered, name };
+  }
+
+  /** Follows the flow up to the first page the interaction shows. */
+  async function firstPage(jar: CookieJar, url: URL) {
+    let response = await jar.fetch(url);
+    while (response.headers.get('location')) {
+      const next = new URL(response.headers.get('location')!, stack.baseUrl);
+      if (next.origin !== new URL(stack.baseUrl).origin) throw new Error(`left for ${next.href}`);
+      response = await jar.fetch(next);
+      if (next.pathname.startsWith('/oauth2/interaction/')) return { url: next, response };
+    }
+    throw new Error(`no interaction page: ${response.status}`);
+  }
+
+  it('names its organisation, and cannot be allowed by an account of another one', async () => {
+    const { registered, name } = await foreignClient();
+    const request = await authorizationRequest(as, registered);
+    const jar = new CookieJar();
+    const { url, response } = await firstPage(jar, request.url);
+    const signIn = await response.text();
+    expect(signIn).toContain(name);
+    const refused = await jar.fetch(`${url.href}/login`, {
+      method: 'POST',
+      form: { email: ADMIN.email, password: ADMIN.password },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('location')).toBeNull();
+    const page = await refused.text();
+    expect(page).toContain('You cannot allow this application');
+    expect(page).toContain(name);
+    // Going back tells the application no, with no code.
+    const back = await jar.fetch(`${url.href}/abort`, { method: 'POST' });
+    const callback = new URL(
+      (await jar.fetch(new URL(back.headers.get('location')!, stack.baseUrl))).headers.get(
+        'location',
+      )!,
+    );
+    expect(callback.searchParams.get('error')).toBe('access_denied');
+    expect(callback.searchParams.has('code')).toBe(false);
+  });
+
+  it('cannot be allowed by a user already signed in elsewhere, on the page or by posting consent', async () => {
+    const jar = new CookieJar();
+    const own = await authorizationRequest(as, webApp);
+    await authorizeAs(stack.baseUrl, own.url, ADMIN, jar);
+    const { registered, name } = await foreignClient();
+    const request = await authorizationRequest(as, registered);
+    const { url, response } = await firstPage(jar, request.url);
+    expect(response.status).toBe(403);
+    expect(await response.text()).toContain(name);
+    const confirm = await jar.fetch(`${url.href}/confirm`, { method: 'POST' });
+    expect(confirm.status).toBe(403);
+    expect(confirm.headers.get('location')).toBeNull();
+  });
+
+  it('shows the owning organisation on the consent page of one’s own applications', async () => {
+    const request = await authorizationRequest(as, webApp);
+    const jar = new CookieJar();
+    await authorizeAs(stack.baseUrl, (await authorizationRequest(as, spa)).url, ADMIN, jar);
+    const { response } = await firstPage(jar, request.url);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('Registered by the organisation');
   });
 });

@@ -10,6 +10,7 @@ import { SessionListIndexes1764057600000 } from './1764057600000-session-list-in
 import { OrganizationLimits1764061200000 } from './1764061200000-organization-limits.js';
 import { IdempotencyKeys1764064800000 } from './1764064800000-idempotency-keys.js';
 import { IdempotencySealedResponses1764068400000 } from './1764068400000-idempotency-sealed-responses.js';
+import { HashedOauthTokenIds1764072000000 } from './1764072000000-hashed-oauth-token-ids.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   OrganizationLimits1764061200000,
   IdempotencyKeys1764064800000,
   IdempotencySealedResponses1764068400000,
+  HashedOauthTokenIds1764072000000,
 ];

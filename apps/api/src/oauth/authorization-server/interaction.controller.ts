@@ -5,13 +5,28 @@ import type Provider from 'oidc-provider';
 import { MAX_PASSWORD_LENGTH, UsersService } from '#auth';
 import { AppSettings } from '#config';
 import { parsePublicId, toPublicId } from '#common';
+import type { UserEntity } from '#database';
+import { OrganizationsService } from '#organizations';
 import { Public } from '../../http/auth.decorator.js';
 import { EndpointRateLimiter } from './endpoint-rate-limiter.js';
 import { AttemptLimiter, SIGN_IN_POLICY } from './attempt-limiter.js';
 import { AuthorizationServer } from './authorization-server.js';
-import { renderConsentPage, renderErrorPage, renderSignInPage } from './pages.js';
+import { clientOrganizationId } from './oidc-adapter.js';
+import {
+  renderConsentPage,
+  renderErrorPage,
+  renderOtherOrganizationPage,
+  renderSignInPage,
+} from './pages.js';
 
 type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+/** The application asking, as the pages name it: its name and the organisation that registered it. */
+interface Requester {
+  clientName: string;
+  organizationId: string | null;
+  organizationName: string;
+}
 
 /** Scripts are never needed; styles are inline; nothing may frame the pages (clickjacking). */
 const PAGE_HEADERS = {
@@ -26,6 +41,11 @@ const PAGE_HEADERS = {
  * The sign-in and consent pages of the authorization code flow. oidc-provider
  * sends the browser here (/oauth2/interaction/{uid}) with a cookie bound to
  * that uid, and takes it back once the user has signed in and decided.
+ *
+ * A user can allow only an application of their own organisation: a token
+ * carries the user's organisation, so a client registered elsewhere would
+ * otherwise reach it. The pages name the organisation that registered the
+ * application, and an account of another one is shown why it cannot go on.
  */
 @ApiTags('OAuth 2.0')
 @ApiProduces('text/html')
@@ -42,6 +62,7 @@ export class InteractionController {
     private readonly limiter: AttemptLimiter,
     private readonly rate: EndpointRateLimiter,
     private readonly settings: AppSettings,
+    private readonly organizations: OrganizationsService,
   ) {}
 
   @Get()
@@ -52,10 +73,15 @@ export class InteractionController {
     const provider = await this.server.provider();
     const details = await this.details(provider, request, response);
     if (!details) return;
+    const requester = await this.requester(provider, details);
     if (details.prompt.name === 'login') {
-      return this.page(response, 200, await this.signInPage(provider, details));
+      return this.page(response, 200, this.signInPage(details, requester));
     }
-    return this.page(response, 200, await this.consentPage(provider, details));
+    const user = await this.signedInUser(details);
+    if (!belongsTo(user, requester)) {
+      return this.page(response, 403, this.otherOrganizationPage(details, requester, user));
+    }
+    return this.page(response, 200, this.consentPage(details, requester, user));
   }
 
   @Post('login')
@@ -80,10 +106,9 @@ export class InteractionController {
     const email = typeof form.email === 'string' ? form.email.trim() : '';
     const password = typeof form.password === 'string' ? form.password : '';
     const address = request.ip ?? 'unknown';
+    const requester = await this.requester(provider, details);
     const again = (status: number, error: string) =>
-      this.signInPage(provider, details, email, error).then((html) =>
-        this.page(response, status, html),
-      );
+      this.page(response, status, this.signInPage(details, requester, email, error));
 
     const busy = await this.rate.signIn(address);
     if (busy > 0) {
@@ -108,6 +133,9 @@ export class InteractionController {
       return again(401, 'The email address or password is not right.');
     }
     await this.limiter.recordSuccess('sign-in', email);
+    if (!belongsTo(user, requester)) {
+      return this.page(response, 403, this.otherOrganizationPage(details, requester, user));
+    }
     await provider.interactionFinished(
       request,
       response,
@@ -128,6 +156,11 @@ export class InteractionController {
     const details = await this.details(provider, request, response);
     if (!details) return;
     if (details.prompt.name !== 'consent') return this.redirectToInteraction(response, details);
+    const requester = await this.requester(provider, details);
+    const user = await this.signedInUser(details);
+    if (!belongsTo(user, requester)) {
+      return this.page(response, 403, this.otherOrganizationPage(details, requester, user));
+    }
     const { prompt, params, session, grantId } = details;
     const grant = grantId
       ? await provider.Grant.find(grantId)
@@ -190,41 +223,70 @@ export class InteractionController {
     }
   }
 
-  private async signInPage(
-    provider: Provider,
+  private signInPage(
     details: InteractionDetails,
+    requester: Requester,
     email?: string,
     error?: string,
-  ): Promise<string> {
+  ): string {
     return renderSignInPage({
       action: `/oauth2/interaction/${details.uid}/login`,
       abortAction: `/oauth2/interaction/${details.uid}/abort`,
-      clientName: await this.clientName(provider, details),
+      clientName: requester.clientName,
+      organizationName: requester.organizationName,
       email: email ?? (details.params.login_hint as string | undefined),
       error,
     });
   }
 
-  private async consentPage(provider: Provider, details: InteractionDetails): Promise<string> {
+  private consentPage(
+    details: InteractionDetails,
+    requester: Requester,
+    user: UserEntity | null,
+  ): string {
     const missing = details.prompt.details as { missingResourceScopes?: Record<string, string[]> };
     const scopes = new Set<string>();
     for (const list of Object.values(missing.missingResourceScopes ?? {})) {
       for (const scope of list) scopes.add(scope);
     }
-    const userId = parsePublicId('user', details.session?.accountId ?? '');
-    const user = userId === null ? null : await this.users.findById(userId);
     return renderConsentPage({
       action: `/oauth2/interaction/${details.uid}/confirm`,
       abortAction: `/oauth2/interaction/${details.uid}/abort`,
-      clientName: await this.clientName(provider, details),
+      clientName: requester.clientName,
+      organizationName: requester.organizationName,
       userEmail: user?.email ?? '',
       scopes: [...scopes],
     });
   }
 
-  private async clientName(provider: Provider, details: InteractionDetails): Promise<string> {
+  private otherOrganizationPage(
+    details: InteractionDetails,
+    requester: Requester,
+    user: UserEntity | null,
+  ): string {
+    return renderOtherOrganizationPage({
+      abortAction: `/oauth2/interaction/${details.uid}/abort`,
+      clientName: requester.clientName,
+      organizationName: requester.organizationName,
+      userEmail: user?.email ?? 'your account',
+    });
+  }
+
+  private async requester(provider: Provider, details: InteractionDetails): Promise<Requester> {
     const client = await provider.Client.find(details.params.client_id as string);
-    return client?.clientName ?? 'An application';
+    const organizationId = client ? clientOrganizationId(client) : null;
+    const organization =
+      organizationId === null ? null : await this.organizations.get(organizationId);
+    return {
+      clientName: client?.clientName ?? 'An application',
+      organizationId: organization?.id ?? null,
+      organizationName: organization?.name ?? 'an unknown organisation',
+    };
+  }
+
+  private async signedInUser(details: InteractionDetails): Promise<UserEntity | null> {
+    const userId = parsePublicId('user', details.session?.accountId ?? '');
+    return userId === null ? null : this.users.findById(userId);
   }
 
   private redirectToInteraction(response: Response, details: InteractionDetails): void {
@@ -234,4 +296,8 @@ export class InteractionController {
   private page(response: Response, status: number, html: string): void {
     response.status(status).set(PAGE_HEADERS).type('html').send(html);
   }
+}
+
+function belongsTo(user: UserEntity | null, requester: Requester): boolean {
+  return user !== null && user.organizationId === requester.organizationId;
 }

@@ -43,7 +43,12 @@ export class JwtIntrospection {
       if (error instanceof AppError) return null;
       throw error;
     });
-    if (principal === null || principal.organizationId !== client.organizationId) {
+    // Tokens of the client's own organisation and mode only: a sandbox client learns nothing of live tokens.
+    if (
+      principal === null ||
+      principal.organizationId !== client.organizationId ||
+      principal.mode !== client.mode
+    ) {
       response.status(200).json({ active: false });
       return true;
     }

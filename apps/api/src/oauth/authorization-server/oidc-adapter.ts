@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Adapter, AdapterPayload, ClientAuthMethod } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { parsePublicId, toPublicId } from '#common';
@@ -24,9 +25,22 @@ interface ClientRow {
 }
 
 /**
+ * The stored key of a model instance. Every id but a grant's is a bearer
+ * secret — a code, a refresh token, the session cookie, an interaction — so
+ * only its SHA-256 is kept, as for API keys: a copy of the table hands out
+ * nothing. Grant ids are no credential (access tokens carry them in
+ * `grant_id`) and stay as they are, so a revoked grant can still be named.
+ */
+export function storedId(kind: string, id: string): string {
+  return kind === 'Grant' ? id : createHash('sha256').update(id).digest('hex');
+}
+
+/**
  * oidc-provider's storage in PostgreSQL. Consumption is one conditional
  * UPDATE, so of two requests racing with one code or refresh token exactly one
  * wins; the loser is treated as a replay and the whole grant is revoked.
+ * Ids are stored hashed (see storedId), and the payload's own copy of the id
+ * (`jti`) is left out and restored from the id a lookup was made with.
  */
 export class PostgresOidcAdapter implements Adapter {
   constructor(
@@ -37,6 +51,7 @@ export class PostgresOidcAdapter implements Adapter {
   ) {}
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+    const { jti: _jti, ...stored } = payload;
     await this.sql.rows(
       `INSERT INTO oidc_payloads (kind, id, payload, grant_id, uid, user_code, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))
@@ -44,8 +59,8 @@ export class PostgresOidcAdapter implements Adapter {
          uid = EXCLUDED.uid, user_code = EXCLUDED.user_code, expires_at = EXCLUDED.expires_at`,
       [
         this.kind,
-        id,
-        payload,
+        storedId(this.kind, id),
+        stored,
         payload.grantId ?? null,
         payload.uid ?? null,
         payload.userCode ?? null,
@@ -55,9 +70,15 @@ export class PostgresOidcAdapter implements Adapter {
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
-    return this.findWhere('id = $2', id);
+    const payload = await this.findWhere('id = $2', storedId(this.kind, id));
+    return payload && { ...payload, jti: id };
   }
 
+  /**
+   * Sessions by their uid, which is no secret. The session's id is not
+   * stored, so the payload comes without it: the provider only reads such a
+   * session (to check who it belongs to), never saves it back.
+   */
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
     return this.findWhere('uid = $2', uid);
   }
@@ -67,22 +88,26 @@ export class PostgresOidcAdapter implements Adapter {
   }
 
   async consume(id: string): Promise<void> {
+    const key = storedId(this.kind, id);
     const won = await this.sql.rows<{ grant_id: string | null }>(
       `UPDATE oidc_payloads SET consumed_at = now()
        WHERE kind = $1 AND id = $2 AND consumed_at IS NULL RETURNING grant_id`,
-      [this.kind, id],
+      [this.kind, key],
     );
     if (won.length > 0) return;
     const [row] = await this.sql.rows<{ grant_id: string | null }>(
       'SELECT grant_id FROM oidc_payloads WHERE kind = $1 AND id = $2',
-      [this.kind, id],
+      [this.kind, key],
     );
     if (row?.grant_id) await this.revokeGrant(row.grant_id);
     throw new errors.InvalidGrant('grant request is invalid');
   }
 
   async destroy(id: string): Promise<void> {
-    await this.sql.rows('DELETE FROM oidc_payloads WHERE kind = $1 AND id = $2', [this.kind, id]);
+    await this.sql.rows('DELETE FROM oidc_payloads WHERE kind = $1 AND id = $2', [
+      this.kind,
+      storedId(this.kind, id),
+    ]);
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {

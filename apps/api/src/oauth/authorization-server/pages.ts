@@ -75,10 +75,16 @@ function errorBlock(message: string | undefined): string {
   return message ? `<p class="error" id="form-error" role="alert">${escapeHtml(message)}</p>` : '';
 }
 
+/** Who registered the application: users can only allow their own organisation's. */
+function ownerLine(organizationName: string): string {
+  return `<p class="muted">Registered by the organisation <strong>${escapeHtml(organizationName)}</strong>; only its members can allow it.</p>`;
+}
+
 export function renderSignInPage(input: {
   action: string;
   abortAction: string;
   clientName: string;
+  organizationName: string;
   email?: string;
   error?: string;
 }): string {
@@ -88,6 +94,7 @@ export function renderSignInPage(input: {
     `Sign in to ${input.clientName}`,
     `<h1>Sign in</h1>
 <p><strong>${escapeHtml(input.clientName)}</strong> wants to use your account.</p>
+${ownerLine(input.organizationName)}
 ${errorBlock(input.error)}
 <form method="post" action="${escapeHtml(input.action)}" novalidate>
   <label for="email">Email address</label>
@@ -107,6 +114,7 @@ export function renderConsentPage(input: {
   action: string;
   abortAction: string;
   clientName: string;
+  organizationName: string;
   userEmail: string;
   scopes: string[];
 }): string {
@@ -119,6 +127,7 @@ export function renderConsentPage(input: {
   return layout(
     `Allow ${input.clientName} access?`,
     `<h1>Allow <span>${escapeHtml(input.clientName)}</span> access?</h1>
+${ownerLine(input.organizationName)}
 <p class="muted">Signed in as ${escapeHtml(input.userEmail)}</p>
 <section aria-labelledby="scopes-heading">
   <h2 id="scopes-heading" style="font-size:1.1rem">It will be able to:</h2>
@@ -131,6 +140,23 @@ export function renderConsentPage(input: {
 </form>
 <form method="post" action="${escapeHtml(input.abortAction)}" style="display:inline">
   <button type="submit">Deny</button>
+</form>`,
+  );
+}
+
+/** Shown instead of the consent page when the account belongs to another organisation than the application. */
+export function renderOtherOrganizationPage(input: {
+  abortAction: string;
+  clientName: string;
+  organizationName: string;
+  userEmail: string;
+}): string {
+  return layout(
+    `${input.clientName} belongs to another organisation`,
+    `<h1>You cannot allow this application</h1>
+<p class="error" role="alert"><strong>${escapeHtml(input.clientName)}</strong> is registered by the organisation <strong>${escapeHtml(input.organizationName)}</strong>, and ${escapeHtml(input.userEmail)} is an account of another organisation. Applications can only be allowed by members of the organisation that registered them.</p>
+<form method="post" action="${escapeHtml(input.abortAction)}">
+  <button type="submit" class="primary">Back to the application</button>
 </form>`,
   );
 }

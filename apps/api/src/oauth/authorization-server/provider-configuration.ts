@@ -79,12 +79,15 @@ export function providerConfiguration(deps: ProviderDependencies): Configuration
       clientCredentials: { enabled: true },
       introspection: {
         enabled: true,
-        // Confidential clients may introspect tokens of their own organisation only.
+        // Confidential clients may introspect tokens of their own organisation and mode only.
         allowedPolicy: async (ctx, client, token) => {
           if (client.clientAuthMethod === 'none') return token.clientId === client.clientId;
           if (!token.clientId) return false;
           const owner = await ctx.oidc.provider.Client.find(token.clientId);
-          return owner?.['organization_id'] === client['organization_id'];
+          return (
+            owner?.['organization_id'] === client['organization_id'] &&
+            owner?.['mode'] === client['mode']
+          );
         },
       },
       revocation: {
@@ -147,12 +150,17 @@ export function providerConfiguration(deps: ProviderDependencies): Configuration
       // At the token endpoint the provider has the authenticated client already.
       const client = ctx.oidc.client ?? (await ctx.oidc.provider.Client.find(token.clientId!));
       if (!client) throw new errors.InvalidClient('client not found');
-      let organizationId = client['organization_id'] as string;
+      const organizationId = client['organization_id'] as string;
       const accountId = 'accountId' in token ? token.accountId : undefined;
       if (accountId) {
         const user = await users.findById(parsePublicId('user', accountId)!);
         if (!user) throw new errors.InvalidGrant('the account no longer exists');
-        organizationId = toPublicId('organization', user.organizationId);
+        // The consent pages allow only the client's own organisation; a grant that says otherwise is refused.
+        if (toPublicId('organization', user.organizationId) !== organizationId) {
+          throw new errors.InvalidGrant(
+            'the account belongs to another organisation than the client',
+          );
+        }
       }
       // grant_id lets the API refuse the token once its grant is revoked (RevokedGrants).
       const grantId = 'grantId' in token ? token.grantId : undefined;
