@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { connect } from 'node:net';
 import {
   createLocalJWKSet,
   decodeProtectedHeader,
@@ -207,7 +208,35 @@ describe('401 versus 403', () => {
     expect(response.status).toBe(401);
     expect(response.body.error.details.issue).toContain('two different credentials');
   });
+
+  it.each(['Authorization', 'X-API-Key'])(
+    'refuses a request with two %s headers, whichever comes first',
+    async (header) => {
+      const key = await org.apiKey([Scope.SessionsRead]);
+      const value = header === 'Authorization' ? `Bearer ${key}` : key;
+      // fetch would merge the two headers; a raw request keeps them apart, as an attacker would.
+      const { status, body } = await rawRequest(
+        `GET /v1/sessions HTTP/1.1\r\nHost: x\r\n${header}: ${value}\r\n${header}: not-the-same\r\nConnection: close\r\n\r\n`,
+      );
+      expect(status).toBe(401);
+      expect(JSON.parse(body).error.details.issue).toMatch(/more than one .* header/i);
+    },
+  );
 });
+
+/** Sends a request byte for byte and returns its status and body. */
+async function rawRequest(text: string): Promise<{ status: number; body: string }> {
+  const { port } = new URL(stack.baseUrl);
+  const answer = await new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = connect(Number(port), '127.0.0.1', () => socket.end(text));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.on('error', reject);
+  });
+  const [head = '', body = ''] = answer.split('\r\n\r\n');
+  return { status: Number(head.split(' ')[1]), body };
+}
 
 describe('API keys', () => {
   it('creates a key (shown once, hashed at rest) that works as X-API-Key and as a Bearer credential', async () => {

@@ -395,6 +395,46 @@ describe('live session updates over WebSocket', () => {
   });
 });
 
+describe('connections per organisation', () => {
+  it('are capped per organisation and mode across instances, and a closed one frees its place', async () => {
+    const capped = { WS_MAX_CONNECTIONS_PER_ORGANIZATION: '2' };
+    const [one, two] = await Promise.all([startInstance(capped), startInstance(capped)]);
+    try {
+      const org = await createOrganization(a, clientA);
+      const token = await org.token([Scope.SessionsRead]);
+      const first = await connect(one, { token });
+      await connect(two, { token });
+      const refused = await refusal(one, { token });
+      expect(refused.status).toBe(429);
+      expect(refused.headers['retry-after']).toBeDefined();
+      expect(refused.body.error).toMatchObject({
+        code: 'RATE_LIMITED',
+        details: { field: 'ws_connections', limit: 2 },
+      });
+      // The sandbox and other organisations count apart.
+      await connect(two, { apiKey: await org.apiKey([Scope.SessionsRead], 'test') });
+      const other = await createOrganization(a, clientA);
+      await connect(one, { token: await other.token([Scope.SessionsRead]) });
+
+      first.socket.close();
+      await first.closed;
+      const again = await waitFor(async () => {
+        const socket = new WebSocket(liveUrl(two, { token }), { headers: headersOf({ token }) });
+        const accepted = await new Promise<boolean>((resolve) => {
+          socket.once('open', () => resolve(true));
+          socket.once('error', () => resolve(false));
+        });
+        return accepted ? new LiveClient(socket) : null;
+      });
+      opened.push(again);
+      expect(again.socket.readyState).toBe(WebSocket.OPEN);
+    } finally {
+      for (const live of opened.splice(0)) live.socket.terminate();
+      await Promise.all([one.close(), two.close()]);
+    }
+  });
+});
+
 describe('an API instance in another process', () => {
   it(
     'sends its clients the progress of a session the worker runs',

@@ -137,6 +137,33 @@ describe('tenant isolation matrix', () => {
     }
   });
 
+  it('pages the same after a cursor made from another tenant’s id as after one naming nothing', async () => {
+    const cursorOf = (id: string) => Buffer.from(id).toString('base64url');
+    const nothing = {
+      session: 'sess_01m82sfbpbenftg57hv349pfkd',
+      event: 'evt_01m82sfbpbenftg57hv349pfkd',
+    };
+    for (const caller of tenants) {
+      const unknownSessions = await client.get(`/v2/sessions?cursor=${cursorOf(nothing.session)}`, {
+        token: caller.token,
+      });
+      const unknownEvents = await client.get(`/v2/events?cursor=${cursorOf(nothing.event)}`, {
+        token: caller.token,
+      });
+      for (const owner of tenants.filter((t) => t !== caller)) {
+        const [ownerEvent] = (await client.get('/v2/events', { token: owner.token })).body.data;
+        const sessions = await client.get(`/v2/sessions?cursor=${cursorOf(owner.sessionId)}`, {
+          token: caller.token,
+        });
+        const events = await client.get(`/v2/events?cursor=${cursorOf(ownerEvent.id)}`, {
+          token: caller.token,
+        });
+        expect(sessions.body, `${caller.name} → ${owner.name}`).toEqual(unknownSessions.body);
+        expect(events.body, `${caller.name} → ${owner.name}`).toEqual(unknownEvents.body);
+      }
+    }
+  });
+
   it('left every resource untouched by the attempts', async () => {
     for (const tenant of tenants) {
       const key = await client.get(`/v1/api-keys/${tenant.apiKeyId}`, { token: tenant.token });

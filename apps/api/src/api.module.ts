@@ -23,6 +23,7 @@ import { RequestLimiter } from './http/request-limiter.js';
 import { EndpointRateLimiter } from './oauth/authorization-server/endpoint-rate-limiter.js';
 import { IdempotencyInterceptor } from './http/idempotency/idempotency.interceptor.js';
 import { IdempotencyKeys } from './http/idempotency/idempotency-keys.js';
+import { ConnectionQuota } from './live/connection-quota.js';
 import { SessionUpdatesGateway } from './live/session-updates.gateway.js';
 import { AttemptLimiter } from './oauth/authorization-server/attempt-limiter.js';
 import { AuthorizationServer } from './oauth/authorization-server/authorization-server.js';
@@ -91,6 +92,7 @@ export class ApiModule {
         RequestLimiter,
         ReadinessChecks,
         SessionUpdatesGateway,
+        ConnectionQuota,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: HttpExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },

@@ -8,6 +8,26 @@ export interface CredentialHeaders {
   apiKey?: string | undefined;
 }
 
+const CREDENTIAL_HEADERS = ['authorization', 'x-api-key'] as const;
+
+/**
+ * The credential headers of a request, from its raw header list: Node keeps
+ * only the first of two `Authorization` headers (and joins two `X-API-Key`),
+ * so a request carrying two would otherwise be judged by one of them.
+ */
+export function credentialHeadersOf(rawHeaders: readonly string[]): CredentialHeaders {
+  const found: Partial<Record<(typeof CREDENTIAL_HEADERS)[number], string>> = {};
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!.toLowerCase() as (typeof CREDENTIAL_HEADERS)[number];
+    if (!CREDENTIAL_HEADERS.includes(name)) continue;
+    if (found[name] !== undefined) {
+      throw AppError.unauthorized(`more than one ${rawHeaders[i]} header; send one credential`);
+    }
+    found[name] = rawHeaders[i + 1]!;
+  }
+  return { authorization: found.authorization, apiKey: found['x-api-key'] };
+}
+
 /**
  * Turns the credential headers of a request (HTTP or WebSocket) into a
  * principal. `Authorization: Bearer` carries a JWT or an API key, `X-API-Key`

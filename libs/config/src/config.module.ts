@@ -26,6 +26,7 @@ export abstract class AppSettings implements Settings {
   declare signingKeySecret: string | null;
   declare signingKeyRotationDays: number;
   declare wsHeartbeatSeconds: number;
+  declare wsMaxConnectionsPerOrganization: number;
   declare webhooks: WebhookSettings;
   declare eventRetentionDays: number;
   declare rateLimits: RateLimitSettings;

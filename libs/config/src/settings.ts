@@ -30,6 +30,8 @@ export interface Settings {
   signingKeyRotationDays: number;
   /** Seconds between pings on live-update WebSockets; a socket that missed the last pong is dropped. */
   wsHeartbeatSeconds: number;
+  /** Live-update WebSockets one organisation may hold open per mode, across every API instance. */
+  wsMaxConnectionsPerOrganization: number;
   webhooks: WebhookSettings;
   /** Days events (and their delivery records) are kept. */
   eventRetentionDays: number;
@@ -271,6 +273,13 @@ export function parseSettings(env: Env): Settings {
     signingKeySecret,
     signingKeyRotationDays: integer(env, 'SIGNING_KEY_ROTATION_DAYS', 90, 0, 3650),
     wsHeartbeatSeconds: integer(env, 'WS_HEARTBEAT_SECONDS', 30, 1, 3600),
+    wsMaxConnectionsPerOrganization: integer(
+      env,
+      'WS_MAX_CONNECTIONS_PER_ORGANIZATION',
+      200,
+      1,
+      1_000_000,
+    ),
     webhooks: {
       extraCaPem: pemFile(env, 'WEBHOOK_EXTRA_CA_FILE'),
       privateAllowlist: privateAllowlist(env),

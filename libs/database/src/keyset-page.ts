@@ -1,4 +1,5 @@
 import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import type { Tenant } from '#common';
 
 /** Up to this many matching rows are counted; above it, `total` is PostgreSQL's estimate. */
 export const EXACT_COUNT_LIMIT = 1000;
@@ -21,10 +22,22 @@ export interface KeysetPage<T> {
 }
 
 /**
+ * Columns and values that every row of a list shares, and so must the row a
+ * cursor names: the tenant (`organization_id`, `mode`) or the parent (`webhook_id`).
+ */
+export type KeysetScope = Record<string, string>;
+
+export function tenantScope(tenant: Tenant): KeysetScope {
+  return { organization_id: tenant.organizationId, mode: tenant.mode };
+}
+
+/**
  * A page of a query, newest first, after the row `afterId` (from the previous
  * page's cursor), ordered by `created_at, id` so it never uses OFFSET. The
  * anchor row is compared inside PostgreSQL: its microseconds would not
- * survive a round trip through a JavaScript Date.
+ * survive a round trip through a JavaScript Date. It is looked up within
+ * `scope` only, so a cursor made from another tenant's id behaves like one
+ * naming no row at all and reveals nothing about it.
  *
  * Built to stay fast on millions of rows with any filter:
  * - the page's ids are chosen first, from the filters alone, so a covering
@@ -38,15 +51,27 @@ export interface KeysetPage<T> {
 export async function keysetPage<T extends ObjectLiteral>(
   query: SelectQueryBuilder<T>,
   { afterId, before, perPage }: PageRequest,
+  scope: KeysetScope,
   /** Reads the rows whose ids the given SQL selects, newest first; default: the query builder's entities. */
   readRows?: (idsSql: string, parameters: unknown[]) => Promise<T[]>,
 ): Promise<KeysetPage<T>> {
   const alias = query.alias;
   const table = query.expressionMap.mainAlias!.metadata.tableName;
   const key = `(${alias}.created_at, ${alias}.id)`;
-  const anchor = `(SELECT created_at, id FROM ${table} WHERE id = :afterId)`;
+  const scopeColumns = Object.keys(scope);
+  if (scopeColumns.length === 0 || scopeColumns.some((column) => !/^[a-z_]+$/.test(column))) {
+    throw new Error(`keysetPage needs a scope of column names, got ${JSON.stringify(scope)}`);
+  }
+  const anchorParameters = Object.fromEntries(
+    scopeColumns.map((column) => [`anchor_${column}`, scope[column]]),
+  );
+  const anchor = `(SELECT created_at, id FROM ${table} WHERE id = :afterId ${scopeColumns
+    .map((column) => `AND ${column} = :anchor_${column}`)
+    .join(' ')})`;
   const ids = (
-    afterId === null ? query.clone() : query.clone().andWhere(`${key} < ${anchor}`, { afterId })
+    afterId === null
+      ? query.clone()
+      : query.clone().andWhere(`${key} < ${anchor}`, { afterId, ...anchorParameters })
   )
     .select(`${alias}.id`)
     .orderBy(`${alias}.created_at`, 'DESC')
@@ -65,7 +90,10 @@ export async function keysetPage<T extends ObjectLiteral>(
     countMatching(query),
     before !== null || afterId === null
       ? Promise.resolve(before ?? 0)
-      : query.clone().andWhere(`${key} >= ${anchor}`, { afterId }).getCount(),
+      : query
+          .clone()
+          .andWhere(`${key} >= ${anchor}`, { afterId, ...anchorParameters })
+          .getCount(),
   ]);
   return { rows, total, totalEstimated: estimated, before: rowsBefore };
 }

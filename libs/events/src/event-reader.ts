@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppError, parsePublicId, type Tenant } from '#common';
-import { EventEntity, keysetPage, type KeysetPage, type PageRequest } from '#database';
+import { EventEntity, keysetPage, tenantScope, type KeysetPage, type PageRequest } from '#database';
 
 export interface EventFilter {
   type?: string | undefined;
@@ -35,7 +35,7 @@ export class EventReader {
     if (filter.createdBefore !== undefined) {
       query.andWhere('e.created_at < :before', { before: filter.createdBefore });
     }
-    return keysetPage(query, request);
+    return keysetPage(query, request, tenantScope(tenant));
   }
 
   async get(tenant: Tenant, publicId: string): Promise<EventEntity> {

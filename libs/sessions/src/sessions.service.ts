@@ -17,6 +17,7 @@ import {
 import { AppSettings } from '#config';
 import {
   keysetPage,
+  tenantScope,
   SessionEntity,
   Sql,
   BatchEntity,
@@ -336,7 +337,7 @@ export class SessionsService {
       });
     });
     // Rows through the plain-SQL mapper: entity hydration of full sessions costs more than the query.
-    return keysetPage(query, request, async (idsSql, parameters) =>
+    return keysetPage(query, request, tenantScope(tenant), async (idsSql, parameters) =>
       (
         await this.sql.rows<SessionRow>(
           `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions WHERE id IN (${idsSql})

@@ -33,6 +33,19 @@ export function bareHost(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
 }
 
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * ipaddr.js calls every IPv6 address outside its special ranges `unicast`,
+ * including the deprecated IPv4-compatible ones (`::7f00:1`, which the URL
+ * parser makes of `[::127.0.0.1]`) and unallocated space. Public IPv6
+ * addresses are global unicast (2000::/3) only.
+ */
+function isGlobalUnicast(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  if (address.kind() === 'ipv4') return true;
+  return address.match(GLOBAL_UNICAST_V6);
+}
+
 /**
  * Where deliveries may go: public unicast addresses only, unless the host or
  * the address is on WEBHOOK_PRIVATE_ALLOWLIST. Checked when an endpoint is
@@ -65,13 +78,14 @@ export class DestinationPolicy {
       parsed = (parsed as ipaddr.IPv6).toIPv4Address();
     }
     const range = parsed.range();
-    if (range === 'unicast') return null;
+    if (range === 'unicast' && isGlobalUnicast(parsed)) return null;
     if (
       this.ranges.some(([net, bits]) => net.kind() === parsed.kind() && parsed.match(net, bits))
     ) {
       return null;
     }
-    return `${address} is a ${range} address; only public addresses can receive webhooks`;
+    const kind = range === 'unicast' ? 'non-global' : range;
+    return `${address} is a ${kind} address; only public addresses can receive webhooks`;
   }
 
   /** Resolves the URL's host and refuses it when any address is not allowed (registration time). */

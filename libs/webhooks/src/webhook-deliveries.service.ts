@@ -111,7 +111,7 @@ export class WebhookDeliveriesService {
       .createQueryBuilder('d')
       .where('d.webhook_id = :webhookId', { webhookId: webhook.id });
     if (query.state) select.andWhere('d.state = :state', { state: query.state });
-    const page = await keysetPage(select, query);
+    const page = await keysetPage(select, query, { webhook_id: webhook.id });
     const rows = await this.withDetails(page.rows);
     return { ...page, rows: rows.map((row) => ({ ...row, id: row.delivery.id })) };
   }

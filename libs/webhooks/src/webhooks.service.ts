@@ -7,6 +7,7 @@ import {
   WebhookEntity,
   type EnvelopeFormat,
   keysetPage,
+  tenantScope,
   type KeysetPage,
   type PageRequest,
 } from '#database';
@@ -78,7 +79,7 @@ export class WebhooksService {
       .getRepository(WebhookEntity)
       .createQueryBuilder('w')
       .where('w.organization_id = :organizationId AND w.mode = :mode', tenant);
-    return keysetPage(query, request);
+    return keysetPage(query, request, tenantScope(tenant));
   }
 
   async get(tenant: Tenant, publicId: string): Promise<WebhookEntity> {

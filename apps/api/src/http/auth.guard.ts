@@ -1,7 +1,7 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AppError, missingScopes } from '#common';
-import { CredentialResolver } from '#auth';
+import { CredentialResolver, credentialHeadersOf } from '#auth';
 import { AUTH_METADATA, type AuthDeclaration } from './auth.decorator.js';
 import type { Response } from 'express';
 import type { ApiRequest } from './request-context.js';
@@ -28,10 +28,7 @@ export class AuthGuard implements CanActivate {
       );
     }
     const request = context.switchToHttp().getRequest<ApiRequest>();
-    const principal = await this.credentials.resolve({
-      authorization: request.header('authorization'),
-      apiKey: request.header('x-api-key'),
-    });
+    const principal = await this.credentials.resolve(credentialHeadersOf(request.rawHeaders));
     request.principal = principal;
     const verdict = await this.limiter.check(principal, request.id);
     if (verdict) {

@@ -17,6 +17,7 @@ import { RedisService } from '#queue';
 import { phaseOf, SessionsService } from '#sessions';
 import { REQUEST_ID_HEADER } from '../http/request-id.middleware.js';
 import { limitHeaders, RequestLimiter, rateLimited } from '../http/request-limiter.js';
+import { ConnectionQuota, type ConnectionPlace } from './connection-quota.js';
 import {
   ALL_SESSIONS,
   errorMessage,
@@ -55,6 +56,8 @@ interface LiveConnection {
   readonly principal: Principal;
   /** Kept to re-check the credential at each heartbeat (expiry, revocation). */
   readonly credentials: CredentialHeaders;
+  /** Its place among the organisation's connections; null when Redis could not count it. */
+  readonly place: ConnectionPlace | null;
   alive: boolean;
   revalidating: boolean;
   inFlight: number;
@@ -90,6 +93,7 @@ export class SessionUpdatesGateway implements OnApplicationBootstrap, BeforeAppl
     private readonly sessions: SessionsService,
     private readonly redis: RedisService,
     private readonly limiter: RequestLimiter,
+    private readonly quota: ConnectionQuota,
     private readonly settings: AppSettings,
   ) {
     this.server.on('headers', (headers, request) => {
@@ -169,10 +173,17 @@ export class SessionUpdatesGateway implements OnApplicationBootstrap, BeforeAppl
       if (this.closing) throw shuttingDown();
       const verdict = await this.limiter.check(principal, requestId);
       if (verdict?.exceeded) throw rateLimited(verdict.exceeded, limitHeaders(verdict));
+      const place = await this.quota.acquire(principal);
+      // The client may have gone while we counted: its place is given back at once.
+      if (!socket.writable) {
+        if (place) await this.quota.release(place);
+        socket.destroy();
+        return;
+      }
       this.requestIds.set(request, requestId);
       this.server.handleUpgrade(request, socket, head, (ws) => {
         socket.off('error', ignore);
-        this.accept(ws, principal, credentials, requestId);
+        this.accept(ws, principal, credentials, place, requestId);
       });
     } catch (error) {
       if (!(error instanceof AppError)) {
@@ -190,12 +201,14 @@ export class SessionUpdatesGateway implements OnApplicationBootstrap, BeforeAppl
     socket: WebSocket,
     principal: Principal,
     credentials: CredentialHeaders,
+    place: ConnectionPlace | null,
     requestId: string,
   ): void {
     const connection: LiveConnection = {
       socket,
       principal,
       credentials,
+      place,
       alive: true,
       revalidating: false,
       inFlight: 0,
@@ -204,7 +217,10 @@ export class SessionUpdatesGateway implements OnApplicationBootstrap, BeforeAppl
     this.index.register(connection, tenantKey(principal));
     socket.on('pong', () => (connection.alive = true));
     socket.on('message', (data, isBinary) => this.receive(connection, data, isBinary));
-    socket.on('close', () => this.index.unregister(connection));
+    socket.on('close', () => {
+      this.index.unregister(connection);
+      if (place) void this.quota.release(place);
+    });
     // ws closes the connection after a protocol error (an oversized frame: 1009).
     socket.on('error', (error) =>
       this.logger.debug({ err: error, requestId }, 'live updates connection error'),
@@ -321,6 +337,7 @@ export class SessionUpdatesGateway implements OnApplicationBootstrap, BeforeAppl
       }
       connection.alive = false;
       connection.socket.ping();
+      if (connection.place) void this.quota.renew(connection.place);
       void this.revalidate(connection);
     }
   }

@@ -1,7 +1,7 @@
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { AppError, isPublicId, newId } from '#common';
-import type { CredentialHeaders } from '#auth';
+import { credentialHeadersOf, type CredentialHeaders } from '#auth';
 import { errorEnvelope } from '../http/error-envelope.js';
 import { REQUEST_ID_HEADER } from '../http/request-id.middleware.js';
 
@@ -30,8 +30,7 @@ export function handshakeRequestId(request: IncomingMessage): string {
  * browsers cannot set headers on a WebSocket, an `access_token` query parameter.
  */
 export function handshakeCredentials(request: IncomingMessage): CredentialHeaders {
-  const authorization = single(request.headers.authorization);
-  const apiKey = single(request.headers['x-api-key']);
+  const { authorization, apiKey } = credentialHeadersOf(request.rawHeaders);
   const query = new URL(request.url ?? '/', 'http://localhost').searchParams;
   const token = query.get('access_token') ?? undefined;
   if (token === undefined || token === '') return { authorization, apiKey };

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import type { AppSettings } from '#config';
+import { DestinationPolicy, bareHost, parseReceiverUrl } from './destination-policy.js';
+
+function policy(privateAllowlist: string[] = []): DestinationPolicy {
+  return new DestinationPolicy({ webhooks: { privateAllowlist } } as unknown as AppSettings);
+}
+
+/** The address a receiver URL names, as the sender would connect to it. */
+function literal(url: string): string {
+  return bareHost(parseReceiverUrl(url));
+}
+
+describe('DestinationPolicy.refusal', () => {
+  it.each(['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c', '2a00:1450:4001:80b::200e'])(
+    'lets the public address %s receive webhooks',
+    (address) => {
+      expect(policy().refusal('example.com', address)).toBeNull();
+    },
+  );
+
+  it.each([
+    ['127.0.0.1', 'loopback'],
+    ['10.1.2.3', 'private'],
+    ['192.168.0.1', 'private'],
+    ['169.254.169.254', 'linkLocal'],
+    ['100.64.0.1', 'carrierGradeNat'],
+    ['0.0.0.0', 'unspecified'],
+    ['::1', 'loopback'],
+    ['fe80::1', 'linkLocal'],
+    ['fd00::1', 'uniqueLocal'],
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['64:ff9b::7f00:1', 'rfc6052'],
+    ['2002:7f00:1::', '6to4'],
+    ['2001::1', 'teredo'],
+    // IPv4-compatible (deprecated), as the URL parser writes [::127.0.0.1], and unallocated space.
+    ['::7f00:1', 'non-global'],
+    ['::a00:1', 'non-global'],
+    ['4000::1', 'non-global'],
+  ])('refuses %s (%s)', (address, range) => {
+    expect(policy().refusal('example.com', address)).toContain(`a ${range} address`);
+  });
+
+  it('reads IPv6 literals of URLs as the sender will connect to them', () => {
+    expect(literal('https://[::127.0.0.1]/hook')).toBe('::7f00:1');
+    expect(policy().refusal('::7f00:1', literal('https://[::127.0.0.1]/hook'))).not.toBeNull();
+    expect(
+      policy().refusal('::ffff:7f00:1', literal('https://[::ffff:127.0.0.1]/')),
+    ).not.toBeNull();
+  });
+
+  it('lets through what the allow-list names: hosts, addresses and ranges', () => {
+    const allowing = policy(['hooks.internal', '10.20.0.0/16', '127.0.0.1']);
+    expect(allowing.refusal('hooks.internal', '10.9.9.9')).toBeNull();
+    expect(allowing.refusal('other', '10.20.3.4')).toBeNull();
+    expect(allowing.refusal('other', '127.0.0.1')).toBeNull();
+    expect(allowing.refusal('other', '10.21.0.1')).toContain('private');
+  });
+});
