@@ -1,11 +1,12 @@
 import { InjectQueue } from '@nestjs/bullmq';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { JobsOptions, Queue } from 'bullmq';
 import { QUEUE, type JobData, type JobName, type QueueName } from './queues.js';
 
 /** Typed access to the queues: the job data must match the job name. */
 @Injectable()
 export class JobProducer {
+  private readonly logger = new Logger(JobProducer.name);
   private readonly queues: Record<QueueName, Queue>;
 
   constructor(
@@ -13,6 +14,13 @@ export class JobProducer {
     @InjectQueue(QUEUE.sessions) sessions: Queue,
   ) {
     this.queues = { events, sessions };
+    // A BullMQ queue without an "error" listener prints its connection errors (Redis gone)
+    // to stderr as bare stack traces; they belong in the log. Adding jobs still fails loudly.
+    for (const queue of [events, sessions]) {
+      queue.on('error', (error) =>
+        this.logger.warn({ err: error, queue: queue.name }, 'queue connection error'),
+      );
+    }
   }
 
   /** Adds a job; `jobId` makes the add idempotent (a second add with the same id is a no-op). */

@@ -1,4 +1,5 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Job } from 'bullmq';
 import type { Repository } from 'typeorm';
@@ -9,6 +10,8 @@ import { QUEUE, type JobData } from '#queue';
 /** Hands each relayed event to the handlers registered for its type. */
 @Processor(QUEUE.events, { concurrency: 20 })
 export class EventsProcessor extends WorkerHost {
+  private readonly logger = new Logger(EventsProcessor.name);
+
   constructor(
     @InjectRepository(EventEntity) private readonly events: Repository<EventEntity>,
     private readonly dispatcher: EventDispatcher,
@@ -21,5 +24,14 @@ export class EventsProcessor extends WorkerHost {
     // Pruned by retention before it was handled: nothing left to do.
     if (!event) return;
     await this.dispatcher.dispatch(event);
+  }
+
+  /**
+   * Errors of the queue worker itself (Redis gone, or a job whose keys Redis lost). Logged
+   * here: a BullMQ worker without an "error" listener prints them to stderr as bare stack traces.
+   */
+  @OnWorkerEvent('error')
+  onWorkerError(error: Error): void {
+    this.logger.warn({ err: error }, 'events queue worker error');
   }
 }

@@ -1,5 +1,5 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
-import type { OnApplicationBootstrap } from '@nestjs/common';
+import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { AppSettings } from '#config';
 import { QUEUE, type JobData } from '#queue';
@@ -11,6 +11,8 @@ import { SessionRunner } from '#sessions';
  */
 @Processor(QUEUE.sessions)
 export class SessionsProcessor extends WorkerHost implements OnApplicationBootstrap {
+  private readonly logger = new Logger(SessionsProcessor.name);
+
   constructor(
     private readonly runner: SessionRunner,
     private readonly settings: AppSettings,
@@ -24,5 +26,15 @@ export class SessionsProcessor extends WorkerHost implements OnApplicationBootst
 
   async process(job: Job<JobData<'sessions', 'run'>>): Promise<void> {
     await this.runner.run(job.data.sessionId, job.data.requestId);
+  }
+
+  /**
+   * Errors of the queue worker itself (Redis gone, or a job whose keys Redis lost: "Missing
+   * key for job … moveToFinished"; the sweep enqueues such a session again). Logged here:
+   * a BullMQ worker without an "error" listener prints them to stderr as bare stack traces.
+   */
+  @OnWorkerEvent('error')
+  onWorkerError(error: Error): void {
+    this.logger.warn({ err: error }, 'sessions queue worker error');
   }
 }
