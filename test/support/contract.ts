@@ -18,20 +18,23 @@ export class Contract {
     readonly document: OpenApiDocument,
   ) {}
 
+  /**
+   * The contract of the document served at `baseUrl`. Validating a document and
+   * compiling its schemas takes seconds, so that is done once per document and shared
+   * by every instance serving the same one: documents of instances differ only in
+   * their own address (servers, links), which the comparison leaves out.
+   */
   static async load(baseUrl: string): Promise<Contract> {
-    const document = (await (await fetch(`${baseUrl}/docs-json`)).json()) as OpenApiDocument;
-    const result = await new Validator().validate(document as never);
-    expect(result.errors ?? [], 'the served OpenAPI document is valid').toEqual([]);
-    expect(result.valid).toBe(true);
-    const backend = new OpenAPIBackend({
-      definition: document as never,
-      customizeAjv: (ajv) => {
-        addFormats(ajv as never);
-        return ajv;
-      },
-    });
-    await backend.init();
-    return new Contract(backend, document);
+    const text = await (await fetch(`${baseUrl}/docs-json`)).text();
+    const document = JSON.parse(text) as OpenApiDocument;
+    const key = text.replaceAll(baseUrl.replace(/\/+$/, ''), '{instance}');
+    let backend = backends.get(key);
+    if (!backend) {
+      backend = compile(document);
+      backends.set(key, backend);
+      backend.catch(() => backends.delete(key));
+    }
+    return new Contract(await backend, document);
   }
 
   check(
@@ -60,6 +63,24 @@ export class Contract {
     const result = this.backend.validateResponse(body, operation, status);
     expect(result.errors ?? [], `${where}: body does not match the documented schema`).toEqual([]);
   }
+}
+
+/** Validated, compiled documents, by served text with the instance's own address left out. */
+const backends = new Map<string, Promise<OpenAPIBackend>>();
+
+async function compile(document: OpenApiDocument): Promise<OpenAPIBackend> {
+  const result = await new Validator().validate(document as never);
+  expect(result.errors ?? [], 'the served OpenAPI document is valid').toEqual([]);
+  expect(result.valid).toBe(true);
+  const backend = new OpenAPIBackend({
+    definition: document as never,
+    customizeAjv: (ajv) => {
+      addFormats(ajv as never);
+      return ajv;
+    },
+  });
+  await backend.init();
+  return backend;
 }
 
 export interface OpenApiDocument {
