@@ -35,7 +35,7 @@ const proportionSe = (p: number, m: number) => Math.sqrt((p * (1 - p)) / m);
 describe('simulated engine at chance (Monte Carlo over fixed seeds)', () => {
   const engine = new SimulatedSessionEngine();
   const outcomes = Array.from({ length: SESSIONS }, (_, i) => {
-    const outcome = engine.run(
+    const outcome = engine.outcome(
       { ...base, analystCount: ANALYST_COUNTS[i % ANALYST_COUNTS.length] },
       `chance-${i}`,
     );

@@ -1,7 +1,9 @@
 /** Engines behind one interface (DESIGN §1): today the simulated sandbox engine. */
+export { chooseEngine, WORK_KINDS, type Engine, type EngineName, type WorkKind } from './engine.js';
+export { ENGINES, EngineRegistry } from './engine-registry.js';
+export { EnginesModule } from './engines.module.js';
 export type {
   CompletedOutcome,
-  EngineName,
   Evidence,
   FailedOutcome,
   FailureReason,

@@ -1,15 +1,15 @@
 /**
- * The boundary between the service and whatever does the work. The worker
- * calls `run` and stores the outcome; it never needs to know which engine
- * produced it beyond `engine`/`engineVersion` (kept for audit).
+ * The boundary between the service and whatever does a session's work. The
+ * worker calls `run` and stores the outcome; it never needs to know which
+ * engine produced it beyond `engine`/`engineVersion` (kept for audit).
  */
 
 import type { Modality, PrivacyLevel, SessionType } from '#common';
+import type { Engine, EngineName } from './engine.js';
 
 export type { Modality, PrivacyLevel, SessionType };
 /** Best evidence the numbers rest on (DESIGN §6, `metadata.evidence`). */
 export type Evidence = 'verified' | 'track_record' | 'prior';
-export type EngineName = 'simulated' | 'analyst';
 
 export interface SessionWorkInput {
   type: SessionType;
@@ -57,7 +57,7 @@ export interface JudgingSummary {
 export type FailureReason = 'engine_failure' | 'deadline_exceeded';
 
 interface OutcomeCommon {
-  engine: 'simulated';
+  engine: EngineName;
   engineVersion: string;
   /** Hex SHA-256 the outcome was derived from; renderSketchSvg(seed, i) redraws sketches. */
   seed: string;
@@ -88,7 +88,13 @@ export interface FailedOutcome extends OutcomeCommon {
 
 export type SessionEngineOutcome = CompletedOutcome | FailedOutcome;
 
-export interface SessionEngine {
-  readonly name: EngineName;
-  run(input: SessionWorkInput, orgSeed: string): SessionEngineOutcome;
+export interface SessionEngine extends Engine {
+  readonly kind: 'session';
+  /** The outcome of a session's work; the worker paces and stores it. */
+  run(input: SessionWorkInput, orgSeed: string): Promise<SessionEngineOutcome>;
+  /**
+   * One outcome of several completed sessions on one target, when the engine
+   * can re-derive their work (absent: its sessions cannot be merged).
+   */
+  merge?(sources: readonly SessionWorkInput[], orgSeed: string): Promise<CompletedOutcome>;
 }

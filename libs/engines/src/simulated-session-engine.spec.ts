@@ -23,16 +23,18 @@ const in01 = (x: number) => x >= 0 && x <= 1;
 
 describe('SimulatedSessionEngine', () => {
   it('is deterministic in (input, orgSeed)', () => {
-    expect(engine.run(base, 'org_a')).toEqual(engine.run({ ...base }, 'org_a'));
-    expect(engine.run(base, 'org_a')).toEqual(engine.run({ ...base, analystCount: 1 }, 'org_a'));
-    expect(engine.run(base, 'org_b')).not.toEqual(engine.run(base, 'org_a'));
-    expect(engine.run({ ...base, target: 'Another' }, 'org_a')).not.toEqual(
-      engine.run(base, 'org_a'),
+    expect(engine.outcome(base, 'org_a')).toEqual(engine.outcome({ ...base }, 'org_a'));
+    expect(engine.outcome(base, 'org_a')).toEqual(
+      engine.outcome({ ...base, analystCount: 1 }, 'org_a'),
+    );
+    expect(engine.outcome(base, 'org_b')).not.toEqual(engine.outcome(base, 'org_a'));
+    expect(engine.outcome({ ...base, target: 'Another' }, 'org_a')).not.toEqual(
+      engine.outcome(base, 'org_a'),
     );
   });
 
   it('stamps engine, version, seed and prior evidence', () => {
-    const outcome = completed(engine.run(base, 'org_a'));
+    const outcome = completed(engine.outcome(base, 'org_a'));
     expect(outcome).toMatchObject({
       engine: 'simulated',
       engineVersion: SIMULATED_ENGINE_VERSION,
@@ -45,7 +47,7 @@ describe('SimulatedSessionEngine', () => {
   });
 
   it('reports one analyst with the whole weight and a track-record confidence', () => {
-    const outcome = completed(engine.run(base, 'org_a'));
+    const outcome = completed(engine.outcome(base, 'org_a'));
     const { results, judging } = outcome;
     expect(results.collaborative_insights).toHaveLength(1);
     expect(results.collaborative_insights[0]!.contribution_weight).toBe(1);
@@ -56,7 +58,7 @@ describe('SimulatedSessionEngine', () => {
   });
 
   it('scores collaborative sessions over analysts × trials', () => {
-    const { results } = completed(engine.run({ ...base, analystCount: 5 }, 'org_a'));
+    const { results } = completed(engine.outcome({ ...base, analystCount: 5 }, 'org_a'));
     expect(results.statistical_validation.sample_size).toBe(60);
     expect(results.collaborative_insights.map((c) => c.analyst_id)).toEqual(
       [1, 2, 3, 4, 5].map((n) => `analyst_sim_${n}`),
@@ -66,10 +68,10 @@ describe('SimulatedSessionEngine', () => {
   });
 
   it('merges sessions on one target: their analysts re-drawn, scored together against one truth', () => {
-    const solo = completed(engine.run(base, 'org_a'));
+    const solo = completed(engine.outcome(base, 'org_a'));
     const pair = { ...base, modality: 'kinesthetic' as const, analystCount: 2 };
-    const duo = completed(engine.run(pair, 'org_a'));
-    const merged = engine.merge([base, pair], 'org_a');
+    const duo = completed(engine.outcome(pair, 'org_a'));
+    const merged = engine.mergedOutcome([base, pair], 'org_a');
     expect(merged.judging.hits).toBe(solo.judging.hits + duo.judging.hits);
     expect(merged.results.statistical_validation.sample_size).toBe(36);
     // analyst_sim_1 worked on both: one analyst over 24 trials.
@@ -78,15 +80,15 @@ describe('SimulatedSessionEngine', () => {
       'analyst_sim_2',
     ]);
     expect(merged.seed).not.toBe(solo.seed);
-    expect(engine.merge([base, pair], 'org_a')).toEqual(merged);
-    expect(() => engine.merge([base], 'org_a')).toThrow(RangeError);
-    expect(() => engine.merge([base, { ...base, target: 'Elsewhere' }], 'org_a')).toThrow(
+    expect(engine.mergedOutcome([base, pair], 'org_a')).toEqual(merged);
+    expect(() => engine.mergedOutcome([base], 'org_a')).toThrow(RangeError);
+    expect(() => engine.mergedOutcome([base, { ...base, target: 'Elsewhere' }], 'org_a')).toThrow(
       RangeError,
     );
   });
 
   it('fails on [fail] at a seed-derived step and on [timeout] at 90', () => {
-    const failed = engine.run({ ...base, target: 'Harbour [fail]' }, 'org_a');
+    const failed = engine.outcome({ ...base, target: 'Harbour [fail]' }, 'org_a');
     expect(failed).toMatchObject({ status: 'failed', reason: 'engine_failure' });
     if (failed.status !== 'failed') throw new Error('unreachable');
     expect(failed.failAtProgress % 10).toBe(0);
@@ -94,12 +96,12 @@ describe('SimulatedSessionEngine', () => {
     expect(failed.failAtProgress).toBeLessThanOrEqual(80);
     const steps = new Set(
       Array.from({ length: 60 }, (_, i) =>
-        engine.run({ ...base, target: `t${i} [fail]` }, 'org_a'),
+        engine.outcome({ ...base, target: `t${i} [fail]` }, 'org_a'),
       ).map((o) => (o.status === 'failed' ? o.failAtProgress : -1)),
     );
     expect(steps.size).toBeGreaterThan(3); // really seed-derived
 
-    expect(engine.run({ ...base, target: '[timeout] Harbour' }, 'org_a')).toMatchObject({
+    expect(engine.outcome({ ...base, target: '[timeout] Harbour' }, 'org_a')).toMatchObject({
       status: 'failed',
       reason: 'deadline_exceeded',
       failAtProgress: 90,
@@ -107,13 +109,13 @@ describe('SimulatedSessionEngine', () => {
   });
 
   it('passes [slow] through as a step multiplier without changing results', () => {
-    const slow = completed(engine.run({ ...base, target: 'Harbour [slow]' }, 'org_a'));
+    const slow = completed(engine.outcome({ ...base, target: 'Harbour [slow]' }, 'org_a'));
     expect(slow.stepMultiplier).toBe(10);
   });
 
   it('rejects an impossible analyst count', () => {
-    expect(() => engine.run({ ...base, analystCount: 0 }, 'org_a')).toThrow(RangeError);
-    expect(() => engine.run({ ...base, analystCount: 2.5 }, 'org_a')).toThrow(RangeError);
+    expect(() => engine.outcome({ ...base, analystCount: 0 }, 'org_a')).toThrow(RangeError);
+    expect(() => engine.outcome({ ...base, analystCount: 2.5 }, 'org_a')).toThrow(RangeError);
   });
 
   it('keeps every number in range for any input (property)', () => {
@@ -127,7 +129,7 @@ describe('SimulatedSessionEngine', () => {
     }) as fc.Arbitrary<SessionWorkInput>;
     fc.assert(
       fc.property(input, fc.string({ minLength: 1, maxLength: 20 }), (work, orgSeed) => {
-        const { results } = completed(engine.run(work, orgSeed));
+        const { results } = completed(engine.outcome(work, orgSeed));
         const { coordinates: c, statistical_validation: s } = results;
         expect(Math.abs(c.latitude)).toBeLessThanOrEqual(90);
         expect(Math.abs(c.longitude)).toBeLessThanOrEqual(180);

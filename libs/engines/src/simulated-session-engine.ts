@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import { SIMULATED_ENGINE_VERSION } from './engine-version.js';
 import { magicEffects } from './magic-inputs.js';
 import { roundSignificant, roundTo } from './rounding.js';
@@ -34,10 +35,22 @@ const FALLBACK_DESCRIPTORS = 3;
  * statistics as real work — so its numbers sit at chance, honestly.
  * Evidence is always 'prior': simulated outcomes never reach a track record.
  */
+@Injectable()
 export class SimulatedSessionEngine implements SessionEngine {
   readonly name = 'simulated' as const;
+  readonly kind = 'session' as const;
+  readonly version = SIMULATED_ENGINE_VERSION;
 
-  run(input: SessionWorkInput, orgSeed: string): SessionEngineOutcome {
+  run(input: SessionWorkInput, orgSeed: string): Promise<SessionEngineOutcome> {
+    return Promise.resolve(this.outcome(input, orgSeed));
+  }
+
+  merge(sources: readonly SessionWorkInput[], orgSeed: string): Promise<CompletedOutcome> {
+    return Promise.resolve(this.mergedOutcome(sources, orgSeed));
+  }
+
+  /** The outcome, synchronously: a pure function of the input, the organisation's seed and the version. */
+  outcome(input: SessionWorkInput, orgSeed: string): SessionEngineOutcome {
     const normalized = normalizeInput(input);
     const seed = sessionSeed(normalized, orgSeed);
     const magic = magicEffects(normalized.target);
@@ -59,7 +72,7 @@ export class SimulatedSessionEngine implements SessionEngine {
    * together against the target's (shared) truth. An analyst who worked on
    * several sources counts once, over all their trials.
    */
-  merge(sources: readonly SessionWorkInput[], orgSeed: string): CompletedOutcome {
+  mergedOutcome(sources: readonly SessionWorkInput[], orgSeed: string): CompletedOutcome {
     const [first] = sources;
     if (!first || sources.length < 2) throw new RangeError('merge needs at least two sources');
     if (sources.some((s) => s.type !== first.type || s.target !== first.target)) {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, newKey, parsePublicId, type PrivacyLevel, type Tenant } from '#common';
 import { OrganizationEntity, Sql, type SessionEntity } from '#database';
-import { SIMULATED_ENGINE_VERSION, SimulatedSessionEngine } from '#engines';
+import { EngineRegistry, type SessionEngine } from '#engines';
 import { EventLog } from '#events';
 import { sessionCompletedData, sessionCreatedData } from './session-events.js';
 import {
@@ -24,22 +24,21 @@ const PRIVACY_ORDER: readonly PrivacyLevel[] = ['classified', 'private', 'public
  * (POST /v2/sessions/{id}/merge). The rules, all checked before anything is
  * written (each refusal is a 409 naming `session_ids`):
  * - every source is the caller's, `completed`, not itself a merge, of the
- *   same type and target, and produced by the current engine version (its
- *   work is re-derived, not copied);
+ *   same type and target, and produced by one engine that can merge, at its
+ *   current version (its work is re-derived, not copied);
  * - the result pools every source's contributions against the target's one
- *   ground truth (SimulatedSessionEngine#merge); an analyst in several
- *   sources counts once over all their trials;
+ *   ground truth (SessionEngine#merge); an analyst in several sources counts
+ *   once over all their trials;
  * - it takes the strictest privacy level of its sources, their modality if
  *   they share one, the longest duration, and the sum of their analysts.
  */
 @Injectable()
 export class SessionMerger {
-  private readonly engine = new SimulatedSessionEngine();
-
   constructor(
     private readonly sql: Sql,
     private readonly events: EventLog,
     private readonly sessions: SessionsService,
+    private readonly engines: EngineRegistry,
   ) {}
 
   async merge(
@@ -48,12 +47,13 @@ export class SessionMerger {
     requestId: string | null,
   ): Promise<SessionEntity> {
     const sources = await this.load(tenant, publicIds);
-    sources.forEach((source, i) => assertMergeable(source, publicIds[i]!, sources[0]!));
+    const engine = this.engines.session(sources[0]!.engine);
+    sources.forEach((source, i) => assertMergeable(source, publicIds[i]!, sources[0]!, engine));
     const [organization] = await this.sql.rows<Pick<OrganizationEntity, 'engineSeed'>>(
       'SELECT engine_seed AS "engineSeed" FROM organizations WHERE id = $1',
       [tenant.organizationId],
     );
-    const outcome = this.engine.merge(
+    const outcome = await engine.merge!(
       sources.map((s) => ({
         type: s.type,
         target: s.target,
@@ -134,7 +134,12 @@ export class SessionMerger {
   }
 }
 
-function assertMergeable(source: SessionEntity, publicId: string, first: SessionEntity): void {
+function assertMergeable(
+  source: SessionEntity,
+  publicId: string,
+  first: SessionEntity,
+  engine: SessionEngine,
+): void {
   const refuse = (issue: string) =>
     new AppError('CONFLICT', `Session ${publicId} cannot be merged: ${issue}`, {
       field: 'session_ids',
@@ -146,10 +151,11 @@ function assertMergeable(source: SessionEntity, publicId: string, first: Session
   }
   if (source.type !== first.type) throw refuse(`its type ${source.type} is not ${first.type}`);
   if (source.target !== first.target) throw refuse('its target differs from the first session');
-  if (source.engine !== 'simulated' || source.engineVersion !== SIMULATED_ENGINE_VERSION) {
+  if (!engine.merge) throw refuse(`its engine ${engine.name} cannot merge work`);
+  if (source.engine !== engine.name || source.engineVersion !== engine.version) {
     throw refuse(
       `it was produced by engine ${source.engine} ${source.engineVersion ?? ''}`.trimEnd() +
-        `, and only ${SIMULATED_ENGINE_VERSION} work can be re-derived`,
+        `, and only ${engine.version} work can be re-derived`,
     );
   }
 }

@@ -5,7 +5,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import { OrganizationEntity, SessionEntity } from '#database';
-import { SimulatedSessionEngine, type SessionEngineOutcome } from '#engines';
+import { EngineRegistry, type SessionEngineOutcome } from '#engines';
 import { EventLog } from '#events';
 import { phaseOf, PROGRESS_STEP } from './session-phase.js';
 import { sessionCompletedData } from './session-events.js';
@@ -20,12 +20,12 @@ import { SessionsService } from './sessions.service.js';
 @Injectable()
 export class SessionRunner {
   private readonly logger = new Logger(SessionRunner.name);
-  private readonly engine = new SimulatedSessionEngine();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: EventLog,
     private readonly sessions: SessionsService,
+    private readonly engines: EngineRegistry,
     private readonly settings: AppSettings,
   ) {}
 
@@ -35,7 +35,8 @@ export class SessionRunner {
     const organization = await this.dataSource.getRepository(OrganizationEntity).findOneByOrFail({
       id: session.organizationId,
     });
-    const outcome = this.engine.run(
+    // The engine the session was created for, whatever the deployment would pick today.
+    const outcome = await this.engines.session(session.engine).run(
       {
         type: session.type,
         target: session.target,

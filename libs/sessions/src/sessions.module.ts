@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '#database';
+import { EnginesModule } from '#engines';
 import { EventsModule } from '#events';
 import { OrganizationsModule } from '#organizations';
 import { SessionMerger } from './session-merger.js';
@@ -11,7 +12,7 @@ import { SessionsService } from './sessions.service.js';
 
 /** Sessions for API callers (both apps). */
 @Module({
-  imports: [DatabaseModule, EventsModule, OrganizationsModule],
+  imports: [DatabaseModule, EventsModule, OrganizationsModule, EnginesModule],
   providers: [SessionsService, SessionTemplatesService, SessionMerger],
   exports: [SessionsService, SessionTemplatesService, SessionMerger],
 })
@@ -19,7 +20,7 @@ export class SessionsModule {}
 
 /** The work behind sessions: the worker only. */
 @Module({
-  imports: [SessionsModule, DatabaseModule, EventsModule],
+  imports: [SessionsModule, DatabaseModule, EventsModule, EnginesModule],
   providers: [SessionRunner, SessionScheduler, SessionSweeper],
   exports: [SessionRunner, SessionSweeper],
 })

@@ -25,7 +25,7 @@ import {
   type PageRequest,
   type SqlExecutor,
 } from '#database';
-import { renderSketchSvg } from '#engines';
+import { EngineRegistry, renderSketchSvg } from '#engines';
 import { EventLog } from '#events';
 import { OrganizationLimitsCache } from '#organizations';
 import { sessionCreatedData } from './session-events.js';
@@ -80,6 +80,7 @@ export class SessionsService {
     private readonly events: EventLog,
     private readonly settings: AppSettings,
     private readonly limits: OrganizationLimitsCache,
+    private readonly engines: EngineRegistry,
   ) {}
 
   /** Creates the session and its `session.created` event in one transaction. */
@@ -203,7 +204,7 @@ export class SessionsService {
       privacyLevel: input.privacyLevel,
       status: 'initiated',
       progress: 0,
-      engine: 'simulated',
+      engine: this.engines.engineFor('session', tenant.mode),
       engineVersion: null,
       engineSeed: null,
       results: null,
@@ -345,6 +346,24 @@ export class SessionsService {
           parameters,
         )
       ).map(sessionFromRow),
+    );
+  }
+
+  /**
+   * An analyst's submission (v2 `POST /sessions/{id}/results`). Every engine
+   * of this deployment makes its own results, so each session refuses it
+   * (409 naming `engine`); the analyst engine, once registered, takes them here.
+   */
+  async submitResults(tenant: Tenant, publicId: string): Promise<never> {
+    const session = await this.get(tenant, publicId);
+    const engine = this.engines.session(session.engine);
+    throw new AppError(
+      'CONFLICT',
+      `Session ${publicId} is run by the ${engine.name} engine, which makes its own results`,
+      {
+        field: 'engine',
+        issue: `submissions are taken only for sessions of the analyst engine; this one is ${engine.name}`,
+      },
     );
   }
 
