@@ -7,6 +7,7 @@ import { EventsModule, OutboxRelay } from '#events';
 import { QueueModule } from '#queue';
 import { SessionsWorkModule } from '#sessions';
 import { WebhooksWorkModule } from '#webhooks';
+import { ERROR_SERIALIZERS } from '../../api/src/http/logging.js';
 import { EventsProcessor } from './processors/events.processor.js';
 import { SessionsProcessor } from './processors/sessions.processor.js';
 
@@ -18,7 +19,10 @@ export class WorkerModule {
       module: WorkerModule,
       imports: [
         ConfigModule.forSettings(settings),
-        LoggerModule.forRoot({ pinoHttp: { level: settings.logLevel } }),
+        // The API's error serializer: failed statements are logged without their parameters.
+        LoggerModule.forRoot({
+          pinoHttp: { level: settings.logLevel, serializers: ERROR_SERIALIZERS },
+        }),
         DatabaseModule,
         QueueModule,
         EventsModule,

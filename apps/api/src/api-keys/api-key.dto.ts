@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -14,6 +13,7 @@ import {
   Min,
 } from 'class-validator';
 import { ALL_SCOPES, MODES } from '#common';
+import { IntegerQuery } from '../http/query-params.js';
 import { V1List } from '../http/v1-list.dto.js';
 
 export class CreateApiKeyDto {
@@ -118,24 +118,20 @@ export class RotateApiKeyDto {
 }
 
 export const MAX_LIST_LIMIT = 100;
-const LIMIT = { message: `must be an integer between 1 and ${MAX_LIST_LIMIT}` };
-const OFFSET = { message: 'must be a non-negative integer' };
+/** Deepest v1 page: OFFSET reads and drops every row before it; past this, use a v2 list and its cursor. */
+export const MAX_LIST_OFFSET = 10_000;
 
-/** Version 1 list paging: `limit` (default 20, at most 100) and `offset`. */
+/** Version 1 list paging: `limit` (default 20, at most 100) and `offset` (at most 10,000). */
 export class ListQueryDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_LIST_LIMIT, default: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt(LIMIT)
-  @Min(1, LIMIT)
-  @Max(MAX_LIST_LIMIT, LIMIT)
+  @IntegerQuery({ minimum: 1, maximum: MAX_LIST_LIMIT, default: 20 })
   limit?: number;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt(OFFSET)
-  @Min(0, OFFSET)
+  @IntegerQuery({
+    minimum: 0,
+    maximum: MAX_LIST_OFFSET,
+    default: 0,
+    description: `Items to skip, at most ${MAX_LIST_OFFSET.toLocaleString('en')}; page further with the v2 list's cursor`,
+  })
   offset?: number;
 }
 

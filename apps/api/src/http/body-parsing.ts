@@ -1,6 +1,8 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '#common';
 import { sendError } from './error-translation.js';
+import { guardRequestInput } from './input-guards.js';
+import { preferLiteralRoutes } from './route-table.js';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 const FORM_TYPE = 'application/x-www-form-urlencoded';
@@ -10,11 +12,16 @@ const FORM_PREFIX = '/oauth2/';
 /**
  * Body parsing is ours rather than Nest's so its errors (malformed JSON, too
  * large, wrong content type) reach the same envelope as every other error.
+ * Around it, the checks every request's input passes before any route reads
+ * it: a wrong method on a literal path is refused before its body is read,
+ * and the parsed body, query and path are guarded (depth, NUL) right after.
  */
 export function installBodyParsing(app: Express, limitBytes: number, publicUrl: string): void {
+  app.use(preferLiteralRoutes);
   app.use(FORM_PREFIX, express.urlencoded({ extended: false, limit: limitBytes, type: FORM_TYPE }));
   app.use(express.json({ limit: limitBytes, type: JSON_TYPES, strict: true }));
   app.use(requireKnownContentType);
+  app.use(guardRequestInput);
   app.use((error: unknown, request: Request, response: Response, _next: NextFunction) =>
     sendError(error, request, response, publicUrl),
   );

@@ -70,8 +70,81 @@ export function toAppError(error: unknown, request: Request): AppError {
   if (error instanceof HttpException && error.getStatus() < 500) {
     return fromHttpStatus(error.getStatus(), error.message);
   }
+  if (isDependencyUnavailable(error)) {
+    warnUnavailable(error, (request as ApiRequest).id);
+    return new AppError(
+      'SERVICE_UNAVAILABLE',
+      'A service this request needs is temporarily unavailable; try again shortly',
+      { issue: 'the database cannot be reached' },
+      { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+    );
+  }
   logger.error({ err: error, requestId: (request as ApiRequest).id }, 'unhandled error');
   return new AppError('INTERNAL_ERROR', 'An unexpected error occurred');
+}
+
+/** What a client waiting out an outage is told: the pool reconnects as soon as PostgreSQL answers. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/** Node's codes for a connection that could not be made or was lost. */
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EAI_AGAIN',
+]);
+
+/** SQLSTATEs of a server that is going away or full: admin, crash and start-up shutdown, too many connections. */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+
+/** node-postgres and its pool say a connection failed in words, without a code. */
+const CONNECTION_MESSAGES = [
+  /^Connection terminated/,
+  /is not queryable$/,
+  /^timeout exceeded when trying to connect$/,
+];
+
+/**
+ * A failure of the connection to a dependency (PostgreSQL above all) rather
+ * than of the request: refused, reset or lost connections, connection-class
+ * SQLSTATEs (class 08, shutdown, too many connections) and the pool's connect
+ * timeout, found on the error or anything it wraps (TypeORM's driverError,
+ * `cause`, the attempts of an AggregateError).
+ */
+export function isDependencyUnavailable(error: unknown, depth = 0): boolean {
+  if (typeof error !== 'object' || error === null || depth > 4) return false;
+  const { code, message, driverError, cause, errors } = error as {
+    code?: unknown;
+    message?: unknown;
+    driverError?: unknown;
+    cause?: unknown;
+    errors?: unknown;
+  };
+  if (typeof code === 'string') {
+    if (CONNECTION_ERROR_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code)) return true;
+    if (/^08[0-9A-Z]{3}$/.test(code)) return true;
+  }
+  if (typeof message === 'string' && CONNECTION_MESSAGES.some((pattern) => pattern.test(message)))
+    return true;
+  const wrapped = [driverError, cause, ...(Array.isArray(errors) ? errors : [])];
+  return wrapped.some((inner) => inner !== error && isDependencyUnavailable(inner, depth + 1));
+}
+
+/** During an outage every request fails alike: one warning every few seconds says so. */
+const WARN_EVERY_MS = 5_000;
+let lastUnavailableWarning = 0;
+
+function warnUnavailable(error: unknown, requestId: string | undefined): void {
+  const now = Date.now();
+  if (now - lastUnavailableWarning < WARN_EVERY_MS) return;
+  lastUnavailableWarning = now;
+  logger.warn({ err: error, requestId }, 'a dependency is unavailable: answering 503');
 }
 
 function fromHttpStatus(status: number, message: string): AppError {

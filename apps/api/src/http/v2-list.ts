@@ -1,34 +1,27 @@
 import type { Type as ClassType } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsOptional, IsString, Matches } from 'class-validator';
 import { AppError, parsePublicId, toPublicId, type IdKind } from '#common';
 import { EXACT_COUNT_LIMIT, type PageRequest } from '#database';
+import { IntegerQuery } from './query-params.js';
 
 export const MAX_PER_PAGE = 100;
 export const DEFAULT_PER_PAGE = 20;
-const PER_PAGE = { message: `must be an integer between 1 and ${MAX_PER_PAGE}` };
+const CURSOR_PATTERN = /^[A-Za-z0-9_-]{1,80}$/;
 
 /** Query of a version 2 list: `per_page` and the `cursor` of the previous page. */
 export class V2ListQueryDto {
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_PER_PAGE,
-    default: DEFAULT_PER_PAGE,
-  })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt(PER_PAGE)
-  @Min(1, PER_PAGE)
-  @Max(MAX_PER_PAGE, PER_PAGE)
+  @IntegerQuery({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE })
   // The validation pipe builds the query with `new`, so an absent per_page takes the default.
   per_page: number = DEFAULT_PER_PAGE;
 
-  @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page' })
+  @ApiPropertyOptional({
+    description: 'The `next_cursor` of the previous page',
+    pattern: CURSOR_PATTERN.source,
+  })
   @IsOptional()
   @IsString({ message: 'must be a string' })
-  @Matches(/^[A-Za-z0-9_-]{1,80}$/, { message: 'is not a cursor this service issued' })
+  @Matches(CURSOR_PATTERN, { message: 'is not a cursor this service issued' })
   cursor?: string;
 }
 

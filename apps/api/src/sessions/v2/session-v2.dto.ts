@@ -1,16 +1,5 @@
-import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import {
-  IsDateString,
-  IsIn,
-  IsNumber,
-  IsOptional,
-  IsString,
-  Max,
-  MaxLength,
-  Min,
-} from 'class-validator';
+import { IsDateString, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import {
   MODALITIES,
   PRIVACY_LEVELS,
@@ -20,6 +9,7 @@ import {
   type SessionType,
 } from '#common';
 import type { ScoreOperator } from '#sessions';
+import { NumberQuery } from '../../http/query-params.js';
 import { V2List, V2ListQueryDto } from '../../http/v2-list.js';
 import { oneOf } from '../../http/validation-messages.js';
 import {
@@ -105,28 +95,18 @@ export class SessionV2Dto extends SessionStatusV1Dto {
   merged_from!: string[] | null;
 }
 
-const SCORE_RULE = { message: 'must be a number from 0 to 1' };
-
 /** `confidence_score[op]=x`: the bracket names the comparison (eq when left out). */
 const ScoreFilter = (operator: ScoreOperator | null) =>
-  applyDecorators(
-    ApiPropertyOptional({
-      name: operator === null ? 'confidence_score' : `confidence_score[${operator}]`,
-      type: Number,
-      minimum: 0,
-      maximum: 1,
-      description:
-        operator === null
-          ? 'Sessions whose confidence_score equals this'
-          : `Sessions whose confidence_score is ${{ eq: '=', gt: '>', gte: '≥', lt: '<', lte: '≤' }[operator]} this; combine operators for a range`,
-      example: operator === null ? undefined : 0.8,
-    }),
-    IsOptional(),
-    Type(() => Number),
-    IsNumber({ allowNaN: false, allowInfinity: false }, SCORE_RULE),
-    Min(0, SCORE_RULE),
-    Max(1, SCORE_RULE),
-  );
+  NumberQuery({
+    name: operator === null ? 'confidence_score' : `confidence_score[${operator}]`,
+    minimum: 0,
+    maximum: 1,
+    description:
+      operator === null
+        ? 'Sessions whose confidence_score equals this'
+        : `Sessions whose confidence_score is ${{ eq: '=', gt: '>', gte: '≥', lt: '<', lte: '≤' }[operator]} this; combine operators for a range`,
+    ...(operator === null ? {} : { example: 0.8 }),
+  });
 
 export class SessionListQueryV2Dto extends V2ListQueryDto {
   @ApiPropertyOptional({ enum: SESSION_STATUSES })
