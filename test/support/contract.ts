@@ -59,6 +59,17 @@ export class Contract {
     }
     const responses = operation.responses ?? {};
     expect(Object.keys(responses), `${where}: status not documented`).toContain(String(status));
+    // Where the document names the media types of this answer, the answer is one of them.
+    const documented = Object.keys(
+      (responses[String(status)] as { content?: Record<string, unknown> }).content ?? {},
+    );
+    if (documented.length > 0 && contentType) {
+      const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+      expect(
+        documented.some((type) => mediaTypeMatches(type, mediaType)),
+        `${where}: sent as ${mediaType}, documented as ${documented.join(', ')}`,
+      ).toBe(true);
+    }
     if (!contentType?.includes('json')) return;
     const result = this.backend.validateResponse(body, operation, status);
     expect(result.errors ?? [], `${where}: body does not match the documented schema`).toEqual([]);
@@ -81,6 +92,12 @@ async function compile(document: OpenApiDocument): Promise<OpenAPIBackend> {
   });
   await backend.init();
   return backend;
+}
+
+function mediaTypeMatches(documented: string, actual: string): boolean {
+  const [type, subtype] = documented.toLowerCase().split('/');
+  const [actualType, actualSubtype] = actual.split('/');
+  return (type === '*' || type === actualType) && (subtype === '*' || subtype === actualSubtype);
 }
 
 export interface OpenApiDocument {

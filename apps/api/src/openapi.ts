@@ -2,6 +2,9 @@ import { documentIdempotency } from './http/idempotency/idempotency-openapi.js';
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { ALL_SCOPES } from '#common';
+import { MAX_LIST_OFFSET } from './api-keys/api-key.dto.js';
+import { MAX_BODY_DEPTH } from './http/input-guards.js';
+import { documentRequestRules } from './http/openapi-request-rules.js';
 import { authorizationServerPaths } from './oauth/authorization-server/openapi-paths.js';
 
 /** The OpenAPI document of both versions, served at /docs-json with Swagger UI at /docs. */
@@ -12,7 +15,10 @@ export function buildOpenApiDocument(app: INestApplication, publicUrl: string): 
       'Sessions, target analyses and dowsing queries with searchable history, signed webhooks and live updates. ' +
         'Version 1 is under `/v1`, version 2 under `/v2`. Test-mode credentials reach the sandbox: the same API with separate data ' +
         'and the deterministic `simulated` engine. Errors: `{"error": {"code", "message", "details", "request_id"}}`; ' +
-        `codes are explained at ${publicUrl}/docs/errors.`,
+        `codes are explained at ${publicUrl}/docs/errors. ` +
+        `Input bounds: JSON bodies nest at most ${MAX_BODY_DEPTH} levels; no text (body, query or path) may hold the NUL character (U+0000); ` +
+        `integer query parameters are plain decimal digits within their documented range (v1 \`offset\` at most ${MAX_LIST_OFFSET.toLocaleString('en')}); ` +
+        'request bodies take only the fields their schema lists. While PostgreSQL cannot be reached, requests answer 503 SERVICE_UNAVAILABLE with `Retry-After`.',
     )
     .setVersion('1.0')
     .addServer(publicUrl)
@@ -37,6 +43,7 @@ export function buildOpenApiDocument(app: INestApplication, publicUrl: string): 
     .build();
   const document = SwaggerModule.createDocument(app, config);
   documentIdempotency(document);
+  documentRequestRules(app, document);
   document.paths = { ...authorizationServerPaths(), ...document.paths };
   return document;
 }

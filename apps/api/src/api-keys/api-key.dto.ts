@@ -14,6 +14,7 @@ import {
 } from 'class-validator';
 import { ALL_SCOPES, MODES } from '#common';
 import { IntegerQuery } from '../http/query-params.js';
+import type { RequestExamples } from '../http/request-examples.js';
 import { V1List } from '../http/v1-list.dto.js';
 
 export class CreateApiKeyDto {
@@ -51,6 +52,21 @@ export class CreateApiKeyDto {
   @IsIn(MODES, { message: 'must be live or test' })
   mode?: 'live' | 'test';
 }
+
+export const CREATE_API_KEY_EXAMPLES: RequestExamples = {
+  read_only: {
+    summary: 'A key that reads sessions, never expiring',
+    value: { name: 'Nightly report job', scopes: ['remote-viewing:read'] },
+  },
+  expiring: {
+    summary: 'A key that creates sessions, until a date',
+    value: {
+      name: 'Field campaign',
+      scopes: ['remote-viewing:read', 'remote-viewing:write'],
+      expires_at: '2099-12-31T23:59:59Z',
+    },
+  },
+};
 
 export class ApiKeyDto {
   @ApiProperty({ example: 'key_01jh2x7v4ke8rbk3a8y0v0d7qz' })
@@ -99,6 +115,13 @@ export class RotatedApiKeyDto extends CreatedApiKeyDto {
   })
   previous!: ApiKeyDto;
 }
+
+export const ROTATE_API_KEY_EXAMPLES: RequestExamples = {
+  overlap: {
+    summary: 'The old key keeps working for an hour',
+    value: { overlap_seconds: 3600 },
+  },
+};
 
 const OVERLAP = { message: 'must be an integer number of seconds between 0 and 604800 (7 days)' };
 

@@ -12,13 +12,16 @@ import type { ApiKeyEntity } from '#database';
 import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
 import { v1Page } from '../http/v1-list.dto.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
+import { ApiJsonBody } from '../http/request-examples.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
 import {
   ApiKeyDto,
   ApiKeyListDto,
+  CREATE_API_KEY_EXAMPLES,
   CreateApiKeyDto,
   CreatedApiKeyDto,
   ListQueryDto,
+  ROTATE_API_KEY_EXAMPLES,
   RotateApiKeyDto,
   RotatedApiKeyDto,
 } from './api-key.dto.js';
@@ -37,6 +40,7 @@ export class ApiKeysController {
     description:
       'Needs an OAuth access token. The key may hold only scopes the caller holds. `mode` defaults to the caller’s; only a live-mode caller may choose it (a test-mode caller creating a live key gets 403). The key is shown once.',
   })
+  @ApiJsonBody(CreateApiKeyDto, CREATE_API_KEY_EXAMPLES)
   @ApiCreatedResponse({ type: CreatedApiKeyDto })
   async create(
     @CurrentPrincipal() principal: Principal,
@@ -100,6 +104,7 @@ export class ApiKeysController {
       'Issues a replacement (shown once) with the same name, scopes and expiry; the old key keeps working for `overlap_seconds`. Needs every scope the key holds (else 403).',
   })
   @ResourceParam('key_id', 'key_01jh2x7v4ke8rbk3a8y0v0d7qz', 'API key')
+  @ApiJsonBody(RotateApiKeyDto, ROTATE_API_KEY_EXAMPLES)
   @ApiCreatedResponse({ type: RotatedApiKeyDto })
   async rotate(
     @CurrentPrincipal() principal: Principal,

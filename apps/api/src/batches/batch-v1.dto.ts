@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, ValidateNested } from 'class-validator';
 import { BATCH_KINDS } from '#database';
+import type { RequestExamples } from '../http/request-examples.js';
 import { CreateSessionV1Dto } from '../sessions/v1/create-session-v1.dto.js';
 import { SessionCreatedV1Dto, SessionResultsEnvelopeV1Dto } from '../sessions/v1/session-v1.dto.js';
 
@@ -15,6 +16,18 @@ export const BATCH_STATUSES = [
   'failed',
 ] as const;
 export type BatchStatus = (typeof BATCH_STATUSES)[number];
+
+export const CREATE_SESSION_BATCH_EXAMPLES: RequestExamples = {
+  two: {
+    summary: 'Two sessions, created together',
+    value: {
+      sessions: [
+        { type: 'remote_viewing', target: 'The object in the sealed envelope #4711' },
+        { type: 'dowsing', target: 'The well on the north field', duration_minutes: 60 },
+      ],
+    },
+  },
+};
 
 export class CreateSessionBatchV1Dto {
   @ApiProperty({

@@ -10,12 +10,14 @@ import { Scope, type Principal } from '#common';
 import { SessionsService } from '#sessions';
 import { Auth, CurrentPrincipal, RequestId } from '../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
+import { ApiJsonBody } from '../http/request-examples.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
 import { toCreatedV1, toNewSession, toResultsV1 } from '../sessions/v1/session-v1.mapper.js';
 import {
   BatchCreatedV1Dto,
   BatchResultsV1Dto,
   BatchStatusV1Dto,
+  CREATE_SESSION_BATCH_EXAMPLES,
   CreateSessionBatchV1Dto,
   MAX_BATCH_SIZE,
 } from './batch-v1.dto.js';
@@ -38,6 +40,7 @@ export class BatchesV1Controller {
     summary: 'Create a batch of sessions',
     description: `Up to ${MAX_BATCH_SIZE} POST /v1/sessions bodies in \`sessions\`, created together: all of them or none (a bad item answers 400 naming it, e.g. \`sessions.2.target\`). Follow them with GET /v1/batch/{batch_id}/status.`,
   })
+  @ApiJsonBody(CreateSessionBatchV1Dto, CREATE_SESSION_BATCH_EXAMPLES)
   @ApiCreatedResponse({ type: BatchCreatedV1Dto })
   @ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })
   @ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })

@@ -20,6 +20,7 @@ import {
   type TokenEndpointAuthMethod,
 } from '#auth';
 import { ALL_SCOPES } from '#common';
+import type { RequestExamples } from '../http/request-examples.js';
 import { oneOf } from '../http/validation-messages.js';
 import { V1List } from '../http/v1-list.dto.js';
 
@@ -119,6 +120,32 @@ export class CreateOAuthClientDto {
   @ScopeRules()
   scope!: string;
 }
+
+export const CREATE_OAUTH_CLIENT_EXAMPLES: RequestExamples = {
+  server: {
+    summary: 'A server-to-server client (client_credentials)',
+    value: {
+      client_name: 'Nightly batch job',
+      grant_types: ['client_credentials'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      scope: 'remote-viewing:read remote-viewing:write',
+    },
+  },
+  app: {
+    summary: 'A public app that signs people in (authorization code with PKCE)',
+    value: {
+      client_name: 'Field notes app',
+      redirect_uris: ['https://app.example.com/callback', 'http://127.0.0.1:8765/callback'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: 'none',
+      scope: 'remote-viewing:read profile',
+    },
+  },
+};
+
+export const UPDATE_OAUTH_CLIENT_EXAMPLES: RequestExamples = {
+  rename: { summary: 'A new name', value: { client_name: 'Nightly batch job (EU)' } },
+};
 
 /** The fields to change; the client as a whole must still satisfy the rules of a new one. */
 export class UpdateOAuthClientDto {

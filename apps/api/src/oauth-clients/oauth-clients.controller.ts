@@ -14,13 +14,16 @@ import { ListQueryDto } from '../api-keys/api-key.dto.js';
 import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
 import { v1Page } from '../http/v1-list.dto.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
+import { ApiJsonBody } from '../http/request-examples.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
 import {
+  CREATE_OAUTH_CLIENT_EXAMPLES,
   CreateOAuthClientDto,
   OAuthClientDto,
   OAuthClientListDto,
   OAuthClientWithSecretDto,
   RotatedOAuthClientDto,
+  UPDATE_OAUTH_CLIENT_EXAMPLES,
   UpdateOAuthClientDto,
 } from './oauth-client.dto.js';
 
@@ -45,6 +48,7 @@ export class OAuthClientsController {
     description:
       "RFC 7591 metadata. The client belongs to your organisation and mode and may hold only scopes you hold. A confidential client's `client_secret` is shown once.",
   })
+  @ApiJsonBody(CreateOAuthClientDto, CREATE_OAUTH_CLIENT_EXAMPLES)
   @ApiCreatedResponse({ type: OAuthClientWithSecretDto })
   async create(
     @CurrentPrincipal() principal: Principal,
@@ -97,6 +101,7 @@ export class OAuthClientsController {
   })
   @ResourceParam('client_id', CLIENT_ID_EXAMPLE, 'OAuth client')
   @Conflict(BOOTSTRAP_CONFLICT)
+  @ApiJsonBody(UpdateOAuthClientDto, UPDATE_OAUTH_CLIENT_EXAMPLES)
   @ApiOkResponse({ type: OAuthClientWithSecretDto })
   async update(
     @CurrentPrincipal() principal: Principal,

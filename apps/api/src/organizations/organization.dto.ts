@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
 import { PLANS, TIERS, type Plan, type Tier } from '#database';
+import type { RequestExamples } from '../http/request-examples.js';
 import { oneOf } from '../http/validation-messages.js';
 import { V2List } from '../http/v2-list.js';
 
@@ -22,6 +23,20 @@ const AgreedNumber = (description: string) =>
     Min(1, AGREED),
     Max(100_000_000, AGREED),
   );
+
+export const CREATE_ORGANIZATION_EXAMPLES: RequestExamples = {
+  pro: {
+    summary: 'A pro organisation on the professional tier',
+    value: { name: 'Acme Research', plan: 'pro', tier: 'professional' },
+  },
+};
+
+export const UPDATE_ORGANIZATION_EXAMPLES: RequestExamples = {
+  agreement: {
+    summary: 'Enterprise plan with an agreed number of concurrent sessions',
+    value: { plan: 'enterprise', max_concurrent_sessions: 1000 },
+  },
+};
 
 export class CreateOrganizationDto {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'Acme Research' })

@@ -11,14 +11,17 @@ import { ApiKeyService } from '#api-keys';
 import type { OrganizationEntity } from '#database';
 import { limitsOf, OrganizationsService, type OrganizationChanges } from '#organizations';
 import { Auth, CurrentPrincipal, RequestId } from '../http/auth.decorator.js';
+import { ApiJsonBody } from '../http/request-examples.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
 import { decodeCursor, v2Page, V2ListQueryDto } from '../http/v2-list.js';
 import {
+  CREATE_ORGANIZATION_EXAMPLES,
   CreatedOrganizationDto,
   CreateOrganizationDto,
   OrganizationDto,
   OrganizationListDto,
+  UPDATE_ORGANIZATION_EXAMPLES,
   UpdateOrganizationDto,
 } from './organization.dto.js';
 
@@ -39,6 +42,7 @@ export class OrganizationsV2Controller {
     description:
       'Only the operator (bootstrap) organisation may call this, with a live-mode credential. The response carries a live admin API key, shown once.',
   })
+  @ApiJsonBody(CreateOrganizationDto, CREATE_ORGANIZATION_EXAMPLES)
   @ApiCreatedResponse({ type: CreatedOrganizationDto })
   async create(
     @CurrentPrincipal() principal: Principal,
@@ -67,6 +71,7 @@ export class OrganizationsV2Controller {
       'Any of the creation fields. Agreed numbers go with agreements: `requests_per_minute` and `max_concurrent_sessions` need the enterprise plan, `requests_per_hour` and `requests_per_day` the enterprise or custom tier; null clears one (back to the plan’s or tier’s). A plan or tier change announces `account.subscription_updated`. New limits apply on every API instance within 5 seconds.',
   })
   @ResourceParam('organization_id', 'org_01jh2x7v4ke8rbk3a8y0v0d7qz', 'organization')
+  @ApiJsonBody(UpdateOrganizationDto, UPDATE_ORGANIZATION_EXAMPLES)
   @ApiOkResponse({ type: OrganizationDto })
   async update(
     @CurrentPrincipal() principal: Principal,

@@ -13,6 +13,7 @@ import { SYSTEM_NOTICE_TYPES, SystemNotices, type SystemNoticeType } from '#even
 import { OrganizationsService } from '#organizations';
 import { Auth, CurrentPrincipal, RequestId } from '../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
+import { ApiJsonBody, type RequestExamples } from '../http/request-examples.js';
 import { oneOf } from '../http/validation-messages.js';
 
 const SEVERITIES = ['info', 'warning', 'critical'] as const;
@@ -57,6 +58,20 @@ export class CreateSystemNoticeDto {
   organization_id?: string;
 }
 
+const CREATE_SYSTEM_NOTICE_EXAMPLES: RequestExamples = {
+  maintenance: {
+    summary: 'Maintenance, announced to every organisation',
+    value: {
+      type: 'system.maintenance_scheduled',
+      title: 'Database upgrade',
+      message: 'Writes pause for up to 5 minutes.',
+      severity: 'warning',
+      starts_at: '2099-12-01T02:00:00Z',
+      ends_at: '2099-12-01T02:30:00Z',
+    },
+  },
+};
+
 export class SystemNoticeDto {
   @ApiProperty({ example: 'ntc_01jh2x7v4ke8rbk3a8y0v0d7qz' })
   notice_id!: string;
@@ -89,6 +104,7 @@ export class SystemNoticesV2Controller {
       'Operator organisation only, with a live-mode credential. Emits the `system.*` event to every organisation (or one), in both modes; their webhooks and event logs receive it like any other event.',
   })
   @ApiResponse({ status: 404, description: 'No such organisation', type: ErrorEnvelopeDto })
+  @ApiJsonBody(CreateSystemNoticeDto, CREATE_SYSTEM_NOTICE_EXAMPLES)
   @ApiAcceptedResponse({ type: SystemNoticeDto })
   async announce(
     @CurrentPrincipal() principal: Principal,

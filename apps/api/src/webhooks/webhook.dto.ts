@@ -36,6 +36,7 @@ import {
   DEFAULT_ROTATION_OVERLAP_SECONDS,
 } from '#webhooks';
 import { ListQueryDto } from '../api-keys/api-key.dto.js';
+import type { RequestExamples } from '../http/request-examples.js';
 import { oneOf } from '../http/validation-messages.js';
 import { V1List } from '../http/v1-list.dto.js';
 import { V2List, V2ListQueryDto } from '../http/v2-list.js';
@@ -109,6 +110,49 @@ const SecretField = (description: string) =>
       message: `must be ${SECRET_RULE}`,
     }),
   );
+
+export const CREATE_WEBHOOK_EXAMPLES: RequestExamples = {
+  sessions: {
+    summary: 'Session outcomes, signed with a generated secret',
+    value: {
+      url: 'https://example.com/hooks/sas',
+      events: ['session.completed', 'session.failed'],
+    },
+  },
+};
+
+export const REPLACE_WEBHOOK_EXAMPLES: RequestExamples = {
+  everything: {
+    summary: 'Every event, in the short version 1 envelope',
+    value: {
+      url: 'https://example.com/hooks/sas',
+      events: ['*'],
+      active: true,
+      envelope_format: 'v1',
+    },
+  },
+};
+
+export const UPDATE_WEBHOOK_EXAMPLES: RequestExamples = {
+  pause: { summary: 'Stop deliveries for now', value: { active: false } },
+};
+
+export const ROTATE_WEBHOOK_SECRET_EXAMPLES: RequestExamples = {
+  overlap: {
+    summary: 'A generated secret; both are signed with for an hour',
+    value: { overlap_seconds: 3600 },
+  },
+};
+
+export const TEST_WEBHOOK_EXAMPLES: RequestExamples = {
+  completed: {
+    summary: 'A sample session.completed with your own values',
+    value: {
+      event_type: 'session.completed',
+      test_data: { session_id: 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', confidence_score: 0.9 },
+    },
+  },
+};
 
 export class CreateWebhookDto {
   @UrlField(true)

@@ -12,12 +12,17 @@ import { Scope, type Principal } from '#common';
 import { WebhookDeliveriesService, WebhooksService } from '#webhooks';
 import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
+import { ApiJsonBody } from '../http/request-examples.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
 import {
+  CREATE_WEBHOOK_EXAMPLES,
   CreateWebhookDto,
   DeliveryDto,
+  ROTATE_WEBHOOK_SECRET_EXAMPLES,
   RotateWebhookSecretDto,
+  TEST_WEBHOOK_EXAMPLES,
   TestWebhookDto,
+  UPDATE_WEBHOOK_EXAMPLES,
   UpdateWebhookDto,
   WebhookDto,
   WebhookWithSecretDto,
@@ -43,6 +48,7 @@ export abstract class WebhooksBaseController {
     summary: 'Register a webhook endpoint',
     description: `The receiver must be https:// with a valid certificate, on a public address. ${SIGNING} The secret is shown once, here.`,
   })
+  @ApiJsonBody(CreateWebhookDto, CREATE_WEBHOOK_EXAMPLES)
   @ApiCreatedResponse({ type: WebhookWithSecretDto })
   async create(
     @CurrentPrincipal() principal: Principal,
@@ -78,6 +84,7 @@ export abstract class WebhooksBaseController {
       'Changes the fields sent. `active: true` re-enables a failed or disabled endpoint; `active: false` stops its deliveries.',
   })
   @ResourceParam('webhook_id', WEBHOOK_ID_EXAMPLE, 'webhook')
+  @ApiJsonBody(UpdateWebhookDto, UPDATE_WEBHOOK_EXAMPLES)
   @ApiOkResponse({ type: WebhookDto })
   async update(
     @CurrentPrincipal() principal: Principal,
@@ -119,6 +126,7 @@ export abstract class WebhooksBaseController {
       'The new secret is shown once. For `overlap_seconds` (default a day) every delivery carries signatures for both secrets, so the receiver can switch without rejecting any.',
   })
   @ResourceParam('webhook_id', WEBHOOK_ID_EXAMPLE, 'webhook')
+  @ApiJsonBody(RotateWebhookSecretDto, ROTATE_WEBHOOK_SECRET_EXAMPLES)
   @ApiOkResponse({ type: WebhookWithSecretDto })
   async rotateSecret(
     @CurrentPrincipal() principal: Principal,
@@ -141,6 +149,7 @@ export abstract class WebhooksBaseController {
       "Sends one sample event of `event_type` (default `session.completed`), its data overlaid with `test_data`, to this endpoint only, in one attempt — even when it is inactive or not subscribed. Follow the delivery's outcome at GET …/deliveries/{delivery_id}.",
   })
   @ResourceParam('webhook_id', WEBHOOK_ID_EXAMPLE, 'webhook')
+  @ApiJsonBody(TestWebhookDto, TEST_WEBHOOK_EXAMPLES)
   @ApiAcceptedResponse({ type: DeliveryDto })
   async test(
     @CurrentPrincipal() principal: Principal,

@@ -6,10 +6,12 @@ import { ListQueryDto } from '../api-keys/api-key.dto.js';
 import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
 import { v1Page } from '../http/v1-list.dto.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
+import { ApiJsonBody } from '../http/request-examples.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
 import {
   DeliveryListDto,
   DeliveryListQueryDto,
+  REPLACE_WEBHOOK_EXAMPLES,
   ReplaceWebhookDto,
   WebhookDto,
   WebhookListDto,
@@ -38,18 +40,19 @@ export class WebhooksV1Controller extends WebhooksBaseController {
     return v1Page(query, (page) => this.webhooks.list(principal, page), toWebhookDto);
   }
 
-  @Put(':id')
+  @Put(':webhook_id')
   @Auth({ scopes: [Scope.OrganizationsWrite] })
   @ApiOperation({
     summary: 'Replace a webhook endpoint',
     description:
       'Sets every field: those left out take their defaults (`active` true, `envelope_format` standard). The secret is kept unless one is given, which then replaces the old one at once (use rotate-secret for an overlap).',
   })
-  @ResourceParam('id', WEBHOOK_ID_EXAMPLE, 'webhook')
+  @ResourceParam('webhook_id', WEBHOOK_ID_EXAMPLE, 'webhook')
+  @ApiJsonBody(ReplaceWebhookDto, REPLACE_WEBHOOK_EXAMPLES)
   @ApiOkResponse({ type: WebhookDto })
   async replace(
     @CurrentPrincipal() principal: Principal,
-    @Param('id') id: string,
+    @Param('webhook_id') id: string,
     @Body() body: ReplaceWebhookDto,
   ): Promise<WebhookDto> {
     return toWebhookDto(

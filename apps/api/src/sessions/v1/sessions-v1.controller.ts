@@ -15,7 +15,6 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiProduces,
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
@@ -23,9 +22,10 @@ import { AppError, Scope, type Principal } from '#common';
 import { SessionsService } from '#sessions';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { ApiJsonBody } from '../../http/request-examples.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
 import { v1Page } from '../../http/v1-list.dto.js';
-import { CreateSessionV1Dto } from './create-session-v1.dto.js';
+import { CREATE_SESSION_V1_EXAMPLES, CreateSessionV1Dto } from './create-session-v1.dto.js';
 import {
   SessionCreatedV1Dto,
   SessionListQueryV1Dto,
@@ -50,6 +50,7 @@ export class SessionsV1Controller {
     summary: 'Create a session',
     description: 'Runs asynchronously; poll the status or listen for events.',
   })
+  @ApiJsonBody(CreateSessionV1Dto, CREATE_SESSION_V1_EXAMPLES)
   @ApiCreatedResponse({ type: SessionCreatedV1Dto })
   @ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })
   @ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })
@@ -158,7 +159,7 @@ export class SessionsV1Controller {
   @ApiOperation({ summary: 'A sketch of a completed session, as SVG' })
   @ResourceParam('session_id', 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', 'session')
   @ApiParam({ name: 'file', example: '0.svg' })
-  @ApiProduces('image/svg+xml')
+  // Only the image is SVG: the route's errors are the JSON envelope, as everywhere.
   @ApiOkResponse({
     description: 'SVG image',
     content: { 'image/svg+xml': { schema: { type: 'string' } } },

@@ -1,13 +1,38 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
-import { SESSION_TYPES, type SessionType } from '#common';
+import { SESSION_TYPES, toPublicId, type SessionType } from '#common';
+import { BUILT_IN_TEMPLATES } from '#sessions';
+import type { RequestExamples } from '../../http/request-examples.js';
 import { oneOf } from '../../http/validation-messages.js';
 import { SessionOptionsDto } from '../session-options.dto.js';
+
+/** The first built-in template ("Standard remote viewing"), which every organisation has. */
+const STANDARD_TEMPLATE_ID = toPublicId('sessionTemplate', BUILT_IN_TEMPLATES[0]!.id);
+
+export const CREATE_SESSION_V2_EXAMPLES: RequestExamples = {
+  session: {
+    summary: 'A remote viewing session',
+    value: {
+      type: 'remote_viewing',
+      target: 'The object in the sealed envelope #4711',
+      modality: 'visual',
+      duration_minutes: 30,
+      privacy_level: 'private',
+    },
+  },
+  from_template: {
+    summary: 'From a built-in template (GET /v2/sessions/templates)',
+    value: {
+      template_id: STANDARD_TEMPLATE_ID,
+      target: 'The object in the sealed envelope #4711',
+    },
+  },
+};
 
 /** Body of POST /v2/sessions/create: the spec's session fields, without the v1 quick-start aliases. */
 export class CreateSessionV2Dto extends SessionOptionsDto {
   @ApiPropertyOptional({
-    example: 'tpl_00000000000000000000000001',
+    example: STANDARD_TEMPLATE_ID,
     description:
       'Start from this template (GET /v2/sessions/templates): its type, modality, duration and privacy apply unless given here',
   })

@@ -8,6 +8,16 @@ import {
   MaxLength,
 } from 'class-validator';
 import { MAX_MERGED_SESSIONS } from '#sessions';
+import type { RequestExamples } from '../../http/request-examples.js';
+
+export const MERGE_SESSIONS_EXAMPLES: RequestExamples = {
+  two: {
+    summary: 'Merge one other session into the one in the path',
+    description:
+      'Name completed sessions of yours on exactly the same target as the one in the path.',
+    value: { session_ids: ['sess_01jh2x7v4ke8rbk3a8y0v0d7r0'] },
+  },
+};
 
 /** Body of POST /v2/sessions/{id}/merge. */
 export class MergeSessionsV2Dto {

@@ -4,9 +4,10 @@ import { Scope, type Principal } from '#common';
 import { SessionsService, SessionTemplatesService } from '#sessions';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { ApiJsonBody } from '../../http/request-examples.js';
 import { SessionCreatedV1Dto } from '../v1/session-v1.dto.js';
 import { toCreatedV1 } from '../v1/session-v1.mapper.js';
-import { CreateSessionV2Dto } from './create-session-v2.dto.js';
+import { CREATE_SESSION_V2_EXAMPLES, CreateSessionV2Dto } from './create-session-v2.dto.js';
 import { toNewSessionV2 } from './session-v2.mapper.js';
 import { ApiConcurrentSessionsLimit } from '../concurrency-limit.decorator.js';
 
@@ -35,6 +36,7 @@ export class MobileSessionsV2Controller {
     description:
       'The same request and the same session as POST /v2/sessions/create; the answer carries only `session_id`, `status`, `created_at` and `estimated_completion`, to keep it small on slow links. Read the rest with GET /v2/sessions/{id}.',
   })
+  @ApiJsonBody(CreateSessionV2Dto, CREATE_SESSION_V2_EXAMPLES)
   @ApiCreatedResponse({ type: MobileSessionCreatedDto })
   @ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })
   @ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })

@@ -2,9 +2,24 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, Length, ValidateIf } from 'class-validator';
 import { MODALITIES, PRIVACY_LEVELS, SESSION_TYPES, toPublicId, type SessionType } from '#common';
 import type { SessionTemplate } from '#sessions';
+import type { RequestExamples } from '../../http/request-examples.js';
 import { oneOf } from '../../http/validation-messages.js';
 import { V2List } from '../../http/v2-list.js';
 import { SessionOptionsDto } from '../session-options.dto.js';
+
+export const CREATE_SESSION_TEMPLATE_EXAMPLES: RequestExamples = {
+  template: {
+    summary: "A template for the night shift's coordinate work",
+    value: {
+      name: 'Night-shift coordinates',
+      description: 'Long kinesthetic sessions on location targets',
+      type: 'remote_viewing',
+      modality: 'kinesthetic',
+      duration_minutes: 90,
+      privacy_level: 'private',
+    },
+  },
+};
 
 export class CreateSessionTemplateDto extends SessionOptionsDto {
   @ApiProperty({ minLength: 1, maxLength: 100, example: 'Night-shift coordinates' })

@@ -11,9 +11,11 @@ import { Scope, type Principal } from '#common';
 import { SessionTemplatesService } from '#sessions';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { ApiJsonBody } from '../../http/request-examples.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
 import { v2Page } from '../../http/v2-list.js';
 import {
+  CREATE_SESSION_TEMPLATE_EXAMPLES,
   CreateSessionTemplateDto,
   SessionTemplateDto,
   SessionTemplateListDto,
@@ -57,6 +59,7 @@ export class SessionTemplatesV2Controller {
     description: 'The name is taken, or the organisation already has 100 templates',
     type: ErrorEnvelopeDto,
   })
+  @ApiJsonBody(CreateSessionTemplateDto, CREATE_SESSION_TEMPLATE_EXAMPLES)
   @ApiCreatedResponse({ type: SessionTemplateDto })
   async create(
     @CurrentPrincipal() principal: Principal,

@@ -12,11 +12,15 @@ import { SessionMerger, SessionsService, SessionTemplatesService } from '#sessio
 import type { SessionEntity } from '#database';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { ApiJsonBody } from '../../http/request-examples.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
 import { pageRequest, v2Page } from '../../http/v2-list.js';
-import { CreateCollaborativeSessionV2Dto } from './collaborative-session-v2.dto.js';
-import { CreateSessionV2Dto } from './create-session-v2.dto.js';
-import { MergeSessionsV2Dto } from './merge-sessions-v2.dto.js';
+import {
+  CREATE_COLLABORATIVE_SESSION_EXAMPLES,
+  CreateCollaborativeSessionV2Dto,
+} from './collaborative-session-v2.dto.js';
+import { CREATE_SESSION_V2_EXAMPLES, CreateSessionV2Dto } from './create-session-v2.dto.js';
+import { MERGE_SESSIONS_EXAMPLES, MergeSessionsV2Dto } from './merge-sessions-v2.dto.js';
 import {
   scoreComparisons,
   SessionListQueryV2Dto,
@@ -45,6 +49,7 @@ export class SessionsV2Controller {
   @HttpCode(201)
   @Auth({ scopes: [Scope.SessionsWrite] })
   @ApiOperation({ summary: 'Create a session (version 2)' })
+  @ApiJsonBody(CreateSessionV2Dto, CREATE_SESSION_V2_EXAMPLES)
   @ApiCreatedResponse({ type: SessionV2Dto })
   @ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })
   @ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })
@@ -70,6 +75,7 @@ export class SessionsV2Controller {
     description:
       '`analyst_count` analysts (2–20, default 3) work on the one target independently; the result combines their contributions: weighted geometric median of their coordinates, descriptors kept with the share of analysts reporting them, `confidence_score` from their agreement, `statistical_validation` over all their judged trials, and one `collaborative_insights` entry per analyst with its contribution weight. With the simulated engine they are simulated analysts. Otherwise the body and answer are those of POST /v2/sessions/create.',
   })
+  @ApiJsonBody(CreateCollaborativeSessionV2Dto, CREATE_COLLABORATIVE_SESSION_EXAMPLES)
   @ApiCreatedResponse({ type: SessionV2Dto })
   async createCollaborative(
     @CurrentPrincipal() principal: Principal,
@@ -159,6 +165,7 @@ export class SessionsV2Controller {
     ].join('\n'),
   })
   @ResourceParam('session_id', 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', 'session')
+  @ApiJsonBody(MergeSessionsV2Dto, MERGE_SESSIONS_EXAMPLES)
   @ApiCreatedResponse({ type: SessionV2Dto })
   @ApiResponse({
     status: 409,

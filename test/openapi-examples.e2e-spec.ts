@@ -1,0 +1,327 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toPublicId } from '#common';
+import { operatorToken } from './support/authorization.js';
+import { type ApiResponse, TestClient } from './support/client.js';
+import { createOrganization, type TestOrganization } from './support/factories.js';
+import {
+  createTestCertificateAuthority,
+  startHttpsReceiver,
+  type HttpsReceiver,
+  type TestCertificateAuthority,
+} from './support/https-receiver.js';
+import {
+  documentedExamples,
+  label,
+  operationsOf,
+  requestBodyOf,
+  resolve,
+  type Operation,
+} from './support/openapi-document.js';
+import { startStack, type Stack } from './support/stack.js';
+import { waitFor } from './support/wait.js';
+
+/**
+ * Swagger UI's "Try it out" sends an operation's documented example as it
+ * stands, so every request example must be a request the server accepts.
+ * This sends each of them, for every operation with a request body, with a
+ * credential holding every scope, against real resources, and expects 2xx.
+ */
+
+let ca: TestCertificateAuthority;
+let stack: Stack;
+let client: TestClient;
+let receiver: HttpsReceiver;
+let org: TestOrganization;
+let token: string;
+let operator: string;
+let document: any;
+
+beforeAll(async () => {
+  ca = await createTestCertificateAuthority();
+  stack = await startStack({
+    env: { WEBHOOK_EXTRA_CA_FILE: ca.caFile, WEBHOOK_PRIVATE_ALLOWLIST: '127.0.0.1' },
+  });
+  client = await TestClient.for(stack);
+  receiver = await startHttpsReceiver({ certificate: ca.leaf });
+  org = await createOrganization(stack, client);
+  token = await org.token();
+  operator = await operatorToken(client);
+  document = await (await fetch(`${stack.baseUrl}/docs-json`)).json();
+});
+afterAll(async () => {
+  await stack?.close();
+  await receiver?.close();
+  await ca?.cleanup();
+});
+
+/**
+ * What the examples cannot carry and the test supplies, each for a stated reason:
+ * real resources in the path, and these few values of the body.
+ */
+const EXPLICIT: Record<string, string> = {
+  'POST /v1/webhooks':
+    'url: a receiver of this test (the example host does not resolve without outside DNS)',
+  'POST /v2/webhooks': 'url: as above',
+  'PUT /v1/webhooks/{webhook_id}': 'url: as above',
+  'POST /v2/sessions/{session_id}/merge':
+    'session_ids: a real completed session on the same target as the one in the path',
+  'POST /v2/system/notices':
+    'sent with the operator’s token (operator only); organization_id added: announcing to every organisation would reach other tests’ data in the shared database',
+  'POST /v2/enterprise/organizations': 'sent with the operator’s token (operator only)',
+  'PATCH /v2/enterprise/organizations/{organization_id}':
+    'sent with the operator’s token (operator only)',
+  'POST /v2/sessions/{session_id}/results':
+    'answers 409 naming engine: every session here is run by the simulated engine, which takes no submissions',
+  'POST /oauth2/token': 'form: a real client’s id and secret (no document can hold a secret)',
+  'POST /oauth2/revoke': 'form: as above',
+  'POST /oauth2/introspect': 'form: as above',
+};
+
+/** Real resources for path parameters, made once. */
+const resources = new Map<string, Promise<string>>();
+function resource(name: string, make: () => Promise<string>): Promise<string> {
+  if (!resources.has(name)) resources.set(name, make());
+  return resources.get(name)!;
+}
+
+async function created(response: ApiResponse, field: string): Promise<string> {
+  expect(response.status, response.text).toBeLessThan(300);
+  return response.body[field] as string;
+}
+
+async function completedSession(target: string): Promise<string> {
+  const id = await created(
+    await client.post('/v2/sessions/create', { token, json: { type: 'dowsing', target } }),
+    'session_id',
+  );
+  await waitFor(async () => {
+    const session = await client.get(`/v2/sessions/${id}`, { token });
+    return session.body.status === 'completed' ? true : null;
+  }, 20_000);
+  return id;
+}
+
+const MERGE_TARGET = 'The well on the north field';
+
+async function pathValue(name: string, operation: Operation): Promise<string> {
+  switch (name) {
+    case 'key_id':
+      return resource('key', async () =>
+        created(
+          await client.post('/v1/api-keys', {
+            token,
+            json: { name: 'to rotate', scopes: ['remote-viewing:read'] },
+          }),
+          'id',
+        ),
+      );
+    case 'client_id':
+      return resource('client', async () =>
+        created(
+          await client.post('/v1/oauth-clients', {
+            token,
+            json: {
+              client_name: 'to change',
+              grant_types: ['client_credentials'],
+              scope: 'profile',
+            },
+          }),
+          'client_id',
+        ),
+      );
+    case 'webhook_id':
+      return resource(operation.path.slice(0, 3), async () =>
+        created(
+          await client.post(`${operation.path.slice(0, 3)}/webhooks`, {
+            token,
+            json: { url: receiver.url, events: ['session.completed'] },
+          }),
+          'webhook_id',
+        ),
+      );
+    case 'session_id':
+      return resource('session', () => completedSession(MERGE_TARGET));
+    case 'organization_id':
+      return resource('organization', async () =>
+        created(
+          await client.post('/v2/enterprise/organizations', {
+            token: operator,
+            json: { name: 'Examples test' },
+          }),
+          'id',
+        ),
+      );
+    default:
+      throw new Error(`${label(operation)}: no real resource for {${name}}; add one here`);
+  }
+}
+
+/** The body to send for an example: the example itself, but for the EXPLICIT values. */
+async function bodyFor(operation: Operation, example: unknown): Promise<any> {
+  const body = structuredClone(example) as any;
+  if (/\/webhooks(\/\{webhook_id\})?$/.test(operation.path) && body.url !== undefined) {
+    expect(new URL(body.url).protocol, 'the documented receiver is https').toBe('https:');
+    body.url = receiver.url;
+  }
+  if (operation.path.endsWith('/merge')) {
+    body.session_ids = [await resource('other session', () => completedSession(MERGE_TARGET))];
+  }
+  if (operation.path === '/v2/system/notices') {
+    body.organization_id = toPublicId('organization', org.organizationId);
+  }
+  return body;
+}
+
+function credentialFor(operation: Operation) {
+  const operatorOnly = /^\/v2\/(enterprise\/organizations|system\/notices)/.test(operation.path);
+  return { token: operatorOnly ? operator : token };
+}
+
+async function sendExample(operation: Operation, example: unknown): Promise<ApiResponse> {
+  let path = operation.path;
+  for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {
+    path = path.replace(`{${name}}`, await pathValue(name!, operation));
+  }
+  return client.request(operation.method, path, {
+    ...credentialFor(operation),
+    json: await bodyFor(operation, example),
+  });
+}
+
+/**
+ * The OAuth endpoints take forms; their documented sample is sent with a real
+ * client's id and secret in place of the placeholders (no document can hold a
+ * working secret). An unknown token is a valid request to revoke (RFC 7009
+ * §2.2) and to introspect (`active: false`).
+ */
+async function sendOAuthForm(operation: Operation): Promise<ApiResponse> {
+  const examples = documentedExamples(document, operation);
+  expect(examples).toHaveLength(1);
+  const form = Object.fromEntries(
+    Object.entries(examples[0]!.value as Record<string, unknown>).map(([name, value]) => [
+      name,
+      String(value),
+    ]),
+  );
+  return client.post(operation.path, {
+    form: { ...form, client_id: org.clientId, client_secret: org.clientSecret },
+  });
+}
+
+describe('every documented request example', () => {
+  it('is accepted as it stands (2xx), for every operation with a request body', async () => {
+    const withBodies = operationsOf(document).filter((operation) =>
+      requestBodyOf(document, operation),
+    );
+    const exercised = new Set<string>();
+    const failures: string[] = [];
+    for (const operation of withBodies) {
+      const { mediaType } = requestBodyOf(document, operation)!;
+      if (mediaType !== 'application/json') {
+        const response = await sendOAuthForm(operation);
+        if (response.status >= 300) failures.push(`${label(operation)} → ${response.status}`);
+        exercised.add(label(operation));
+        continue;
+      }
+      for (const { name, value } of documentedExamples(document, operation)) {
+        const response = await sendExample(operation, value);
+        if (label(operation) === 'POST /v2/sessions/{session_id}/results') {
+          expect(response.status).toBe(409);
+          expect(response.body.error.details.field).toBe('engine');
+        } else if (response.status >= 300) {
+          failures.push(
+            `${label(operation)} (example "${name}") → ${response.status} ${response.text}`,
+          );
+        }
+      }
+      exercised.add(label(operation));
+    }
+    expect(failures).toEqual([]);
+    expect([...exercised].sort()).toEqual(withBodies.map(label).sort());
+    // Every special case above is an operation that exists (a renamed one would go unnoticed).
+    for (const name of Object.keys(EXPLICIT)) expect(exercised, name).toContain(name);
+  }, 120_000);
+});
+
+describe('request schemas', () => {
+  it('refuse unknown fields, as the server does, for every JSON request body', async () => {
+    const refusedAt: string[] = [];
+    for (const operation of operationsOf(document)) {
+      const body = requestBodyOf(document, operation);
+      if (!body || body.mediaType !== 'application/json') continue;
+      // The one body documented as open: analyst submissions, taken as they come.
+      if (body.schema.additionalProperties === true) continue;
+      expect(body.schema.additionalProperties, label(operation)).toBe(false);
+      const [example] = documentedExamples(document, operation);
+      const response = await sendExample(operation, {
+        ...(example!.value as object),
+        not_a_field: 1,
+      });
+      expect(response.status, `${label(operation)}: ${response.text}`).toBe(400);
+      expect(response.body.error.details.field).toBe('not_a_field');
+      expect(response.body.error.details.issue).toBe('is not a recognised field');
+      refusedAt.push(label(operation));
+    }
+    expect(refusedAt.length).toBeGreaterThanOrEqual(20);
+  });
+
+  it('refuse unknown fields in nested objects too (a batch item)', async () => {
+    const operation = operationsOf(document).find(
+      (candidate) => label(candidate) === 'POST /v1/batch/sessions',
+    )!;
+    const items = resolve(
+      document,
+      requestBodyOf(document, operation)!.schema.properties.sessions.items,
+    );
+    expect(items.additionalProperties).toBe(false);
+    const response = await client.post('/v1/batch/sessions', {
+      token,
+      json: { sessions: [{ type: 'dowsing', target: 'x', not_a_field: 1 }] },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error.details.field).toBe('sessions.0.not_a_field');
+  });
+
+  it('state the bounds validation enforces', () => {
+    const schemas = document.components.schemas;
+    expect(schemas.CreateApiKeyDto.properties.scopes).toMatchObject({ minItems: 1, maxItems: 15 });
+    expect(schemas.MergeSessionsV2Dto.properties.session_ids).toMatchObject({
+      minItems: 1,
+      maxItems: 19,
+      uniqueItems: true,
+      items: { type: 'string', maxLength: 64 },
+    });
+    expect(schemas.CreateSessionV2Dto.properties.template_id).toMatchObject({ maxLength: 64 });
+    expect(schemas.RotateWebhookSecretDto.properties.secret.pattern).toBe(
+      '^[\\x21-\\x7e]{24,256}$',
+    );
+    const replay = operationsOf(document).find(
+      (operation) => label(operation) === 'GET /v2/webhooks/events/replay',
+    )!;
+    expect(
+      replay.spec.parameters.find((parameter: any) => parameter.name === 'webhook_id').schema,
+    ).toMatchObject({ maxLength: 64 });
+  });
+});
+
+describe('the document', () => {
+  it('names each path template once, whatever its parameters are called', () => {
+    const shapes = Object.keys(document.paths).map((path) => path.replace(/\{[^}]+\}/g, '{}'));
+    const repeated = shapes.filter((shape, index) => shapes.indexOf(shape) !== index);
+    expect(repeated).toEqual([]);
+  });
+
+  it("answers a sketch's errors as JSON, as it says", async () => {
+    const response = await client.get(
+      '/v1/sessions/sess_01m82sfbpbenftg57hv349pfkd/sketches/0.svg',
+      { token },
+    );
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toContain('application/json');
+    const responses = document.paths['/v1/sessions/{session_id}/sketches/{file}'].get.responses;
+    expect(Object.keys(responses['200'].content)).toEqual(['image/svg+xml']);
+    for (const status of ['400', '401', '403', '404', '429', '503']) {
+      expect(Object.keys(responses[status].content), status).toEqual(['application/json']);
+    }
+  });
+});
