@@ -4,3 +4,4 @@ export * from './database.module.js';
 export * from './schema-drift.js';
 export * from './sql.js';
 export * from './keyset-page.js';
+export * from './wake-up-pump.js';

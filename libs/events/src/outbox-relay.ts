@@ -2,16 +2,14 @@ import {
   Inject,
   Injectable,
   Optional,
-  Logger,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Mode } from '#common';
 import { AppSettings } from '#config';
-import { EventEntity } from '#database';
+import { EventEntity, WakeUpPump } from '#database';
 import { JobProducer, QUEUE, RedisService } from '#queue';
 import { toEnvelope, type EventEnvelope } from './envelope.js';
 
@@ -47,11 +45,7 @@ const POLL_INTERVAL_MS = 1000;
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(OutboxRelay.name);
-  private listener: pg.Client | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
+  private readonly pump: WakeUpPump;
   private stopped = false;
 
   constructor(
@@ -60,40 +54,29 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly redis: RedisService,
     private readonly settings: AppSettings,
     @Optional() @Inject(OUTBOX_FAN_OUT) private readonly fanOut: OutboxFanOut | null = null,
-  ) {}
+  ) {
+    // Woken by the events table's trigger (NOTIFY outbox) at every commit; polls as a fallback.
+    this.pump = new WakeUpPump({
+      name: OutboxRelay.name,
+      databaseUrl: settings.databaseUrl,
+      channel: 'outbox',
+      pass: () => this.drain().then(() => POLL_INTERVAL_MS),
+      retryMs: POLL_INTERVAL_MS,
+    });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.listen();
-    this.timer = setInterval(() => this.wake(), POLL_INTERVAL_MS);
-    this.wake();
+    await this.pump.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
-    await this.listener?.end().catch(() => undefined);
+    await this.pump.stop();
   }
 
   /** Runs a relay pass now, or right after the one in progress. */
   wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.drain()
-      .then(() => undefined)
-      .catch((error: unknown) =>
-        this.logger.warn({ err: error }, 'outbox relay pass failed; will retry'),
-      )
-      .finally(() => {
-        this.running = null;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        }
-      });
+    this.pump.wake();
   }
 
   /** Relays until no unrelayed rows remain. */
@@ -145,17 +128,5 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
         .execute();
       return rows.length;
     });
-  }
-
-  private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.settings.databaseUrl });
-    client.on('notification', () => this.wake());
-    // A dropped LISTEN connection only costs latency: polling goes on.
-    client.on('error', (error) =>
-      this.logger.warn({ err: error }, 'outbox LISTEN connection lost'),
-    );
-    await client.connect();
-    await client.query('LISTEN outbox');
-    this.listener = client;
   }
 }

@@ -5,12 +5,12 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import pg from 'pg';
 import { DataSource, In, type EntityManager } from 'typeorm';
 import { newKey, openSealedSecret, toPublicId } from '#common';
 import { AppSettings } from '#config';
 import {
   EventEntity,
+  WakeUpPump,
   WebhookDeliveryEntity,
   WebhookEntity,
   type DeliveryState,
@@ -77,63 +77,41 @@ interface ClaimedDelivery {
 export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(WebhookDeliverer.name);
   private readonly inFlight = new Set<Promise<void>>();
-  private listener: pg.Client | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private pumping: Promise<void> | null = null;
-  private again = false;
-  private stopped = false;
+  private readonly pump: WakeUpPump;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly sender: WebhookSender,
     private readonly events: EventLog,
     private readonly settings: AppSettings,
-  ) {}
+  ) {
+    // Woken when deliveries become due (NOTIFY at commit), when one finishes, and at the next due time.
+    this.pump = new WakeUpPump({
+      name: WebhookDeliverer.name,
+      databaseUrl: settings.databaseUrl,
+      channel: DELIVERIES_CHANNEL,
+      pass: () => this.claimDue(),
+      retryMs: IDLE_POLL_MS,
+    });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.listen();
-    this.wake();
+    await this.pump.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.pumping;
+    await this.pump.stop();
     // Attempts in flight finish (each is bounded by the 5 s timeout) so none is sent twice.
     await Promise.allSettled([...this.inFlight]);
-    await this.listener?.end().catch(() => undefined);
   }
 
   /** Claims and starts what is due now, or right after the claim in progress. */
   wake(): void {
-    if (this.stopped) return;
-    if (this.pumping) {
-      this.again = true;
-      return;
-    }
-    this.pumping = this.pump()
-      .catch((error: unknown) => {
-        this.logger.warn({ err: error }, 'claiming webhook deliveries failed; will retry');
-        return IDLE_POLL_MS;
-      })
-      .then((waitMs) => {
-        this.pumping = null;
-        if (this.again) {
-          this.again = false;
-          return this.wake();
-        }
-        this.schedule(waitMs);
-      });
+    this.pump.wake();
   }
 
-  private schedule(waitMs: number): void {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.wake(), waitMs);
-  }
-
-  /** Returns how long to sleep before looking again. */
-  private async pump(): Promise<number> {
+  /** Claims and starts due deliveries; returns how long to sleep before looking again. */
+  private async claimDue(): Promise<number> {
     const capacity = this.settings.webhooks.workerConcurrency - this.inFlight.size;
     if (capacity > 0) {
       const claimed = await this.claim(capacity);
@@ -378,17 +356,5 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
       `UPDATE events SET pending_webhooks = greatest(pending_webhooks - 1, 0) WHERE id = $1`,
       [delivery.eventId],
     );
-  }
-
-  private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.settings.databaseUrl });
-    client.on('notification', () => this.wake());
-    // A dropped LISTEN connection only costs latency: the timer goes on.
-    client.on('error', (error) =>
-      this.logger.warn({ err: error }, 'webhook deliveries LISTEN connection lost'),
-    );
-    await client.connect();
-    await client.query(`LISTEN ${DELIVERIES_CHANNEL}`);
-    this.listener = client;
   }
 }
