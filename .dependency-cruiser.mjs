@@ -75,10 +75,9 @@ export default {
     {
       name: 'no-unresolvable',
       severity: 'error',
-      comment:
-        'An import the checker cannot follow is an import it cannot check (type-only imports of declaration files excepted).',
+      comment: 'An import the checker cannot follow is an import it cannot check.',
       from: {},
-      to: { couldNotResolve: true, dependencyTypesNot: ['type-only'] },
+      to: { couldNotResolve: true },
     },
   ],
   options: {
