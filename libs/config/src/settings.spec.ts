@@ -14,6 +14,13 @@ function problemWith(env: Record<string, string>): string {
 }
 
 describe('settings', () => {
+  it('start in production with the key that seals the secrets at rest', () => {
+    const secret = 'a-production-secret-of-32-characters';
+    expect(
+      parseSettings({ ...base, NODE_ENV: 'production', SIGNING_KEY_SECRET: secret }),
+    ).toMatchObject({ signingKeySecret: secret });
+  });
+
   it('have the documented defaults', () => {
     expect(parseSettings(base)).toMatchObject({
       redisUrl: 'redis://127.0.0.1:6379',
@@ -28,6 +35,7 @@ describe('settings', () => {
       signingKeySecret: null,
       signingKeyRotationDays: 90,
       wsHeartbeatSeconds: 30,
+      wsMaxConnectionsPerOrganization: 200,
       webhooks: {
         extraCaPem: null,
         privateAllowlist: [],
@@ -96,7 +104,10 @@ describe('settings', () => {
     [{ BODY_LIMIT: 'huge' }, 'BODY_LIMIT'],
     [{ REDIS_PREFIX: 'a:b' }, 'REDIS_PREFIX'],
     [{ SIGNING_KEY_SECRET: 'short' }, 'SIGNING_KEY_SECRET'],
+    // Production keeps no secret in clear: it will not start without the key that seals them.
+    [{ NODE_ENV: 'production' }, 'SIGNING_KEY_SECRET'],
     [{ WS_HEARTBEAT_SECONDS: '0' }, 'WS_HEARTBEAT_SECONDS'],
+    [{ WS_MAX_CONNECTIONS_PER_ORGANIZATION: '0' }, 'WS_MAX_CONNECTIONS_PER_ORGANIZATION'],
     [{ WEBHOOK_EXTRA_CA_FILE: '/nonexistent/ca.pem' }, 'WEBHOOK_EXTRA_CA_FILE'],
     [{ WEBHOOK_EXTRA_CA_FILE: '/etc/hostname' }, 'WEBHOOK_EXTRA_CA_FILE'],
     [{ WEBHOOK_PRIVATE_ALLOWLIST: '10.0.0.0/33' }, 'WEBHOOK_PRIVATE_ALLOWLIST'],

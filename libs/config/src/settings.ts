@@ -255,6 +255,13 @@ export function parseSettings(env: Env): Settings {
   if (signingKeySecret !== null && signingKeySecret.length < 32) {
     throw new SettingsError('SIGNING_KEY_SECRET', 'must be at least 32 characters long');
   }
+  // Without it, signing keys, webhook secrets and stored responses would sit in the database in clear.
+  if (signingKeySecret === null && text(env, 'NODE_ENV') === 'production') {
+    throw new SettingsError(
+      'SIGNING_KEY_SECRET',
+      'is required when NODE_ENV=production: it encrypts the secrets the service keeps (at least 32 characters, e.g. `openssl rand -hex 32`)',
+    );
+  }
   return {
     databaseUrl: url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
     databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 500),
