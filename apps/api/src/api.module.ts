@@ -9,6 +9,7 @@ import { DatabaseModule } from '#database';
 import { QueueModule } from '#queue';
 import { SessionsModule } from '#sessions';
 import { EventsModule } from '#events';
+import { IdempotencyModule } from '#idempotency';
 import { WebhooksModule } from '#webhooks';
 import { ApiKeysController } from './api-keys/api-keys.controller.js';
 import { BatchesV1Controller } from './batches/batches-v1.controller.js';
@@ -22,7 +23,6 @@ import { loggerOptions } from './http/logging.js';
 import { RequestLimiter } from './http/request-limiter.js';
 import { EndpointRateLimiter } from './oauth/authorization-server/endpoint-rate-limiter.js';
 import { IdempotencyInterceptor } from './http/idempotency/idempotency.interceptor.js';
-import { IdempotencyKeys } from './http/idempotency/idempotency-keys.js';
 import { ConnectionQuota } from './live/connection-quota.js';
 import { SessionUpdatesGateway } from './live/session-updates.gateway.js';
 import { AttemptLimiter } from './oauth/authorization-server/attempt-limiter.js';
@@ -60,6 +60,7 @@ export class ApiModule {
         SessionsModule,
         EventsModule,
         WebhooksModule,
+        IdempotencyModule,
       ],
       controllers: [
         InteractionController,
@@ -96,7 +97,6 @@ export class ApiModule {
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: HttpExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
-        IdempotencyKeys,
       ],
     };
   }

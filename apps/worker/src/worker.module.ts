@@ -4,11 +4,13 @@ import { AuthModule, IdentityMaintenance } from '#auth';
 import { ConfigModule, type Settings } from '#config';
 import { DatabaseModule } from '#database';
 import { EventsModule, OutboxRelay } from '#events';
+import { IdempotencyWorkModule } from '#idempotency';
 import { QueueModule } from '#queue';
 import { SessionsWorkModule } from '#sessions';
 import { WebhooksWorkModule } from '#webhooks';
 import { ERROR_SERIALIZERS } from '../../api/src/http/logging.js';
 import { EventsProcessor } from './processors/events.processor.js';
+import { MaintenanceProcessor } from './processors/maintenance.processor.js';
 import { SessionsProcessor } from './processors/sessions.processor.js';
 
 /** The worker: the same feature libs as the API, plus the outbox relay and queue processors. */
@@ -29,8 +31,15 @@ export class WorkerModule {
         SessionsWorkModule,
         AuthModule,
         WebhooksWorkModule,
+        IdempotencyWorkModule,
       ],
-      providers: [OutboxRelay, EventsProcessor, SessionsProcessor, IdentityMaintenance],
+      providers: [
+        OutboxRelay,
+        EventsProcessor,
+        SessionsProcessor,
+        MaintenanceProcessor,
+        IdentityMaintenance,
+      ],
     };
   }
 }

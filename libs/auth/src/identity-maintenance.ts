@@ -1,12 +1,7 @@
-import {
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { AppSettings } from '#config';
 import { Sql } from '#database';
-import { RedisService } from '#queue';
+import { PeriodicTasks, RedisService } from '#queue';
 import { SigningKeyService } from './signing-keys.service.js';
 
 const RUN_EVERY_MS = 60 * 60 * 1000;
@@ -21,27 +16,27 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * authorization server's expired codes, tokens, sessions and interactions.
  */
 @Injectable()
-export class IdentityMaintenance implements OnApplicationBootstrap, OnApplicationShutdown {
+export class IdentityMaintenance implements OnModuleInit {
   private readonly logger = new Logger(IdentityMaintenance.name);
-  private timers: NodeJS.Timeout[] = [];
 
   constructor(
     private readonly settings: AppSettings,
     private readonly keys: SigningKeyService,
     private readonly sql: Sql,
     private readonly redis: RedisService,
+    private readonly tasks: PeriodicTasks,
   ) {}
 
-  onApplicationBootstrap(): void {
-    // The first run waits 30 to 60 s, so workers started together do not all run at once.
-    const first = setTimeout(() => void this.runSafely(), 30_000 + Math.random() * 30_000);
-    const hourly = setInterval(() => void this.runSafely(), RUN_EVERY_MS);
-    this.timers = [first, hourly];
-    for (const timer of this.timers) timer.unref();
-  }
-
-  onApplicationShutdown(): void {
-    for (const timer of this.timers) clearTimeout(timer);
+  onModuleInit(): void {
+    this.tasks.register({
+      name: 'identity.maintain',
+      everyMs: RUN_EVERY_MS,
+      run: async () => {
+        const { rotatedTo, expiredDeleted } = await this.runOnce();
+        if (rotatedTo) this.logger.log({ kid: rotatedTo }, 'signing key rotated');
+        return { expiredDeleted };
+      },
+    });
   }
 
   async runOnce(): Promise<{ rotatedTo: string | null; expiredDeleted: number }> {
@@ -54,17 +49,6 @@ export class IdentityMaintenance implements OnApplicationBootstrap, OnApplicatio
     return { rotatedTo, expiredDeleted: Number(deleted[0]?.count ?? 0) };
   }
 
-  private async runSafely(): Promise<void> {
-    try {
-      const { rotatedTo, expiredDeleted } = await this.runOnce();
-      if (rotatedTo) this.logger.log({ kid: rotatedTo }, 'signing key rotated');
-      if (expiredDeleted > 0)
-        this.logger.log({ expiredDeleted }, 'expired authorization data deleted');
-    } catch (error) {
-      this.logger.warn({ err: error }, 'identity maintenance failed; retrying in an hour');
-    }
-  }
-
   private async rotateIfDue(): Promise<string | null> {
     const days = this.settings.signingKeyRotationDays;
     if (days === 0) return null;
@@ -73,7 +57,7 @@ export class IdentityMaintenance implements OnApplicationBootstrap, OnApplicatio
       [],
     );
     if (!newest || Date.now() - newest.created_at.getTime() < days * DAY_MS) return null;
-    // One worker rotates; the others see the new key next hour.
+    // One worker rotates, even should two runs overlap; the others see the new key next hour.
     const lock = `${this.settings.redisPrefix}:locks:signing-key-rotation`;
     const acquired = await this.redis.client.set(lock, '1', 'PX', 5 * 60 * 1000, 'NX');
     if (acquired !== 'OK') return null;

@@ -2,3 +2,4 @@ export * from './queues.js';
 export * from './redis.service.js';
 export * from './job-producer.js';
 export * from './queue.module.js';
+export * from './periodic-tasks.js';

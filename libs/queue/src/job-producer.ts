@@ -12,11 +12,12 @@ export class JobProducer {
   constructor(
     @InjectQueue(QUEUE.events) events: Queue,
     @InjectQueue(QUEUE.sessions) sessions: Queue,
+    @InjectQueue(QUEUE.maintenance) maintenance: Queue,
   ) {
-    this.queues = { events, sessions };
+    this.queues = { events, sessions, maintenance };
     // A BullMQ queue without an "error" listener prints its connection errors (Redis gone)
     // to stderr as bare stack traces; they belong in the log. Adding jobs still fails loudly.
-    for (const queue of [events, sessions]) {
+    for (const queue of Object.values(this.queues)) {
       queue.on('error', (error) =>
         this.logger.warn({ err: error, queue: queue.name }, 'queue connection error'),
       );

@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Global, Module } from '@nestjs/common';
 import { AppSettings } from '#config';
 import { JobProducer } from './job-producer.js';
+import { PeriodicTasks } from './periodic-tasks.js';
 import { QUEUE } from './queues.js';
 import { RedisService } from './redis.service.js';
 
@@ -24,9 +25,13 @@ const DEFAULT_JOB_OPTIONS = {
         defaultJobOptions: DEFAULT_JOB_OPTIONS,
       }),
     }),
-    BullModule.registerQueue({ name: QUEUE.events }, { name: QUEUE.sessions }),
+    BullModule.registerQueue(
+      { name: QUEUE.events },
+      { name: QUEUE.sessions },
+      { name: QUEUE.maintenance },
+    ),
   ],
-  providers: [JobProducer, RedisService],
-  exports: [BullModule, JobProducer, RedisService],
+  providers: [JobProducer, RedisService, PeriodicTasks],
+  exports: [BullModule, JobProducer, RedisService, PeriodicTasks],
 })
 export class QueueModule {}

@@ -4,6 +4,7 @@ import type { Mode } from '#common';
 export const QUEUE = {
   events: 'events',
   sessions: 'sessions',
+  maintenance: 'maintenance',
 } as const;
 export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
 
@@ -12,6 +13,8 @@ export interface JobDataMap {
   sessions: {
     run: { sessionId: string; organizationId: string; mode: Mode; requestId: string | null };
   };
+  /** One job name per periodic task (PeriodicTasks), no data. */
+  maintenance: Record<string, Record<string, never>>;
 }
 
 export type JobName<Q extends QueueName> = keyof JobDataMap[Q] & string;

@@ -1,14 +1,9 @@
-import {
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { toPublicId, type Mode } from '#common';
 import { AppSettings } from '#config';
 import { Sql } from '#database';
 import { SLOW_STEP_MULTIPLIER } from '#engines';
-import { JobProducer, QUEUE } from '#queue';
+import { JobProducer, PeriodicTasks, QUEUE } from '#queue';
 
 const RUN_EVERY_MS = 60_000;
 const BATCH = 500;
@@ -22,23 +17,25 @@ const BATCH = 500;
  * progress, and its guarded steps make a still-running twin harmless.
  */
 @Injectable()
-export class SessionSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+export class SessionSweeper implements OnModuleInit {
   private readonly logger = new Logger(SessionSweeper.name);
-  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly sql: Sql,
     private readonly jobs: JobProducer,
+    private readonly tasks: PeriodicTasks,
     private readonly settings: AppSettings,
   ) {}
 
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.runSafely(), RUN_EVERY_MS);
-    this.timer.unref();
-  }
-
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  onModuleInit(): void {
+    this.tasks.register({
+      name: 'sessions.sweep',
+      everyMs: RUN_EVERY_MS,
+      run: async () => {
+        const resumed = await this.runOnce();
+        if (resumed > 0) this.logger.warn({ resumed }, 'stale sessions enqueued again');
+      },
+    });
   }
 
   /** Longest a healthy session goes without a change: three of the slowest steps, and a minute for queueing. */
@@ -74,14 +71,5 @@ export class SessionSweeper implements OnApplicationBootstrap, OnApplicationShut
       );
     }
     return stale.length;
-  }
-
-  private async runSafely(): Promise<void> {
-    try {
-      const resumed = await this.runOnce();
-      if (resumed > 0) this.logger.warn({ resumed }, 'stale sessions enqueued again');
-    } catch (error) {
-      this.logger.warn({ err: error }, 'session sweep failed; retrying in a minute');
-    }
   }
 }

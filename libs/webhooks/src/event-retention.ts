@@ -1,12 +1,8 @@
-import {
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppSettings } from '#config';
+import { PeriodicTasks } from '#queue';
 
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 const BATCH = 5000;
@@ -29,27 +25,19 @@ DELETE FROM events WHERE id IN (SELECT id FROM doomed)`;
  * events go, in batches so no statement holds locks for long.
  */
 @Injectable()
-export class EventRetention implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(EventRetention.name);
-  private timer: NodeJS.Timeout | null = null;
-
+export class EventRetention implements OnModuleInit {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly tasks: PeriodicTasks,
     private readonly settings: AppSettings,
   ) {}
 
-  onApplicationBootstrap(): void {
-    const run = () =>
-      void this.sweep().catch((error: unknown) =>
-        this.logger.warn({ err: error }, 'event retention sweep failed; next one in an hour'),
-      );
-    this.timer = setInterval(run, SWEEP_INTERVAL_MS);
-    this.timer.unref();
-    run();
-  }
-
-  onApplicationShutdown(): void {
-    if (this.timer) clearInterval(this.timer);
+  onModuleInit(): void {
+    this.tasks.register({
+      name: 'events.retention',
+      everyMs: SWEEP_INTERVAL_MS,
+      run: async () => ({ deleted: await this.sweep() }),
+    });
   }
 
   /** Deletes every expired event; returns how many. */
@@ -62,7 +50,6 @@ export class EventRetention implements OnApplicationBootstrap, OnApplicationShut
       total += deleted;
       if (deleted < BATCH) break;
     }
-    if (total > 0) this.logger.log({ deleted: total }, 'expired events deleted');
     return total;
   }
 }

@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { IDEMPOTENCY_WINDOW_HOURS } from './idempotency-keys.js';
+import { IDEMPOTENCY_WINDOW_HOURS } from '#idempotency';
 
 const CONFLICT =
   'CONFLICT naming `Idempotency-Key`: the key was used with a different request or by another credential, or its first request is still running (`Retry-After`)';

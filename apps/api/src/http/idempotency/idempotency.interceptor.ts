@@ -11,7 +11,7 @@ import type { Response } from 'express';
 import { catchError, mergeMap, of, type Observable } from 'rxjs';
 import { AppError, canonicalJson, type JsonValue, type Principal } from '#common';
 import type { ApiRequest } from '../request-context.js';
-import { IDEMPOTENCY_WINDOW_HOURS, IdempotencyKeys } from './idempotency-keys.js';
+import { IDEMPOTENCY_WINDOW_HOURS, IdempotencyRecords } from '#idempotency';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 /** Printable ASCII without spaces, as Stripe's keys: UUIDs and the like. */
@@ -30,7 +30,7 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
-    private readonly keys: IdempotencyKeys,
+    private readonly keys: IdempotencyRecords,
     private readonly reflector: Reflector,
   ) {}
 

@@ -1,10 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { openSealedSecret, sealSecret, type Principal, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import { Sql } from '#database';
@@ -14,7 +9,6 @@ export const IDEMPOTENCY_WINDOW_HOURS = 24;
 /** How long a duplicate waits for the first request to finish before it is refused. */
 const WAIT_FOR_FIRST_MS = 10_000;
 const POLL_MS = 50;
-const CLEAN_EVERY_MS = 60 * 60 * 1000;
 
 export type IdempotencyOutcome =
   | { kind: 'claimed' }
@@ -51,23 +45,13 @@ export function callerOf(principal: Principal): string {
  * in the organisation gets a conflict, whatever they could do themselves.
  */
 @Injectable()
-export class IdempotencyKeys implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(IdempotencyKeys.name);
-  private timer: NodeJS.Timeout | undefined;
+export class IdempotencyRecords {
+  private readonly logger = new Logger(IdempotencyRecords.name);
 
   constructor(
     private readonly sql: Sql,
     private readonly settings: AppSettings,
   ) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.deleteExpired(), CLEAN_EVERY_MS);
-    this.timer.unref();
-  }
-
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
-  }
 
   async begin(
     principal: Principal,
@@ -162,16 +146,12 @@ export class IdempotencyKeys implements OnApplicationBootstrap, OnApplicationShu
     );
   }
 
+  /** Deletes records past their 24 hours (the worker's `idempotency.expire` task, hourly). */
   async deleteExpired(): Promise<number> {
-    try {
-      const gone = await this.sql.rows(
-        'DELETE FROM idempotency_keys WHERE expires_at < now() RETURNING 1',
-        [],
-      );
-      return gone.length;
-    } catch (error) {
-      this.logger.warn({ err: error }, 'expired idempotency keys not deleted; retrying in an hour');
-      return 0;
-    }
+    const gone = await this.sql.rows(
+      'DELETE FROM idempotency_keys WHERE expires_at < now() RETURNING 1',
+      [],
+    );
+    return gone.length;
   }
 }

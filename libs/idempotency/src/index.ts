@@ -1,0 +1,2 @@
+export * from './idempotency-records.js';
+export * from './idempotency.module.js';
