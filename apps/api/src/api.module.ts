@@ -3,9 +3,10 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { LoggerModule } from 'nestjs-pino';
 import { ApiKeysModule } from '#api-keys';
-import { AuthModule, IdentityBootstrap } from '#auth';
+import { AuthBootstrapModule, AuthModule } from '#auth';
 import { ConfigModule, type Settings } from '#config';
 import { DatabaseModule } from '#database';
+import { OrganizationsModule } from '#organizations';
 import { QueueModule } from '#queue';
 import { SessionsModule } from '#sessions';
 import { EventsModule } from '#events';
@@ -56,7 +57,9 @@ export class ApiModule {
         QueueModule,
         TerminusModule,
         AuthModule,
+        AuthBootstrapModule,
         ApiKeysModule,
+        OrganizationsModule,
         SessionsModule,
         EventsModule,
         WebhooksModule,
@@ -85,7 +88,6 @@ export class ApiModule {
         DocsController,
       ],
       providers: [
-        IdentityBootstrap,
         AuthorizationServer,
         AttemptLimiter,
         EndpointRateLimiter,

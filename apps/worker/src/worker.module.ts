@@ -1,9 +1,9 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
-import { AuthModule, IdentityMaintenance } from '#auth';
+import { AuthWorkModule } from '#auth';
 import { ConfigModule, type Settings } from '#config';
 import { DatabaseModule } from '#database';
-import { EventsModule, OutboxRelay } from '#events';
+import { EventsModule, EventsWorkModule } from '#events';
 import { IdempotencyWorkModule } from '#idempotency';
 import { QueueModule } from '#queue';
 import { SessionsWorkModule } from '#sessions';
@@ -13,7 +13,7 @@ import { EventsProcessor } from './processors/events.processor.js';
 import { MaintenanceProcessor } from './processors/maintenance.processor.js';
 import { SessionsProcessor } from './processors/sessions.processor.js';
 
-/** The worker: the same feature libs as the API, plus the outbox relay and queue processors. */
+/** The worker: the features' work modules (relay, runners, deliverer, periodic tasks) and one thin processor per queue. */
 @Module({})
 export class WorkerModule {
   static forSettings(settings: Settings): DynamicModule {
@@ -28,18 +28,13 @@ export class WorkerModule {
         DatabaseModule,
         QueueModule,
         EventsModule,
+        EventsWorkModule,
         SessionsWorkModule,
-        AuthModule,
+        AuthWorkModule,
         WebhooksWorkModule,
         IdempotencyWorkModule,
       ],
-      providers: [
-        OutboxRelay,
-        EventsProcessor,
-        SessionsProcessor,
-        MaintenanceProcessor,
-        IdentityMaintenance,
-      ],
+      providers: [EventsProcessor, SessionsProcessor, MaintenanceProcessor],
     };
   }
 }

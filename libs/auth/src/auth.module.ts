@@ -4,13 +4,16 @@ import { DatabaseModule } from '#database';
 import { OrganizationsModule } from '#organizations';
 import { AccessTokenService } from './access-tokens.js';
 import { CredentialResolver } from './credentials.js';
+import { IdentityBootstrap } from './identity-bootstrap.js';
+import { IdentityMaintenance } from './identity-maintenance.js';
 import { OAuthClientRegistryService } from './oauth-client-registry.service.js';
 import { OAuthClientsService } from './oauth-clients.service.js';
+import { RevokedGrants } from './revoked-grants.js';
+import { ServerSecretsService } from './server-secrets.service.js';
 import { SigningKeyService } from './signing-keys.service.js';
 import { UsersService } from './users.service.js';
-import { ServerSecretsService } from './server-secrets.service.js';
-import { RevokedGrants } from './revoked-grants.js';
 
+/** Credentials and identities: tokens, signing keys, OAuth clients, local accounts (both apps). */
 @Module({
   imports: [DatabaseModule, ApiKeysModule, OrganizationsModule],
   providers: [
@@ -32,8 +35,24 @@ import { RevokedGrants } from './revoked-grants.js';
     UsersService,
     ServerSecretsService,
     RevokedGrants,
-    ApiKeysModule,
-    OrganizationsModule,
   ],
 })
 export class AuthModule {}
+
+/**
+ * At the API's start: the first signing key and, from the environment, the
+ * operator organisation, its client and its administrator.
+ */
+@Module({
+  imports: [AuthModule, OrganizationsModule],
+  providers: [IdentityBootstrap],
+})
+export class AuthBootstrapModule {}
+
+/** The worker's identity housekeeping: signing-key rotation and expired authorization data. */
+@Module({
+  imports: [AuthModule, DatabaseModule],
+  providers: [IdentityMaintenance],
+  exports: [IdentityMaintenance],
+})
+export class AuthWorkModule {}

@@ -3,12 +3,22 @@ import { DatabaseModule } from '#database';
 import { EventDispatcher } from './event-dispatcher.js';
 import { EventLog } from './event-log.js';
 import { EventReader } from './event-reader.js';
+import { OutboxFanOuts } from './outbox-fan-out.js';
+import { OutboxRelay } from './outbox-relay.js';
 import { SystemNotices } from './system-notices.js';
 
-/** Writing events (both apps). The relay is provided by the worker only: see OutboxRelayModule. */
+/** Writing and reading events, and the registries consumers of events register with (both apps). */
 @Module({
   imports: [DatabaseModule],
-  providers: [EventLog, EventReader, SystemNotices, EventDispatcher],
-  exports: [EventLog, EventReader, SystemNotices, EventDispatcher],
+  providers: [EventLog, EventReader, SystemNotices, EventDispatcher, OutboxFanOuts],
+  exports: [EventLog, EventReader, SystemNotices, EventDispatcher, OutboxFanOuts],
 })
 export class EventsModule {}
+
+/** The outbox relay: the worker only. */
+@Module({
+  imports: [EventsModule, DatabaseModule],
+  providers: [OutboxRelay],
+  exports: [OutboxRelay],
+})
+export class EventsWorkModule {}

@@ -1,17 +1,16 @@
 import {
-  Inject,
   Injectable,
-  Optional,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { Mode } from '#common';
 import { AppSettings } from '#config';
 import { EventEntity, WakeUpPump } from '#database';
 import { JobProducer, QUEUE, RedisService } from '#queue';
 import { toEnvelope, type EventEnvelope } from './envelope.js';
+import { OutboxFanOuts } from './outbox-fan-out.js';
 
 /** What the relay publishes on the events channel for each event. */
 export interface RelayedEvent {
@@ -26,15 +25,6 @@ export function eventsChannel(redisPrefix: string): string {
 }
 const BATCH_SIZE = 200;
 
-/**
- * Work that must commit together with marking events relayed (creating their
- * webhook deliveries), so it happens exactly once per event. Returns the
- * number of webhooks each event is pending for.
- */
-export interface OutboxFanOut {
-  fanOut(manager: EntityManager, events: EventEntity[]): Promise<Map<string, number>>;
-}
-export const OUTBOX_FAN_OUT = Symbol('OUTBOX_FAN_OUT');
 const POLL_INTERVAL_MS = 1000;
 
 /**
@@ -53,7 +43,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly jobs: JobProducer,
     private readonly redis: RedisService,
     private readonly settings: AppSettings,
-    @Optional() @Inject(OUTBOX_FAN_OUT) private readonly fanOut: OutboxFanOut | null = null,
+    private readonly fanOuts: OutboxFanOuts,
   ) {
     // Woken by the events table's trigger (NOTIFY outbox) at every commit; polls as a fallback.
     this.pump = new WakeUpPump({
@@ -101,7 +91,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
         .setOnLocked('skip_locked')
         .getMany();
       if (rows.length === 0) return 0;
-      const pending = (await this.fanOut?.fanOut(manager, rows)) ?? new Map<string, number>();
+      const pending = await this.fanOuts.fanOut(manager, rows);
       for (const row of rows) {
         row.pendingWebhooks = pending.get(row.id) ?? 0;
         const envelope = toEnvelope(row);

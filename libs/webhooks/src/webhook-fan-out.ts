@@ -1,8 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { newKey, toPublicId } from '#common';
 import type { EventEntity } from '#database';
-import type { OutboxFanOut } from '#events';
+import { OutboxFanOuts, type OutboxFanOut } from '#events';
 import { notifyDeliverers } from './delivery-notifications.js';
 import { MAX_ATTEMPTS } from './retry-schedule.js';
 
@@ -31,7 +31,13 @@ export function receives(webhook: Subscriber, event: EventEntity): boolean {
  * queued in Redis can be lost.
  */
 @Injectable()
-export class WebhookFanOut implements OutboxFanOut {
+export class WebhookFanOut implements OutboxFanOut, OnModuleInit {
+  constructor(private readonly fanOuts: OutboxFanOuts) {}
+
+  onModuleInit(): void {
+    this.fanOuts.register(this);
+  }
+
   async fanOut(manager: EntityManager, events: EventEntity[]): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
     const organizations = [...new Set(events.map((event) => event.organizationId))];

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '#database';
-import { EventsModule, OUTBOX_FAN_OUT } from '#events';
+import { EventsModule } from '#events';
 import { DestinationPolicy } from './destination-policy.js';
 import { EventRetention } from './event-retention.js';
 import { WebhookDeliverer } from './webhook-deliverer.js';
@@ -20,14 +20,7 @@ export class WebhooksModule {}
 /** Delivering them (the worker): fan-out inside the outbox relay, the deliverer, event retention. */
 @Module({
   imports: [DatabaseModule, EventsModule],
-  providers: [
-    DestinationPolicy,
-    WebhookSender,
-    WebhookDeliverer,
-    WebhookFanOut,
-    EventRetention,
-    { provide: OUTBOX_FAN_OUT, useExisting: WebhookFanOut },
-  ],
-  exports: [OUTBOX_FAN_OUT, WebhookDeliverer, EventRetention],
+  providers: [DestinationPolicy, WebhookSender, WebhookDeliverer, WebhookFanOut, EventRetention],
+  exports: [WebhookDeliverer, EventRetention],
 })
 export class WebhooksWorkModule {}

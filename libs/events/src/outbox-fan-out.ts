@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { EventEntity } from '#database';
+
+/**
+ * Work that must commit together with marking events relayed (creating their
+ * webhook deliveries), so it happens exactly once per event. Returns the
+ * number of webhooks each event is pending for.
+ */
+export interface OutboxFanOut {
+  fanOut(manager: EntityManager, events: EventEntity[]): Promise<Map<string, number>>;
+}
+
+/**
+ * The fan-outs the relay runs in its transaction. Features above the event
+ * log register theirs when their module starts (as handlers register with
+ * EventDispatcher), so the relay needs to know none of them.
+ */
+@Injectable()
+export class OutboxFanOuts {
+  private readonly fanOuts: OutboxFanOut[] = [];
+
+  register(fanOut: OutboxFanOut): void {
+    this.fanOuts.push(fanOut);
+  }
+
+  /** Runs every registered fan-out; an event's pending webhooks are summed over them. */
+  async fanOut(manager: EntityManager, events: EventEntity[]): Promise<Map<string, number>> {
+    const pending = new Map<string, number>();
+    for (const fanOut of this.fanOuts) {
+      for (const [eventId, count] of await fanOut.fanOut(manager, events)) {
+        pending.set(eventId, (pending.get(eventId) ?? 0) + count);
+      }
+    }
+    return pending;
+  }
+}
