@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { AppSettings } from '#config';
-import { Sql } from '#database';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { PeriodicTasks, RedisService } from '#queue';
 import { SigningKeyService } from './signing-keys.service.js';
 
@@ -22,7 +23,7 @@ export class IdentityMaintenance implements OnModuleInit {
   constructor(
     private readonly settings: AppSettings,
     private readonly keys: SigningKeyService,
-    private readonly sql: Sql,
+    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly redis: RedisService,
     private readonly tasks: PeriodicTasks,
   ) {}
@@ -41,7 +42,7 @@ export class IdentityMaintenance implements OnModuleInit {
 
   async runOnce(): Promise<{ rotatedTo: string | null; expiredDeleted: number }> {
     const rotatedTo = await this.rotateIfDue();
-    const deleted = await this.sql.rows<{ count: string }>(
+    const deleted: { count: string }[] = await this.dataSource.query(
       `WITH gone AS (DELETE FROM oidc_payloads WHERE expires_at < now() RETURNING 1)
        SELECT count(*) AS count FROM gone`,
       [],
@@ -52,7 +53,7 @@ export class IdentityMaintenance implements OnModuleInit {
   private async rotateIfDue(): Promise<string | null> {
     const days = this.settings.signingKeyRotationDays;
     if (days === 0) return null;
-    const [newest] = await this.sql.rows<{ created_at: Date }>(
+    const [newest]: { created_at: Date }[] = await this.dataSource.query(
       'SELECT created_at FROM signing_keys ORDER BY created_at DESC LIMIT 1',
       [],
     );

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppSettings } from '#config';
-import { Sql } from '#database';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { openSealedSecret, sealSecret } from '#common';
 
 /**
@@ -11,17 +12,17 @@ import { openSealedSecret, sealSecret } from '#common';
 @Injectable()
 export class ServerSecretsService {
   constructor(
-    private readonly sql: Sql,
+    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly settings: AppSettings,
   ) {}
 
   async get(name: string): Promise<string> {
     const fresh = sealSecret(randomBytes(32).toString('base64url'), this.settings.signingKeySecret);
-    await this.sql.rows(
+    await this.dataSource.query(
       'INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
       [name, fresh],
     );
-    const [row] = await this.sql.rows<{ value: string }>(
+    const [row]: { value: string }[] = await this.dataSource.query(
       'SELECT value FROM server_secrets WHERE name = $1',
       [name],
     );

@@ -1,4 +1,4 @@
-import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { In, type DataSource, type EntityTarget, type ObjectLiteral } from 'typeorm';
 import type { Tenant } from '#common';
 
 /** Up to this many matching rows are counted; above it, `total` is PostgreSQL's estimate. */
@@ -32,90 +32,139 @@ export function tenantScope(tenant: Tenant): KeysetScope {
 }
 
 /**
- * A page of a query, newest first, after the row `afterId` (from the previous
+ * The conditions of a list and the values they compare against, as plain
+ * SQL: `where.and(\`status = ${where.param(status)}\`)`. Values are always
+ * bound parameters, never text in the statement.
+ */
+export class SqlConditions {
+  private readonly clauses: string[] = [];
+
+  constructor(readonly parameters: unknown[] = []) {}
+
+  /** The placeholder of a new bound value. */
+  param(value: unknown): string {
+    this.parameters.push(value);
+    return `$${this.parameters.length}`;
+  }
+
+  and(clause: string): this {
+    this.clauses.push(clause);
+    return this;
+  }
+
+  get sql(): string {
+    return this.clauses.length === 0 ? 'TRUE' : this.clauses.map((c) => `(${c})`).join(' AND ');
+  }
+
+  clone(): SqlConditions {
+    const copy = new SqlConditions([...this.parameters]);
+    copy.clauses.push(...this.clauses);
+    return copy;
+  }
+}
+
+/** Runs one statement and returns its rows (`Sql#rows`, or TypeORM's `DataSource#query`). */
+export type RunSql = (text: string, parameters: unknown[]) => Promise<unknown[]>;
+
+export interface KeysetList<T> {
+  /** A table with `id` and `created_at` columns. */
+  table: string;
+  /** Every condition of the list, the tenant's first. */
+  where: SqlConditions;
+  scope: KeysetScope;
+  /** Reads the rows whose ids `idsSql` selects, newest first (one statement, or ids then rows). */
+  readRows: (idsSql: string, parameters: unknown[]) => Promise<T[]>;
+}
+
+/**
+ * A page of a list, newest first, after the row `afterId` (from the previous
  * page's cursor), ordered by `created_at, id` so it never uses OFFSET. The
  * anchor row is compared inside PostgreSQL: its microseconds would not
- * survive a round trip through a JavaScript Date. It is looked up within
- * `scope` only, so a cursor made from another tenant's id behaves like one
- * naming no row at all and reveals nothing about it.
+ * survive a round trip through a JavaScript Date. It is looked up within the
+ * list's scope only, so a cursor made from another tenant's id behaves like
+ * one naming no row at all and reveals nothing about it.
  *
  * Built to stay fast on millions of rows with any filter:
- * - the page's ids are chosen first, from the filters alone, so a covering
+ * - the page's ids are chosen first, from the conditions alone, so a covering
  *   index (filtered columns INCLUDEd) answers them with an index-only scan;
- *   only the page's own rows are then read from the table;
+ *   only the page's own rows are then read;
  * - the count stops at EXACT_COUNT_LIMIT + 1 rows, and beyond that the
  *   planner's estimate stands in;
  * - `before` comes from the cursor (it carries how many rows precede the
  *   next page) when the caller has it, so paging costs no count either.
  */
-export async function keysetPage<T extends ObjectLiteral>(
-  query: SelectQueryBuilder<T>,
+export async function keysetPage<T>(
+  run: RunSql,
+  list: KeysetList<T>,
   { afterId, before, perPage }: PageRequest,
-  scope: KeysetScope,
-  /** Reads the rows whose ids the given SQL selects, newest first; default: the query builder's entities. */
-  readRows?: (idsSql: string, parameters: unknown[]) => Promise<T[]>,
 ): Promise<KeysetPage<T>> {
-  const alias = query.alias;
-  const table = query.expressionMap.mainAlias!.metadata.tableName;
-  const key = `(${alias}.created_at, ${alias}.id)`;
-  const scopeColumns = Object.keys(scope);
-  if (scopeColumns.length === 0 || scopeColumns.some((column) => !/^[a-z_]+$/.test(column))) {
-    throw new Error(`keysetPage needs a scope of column names, got ${JSON.stringify(scope)}`);
-  }
-  const anchorParameters = Object.fromEntries(
-    scopeColumns.map((column) => [`anchor_${column}`, scope[column]]),
-  );
-  const anchor = `(SELECT created_at, id FROM ${table} WHERE id = :afterId ${scopeColumns
-    .map((column) => `AND ${column} = :anchor_${column}`)
-    .join(' ')})`;
-  const ids = (
-    afterId === null
-      ? query.clone()
-      : query.clone().andWhere(`${key} < ${anchor}`, { afterId, ...anchorParameters })
-  )
-    .select(`${alias}.id`)
-    .orderBy(`${alias}.created_at`, 'DESC')
-    .addOrderBy(`${alias}.id`, 'DESC')
-    .limit(perPage + 1);
+  assertIdentifier(list.table);
+  const scope = Object.entries(list.scope);
+  if (scope.length === 0) throw new Error('a keyset list needs a scope');
+  scope.forEach(([column]) => assertIdentifier(column));
+  const anchorOf = (where: SqlConditions) =>
+    `(SELECT created_at, id FROM ${list.table} WHERE id = ${where.param(afterId)}${scope
+      .map(([column, value]) => ` AND ${column} = ${where.param(value)}`)
+      .join('')})`;
+
+  const page = list.where.clone();
+  if (afterId !== null) page.and(`(created_at, id) < ${anchorOf(page)}`);
+  const idsSql = `SELECT id FROM ${list.table} WHERE ${page.sql}
+    ORDER BY created_at DESC, id DESC LIMIT ${page.param(perPage + 1)}`;
+
   const [rows, { total, estimated }, rowsBefore] = await Promise.all([
-    readRows
-      ? readRows(...ids.getQueryAndParameters())
-      : query
-          .clone()
-          .andWhere(`${alias}.id IN (${ids.getQuery()})`)
-          .setParameters(ids.getParameters())
-          .orderBy(`${alias}.created_at`, 'DESC')
-          .addOrderBy(`${alias}.id`, 'DESC')
-          .getMany(),
-    countMatching(query),
-    before !== null || afterId === null
-      ? Promise.resolve(before ?? 0)
-      : query
-          .clone()
-          .andWhere(`${key} >= ${anchor}`, { afterId, ...anchorParameters })
-          .getCount(),
+    list.readRows(idsSql, page.parameters),
+    countMatching(run, list),
+    before !== null || afterId === null ? Promise.resolve(before ?? 0) : countBefore(),
   ]);
   return { rows, total, totalEstimated: estimated, before: rowsBefore };
+
+  async function countBefore(): Promise<number> {
+    const preceding = list.where.clone();
+    preceding.and(`(created_at, id) >= ${anchorOf(preceding)}`);
+    const [{ count }] = (await run(
+      `SELECT count(*)::int AS count FROM ${list.table} WHERE ${preceding.sql}`,
+      preceding.parameters,
+    )) as [{ count: number }];
+    return count;
+  }
 }
 
-async function countMatching<T extends ObjectLiteral>(
-  query: SelectQueryBuilder<T>,
+async function countMatching<T>(
+  run: RunSql,
+  { table, where }: KeysetList<T>,
 ): Promise<{ total: number; estimated: boolean }> {
-  const [sql, parameters] = query
-    .clone()
-    .select('1')
-    .orderBy()
-    .limit(EXACT_COUNT_LIMIT + 1)
-    .getQueryAndParameters();
-  const [{ count }] = (await query.connection.query(
-    `SELECT count(*)::int AS count FROM (${sql}) AS matching`,
-    parameters,
+  const [{ count }] = (await run(
+    `SELECT count(*)::int AS count FROM (SELECT 1 FROM ${table} WHERE ${where.sql}
+      LIMIT ${EXACT_COUNT_LIMIT + 1}) AS matching`,
+    where.parameters,
   )) as [{ count: number }];
   if (count <= EXACT_COUNT_LIMIT) return { total: count, estimated: false };
-  const [plainSql, plainParameters] = query.clone().select('1').orderBy().getQueryAndParameters();
-  const [{ 'QUERY PLAN': plan }] = (await query.connection.query(
-    `EXPLAIN (FORMAT JSON) ${plainSql}`,
-    plainParameters,
+  const [{ 'QUERY PLAN': plan }] = (await run(
+    `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${table} WHERE ${where.sql}`,
+    where.parameters,
   )) as [{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }];
   return { total: Math.max(EXACT_COUNT_LIMIT + 1, plan[0].Plan['Plan Rows']), estimated: true };
+}
+
+/**
+ * `readRows` for a TypeORM entity: the page's ids, then their entities, in
+ * the page's order. (Session lists read rows in the same statement instead.)
+ */
+export function readEntities<T extends ObjectLiteral & { id: string }>(
+  dataSource: DataSource,
+  entity: EntityTarget<T>,
+): KeysetList<T>['readRows'] {
+  return async (idsSql, parameters) => {
+    const ids = ((await dataSource.query(idsSql, parameters)) as { id: string }[]).map((r) => r.id);
+    if (ids.length === 0) return [];
+    const found = await dataSource.getRepository(entity).findBy({ id: In(ids) } as never);
+    const byId = new Map(found.map((row) => [row.id, row]));
+    return ids.map((id) => byId.get(id)).filter((row): row is T => row !== undefined);
+  };
+}
+
+/** Table and column names are the code's own, never input; this keeps it so. */
+function assertIdentifier(name: string): void {
+  if (!/^[a-z_]+$/.test(name)) throw new Error(`not an identifier: ${name}`);
 }

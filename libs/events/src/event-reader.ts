@@ -2,7 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppError, parsePublicId, type Tenant } from '#common';
-import { EventEntity, keysetPage, tenantScope, type KeysetPage, type PageRequest } from '#database';
+import {
+  EventEntity,
+  keysetPage,
+  readEntities,
+  SqlConditions,
+  tenantScope,
+  type KeysetPage,
+  type PageRequest,
+} from '#database';
 
 export interface EventFilter {
   type?: string | undefined;
@@ -23,19 +31,27 @@ export class EventReader {
     filter: EventFilter,
     request: PageRequest,
   ): Promise<KeysetPage<EventEntity>> {
-    const query = this.dataSource
-      .getRepository(EventEntity)
-      .createQueryBuilder('e')
-      .where('e.organization_id = :organizationId AND e.mode = :mode', tenant)
-      .andWhere('e.target_webhook_id IS NULL');
-    if (filter.type !== undefined) query.andWhere('e.type = :type', { type: filter.type });
+    const where = new SqlConditions();
+    where.and(`organization_id = ${where.param(tenant.organizationId)}`);
+    where.and(`mode = ${where.param(tenant.mode)}`);
+    where.and('target_webhook_id IS NULL');
+    if (filter.type !== undefined) where.and(`type = ${where.param(filter.type)}`);
     if (filter.createdAfter !== undefined) {
-      query.andWhere('e.created_at >= :after', { after: filter.createdAfter });
+      where.and(`created_at >= ${where.param(filter.createdAfter)}`);
     }
     if (filter.createdBefore !== undefined) {
-      query.andWhere('e.created_at < :before', { before: filter.createdBefore });
+      where.and(`created_at < ${where.param(filter.createdBefore)}`);
     }
-    return keysetPage(query, request, tenantScope(tenant));
+    return keysetPage(
+      (text, parameters) => this.dataSource.query(text, parameters),
+      {
+        table: 'events',
+        where,
+        scope: tenantScope(tenant),
+        readRows: readEntities(this.dataSource, EventEntity),
+      },
+      request,
+    );
   }
 
   async get(tenant: Tenant, publicId: string): Promise<EventEntity> {

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { Sql } from '#database';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+import { OrganizationEntity } from '#database';
 import {
   limitsOf,
   type LimitedOrganization,
@@ -15,19 +17,26 @@ const MAX_ENTRIES = 10_000;
 export class OrganizationLimitsCache {
   private readonly entries = new Map<string, { limits: OrganizationLimits; cachedAt: number }>();
 
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    @InjectRepository(OrganizationEntity)
+    private readonly organizations: Repository<OrganizationEntity>,
+  ) {}
 
   /** The organisation's limits, or null when it does not exist. */
   async get(organizationId: string): Promise<OrganizationLimits | null> {
     const entry = this.entries.get(organizationId);
     if (entry && Date.now() - entry.cachedAt < LIMITS_TTL_MS) return entry.limits;
-    const [row] = await this.sql.rows<LimitedOrganization>(
-      `SELECT plan, tier, requests_per_minute AS "requestsPerMinute",
-              requests_per_hour AS "requestsPerHour", requests_per_day AS "requestsPerDay",
-              max_concurrent_sessions AS "maxConcurrentSessions"
-         FROM organizations WHERE id = $1`,
-      [organizationId],
-    );
+    const row: LimitedOrganization | null = await this.organizations.findOne({
+      where: { id: organizationId },
+      select: {
+        plan: true,
+        tier: true,
+        requestsPerMinute: true,
+        requestsPerHour: true,
+        requestsPerDay: true,
+        maxConcurrentSessions: true,
+      },
+    });
     if (!row) return null;
     const limits = limitsOf(row);
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);

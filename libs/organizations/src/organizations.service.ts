@@ -84,6 +84,16 @@ export class OrganizationsService {
     return this.organizations.findOneBy({ id });
   }
 
+  /** The seed the simulated engines derive this organisation's outcomes from. */
+  async engineSeed(id: string): Promise<string> {
+    const organization = await this.organizations.findOne({
+      where: { id },
+      select: { engineSeed: true },
+    });
+    if (!organization) throw new Error(`organisation ${id} does not exist`);
+    return organization.engineSeed;
+  }
+
   /**
    * Whether the caller acts as the operator: a live-mode credential of the
    * operator (bootstrap) organisation. Its test mode is a sandbox like any

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, newKey, parsePublicId, type PrivacyLevel, type Tenant } from '#common';
-import { OrganizationEntity, Sql, type SessionEntity } from '#database';
+import { Sql, type SessionEntity } from '#database';
 import { EngineRegistry, type SessionEngine } from '#engines';
 import { EventLog } from '#events';
+import { OrganizationsService } from '#organizations';
 import { sessionCompletedData, sessionCreatedData } from './session-events.js';
 import {
   INSERT_SESSION,
@@ -39,6 +40,7 @@ export class SessionMerger {
     private readonly events: EventLog,
     private readonly sessions: SessionsService,
     private readonly engines: EngineRegistry,
+    private readonly organizations: OrganizationsService,
   ) {}
 
   async merge(
@@ -49,10 +51,7 @@ export class SessionMerger {
     const sources = await this.load(tenant, publicIds);
     const engine = this.engines.session(sources[0]!.engine);
     sources.forEach((source, i) => assertMergeable(source, publicIds[i]!, sources[0]!, engine));
-    const [organization] = await this.sql.rows<Pick<OrganizationEntity, 'engineSeed'>>(
-      'SELECT engine_seed AS "engineSeed" FROM organizations WHERE id = $1',
-      [tenant.organizationId],
-    );
+    const orgSeed = await this.organizations.engineSeed(tenant.organizationId);
     const outcome = await engine.merge!(
       sources.map((s) => ({
         type: s.type,
@@ -62,7 +61,7 @@ export class SessionMerger {
         privacyLevel: s.privacyLevel,
         analystCount: s.analystCount,
       })),
-      organization!.engineSeed,
+      orgSeed,
     );
     const [first] = sources as [SessionEntity, ...SessionEntity[]];
     const now = new Date();

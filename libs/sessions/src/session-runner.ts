@@ -1,15 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import type pg from 'pg';
 import { toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { OrganizationEntity, SessionEntity } from '#database';
+import { Sql, type SessionEntity } from '#database';
 import { EngineRegistry, type SessionEngineOutcome } from '#engines';
 import { EventLog } from '#events';
+import { OrganizationsService } from '#organizations';
 import { phaseOf, PROGRESS_STEP } from './session-phase.js';
 import { sessionCompletedData } from './session-events.js';
 import { SessionsService } from './sessions.service.js';
+import { SESSION_COLUMNS, sessionFromRow, type SessionRow } from './session-rows.js';
 
 /**
  * Carries a session through its lifecycle: initiated → in_progress → completed
@@ -22,19 +23,22 @@ export class SessionRunner {
   private readonly logger = new Logger(SessionRunner.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Sql,
     private readonly events: EventLog,
+    private readonly organizations: OrganizationsService,
     private readonly sessions: SessionsService,
     private readonly engines: EngineRegistry,
     private readonly settings: AppSettings,
   ) {}
 
   async run(sessionId: string, requestId: string | null, signal?: AbortSignal): Promise<void> {
-    const session = await this.dataSource.getRepository(SessionEntity).findOneBy({ id: sessionId });
+    const [row] = await this.sql.rows<SessionRow>(
+      `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions WHERE id = $1`,
+      [sessionId],
+    );
+    const session = row ? sessionFromRow(row) : null;
     if (!session || session.status === 'completed' || session.status === 'failed') return;
-    const organization = await this.dataSource.getRepository(OrganizationEntity).findOneByOrFail({
-      id: session.organizationId,
-    });
+    const orgSeed = await this.organizations.engineSeed(session.organizationId);
     // The engine the session was created for, whatever the deployment would pick today.
     const outcome = await this.engines.session(session.engine).run(
       {
@@ -45,7 +49,7 @@ export class SessionRunner {
         privacyLevel: session.privacyLevel,
         analystCount: session.analystCount,
       },
-      organization.engineSeed,
+      orgSeed,
     );
     if (session.status === 'initiated' && !(await this.start(session, outcome, requestId))) return;
 
@@ -72,24 +76,18 @@ export class SessionRunner {
     outcome: SessionEngineOutcome,
     requestId: string | null,
   ): Promise<boolean> {
-    return this.transition(session, async (manager, sequence) => {
+    return this.transition(session, async (tx, sequence) => {
       const startedAt = new Date();
-      const updated = await manager
-        .createQueryBuilder()
-        .update(SessionEntity)
-        .set({
-          status: 'in_progress',
-          startedAt,
-          engineVersion: outcome.engineVersion,
-          engineSeed: outcome.seed,
-          eventSequence: sequence,
-        })
-        .where('id = :id AND status = :status', { id: session.id, status: 'initiated' })
-        .execute();
-      if (!updated.affected) return false;
+      const updated = await tx.query(
+        `UPDATE sessions SET status = 'in_progress', started_at = $2, engine_version = $3,
+                engine_seed = $4, event_sequence = $5, updated_at = now()
+          WHERE id = $1 AND status = 'initiated'`,
+        [session.id, startedAt, outcome.engineVersion, outcome.seed, sequence],
+      );
+      if (!updated.rowCount) return false;
       Object.assign(session, { status: 'in_progress', startedAt, engineSeed: outcome.seed });
       await this.events.append(
-        manager,
+        tx,
         tenantOf(session),
         'session.started',
         {
@@ -109,7 +107,7 @@ export class SessionRunner {
     requestId: string | null,
   ): Promise<boolean> {
     const completing = progress === 100 && outcome.status === 'completed';
-    return this.transition(session, async (manager, sequence) => {
+    return this.transition(session, async (tx, sequence) => {
       const completedAt = new Date();
       const changes: Partial<SessionEntity> = {
         progress,
@@ -125,21 +123,32 @@ export class SessionRunner {
           evidence: outcome.evidence,
         });
       }
-      const updated = await manager
-        .createQueryBuilder()
-        .update(SessionEntity)
-        .set(changes)
-        .where('id = :id AND status = :status AND progress < :progress', {
-          id: session.id,
-          status: 'in_progress',
-          progress,
-        })
-        .execute();
-      if (!updated.affected) return false;
+      const updated = await tx.query(
+        completing
+          ? `UPDATE sessions SET progress = $2, event_sequence = $3, status = 'completed',
+                    completed_at = $4, results = $5, confidence_score = $6, analyst_id = $7,
+                    evidence = $8, updated_at = now()
+              WHERE id = $1 AND status = 'in_progress' AND progress < $2`
+          : `UPDATE sessions SET progress = $2, event_sequence = $3, updated_at = now()
+              WHERE id = $1 AND status = 'in_progress' AND progress < $2`,
+        completing
+          ? [
+              session.id,
+              progress,
+              changes.eventSequence,
+              completedAt,
+              changes.results,
+              changes.confidenceScore,
+              changes.analystId,
+              changes.evidence,
+            ]
+          : [session.id, progress, changes.eventSequence],
+      );
+      if (!updated.rowCount) return false;
       Object.assign(session, changes);
       const tenant = tenantOf(session);
       await this.events.append(
-        manager,
+        tx,
         tenant,
         'session.progress_updated',
         {
@@ -151,7 +160,7 @@ export class SessionRunner {
       );
       if (completing) {
         await this.events.append(
-          manager,
+          tx,
           tenant,
           'session.completed',
           sessionCompletedData(session, outcome.results, completedAt, sequence + 1, (index) =>
@@ -173,26 +182,18 @@ export class SessionRunner {
     outcome: Extract<SessionEngineOutcome, { status: 'failed' }>,
     requestId: string | null,
   ): Promise<boolean> {
-    await this.transition(session, async (manager, sequence) => {
+    await this.transition(session, async (tx, sequence) => {
       const failedAt = new Date();
-      const updated = await manager
-        .createQueryBuilder()
-        .update(SessionEntity)
-        .set({
-          status: 'failed',
-          failureReason: outcome.reason,
-          completedAt: failedAt,
-          eventSequence: sequence,
-        })
-        .where('id = :id AND status IN (:...statuses)', {
-          id: session.id,
-          statuses: ['initiated', 'in_progress'],
-        })
-        .execute();
-      if (!updated.affected) return false;
+      const updated = await tx.query(
+        `UPDATE sessions SET status = 'failed', failure_reason = $2, completed_at = $3,
+                event_sequence = $4, updated_at = now()
+          WHERE id = $1 AND status IN ('initiated', 'in_progress')`,
+        [session.id, outcome.reason, failedAt, sequence],
+      );
+      if (!updated.rowCount) return false;
       session.status = 'failed';
       await this.events.append(
-        manager,
+        tx,
         tenantOf(session),
         'session.failed',
         {
@@ -215,18 +216,16 @@ export class SessionRunner {
   /** Runs a state change in a transaction that holds the session row, with its next event sequence. */
   private transition(
     session: SessionEntity,
-    change: (manager: EntityManager, sequence: number) => Promise<boolean>,
+    change: (tx: pg.PoolClient, sequence: number) => Promise<boolean>,
   ): Promise<boolean> {
-    return this.dataSource.transaction(async (manager) => {
-      const row = await manager
-        .createQueryBuilder(SessionEntity, 's')
-        .select(['s.id', 's.eventSequence'])
-        .where('s.id = :id', { id: session.id })
-        .setLock('pessimistic_write')
-        .getOne();
+    return this.sql.transaction(async (tx) => {
+      const { rows } = await tx.query<{ event_sequence: number }>(
+        'SELECT event_sequence FROM sessions WHERE id = $1 FOR UPDATE',
+        [session.id],
+      );
       // Deleted while running: there is nothing left to move on.
-      if (!row) return false;
-      return change(manager, row.eventSequence + 1);
+      if (!rows[0]) return false;
+      return change(tx, rows[0].event_sequence + 1);
     });
   }
 

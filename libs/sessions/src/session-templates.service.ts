@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, QueryFailedError } from 'typeorm';
 import {
   AppError,
   newKey,
@@ -10,7 +8,7 @@ import {
   type SessionType,
   type Tenant,
 } from '#common';
-import { SessionTemplateEntity } from '#database';
+import { Sql } from '#database';
 
 export interface SessionTemplate {
   /** Stored UUID. */
@@ -76,18 +74,33 @@ export const BUILT_IN_TEMPLATES: readonly SessionTemplate[] = [
 
 const UNIQUE_VIOLATION = '23505';
 
+interface TemplateRow {
+  id: string;
+  name: string;
+  description: string;
+  type: SessionType;
+  modality: Modality | null;
+  duration_minutes: number;
+  privacy_level: PrivacyLevel;
+  created_at: Date;
+}
+
+const TEMPLATE_COLUMNS =
+  'id, name, description, type, modality, duration_minutes, privacy_level, created_at';
+
 /** Named session presets: the built-in ones and each organisation's own. */
 @Injectable()
 export class SessionTemplatesService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly sql: Sql) {}
 
   /** The built-in templates, then the organisation's own by name. */
   async list(tenant: Tenant): Promise<SessionTemplate[]> {
-    const own = await this.dataSource.getRepository(SessionTemplateEntity).find({
-      where: { organizationId: tenant.organizationId, mode: tenant.mode },
-      order: { name: 'ASC' },
-    });
-    return [...BUILT_IN_TEMPLATES, ...own.map(fromEntity)];
+    const own = await this.sql.rows<TemplateRow>(
+      `SELECT ${TEMPLATE_COLUMNS} FROM session_templates
+        WHERE organization_id = $1 AND mode = $2 ORDER BY name`,
+      [tenant.organizationId, tenant.mode],
+    );
+    return [...BUILT_IN_TEMPLATES, ...own.map(fromRow)];
   }
 
   /** A template by public id, else NOT_FOUND. */
@@ -111,20 +124,19 @@ export class SessionTemplatesService {
     if (id === null) return null;
     const builtInTemplate = BUILT_IN_TEMPLATES.find((template) => template.id === id);
     if (builtInTemplate) return builtInTemplate;
-    const own = await this.dataSource.getRepository(SessionTemplateEntity).findOneBy({
-      id,
-      organizationId: tenant.organizationId,
-      mode: tenant.mode,
-    });
-    return own ? fromEntity(own) : null;
+    const [own] = await this.sql.rows<TemplateRow>(
+      `SELECT ${TEMPLATE_COLUMNS} FROM session_templates
+        WHERE id = $1 AND organization_id = $2 AND mode = $3`,
+      [id, tenant.organizationId, tenant.mode],
+    );
+    return own ? fromRow(own) : null;
   }
 
   async create(tenant: Tenant, input: NewSessionTemplate): Promise<SessionTemplate> {
-    const repository = this.dataSource.getRepository(SessionTemplateEntity);
-    const count = await repository.countBy({
-      organizationId: tenant.organizationId,
-      mode: tenant.mode,
-    });
+    const [{ count }] = (await this.sql.rows<{ count: number }>(
+      'SELECT count(*)::int AS count FROM session_templates WHERE organization_id = $1 AND mode = $2',
+      [tenant.organizationId, tenant.mode],
+    )) as [{ count: number }];
     if (count >= MAX_TEMPLATES_PER_ORGANIZATION) {
       throw new AppError(
         'CONFLICT',
@@ -142,21 +154,26 @@ export class SessionTemplatesService {
     ) {
       throw duplicateName(input.name);
     }
-    const entity = repository.create({
-      ...input,
-      id: newKey('sessionTemplate').uuid,
-      organizationId: tenant.organizationId,
-      mode: tenant.mode,
-    });
     try {
-      return fromEntity(await repository.save(entity));
+      const [created] = await this.sql.rows<TemplateRow>(
+        `INSERT INTO session_templates
+           (id, organization_id, mode, name, description, type, modality, duration_minutes, privacy_level)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${TEMPLATE_COLUMNS}`,
+        [
+          newKey('sessionTemplate').uuid,
+          tenant.organizationId,
+          tenant.mode,
+          input.name,
+          input.description,
+          input.type,
+          input.modality,
+          input.durationMinutes,
+          input.privacyLevel,
+        ],
+      );
+      return fromRow(created!);
     } catch (error) {
-      if (
-        error instanceof QueryFailedError &&
-        (error.driverError as { code?: string }).code === UNIQUE_VIOLATION
-      ) {
-        throw duplicateName(input.name);
-      }
+      if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw duplicateName(input.name);
       throw error;
     }
   }
@@ -169,7 +186,7 @@ export class SessionTemplatesService {
         issue: 'is a built-in template',
       });
     }
-    await this.dataSource.getRepository(SessionTemplateEntity).delete({ id: template.id });
+    await this.sql.rows('DELETE FROM session_templates WHERE id = $1', [template.id]);
   }
 }
 
@@ -180,16 +197,16 @@ function duplicateName(name: string): AppError {
   });
 }
 
-function fromEntity(entity: SessionTemplateEntity): SessionTemplate {
+function fromRow(row: TemplateRow): SessionTemplate {
   return {
-    id: entity.id,
-    name: entity.name,
-    description: entity.description,
-    type: entity.type,
-    modality: entity.modality,
-    durationMinutes: entity.durationMinutes,
-    privacyLevel: entity.privacyLevel,
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    type: row.type,
+    modality: row.modality,
+    durationMinutes: row.duration_minutes,
+    privacyLevel: row.privacy_level,
     builtIn: false,
-    createdAt: entity.createdAt,
+    createdAt: row.created_at,
   };
 }

@@ -20,7 +20,7 @@ export class SessionsModule {}
 
 /** The work behind sessions: the worker only. */
 @Module({
-  imports: [SessionsModule, DatabaseModule, EventsModule, EnginesModule],
+  imports: [SessionsModule, DatabaseModule, EventsModule, OrganizationsModule, EnginesModule],
   providers: [SessionRunner, SessionScheduler, SessionSweeper],
   exports: [SessionRunner, SessionSweeper],
 })

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type pg from 'pg';
-import { DataSource } from 'typeorm';
 import {
   AppError,
   newKey,
@@ -17,6 +15,7 @@ import {
 import { AppSettings } from '#config';
 import {
   keysetPage,
+  SqlConditions,
   tenantScope,
   SessionEntity,
   Sql,
@@ -75,7 +74,6 @@ const QUEUE_ALLOWANCE_MS = 2_000;
 @Injectable()
 export class SessionsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly sql: Sql,
     private readonly events: EventLog,
     private readonly settings: AppSettings,
@@ -235,14 +233,15 @@ export class SessionsService {
     publicId: string,
   ): Promise<{ batch: BatchEntity; sessions: SessionEntity[] }> {
     const uuid = parsePublicId('batch', publicId);
-    const batch =
+    const [batch] =
       uuid === null
-        ? null
-        : await this.dataSource.getRepository(BatchEntity).findOneBy({
-            id: uuid,
-            organizationId: tenant.organizationId,
-            mode: tenant.mode,
-          });
+        ? []
+        : await this.sql.rows<BatchEntity>(
+            `SELECT id, organization_id AS "organizationId", mode, kind, item_count AS "itemCount",
+                    request_id AS "requestId", created_at AS "createdAt"
+               FROM batches WHERE id = $1 AND organization_id = $2 AND mode = $3`,
+            [uuid, tenant.organizationId, tenant.mode],
+          );
     if (!batch) throw AppError.notFound('batch', publicId);
     const sessions = await this.sql.rows<SessionRow>(
       `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions WHERE batch_id = $1 ORDER BY created_at, id`,
@@ -320,32 +319,33 @@ export class SessionsService {
     filter: SessionFilter,
     request: PageRequest,
   ): Promise<KeysetPage<SessionEntity>> {
-    const query = this.dataSource
-      .getRepository(SessionEntity)
-      .createQueryBuilder('s')
-      .where('s.organization_id = :organizationId AND s.mode = :mode', tenant);
-    if (filter.status) query.andWhere('s.status = :status', { status: filter.status });
-    if (filter.type) query.andWhere('s.type = :type', { type: filter.type });
-    if (filter.createdAfter) {
-      query.andWhere('s.created_at > :createdAfter', { createdAfter: filter.createdAfter });
+    const where = new SqlConditions();
+    where.and(`organization_id = ${where.param(tenant.organizationId)}`);
+    where.and(`mode = ${where.param(tenant.mode)}`);
+    if (filter.status) where.and(`status = ${where.param(filter.status)}`);
+    if (filter.type) where.and(`type = ${where.param(filter.type)}`);
+    if (filter.createdAfter) where.and(`created_at > ${where.param(filter.createdAfter)}`);
+    if (filter.analystId) where.and(`analyst_id = ${where.param(filter.analystId)}`);
+    for (const { operator, value } of filter.confidenceScore ?? []) {
+      where.and(`confidence_score ${SQL_COMPARISON[operator]} ${where.param(value)}`);
     }
-    if (filter.analystId) {
-      query.andWhere('s.analyst_id = :analystId', { analystId: filter.analystId });
-    }
-    filter.confidenceScore?.forEach(({ operator, value }, index) => {
-      query.andWhere(`s.confidence_score ${SQL_COMPARISON[operator]} :score${index}`, {
-        [`score${index}`]: value,
-      });
-    });
-    // Rows through the plain-SQL mapper: entity hydration of full sessions costs more than the query.
-    return keysetPage(query, request, tenantScope(tenant), async (idsSql, parameters) =>
-      (
-        await this.sql.rows<SessionRow>(
-          `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions WHERE id IN (${idsSql})
-            ORDER BY created_at DESC, id DESC`,
-          parameters,
-        )
-      ).map(sessionFromRow),
+    return keysetPage(
+      (text, parameters) => this.sql.rows(text, parameters),
+      {
+        table: 'sessions',
+        where,
+        scope: tenantScope(tenant),
+        // The page's ids and rows in one statement, through the plain-SQL mapper.
+        readRows: async (idsSql, parameters) =>
+          (
+            await this.sql.rows<SessionRow>(
+              `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions WHERE id IN (${idsSql})
+                ORDER BY created_at DESC, id DESC`,
+              parameters,
+            )
+          ).map(sessionFromRow),
+      },
+      request,
     );
   }
 

@@ -5,6 +5,8 @@ import { AppError, newKey, parsePublicId, toPublicId, type Tenant } from '#commo
 import {
   EventEntity,
   keysetPage,
+  readEntities,
+  SqlConditions,
   WebhookAttemptEntity,
   WebhookDeliveryEntity,
   type DeliveryState,
@@ -106,12 +108,19 @@ export class WebhookDeliveriesService {
     query: PageRequest & { state?: DeliveryState | undefined },
   ): Promise<KeysetPage<DeliveryWithAttempts & { id: string }>> {
     const webhook = await this.webhooks.get(tenant, webhookPublicId);
-    const select = this.dataSource
-      .getRepository(WebhookDeliveryEntity)
-      .createQueryBuilder('d')
-      .where('d.webhook_id = :webhookId', { webhookId: webhook.id });
-    if (query.state) select.andWhere('d.state = :state', { state: query.state });
-    const page = await keysetPage(select, query, { webhook_id: webhook.id });
+    const where = new SqlConditions();
+    where.and(`webhook_id = ${where.param(webhook.id)}`);
+    if (query.state) where.and(`state = ${where.param(query.state)}`);
+    const page = await keysetPage(
+      (text, parameters) => this.dataSource.query(text, parameters),
+      {
+        table: 'webhook_deliveries',
+        where,
+        scope: { webhook_id: webhook.id },
+        readRows: readEntities(this.dataSource, WebhookDeliveryEntity),
+      },
+      query,
+    );
     const rows = await this.withDetails(page.rows);
     return { ...page, rows: rows.map((row) => ({ ...row, id: row.delivery.id })) };
   }

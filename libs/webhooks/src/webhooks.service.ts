@@ -7,6 +7,8 @@ import {
   WebhookEntity,
   type EnvelopeFormat,
   keysetPage,
+  readEntities,
+  SqlConditions,
   tenantScope,
   type KeysetPage,
   type PageRequest,
@@ -75,11 +77,19 @@ export class WebhooksService {
   }
 
   async page(tenant: Tenant, request: PageRequest): Promise<KeysetPage<WebhookEntity>> {
-    const query = this.dataSource
-      .getRepository(WebhookEntity)
-      .createQueryBuilder('w')
-      .where('w.organization_id = :organizationId AND w.mode = :mode', tenant);
-    return keysetPage(query, request, tenantScope(tenant));
+    const where = new SqlConditions();
+    where.and(`organization_id = ${where.param(tenant.organizationId)}`);
+    where.and(`mode = ${where.param(tenant.mode)}`);
+    return keysetPage(
+      (text, parameters) => this.dataSource.query(text, parameters),
+      {
+        table: 'webhooks',
+        where,
+        scope: tenantScope(tenant),
+        readRows: readEntities(this.dataSource, WebhookEntity),
+      },
+      request,
+    );
   }
 
   async get(tenant: Tenant, publicId: string): Promise<WebhookEntity> {
