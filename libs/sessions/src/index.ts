@@ -6,3 +6,4 @@ export * from './sessions.module.js';
 export * from './session-templates.service.js';
 export * from './session-merger.js';
 export * from './session-sweeper.js';
+export * from './merge-rules.js';

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, newKey, parsePublicId, type PrivacyLevel, type Tenant } from '#common';
+import { AppError, newKey, parsePublicId, type Tenant } from '#common';
 import { Sql, type SessionEntity } from '#database';
-import { EngineRegistry, type SessionEngine } from '#engines';
+import { EngineRegistry } from '#engines';
 import { EventLog } from '#events';
 import { OrganizationsService } from '#organizations';
+import { mergedSettings, mergeRefusal } from './merge-rules.js';
 import { sessionCompletedData, sessionCreatedData } from './session-events.js';
 import {
   INSERT_SESSION,
@@ -13,12 +14,6 @@ import {
   type SessionRow,
 } from './session-rows.js';
 import { SessionsService } from './sessions.service.js';
-
-/** How many sessions one merge may combine. */
-export const MAX_MERGED_SESSIONS = 20;
-
-/** Strictest first: a merge is as private as its most private source. */
-const PRIVACY_ORDER: readonly PrivacyLevel[] = ['classified', 'private', 'public'];
 
 /**
  * Combines completed sessions on one target into a new, completed session
@@ -50,7 +45,14 @@ export class SessionMerger {
   ): Promise<SessionEntity> {
     const sources = await this.load(tenant, publicIds);
     const engine = this.engines.session(sources[0]!.engine);
-    sources.forEach((source, i) => assertMergeable(source, publicIds[i]!, sources[0]!, engine));
+    sources.forEach((source, i) => {
+      const refusal = mergeRefusal(source, sources[0]!, engine);
+      if (refusal === null) return;
+      throw new AppError('CONFLICT', `Session ${publicIds[i]} cannot be merged: ${refusal}`, {
+        field: 'session_ids',
+        issue: `${publicIds[i]}: ${refusal}`,
+      });
+    });
     const orgSeed = await this.organizations.engineSeed(tenant.organizationId);
     const outcome = await engine.merge!(
       sources.map((s) => ({
@@ -71,9 +73,7 @@ export class SessionMerger {
       mode: tenant.mode,
       type: first.type,
       target: first.target,
-      modality: sources.every((s) => s.modality === first.modality) ? first.modality : null,
-      durationMinutes: Math.max(...sources.map((s) => s.durationMinutes)),
-      privacyLevel: PRIVACY_ORDER.find((level) => sources.some((s) => s.privacyLevel === level))!,
+      ...mergedSettings(sources as [SessionEntity, ...SessionEntity[]]),
       status: 'completed',
       progress: 100,
       engine: outcome.engine,
@@ -91,7 +91,6 @@ export class SessionMerger {
       completedAt: now,
       estimatedCompletion: now,
       batchId: null,
-      analystCount: sources.reduce((sum, s) => sum + s.analystCount, 0),
       mergedFrom: sources.map((s) => s.id),
     };
     await this.sql.transaction(async (tx) => {
@@ -130,31 +129,5 @@ export class SessionMerger {
       if (!session) throw AppError.notFound('session', publicIds[i]!);
       return session;
     });
-  }
-}
-
-function assertMergeable(
-  source: SessionEntity,
-  publicId: string,
-  first: SessionEntity,
-  engine: SessionEngine,
-): void {
-  const refuse = (issue: string) =>
-    new AppError('CONFLICT', `Session ${publicId} cannot be merged: ${issue}`, {
-      field: 'session_ids',
-      issue: `${publicId}: ${issue}`,
-    });
-  if (source.status !== 'completed') throw refuse(`it is ${source.status}, not completed`);
-  if (source.mergedFrom !== null) {
-    throw refuse('it is itself a merge; merge its sources with the others instead');
-  }
-  if (source.type !== first.type) throw refuse(`its type ${source.type} is not ${first.type}`);
-  if (source.target !== first.target) throw refuse('its target differs from the first session');
-  if (!engine.merge) throw refuse(`its engine ${engine.name} cannot merge work`);
-  if (source.engine !== engine.name || source.engineVersion !== engine.version) {
-    throw refuse(
-      `it was produced by engine ${source.engine} ${source.engineVersion ?? ''}`.trimEnd() +
-        `, and only ${engine.version} work can be re-derived`,
-    );
   }
 }
