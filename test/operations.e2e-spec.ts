@@ -1,8 +1,9 @@
-import { ModulesContainer, Reflector } from '@nestjs/core';
+import { Controller, Get, type Type } from '@nestjs/common';
+import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CredentialResolver } from '#auth';
-import { AUTH_METADATA } from '../apps/api/src/http/auth.decorator.js';
+import { AUTH_METADATA, Public } from '../apps/api/src/http/auth.decorator.js';
 import { AuthGuard } from '../apps/api/src/http/auth.guard.js';
 import { RequestLimiter } from '../apps/api/src/http/request-limiter.js';
 import { Contract } from './support/contract.js';
@@ -138,27 +139,26 @@ describe('OpenAPI document', () => {
 });
 
 describe('the route inventory', () => {
-  it('has @Auth or @Public on every handler of every controller', () => {
-    const undeclared: string[] = [];
-    for (const module of stack.api.get(ModulesContainer).values()) {
-      for (const wrapper of module.controllers.values()) {
-        const prototype = (wrapper.metatype as { prototype: Record<string, unknown> }).prototype;
-        for (const name of Object.getOwnPropertyNames(prototype)) {
-          const handler = prototype[name];
-          if (
-            name === 'constructor' ||
-            typeof handler !== 'function' ||
-            Reflect.getMetadata('path', handler) === undefined
-          )
-            continue;
-          const declared =
-            Reflect.getMetadata(AUTH_METADATA, handler) ??
-            Reflect.getMetadata(AUTH_METADATA, wrapper.metatype as object);
-          if (declared === undefined) undeclared.push(`${wrapper.name}.${name}`);
-        }
-      }
+  it('has @Auth or @Public on every handler of every controller, inherited ones included', () => {
+    const controllers = [...stack.api.get(ModulesContainer).values()].flatMap((module) =>
+      [...module.controllers.values()].map((wrapper) => wrapper.metatype as Type),
+    );
+    expect(controllers.length).toBeGreaterThan(15);
+    expect(undeclaredHandlers(controllers)).toEqual([]);
+  });
+
+  it('finds an undeclared handler a controller inherits (the check above can fail)', () => {
+    abstract class Base {
+      @Get('inherited')
+      inherited() {}
     }
-    expect(undeclared).toEqual([]);
+    @Controller('probe')
+    class Derived extends Base {
+      @Get('own')
+      @Public()
+      own() {}
+    }
+    expect(undeclaredHandlers([Derived])).toEqual(['Derived.inherited']);
   });
 
   it('refuses to serve a route that declares neither (deny by default)', async () => {
@@ -187,3 +187,25 @@ describe('migrations', () => {
     expect(await pendingSchemaChanges(stack.api.get(DataSource))).toEqual([]);
   });
 });
+
+/**
+ * Route handlers of the controllers that declare neither @Auth nor @Public,
+ * on the handler or its class, found the way Nest finds handlers: every
+ * method up the prototype chain (a base controller's included).
+ */
+function undeclaredHandlers(controllers: Type[]): string[] {
+  const scanner = new MetadataScanner();
+  const undeclared: string[] = [];
+  for (const controller of controllers) {
+    const prototype = controller.prototype as Record<string, unknown>;
+    for (const name of scanner.getAllMethodNames(prototype)) {
+      const handler = prototype[name] as object;
+      if (Reflect.getMetadata('path', handler) === undefined) continue;
+      const declared =
+        Reflect.getMetadata(AUTH_METADATA, handler) ??
+        Reflect.getMetadata(AUTH_METADATA, controller);
+      if (declared === undefined) undeclared.push(`${controller.name}.${name}`);
+    }
+  }
+  return undeclared;
+}
