@@ -5,7 +5,7 @@ import { CHANCE_HIT_RATE as P0, TRIALS_PER_ANALYST } from './session-protocol.js
 import { SimulatedSessionEngine } from './simulated-session-engine.js';
 
 /**
- * DESIGN §6: the simulator's statistics sit at chance. Over SESSIONS fixed
+ * docs/statistics.md: the simulator's statistics sit at chance. Over SESSIONS fixed
  * seeds (analyst counts 1–4 in turn) we compare what the engine reports with
  * what chance predicts, exactly, for the same mix of sample sizes; every
  * tolerance is 4 standard errors of the Monte Carlo estimate, so the test

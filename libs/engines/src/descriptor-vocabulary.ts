@@ -1,5 +1,5 @@
 /**
- * Controlled vocabulary that descriptors are coded against (DESIGN §6):
+ * Controlled vocabulary that descriptors are coded against (docs/statistics.md):
  * SAIC-style scoring needs target and response coded over the same fixed
  * list. Each entry names the sense it is usually reported through, which
  * the simulator uses to colour a session's modality.

@@ -50,7 +50,7 @@ export interface SessionScores {
 
 /**
  * Scores judged work against ground truth, every number from #statistics
- * (DESIGN §6). Engine-agnostic: the simulated engine feeds it synthetic
+ * (docs/statistics.md). Engine-agnostic: the simulated engine feeds it synthetic
  * truth and random work; an analyst engine can feed it real submissions.
  * - accuracy / reliability: SAIC scores, averaged with contribution weights;
  * - confidence: one analyst → calibrated track record over the judged

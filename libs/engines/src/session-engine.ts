@@ -8,7 +8,7 @@ import type { Modality, PrivacyLevel, SessionType } from '#common';
 import type { Engine, EngineName } from './engine.js';
 
 export type { Modality, PrivacyLevel, SessionType };
-/** Best evidence the numbers rest on (DESIGN §6, `metadata.evidence`). */
+/** Best evidence the numbers rest on (docs/statistics.md, `metadata.evidence`). */
 export type Evidence = 'verified' | 'track_record' | 'prior';
 
 export interface SessionWorkInput {
@@ -71,7 +71,7 @@ export interface CompletedOutcome extends OutcomeCommon {
   evidence: Evidence;
   /** Lead analyst (the first one); every analyst appears in collaborative_insights. */
   analystId: string;
-  /** Share of analysts reporting each descriptor (DESIGN §6: descriptors kept with support). */
+  /** Share of analysts reporting each descriptor (docs/statistics.md: descriptors kept with support). */
   descriptorSupport: Record<string, number>;
   /** True when nobody was above chance, so contribution weights are equal. */
   equalWeightsFallback: boolean;

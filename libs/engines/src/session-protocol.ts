@@ -1,7 +1,7 @@
 import type { GeoPoint, SearchArea } from '#statistics';
 
 /**
- * The judging protocol shared by every engine (DESIGN §6). Each analyst's
+ * The judging protocol shared by every engine (docs/statistics.md). Each analyst's
  * work is judged as TRIALS_PER_ANALYST blind trials — the session target
  * plus calibration targets — each against a judging set of K items (the
  * target and K − 1 decoys), so chance is P0 = 1/K and a session's

@@ -1,4 +1,4 @@
-/** Pure statistics for the service (DESIGN §6): no Nest, no I/O. */
+/** Pure statistics for the service (docs/statistics.md): no Nest, no I/O. */
 export { binomialTailP } from './binomial.js';
 export { wilsonInterval, Z_95 } from './wilson.js';
 export { saicAccuracy, saicReliability } from './saic.js';
