@@ -43,8 +43,8 @@ export function buildOpenApiDocument(app: INestApplication, publicUrl: string): 
     .build();
   const document = SwaggerModule.createDocument(app, config);
   documentIdempotency(document);
-  documentRequestRules(app, document);
   document.paths = { ...authorizationServerPaths(), ...document.paths };
+  documentRequestRules(app, document);
   return document;
 }
 

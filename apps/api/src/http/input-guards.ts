@@ -9,14 +9,22 @@ export const MAX_BODY_DEPTH = 32;
 
 const NUL = '\u0000';
 const NUL_ISSUE = 'must not contain the NUL character (U+0000)';
+const SURROGATE_ISSUE =
+  'must be well-formed Unicode (an unpaired surrogate such as \\ud800 cannot be stored)';
+
+/** Why PostgreSQL could not take this text, or null: NUL anywhere, or an unpaired surrogate (JSON's `\ud800`). */
+function textIssue(text: string): string | null {
+  if (text.includes(NUL)) return NUL_ISSUE;
+  return text.isWellFormed() ? null : SURROGATE_ISSUE;
+}
 
 /**
  * Refuses, before anything reads them, inputs that no route can take:
  * bodies nested deeper than MAX_BODY_DEPTH (recursive code further on —
- * validation, canonical JSON — would overflow the stack) and the NUL
- * character anywhere in the body (keys too), the query or the path, which
- * PostgreSQL cannot store or compare in text (a path no route takes
- * answers 404 as any other). One place for every route, the
+ * validation, canonical JSON — would overflow the stack), and text PostgreSQL
+ * cannot store or compare anywhere in the body (keys too), the query or the
+ * path: the NUL character, and unpaired surrogates (a JSON body's `\ud800`,
+ * which jsonb refuses). A path no route takes answers 404 as any other. One place for every route, the
  * authorization server's included; each refusal names the field as
  * validation would (`target`, `reference.name`, `sessions.2.cue`).
  */
@@ -36,8 +44,12 @@ const OAUTH_FORM_ROUTES = new Set(['/oauth2/token', '/oauth2/revoke', '/oauth2/i
 /** The authorization server's browser pages, which answer errors as a page. */
 const BROWSER_PAGES = /^\/oauth2\/(authorize|interaction)(\/|$)/;
 
-/** Each route's own error form: the envelope, or RFC 6749's JSON, or a page for a browser. */
+/**
+ * Each route's own error form: the envelope, or RFC 6749's JSON, or a page for
+ * a browser. A path no route takes answers 404 whatever its input.
+ */
 function refuse(error: AppError, request: Request, response: Response, next: NextFunction): void {
+  if (routeParams(request) === null) return next();
   const description = `${error.details.field} ${error.details.issue}`;
   if (OAUTH_FORM_ROUTES.has(request.path))
     return next(new OAuthError('invalid_request', description));
@@ -53,10 +65,11 @@ function refuse(error: AppError, request: Request, response: Response, next: Nex
     .send(renderErrorPage('invalid_request', description));
 }
 
-/** One walk with an explicit stack (never recursion): depth first, then NUL in keys and strings. */
+/** One walk with an explicit stack (never recursion): depth, and the text of keys and strings. */
 function checkBody(body: unknown): void {
   if (body === null || typeof body !== 'object') {
-    if (typeof body === 'string' && body.includes(NUL)) throw AppError.invalid('body', NUL_ISSUE);
+    const issue = typeof body === 'string' ? textIssue(body) : null;
+    if (issue) throw AppError.invalid('body', issue);
     return;
   }
   const pending: { value: unknown; path: string; depth: number }[] = [
@@ -65,7 +78,8 @@ function checkBody(body: unknown): void {
   while (pending.length > 0) {
     const { value, path, depth } = pending.pop()!;
     if (typeof value === 'string') {
-      if (value.includes(NUL)) throw AppError.invalid(path || 'body', NUL_ISSUE);
+      const issue = textIssue(value);
+      if (issue) throw AppError.invalid(path || 'body', issue);
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
@@ -74,7 +88,8 @@ function checkBody(body: unknown): void {
     }
     for (const [key, child] of Object.entries(value)) {
       const childPath = path === '' ? key : `${path}.${key}`;
-      if (key.includes(NUL)) throw AppError.invalid(childPath, NUL_ISSUE);
+      const issue = textIssue(key);
+      if (issue) throw AppError.invalid(childPath, issue);
       pending.push({ value: child, path: childPath, depth: depth + 1 });
     }
   }
@@ -83,9 +98,10 @@ function checkBody(body: unknown): void {
 /** The query (and form fields): names and values, a repeated name giving an array of strings. */
 function checkFlat(fields: Record<string, unknown> | undefined): void {
   for (const [name, value] of Object.entries(fields ?? {})) {
-    const values = Array.isArray(value) ? value : [value];
-    if (name.includes(NUL) || values.some((item) => typeof item === 'string' && item.includes(NUL)))
-      throw AppError.invalid(name, NUL_ISSUE);
+    for (const text of [name, ...(Array.isArray(value) ? value : [value])]) {
+      const issue = typeof text === 'string' ? textIssue(text) : null;
+      if (issue) throw AppError.invalid(name, issue);
+    }
   }
 }
 
@@ -101,6 +117,7 @@ function checkPath(request: Request): void {
     throw AppError.invalid('path', 'is not valid percent-encoding (UTF-8)');
   }
   for (const [name, value] of Object.entries(params ?? {})) {
-    if (value.includes(NUL)) throw AppError.invalid(name, NUL_ISSUE);
+    const issue = textIssue(value);
+    if (issue) throw AppError.invalid(name, issue);
   }
 }

@@ -10,8 +10,7 @@ import type {
   ResponseObject,
   SchemaObject,
 } from '@nestjs/swagger';
-import { getMetadataStorage, ValidationTypes } from 'class-validator';
-import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata.js';
+import { getMetadataStorage, ValidationTypes, type MetadataStorage } from 'class-validator';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-translation.js';
 import { MAX_BODY_DEPTH } from './input-guards.js';
 
@@ -53,6 +52,8 @@ function referencedName(schema: ReferenceObject): string {
 }
 
 // --- bounds from class-validator ---------------------------------------------
+
+type ValidationMetadata = ReturnType<MetadataStorage['getTargetValidationMetadatas']>[number];
 
 /** The body and query DTO classes of every route, keyed by the route's operationId (without `_vN`). */
 function routeDtos(app: INestApplication): Map<string, { body?: Type; query?: Type }> {
@@ -265,6 +266,17 @@ const BAD_INPUT: ResponseObject = {
   content: ERROR_CONTENT,
 };
 
+const TOO_LARGE: ResponseObject = {
+  description: 'PAYLOAD_TOO_LARGE: the body is larger than BODY_LIMIT (1 MiB unless configured)',
+  content: ERROR_CONTENT,
+};
+
+const NOT_JSON: ResponseObject = {
+  description:
+    'UNSUPPORTED_MEDIA_TYPE: the body is not `application/json` (or is in an unsupported charset)',
+  content: ERROR_CONTENT,
+};
+
 const DATABASE_UNAVAILABLE = `PostgreSQL cannot be reached: SERVICE_UNAVAILABLE with \`Retry-After\` (${UNAVAILABLE_RETRY_AFTER_SECONDS} seconds); nothing was done, retry`;
 
 const RETRY_AFTER = {
@@ -273,7 +285,8 @@ const RETRY_AFTER = {
 
 /**
  * Input is checked (depth, NUL) before any route runs, so every operation
- * documents 400 (a route that already does keeps its own words). Every
+ * documents 400, and every JSON body's 413 and 415 (a route that already
+ * documents one keeps its own words). Every
  * authenticated route reads PostgreSQL and documents 503 already (request
  * limits); its description gains the database.
  */
@@ -281,6 +294,12 @@ function documentCommonErrors(document: OpenAPIObject): void {
   for (const operation of operationsOf(document)) {
     const responses = operation.responses;
     responses['400'] ??= BAD_INPUT;
+    // Every JSON body goes through the same parser, with its size limit and content type.
+    const body = operation.requestBody;
+    if (body && !('$ref' in body) && body.content['application/json']) {
+      responses['413'] ??= TOO_LARGE;
+      responses['415'] ??= NOT_JSON;
+    }
     const unavailable = responses['503'];
     if (
       unavailable !== undefined &&

@@ -4,13 +4,15 @@ import { Transform } from 'class-transformer';
 import { IsInt, IsNumber, IsOptional, Max, Min } from 'class-validator';
 
 /**
- * Query parameters arrive as text. These read a number only from plain
+ * Query parameters arrive as text. These read an integer only from plain
  * decimal digits — `limit=1e1`, `0x10`, `+5`, `5.0`, ` 5` or an empty value
- * stay text and are refused naming the parameter — and document the bounds
- * they enforce, so the schema and the server agree.
+ * stay text and are refused naming the parameter — and a number only as JSON
+ * writes one (an empty value was read as 0); they document the bounds they
+ * enforce, so the schema and the server agree.
  */
 const INTEGER_TEXT = /^[0-9]{1,16}$/;
-const DECIMAL_TEXT = /^-?[0-9]{1,16}(\.[0-9]{1,16})?$/;
+/** A JSON number: no hexadecimal, no `+`, no bare `.5`, no blanks. */
+const DECIMAL_TEXT = /^-?(0|[1-9][0-9]{0,15})(\.[0-9]{1,16})?([eE][+-]?[0-9]{1,3})?$/;
 
 const strictly =
   (pattern: RegExp) =>
@@ -40,7 +42,7 @@ export function IntegerQuery(options: BoundedQuery) {
   );
 }
 
-/** An optional decimal query parameter within `minimum`..`maximum` (`0.8`, `1`; no exponent or sign but `-`). */
+/** An optional number query parameter within `minimum`..`maximum`, written as JSON writes numbers (`0.8`, `1`, `5e-2`). */
 export function NumberQuery(options: BoundedQuery) {
   const rule = { message: `must be a number from ${options.minimum} to ${options.maximum}` };
   return applyDecorators(
