@@ -1,8 +1,9 @@
 import { BadRequestException, NotFoundException } from '@nestjs/common';
 import type { Request } from 'express';
 import { describe, expect, it } from 'vitest';
+import { QueryFailedError } from 'typeorm';
 import { AppError } from '#common';
-import { toAppError } from './error-translation.js';
+import { isDependencyUnavailable, toAppError } from './error-translation.js';
 
 const request = {
   method: 'GET',
@@ -39,5 +40,41 @@ describe('toAppError', () => {
   it('maps an unmatched route to NOT_FOUND and other Nest 4xx exceptions by status', () => {
     expect(toAppError(new NotFoundException(), request).code).toBe('NOT_FOUND');
     expect(toAppError(new BadRequestException('bad'), request).code).toBe('INVALID_REQUEST');
+  });
+});
+
+describe('a dependency that cannot be reached', () => {
+  const sqlState = (code: string) =>
+    new QueryFailedError('SELECT 1', [], Object.assign(new Error('server says no'), { code }));
+
+  it('is told apart from a failure of the request, through whatever wraps it', () => {
+    const unavailable = [
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      new AggregateError([Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })]),
+      new Error('Connection terminated unexpectedly'),
+      new Error('timeout exceeded when trying to connect'),
+      new Error('Client has encountered a connection error and is not queryable'),
+      new Error('query failed', {
+        cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }),
+      }),
+      sqlState('08006'),
+      sqlState('57P01'),
+      sqlState('57P03'),
+      sqlState('53300'),
+    ];
+    for (const error of unavailable)
+      expect(isDependencyUnavailable(error), error.message).toBe(true);
+    for (const error of [sqlState('23505'), sqlState('22P02'), new Error('boom'), 'ECONNREFUSED']) {
+      expect(isDependencyUnavailable(error)).toBe(false);
+    }
+  });
+
+  it('answers 503 SERVICE_UNAVAILABLE with Retry-After and nothing of the cause', () => {
+    const error = toAppError(sqlState('57P01'), request);
+    expect(error.code).toBe('SERVICE_UNAVAILABLE');
+    expect(error.headers).toEqual({ 'Retry-After': '5' });
+    expect(JSON.stringify({ message: error.message, details: error.details })).not.toMatch(
+      /server says no|57P01/,
+    );
   });
 });
