@@ -12,7 +12,7 @@ const NUL_ISSUE = 'must not contain the NUL character (U+0000)';
 const SURROGATE_ISSUE =
   'must be well-formed Unicode (an unpaired surrogate such as \\ud800 cannot be stored)';
 
-/** Why PostgreSQL could not take this text, or null: NUL anywhere, or an unpaired surrogate (JSON's `\ud800`). */
+/** Why PostgreSQL could not take this text, or null: NUL, or an unpaired surrogate. */
 function textIssue(text: string): string | null {
   if (text.includes(NUL)) return NUL_ISSUE;
   return text.isWellFormed() ? null : SURROGATE_ISSUE;
@@ -24,9 +24,10 @@ function textIssue(text: string): string | null {
  * validation, canonical JSON — would overflow the stack), and text PostgreSQL
  * cannot store or compare anywhere in the body (keys too), the query or the
  * path: the NUL character, and unpaired surrogates (a JSON body's `\ud800`,
- * which jsonb refuses). A path no route takes answers 404 as any other. One place for every route, the
- * authorization server's included; each refusal names the field as
- * validation would (`target`, `reference.name`, `sessions.2.cue`).
+ * which jsonb refuses). One place for every route, the authorization
+ * server's included; each refusal names the field as validation would
+ * (`target`, `reference.name`, `sessions.2.cue`). A path no route takes
+ * answers 404 as any other.
  */
 export function guardRequestInput(request: Request, response: Response, next: NextFunction): void {
   try {
