@@ -124,12 +124,13 @@ function boundSchemaOf(document: OpenAPIObject, type: Type, done: Set<Type>): vo
 
 /** The query parameter's property: the same name unless the property renames it. */
 function propertyOf(type: Type, parameterName: string): string {
-  for (const property of Object.keys(swaggerProperties(type))) {
-    if ((swaggerProperties(type)[property]?.name ?? property) === parameterName) return property;
-  }
-  return parameterName;
+  const renamed = Object.entries(swaggerProperties(type)).find(
+    ([property, metadata]) => (metadata?.name ?? property) === parameterName,
+  );
+  return renamed?.[0] ?? parameterName;
 }
 
+/** @nestjs/swagger's metadata of the class's documented properties (inherited ones included). */
 function swaggerProperties(type: Type): Record<string, { name?: string; type?: unknown }> {
   const names = (Reflect.getMetadata('swagger/apiModelPropertiesArray', type.prototype) ??
     []) as string[];
