@@ -20,6 +20,7 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { errors, importJWK, jwtVerify } from 'jose';
 import { TypeID, typeid } from 'typeid-js';
+import { describeError } from './errors.mjs';
 
 const env = process.env;
 const PORT = Number(env.PORT ?? 0);
@@ -221,7 +222,12 @@ async function limitsOf(organizationId) {
 }
 
 async function countRequest(principal, response) {
-  const limits = (await limitsOf(principal.organizationId)).windows;
+  // Looked up once per request, here: the concurrency check of a create uses the same limits
+  // rather than looking them up again inside its transaction, where a cache miss would wait for a
+  // second connection from the pool while holding one (with every connection held that way, the
+  // pool deadlocks).
+  principal.limits = await limitsOf(principal.organizationId);
+  const limits = principal.limits.windows;
   const key = `${principal.organizationId}:${principal.mode}`;
   const count = async ([name, seconds, limit]) => {
     const [used, ttl] = await redis.rlflxIncr(`${REDIS_PREFIX}:rate:${name}:${key}`, 1, seconds);
@@ -439,9 +445,12 @@ async function createSession(principal, input, requestId) {
   };
 }
 
-/** The plan's concurrent sessions, checked after the inserts as the service does (SessionsService). */
+/**
+ * The plan's concurrent sessions, checked after the inserts as the service does (SessionsService),
+ * with the limits the request already looked up (no query outside the transaction's connection).
+ */
 async function assertConcurrencyWithin(client, principal) {
-  const limit = (await limitsOf(principal.organizationId)).concurrentSessions;
+  const limit = principal.limits.concurrentSessions;
   await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
     `sessions:${principal.organizationId}:${principal.mode}`,
   ]);
@@ -543,7 +552,7 @@ const server = http.createServer((request, response) => {
   response.setHeader('X-Request-Id', requestId);
   handle(request, response, requestId).catch((error) => {
     const known = error instanceof HttpError;
-    if (!known) process.stderr.write(`reference-server: ${error?.stack ?? error}\n`);
+    if (!known) process.stderr.write(`reference-server: ${describeError(error)}\n`);
     const status = known ? error.status : 500;
     const body = {
       error: {
@@ -557,7 +566,10 @@ const server = http.createServer((request, response) => {
     else response.destroy();
   });
 });
-server.keepAliveTimeout = 5_000; // Node's default, as under Express
+// As the API (apps/api/src/app.ts): idle keep-alive connections outlive the clients' own idle
+// timeouts (undici 4 s), so the client always closes first and never sends on a closing socket.
+server.keepAliveTimeout = 65_000;
+server.headersTimeout = 66_000;
 
 await loadKeys();
 server.listen(PORT, '0.0.0.0', () => {

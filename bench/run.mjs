@@ -8,21 +8,31 @@
 //   BENCH_LISTS=0 node bench/run.mjs    (skip GET /v2/sessions on a million seeded sessions;
 //                                        BENCH_LIST_SESSIONS sets how many, default 1,000,000)
 //
-// Exit code: 0 when the measurement ran (targets met or not), 1 on errors
-// (a server failed, parity check failed, more than 1 % non-2xx/errors in a phase, or a webhook
-// delivery missing, duplicated, not succeeded or wrongly signed).
+// Every phase runs on its own: its figures are printed and saved to
+// bench/results/<run>-<phase>.json as soon as it ends, and a failing phase is reported (error with
+// its causes, and what it had measured) without stopping the ones after it. A server that died or
+// stopped answering is restarted before the next phase. bench/results/latest.json (and
+// <run>-run.json) hold the whole run so far, rewritten after every phase.
+//
+// Exit code: 0 when every phase ran (targets met or not), 1 when any phase failed (a server
+// failing to start, dying or wedging, the parity check, more than 1 % non-2xx/errors in a phase,
+// a webhook delivery missing, duplicated, not succeeded or wrongly signed, a list query failing)
+// — always after everything measured was printed and saved.
 
 import { spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import {
   closeSync,
   existsSync,
+  fstatSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -35,6 +45,9 @@ import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { Agent as UndiciAgent, request as undiciRequest } from 'undici';
+import { describeError, errorToJson } from './errors.mjs';
+import { BENCH_LIMITS, assertUnthrottled } from './limits.mjs';
+import { PhaseRunner } from './phases.mjs';
 import { printSessionListPhase, sessionListPhase } from './session-lists.mjs';
 import { createCertificates } from './webhook-receiver.mjs';
 
@@ -65,6 +78,9 @@ const CONFIG = {
   profile: env.BENCH_PROFILE === '1',
   clientId: 'sas-bench-client',
   clientSecret: 'sas-bench-secret-7f3a9c2e1b5d',
+  // Production refuses to start without one. Fixed, so that what one run sealed (signing keys,
+  // webhook secrets) the next one can open; SIGNING_KEY_SECRET in the environment wins.
+  signingKeySecret: env.SIGNING_KEY_SECRET || 'sas-bench-signing-key-secret-5c1e8a7d3f90b2e4',
   simulatedStepMs: 500,
   webhooks: {
     enabled: env.BENCH_WEBHOOKS !== '0',
@@ -94,10 +110,13 @@ const CREATE_BODY = JSON.stringify({
 
 const children = new Set();
 
-function startChild(name, args, childEnv, { ipc = false } = {}) {
+function startChild(name, args, childEnv, { ipc = false, append = false } = {}) {
   mkdirSync(RESULTS, { recursive: true });
   const logFile = join(RESULTS, `${name}.log`);
-  const fd = openSync(logFile, 'w');
+  // A restart appends, so the log of what went wrong before stays.
+  const fd = openSync(logFile, append ? 'a' : 'w');
+  if (append) writeSync(fd, `\n----- [bench] restarted at ${new Date().toISOString()} -----\n`);
+  const logStart = fstatSync(fd).size;
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...env, ...childEnv },
@@ -106,6 +125,7 @@ function startChild(name, args, childEnv, { ipc = false } = {}) {
   closeSync(fd);
   child.benchName = name;
   child.logFile = logFile;
+  child.logStart = logStart;
   child.exited = new Promise((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
@@ -129,16 +149,17 @@ const stopAll = () => Promise.all([...children].map(stopChild));
 process.on('exit', () => {
   for (const child of children) if (running(child)) child.kill('SIGKILL');
 });
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.once(signal, () => {
-    process.stderr.write(`\n${signal}: stopping the servers…\n`);
-    stopAll().finally(() => process.exit(130));
-  });
-}
 
+/** The last lines this child wrote (not those of an earlier process appending to the same log). */
 function logTail(child, lines = 30) {
   try {
-    return readFileSync(child.logFile, 'utf8').split('\n').slice(-lines).join('\n');
+    return readFileSync(child.logFile)
+      .subarray(child.logStart)
+      .toString('utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(-lines)
+      .join('\n');
   } catch {
     return '(no log)';
   }
@@ -174,11 +195,12 @@ async function waitFor(url, child, timeoutMs = 60_000) {
     if (!running(child))
       throw new Error(`${child.benchName} exited during start-up:\n${logTail(child)}`);
     try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+      const text = await response.text();
       if (response.ok) return;
-      last = `HTTP ${response.status}: ${(await response.text()).slice(0, 300)}`;
+      last = `HTTP ${response.status}: ${text.slice(0, 300)}`;
     } catch (error) {
-      last = String(error.cause?.code ?? error.message);
+      last = describeError(error, { frames: 0 });
     }
     await sleep(250);
   }
@@ -187,14 +209,26 @@ async function waitFor(url, child, timeoutMs = 60_000) {
   );
 }
 
-async function request(base, method, path, { headers = {}, body } = {}) {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers,
-    body,
-    signal: AbortSignal.timeout(10_000),
-  });
-  const text = await response.text();
+/**
+ * One request with fetch. Its deadline is generous (a loaded 2-core machine can take seconds
+ * over a request between phases); what failed is named, the reason kept as the error's cause.
+ */
+async function request(base, method, path, { headers = {}, body, timeoutMs = 30_000 } = {}) {
+  let response;
+  let text;
+  try {
+    response = await fetch(`${base}${path}`, {
+      method,
+      headers,
+      body,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    text = await response.text();
+  } catch (error) {
+    throw new Error(`${method} ${base}${path} failed (deadline ${timeoutMs / 1000} s)`, {
+      cause: error,
+    });
+  }
   let json;
   try {
     json = JSON.parse(text);
@@ -560,15 +594,265 @@ async function paced(target, { rate, duration, client }) {
   return { latencies, ok, durationS: (lastSettle - start) / 1000, failures };
 }
 
+// ------------------------------------------------------------------ servers
+
+/** Local ports of a process's TCP sockets (Linux /proc), to find its database connections. */
+function socketPorts(pid) {
+  const inodes = new Set();
+  try {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (match) inodes.add(match[1]);
+      } catch {
+        // closed meanwhile
+      }
+    }
+  } catch {
+    return [];
+  }
+  const ports = [];
+  for (const file of ['tcp', 'tcp6']) {
+    try {
+      for (const line of readFileSync(`/proc/${pid}/net/${file}`, 'utf8').split('\n').slice(1)) {
+        const fields = line.trim().split(/\s+/);
+        if (fields.length > 9 && inodes.has(fields[9]))
+          ports.push(Number.parseInt(fields[1].split(':')[1], 16));
+      }
+    } catch {
+      // no such table
+    }
+  }
+  return ports;
+}
+
+/**
+ * What a process's database connections are doing (pg_stat_activity, matched by its sockets'
+ * ports), in one paragraph: the state that explains a server which stopped answering.
+ */
+async function databaseConnections(db, pid) {
+  const ports = pid ? socketPorts(pid) : [];
+  if (!db || ports.length === 0) return null;
+  let rows;
+  try {
+    ({ rows } = await withTimeout(
+      db.query(
+        `SELECT state, extract(epoch FROM now() - state_change)::int AS seconds,
+                left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS query
+           FROM pg_stat_activity WHERE client_port = ANY($1::int[]) ORDER BY state_change`,
+        [ports],
+      ),
+      10_000,
+      'pg_stat_activity',
+    ));
+  } catch (error) {
+    return `its database connections could not be read: ${describeError(error, { oneLine: true })}`;
+  }
+  if (rows.length === 0) return 'it holds no database connection';
+  const states = new Map();
+  for (const row of rows) {
+    const entry = states.get(row.state) ?? { count: 0, seconds: 0, queries: new Map() };
+    entry.count += 1;
+    entry.seconds = Math.max(entry.seconds, row.seconds);
+    entry.queries.set(row.query, (entry.queries.get(row.query) ?? 0) + 1);
+    states.set(row.state, entry);
+  }
+  const detail = (entry) =>
+    `for up to ${entry.seconds} s; last statement: ${[...entry.queries].sort((a, b) => b[1] - a[1])[0][0]}`;
+  const stuck = rows.every((row) => row.state === 'idle in transaction' && row.seconds >= 5);
+  if (stuck)
+    return `its connection pool looks deadlocked: all ${rows.length} of its database connections are idle in transaction (${detail(states.get('idle in transaction'))}), held by transactions the process no longer advances (each waiting for another connection from the same pool)`;
+  const parts = [...states].map(([state, entry]) => `${entry.count} ${state} (${detail(entry)})`);
+  return `its ${rows.length} database connections: ${parts.join('; ')}`;
+}
+
+/** A readiness answer in short: the checks that are down (the API's), or the start of the body. */
+function readiness(text) {
+  try {
+    const down = JSON.parse(text).error;
+    if (down && typeof down === 'object')
+      return `down: ${Object.entries(down)
+        .map(([check, detail]) => `${check} (${detail?.message ?? detail?.status ?? '?'})`)
+        .join(', ')}`;
+  } catch {
+    // not JSON
+  }
+  return text.slice(0, 200);
+}
+
+/**
+ * A server the phases load (the API, the API without request limits, the reference): started
+ * once, checked after every phase that loaded it, and restarted before the next phase that needs
+ * it when it died or stopped answering (the phase that broke it fails; the others still measure).
+ */
+function managedServer({ runner, db, name, port, args, childEnv, readyPath }) {
+  const base = `http://127.0.0.1:${port}`;
+  const server = {
+    name,
+    base,
+    child: null,
+    get pid() {
+      return server.child?.pid ?? null;
+    },
+    async start({ append = false } = {}) {
+      server.child = startChild(name, args, { ...childEnv, PORT: String(port) }, { append });
+      await waitFor(`${base}${readyPath}`, server.child);
+    },
+    /** null when it answers its readiness check within `deadlineMs`, else what is wrong. */
+    async problem(deadlineMs = 30_000) {
+      const child = server.child;
+      const deadline = Date.now() + deadlineMs;
+      let last;
+      for (;;) {
+        if (!running(child))
+          return `${name} exited (${child.signalCode ?? `exit ${child.exitCode}`}); the end of bench/results/${name}.log:\n${logTail(child)}`;
+        try {
+          const response = await fetch(`${base}${readyPath}`, {
+            signal: AbortSignal.timeout(5_000),
+          });
+          const text = await response.text();
+          if (response.ok) return null;
+          last = `HTTP ${response.status} ${readiness(text)}`;
+        } catch (error) {
+          last = describeError(error, { oneLine: true });
+        }
+        if (Date.now() >= deadline) break;
+        await sleep(500);
+      }
+      const connections = await databaseConnections(db, child.pid);
+      return `${name} has not been ready for ${deadlineMs / 1000} s${connections ? ` — ${connections}` : ''} (GET ${readyPath}: ${last})`;
+    },
+    /** At the end of a phase that loaded it: throws when it died or stopped answering. */
+    async assertHealthy() {
+      const problem = await server.problem();
+      if (problem) throw new Error(`after this phase, ${problem}`);
+    },
+    /** Before a phase that needs it: restarts it when it died or stopped answering. */
+    async ensure(before) {
+      const problem = await server.problem();
+      if (problem === null) return;
+      log(`${name} is unusable before ${before}, restarting it: ${problem}`);
+      runner.restarted({ server: name, before, reason: problem });
+      await stopChild(server.child);
+      await server.start({ append: true }); // when it cannot start, the phase fails saying why
+      log(`${name} restarted (pid ${server.pid}).`);
+    },
+  };
+  return server;
+}
+
 // ------------------------------------------------------------------ main
 
-async function main() {
+async function main(runner) {
+  const ctx = await runner.run('setup', (partial) => setUp(runner, partial), {
+    toJson: (context) => context.summary,
+    fatal: true,
+  });
+  if (!ctx) {
+    runner.skip('every other phase', 'setup failed');
+    return;
+  }
+  let completer = null;
+  try {
+    await runner.run('parity', () => parityCheck(ctx), {
+      print: () =>
+        log(
+          'Parity check passed: same read body, same create response shape, equivalent sessions/events rows.',
+        ),
+    });
+
+    // Stands in for a worker finishing sessions: none runs during the HTTP phases, and every
+    // create would otherwise stay initiated (cheap counts, no growing backlog for the worker).
+    // Both servers' sessions end the same way (failed, cancelled); the seed session is kept.
+    completer = await startCompleter(ctx.sessionId);
+
+    await runner.run('warm-up', (partial) => warmUp(ctx, partial));
+    const raw = await httpPhases(runner, ctx);
+
+    // Webhook delivery: once, after every round (it starts the worker, which would disturb them).
+    let webhooks = null;
+    if (CONFIG.webhooks.enabled)
+      webhooks = await runner.run('webhooks', (partial) => webhookPhase(ctx, partial), {
+        print: (result) => process.stdout.write(`\n${webhookLines(result).join('\n')}\n\n`),
+        printPartial: (partial) => process.stdout.write(`${webhookLines(partial).join('\n')}\n`),
+      });
+    else runner.skip('webhooks', 'BENCH_WEBHOOKS=0');
+
+    const completerError = await completer.stop();
+    completer = null;
+    if (completerError)
+      log(
+        `note: the session completer failed: ${describeError(completerError, { oneLine: true })}`,
+      );
+
+    let lists = null;
+    if (CONFIG.lists.enabled)
+      lists = await runner.run(
+        'session-lists',
+        async (partial) => {
+          await ctx.api.ensure('session-lists');
+          const result = await sessionListPhase({
+            apiBase: ctx.api.base,
+            operatorHeaders: ctx.readHeaders,
+            shared: ctx.shared,
+            count: CONFIG.lists.sessions,
+            requests: CONFIG.lists.requests,
+            warmup: 20,
+            log,
+            partial,
+          });
+          await ctx.api.assertHealthy();
+          return result;
+        },
+        {
+          print: (result) => printSessionListPhase(result),
+          printPartial: (partial) => partial.rows?.length && printSessionListPhase(partial),
+        },
+      );
+    else runner.skip('session-lists', 'BENCH_LISTS=0');
+
+    const report = buildReport(raw, {
+      sessionId: ctx.sessionId,
+      organizationId: ctx.organizationId,
+      dbName: ctx.dbName,
+      api: ctx.api.base,
+      reference: ctx.reference.base,
+    });
+    report.webhooks = webhooks ?? null;
+    report.sessionLists = lists ?? null;
+    printReport(report);
+    runner.saveRun({ report });
+    log(`Server logs in bench/results/{api,api-unlimited,reference,worker}.log.`);
+    if (CONFIG.profile) {
+      log(
+        `CPU profiles (round 1): bench/results/profiles/{service,reference}-{read,create}.cpuprofile`,
+      );
+      log(
+        'Summarise with: node bench/profile-summary.mjs bench/results/profiles/service-read.cpuprofile',
+      );
+    }
+  } finally {
+    if (completer) await completer.stop();
+    await ctx.db.end().catch(() => undefined);
+  }
+}
+
+/** The organisation's public id (org_…) an access token was issued for, from its payload. */
+function organizationOfToken(token) {
+  const payload = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8'));
+  return payload.org_id;
+}
+
+/**
+ * Migrates and empties the database, starts the API (twice: with and without request limits),
+ * gets a token, gives the bench organisation the limits it needs, creates the seed session and an
+ * API key, and starts the reference. Everything the other phases need.
+ */
+async function setUp(runner, partial) {
   mkdirSync(RESULTS, { recursive: true });
   const dbName = decodeURIComponent(new URL(CONFIG.databaseUrl).pathname.slice(1));
-  const [apiPort, refPort] = [await freePort(), await freePort()];
-  const apiBase = `http://127.0.0.1:${apiPort}`;
-  const refBase = `http://127.0.0.1:${refPort}`;
-  const publicUrl = apiBase;
+  const [apiPort, refPort, unlimitedPort] = [await freePort(), await freePort(), await freePort()];
+  const publicUrl = `http://127.0.0.1:${apiPort}`;
   const shared = {
     DATABASE_URL: CONFIG.databaseUrl,
     REDIS_URL: CONFIG.redisUrl,
@@ -577,36 +861,36 @@ async function main() {
     PUBLIC_URL: publicUrl,
     SIMULATED_STEP_MS: String(CONFIG.simulatedStepMs),
     NODE_ENV: 'production',
+    SIGNING_KEY_SECRET: CONFIG.signingKeySecret,
   };
 
   log(`Migrating ${redactUrl(CONFIG.databaseUrl)} …`);
   await runToCompletion('migrate', ['dist/libs/database/src/cli/migrate.js'], shared);
 
-  // A fresh, equal starting point for every run (only on the dedicated bench database).
   const db = new pg.Client({ connectionString: CONFIG.databaseUrl });
   await db.connect();
   try {
     await findDependencyPids(db);
+    // A fresh, equal starting point for every run (only on the dedicated bench database).
     if (dbName === 'sas_bench' || env.BENCH_RESET === '1') {
       await db.query('TRUNCATE sessions, events, webhooks, webhook_deliveries, webhook_attempts');
       log(`Emptied sessions, events and webhooks in ${dbName}.`);
     }
 
-    log(`Starting the API on ${apiBase} (LOG_LEVEL=${CONFIG.logLevel}) …`);
     const profileDir = join(RESULTS, 'profiles');
     if (CONFIG.profile) {
       rmSync(profileDir, { recursive: true, force: true });
       mkdirSync(profileDir, { recursive: true });
     }
-    const api = startChild(
-      'api',
-      [
-        ...(CONFIG.profile ? ['--import', './bench/cpu-profile-hook.mjs'] : []),
-        'dist/apps/api/src/main.js',
-      ],
-      {
+    const hook = CONFIG.profile ? ['--import', './bench/cpu-profile-hook.mjs'] : [];
+    const api = managedServer({
+      runner,
+      db,
+      name: 'api',
+      port: apiPort,
+      args: [...hook, 'dist/apps/api/src/main.js'],
+      childEnv: {
         ...shared,
-        PORT: String(apiPort),
         BOOTSTRAP_CLIENT_ID: CONFIG.clientId,
         BOOTSTRAP_CLIENT_SECRET: CONFIG.clientSecret,
         LOG_LEVEL: CONFIG.logLevel,
@@ -614,24 +898,31 @@ async function main() {
         // The webhook phase registers receivers on 127.0.0.1 (refused as loopback otherwise).
         ...(CONFIG.webhooks.enabled ? { WEBHOOK_PRIVATE_ALLOWLIST: '127.0.0.1' } : {}),
       },
-    );
-    await waitFor(`${apiBase}/health/ready`, api);
-    // The bench organisation (the operator's, enterprise plan and custom tier) agrees on more
-    // requests per minute than the load sends: the limiter counts every request but refuses none.
-    await db.query('UPDATE organizations SET requests_per_minute = 100000000 WHERE is_bootstrap');
+      readyPath: '/health/ready',
+    });
+    log(`Starting the API on ${api.base} (LOG_LEVEL=${CONFIG.logLevel}) …`);
+    await api.start();
+    partial.api = api.base;
 
     // The same API with the request limiter off, to measure what the limiter costs a request.
-    const unlimitedPort = await freePort();
-    const unlimited = startChild('api-unlimited', ['dist/apps/api/src/main.js'], {
-      ...shared,
-      PORT: String(unlimitedPort),
-      LOG_LEVEL: CONFIG.logLevel,
-      SHUTDOWN_GRACE_MS: '3000',
-      RATE_LIMITS: 'off',
+    const unlimited = managedServer({
+      runner,
+      db,
+      name: 'api-unlimited',
+      port: unlimitedPort,
+      args: ['dist/apps/api/src/main.js'],
+      childEnv: {
+        ...shared,
+        LOG_LEVEL: CONFIG.logLevel,
+        SHUTDOWN_GRACE_MS: '3000',
+        RATE_LIMITS: 'off',
+      },
+      readyPath: '/health/ready',
     });
-    await waitFor(`http://127.0.0.1:${unlimitedPort}/health/ready`, unlimited);
+    await unlimited.start();
+    partial.apiUnlimited = unlimited.base;
 
-    const tokenResponse = await request(apiBase, 'POST', '/oauth2/token', {
+    const tokenResponse = await request(api.base, 'POST', '/oauth2/token', {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({
         grant_type: 'client_credentials',
@@ -648,285 +939,330 @@ async function main() {
     const readHeaders = { authorization: `Bearer ${token}` };
     const writeHeaders = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 
-    const seed = await request(apiBase, 'POST', '/v1/sessions', {
+    // The bench organisation (the operator's) agrees on far more requests per minute and
+    // concurrent sessions than the load sends, and has no hourly or daily quota: the limiter
+    // counts every request but refuses none, and no create meets the concurrent-sessions limit.
+    const organizationId = organizationOfToken(token);
+    const limited = await request(
+      api.base,
+      'PATCH',
+      `/v2/enterprise/organizations/${organizationId}`,
+      { headers: writeHeaders, body: JSON.stringify(BENCH_LIMITS) },
+    );
+    if (limited.status !== 200)
+      throw new Error(
+        `limits of the bench organisation ${organizationId}: HTTP ${limited.status} ${limited.text.slice(0, 300)}`,
+      );
+    assertUnthrottled(limited.json, `the bench organisation ${organizationId}`);
+    partial.organization = organizationId;
+
+    const seed = await request(api.base, 'POST', '/v1/sessions', {
       headers: writeHeaders,
       body: CREATE_BODY,
     });
     if (seed.status !== 201 || !seed.json?.session_id)
       throw new Error(`seed session: HTTP ${seed.status} ${seed.text.slice(0, 300)}`);
     const sessionId = seed.json.session_id;
-    const keyResponse = await request(apiBase, 'POST', '/v1/api-keys', {
+    const keyResponse = await request(api.base, 'POST', '/v1/api-keys', {
       headers: writeHeaders,
       body: JSON.stringify({ name: 'bench', scopes: ['remote-viewing:read'] }),
     });
     if (keyResponse.status !== 201 || !keyResponse.json?.key)
       throw new Error(`API key: HTTP ${keyResponse.status} ${keyResponse.text.slice(0, 300)}`);
     const apiKeyHeaders = { 'x-api-key': keyResponse.json.key };
-    log(`Token and API key issued; seed session ${sessionId}.`);
-
-    log(`Starting the reference server on ${refBase} …`);
-    const ref = startChild(
-      'reference',
-      [
-        ...(CONFIG.profile ? ['--import', './bench/cpu-profile-hook.mjs'] : []),
-        'bench/reference-server.mjs',
-      ],
-      {
-        ...shared,
-        PORT: String(refPort),
-      },
-    );
-    await waitFor(`${refBase}/health/live`, ref);
-
-    await parityCheck({ apiBase, refBase, sessionId, readHeaders, writeHeaders, db });
+    partial.sessionId = sessionId;
     log(
-      'Parity check passed: same read body, same create response shape, equivalent sessions/events rows.',
+      `Token and API key issued; ${organizationId}: ${BENCH_LIMITS.plan} plan, ${BENCH_LIMITS.tier} tier, ${BENCH_LIMITS.requests_per_minute.toLocaleString('en')} requests/min and concurrent sessions, no hourly or daily quota; seed session ${sessionId}.`,
     );
 
-    // Stands in for a worker finishing sessions: none runs during the HTTP phases, and every
-    // create would otherwise stay initiated and soon meet the plan's concurrent sessions (429).
-    // Both servers' sessions end the same way (failed, cancelled); the seed session is kept.
-    const completer = await startCompleter(sessionId);
-
-    const targets = (base) => ({
-      read: { base, method: 'GET', path: `/v1/sessions/${sessionId}`, headers: readHeaders },
-      create: {
-        base,
-        method: 'POST',
-        path: '/v1/sessions',
-        headers: writeHeaders,
-        body: CREATE_BODY,
-      },
+    const reference = managedServer({
+      runner,
+      db,
+      name: 'reference',
+      port: refPort,
+      args: [...hook, 'bench/reference-server.mjs'],
+      childEnv: shared,
+      readyPath: '/health/live',
     });
-    const servers = { service: targets(apiBase), reference: targets(refBase) };
-    // The same read authenticated with an API key instead of a JWT (the service only).
-    const apiKeyRead = { ...servers.service.read, headers: apiKeyHeaders };
-    const pids = { service: api.pid, reference: ref.pid };
+    log(`Starting the reference server on ${reference.base} …`);
+    await reference.start();
 
-    // Warm-up: JIT, connection pools, prepared plans; both routes on both servers.
-    for (const name of ['service', 'reference']) {
-      log(`Warming up the ${name} (${CONFIG.warmup} s) …`);
-      const warm = await autocannon({
-        url: servers[name].read.base,
-        connections: CONFIG.connections,
-        duration: CONFIG.warmup,
-        requests: [servers[name].read, servers[name].create].map(
-          ({ method, path, headers, body }) => ({ method, path, headers, body }),
-        ),
-      });
-      const failed = warm.non2xx + warm.errors;
-      if (failed > MAX_ERROR_SHARE * Math.max(1, warm.requests.total)) {
-        throw new Error(
-          `warm-up of the ${name}: ${warm.non2xx} non-2xx and ${warm.errors} errors in ${warm.requests.total} requests (${JSON.stringify(warm.statusCodeStats)}); see bench/results/*.log`,
-        );
-      }
-    }
-
-    // Fresh planner statistics for the rows the warm-up wrote (after the TRUNCATE the planner
-    // would otherwise think the tables are empty until autovacuum catches up mid-run).
-    await db.query('ANALYZE sessions, events');
-
-    const raw = []; // { phase, server, round, latencies, ok, durationS, failures }
-    const say = (phase, server, round) =>
-      log(
-        `${phase.padEnd(6)} on ${server.padEnd(9)} ${CONFIG.rounds > 1 ? `(round ${round}) ` : ''}for ${CONFIG.duration} s …`,
-      );
-    const ensureAlive = () => {
-      for (const child of [api, ref, unlimited]) {
-        if (!running(child))
-          throw new Error(
-            `${child.benchName} died during the run (${child.signalCode ?? `exit ${child.exitCode}`}):\n${logTail(child)}`,
-          );
-      }
+    return {
+      db,
+      dbName,
+      shared,
+      api,
+      unlimited,
+      reference,
+      organizationId,
+      sessionId,
+      readHeaders,
+      writeHeaders,
+      apiKeyHeaders,
+      profileDir,
+      summary: { ...partial, reference: reference.base, limits: BENCH_LIMITS },
     };
-    const profileToggle = async (round, server, phase, start, measured) => {
-      if (!CONFIG.profile || round !== 1) return;
-      const child = server === 'service' ? api : ref;
-      const file = join(profileDir, `${server}-${phase}.cpuprofile`);
-      if (measured) {
-        // Sidecar for profile-summary.mjs (per-request costs).
-        const requests = measured.ok + measured.failures.non2xx;
-        writeFileSync(
-          file.replace(/\.cpuprofile$/, '.json'),
-          `${JSON.stringify({ server, phase, requests, durationS: measured.durationS })}\n`,
-        );
-      }
-      const answered = new Promise((resolve) => {
-        const onMessage = (message) => {
-          if (message?.profileStarted || message?.profileWritten) {
-            child.off('message', onMessage);
-            resolve();
-          }
-        };
-        child.on('message', onMessage);
-      });
-      child.send(start ? { profile: 'start' } : { profile: 'stop', file });
-      await Promise.race([answered, sleep(15_000)]);
-    };
-
-    for (let round = 1; round <= CONFIG.rounds; round++) {
-      // ABBA order (reversed on even rounds) so drift and after-effects do not favour one side.
-      const firstRead = round % 2 === 1 ? ['service', 'reference'] : ['reference', 'service'];
-      for (const server of firstRead) {
-        await quietMachine();
-        say('read', server, round);
-        await profileToggle(round, server, 'read', true);
-        raw.push({
-          phase: 'read',
-          server,
-          round,
-          ...(await measured(pids[server], () => cannon(servers[server].read, CONFIG))),
-        });
-        await profileToggle(round, server, 'read', false, raw.at(-1));
-        ensureAlive();
-      }
-
-      await quietMachine();
-      say('read without request limits', 'service', round);
-      raw.push({
-        phase: 'read-unlimited',
-        server: 'service',
-        round,
-        ...(await measured(unlimited.pid, () =>
-          cannon({ ...servers.service.read, base: `http://127.0.0.1:${unlimitedPort}` }, CONFIG),
-        )),
-      });
-      ensureAlive();
-
-      await quietMachine();
-      say('read with an API key', 'service', round);
-      raw.push({
-        phase: 'read-api-key',
-        server: 'service',
-        round,
-        ...(await measured(pids.service, () => cannon(apiKeyRead, CONFIG))),
-      });
-      ensureAlive();
-
-      for (const server of firstRead) {
-        await quietMachine();
-        say('read @ fixed rate', server, round);
-        const client = new RawClient(servers[server].read.base, CONFIG.connections);
-        await paced(servers[server].read, { rate: CONFIG.fixedRate, duration: 1, client }); // open the sockets
-        raw.push({
-          phase: 'fixed-paced',
-          server,
-          round,
-          ...(await measured(pids[server], () =>
-            paced(servers[server].read, {
-              rate: CONFIG.fixedRate,
-              duration: CONFIG.duration,
-              client,
-            }),
-          )),
-        });
-        client.destroy();
-        ensureAlive();
-      }
-
-      await quietMachine();
-      say('read @ fixed rate (autocannon overallRate)', 'service', round);
-      raw.push({
-        phase: 'fixed-autocannon',
-        server: 'service',
-        round,
-        ...(await measured(pids.service, () =>
-          cannon(servers.service.read, { ...CONFIG, overallRate: CONFIG.fixedRate }),
-        )),
-      });
-      ensureAlive();
-
-      for (const server of [...firstRead].reverse()) {
-        await quietMachine();
-        say('create', server, round);
-        await profileToggle(round, server, 'create', true);
-        raw.push({
-          phase: 'create',
-          server,
-          round,
-          ...(await measured(pids[server], () => cannon(servers[server].create, CONFIG))),
-        });
-        await profileToggle(round, server, 'create', false, raw.at(-1));
-        ensureAlive();
-      }
-    }
-
-    // Webhook delivery: once, after every round (it starts the worker, which would disturb them).
-    const webhooks = CONFIG.webhooks.enabled
-      ? await webhookPhase({ apiBase, api, shared, writeHeaders, db, sessionId, ensureAlive })
-      : null;
-
-    await completer.stop();
-
-    const lists = CONFIG.lists.enabled
-      ? await sessionListPhase({
-          apiBase,
-          operatorHeaders: readHeaders,
-          shared,
-          count: CONFIG.lists.sessions,
-          requests: CONFIG.lists.requests,
-          warmup: 20,
-          log,
-        })
-      : null;
-
-    const report = buildReport(raw, { sessionId, dbName, apiPort, refPort });
-    report.webhooks = webhooks;
-    report.sessionLists = lists;
-    printReport(report);
-    if (lists) printSessionListPhase(lists);
-    writeFileSync(join(RESULTS, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
-    log(
-      `Wrote ${join('bench', 'results', 'latest.json')}; server logs in bench/results/{api,reference}.log.`,
-    );
-    if (CONFIG.profile) {
-      log(
-        `CPU profiles (round 1): bench/results/profiles/{service,reference}-{read,create}.cpuprofile`,
-      );
-      log(
-        'Summarise with: node bench/profile-summary.mjs bench/results/profiles/service-read.cpuprofile',
-      );
-    }
-
-    ensureAlive();
-    const bad = report.phases.filter((phase) => phase.errorShare > MAX_ERROR_SHARE);
-    if (bad.length > 0) {
-      throw new Error(
-        `more than ${MAX_ERROR_SHARE * 100} % non-2xx/errors in: ${bad.map((p) => `${p.label} on ${p.server} (${p.non2xx} non-2xx, ${p.errors} errors, codes ${JSON.stringify(p.statusCodes)})`).join('; ')} — see bench/results/*.log`,
-      );
-    }
-    if (webhooks && webhooks.problems.length > 0)
-      throw new Error(
-        `webhook phase: ${webhooks.problems.join('; ')} — see bench/results/worker.log`,
-      );
-  } finally {
+  } catch (error) {
     await db.end().catch(() => undefined);
+    throw error;
   }
 }
 
-/** Ends the bench organisation's initiated sessions every 50 ms until stopped (see its use). */
+/** Both servers warmed up (JIT, connection pools, prepared plans; both routes), then ANALYZE. */
+async function warmUp(ctx, partial) {
+  const problems = [];
+  for (const [name, server] of [
+    ['service', ctx.api],
+    ['reference', ctx.reference],
+  ]) {
+    await server.ensure('warm-up');
+    log(`Warming up the ${name} (${CONFIG.warmup} s) …`);
+    const warm = await autocannon({
+      url: server.base,
+      connections: CONFIG.connections,
+      duration: CONFIG.warmup,
+      requests: [
+        { method: 'GET', path: `/v1/sessions/${ctx.sessionId}`, headers: ctx.readHeaders },
+        { method: 'POST', path: '/v1/sessions', headers: ctx.writeHeaders, body: CREATE_BODY },
+      ],
+    });
+    partial[name] = {
+      requests: warm.requests.total,
+      non2xx: warm.non2xx,
+      errors: warm.errors,
+      statusCodes: warm.statusCodeStats,
+    };
+    if (warm.non2xx + warm.errors > MAX_ERROR_SHARE * Math.max(1, warm.requests.total))
+      problems.push(
+        `the ${name}: ${warm.non2xx} non-2xx and ${warm.errors} errors in ${warm.requests.total} requests (${JSON.stringify(warm.statusCodeStats)}); see bench/results/*.log`,
+      );
+    const problem = await server.problem();
+    if (problem) problems.push(`after warming up, ${problem}`);
+  }
+  // Fresh planner statistics for the rows the warm-up wrote (after the TRUNCATE the planner
+  // would otherwise think the tables are empty until autovacuum catches up mid-run).
+  await ctx.db.query('ANALYZE sessions, events');
+  if (problems.length > 0) throw new Error(`warm-up: ${problems.join('; ')}`);
+  return partial;
+}
+
+/** One line per HTTP phase, printed as it ends. */
+function rowLine(row) {
+  const fmt = (n, digits = 2) =>
+    n === null || n === undefined
+      ? '-'
+      : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  return `  → ${row.label} on ${row.server}: ${fmt(row.rps, 0)} req/s, p50 ${fmt(row.latencyMs.p50)} ms, p90 ${fmt(row.latencyMs.p90)} ms, p99 ${fmt(row.latencyMs.p99)} ms, max ${fmt(row.latencyMs.max, 1)} ms; ${row.non2xx} non-2xx, ${row.errors} errors${row.timeouts ? ` (${row.timeouts} timeouts)` : ''}${Object.keys(row.statusCodes).some((code) => code >= 300) ? ` ${JSON.stringify(row.statusCodes)}` : ''}; server CPU ${row.serverCpu?.percentOfOneCore ?? '-'} % of a core, ${row.serverCpu?.usPerRequest ?? '-'} µs/request`;
+}
+
+/**
+ * The HTTP phases, each on its own (see PhaseRunner): read on both servers, the read without
+ * request limits and with an API key, the fixed-rate runs, create on both servers; ABBA order.
+ * Returns every measurement, with `failed` set on those of failed phases.
+ */
+async function httpPhases(runner, ctx) {
+  const { api, unlimited, reference, sessionId, readHeaders, writeHeaders, apiKeyHeaders } = ctx;
+  const servers = { service: api, reference };
+  const read = (server, headers = readHeaders) => ({
+    base: server.base,
+    method: 'GET',
+    path: `/v1/sessions/${sessionId}`,
+    headers,
+  });
+  const create = (server) => ({
+    base: server.base,
+    method: 'POST',
+    path: '/v1/sessions',
+    headers: writeHeaders,
+    body: CREATE_BODY,
+  });
+  const raw = []; // { phase, server, round, failed, latencies, ok, durationS, failures, serverCpuMs, machine }
+
+  const profileToggle = async (round, managed, server, phase, start, entry) => {
+    if (!CONFIG.profile || round !== 1) return;
+    const child = managed.child;
+    const file = join(ctx.profileDir, `${server}-${phase}.cpuprofile`);
+    if (entry) {
+      // Sidecar for profile-summary.mjs (per-request costs).
+      const requests = entry.ok + entry.failures.non2xx;
+      writeFileSync(
+        file.replace(/\.cpuprofile$/, '.json'),
+        `${JSON.stringify({ server, phase, requests, durationS: entry.durationS })}\n`,
+      );
+    }
+    const answered = new Promise((resolve) => {
+      const onMessage = (message) => {
+        if (message?.profileStarted || message?.profileWritten) {
+          child.off('message', onMessage);
+          resolve();
+        }
+      };
+      child.on('message', onMessage);
+    });
+    child.send(start ? { profile: 'start' } : { profile: 'stop', file });
+    await Promise.race([answered, sleep(15_000)]);
+  };
+
+  /**
+   * One phase: `managed` restarted first if it is unusable; `measure(timed)` runs the load,
+   * wrapping the timed part in `timed(load)`. Fails on more than 1 % non-2xx/errors, or when the
+   * server is unusable afterwards; either way its figures are kept.
+   */
+  const phase = async (
+    name,
+    server,
+    round,
+    managed,
+    measure,
+    { profile = false, what = name } = {},
+  ) => {
+    let entry = null;
+    const result = await runner.run(
+      `${name}/${server}${CONFIG.rounds > 1 ? `#${round}` : ''}`,
+      async (partial) => {
+        await managed.ensure(`${name} on ${server}`);
+        await quietMachine();
+        log(
+          `${what.padEnd(6)} on ${server.padEnd(9)} ${CONFIG.rounds > 1 ? `(round ${round}) ` : ''}for ${CONFIG.duration} s …`,
+        );
+        if (profile) await profileToggle(round, managed, server, name, true);
+        entry = { phase: name, server, round, failed: true };
+        raw.push(entry);
+        Object.assign(entry, await measure((load) => measured(managed.pid, load)));
+        if (profile) await profileToggle(round, managed, server, name, false, entry);
+        const row = rowOf(entry);
+        Object.assign(partial, row);
+        if (row.errorShare > MAX_ERROR_SHARE) {
+          const throttled = row.statusCodes['429']
+            ? ' — 429: a request limit refused them (see the limits in bench/limits.mjs)'
+            : '';
+          throw new Error(
+            `${(row.errorShare * 100).toFixed(1)} % of the requests failed (at most ${MAX_ERROR_SHARE * 100} % allowed): ${row.non2xx} non-2xx, ${row.errors} errors (${row.timeouts} timeouts); status codes ${JSON.stringify(row.statusCodes)}${throttled}; see bench/results/${managed.name}.log`,
+          );
+        }
+        await managed.assertHealthy();
+        return entry;
+      },
+      {
+        toJson: rowOf,
+        print: (measurement) => log(rowLine(rowOf(measurement))),
+        printPartial: (row) => row.label && log(rowLine(row)),
+      },
+    );
+    // A failed phase's measurement is kept for the table, but counts in no ratio or target.
+    if (entry) entry.failed = result === undefined;
+  };
+
+  for (let round = 1; round <= CONFIG.rounds; round++) {
+    // ABBA order (reversed on even rounds) so drift and after-effects do not favour one side.
+    const firstRead = round % 2 === 1 ? ['service', 'reference'] : ['reference', 'service'];
+    for (const server of firstRead)
+      await phase(
+        'read',
+        server,
+        round,
+        servers[server],
+        (timed) => timed(() => cannon(read(servers[server]), CONFIG)),
+        { profile: true },
+      );
+
+    await phase(
+      'read-unlimited',
+      'service',
+      round,
+      unlimited,
+      (timed) => timed(() => cannon(read(unlimited), CONFIG)),
+      { what: 'read without request limits' },
+    );
+
+    await phase(
+      'read-api-key',
+      'service',
+      round,
+      api,
+      (timed) => timed(() => cannon(read(api, apiKeyHeaders), CONFIG)),
+      { what: 'read with an API key' },
+    );
+
+    for (const server of firstRead)
+      await phase(
+        'fixed-paced',
+        server,
+        round,
+        servers[server],
+        async (timed) => {
+          const target = read(servers[server]);
+          const client = new RawClient(target.base, CONFIG.connections);
+          try {
+            await paced(target, { rate: CONFIG.fixedRate, duration: 1, client }); // open the sockets
+            return await timed(() =>
+              paced(target, { rate: CONFIG.fixedRate, duration: CONFIG.duration, client }),
+            );
+          } finally {
+            client.destroy();
+          }
+        },
+        { what: 'read @ fixed rate' },
+      );
+
+    await phase(
+      'fixed-autocannon',
+      'service',
+      round,
+      api,
+      (timed) => timed(() => cannon(read(api), { ...CONFIG, overallRate: CONFIG.fixedRate })),
+      { what: 'read @ fixed rate (autocannon overallRate)' },
+    );
+
+    for (const server of [...firstRead].reverse())
+      await phase(
+        'create',
+        server,
+        round,
+        servers[server],
+        (timed) => timed(() => cannon(create(servers[server]), CONFIG)),
+        { profile: true },
+      );
+  }
+  return raw;
+}
+
+/**
+ * Ends the bench organisation's initiated sessions every 50 ms until stopped (see its use). A
+ * failed pass is retried (a pool reconnects); stop() resolves with the first error, if any.
+ */
 async function startCompleter(keptPublicId) {
   const kept = uuidOf(keptPublicId);
-  const db = new pg.Client({ connectionString: CONFIG.databaseUrl });
-  await db.connect();
+  const pool = new pg.Pool({ connectionString: CONFIG.databaseUrl, max: 1 });
+  pool.on('error', () => undefined);
   let stopped = false;
+  let firstError = null;
   const loop = (async () => {
     while (!stopped) {
-      await db.query(
-        `UPDATE sessions SET status = 'failed', failure_reason = 'cancelled',
-                completed_at = now(), updated_at = now()
-          WHERE organization_id = (SELECT organization_id FROM sessions WHERE id = $1)
-            AND mode = 'live' AND status = 'initiated' AND id <> $1`,
-        [kept],
-      );
+      try {
+        await pool.query(
+          `UPDATE sessions SET status = 'failed', failure_reason = 'cancelled',
+                  completed_at = now(), updated_at = now()
+            WHERE organization_id = (SELECT organization_id FROM sessions WHERE id = $1)
+              AND mode = 'live' AND status = 'initiated' AND id <> $1`,
+          [kept],
+        );
+      } catch (error) {
+        if (!firstError) {
+          firstError = error;
+          log(`session completer: ${describeError(error, { oneLine: true })} (retrying)`);
+        }
+        await sleep(1_000);
+      }
       await sleep(50);
     }
-  })().finally(() => db.end());
-  loop.catch(() => undefined); // surfaced by stop()
+  })();
   return {
     async stop() {
       stopped = true;
       await loop;
+      await pool.end().catch(() => undefined);
+      return firstError;
     },
   };
 }
@@ -959,7 +1295,8 @@ async function findDependencyPids(db) {
 }
 
 /** Proves both servers do the same thing before timing them. */
-async function parityCheck({ apiBase, refBase, sessionId, readHeaders, writeHeaders, db }) {
+async function parityCheck({ api, reference, sessionId, readHeaders, writeHeaders, db }) {
+  const [apiBase, refBase] = [api.base, reference.base];
   const fail = (message) => {
     throw new Error(`parity check failed: ${message}`);
   };
@@ -1038,6 +1375,10 @@ async function parityCheck({ apiBase, refBase, sessionId, readHeaders, writeHead
 let TypeIDClass;
 function uuidOf(publicId) {
   return TypeIDClass.fromString(publicId, 'sess').toUUID();
+}
+/** org_… → UUID. */
+function uuidOfOrganization(publicId) {
+  return TypeIDClass.fromString(publicId, 'org').toUUID();
 }
 
 // ------------------------------------------------------------------ webhook delivery
@@ -1120,7 +1461,7 @@ async function startReceiver(certs) {
   };
   const { ready: port } = await withTimeout(
     next((m) => m?.ready),
-    15_000,
+    WAIT.startMs,
     'webhook receiver start-up',
   );
   let waitId = 0;
@@ -1131,17 +1472,20 @@ async function startReceiver(certs) {
     async reset() {
       const ack = next((m) => m?.reset);
       child.send({ cmd: 'reset' });
-      await withTimeout(ack, 5_000, 'webhook receiver reset');
+      await withTimeout(ack, 30_000, 'webhook receiver reset');
       const first = next((m) => m?.first !== undefined).then((m) => m.first);
       first.catch(() => undefined);
       return { first }; // not the promise itself: an async function would wait for it
     },
-    /** What arrived since the reset, once `count` requests did or after `timeoutMs`. */
-    async wait(count, timeoutMs) {
+    /**
+     * What arrived since the reset, once `count` requests did — or once none arrived for
+     * WAIT.idleMs (the pipeline stalled), at the latest after WAIT.maxMs.
+     */
+    async wait(count) {
       const id = ++waitId;
       const answer = next((m) => m?.id === id);
-      child.send({ cmd: 'wait', id, count, timeoutMs });
-      return (await withTimeout(answer, timeoutMs + 5_000, 'webhook receiver')).result;
+      child.send({ cmd: 'wait', id, count, idleMs: WAIT.idleMs, maxMs: WAIT.maxMs });
+      return (await withTimeout(answer, WAIT.maxMs + 30_000, 'webhook receiver')).result;
     },
   };
 }
@@ -1216,6 +1560,7 @@ async function directPosts({ url, caPem, secret, template, durationMs, concurren
   const deadline = performance.now() + durationMs;
   let ok = 0;
   let failed = 0;
+  let firstError = null;
   const loop = async () => {
     while (performance.now() < deadline) {
       const id = `evt_${randomBytes(16).toString('hex').slice(0, 26)}`;
@@ -1240,15 +1585,19 @@ async function directPosts({ url, caPem, secret, template, durationMs, concurren
         });
         await response.body.text();
         if (response.statusCode === 200) ok += 1;
-        else failed += 1;
-      } catch {
+        else {
+          failed += 1;
+          firstError ??= new Error(`HTTP ${response.statusCode}`);
+        }
+      } catch (error) {
         failed += 1;
+        firstError ??= error;
       }
     }
   };
   await Promise.all(Array.from({ length: concurrency }, loop));
   await agent.close();
-  return { ok, failed };
+  return { ok, failed, firstError };
 }
 
 const ms = (value) => (value === null || value === undefined ? null : round2(value));
@@ -1262,6 +1611,12 @@ function latencySummary(values) {
   };
 }
 const DIRECT_S = 5; // length of the direct-POST run
+/**
+ * How the webhook phase waits: for a process to start (the worker, the receiver) up to startMs;
+ * for deliveries as long as they keep coming — giving up once none arrived (or none changed state)
+ * for idleMs — and at most maxMs in all. A slow machine makes the phase slower, not failed.
+ */
+const WAIT = { startMs: 120_000, idleMs: 30_000, maxMs: 15 * 60_000 };
 
 const perSecond = (received) =>
   received.count > 1 && received.lastAt > received.firstAt
@@ -1277,21 +1632,38 @@ const perSecond = (received) =>
  *     worker's concurrency: how close the pipeline gets to raw HTTPS;
  *  3. latency — sessions created at a paced rate while the worker runs: receivedAt − the envelope's
  *     created_at (clock_timestamp() of the event's insert, in its transaction) per delivery.
+ * Each part's figures go into `result` (the phase's partial) as soon as they are measured. Waits
+ * end on a condition, or when nothing has progressed for WAIT.idleMs (never on a fixed deadline
+ * that a loaded machine could miss). Throws at the end when anything went wrong (`problems`).
  */
-async function webhookPhase({ apiBase, api, shared, writeHeaders, db, sessionId, ensureAlive }) {
+async function webhookPhase(ctx, result) {
+  const { api, shared, writeHeaders, db } = ctx;
   const W = CONFIG.webhooks;
   const phaseStarted = performance.now();
   const problems = [];
   const concurrency = Math.min(W.workerConcurrency, W.endpoints * W.endpointConcurrency);
+  result.settings = {
+    endpoints: W.endpoints,
+    events: ['session.created'],
+    endpointConcurrency: W.endpointConcurrency,
+    workerConcurrency: W.workerConcurrency,
+    concurrency,
+    backlogSessions: W.backlogSessions,
+    pacedSessionsPerS: W.pacedRate,
+    pacedDurationS: W.pacedDuration,
+    workerEnv: { WORKER_CONCURRENCY: 1, SIMULATED_STEP_MS: 600000 },
+  };
+  result.problems = problems;
+  await api.ensure('webhooks');
+  const apiBase = api.base;
+
   const certs = await createCertificates();
   const caFile = join(RESULTS, 'webhook-ca.pem');
   writeFileSync(caFile, certs.caPem);
   const receiver = await startReceiver(certs);
   log(`Webhook receiver on ${receiver.base} (certificate from a throwaway CA: ${caFile}).`);
 
-  const {
-    rows: [{ organization_id: organizationId }],
-  } = await db.query('SELECT organization_id FROM sessions WHERE id = $1', [uuidOf(sessionId)]);
+  const organizationId = uuidOfOrganization(ctx.organizationId);
   // No worker ran during the HTTP phases, so their events are still in the outbox: mark them
   // relayed, or the worker would now start every one of their sessions.
   const { rowCount: skipped } = await db.query(
@@ -1319,19 +1691,31 @@ async function webhookPhase({ apiBase, api, shared, writeHeaders, db, sessionId,
         [organizationId],
       )
     ).rows[0].count;
+  /**
+   * Waits until every delivery is recorded (state no longer pending), so the worker's CPU covers
+   * all its work; gives up only when the pending count has not moved for WAIT.idleMs. Returns how
+   * many are still pending.
+   */
   const settled = async (ids) => {
-    // Every delivery recorded (state no longer pending), so the worker's CPU covers all its work.
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline) {
+    let last = null;
+    let changed = Date.now();
+    for (;;) {
       const { rows } = await db.query(
         `SELECT count(*)::int AS count FROM webhook_deliveries
           WHERE webhook_id = ANY($1::uuid[]) AND state = 'pending'`,
         [ids],
       );
-      if (rows[0].count === 0) return;
+      const pending = rows[0].count;
+      if (pending === 0) return 0;
+      if (pending !== last) [last, changed] = [pending, Date.now()];
+      else if (Date.now() - changed > WAIT.idleMs) return pending;
       await sleep(50);
     }
   };
+  const workerGone = () =>
+    worker && !running(worker)
+      ? `the worker exited (${worker.signalCode ?? `exit ${worker.exitCode}`}):\n${logTail(worker)}`
+      : null;
   try {
     for (let i = 1; i <= W.endpoints; i++) {
       const created = await request(apiBase, 'POST', '/v1/webhooks', {
@@ -1366,9 +1750,12 @@ async function webhookPhase({ apiBase, api, shared, writeHeaders, db, sessionId,
       timeout: 10,
     });
     if (backlog['2xx'] !== W.backlogSessions)
-      problems.push(`${W.backlogSessions - backlog['2xx']} backlog session creates failed`);
+      problems.push(
+        `${W.backlogSessions - backlog['2xx']} of ${W.backlogSessions} backlog session creates failed (${backlog.non2xx} non-2xx, ${backlog.errors} errors, ${backlog.timeouts} timeouts; codes ${JSON.stringify(backlog.statusCodeStats)})`,
+      );
     const backlogEvents = await countUnrelayed();
     const expected = backlogEvents * W.endpoints;
+    if (backlogEvents === 0) throw new Error(`no backlog: ${problems.join('; ')}`);
     log(`  ${backlogEvents} session.created events in the outbox; starting the worker …`);
     const { first: firstArrival } = await receiver.reset();
     worker = startChild('worker', ['dist/apps/worker/src/main.js'], {
@@ -1382,23 +1769,45 @@ async function webhookPhase({ apiBase, api, shared, writeHeaders, db, sessionId,
       WEBHOOK_EXTRA_CA_FILE: caFile,
       WEBHOOK_PRIVATE_ALLOWLIST: '127.0.0.1',
     });
-    const workerDied = worker.exited.then(({ code, signal }) => {
-      throw new Error(`the worker exited (${signal ?? `exit ${code}`}):\n${logTail(worker)}`);
+    const workerDied = worker.exited.then(() => {
+      throw new Error(workerGone());
     });
     workerDied.catch(() => undefined);
-    await withTimeout(Promise.race([firstArrival, workerDied]), 60_000, 'first webhook delivery');
+    // The worker's start-up (a Nest application) takes seconds, more on a loaded machine.
+    await withTimeout(
+      Promise.race([firstArrival, workerDied]),
+      WAIT.startMs,
+      'first webhook delivery',
+    );
     const pids = { worker: worker.pid, receiver: receiver.child.pid };
     const drainStart = cpuSnapshot(pids);
-    const drained = await Promise.race([receiver.wait(expected, 60_000), workerDied]);
-    await settled(ids);
+    const drained = await Promise.race([receiver.wait(expected), workerDied]);
+    const pendingAfterDrain = await settled(ids);
     const drain = cpuBetween(drainStart, cpuSnapshot(pids));
     if (drained.count < expected)
-      problems.push(`throughput: ${drained.count} of ${expected} deliveries arrived within 60 s`);
+      problems.push(
+        `throughput: ${drained.count} of ${expected} deliveries arrived (none for ${WAIT.idleMs / 1000} s after the last)`,
+      );
+    if (pendingAfterDrain > 0)
+      problems.push(`throughput: ${pendingAfterDrain} deliveries still pending`);
     for (const w of webhooks) {
       const problem = signatureProblem(w.secret, drained.samples[w.path]);
       if (problem) problems.push(`${w.path}: ${problem}`);
     }
-    ensureAlive();
+    const pipelineRate = perSecond(drained);
+    const perDelivery = (cpuMsValue, count) =>
+      cpuMsValue === null || !count ? null : Number((cpuMsValue / count).toFixed(3));
+    result.throughput = {
+      sessions: backlogEvents,
+      deliveries: drained.count,
+      spanS: round2((drained.lastAt - drained.firstAt) / 1000),
+      deliveriesPerS: pipelineRate,
+      workerCpuMs: drain.cpuMs.worker,
+      workerCpuMsPerDelivery: perDelivery(drain.cpuMs.worker, drained.count),
+      workerPercentOfOneCore: drain.machine?.workerPct ?? null,
+      receiverConnections: drained.connections,
+      machine: drain.machine,
+    };
 
     // 2. the same receiver, hit directly.
     await quietMachine();
@@ -1415,11 +1824,29 @@ async function webhookPhase({ apiBase, api, shared, writeHeaders, db, sessionId,
       durationMs: DIRECT_S * 1000,
       concurrency,
     });
-    const directReceived = await receiver.wait(direct.ok, 10_000);
+    const directReceived = await receiver.wait(direct.ok);
     const directCpu = cpuBetween(directStart, cpuSnapshot(directPids));
-    if (direct.failed > 0) problems.push(`direct: ${direct.failed} POSTs failed`);
+    if (direct.failed > 0)
+      problems.push(
+        `direct: ${direct.failed} POSTs failed${direct.firstError ? ` (first: ${describeError(direct.firstError, { oneLine: true })})` : ''}`,
+      );
+    const directRate = perSecond(directReceived);
+    result.direct = {
+      requests: directReceived.count,
+      failed: direct.failed,
+      spanS: round2((directReceived.lastAt - directReceived.firstAt) / 1000),
+      requestsPerS: directRate,
+      clientCpuMsPerRequest: perDelivery(directCpu.generatorCpuMs, directReceived.count),
+      receiverConnections: directReceived.connections,
+      machine: directCpu.machine,
+    };
+    // Delivery pipeline ÷ raw HTTPS to the same receiver at the same concurrency.
+    result.throughputRatio =
+      pipelineRate && directRate ? Number((pipelineRate / directRate).toFixed(3)) : null;
 
-    // 3. latency under a paced load.
+    // 3. latency under a paced load (on a restarted API if the backlog broke it).
+    if (workerGone()) throw new Error(workerGone());
+    await api.ensure('webhook latency');
     await quietMachine();
     log(
       `webhook latency: ${W.pacedRate} sessions/s for ${W.pacedDuration} s (${W.pacedRate * W.endpoints} deliveries/s) …`,
@@ -1441,16 +1868,17 @@ async function webhookPhase({ apiBase, api, shared, writeHeaders, db, sessionId,
     );
     client.destroy();
     const latencyExpected = creates.ok * W.endpoints;
-    const arrived = await Promise.race([receiver.wait(latencyExpected, 30_000), workerDied]);
-    await settled(ids);
+    const arrived = await Promise.race([receiver.wait(latencyExpected), workerDied]);
+    const pendingAfterLatency = await settled(ids);
     const latencyCpu = cpuBetween(latencyStart, cpuSnapshot(latencyPids));
     if (creates.ok < W.pacedRate * W.pacedDuration)
       problems.push(
-        `latency: ${W.pacedRate * W.pacedDuration - creates.ok} session creates failed`,
+        `latency: ${W.pacedRate * W.pacedDuration - creates.ok} of ${W.pacedRate * W.pacedDuration} session creates failed (${creates.failures.non2xx} non-2xx, ${creates.failures.errors} errors; codes ${JSON.stringify(creates.failures.statusCodes)})`,
       );
     if (arrived.count < latencyExpected)
       problems.push(`latency: ${arrived.count} of ${latencyExpected} deliveries arrived`);
-    ensureAlive();
+    if (pendingAfterLatency > 0)
+      problems.push(`latency: ${pendingAfterLatency} deliveries still pending`);
     // Where the time goes, from the rows: relay pass began (events.relayed_at is its now()),
     // attempt started (claimed, webhook and event loaded, just before signing), and the attempt's
     // own duration as the sender timed it (request out to the answer read).
@@ -1468,85 +1896,73 @@ async function webhookPhase({ apiBase, api, shared, writeHeaders, db, sessionId,
       const { p50, p99 } = latencySummary(stages.map((row) => Number(row[key])));
       return { p50, p99 };
     };
+    result.latency = {
+      sessionsCreated: creates.ok,
+      createLatencyMs: latencySummary(creates.latencies),
+      deliveries: arrived.count,
+      deliveriesPerS: perSecond(arrived),
+      stateChangeToDeliveryMs: latencySummary(arrived.latencies),
+      stagesMs: {
+        createdToRelayPass: stage('relay'),
+        createdToAttemptStart: stage('started'),
+        attemptDuration: stage('duration'),
+      },
+      workerCpuMsPerDelivery: perDelivery(latencyCpu.cpuMs.worker, arrived.count),
+      machine: latencyCpu.machine,
+    };
 
     const { rows: states } = await db.query(
       `SELECT state, count(*)::int AS count FROM webhook_deliveries
         WHERE webhook_id = ANY($1::uuid[]) GROUP BY state ORDER BY state`,
       [ids],
     );
-    const deliveryStates = Object.fromEntries(states.map((r) => [r.state, r.count]));
-    if (Object.keys(deliveryStates).some((state) => state !== 'succeeded'))
-      problems.push(`deliveries not all succeeded: ${JSON.stringify(deliveryStates)}`);
-    const duplicates = drained.duplicates + arrived.duplicates;
-    if (duplicates > 0) problems.push(`${duplicates} deliveries arrived twice`);
-
-    const pipelineRate = perSecond(drained);
-    const directRate = perSecond(directReceived);
-    const perDelivery = (cpuMsValue, count) =>
-      cpuMsValue === null || !count ? null : Number((cpuMsValue / count).toFixed(3));
-    return {
-      settings: {
-        endpoints: W.endpoints,
-        events: ['session.created'],
-        endpointConcurrency: W.endpointConcurrency,
-        workerConcurrency: W.workerConcurrency,
-        concurrency,
-        backlogSessions: W.backlogSessions,
-        pacedSessionsPerS: W.pacedRate,
-        pacedDurationS: W.pacedDuration,
-        workerEnv: { WORKER_CONCURRENCY: 1, SIMULATED_STEP_MS: 600000 },
-      },
-      throughput: {
-        sessions: backlogEvents,
-        deliveries: drained.count,
-        spanS: round2((drained.lastAt - drained.firstAt) / 1000),
-        deliveriesPerS: pipelineRate,
-        workerCpuMs: drain.cpuMs.worker,
-        workerCpuMsPerDelivery: perDelivery(drain.cpuMs.worker, drained.count),
-        workerPercentOfOneCore: drain.machine?.workerPct ?? null,
-        receiverConnections: drained.connections,
-        machine: drain.machine,
-      },
-      direct: {
-        requests: directReceived.count,
-        failed: direct.failed,
-        spanS: round2((directReceived.lastAt - directReceived.firstAt) / 1000),
-        requestsPerS: directRate,
-        clientCpuMsPerRequest: perDelivery(directCpu.generatorCpuMs, directReceived.count),
-        receiverConnections: directReceived.connections,
-        machine: directCpu.machine,
-      },
-      // Delivery pipeline ÷ raw HTTPS to the same receiver at the same concurrency.
-      throughputRatio:
-        pipelineRate && directRate ? Number((pipelineRate / directRate).toFixed(3)) : null,
-      latency: {
-        sessionsCreated: creates.ok,
-        createLatencyMs: latencySummary(creates.latencies),
-        deliveries: arrived.count,
-        deliveriesPerS: perSecond(arrived),
-        stateChangeToDeliveryMs: latencySummary(arrived.latencies),
-        stagesMs: {
-          createdToRelayPass: stage('relay'),
-          createdToAttemptStart: stage('started'),
-          attemptDuration: stage('duration'),
-        },
-        workerCpuMsPerDelivery: perDelivery(latencyCpu.cpuMs.worker, arrived.count),
-        machine: latencyCpu.machine,
-      },
-      deliveryStates,
-      duplicates,
-      problems,
-    };
+    result.deliveryStates = Object.fromEntries(states.map((r) => [r.state, r.count]));
+    if (Object.keys(result.deliveryStates).some((state) => state !== 'succeeded'))
+      problems.push(`deliveries not all succeeded: ${JSON.stringify(result.deliveryStates)}`);
+    result.duplicates = drained.duplicates + arrived.duplicates;
+    if (result.duplicates > 0) problems.push(`${result.duplicates} deliveries arrived twice`);
+    const apiProblem = await api.problem();
+    if (apiProblem) problems.push(`after this phase, ${apiProblem}`);
+    if (problems.length > 0)
+      throw new Error(
+        `webhook phase: ${problems.join('; ')} — see bench/results/worker.log and api.log`,
+      );
+    return result;
   } finally {
     if (worker) await stopChild(worker);
-    for (const w of webhooks) {
-      await request(apiBase, 'DELETE', `/v1/webhooks/${w.id}`, {
-        headers: { authorization: writeHeaders.authorization },
-      }).catch(() => undefined);
-    }
+    await deleteWebhooks(apiBase, writeHeaders, webhooks, db);
     await stopChild(receiver.child);
-    await clearQueues().catch(() => undefined);
+    await clearQueues().catch((error) =>
+      log(`  could not empty the job queues: ${describeError(error, { oneLine: true })}`),
+    );
     log(`Webhook phase done in ${((performance.now() - phaseStarted) / 1000).toFixed(1)} s.`);
+  }
+}
+
+/** The phase's webhooks removed through the API; through SQL when the API does not answer. */
+async function deleteWebhooks(apiBase, writeHeaders, webhooks, db) {
+  const viaSql = [];
+  let answering = true;
+  for (const w of webhooks) {
+    if (answering) {
+      try {
+        const deleted = await request(apiBase, 'DELETE', `/v1/webhooks/${w.id}`, {
+          headers: { authorization: writeHeaders.authorization },
+          timeoutMs: 10_000,
+        });
+        if (deleted.status === 204 || deleted.status === 404) continue;
+      } catch {
+        answering = false; // the rest go through SQL at once
+      }
+    }
+    viaSql.push(w);
+  }
+  if (viaSql.length === 0) return;
+  try {
+    await db.query('DELETE FROM webhooks WHERE id = ANY($1::uuid[])', [viaSql.map((w) => w.uuid)]);
+    log(`  deleted ${viaSql.length} webhooks in the database (the API did not).`);
+  } catch (error) {
+    log(`  could not delete the phase's webhooks: ${describeError(error, { oneLine: true })}`);
   }
 }
 
@@ -1561,6 +1977,68 @@ const LABELS = {
   'fixed-autocannon': 'GET  {id} @ 1,000/s, autocannon overallRate',
 };
 
+/** One row of the table from the runs of one phase on one server (merged over rounds). */
+function summarizeRuns(runs) {
+  const { phase, server } = runs[0];
+  const failures = runs.reduce(
+    (sum, r) => ({
+      non2xx: sum.non2xx + r.failures.non2xx,
+      errors: sum.errors + r.failures.errors,
+      timeouts: sum.timeouts + (r.failures.timeouts ?? 0),
+      statusCodes: mergeCodes(sum.statusCodes, r.failures.statusCodes),
+    }),
+    { non2xx: 0, errors: 0, timeouts: 0, statusCodes: {} },
+  );
+  const summary = summarize(
+    {
+      phase,
+      label: LABELS[phase],
+      server,
+      rounds: runs.length,
+      offeredRps: phase.startsWith('fixed') ? CONFIG.fixedRate : null,
+    },
+    runs.flatMap((r) => r.latencies),
+    runs.reduce((n, r) => n + r.ok, 0),
+    failures,
+    runs.reduce((s, r) => s + r.durationS, 0),
+  );
+  delete summary.rawLatencies;
+  const cpu = runs.every((r) => r.serverCpuMs !== null && r.serverCpuMs !== undefined)
+    ? runs.reduce((sum, r) => sum + r.serverCpuMs, 0)
+    : null;
+  const answered = runs.reduce((n, r) => n + r.ok + r.failures.non2xx, 0);
+  const machines = runs.map((r) => r.machine).filter(Boolean);
+  if (machines.length > 0) {
+    const mean = (key) =>
+      Math.round(machines.reduce((sum, m) => sum + m[key], 0) / machines.length);
+    summary.machine = Object.fromEntries(Object.keys(machines[0]).map((key) => [key, mean(key)]));
+  }
+  summary.serverCpu =
+    cpu === null
+      ? null
+      : {
+          percentOfOneCore: Number(((100 * cpu) / 1000 / summary.durationS).toFixed(0)),
+          usPerRequest: answered ? Number(((cpu * 1000) / answered).toFixed(0)) : null,
+        };
+  if (runs.length > 1)
+    summary.perRound = runs.map((r) => ({
+      round: r.round,
+      rps: Number((r.ok / r.durationS).toFixed(1)),
+    }));
+  return summary;
+}
+
+/** One HTTP phase's row, as printed when it ends and saved in its file. */
+const rowOf = (entry) => ({
+  ...summarizeRuns([entry]),
+  ...(CONFIG.rounds > 1 ? { round: entry.round } : {}),
+});
+
+/**
+ * The report of the HTTP phases: one row per phase and server, merged over the rounds that
+ * succeeded; a failed phase's measurement gets a row of its own (marked failed) and counts in no
+ * ratio or target. A ratio or target whose phases are missing is null ("not measured").
+ */
 function buildReport(raw, extra) {
   const phases = [];
   for (const phase of [
@@ -1572,118 +2050,68 @@ function buildReport(raw, extra) {
     'fixed-autocannon',
   ]) {
     for (const server of ['service', 'reference']) {
-      const runs = raw.filter((r) => r.phase === phase && r.server === server);
-      if (runs.length === 0) continue;
-      const failures = runs.reduce(
-        (sum, r) => ({
-          non2xx: sum.non2xx + r.failures.non2xx,
-          errors: sum.errors + r.failures.errors,
-          timeouts: sum.timeouts + (r.failures.timeouts ?? 0),
-          statusCodes: mergeCodes(sum.statusCodes, r.failures.statusCodes),
-        }),
-        { non2xx: 0, errors: 0, timeouts: 0, statusCodes: {} },
+      const runs = raw.filter(
+        (r) => r.phase === phase && r.server === server && r.ok !== undefined,
       );
-      const summary = summarize(
-        {
-          phase,
-          label: LABELS[phase],
-          server,
-          rounds: runs.length,
-          offeredRps: phase.startsWith('fixed') ? CONFIG.fixedRate : null,
-        },
-        runs.flatMap((r) => r.latencies),
-        runs.reduce((n, r) => n + r.ok, 0),
-        failures,
-        runs.reduce((s, r) => s + r.durationS, 0),
-      );
-      delete summary.rawLatencies;
-      const cpu = runs.every((r) => r.serverCpuMs !== null && r.serverCpuMs !== undefined)
-        ? runs.reduce((sum, r) => sum + r.serverCpuMs, 0)
-        : null;
-      const answered = runs.reduce((n, r) => n + r.ok + r.failures.non2xx, 0);
-      const machines = runs.map((r) => r.machine).filter(Boolean);
-      if (machines.length > 0) {
-        const mean = (key) =>
-          Math.round(machines.reduce((sum, m) => sum + m[key], 0) / machines.length);
-        summary.machine = Object.fromEntries(
-          Object.keys(machines[0]).map((key) => [key, mean(key)]),
-        );
-      }
-      summary.serverCpu =
-        cpu === null
-          ? null
-          : {
-              percentOfOneCore: Number(((100 * cpu) / 1000 / summary.durationS).toFixed(0)),
-              usPerRequest: answered ? Number(((cpu * 1000) / answered).toFixed(0)) : null,
-            };
-      if (runs.length > 1)
-        summary.perRound = runs.map((r) => ({
-          round: r.round,
-          rps: Number((r.ok / r.durationS).toFixed(1)),
-        }));
-      phases.push(summary);
+      const good = runs.filter((r) => !r.failed);
+      if (good.length > 0) phases.push(summarizeRuns(good));
+      for (const bad of runs.filter((r) => r.failed))
+        phases.push({ ...rowOf(bad), round: bad.round, failed: true });
     }
   }
-  const find = (phase, server) => phases.find((p) => p.phase === phase && p.server === server);
-  const ratio = (phase) =>
-    Number((find(phase, 'service').rps / find(phase, 'reference').rps).toFixed(3));
+  const counted = phases.filter((p) => !p.failed);
+  const find = (phase, server) => counted.find((p) => p.phase === phase && p.server === server);
+  const ratio = (phase) => {
+    const [service, reference] = [find(phase, 'service'), find(phase, 'reference')];
+    return service && reference && reference.rps > 0
+      ? Number((service.rps / reference.rps).toFixed(3))
+      : null;
+  };
   const cpuRatio = (phase) => {
-    const service = find(phase, 'service').serverCpu?.usPerRequest;
-    const reference = find(phase, 'reference').serverCpu?.usPerRequest;
+    const service = find(phase, 'service')?.serverCpu?.usPerRequest;
+    const reference = find(phase, 'reference')?.serverCpu?.usPerRequest;
     return service && reference ? Number((reference / service).toFixed(3)) : null;
   };
   const fixed = find('fixed-paced', 'service');
-  const fixedSustained = fixed.rps >= 0.97 * CONFIG.fixedRate;
+  const fixedSustained = fixed ? fixed.rps >= 0.97 * CONFIG.fixedRate : false;
+  const notMeasured = 'not measured: its phases failed or did not run';
   const targets = [
     {
       name: 'read throughput, service / reference',
       value: ratio('read'),
       unit: '×',
       target: `≥ ${TARGETS.readRatio}×`,
-      met: ratio('read') >= TARGETS.readRatio,
+      met: ratio('read') !== null && ratio('read') >= TARGETS.readRatio,
+      note: ratio('read') === null ? notMeasured : undefined,
     },
     {
       name: 'create throughput, service / reference',
       value: ratio('create'),
       unit: '×',
       target: `≥ ${TARGETS.createRatio}×`,
-      met: ratio('create') >= TARGETS.createRatio,
+      met: ratio('create') !== null && ratio('create') >= TARGETS.createRatio,
+      note: ratio('create') === null ? notMeasured : undefined,
     },
     {
       name: 'service read p99 at 1,000 req/s (paced)',
-      value: fixed.latencyMs.p99,
+      value: fixed?.latencyMs.p99 ?? null,
       unit: ' ms',
       target: `< ${TARGETS.fixedRateP99Ms} ms`,
       met:
         fixedSustained &&
         fixed.latencyMs.p99 !== null &&
         fixed.latencyMs.p99 < TARGETS.fixedRateP99Ms,
-      note: fixedSustained ? undefined : `offered load not sustained: ${fixed.rps} req/s answered`,
+      note: !fixed
+        ? notMeasured
+        : fixedSustained
+          ? undefined
+          : `offered load not sustained: ${fixed.rps} req/s answered`,
     },
   ];
-  const cpus = os.cpus();
   return {
     generatedAt: new Date().toISOString(),
-    environment: {
-      node: process.version,
-      cpus: cpus.length,
-      cpuModel: cpus[0]?.model ?? 'unknown',
-      platform: `${os.type()} ${os.release()}`,
-      database: redactUrl(CONFIG.databaseUrl),
-      redis: redactUrl(CONFIG.redisUrl),
-    },
-    settings: {
-      durationS: CONFIG.duration,
-      connections: CONFIG.connections,
-      pipelining: 1,
-      rounds: CONFIG.rounds,
-      warmupS: CONFIG.warmup,
-      fixedRate: CONFIG.fixedRate,
-      databasePoolMax: CONFIG.poolMax,
-      serviceLogLevel: CONFIG.logLevel,
-      profiling: CONFIG.profile,
-      ...extra,
-    },
+    environment: environmentInfo(),
+    settings: { ...settingsInfo(), ...extra },
     phases,
     ratios: { read: ratio('read'), create: ratio('create') },
     apiKeyVersusJwt: apiKeyVersusJwt(find('read-api-key', 'service'), find('read', 'service')),
@@ -1697,6 +2125,35 @@ function buildReport(raw, extra) {
       )
       .map((p) => `${p.phase}/${p.server}`),
     targets,
+  };
+}
+
+function environmentInfo() {
+  const cpus = os.cpus();
+  return {
+    node: process.version,
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model ?? 'unknown',
+    platform: `${os.type()} ${os.release()}`,
+    database: redactUrl(CONFIG.databaseUrl),
+    redis: redactUrl(CONFIG.redisUrl),
+  };
+}
+
+function settingsInfo() {
+  return {
+    durationS: CONFIG.duration,
+    connections: CONFIG.connections,
+    pipelining: 1,
+    rounds: CONFIG.rounds,
+    warmupS: CONFIG.warmup,
+    fixedRate: CONFIG.fixedRate,
+    databasePoolMax: CONFIG.poolMax,
+    serviceLogLevel: CONFIG.logLevel,
+    profiling: CONFIG.profile,
+    webhooks: CONFIG.webhooks,
+    lists: CONFIG.lists,
+    organizationLimits: BENCH_LIMITS,
   };
 }
 
@@ -1775,7 +2232,7 @@ function printReport(report) {
   for (const p of report.phases) {
     lines.push(
       row([
-        p.label,
+        p.failed ? `${p.label} FAILED` : p.label,
         p.server,
         fmt(p.rps, 0),
         fmt(p.latencyMs.p50),
@@ -1812,7 +2269,7 @@ function printReport(report) {
       const m = p.machine;
       lines.push(
         mrow([
-          p.label,
+          p.failed ? `${p.label} FAILED` : p.label,
           p.server,
           m.busyPct,
           m.serverPct,
@@ -1835,9 +2292,11 @@ function printReport(report) {
     '-'.repeat(80),
   );
   for (const t of report.targets) {
-    const value = t.unit === '×' ? `${t.value.toFixed(2)}×` : `${fmt(t.value)} ms`;
+    const value =
+      t.value === null ? '-' : t.unit === '×' ? `${t.value.toFixed(2)}×` : `${fmt(t.value)} ms`;
+    const verdict = t.value === null ? 'NOT MEASURED' : t.met ? 'met' : 'NOT MET';
     lines.push(
-      `${t.name.padEnd(44)} ${value.padStart(9)}    ${t.target.padEnd(10)}  ${t.met ? 'met' : 'NOT MET'}${t.note ? ` (${t.note})` : ''}`,
+      `${t.name.padEnd(44)} ${value.padStart(9)}    ${t.target.padEnd(10)}  ${verdict}${t.note && t.value !== null ? ` (${t.note})` : ''}`,
     );
   }
   const eff = report.cpuEfficiencyRatios;
@@ -1875,36 +2334,64 @@ function printReport(report) {
       `quota back-to-back at the top of every second (bursts of ${s.connections} concurrent requests), which is not a steady ${s.fixedRate.toLocaleString('en-US')} req/s.`,
     );
   }
-  if (report.webhooks) lines.push('', ...webhookLines(report.webhooks, fmt));
+  if (report.phases.some((p) => p.failed))
+    lines.push(
+      'Rows marked FAILED are phases that failed (see their reports above); they count in no ratio or target.',
+    );
+  if (report.webhooks) lines.push('', ...webhookLines(report.webhooks));
   process.stdout.write(`${lines.join('\n')}\n\n`);
+  if (report.sessionLists) printSessionListPhase(report.sessionLists);
 }
 
-function webhookLines(w, fmt) {
+const fmtNumber = (n, digits = 2) =>
+  n === null || n === undefined
+    ? '-'
+    : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+/** The webhook phase's figures as text; parts a failed phase did not reach are left out. */
+function webhookLines(w) {
+  const fmt = fmtNumber;
   const s = w.settings;
   const t = w.throughput;
   const d = w.direct;
   const l = w.latency;
-  const lat = l.stateChangeToDeliveryMs;
-  const states = Object.entries(w.deliveryStates)
-    .map(([state, count]) => `${fmt(count, 0)} ${state}`)
-    .join(', ');
-  const lines = [
-    `Webhook delivery (run once): worker → node:https receiver on 127.0.0.1, ${s.endpoints} endpoints subscribed to session.created,`,
-    `at most ${s.concurrency} in flight (WEBHOOK_ENDPOINT_CONCURRENCY=${s.endpointConcurrency} per endpoint, WEBHOOK_WORKER_CONCURRENCY=${s.workerConcurrency}).`,
-    `  throughput  ${fmt(t.deliveries, 0)} deliveries of ${fmt(t.sessions, 0)} events waiting in the outbox, first to last received in ${fmt(t.spanS)} s: ${fmt(t.deliveriesPerS, 0)} deliveries/s`,
-    `              worker CPU ${fmt(t.workerCpuMsPerDelivery, 3)} ms per delivery (${t.workerPercentOfOneCore ?? '-'} % of one core); ${t.receiverConnections} TLS connections`,
-    `  direct      ${fmt(d.requests, 0)} signed POSTs from one undici client, concurrency ${s.concurrency}, in ${fmt(d.spanS)} s: ${fmt(d.requestsPerS, 0)} requests/s; client CPU ${fmt(d.clientCpuMsPerRequest, 3)} ms per request; ${d.receiverConnections} TLS connections`,
-    `  ratio       delivery pipeline ÷ direct HTTPS to the same receiver: ${w.throughputRatio === null ? '-' : `${w.throughputRatio.toFixed(2)}×`}`,
-    `  latency     ${s.pacedSessionsPerS} sessions/s for ${s.pacedDurationS} s (${fmt(l.deliveries, 0)} deliveries, ${fmt(l.deliveriesPerS, 0)}/s): state change → delivery received`,
-    `              p50 ${fmt(lat.p50)} ms, p95 ${fmt(lat.p95)} ms, p99 ${fmt(lat.p99)} ms, max ${fmt(lat.max)} ms; worker CPU ${fmt(l.workerCpuMsPerDelivery, 3)} ms per delivery`,
-    `              stages p50/p99: created → relay pass ${fmt(l.stagesMs.createdToRelayPass.p50)}/${fmt(l.stagesMs.createdToRelayPass.p99)} ms, → attempt started ${fmt(l.stagesMs.createdToAttemptStart.p50)}/${fmt(l.stagesMs.createdToAttemptStart.p99)} ms; attempt ${fmt(l.stagesMs.attemptDuration.p50)}/${fmt(l.stagesMs.attemptDuration.p99)} ms`,
-    `              (POST /v1/sessions meanwhile: p50 ${fmt(l.createLatencyMs.p50)} ms, p99 ${fmt(l.createLatencyMs.p99)} ms)`,
-    `  deliveries  ${states}; ${w.duplicates} duplicates; signatures of each endpoint's first delivery verified`,
-  ];
+  const lines = [];
+  if (s)
+    lines.push(
+      `Webhook delivery (run once): worker → node:https receiver on 127.0.0.1, ${s.endpoints} endpoints subscribed to session.created,`,
+      `at most ${s.concurrency} in flight (WEBHOOK_ENDPOINT_CONCURRENCY=${s.endpointConcurrency} per endpoint, WEBHOOK_WORKER_CONCURRENCY=${s.workerConcurrency}).`,
+    );
+  if (t)
+    lines.push(
+      `  throughput  ${fmt(t.deliveries, 0)} deliveries of ${fmt(t.sessions, 0)} events waiting in the outbox, first to last received in ${fmt(t.spanS)} s: ${fmt(t.deliveriesPerS, 0)} deliveries/s`,
+      `              worker CPU ${fmt(t.workerCpuMsPerDelivery, 3)} ms per delivery (${t.workerPercentOfOneCore ?? '-'} % of one core); ${t.receiverConnections} TLS connections`,
+    );
+  if (d)
+    lines.push(
+      `  direct      ${fmt(d.requests, 0)} signed POSTs from one undici client, concurrency ${s.concurrency}, in ${fmt(d.spanS)} s: ${fmt(d.requestsPerS, 0)} requests/s; client CPU ${fmt(d.clientCpuMsPerRequest, 3)} ms per request; ${d.receiverConnections} TLS connections`,
+      `  ratio       delivery pipeline ÷ direct HTTPS to the same receiver: ${w.throughputRatio == null ? '-' : `${w.throughputRatio.toFixed(2)}×`}`,
+    );
+  if (l) {
+    const lat = l.stateChangeToDeliveryMs;
+    lines.push(
+      `  latency     ${s.pacedSessionsPerS} sessions/s for ${s.pacedDurationS} s (${fmt(l.deliveries, 0)} deliveries, ${fmt(l.deliveriesPerS, 0)}/s): state change → delivery received`,
+      `              p50 ${fmt(lat.p50)} ms, p95 ${fmt(lat.p95)} ms, p99 ${fmt(lat.p99)} ms, max ${fmt(lat.max)} ms; worker CPU ${fmt(l.workerCpuMsPerDelivery, 3)} ms per delivery`,
+      `              stages p50/p99: created → relay pass ${fmt(l.stagesMs.createdToRelayPass.p50)}/${fmt(l.stagesMs.createdToRelayPass.p99)} ms, → attempt started ${fmt(l.stagesMs.createdToAttemptStart.p50)}/${fmt(l.stagesMs.createdToAttemptStart.p99)} ms; attempt ${fmt(l.stagesMs.attemptDuration.p50)}/${fmt(l.stagesMs.attemptDuration.p99)} ms`,
+      `              (POST /v1/sessions meanwhile: p50 ${fmt(l.createLatencyMs.p50)} ms, p99 ${fmt(l.createLatencyMs.p99)} ms)`,
+    );
+  }
+  if (w.deliveryStates) {
+    const states = Object.entries(w.deliveryStates)
+      .map(([state, count]) => `${fmt(count, 0)} ${state}`)
+      .join(', ');
+    lines.push(
+      `  deliveries  ${states}; ${w.duplicates} duplicates; signatures of each endpoint's first delivery verified`,
+    );
+  }
   const windows = [
-    ['throughput', t.machine],
-    ['direct', d.machine],
-    ['latency', l.machine],
+    ['throughput', t?.machine],
+    ['direct', d?.machine],
+    ['latency', l?.machine],
   ].filter(([, m]) => m);
   if (windows.length > 0) {
     const cells = ['all', 'worker', 'api', 'receiver', 'pg+redis', 'generator', 'other', 'steal'];
@@ -1934,7 +2421,7 @@ function webhookLines(w, fmt) {
     lines.push(
       `  WARNING: other load on the machine during ${disturbed.join(', ')} (other processes > ${NOISE.otherPct} % or steal > ${NOISE.stealPct} % of a core): run again.`,
     );
-  if (w.problems.length > 0) lines.push(`  PROBLEMS: ${w.problems.join('; ')}`);
+  if (w.problems?.length > 0) lines.push(`  PROBLEMS: ${w.problems.join('; ')}`);
   return lines;
 }
 
@@ -1944,17 +2431,41 @@ function log(message) {
 
 // ------------------------------------------------------------------ entry
 
+const runner = new PhaseRunner({
+  dir: RESULTS,
+  root: ROOT,
+  log,
+  header: { environment: environmentInfo(), settings: settingsInfo() },
+});
+let interrupted = null;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.once(signal, () => {
+    interrupted = signal;
+    process.stderr.write(`\n${signal}: stopping the servers…\n`);
+    runner.saveRun({ interrupted: signal });
+    stopAll().finally(() => process.exit(130));
+  });
+}
+
+let ok = false;
 try {
   if (!existsSync(join(ROOT, 'dist/apps/api/src/main.js')))
     throw new Error(
       'dist/apps/api/src/main.js is missing: run `npm run build` first (or `npm run bench`)',
     );
   ({ TypeID: TypeIDClass } = await import('typeid-js'));
-  await main();
-  await stopAll();
-  process.exit(0);
+  log(
+    `Run ${runner.stamp}: each phase's figures go to bench/results/${runner.stamp}-<phase>.json.`,
+  );
+  await main(runner);
+  ok = true;
 } catch (error) {
-  process.stderr.write(`\n[bench] ERROR: ${error?.stack ?? error}\n`);
-  await stopAll();
-  process.exit(1);
+  // Only what no phase caught gets here (a bug of the bench, or the machine failing it).
+  process.stderr.write(`\n[bench] ERROR outside any phase:\n${describeError(error)}\n`);
+  runner.saveRun({ error: errorToJson(error) });
+}
+await stopAll();
+if (!interrupted) {
+  const allRan = runner.finish();
+  process.exit(ok && allRan ? 0 : 1);
 }

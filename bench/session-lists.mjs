@@ -5,6 +5,8 @@
 
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { describeError } from './errors.mjs';
+import { BENCH_LIMITS, assertUnthrottled } from './limits.mjs';
 
 export const LIST_P99_TARGET_MS = 20;
 
@@ -38,10 +40,34 @@ const QUERIES = [
   ['page 50 of no filter', '{page50}'],
 ];
 
+/** Each request's deadline: generous, but a server that stopped answering fails the phase. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** GET as JSON, with a deadline; what failed is named, the reason kept as the cause. */
+async function getJson(url, headers) {
+  try {
+    const response = await fetch(url, { headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const text = await response.text();
+    let body;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    return { status: response.status, body, text };
+  } catch (error) {
+    throw new Error(`GET ${url} failed (deadline ${REQUEST_TIMEOUT_MS / 1000} s)`, {
+      cause: error,
+    });
+  }
+}
+
 /**
  * Seeds `count` sessions into a new organisation (made by the operator, whose admin key the
- * requests then use), measures every query `requests` times after `warmup` untimed ones, and
- * returns one row per query with p50/p99 and whether p99 met the target.
+ * requests then use; with the bench's limits, so that no request is refused), measures every
+ * query `requests` times after `warmup` untimed ones, and returns one row per query with p50/p99
+ * and whether p99 met the target. `partial` (the phase's) gets the rows as they are measured; a
+ * query that fails is recorded in its row and the others still run; the phase then throws.
  */
 export async function sessionListPhase({
   apiBase,
@@ -51,45 +77,66 @@ export async function sessionListPhase({
   requests,
   warmup,
   log,
+  partial = {},
 }) {
-  const created = await fetch(`${apiBase}/v2/enterprise/organizations`, {
-    method: 'POST',
-    headers: { ...operatorHeaders, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Session lists at scale', plan: 'enterprise' }),
-  });
-  const organization = await created.json();
-  if (created.status !== 201) throw new Error(`list phase: organisation: HTTP ${created.status}`);
+  let created;
+  try {
+    created = await fetch(`${apiBase}/v2/enterprise/organizations`, {
+      method: 'POST',
+      headers: { ...operatorHeaders, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Session lists at scale', ...BENCH_LIMITS }),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+  } catch (error) {
+    throw new Error('list phase: creating its organisation failed', { cause: error });
+  }
+  const text = await created.text();
+  if (created.status !== 201)
+    throw new Error(`list phase: organisation: HTTP ${created.status} ${text.slice(0, 300)}`);
+  const organization = JSON.parse(text);
+  assertUnthrottled(organization, `list phase: organisation ${organization.id}`);
   const headers = { 'x-api-key': organization.admin_api_key };
+  Object.assign(partial, {
+    organization: organization.id,
+    sessions: count,
+    requestsPerQuery: requests,
+    targetP99Ms: LIST_P99_TARGET_MS,
+    rows: [],
+  });
 
   log(`list phase: seeding ${count.toLocaleString('en')} sessions into ${organization.id} …`);
   const seededAt = performance.now();
   await seed(shared, organization.id, count);
   const seedSeconds = (performance.now() - seededAt) / 1000;
+  partial.seedSeconds = Math.round(seedSeconds);
   log(
     `list phase: seeded in ${seedSeconds.toFixed(0)} s; measuring ${QUERIES.length} queries × ${requests} …`,
   );
 
   const page50Cursor = await cursorOfPage(apiBase, headers, 50);
-  const rows = [];
+  const rows = partial.rows;
+  const failed = [];
   for (const [label, template] of QUERIES) {
     const query = expand(template, page50Cursor);
     const path = `/v2/sessions?per_page=20${query ? `&${query}` : ''}`;
     const latencies = [];
     let total = null;
-    for (let i = 0; i < warmup + requests; i++) {
-      const started = performance.now();
-      const response = await fetch(`${apiBase}${path}`, { headers });
-      const body = await response.json();
-      const elapsed = performance.now() - started;
-      if (response.status !== 200) {
-        throw new Error(
-          `list phase: ${label}: HTTP ${response.status} ${JSON.stringify(body).slice(0, 300)}`,
-        );
+    try {
+      for (let i = 0; i < warmup + requests; i++) {
+        const started = performance.now();
+        const { status, body, text } = await getJson(`${apiBase}${path}`, headers);
+        const elapsed = performance.now() - started;
+        if (status !== 200) throw new Error(`HTTP ${status} ${text.slice(0, 300)}`);
+        if (i >= warmup) latencies.push(elapsed);
+        total = body.pagination.total_estimated
+          ? `~${body.pagination.total}`
+          : String(body.pagination.total);
       }
-      if (i >= warmup) latencies.push(elapsed);
-      total = body.pagination.total_estimated
-        ? `~${body.pagination.total}`
-        : String(body.pagination.total);
+    } catch (error) {
+      failed.push(`${label}: ${describeError(error, { oneLine: true })}`);
+      rows.push({ label, query: path, error: describeError(error, { oneLine: true }) });
+      log(`list phase: ${label} FAILED after ${latencies.length} timed requests: ${failed.at(-1)}`);
+      continue;
     }
     latencies.sort((a, b) => a - b);
     const at = (p) =>
@@ -104,13 +151,11 @@ export async function sessionListPhase({
       met: at(99) < LIST_P99_TARGET_MS,
     });
   }
-  return {
-    sessions: count,
-    seedSeconds: Math.round(seedSeconds),
-    requestsPerQuery: requests,
-    targetP99Ms: LIST_P99_TARGET_MS,
-    rows,
-  };
+  if (failed.length > 0)
+    throw new Error(
+      `list phase: ${failed.length} of ${QUERIES.length} queries failed: ${failed.join('; ')}`,
+    );
+  return partial;
 }
 
 export function printSessionListPhase(phase, write = (line) => process.stdout.write(`${line}\n`)) {
@@ -122,12 +167,21 @@ export function printSessionListPhase(phase, write = (line) => process.stdout.wr
     `${'filter'.padEnd(34)}${'total'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'max ms'.padStart(9)}  met`,
   );
   for (const row of phase.rows) {
+    if (row.error) {
+      write(`${row.label.padEnd(34)}  FAILED: ${row.error}`);
+      continue;
+    }
     write(
       `${row.label.padEnd(34)}${row.total.padStart(10)}${row.p50Ms.toFixed(2).padStart(9)}${row.p99Ms.toFixed(2).padStart(9)}${row.maxMs.toFixed(2).padStart(9)}  ${row.met ? 'yes' : 'NO'}`,
     );
   }
-  const worst = Math.max(...phase.rows.map((row) => row.p99Ms));
-  write(`Worst p99 over all combinations: ${worst.toFixed(2)} ms.`);
+  const measured = phase.rows.filter((row) => !row.error);
+  if (measured.length > 0) {
+    const worst = Math.max(...measured.map((row) => row.p99Ms));
+    write(
+      `Worst p99 over ${measured.length < phase.rows.length ? 'the measured' : 'all'} combinations: ${worst.toFixed(2)} ms.`,
+    );
+  }
 }
 
 function seed(shared, organizationId, count) {
@@ -157,11 +211,13 @@ function seed(shared, organizationId, count) {
 async function cursorOfPage(apiBase, headers, page) {
   let cursor = null;
   for (let n = 1; n < page; n++) {
-    const response = await fetch(
+    const { status, body, text } = await getJson(
       `${apiBase}/v2/sessions?per_page=20${cursor ? `&cursor=${cursor}` : ''}`,
-      { headers },
+      headers,
     );
-    cursor = (await response.json()).pagination.next_cursor;
+    if (status !== 200)
+      throw new Error(`list phase: page ${n} of no filter: HTTP ${status} ${text.slice(0, 300)}`);
+    cursor = body.pagination.next_cursor;
   }
   return cursor;
 }

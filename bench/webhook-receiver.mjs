@@ -11,8 +11,10 @@
 //
 //   → {cmd: 'reset'}                          forget everything; the next request is announced
 //   ← {first: <epoch ms>}                     the first request since the reset arrived
-//   → {cmd: 'wait', id, count, timeoutMs}     answer once `count` requests arrived (or on timeout)
-//   ← {id, result: {...}}                     count, first/last arrival, latencies, samples, …
+//   → {cmd: 'wait', id, count, idleMs, maxMs} answer once `count` requests arrived — or once none
+//                                             arrived for idleMs, at the latest after maxMs
+//   ← {id, result: {...}}                     count, first/last arrival, latencies, samples, why
+//                                             the wait ended (`count`, `idle` or `max`), …
 
 import 'reflect-metadata'; // @peculiar/x509 resolves its algorithms through tsyringe
 import { randomBytes, webcrypto } from 'node:crypto';
@@ -92,6 +94,7 @@ function serve() {
   let connections = 0; // TLS connections opened since the reset
   let samples = new Map(); // path → the first request's headers and body
   let announced = false;
+  let lastArrival = Date.now(); // wall clock of the last arrival (or reset), for idle waits
   const waiters = new Set();
 
   const server = createServer(
@@ -124,6 +127,7 @@ function serve() {
           samples.set(request.url, { headers: request.headers, rawBody: raw });
         arrivals.push(at);
         latencies.push(at - created);
+        lastArrival = Date.now();
         if (!announced) {
           announced = true;
           process.send({ first: at });
@@ -154,16 +158,23 @@ function serve() {
       connections = 0;
       samples = new Map();
       announced = false;
+      lastArrival = Date.now();
       process.send({ reset: true });
     } else if (message?.cmd === 'wait') {
-      const { id, count, timeoutMs } = message;
-      const finish = () => {
-        clearTimeout(timer);
+      const { id, count, idleMs, maxMs } = message;
+      const started = Date.now();
+      const finish = (ended) => {
+        clearInterval(timer);
         waiters.delete(check);
-        process.send({ id, result: result() });
+        process.send({ id, result: { ...result(), ended, waitedMs: Date.now() - started } });
       };
-      const check = () => arrivals.length >= count && finish();
-      const timer = setTimeout(finish, timeoutMs);
+      const check = () => arrivals.length >= count && finish('count');
+      // Progress, not a fixed deadline: a slow machine delivers later, a stalled one not at all.
+      const timer = setInterval(() => {
+        const now = Date.now();
+        if (now - Math.max(started, lastArrival) > idleMs) finish('idle');
+        else if (now - started > maxMs) finish('max');
+      }, 250);
       waiters.add(check);
       check();
     }
