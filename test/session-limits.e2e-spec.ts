@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OrganizationLimitsCache } from '#organizations';
+import { SessionsService } from '#sessions';
 import { TestClient } from './support/client.js';
 import { createOrganization } from './support/factories.js';
 import { startStack, type Stack } from './support/stack.js';
@@ -65,5 +67,37 @@ describe('concurrent sessions by plan', () => {
     expect(batch.body.error.details).toMatchObject({ limit: 50, plan: 'pro' });
     const listed = await client.get('/v2/sessions', { token });
     expect(listed.body.pagination.total).toBe(0);
+  });
+});
+
+describe('the concurrency check under load', () => {
+  it('never deadlocks the pool: more creates than connections, the organisation’s limits not cached', async () => {
+    // Two connections, ten creates at once, the limits cache empty: each create used to hold a
+    // connection while its cache miss waited for another, and none ever came free.
+    const small = await startStack({ worker: false, env: { DATABASE_POOL_MAX: '2' } });
+    try {
+      const org = await createOrganization(small, client);
+      const tenant = { organizationId: org.organizationId, mode: 'live' as const };
+      small.api.get(OrganizationLimitsCache).forget(org.organizationId);
+      const sessions = small.api.get(SessionsService);
+      const created = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          sessions.create(
+            tenant,
+            {
+              type: 'dowsing',
+              target: `burst ${i}`,
+              modality: null,
+              durationMinutes: 30,
+              privacyLevel: 'private',
+            },
+            null,
+          ),
+        ),
+      );
+      expect(new Set(created.map((session) => session.id)).size).toBe(10);
+    } finally {
+      await small.close();
+    }
   });
 });

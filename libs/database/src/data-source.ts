@@ -8,6 +8,9 @@ export interface DatabaseOptions {
   poolMax?: number;
 }
 
+/** Longest wait for a free pool connection (or a new one); past it the statement fails. */
+export const POOL_CONNECT_TIMEOUT_MS = 5_000;
+
 export function dataSourceOptions(options: DatabaseOptions): DataSourceOptions {
   return {
     type: 'postgres',
@@ -19,7 +22,12 @@ export function dataSourceOptions(options: DatabaseOptions): DataSourceOptions {
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    extra: { max: options.poolMax ?? 10, application_name: 'session-analysis-service' },
+    extra: {
+      max: options.poolMax ?? 10,
+      application_name: 'session-analysis-service',
+      // A request waits at most this long for a connection, then answers 503 instead of hanging.
+      connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS,
+    },
   };
 }
 

@@ -26,7 +26,7 @@ import {
 } from '#database';
 import { EngineRegistry, renderSketchSvg } from '#engines';
 import { EventLog } from '#events';
-import { OrganizationLimitsCache } from '#organizations';
+import { OrganizationLimitsCache, type OrganizationLimits } from '#organizations';
 import { sessionCreatedData } from './session-events.js';
 import { PROGRESS_STEPS } from './session-phase.js';
 import {
@@ -87,9 +87,12 @@ export class SessionsService {
     input: NewSession,
     requestId: string | null,
   ): Promise<SessionEntity> {
+    // Looked up before the transaction: a cache miss inside it would wait for a second pool
+    // connection while holding one, and a burst of creates would deadlock the pool.
+    const limits = await this.limits.get(tenant.organizationId);
     return this.sql.transaction(async (tx) => {
       const session = await this.insert(tx, tenant, input, requestId, null);
-      await this.assertConcurrencyWithin(tx, tenant);
+      await this.assertConcurrencyWithin(tx, tenant, limits);
       return session;
     });
   }
@@ -112,6 +115,7 @@ export class SessionsService {
       requestId,
       createdAt: new Date(),
     };
+    const limits = await this.limits.get(tenant.organizationId);
     const sessions = await this.sql.transaction(async (tx) => {
       await tx.query(
         `INSERT INTO batches (id, organization_id, mode, kind, item_count, request_id, created_at)
@@ -130,7 +134,7 @@ export class SessionsService {
       for (const input of inputs) {
         created.push(await this.insert(tx, tenant, input, requestId, batch.id));
       }
-      await this.assertConcurrencyWithin(tx, tenant);
+      await this.assertConcurrencyWithin(tx, tenant, limits);
       return created;
     });
     return { batch, sessions };
@@ -138,14 +142,17 @@ export class SessionsService {
 
   /**
    * Refuses (429, rolling back the caller's transaction) when the sessions
-   * just inserted take the tenant over its concurrent sessions (the limits
-   * every request already looked up, from OrganizationLimitsCache). Runs
+   * just inserted take the tenant over its concurrent sessions (`limits`,
+   * looked up before the transaction began; every request has them cached). Runs
    * after the inserts, so the per-tenant lock is held only for this count and
    * the commit: concurrent creates serialise here, and each count (a fresh
    * snapshot once the lock is granted) sees every create committed before it.
    */
-  private async assertConcurrencyWithin(tx: pg.PoolClient, tenant: Tenant): Promise<void> {
-    const limits = await this.limits.get(tenant.organizationId);
+  private async assertConcurrencyWithin(
+    tx: pg.PoolClient,
+    tenant: Tenant,
+    limits: OrganizationLimits | null,
+  ): Promise<void> {
     if (!limits) return;
     const limit = limits.concurrentSessions;
     await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
