@@ -38,6 +38,13 @@ export default {
       to: { path: '^(apps|test|bench|scripts)/' },
     },
     {
+      name: 'apps-stay-apart',
+      severity: 'error',
+      comment: 'What two apps share belongs in a lib; one app never imports the other.',
+      from: { path: '^apps/([^/]+)/' },
+      to: { path: '^apps/', pathNot: '^apps/$1/' },
+    },
+    {
       name: 'base-stays-at-the-bottom',
       severity: 'error',
       comment: 'common, config and statistics depend on no other lib but each other.',

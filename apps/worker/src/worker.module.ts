@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { AuthWorkModule } from '#auth';
+import { ERROR_SERIALIZERS } from '#common';
 import { ConfigModule, type Settings } from '#config';
 import { DatabaseModule } from '#database';
 import { EventsModule, EventsWorkModule } from '#events';
@@ -8,7 +9,6 @@ import { IdempotencyWorkModule } from '#idempotency';
 import { QueueModule } from '#queue';
 import { SessionsWorkModule } from '#sessions';
 import { WebhooksWorkModule } from '#webhooks';
-import { ERROR_SERIALIZERS } from '../../api/src/http/logging.js';
 import { EventsProcessor } from './processors/events.processor.js';
 import { MaintenanceProcessor } from './processors/maintenance.processor.js';
 import { SessionsProcessor } from './processors/sessions.processor.js';
@@ -21,7 +21,7 @@ export class WorkerModule {
       module: WorkerModule,
       imports: [
         ConfigModule.forSettings(settings),
-        // The API's error serializer: failed statements are logged without their parameters.
+        // Failed statements are logged without their parameters, as in the API.
         LoggerModule.forRoot({
           pinoHttp: { level: settings.logLevel, serializers: ERROR_SERIALIZERS },
         }),

@@ -5,3 +5,4 @@ export * from './tenancy.js';
 export * from './session-vocabulary.js';
 export * from './sealed-secrets.js';
 export * from './canonical-json.js';
+export * from './log-serializers.js';

@@ -183,7 +183,9 @@ export class AuthorizationServer {
               clientAttempt(request),
               addressOf(request),
             )
-            .catch((cause: unknown) => this.logger.warn({ cause }, 'could not record a failure'));
+            .catch((error: unknown) =>
+              this.logger.warn({ err: error }, 'could not record a failure'),
+            );
         },
       );
     }

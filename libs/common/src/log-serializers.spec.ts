@@ -1,7 +1,7 @@
 import { QueryFailedError } from 'typeorm';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '#common';
-import { serializeError } from './logging.js';
+import { AppError } from './errors.js';
+import { serializeError } from './log-serializers.js';
 
 /** What pg's DatabaseError carries (message, SQLSTATE, the server's diagnostics). */
 function databaseError(message: string, fields: Record<string, string>): Error {
