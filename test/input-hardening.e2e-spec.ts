@@ -285,6 +285,24 @@ describe('while PostgreSQL cannot be reached', () => {
         });
         expect(response.text).not.toMatch(/ECONNREFUSED|terminated|5432|postgres/i);
       }
+      // The authorization server's answer, in OAuth's form: before the provider (the default
+      // scope is looked up) and inside it (the client is authenticated).
+      for (const scope of [undefined, 'remote-viewing:read']) {
+        const token = await proxiedClient.post('/oauth2/token', {
+          form: {
+            grant_type: 'client_credentials',
+            client_id: org.clientId,
+            client_secret: org.clientSecret,
+            ...(scope ? { scope } : {}),
+          },
+        });
+        expect(token.status, token.text).toBe(503);
+        expect(token.headers.get('retry-after')).toBe('5');
+        expect(token.body).toEqual({
+          error: 'temporarily_unavailable',
+          error_description: expect.any(String),
+        });
+      }
 
       await proxy.restore();
       const recovered = await waitFor(async () => {

@@ -10,6 +10,10 @@ import {
 } from '#auth';
 import { AppSettings } from '#config';
 import { Sql } from '#database';
+import {
+  isDependencyUnavailable,
+  UNAVAILABLE_RETRY_AFTER_SECONDS,
+} from '../../http/error-translation.js';
 import { OAuthError } from '../../http/oauth-error.js';
 import { AttemptLimiter, TOKEN_ENDPOINT_POLICY } from './attempt-limiter.js';
 import { EndpointRateLimiter } from './endpoint-rate-limiter.js';
@@ -68,7 +72,9 @@ export class AuthorizationServer {
    */
   mount(app: Express): void {
     const handle = (request: Request, response: Response, next: NextFunction) => {
-      this.handle(request, response).catch(next);
+      this.handle(request, response).catch((error: unknown) =>
+        next(isDependencyUnavailable(error) ? temporarilyUnavailable() : error),
+      );
     };
     app.get(PROVIDER_ROUTES.authorization, handle);
     // Where the provider resumes an authorization request after sign-in and consent.
@@ -166,6 +172,7 @@ export class AuthorizationServer {
     ) {
       return this.clientSecret ? verifySecret(actual, this.clientSecret) : false;
     };
+    provider.use(outagesAsTemporarilyUnavailable);
     provider.use(tokenResponseAsSpecified);
     for (const event of ERROR_EVENTS) {
       // The typings miss the *.error events, which the provider documents and emits.
@@ -189,9 +196,12 @@ export class AuthorizationServer {
         },
       );
     }
-    provider.on('server_error', (_ctx: unknown, error: Error) =>
-      this.logger.error({ err: error }, 'authorization server error'),
-    );
+    provider.on('server_error', (ctx: KoaContextWithOIDC, error: Error) => {
+      // Kept for outagesAsTemporarilyUnavailable, which answers after the provider has.
+      ctx.state.serverError = error;
+      if (isDependencyUnavailable(error)) return;
+      this.logger.error({ err: error }, 'authorization server error');
+    });
     const handler = provider.callback() as unknown as Handler;
     this.current = { kid: signing.kid, provider, handler };
     this.logger.log({ kid: signing.kid }, 'authorization server ready');
@@ -209,6 +219,35 @@ export function dropUntrustedForwardingHeaders(request: Request): void {
   const trusted = request.app.get('trust proxy fn') as (address: string, hop: number) => boolean;
   if (trusted(request.socket.remoteAddress ?? '', 0)) return;
   for (const header of FORWARDING_HEADERS) delete request.headers[header];
+}
+
+/** The OAuth form of "the database cannot be reached": RFC 6749's temporarily_unavailable, 503. */
+function temporarilyUnavailable(): OAuthError {
+  return new OAuthError(
+    'temporarily_unavailable',
+    'the authorization server cannot reach its database; try again shortly',
+    503,
+    { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+  );
+}
+
+/**
+ * The provider answers any failure as 500 `server_error`; a failure to reach
+ * PostgreSQL is no fault of the request and passes: 503 with `Retry-After`,
+ * `temporarily_unavailable` in the JSON answers, the error page kept for browsers.
+ */
+async function outagesAsTemporarilyUnavailable(
+  ctx: KoaContextWithOIDC,
+  next: () => Promise<void>,
+): Promise<void> {
+  await next();
+  if (ctx.status !== 500 || !isDependencyUnavailable(ctx.state.serverError)) return;
+  const unavailable = temporarilyUnavailable();
+  ctx.status = unavailable.status;
+  ctx.set({ ...unavailable.headers, 'Cache-Control': 'no-store' });
+  if (typeof ctx.body === 'object' && ctx.body !== null) {
+    ctx.body = { error: unavailable.error, error_description: unavailable.description };
+  }
 }
 
 const GRANT_NOT_ALLOWED = 'requested grant type is not allowed for this client';

@@ -29,6 +29,13 @@ const tooManyAttempts = {
   content: { 'application/json': { schema: oauthError(['temporarily_unavailable']) } },
 };
 
+const databaseUnavailable = {
+  description:
+    'The authorization server cannot reach its database right now; nothing was done: retry after `Retry-After` seconds',
+  headers: { 'Retry-After': { schema: { type: 'integer' } } },
+  content: { 'application/json': { schema: oauthError(['temporarily_unavailable']) } },
+};
+
 function formBody(properties: Record<string, Schema>, required: string[]) {
   return {
     required: true,
@@ -128,6 +135,7 @@ export function authorizationServerPaths(): Paths {
           ),
           '401': json('Client authentication failed', oauthError(['invalid_client'])),
           '429': tooManyAttempts,
+          '503': databaseUnavailable,
         },
       },
     },
@@ -176,6 +184,7 @@ export function authorizationServerPaths(): Paths {
           '400': json('OAuth error', oauthError(['invalid_request', 'unsupported_token_type'])),
           '401': json('Client authentication failed', oauthError(['invalid_client'])),
           '429': tooManyAttempts,
+          '503': databaseUnavailable,
         },
       },
     },
@@ -216,6 +225,7 @@ export function authorizationServerPaths(): Paths {
           '400': json('OAuth error', oauthError(['invalid_request'])),
           '401': json('Client authentication failed', oauthError(['invalid_client'])),
           '429': tooManyAttempts,
+          '503': databaseUnavailable,
         },
       },
     },
