@@ -6,6 +6,12 @@ import { defineConfig } from 'vitest/config';
 const conditions = ['source', ...defaultServerConditions];
 
 /**
+ * Test files run at once in the e2e project: they mostly wait on PostgreSQL,
+ * Redis and timers, so more files than cores keeps both busy. VITEST_E2E_WORKERS sets it.
+ */
+const E2E_WORKERS = Number(process.env.VITEST_E2E_WORKERS ?? 3);
+
+/**
  * Two projects: `unit` (the `*.spec.ts` beside the code: pure, no PostgreSQL
  * or Redis, seconds) and `e2e` (`test/`: the real apps against real
  * PostgreSQL and Redis). `npm test` runs both; `npm run test:unit` the first.
@@ -34,12 +40,18 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/**/*.e2e-spec.ts'],
           globalSetup: ['test/support/global-setup.ts'],
+          // Each file gets a database and a Redis namespace of its own (test/support/scope.ts),
+          // so files run side by side: a worker booted by one never sees another's work.
+          setupFiles: ['test/support/scope.ts'],
           pool: 'forks',
           // Files share one module graph per worker: booting Nest is the slow part, not the tests.
           isolate: false,
-          // One file at a time: every file shares the run's database and Redis namespace,
-          // so a worker booted by one file must not pick up another file's sessions.
-          fileParallelism: false,
+          fileParallelism: true,
+          maxWorkers: E2E_WORKERS,
+          // Deadlines, not waits: tests wait for conditions, and a loaded shared machine booting
+          // several API instances at once must not fail them.
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
         },
       },
     ],

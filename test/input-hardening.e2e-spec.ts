@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResponse, TestClient } from './support/client.js';
 import { createOrganization } from './support/factories.js';
 import { childEnv, spawnApi, spawnWorker } from './support/processes.js';
 import { startStack, type Stack } from './support/stack.js';
+import { testDatabaseUrl } from './support/scope.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 import { waitFor } from './support/wait.js';
 
@@ -250,7 +251,7 @@ describe('routes', () => {
 
 describe('while PostgreSQL cannot be reached', () => {
   it('reads answer 503 SERVICE_UNAVAILABLE with Retry-After, and recover when it is back', async () => {
-    const upstream = new URL(inject('databaseUrl'));
+    const upstream = new URL(testDatabaseUrl());
     const proxy = await TcpProxy.start({
       host: upstream.hostname,
       port: Number(upstream.port || 5432),
@@ -352,7 +353,7 @@ describe('the log of a failed statement', () => {
   it('has its error code and text, never its parameters (API)', async () => {
     const org = await createOrganization(stack, client);
     const marker = `marker-${randomBytes(6).toString('hex')}`;
-    const database = new pg.Client({ connectionString: inject('databaseUrl') });
+    const database = new pg.Client({ connectionString: testDatabaseUrl() });
     await database.connect();
     const api = await spawnApi(childEnv({ LOG_LEVEL: 'error' }));
     let allow: () => Promise<void> = async () => {};
@@ -396,7 +397,7 @@ describe('the log of a failed statement', () => {
 
   it('has its error code and text, never its parameters (worker)', async () => {
     const org = await createOrganization(stack, client);
-    const database = new pg.Client({ connectionString: inject('databaseUrl') });
+    const database = new pg.Client({ connectionString: testDatabaseUrl() });
     await database.connect();
     const worker = await spawnWorker(childEnv({ LOG_LEVEL: 'warn' }));
     let allow: () => Promise<void> = async () => {};

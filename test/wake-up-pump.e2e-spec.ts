@@ -1,18 +1,17 @@
 import { Logger } from '@nestjs/common';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
 import { WakeUpPump } from '#database';
+import { testDatabaseUrl } from './support/scope.js';
 import { waitFor } from './support/wait.js';
 
-const databaseUrl = inject('databaseUrl');
 let admin: pg.Client;
 const pumps: WakeUpPump[] = [];
 
 beforeAll(async () => {
   // The lost connection below is logged as a warning by design; the run stays quiet.
   Logger.overrideLogger(false);
-  admin = new pg.Client({ connectionString: databaseUrl });
+  admin = new pg.Client({ connectionString: testDatabaseUrl() });
   await admin.connect();
 });
 afterEach(async () => {
@@ -25,7 +24,7 @@ function countingPump(channel: string, pass: () => Promise<void> = () => Promise
   const counter = { passes: 0 };
   const pump = new WakeUpPump({
     name: 'TestPump',
-    databaseUrl,
+    databaseUrl: testDatabaseUrl(),
     channel,
     pass: async () => {
       counter.passes += 1;

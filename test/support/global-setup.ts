@@ -4,43 +4,52 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { runMigrations } from '#database';
 
-const ADMIN_URL =
+export const ADMIN_URL =
   process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /**
- * One database per test run, migrated with the real migrations and dropped
- * afterwards; tests isolate themselves by creating their own organisations.
+ * One template database per test run, migrated once with the real
+ * migrations; every test file gets a copy of its own (test/support/scope.ts),
+ * and its own Redis namespace, so files run in parallel without seeing each
+ * other's work. Everything is dropped at the end.
  */
 export default async function setup(project: TestProject) {
-  const name = `sas_test_${process.pid}_${randomBytes(3).toString('hex')}`;
+  const run = randomBytes(4).toString('hex');
+  const template = `sas_test_${run}`;
   const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
+  url.pathname = `/${template}`;
   await runMigrations({ url: url.toString() });
-  project.provide('databaseUrl', url.toString());
-  const redisPrefix = `sas-test-${randomBytes(4).toString('hex')}`;
-  project.provide('redisPrefix', redisPrefix);
+  project.provide('templateDatabase', template);
+  project.provide('testRun', run);
 
   return async () => {
     const admin = new pg.Client({ connectionString: ADMIN_URL });
     await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
+    // Copies a file could not drop (it was killed) go with the template.
+    const { rows } = await admin.query<{ datname: string }>(
+      'SELECT datname FROM pg_database WHERE datname LIKE $1',
+      [`${template}%`],
+    );
+    for (const { datname } of rows) {
+      await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(datname)} WITH (FORCE)`);
+    }
     await admin.end();
-    await deleteRedisKeys(redisPrefix);
+    await deleteRedisKeys(`sas-test-${run}`);
   };
 }
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    databaseUrl: string;
-    redisPrefix: string;
+    templateDatabase: string;
+    testRun: string;
   }
 }
 
-async function deleteRedisKeys(prefix: string): Promise<void> {
+export async function deleteRedisKeys(prefix: string): Promise<void> {
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   let cursor = '0';
   do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
     if (keys.length > 0) await redis.del(...keys);
     cursor = next;
   } while (cursor !== '0');

@@ -1,9 +1,9 @@
 import { createServer } from 'node:net';
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
-import { inject } from 'vitest';
 import { createApiApp } from '../../apps/api/src/app.js';
 import { createWorker } from '../../apps/worker/src/worker.js';
 import { parseSettings, type Settings } from '#config';
+import { testDatabaseUrl, testRedisPrefix } from './scope.js';
 
 export const BOOTSTRAP_CLIENT_ID = 'test-bootstrap-client';
 export const BOOTSTRAP_CLIENT_SECRET = 'test-bootstrap-secret-0123456789';
@@ -21,8 +21,8 @@ export interface Stack {
 /** Environment of a test process: the run's database, a private Redis namespace, fast simulated steps. */
 export function testEnv(overrides: Record<string, string> = {}): Record<string, string> {
   return {
-    DATABASE_URL: inject('databaseUrl'),
-    REDIS_PREFIX: inject('redisPrefix'),
+    DATABASE_URL: testDatabaseUrl(),
+    REDIS_PREFIX: testRedisPrefix(),
     BOOTSTRAP_CLIENT_ID,
     BOOTSTRAP_CLIENT_SECRET,
     BOOTSTRAP_ADMIN_EMAIL,
