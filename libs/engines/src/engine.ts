@@ -1,7 +1,7 @@
 import type { Mode } from '#common';
 
 /**
- * What an engine does work of (DESIGN §1): each kind has its own input and
+ * What an engine does work of (docs/architecture.md, "Engines"): each kind has its own input and
  * outcome types and its own engines, all behind this one registry.
  */
 export const WORK_KINDS = ['session'] as const;
@@ -19,7 +19,7 @@ export interface Engine {
 }
 
 /**
- * Which engine does a new piece of work (DESIGN §1): the sandbox is always
+ * Which engine does a new piece of work (docs/architecture.md, "Engines"): the sandbox is always
  * `simulated`; live work goes to the `analyst` engine where one is registered
  * for the kind, else to `simulated`. The choice is stored with the work, so
  * the worker runs it with the engine it was created for.

@@ -1,4 +1,4 @@
-/** Engines behind one interface (DESIGN §1): today the simulated sandbox engine. */
+/** Engines behind one interface (docs/architecture.md, "Engines"): today the simulated sandbox engine. */
 export { chooseEngine, WORK_KINDS, type Engine, type EngineName, type WorkKind } from './engine.js';
 export { ENGINES, EngineRegistry } from './engine-registry.js';
 export { EnginesModule } from './engines.module.js';

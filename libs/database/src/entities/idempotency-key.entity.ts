@@ -2,7 +2,7 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm'
 import type { Mode } from '#common';
 
 /**
- * One `Idempotency-Key` of an organisation and mode (DESIGN §4): the caller
+ * One `Idempotency-Key` of an organisation and mode (docs/architecture.md, "A request's path"): the caller
  * and request it was first used with (method, path and a hash of the body)
  * and, once that request succeeded, its response, sealed (it may hold a
  * one-time secret) and replayed to that caller only, for 24 hours.
