@@ -29,7 +29,7 @@ const DESCRIPTOR_MAJORITY = 0.5;
 const FALLBACK_DESCRIPTORS = 3;
 
 /**
- * The sandbox engine (DESIGN §1, §6): output is a pure function of
+ * The sandbox engine (docs/architecture.md, "Engines"; docs/statistics.md): output is a pure function of
  * (input, orgSeed, engine version). It draws a synthetic ground truth, then
  * analysts' work that ignores it, and scores that work with the same
  * statistics as real work — so its numbers sit at chance, honestly.
