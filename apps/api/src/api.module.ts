@@ -12,8 +12,8 @@ import { SessionsModule } from '#sessions';
 import { EventsModule } from '#events';
 import { IdempotencyModule } from '#idempotency';
 import { WebhooksModule } from '#webhooks';
-import { ApiKeysController } from './api-keys/api-keys.controller.js';
-import { BatchesV1Controller } from './batches/batches-v1.controller.js';
+import { ApiKeysController } from './api-keys/v1/api-keys-v1.controller.js';
+import { BatchesV1Controller } from './batches/v1/batches-v1.controller.js';
 import { HealthController } from './health/health.controller.js';
 import { MetricsController } from './health/metrics.controller.js';
 import { ReadinessChecks } from './health/readiness.js';
@@ -30,19 +30,19 @@ import { AttemptLimiter } from './oauth/authorization-server/attempt-limiter.js'
 import { AuthorizationServer } from './oauth/authorization-server/authorization-server.js';
 import { InteractionController } from './oauth/authorization-server/interaction.controller.js';
 import { JwtIntrospection } from './oauth/authorization-server/jwt-introspection.js';
-import { OAuthClientsController } from './oauth-clients/oauth-clients.controller.js';
-import { OrganizationsV2Controller } from './organizations/organizations-v2.controller.js';
+import { OAuthClientsController } from './oauth-clients/v1/oauth-clients-v1.controller.js';
+import { OrganizationsV2Controller } from './organizations/v2/organizations-v2.controller.js';
 import { WellKnownController } from './oauth/well-known.controller.js';
 import { SessionsV1Controller } from './sessions/v1/sessions-v1.controller.js';
 import { MobileSessionsV2Controller } from './sessions/v2/mobile-sessions-v2.controller.js';
 import { SessionTemplatesV2Controller } from './sessions/v2/session-templates-v2.controller.js';
 import { PublicSessionsV2Controller } from './sessions/v2/public-sessions-v2.controller.js';
 import { SessionsV2Controller } from './sessions/v2/sessions-v2.controller.js';
-import { UserProfileController } from './users/user-profile.controller.js';
-import { SystemNoticesV2Controller } from './system/system-notices-v2.controller.js';
-import { EventsV2Controller } from './webhooks/events-v2.controller.js';
-import { WebhooksV1Controller } from './webhooks/webhooks-v1.controller.js';
-import { WebhooksV2Controller } from './webhooks/webhooks-v2.controller.js';
+import { UserProfileController } from './users/v1/user-profile-v1.controller.js';
+import { SystemNoticesV2Controller } from './system/v2/system-notices-v2.controller.js';
+import { EventsV2Controller } from './events/v2/events-v2.controller.js';
+import { WebhooksV1Controller } from './webhooks/v1/webhooks-v1.controller.js';
+import { WebhooksV2Controller } from './webhooks/v2/webhooks-v2.controller.js';
 
 /** The HTTP application: feature libs plus HTTP-only concerns (guard, filter, logging, docs). */
 @Module({})

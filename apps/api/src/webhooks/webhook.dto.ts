@@ -1,12 +1,10 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
   IsBoolean,
-  IsDateString,
   IsIn,
   IsInt,
   IsObject,
@@ -14,7 +12,6 @@ import {
   IsString,
   Matches,
   Max,
-  MaxLength,
   Min,
   ValidateIf,
 } from 'class-validator';
@@ -35,11 +32,8 @@ import {
   SECRET_LENGTH,
   DEFAULT_ROTATION_OVERLAP_SECONDS,
 } from '#webhooks';
-import { ListQueryDto } from '../api-keys/api-key.dto.js';
 import type { RequestExamples } from '../http/request-examples.js';
 import { oneOf } from '../http/validation-messages.js';
-import { V1List } from '../http/v1-list.dto.js';
-import { V2List, V2ListQueryDto } from '../http/v2-list.js';
 
 const SECRET_RULE = `${SECRET_LENGTH.min} to ${SECRET_LENGTH.max} printable characters without spaces`;
 
@@ -121,18 +115,6 @@ export const CREATE_WEBHOOK_EXAMPLES: RequestExamples = {
   },
 };
 
-export const REPLACE_WEBHOOK_EXAMPLES: RequestExamples = {
-  everything: {
-    summary: 'Every event, in the short version 1 envelope',
-    value: {
-      url: 'https://example.com/hooks/sas',
-      events: ['*'],
-      active: true,
-      envelope_format: 'v1',
-    },
-  },
-};
-
 export const UPDATE_WEBHOOK_EXAMPLES: RequestExamples = {
   pause: { summary: 'Stop deliveries for now', value: { active: false } },
 };
@@ -172,9 +154,6 @@ export class CreateWebhookDto {
   @EnvelopeField()
   envelope_format?: EnvelopeFormat;
 }
-
-/** Version 1 PUT: the whole webhook; fields left out take their defaults, the secret is kept unless given. */
-export class ReplaceWebhookDto extends CreateWebhookDto {}
 
 export class UpdateWebhookDto {
   @UrlField(false)
@@ -273,9 +252,6 @@ export class WebhookWithSecretDto extends WebhookDto {
   secret!: string;
 }
 
-export class WebhookListDto extends V1List(WebhookDto) {}
-export class WebhookListV2Dto extends V2List(WebhookDto) {}
-
 export class DeliveryAttemptDto {
   @ApiProperty({ type: 'integer', example: 1 })
   attempt!: number;
@@ -343,142 +319,10 @@ export class DeliveryDto {
   attempts!: DeliveryAttemptDto[];
 }
 
-export class DeliveryListDto extends V1List(DeliveryDto) {}
-export class DeliveryListV2Dto extends V2List(DeliveryDto) {}
-
-const StateFilter = () =>
+/** The `state` filter of both versions' delivery lists. */
+export const DeliveryStateFilter = () =>
   applyDecorators(
     ApiPropertyOptional({ enum: DELIVERY_STATES }),
     IsOptional(),
     IsIn(DELIVERY_STATES, oneOf(DELIVERY_STATES)),
   );
-
-export class DeliveryListQueryDto extends ListQueryDto {
-  @StateFilter()
-  state?: DeliveryState;
-}
-
-export class DeliveryListV2QueryDto extends V2ListQueryDto {
-  @StateFilter()
-  state?: DeliveryState;
-}
-
-const booleanQuery = ({ value }: { value: unknown }) =>
-  value === 'true' ? true : value === 'false' ? false : value;
-
-export class ReplayQueryDto {
-  @ApiProperty({ example: 'wh_01jh2x7v4ke8rbk3a8y0v0d7qz', description: 'The endpoint to send to' })
-  @IsString({ message: 'must be a webhook id' })
-  @MaxLength(64, { message: 'must be a webhook id' })
-  webhook_id!: string;
-
-  @ApiPropertyOptional({ format: 'date-time', description: 'Events created at or after this time' })
-  @IsOptional()
-  @IsDateString({ strict: true }, { message: 'must be an ISO 8601 date-time' })
-  from?: string;
-
-  @ApiPropertyOptional({ format: 'date-time', description: 'Events created before this time' })
-  @IsOptional()
-  @IsDateString({ strict: true }, { message: 'must be an ISO 8601 date-time' })
-  to?: string;
-
-  @ApiPropertyOptional({
-    example: 'evt_01jh2x7v4ke8rbk3a8y0v0d7qz',
-    description: 'Events after this one (instead of, or with, `from`)',
-  })
-  @IsOptional()
-  @IsString({ message: 'must be an event id' })
-  @MaxLength(64, { message: 'must be an event id' })
-  since_event_id?: string;
-
-  @ApiPropertyOptional({
-    type: Boolean,
-    default: false,
-    description: 'Also send events the endpoint already acknowledged',
-  })
-  @IsOptional()
-  @Transform(booleanQuery)
-  @IsBoolean({ message: 'must be true or false' })
-  include_delivered?: boolean;
-
-  @ApiPropertyOptional({
-    type: Boolean,
-    default: false,
-    description: 'Count what would be sent, send nothing',
-  })
-  @IsOptional()
-  @Transform(booleanQuery)
-  @IsBoolean({ message: 'must be true or false' })
-  dry_run?: boolean;
-}
-
-export class ReplayResultDto {
-  @ApiProperty({ type: String, nullable: true, description: 'Null when nothing was scheduled' })
-  replay_id!: string | null;
-
-  @ApiProperty()
-  webhook_id!: string;
-
-  @ApiProperty({ type: 'integer', description: 'Events in the range the endpoint subscribes to' })
-  matched!: number;
-
-  @ApiProperty({
-    type: 'integer',
-    description: 'Deliveries scheduled (or, on a dry run, that would be)',
-  })
-  scheduled!: number;
-
-  @ApiProperty({
-    type: 'integer',
-    description: 'Events skipped because the endpoint acknowledged them',
-  })
-  skipped_acknowledged!: number;
-
-  @ApiProperty({
-    type: 'integer',
-    description: 'Events skipped because a delivery to it is pending',
-  })
-  skipped_pending!: number;
-
-  @ApiProperty()
-  dry_run!: boolean;
-}
-
-export class EventDto {
-  @ApiProperty({ example: 'evt_01jh2x7v4ke8rbk3a8y0v0d7qz' })
-  id!: string;
-
-  @ApiProperty({ enum: EVENT_TYPES })
-  type!: string;
-
-  @ApiProperty({ format: 'date-time' })
-  created_at!: string;
-
-  @ApiProperty({ type: 'object', additionalProperties: true })
-  data!: Record<string, unknown>;
-
-  @ApiProperty()
-  livemode!: boolean;
-
-  @ApiProperty({ type: 'integer' })
-  pending_webhooks!: number;
-}
-
-export class EventListV2Dto extends V2List(EventDto) {}
-
-export class EventListQueryDto extends V2ListQueryDto {
-  @ApiPropertyOptional({ enum: EVENT_TYPES })
-  @IsOptional()
-  @IsIn(EVENT_TYPES, oneOf(EVENT_TYPES))
-  type?: string;
-
-  @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
-  @IsDateString({ strict: true }, { message: 'must be an ISO 8601 date-time' })
-  created_after?: string;
-
-  @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
-  @IsDateString({ strict: true }, { message: 'must be an ISO 8601 date-time' })
-  created_before?: string;
-}

@@ -7,7 +7,7 @@ import {
   type SessionStatus,
   type SessionType,
 } from '#common';
-import { ListQueryDto } from '../../api-keys/api-key.dto.js';
+import { ListQueryDto } from '../../api-keys/v1/api-key-v1.dto.js';
 import { V1List } from '../../http/v1-list.dto.js';
 import { oneOf } from '../../http/validation-messages.js';
 

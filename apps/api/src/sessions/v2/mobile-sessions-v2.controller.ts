@@ -5,14 +5,11 @@ import { SessionsService, SessionTemplatesService } from '#sessions';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
-import { SessionCreatedV1Dto } from '../v1/session-v1.dto.js';
 import { toCreatedV1 } from '../v1/session-v1.mapper.js';
 import { CREATE_SESSION_V2_EXAMPLES, CreateSessionV2Dto } from './create-session-v2.dto.js';
+import { MobileSessionCreatedDto } from './mobile-session-v2.dto.js';
 import { toNewSessionV2 } from './session-v2.mapper.js';
 import { ApiConcurrentSessionsLimit } from '../concurrency-limit.decorator.js';
-
-/** The compact answer for mobile clients: what to poll, and when to expect it done. */
-export class MobileSessionCreatedDto extends SessionCreatedV1Dto {}
 
 @ApiTags('Sessions (v2)')
 @ApiResponse({

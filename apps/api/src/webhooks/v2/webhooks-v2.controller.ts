@@ -2,19 +2,19 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Scope, toPublicId, type Principal } from '#common';
 import { WebhookDeliveriesService, WebhooksService } from '#webhooks';
-import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
-import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
-import { ResourceParam } from '../http/resource-param.decorator.js';
-import { pageRequest, v2Page, V2ListQueryDto } from '../http/v2-list.js';
+import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
+import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { ResourceParam } from '../../http/resource-param.decorator.js';
+import { pageRequest, v2Page, V2ListQueryDto } from '../../http/v2-list.js';
 import {
   DeliveryListV2Dto,
   DeliveryListV2QueryDto,
   ReplayQueryDto,
   ReplayResultDto,
   WebhookListV2Dto,
-} from './webhook.dto.js';
-import { toDeliveryDto, toWebhookDto } from './webhook-mapping.js';
-import { WEBHOOK_ID_EXAMPLE, WebhooksBaseController } from './webhooks-base.controller.js';
+} from './webhook-v2.dto.js';
+import { toDeliveryDto, toWebhookDto } from '../webhook-mapping.js';
+import { WEBHOOK_ID_EXAMPLE, WebhooksBaseController } from '../webhooks-base.controller.js';
 
 @ApiTags('Webhooks (v2)')
 @ApiResponse({ status: 400, description: 'VALIDATION_ERROR', type: ErrorEnvelopeDto })

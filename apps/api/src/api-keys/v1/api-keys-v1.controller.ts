@@ -9,11 +9,11 @@ import {
 import { Scope, toPublicId, type Principal } from '#common';
 import { ApiKeyService, DEFAULT_ROTATION_OVERLAP_SECONDS } from '#api-keys';
 import type { ApiKeyEntity } from '#database';
-import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
-import { v1Page } from '../http/v1-list.dto.js';
-import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
-import { ApiJsonBody } from '../http/request-examples.js';
-import { ResourceParam } from '../http/resource-param.decorator.js';
+import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
+import { v1Page } from '../../http/v1-list.dto.js';
+import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { ApiJsonBody } from '../../http/request-examples.js';
+import { ResourceParam } from '../../http/resource-param.decorator.js';
 import {
   ApiKeyDto,
   ApiKeyListDto,
@@ -24,7 +24,7 @@ import {
   ROTATE_API_KEY_EXAMPLES,
   RotateApiKeyDto,
   RotatedApiKeyDto,
-} from './api-key.dto.js';
+} from './api-key-v1.dto.js';
 
 @ApiTags('API keys (v1)')
 @ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })

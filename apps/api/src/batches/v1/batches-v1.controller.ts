@@ -8,11 +8,11 @@ import {
 } from '@nestjs/swagger';
 import { Scope, type Principal } from '#common';
 import { SessionsService } from '#sessions';
-import { Auth, CurrentPrincipal, RequestId } from '../http/auth.decorator.js';
-import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
-import { ApiJsonBody } from '../http/request-examples.js';
-import { ResourceParam } from '../http/resource-param.decorator.js';
-import { toCreatedV1, toNewSession, toResultsV1 } from '../sessions/v1/session-v1.mapper.js';
+import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
+import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { ApiJsonBody } from '../../http/request-examples.js';
+import { ResourceParam } from '../../http/resource-param.decorator.js';
+import { toCreatedV1, toNewSession, toResultsV1 } from '../../sessions/v1/session-v1.mapper.js';
 import {
   BatchCreatedV1Dto,
   BatchResultsV1Dto,
@@ -22,7 +22,7 @@ import {
   MAX_BATCH_SIZE,
 } from './batch-v1.dto.js';
 import { toBatchStatusV1 } from './batch-v1.mapper.js';
-import { ApiConcurrentSessionsLimit } from '../sessions/concurrency-limit.decorator.js';
+import { ApiConcurrentSessionsLimit } from '../../sessions/concurrency-limit.decorator.js';
 
 const BATCH_ID_EXAMPLE = 'batch_01jh2x7v4ke8rbk3a8y0v0d7qz';
 

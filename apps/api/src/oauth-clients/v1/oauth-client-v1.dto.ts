@@ -20,9 +20,9 @@ import {
   type TokenEndpointAuthMethod,
 } from '#auth';
 import { ALL_SCOPES } from '#common';
-import type { RequestExamples } from '../http/request-examples.js';
-import { oneOf } from '../http/validation-messages.js';
-import { V1List } from '../http/v1-list.dto.js';
+import type { RequestExamples } from '../../http/request-examples.js';
+import { oneOf } from '../../http/validation-messages.js';
+import { V1List } from '../../http/v1-list.dto.js';
 
 const MAX_URI_LENGTH = 2000;
 const MAX_SCOPE_LENGTH = 1000;

@@ -10,11 +10,11 @@ import { ALL_SCOPES, Scope, toPublicId, type Principal } from '#common';
 import { ApiKeyService } from '#api-keys';
 import type { OrganizationEntity } from '#database';
 import { limitsOf, OrganizationsService, type OrganizationChanges } from '#organizations';
-import { Auth, CurrentPrincipal, RequestId } from '../http/auth.decorator.js';
-import { ApiJsonBody } from '../http/request-examples.js';
-import { ResourceParam } from '../http/resource-param.decorator.js';
-import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
-import { decodeCursor, v2Page, V2ListQueryDto } from '../http/v2-list.js';
+import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
+import { ApiJsonBody } from '../../http/request-examples.js';
+import { ResourceParam } from '../../http/resource-param.decorator.js';
+import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { decodeCursor, v2Page, V2ListQueryDto } from '../../http/v2-list.js';
 import {
   CREATE_ORGANIZATION_EXAMPLES,
   CreatedOrganizationDto,
@@ -23,7 +23,7 @@ import {
   OrganizationListDto,
   UPDATE_ORGANIZATION_EXAMPLES,
   UpdateOrganizationDto,
-} from './organization.dto.js';
+} from './organization-v2.dto.js';
 
 @ApiTags('Organizations (v2)')
 @ApiResponse({ status: 400, description: 'VALIDATION_ERROR', type: ErrorEnvelopeDto })

@@ -2,22 +2,22 @@ import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Scope, type Principal } from '#common';
 import { WebhookDeliveriesService, WebhooksService } from '#webhooks';
-import { ListQueryDto } from '../api-keys/api-key.dto.js';
-import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
-import { v1Page } from '../http/v1-list.dto.js';
-import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
-import { ApiJsonBody } from '../http/request-examples.js';
-import { ResourceParam } from '../http/resource-param.decorator.js';
+import { ListQueryDto } from '../../api-keys/v1/api-key-v1.dto.js';
+import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
+import { v1Page } from '../../http/v1-list.dto.js';
+import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { ApiJsonBody } from '../../http/request-examples.js';
+import { ResourceParam } from '../../http/resource-param.decorator.js';
+import { WebhookDto } from '../webhook.dto.js';
+import { toDeliveryDto, toWebhookDto } from '../webhook-mapping.js';
+import { WEBHOOK_ID_EXAMPLE, WebhooksBaseController } from '../webhooks-base.controller.js';
 import {
   DeliveryListDto,
   DeliveryListQueryDto,
   REPLACE_WEBHOOK_EXAMPLES,
   ReplaceWebhookDto,
-  WebhookDto,
   WebhookListDto,
-} from './webhook.dto.js';
-import { toDeliveryDto, toWebhookDto } from './webhook-mapping.js';
-import { WEBHOOK_ID_EXAMPLE, WebhooksBaseController } from './webhooks-base.controller.js';
+} from './webhook-v1.dto.js';
 
 @ApiTags('Webhooks (v1)')
 @ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })

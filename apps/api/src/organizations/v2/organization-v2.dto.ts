@@ -2,9 +2,9 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
 import { PLANS, TIERS, type Plan, type Tier } from '#database';
-import type { RequestExamples } from '../http/request-examples.js';
-import { oneOf } from '../http/validation-messages.js';
-import { V2List } from '../http/v2-list.js';
+import type { RequestExamples } from '../../http/request-examples.js';
+import { oneOf } from '../../http/validation-messages.js';
+import { V2List } from '../../http/v2-list.js';
 
 const AGREED = { message: 'must be an integer from 1 to 100000000, or null' };
 

@@ -2,11 +2,11 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Scope, type Principal } from '#common';
 import { EventReader, toEnvelope } from '#events';
-import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
-import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
-import { ResourceParam } from '../http/resource-param.decorator.js';
-import { pageRequest, v2Page } from '../http/v2-list.js';
-import { EventDto, EventListQueryDto, EventListV2Dto } from './webhook.dto.js';
+import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
+import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { ResourceParam } from '../../http/resource-param.decorator.js';
+import { pageRequest, v2Page } from '../../http/v2-list.js';
+import { EventDto, EventListQueryDto, EventListV2Dto } from './event-v2.dto.js';
 
 @ApiTags('Events (v2)')
 @ApiResponse({ status: 400, description: 'VALIDATION_ERROR', type: ErrorEnvelopeDto })

@@ -2,9 +2,12 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, ValidateNested } from 'class-validator';
 import { BATCH_KINDS } from '#database';
-import type { RequestExamples } from '../http/request-examples.js';
-import { CreateSessionV1Dto } from '../sessions/v1/create-session-v1.dto.js';
-import { SessionCreatedV1Dto, SessionResultsEnvelopeV1Dto } from '../sessions/v1/session-v1.dto.js';
+import type { RequestExamples } from '../../http/request-examples.js';
+import { CreateSessionV1Dto } from '../../sessions/v1/create-session-v1.dto.js';
+import {
+  SessionCreatedV1Dto,
+  SessionResultsEnvelopeV1Dto,
+} from '../../sessions/v1/session-v1.dto.js';
 
 /** Sessions one batch may create. */
 export const MAX_BATCH_SIZE = 100;

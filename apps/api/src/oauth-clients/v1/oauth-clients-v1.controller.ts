@@ -10,12 +10,12 @@ import {
 import { OAuthClientRegistryService, type OAuthClientWithSecret } from '#auth';
 import { Scope, type Principal } from '#common';
 import type { OAuthClientEntity } from '#database';
-import { ListQueryDto } from '../api-keys/api-key.dto.js';
-import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
-import { v1Page } from '../http/v1-list.dto.js';
-import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
-import { ApiJsonBody } from '../http/request-examples.js';
-import { ResourceParam } from '../http/resource-param.decorator.js';
+import { ListQueryDto } from '../../api-keys/v1/api-key-v1.dto.js';
+import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
+import { v1Page } from '../../http/v1-list.dto.js';
+import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { ApiJsonBody } from '../../http/request-examples.js';
+import { ResourceParam } from '../../http/resource-param.decorator.js';
 import {
   CREATE_OAUTH_CLIENT_EXAMPLES,
   CreateOAuthClientDto,
@@ -25,7 +25,7 @@ import {
   RotatedOAuthClientDto,
   UPDATE_OAUTH_CLIENT_EXAMPLES,
   UpdateOAuthClientDto,
-} from './oauth-client.dto.js';
+} from './oauth-client-v1.dto.js';
 
 const CLIENT_ID_EXAMPLE = 'cli_01jh2x7v4ke8rbk3a8y0v0d7qz';
 

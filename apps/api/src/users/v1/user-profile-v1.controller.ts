@@ -1,31 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
-import {
-  ApiOkResponse,
-  ApiOperation,
-  ApiProperty,
-  ApiPropertyOptional,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { UsersService } from '#auth';
 import { AppError, parsePublicId, Scope, toPublicId, type Principal } from '#common';
-import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
-
-export class UserProfileDto {
-  @ApiProperty({ example: 'usr_01jh2x7v4ke8rbk3a8y0v0d7qz' })
-  user_id!: string;
-
-  @ApiProperty({ example: 'Ada Lovelace' })
-  name!: string;
-
-  @ApiProperty({ example: 'org_01jh2x7v4ke8rbk3a8y0v0d7qz' })
-  organization_id!: string;
-
-  @ApiPropertyOptional({ description: 'Only when the token also carries the `email` scope' })
-  email?: string;
-
-  @ApiProperty({ format: 'date-time' })
-  created_at!: string;
-}
+import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
+import { UserProfileDto } from './user-profile-v1.dto.js';
 
 @ApiTags('Users (v1)')
 @Controller({ path: 'user', version: '1' })

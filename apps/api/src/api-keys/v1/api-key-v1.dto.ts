@@ -13,9 +13,9 @@ import {
   Min,
 } from 'class-validator';
 import { ALL_SCOPES, MODES } from '#common';
-import { IntegerQuery } from '../http/query-params.js';
-import type { RequestExamples } from '../http/request-examples.js';
-import { V1List } from '../http/v1-list.dto.js';
+import { IntegerQuery } from '../../http/query-params.js';
+import type { RequestExamples } from '../../http/request-examples.js';
+import { V1List } from '../../http/v1-list.dto.js';
 
 export class CreateApiKeyDto {
   @ApiProperty({ minLength: 1, maxLength: 100, example: 'Nightly batch job' })

@@ -1,0 +1,63 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { AppError, Scope, type Principal } from '#common';
+import { SystemNotices } from '#events';
+import { OrganizationsService } from '#organizations';
+import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
+import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { ApiJsonBody } from '../../http/request-examples.js';
+import {
+  CREATE_SYSTEM_NOTICE_EXAMPLES,
+  CreateSystemNoticeDto,
+  SystemNoticeDto,
+} from './system-notice-v2.dto.js';
+
+@ApiTags('System notices (v2)')
+@ApiResponse({ status: 400, description: 'VALIDATION_ERROR', type: ErrorEnvelopeDto })
+@Controller({ path: 'system/notices', version: '2' })
+export class SystemNoticesV2Controller {
+  constructor(
+    private readonly notices: SystemNotices,
+    private readonly organizations: OrganizationsService,
+  ) {}
+
+  @Post()
+  @HttpCode(202)
+  @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @ApiOperation({
+    summary: 'Announce maintenance, a disruption or a security alert',
+    description:
+      'Operator organisation only, with a live-mode credential. Emits the `system.*` event to every organisation (or one), in both modes; their webhooks and event logs receive it like any other event.',
+  })
+  @ApiResponse({ status: 404, description: 'No such organisation', type: ErrorEnvelopeDto })
+  @ApiJsonBody(CreateSystemNoticeDto, CREATE_SYSTEM_NOTICE_EXAMPLES)
+  @ApiAcceptedResponse({ type: SystemNoticeDto })
+  async announce(
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
+    @Body() body: CreateSystemNoticeDto,
+  ): Promise<SystemNoticeDto> {
+    await this.organizations.requireOperator(principal, 'announce system notices');
+    if (body.starts_at && body.ends_at && new Date(body.ends_at) < new Date(body.starts_at)) {
+      throw AppError.invalid('ends_at', 'must not be before starts_at');
+    }
+    const result = await this.notices.announce(
+      {
+        type: body.type,
+        title: body.title,
+        message: body.message,
+        severity: body.severity ?? 'info',
+        startsAt: body.starts_at ? new Date(body.starts_at) : null,
+        endsAt: body.ends_at ? new Date(body.ends_at) : null,
+        organizationId: body.organization_id,
+      },
+      requestId,
+    );
+    return {
+      notice_id: result.noticeId,
+      type: body.type,
+      organizations: result.organizations,
+      events: result.events,
+    };
+  }
+}
