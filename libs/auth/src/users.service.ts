@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { newKey } from '#common';
+import { AppError, newKey, parsePublicId, type Principal } from '#common';
 import { UserEntity } from '#database';
 import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 
@@ -12,6 +12,26 @@ export class UsersService {
 
   findById(id: string): Promise<UserEntity | null> {
     return this.users.findOneBy({ id });
+  }
+
+  /**
+   * The person an access token was issued to. A token of no person (the
+   * client_credentials grant) is FORBIDDEN; one whose user has since been
+   * disabled, deleted or moved to another organisation is no longer valid.
+   */
+  async signedInUser(principal: Principal): Promise<UserEntity> {
+    const userId = parsePublicId('user', principal.subject);
+    if (userId === null) {
+      throw new AppError('FORBIDDEN', 'This access token does not belong to a user', {
+        issue:
+          'the token was issued to a client (client_credentials); sign a user in with the authorization code flow',
+      });
+    }
+    const user = await this.findById(userId);
+    if (!user || user.disabledAt !== null || user.organizationId !== principal.organizationId) {
+      throw AppError.unauthorized('the user of this token no longer exists');
+    }
+    return user;
   }
 
   /** Emails are compared without regard to case (the unique index is on lower(email)). */

@@ -2,3 +2,4 @@ export * from './organizations.service.js';
 export * from './organizations.module.js';
 export * from './organization-limits.js';
 export * from './organization-limits.cache.js';
+export * from './operator-notices.js';

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, LessThan, MoreThan, type Repository } from 'typeorm';
-import { AppError, newKey, parsePublicId, type Tenant } from '#common';
+import { ApiKeyService } from '#api-keys';
+import { ALL_SCOPES, AppError, newKey, parsePublicId, type Principal, type Tenant } from '#common';
 import { OrganizationEntity, type Plan, type Tier } from '#database';
 import { EventLog } from '#events';
 import { OrganizationLimitsCache } from './organization-limits.cache.js';
@@ -27,6 +28,7 @@ export class OrganizationsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: EventLog,
     private readonly limits: OrganizationLimitsCache,
+    private readonly apiKeys: ApiKeyService,
   ) {}
 
   async create(input: NewOrganization): Promise<OrganizationEntity> {
@@ -37,15 +39,35 @@ export class OrganizationsService {
   }
 
   /**
-   * Changes an organisation's name, plan, tier or agreed numbers; a plan or
-   * tier change announces `account.subscription_updated` (in live mode, where
-   * billing lives) in the same transaction. NOT_FOUND for an unknown id.
+   * The operator creates an organisation with its first API key: every scope,
+   * live mode, created on the operator's behalf; the key is shown only once.
+   */
+  async createWithAdminKey(
+    operator: Principal,
+    input: NewOrganization,
+  ): Promise<{ organization: OrganizationEntity; adminApiKey: string }> {
+    await this.requireOperator(operator, 'create organisations');
+    const organization = await this.create(input);
+    const { key } = await this.apiKeys.create(
+      { ...operator, organizationId: organization.id, mode: 'live', scopes: ALL_SCOPES },
+      { name: 'Admin key', scopes: [...ALL_SCOPES], expiresAt: null, mode: 'live' },
+    );
+    return { organization, adminApiKey: key };
+  }
+
+  /**
+   * The operator changes an organisation's name, plan, tier or agreed numbers;
+   * a plan or tier change announces `account.subscription_updated` (in live
+   * mode, where billing lives) in the same transaction. NOT_FOUND for an
+   * unknown id.
    */
   async update(
+    operator: Tenant,
     publicId: string,
     changes: OrganizationChanges,
     requestId: string | null,
   ): Promise<OrganizationEntity> {
+    await this.requireOperator(operator, 'change organisations');
     const id = parsePublicId('organization', publicId);
     if (id === null) throw AppError.notFound('organization', publicId);
     const updated = await this.dataSource.transaction(async (manager) => {
@@ -113,10 +135,27 @@ export class OrganizationsService {
   }
 
   /**
+   * The organisations a caller may list: every one, a keyset page at a time,
+   * for the live operator; anyone else sees only its own, on a single page.
+   * `afterId` (the previous page's last id) is asked for only when paging, so
+   * a cursor sent with a single-page list is ignored, never refused.
+   */
+  async pageFor(
+    tenant: Tenant,
+    afterId: () => string | null,
+    perPage: number,
+  ): Promise<{ rows: OrganizationEntity[]; total: number; before: number }> {
+    if (await this.isOperator(tenant)) return this.page(afterId(), perPage);
+    const own = await this.get(tenant.organizationId);
+    const rows = own ? [own] : [];
+    return { rows, total: rows.length, before: 0 };
+  }
+
+  /**
    * A keyset page of every organisation, oldest first (ids are time-ordered),
    * with the counts a page-numbered list shows.
    */
-  async page(
+  private async page(
     afterId: string | null,
     perPage: number,
   ): Promise<{ rows: OrganizationEntity[]; total: number; before: number }> {

@@ -4,6 +4,7 @@ export * from './session-runner.js';
 export * from './session-scheduler.js';
 export * from './sessions.module.js';
 export * from './session-templates.service.js';
+export * from './session-request.js';
 export * from './session-merger.js';
 export * from './session-sweeper.js';
 export * from './merge-rules.js';

@@ -18,10 +18,13 @@ import { SessionsService } from './sessions.service.js';
 /**
  * Combines completed sessions on one target into a new, completed session
  * (POST /v2/sessions/{id}/merge). The rules, all checked before anything is
- * written (each refusal is a 409 naming `session_ids`):
+ * written:
+ * - the others do not name the session the merge starts from (the one in the
+ *   path); else INVALID_REQUEST naming `session_ids`;
  * - every source is the caller's, `completed`, not itself a merge, of the
  *   same type and target, and produced by one engine that can merge, at its
- *   current version (its work is re-derived, not copied);
+ *   current version (its work is re-derived, not copied); else a 409 naming
+ *   `session_ids` and the source at fault;
  * - the result pools every source's contributions against the target's one
  *   ground truth (SessionEngine#merge); an analyst in several sources counts
  *   once over all their trials;
@@ -38,11 +41,17 @@ export class SessionMerger {
     private readonly organizations: OrganizationsService,
   ) {}
 
+  /** A new session merging `sessionId` with `others` (public ids), in that order. */
   async merge(
     tenant: Tenant,
-    publicIds: readonly string[],
+    sessionId: string,
+    others: readonly string[],
     requestId: string | null,
   ): Promise<SessionEntity> {
+    if (others.includes(sessionId)) {
+      throw AppError.invalid('session_ids', 'must not name the session in the path');
+    }
+    const publicIds = [sessionId, ...others];
     const sources = await this.load(tenant, publicIds);
     const engine = this.engines.session(sources[0]!.engine);
     sources.forEach((source, i) => {

@@ -9,6 +9,7 @@ import {
   type Tenant,
 } from '#common';
 import { Sql } from '#database';
+import { SESSION_DEFAULTS } from './session-request.js';
 
 export interface SessionTemplate {
   /** Stored UUID. */
@@ -24,6 +25,12 @@ export interface SessionTemplate {
 }
 
 export type NewSessionTemplate = Omit<SessionTemplate, 'id' | 'builtIn' | 'createdAt'>;
+
+/** A template as a create request asks for it: settings left out take the sessions' defaults. */
+export type SessionTemplateRequest = Pick<NewSessionTemplate, 'name' | 'type'> &
+  Partial<
+    Pick<NewSessionTemplate, 'description' | 'modality' | 'durationMinutes' | 'privacyLevel'>
+  >;
 
 /** Templates an organisation may keep besides the built-in ones. */
 export const MAX_TEMPLATES_PER_ORGANIZATION = 100;
@@ -132,7 +139,15 @@ export class SessionTemplatesService {
     return own ? fromRow(own) : null;
   }
 
-  async create(tenant: Tenant, input: NewSessionTemplate): Promise<SessionTemplate> {
+  async create(tenant: Tenant, request: SessionTemplateRequest): Promise<SessionTemplate> {
+    const input: NewSessionTemplate = {
+      name: request.name,
+      description: request.description ?? '',
+      type: request.type,
+      modality: request.modality ?? SESSION_DEFAULTS.modality,
+      durationMinutes: request.durationMinutes ?? SESSION_DEFAULTS.durationMinutes,
+      privacyLevel: request.privacyLevel ?? SESSION_DEFAULTS.privacyLevel,
+    };
     const [{ count }] = (await this.sql.rows<{ count: number }>(
       'SELECT count(*)::int AS count FROM session_templates WHERE organization_id = $1 AND mode = $2',
       [tenant.organizationId, tenant.mode],

@@ -5,8 +5,6 @@ import {
   newKey,
   parsePublicId,
   toPublicId,
-  type Modality,
-  type PrivacyLevel,
   type Principal,
   type SessionStatus,
   type SessionType,
@@ -29,6 +27,7 @@ import { EventLog } from '#events';
 import { OrganizationLimitsCache, type OrganizationLimits } from '#organizations';
 import { sessionCreatedData } from './session-events.js';
 import { PROGRESS_STEPS } from './session-phase.js';
+import { requestedSession, type NewSession, type SessionRequest } from './session-request.js';
 import {
   INSERT_SESSION,
   SELECT_SESSION,
@@ -37,6 +36,7 @@ import {
   sessionToRow,
   type SessionRow,
 } from './session-rows.js';
+import { SessionTemplatesService } from './session-templates.service.js';
 
 /** A comparison of `confidence_score` in a version 2 list filter. */
 export const SCORE_OPERATORS = ['eq', 'gt', 'gte', 'lt', 'lte'] as const;
@@ -57,16 +57,6 @@ export interface SessionFilter {
   analystId?: string | undefined;
 }
 
-export interface NewSession {
-  type: SessionType;
-  target: string;
-  modality: Modality | null;
-  durationMinutes: number;
-  privacyLevel: PrivacyLevel;
-  /** Analysts working independently on it; 1 unless collaborative. */
-  analystCount?: number;
-}
-
 /** Time the simulated engine takes beyond its progress steps (queueing, relay), for estimates. */
 const QUEUE_ALLOWANCE_MS = 2_000;
 
@@ -79,6 +69,7 @@ export class SessionsService {
     private readonly settings: AppSettings,
     private readonly limits: OrganizationLimitsCache,
     private readonly engines: EngineRegistry,
+    private readonly templates: SessionTemplatesService,
   ) {}
 
   /** Creates the session and its `session.created` event in one transaction. */
@@ -95,6 +86,22 @@ export class SessionsService {
       await this.assertConcurrencyWithin(tx, tenant, limits);
       return session;
     });
+  }
+
+  /**
+   * Creates the session a request asks for, starting from the template it
+   * names (else INVALID_REQUEST naming `template_id`): see requestedSession.
+   */
+  async createRequested(
+    tenant: Tenant,
+    request: SessionRequest,
+    requestId: string | null,
+  ): Promise<SessionEntity> {
+    const template =
+      request.templateId === undefined
+        ? null
+        : await this.templates.resolve(tenant, request.templateId, 'template_id');
+    return this.create(tenant, requestedSession(request, template), requestId);
   }
 
   /**

@@ -1,10 +1,9 @@
 import { Module } from '@nestjs/common';
-import { ApiKeysModule } from '#api-keys';
 import { OrganizationsModule } from '#organizations';
 import { OrganizationsV2Controller } from './v2/organizations-v2.controller.js';
 
 @Module({
-  imports: [OrganizationsModule, ApiKeysModule],
+  imports: [OrganizationsModule],
   controllers: [OrganizationsV2Controller],
 })
 export class OrganizationsHttpModule {}

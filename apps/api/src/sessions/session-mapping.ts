@@ -1,7 +1,5 @@
 import type { SessionEntity } from '#database';
 import type { SessionResultsData } from '#engines';
-import type { NewSession } from '#sessions';
-import type { SessionOptionsDto } from './session-options.dto.js';
 import type { SessionResultsMetadataV1Dto, SessionResultsV1Dto } from './v1/session-v1.dto.js';
 
 /** Pieces of a session's representation that both versions share. */
@@ -39,15 +37,4 @@ export function resultsMetadata(session: SessionEntity): SessionResultsMetadataV
 
 export function failureOf(session: SessionEntity): { failure_reason?: string } {
   return session.failureReason !== null ? { failure_reason: session.failureReason } : {};
-}
-
-/** The optional fields of a create body with the spec's defaults applied. */
-export function sessionOptions(
-  body: SessionOptionsDto,
-): Pick<NewSession, 'modality' | 'durationMinutes' | 'privacyLevel'> {
-  return {
-    modality: body.modality ?? null,
-    durationMinutes: body.duration_minutes ?? 30,
-    privacyLevel: body.privacy_level ?? 'private',
-  };
 }

@@ -6,8 +6,7 @@ import {
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { ALL_SCOPES, Scope, toPublicId, type Principal } from '#common';
-import { ApiKeyService } from '#api-keys';
+import { Scope, toPublicId, type Principal } from '#common';
 import type { OrganizationEntity } from '#database';
 import { limitsOf, OrganizationsService, type OrganizationChanges } from '#organizations';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
@@ -29,10 +28,7 @@ import {
 @ApiResponse({ status: 400, description: 'VALIDATION_ERROR', type: ErrorEnvelopeDto })
 @Controller({ path: 'enterprise/organizations', version: '2' })
 export class OrganizationsV2Controller {
-  constructor(
-    private readonly organizations: OrganizationsService,
-    private readonly apiKeys: ApiKeyService,
-  ) {}
+  constructor(private readonly organizations: OrganizationsService) {}
 
   @Post()
   @HttpCode(201)
@@ -48,19 +44,13 @@ export class OrganizationsV2Controller {
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateOrganizationDto,
   ): Promise<CreatedOrganizationDto> {
-    await this.organizations.requireOperator(principal, 'create organisations');
-    const organization = await this.organizations.create({
+    const { organization, adminApiKey } = await this.organizations.createWithAdminKey(principal, {
       name: body.name,
       ...(body.plan ? { plan: body.plan } : {}),
       ...(body.tier ? { tier: body.tier } : {}),
       ...agreedNumbers(body),
     });
-    // The new organisation's first key: every scope, live mode, created on the operator's behalf.
-    const { key } = await this.apiKeys.create(
-      { ...principal, organizationId: organization.id, mode: 'live', scopes: ALL_SCOPES },
-      { name: 'Admin key', scopes: [...ALL_SCOPES], expiresAt: null, mode: 'live' },
-    );
-    return { ...toOrganizationDto(organization), admin_api_key: key };
+    return { ...toOrganizationDto(organization), admin_api_key: adminApiKey };
   }
 
   @Patch(':organization_id')
@@ -79,8 +69,8 @@ export class OrganizationsV2Controller {
     @Param('organization_id') id: string,
     @Body() body: UpdateOrganizationDto,
   ): Promise<OrganizationDto> {
-    await this.organizations.requireOperator(principal, 'change organisations');
     const organization = await this.organizations.update(
+      principal,
       id,
       {
         ...(body.name !== undefined ? { name: body.name } : {}),
@@ -105,19 +95,12 @@ export class OrganizationsV2Controller {
     @CurrentPrincipal() principal: Principal,
     @Query() query: V2ListQueryDto,
   ): Promise<OrganizationListDto> {
-    const perPage = query.per_page;
-    if (!(await this.organizations.isOperator(principal))) {
-      const own = await this.organizations.get(principal.organizationId);
-      const rows = own ? [own] : [];
-      return v2Page(
-        'organization',
-        { rows, total: rows.length, before: 0 },
-        perPage,
-        toOrganizationDto,
-      );
-    }
-    const page = await this.organizations.page(decodeCursor('organization', query.cursor), perPage);
-    return v2Page('organization', page, perPage, toOrganizationDto);
+    const page = await this.organizations.pageFor(
+      principal,
+      () => decodeCursor('organization', query.cursor),
+      query.per_page,
+    );
+    return v2Page('organization', page, query.per_page, toOrganizationDto);
   }
 }
 

@@ -1,13 +1,7 @@
 import { AppError, toPublicId } from '#common';
 import type { SessionEntity } from '#database';
-import { phaseOf, type NewSession } from '#sessions';
-import {
-  sessionOptions,
-  completedResults,
-  failureOf,
-  resultsMetadata,
-  resultsV1,
-} from '../session-mapping.js';
+import { phaseOf, requestedSession, type NewSession } from '#sessions';
+import { completedResults, failureOf, resultsMetadata, resultsV1 } from '../session-mapping.js';
 import type { CreateSessionV1Dto } from './create-session-v1.dto.js';
 import type {
   SessionCreatedV1Dto,
@@ -40,11 +34,16 @@ export function toNewSession(body: CreateSessionV1Dto, at = ''): NewSession {
   }
   const type = body.type ?? body.session_type;
   if (type === undefined) throw AppError.invalid(`${at}type`, 'is required', 'remote_viewing');
-  return {
-    type,
-    target,
-    ...sessionOptions(body),
-  };
+  return requestedSession(
+    {
+      type,
+      target,
+      modality: body.modality,
+      durationMinutes: body.duration_minutes,
+      privacyLevel: body.privacy_level,
+    },
+    null,
+  );
 }
 
 export function toCreatedV1(session: SessionEntity): SessionCreatedV1Dto {

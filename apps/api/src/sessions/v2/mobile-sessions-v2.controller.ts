@@ -1,14 +1,14 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Scope, type Principal } from '#common';
-import { SessionsService, SessionTemplatesService } from '#sessions';
+import { SessionsService } from '#sessions';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
 import { toCreatedV1 } from '../v1/session-v1.mapper.js';
 import { CREATE_SESSION_V2_EXAMPLES, CreateSessionV2Dto } from './create-session-v2.dto.js';
 import { MobileSessionCreatedDto } from './mobile-session-v2.dto.js';
-import { toNewSessionV2 } from './session-v2.mapper.js';
+import { toSessionRequestV2 } from './session-v2.mapper.js';
 import { ApiConcurrentSessionsLimit } from '../concurrency-limit.decorator.js';
 
 @ApiTags('Sessions (v2)')
@@ -19,10 +19,7 @@ import { ApiConcurrentSessionsLimit } from '../concurrency-limit.decorator.js';
 })
 @Controller({ path: 'mobile/sessions', version: '2' })
 export class MobileSessionsV2Controller {
-  constructor(
-    private readonly sessions: SessionsService,
-    private readonly templates: SessionTemplatesService,
-  ) {}
+  constructor(private readonly sessions: SessionsService) {}
 
   @Post('create')
   @ApiConcurrentSessionsLimit()
@@ -43,11 +40,7 @@ export class MobileSessionsV2Controller {
     @Body() body: CreateSessionV2Dto,
   ): Promise<MobileSessionCreatedDto> {
     return toCreatedV1(
-      await this.sessions.create(
-        principal,
-        await toNewSessionV2(body, this.templates, principal),
-        requestId,
-      ),
+      await this.sessions.createRequested(principal, toSessionRequestV2(body), requestId),
     );
   }
 }

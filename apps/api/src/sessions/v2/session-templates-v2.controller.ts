@@ -68,11 +68,11 @@ export class SessionTemplatesV2Controller {
     return toTemplateDto(
       await this.templates.create(principal, {
         name: body.name,
-        description: body.description ?? '',
+        description: body.description,
         type: body.type,
-        modality: body.modality ?? null,
-        durationMinutes: body.duration_minutes ?? 30,
-        privacyLevel: body.privacy_level ?? 'private',
+        modality: body.modality,
+        durationMinutes: body.duration_minutes,
+        privacyLevel: body.privacy_level,
       }),
     );
   }

@@ -1,34 +1,20 @@
 import type { SessionEntity } from '#database';
-import { toPublicId, type Tenant } from '#common';
-import type { NewSession, SessionTemplatesService } from '#sessions';
-import {
-  sessionOptions,
-  completedResults,
-  resultsMetadata,
-  resultsV1,
-} from '../session-mapping.js';
+import { toPublicId } from '#common';
+import type { SessionRequest } from '#sessions';
+import { completedResults, resultsMetadata, resultsV1 } from '../session-mapping.js';
 import { toStatusV1 } from '../v1/session-v1.mapper.js';
 import type { CreateSessionV2Dto } from './create-session-v2.dto.js';
 import type { SessionV2Dto } from './session-v2.dto.js';
 
-/** The session a v2 create body asks for, starting from its template when it names one. */
-export async function toNewSessionV2(
-  body: CreateSessionV2Dto,
-  templates: SessionTemplatesService,
-  tenant: Tenant,
-): Promise<NewSession> {
-  const template =
-    body.template_id === undefined
-      ? null
-      : await templates.resolve(tenant, body.template_id, 'template_id');
-  const options = sessionOptions(body);
+/** A v2 create body as the service takes it; the template, if named, is applied there. */
+export function toSessionRequestV2(body: CreateSessionV2Dto): SessionRequest {
   return {
-    // Validation guarantees a type when no template is named.
-    type: body.type ?? template!.type,
+    templateId: body.template_id,
+    type: body.type,
     target: body.target,
-    modality: body.modality === undefined ? (template?.modality ?? null) : options.modality,
-    durationMinutes: body.duration_minutes ?? template?.durationMinutes ?? options.durationMinutes,
-    privacyLevel: body.privacy_level ?? template?.privacyLevel ?? options.privacyLevel,
+    modality: body.modality,
+    durationMinutes: body.duration_minutes,
+    privacyLevel: body.privacy_level,
   };
 }
 

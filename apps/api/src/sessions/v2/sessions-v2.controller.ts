@@ -7,8 +7,8 @@ import {
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { AppError, Scope, type Principal } from '#common';
-import { SessionMerger, SessionsService, SessionTemplatesService } from '#sessions';
+import { Scope, type Principal } from '#common';
+import { SessionMerger, SessionsService } from '#sessions';
 import type { SessionEntity } from '#database';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
@@ -27,7 +27,7 @@ import {
   SessionListV2Dto,
   SessionV2Dto,
 } from './session-v2.dto.js';
-import { toNewSessionV2, toSessionV2 } from './session-v2.mapper.js';
+import { toSessionRequestV2, toSessionV2 } from './session-v2.mapper.js';
 import { ApiConcurrentSessionsLimit } from '../concurrency-limit.decorator.js';
 
 @ApiTags('Sessions (v2)')
@@ -40,7 +40,6 @@ import { ApiConcurrentSessionsLimit } from '../concurrency-limit.decorator.js';
 export class SessionsV2Controller {
   constructor(
     private readonly sessions: SessionsService,
-    private readonly templates: SessionTemplatesService,
     private readonly merger: SessionMerger,
   ) {}
 
@@ -58,9 +57,9 @@ export class SessionsV2Controller {
     @RequestId() requestId: string,
     @Body() body: CreateSessionV2Dto,
   ): Promise<SessionV2Dto> {
-    const session = await this.sessions.create(
+    const session = await this.sessions.createRequested(
       principal,
-      await toNewSessionV2(body, this.templates, principal),
+      toSessionRequestV2(body),
       requestId,
     );
     return this.view(session);
@@ -82,12 +81,9 @@ export class SessionsV2Controller {
     @RequestId() requestId: string,
     @Body() body: CreateCollaborativeSessionV2Dto,
   ): Promise<SessionV2Dto> {
-    const session = await this.sessions.create(
+    const session = await this.sessions.createRequested(
       principal,
-      {
-        ...(await toNewSessionV2(body, this.templates, principal)),
-        analystCount: body.analyst_count ?? 3,
-      },
+      { ...toSessionRequestV2(body), analystCount: body.analyst_count ?? 3 },
       requestId,
     );
     return this.view(session);
@@ -140,15 +136,7 @@ export class SessionsV2Controller {
     @CurrentPrincipal() principal: Principal,
     @Param('session_id') id: string,
   ): Promise<SessionV2Dto> {
-    const session = await this.sessions.get(principal, id);
-    throw new AppError(
-      'CONFLICT',
-      `Session ${id} is run by the ${session.engine} engine, which makes its own results`,
-      {
-        field: 'engine',
-        issue: `submissions are taken only for sessions of the analyst engine; this one is ${session.engine}`,
-      },
-    );
+    return this.sessions.submitResults(principal, id);
   }
 
   @Post(':session_id/merge')
@@ -178,10 +166,7 @@ export class SessionsV2Controller {
     @Param('session_id') id: string,
     @Body() body: MergeSessionsV2Dto,
   ): Promise<SessionV2Dto> {
-    if (body.session_ids.includes(id)) {
-      throw AppError.invalid('session_ids', 'must not name the session in the path');
-    }
-    return this.view(await this.merger.merge(principal, [id, ...body.session_ids], requestId));
+    return this.view(await this.merger.merge(principal, id, body.session_ids, requestId));
   }
 
   @Get(':session_id')

@@ -1,8 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { AppError, Scope, type Principal } from '#common';
-import { SystemNotices } from '#events';
-import { OrganizationsService } from '#organizations';
+import { Scope, type Principal } from '#common';
+import { OperatorNotices } from '#organizations';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
@@ -16,10 +15,7 @@ import {
 @ApiResponse({ status: 400, description: 'VALIDATION_ERROR', type: ErrorEnvelopeDto })
 @Controller({ path: 'system/notices', version: '2' })
 export class SystemNoticesV2Controller {
-  constructor(
-    private readonly notices: SystemNotices,
-    private readonly organizations: OrganizationsService,
-  ) {}
+  constructor(private readonly notices: OperatorNotices) {}
 
   @Post()
   @HttpCode(202)
@@ -37,11 +33,8 @@ export class SystemNoticesV2Controller {
     @RequestId() requestId: string,
     @Body() body: CreateSystemNoticeDto,
   ): Promise<SystemNoticeDto> {
-    await this.organizations.requireOperator(principal, 'announce system notices');
-    if (body.starts_at && body.ends_at && new Date(body.ends_at) < new Date(body.starts_at)) {
-      throw AppError.invalid('ends_at', 'must not be before starts_at');
-    }
     const result = await this.notices.announce(
+      principal,
       {
         type: body.type,
         title: body.title,

@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { UsersService } from '#auth';
-import { AppError, parsePublicId, Scope, toPublicId, type Principal } from '#common';
+import { Scope, toPublicId, type Principal } from '#common';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
 import { UserProfileDto } from './user-profile-v1.dto.js';
 
@@ -19,18 +19,7 @@ export class UserProfileController {
   })
   @ApiOkResponse({ type: UserProfileDto })
   async profile(@CurrentPrincipal() principal: Principal): Promise<UserProfileDto> {
-    const userId = parsePublicId('user', principal.subject);
-    if (userId === null) {
-      throw new AppError('FORBIDDEN', 'This access token does not belong to a user', {
-        issue:
-          'the token was issued to a client (client_credentials); sign a user in with the authorization code flow',
-      });
-    }
-    const user = await this.users.findById(userId);
-    // A token outlives neither its user's deletion nor a move to another organisation.
-    if (!user || user.disabledAt !== null || user.organizationId !== principal.organizationId) {
-      throw AppError.unauthorized('the user of this token no longer exists');
-    }
+    const user = await this.users.signedInUser(principal);
     return {
       user_id: toPublicId('user', user.id),
       name: user.name,
