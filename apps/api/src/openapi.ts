@@ -2,8 +2,8 @@ import { documentIdempotency } from './http/idempotency/idempotency-openapi.js';
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { ALL_SCOPES } from '#common';
-import { MAX_LIST_OFFSET } from './api-keys/v1/api-key-v1.dto.js';
 import { MAX_BODY_DEPTH } from './http/input-guards.js';
+import { MAX_LIST_OFFSET } from './http/v1-list.dto.js';
 import { documentRequestRules } from './http/openapi-request-rules.js';
 import { authorizationServerPaths } from './oauth/authorization-server/openapi-paths.js';
 

@@ -13,7 +13,6 @@ import {
   Matches,
   Max,
   Min,
-  ValidateIf,
 } from 'class-validator';
 import {
   DELIVERY_ORIGINS,
@@ -32,13 +31,11 @@ import {
   SECRET_LENGTH,
   DEFAULT_ROTATION_OVERLAP_SECONDS,
 } from '#webhooks';
+import { Optional } from '../http/dto-decorators.js';
 import type { RequestExamples } from '../http/request-examples.js';
 import { oneOf } from '../http/validation-messages.js';
 
 const SECRET_RULE = `${SECRET_LENGTH.min} to ${SECRET_LENGTH.max} printable characters without spaces`;
-
-/** Optional, but `null` is refused rather than read as "absent". */
-const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 const UrlField = (required: boolean) =>
   applyDecorators(

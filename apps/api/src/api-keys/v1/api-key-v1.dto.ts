@@ -13,7 +13,6 @@ import {
   Min,
 } from 'class-validator';
 import { ALL_SCOPES, MODES } from '#common';
-import { IntegerQuery } from '../../http/query-params.js';
 import type { RequestExamples } from '../../http/request-examples.js';
 import { V1List } from '../../http/v1-list.dto.js';
 
@@ -138,24 +137,6 @@ export class RotateApiKeyDto {
   @Min(0, OVERLAP)
   @Max(604800, OVERLAP)
   overlap_seconds?: number;
-}
-
-export const MAX_LIST_LIMIT = 100;
-/** Deepest v1 page: OFFSET reads and drops every row before it; past this, use a v2 list and its cursor. */
-export const MAX_LIST_OFFSET = 10_000;
-
-/** Version 1 list paging: `limit` (default 20, at most 100) and `offset` (at most 10,000). */
-export class ListQueryDto {
-  @IntegerQuery({ minimum: 1, maximum: MAX_LIST_LIMIT, default: 20 })
-  limit?: number;
-
-  @IntegerQuery({
-    minimum: 0,
-    maximum: MAX_LIST_OFFSET,
-    default: 0,
-    description: `Items to skip, at most ${MAX_LIST_OFFSET.toLocaleString('en')}; page further with the v2 list's cursor`,
-  })
-  offset?: number;
 }
 
 export class ApiKeyListDto extends V1List(ApiKeyDto) {}

@@ -10,7 +10,7 @@ import { Scope, toPublicId, type Principal } from '#common';
 import { ApiKeyService, DEFAULT_ROTATION_OVERLAP_SECONDS } from '#api-keys';
 import type { ApiKeyEntity } from '#database';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
-import { v1Page } from '../../http/v1-list.dto.js';
+import { V1ListQueryDto, v1Page } from '../../http/v1-list.dto.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
@@ -20,7 +20,6 @@ import {
   CREATE_API_KEY_EXAMPLES,
   CreateApiKeyDto,
   CreatedApiKeyDto,
-  ListQueryDto,
   ROTATE_API_KEY_EXAMPLES,
   RotateApiKeyDto,
   RotatedApiKeyDto,
@@ -61,7 +60,7 @@ export class ApiKeysController {
   @ApiOkResponse({ type: ApiKeyListDto })
   async list(
     @CurrentPrincipal() principal: Principal,
-    @Query() query: ListQueryDto,
+    @Query() query: V1ListQueryDto,
   ): Promise<ApiKeyListDto> {
     return v1Page(query, (page) => this.apiKeys.list(principal, page), toApiKeyDto);
   }

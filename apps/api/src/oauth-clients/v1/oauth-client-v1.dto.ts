@@ -8,7 +8,6 @@ import {
   IsString,
   Length,
   MaxLength,
-  ValidateIf,
 } from 'class-validator';
 import {
   DEFAULT_GRANT_TYPES,
@@ -20,6 +19,7 @@ import {
   type TokenEndpointAuthMethod,
 } from '#auth';
 import { ALL_SCOPES } from '#common';
+import { Optional } from '../../http/dto-decorators.js';
 import type { RequestExamples } from '../../http/request-examples.js';
 import { oneOf } from '../../http/validation-messages.js';
 import { V1List } from '../../http/v1-list.dto.js';
@@ -29,9 +29,6 @@ const MAX_SCOPE_LENGTH = 1000;
 const SCOPE_DESCRIPTION = `Space-separated scopes (${ALL_SCOPES.join(', ')}); never more than your own`;
 const GRANT_TYPES_DESCRIPTION =
   'refresh_token needs authorization_code; a public client (none) cannot use client_credentials';
-
-/** Optional, but `null` is refused rather than read as "absent". */
-const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 const ClientNameRules = () =>
   applyDecorators(

@@ -10,9 +10,8 @@ import {
 import { OAuthClientRegistryService, type OAuthClientWithSecret } from '#auth';
 import { Scope, type Principal } from '#common';
 import type { OAuthClientEntity } from '#database';
-import { ListQueryDto } from '../../api-keys/v1/api-key-v1.dto.js';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
-import { v1Page } from '../../http/v1-list.dto.js';
+import { V1ListQueryDto, v1Page } from '../../http/v1-list.dto.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
@@ -75,7 +74,7 @@ export class OAuthClientsController {
   @ApiOkResponse({ type: OAuthClientListDto })
   async list(
     @CurrentPrincipal() principal: Principal,
-    @Query() query: ListQueryDto,
+    @Query() query: V1ListQueryDto,
   ): Promise<OAuthClientListDto> {
     return v1Page(query, (page) => this.registry.list(principal, page), toOAuthClientDto);
   }

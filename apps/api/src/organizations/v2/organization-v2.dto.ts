@@ -1,7 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { PLANS, TIERS, type Plan, type Tier } from '#database';
+import { OptionalOrNull } from '../../http/dto-decorators.js';
 import type { RequestExamples } from '../../http/request-examples.js';
 import { oneOf } from '../../http/validation-messages.js';
 import { V2List } from '../../http/v2-list.js';
@@ -18,7 +19,7 @@ const AgreedNumber = (description: string) =>
       nullable: true,
       description,
     }),
-    ValidateIf((_body: object, value: unknown) => value !== null && value !== undefined),
+    OptionalOrNull(),
     IsInt(AGREED),
     Min(1, AGREED),
     Max(100_000_000, AGREED),

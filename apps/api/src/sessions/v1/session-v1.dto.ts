@@ -7,8 +7,7 @@ import {
   type SessionStatus,
   type SessionType,
 } from '#common';
-import { ListQueryDto } from '../../api-keys/v1/api-key-v1.dto.js';
-import { V1List } from '../../http/v1-list.dto.js';
+import { V1List, V1ListQueryDto } from '../../http/v1-list.dto.js';
 import { oneOf } from '../../http/validation-messages.js';
 
 const SESSION_ID = { example: 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', pattern: '^sess_[0-9a-z]{26}$' };
@@ -166,7 +165,7 @@ export class SessionResultsEnvelopeV1Dto {
 
 export class SessionListV1Dto extends V1List(SessionStatusV1Dto) {}
 
-export class SessionListQueryV1Dto extends ListQueryDto {
+export class SessionListQueryV1Dto extends V1ListQueryDto {
   @ApiPropertyOptional({ enum: SESSION_STATUSES })
   @IsOptional()
   @IsIn(SESSION_STATUSES, oneOf(SESSION_STATUSES))

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
 import { SESSION_TYPES, toPublicId, type SessionType } from '#common';
 import { BUILT_IN_TEMPLATES } from '#sessions';
+import { Optional } from '../../http/dto-decorators.js';
 import type { RequestExamples } from '../../http/request-examples.js';
 import { oneOf } from '../../http/validation-messages.js';
 import { SessionOptionsDto } from '../session-options.dto.js';
@@ -36,7 +37,7 @@ export class CreateSessionV2Dto extends SessionOptionsDto {
     description:
       'Start from this template (GET /v2/sessions/templates): its type, modality, duration and privacy apply unless given here',
   })
-  @ValidateIf((_object: object, value: unknown) => value !== undefined)
+  @Optional()
   @IsString({ message: 'must be a template id' })
   @MaxLength(64, { message: 'must be a template id' })
   template_id?: string;

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsString, Length, ValidateIf } from 'class-validator';
+import { IsIn, IsString, Length } from 'class-validator';
 import { MODALITIES, PRIVACY_LEVELS, SESSION_TYPES, toPublicId, type SessionType } from '#common';
 import type { SessionTemplate } from '#sessions';
+import { Optional } from '../../http/dto-decorators.js';
 import type { RequestExamples } from '../../http/request-examples.js';
 import { oneOf } from '../../http/validation-messages.js';
 import { V2List } from '../../http/v2-list.js';
@@ -28,7 +29,7 @@ export class CreateSessionTemplateDto extends SessionOptionsDto {
   name!: string;
 
   @ApiPropertyOptional({ maxLength: 1000, default: '' })
-  @ValidateIf((_object: object, value: unknown) => value !== undefined)
+  @Optional()
   @IsString({ message: 'must be a string' })
   @Length(0, 1000, { message: 'must be at most 1000 characters' })
   description?: string;

@@ -1,11 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDateString, IsIn, IsString, Length, ValidateIf } from 'class-validator';
+import { IsDateString, IsIn, IsString, Length } from 'class-validator';
 import { SYSTEM_NOTICE_TYPES, type SystemNoticeType } from '#events';
+import { Optional } from '../../http/dto-decorators.js';
 import type { RequestExamples } from '../../http/request-examples.js';
 import { oneOf } from '../../http/validation-messages.js';
 
 const SEVERITIES = ['info', 'warning', 'critical'] as const;
-const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 export class CreateSystemNoticeDto {
   @ApiProperty({ enum: SYSTEM_NOTICE_TYPES, example: 'system.maintenance_scheduled' })

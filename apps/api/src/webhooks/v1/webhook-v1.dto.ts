@@ -1,7 +1,6 @@
 import type { DeliveryState } from '#database';
-import { ListQueryDto } from '../../api-keys/v1/api-key-v1.dto.js';
 import type { RequestExamples } from '../../http/request-examples.js';
-import { V1List } from '../../http/v1-list.dto.js';
+import { V1List, V1ListQueryDto } from '../../http/v1-list.dto.js';
 import { CreateWebhookDto, DeliveryDto, DeliveryStateFilter, WebhookDto } from '../webhook.dto.js';
 
 export const REPLACE_WEBHOOK_EXAMPLES: RequestExamples = {
@@ -22,7 +21,7 @@ export class ReplaceWebhookDto extends CreateWebhookDto {}
 export class WebhookListDto extends V1List(WebhookDto) {}
 export class DeliveryListDto extends V1List(DeliveryDto) {}
 
-export class DeliveryListQueryDto extends ListQueryDto {
+export class DeliveryListQueryDto extends V1ListQueryDto {
   @DeliveryStateFilter()
   state?: DeliveryState;
 }

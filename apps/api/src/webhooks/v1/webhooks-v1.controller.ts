@@ -2,9 +2,8 @@ import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Scope, type Principal } from '#common';
 import { WebhookDeliveriesService, WebhooksService } from '#webhooks';
-import { ListQueryDto } from '../../api-keys/v1/api-key-v1.dto.js';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
-import { v1Page } from '../../http/v1-list.dto.js';
+import { V1ListQueryDto, v1Page } from '../../http/v1-list.dto.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
@@ -35,7 +34,7 @@ export class WebhooksV1Controller extends WebhooksBaseController {
   @ApiOkResponse({ type: WebhookListDto })
   async list(
     @CurrentPrincipal() principal: Principal,
-    @Query() query: ListQueryDto,
+    @Query() query: V1ListQueryDto,
   ): Promise<WebhookListDto> {
     return v1Page(query, (page) => this.webhooks.list(principal, page), toWebhookDto);
   }
