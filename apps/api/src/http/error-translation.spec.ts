@@ -1,6 +1,6 @@
-import { BadRequestException, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Logger, NotFoundException } from '@nestjs/common';
 import type { Request } from 'express';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { QueryFailedError } from 'typeorm';
 import { AppError } from '#common';
 import { isDependencyUnavailable, toAppError } from './error-translation.js';
@@ -12,12 +12,31 @@ const request = {
   id: 'req_test',
 } as unknown as Request;
 
+/** What the translation logs, kept here instead of printed (the run stays quiet). */
+let logged: { level: string; args: unknown[] }[] = [];
+beforeEach(() => {
+  logged = [];
+  for (const level of ['error', 'warn'] as const) {
+    vi.spyOn(Logger.prototype, level).mockImplementation((...args: unknown[]) => {
+      logged.push({ level, args });
+    });
+  }
+});
+afterEach(() => vi.restoreAllMocks());
+
 describe('toAppError', () => {
   it('hides the internals of an unexpected error behind INTERNAL_ERROR', () => {
     const error = toAppError(new Error('password=hunter2 at /srv/app/db.ts:12'), request);
     expect(error.code).toBe('INTERNAL_ERROR');
     expect(error.message).toBe('An unexpected error occurred');
     expect(JSON.stringify(error.details)).not.toContain('hunter2');
+    // The cause goes to the log, with the request it failed.
+    expect(logged).toEqual([
+      {
+        level: 'error',
+        args: [expect.objectContaining({ requestId: 'req_test' }), 'unhandled error'],
+      },
+    ]);
   });
 
   it('keeps AppErrors as they are', () => {
@@ -76,5 +95,6 @@ describe('a dependency that cannot be reached', () => {
     expect(JSON.stringify({ message: error.message, details: error.details })).not.toMatch(
       /server says no|57P01/,
     );
+    expect(logged.map((entry) => entry.level)).toEqual(expect.arrayContaining(['warn']));
   });
 });
