@@ -3,21 +3,12 @@ import { IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { SESSION_TYPES, type SessionType } from '#common';
 import type { RequestExamples } from '../../http/request-examples.js';
 import { oneOf } from '../../http/validation-messages.js';
-import { SessionOptionsDto } from '../session-options.dto.js';
+import { SESSION_EXAMPLE, SessionOptionsDto } from '../session-options.dto.js';
 
 const TARGET_LENGTH = { message: 'must be 1 to 1000 characters' };
 
 export const CREATE_SESSION_V1_EXAMPLES: RequestExamples = {
-  session: {
-    summary: 'A remote viewing session',
-    value: {
-      type: 'remote_viewing',
-      target: 'The object in the sealed envelope #4711',
-      modality: 'visual',
-      duration_minutes: 30,
-      privacy_level: 'private',
-    },
-  },
+  session: SESSION_EXAMPLE,
   quick_start: {
     summary: 'The quick-start spelling (cue, session_type)',
     value: { session_type: 'remote_viewing', cue: 'Where is the lost hiking boot?' },

@@ -5,22 +5,13 @@ import { BUILT_IN_TEMPLATES } from '#sessions';
 import { Optional } from '../../http/dto-decorators.js';
 import type { RequestExamples } from '../../http/request-examples.js';
 import { oneOf } from '../../http/validation-messages.js';
-import { SessionOptionsDto } from '../session-options.dto.js';
+import { SESSION_EXAMPLE, SessionOptionsDto } from '../session-options.dto.js';
 
 /** The first built-in template ("Standard remote viewing"), which every organisation has. */
 const STANDARD_TEMPLATE_ID = toPublicId('sessionTemplate', BUILT_IN_TEMPLATES[0]!.id);
 
 export const CREATE_SESSION_V2_EXAMPLES: RequestExamples = {
-  session: {
-    summary: 'A remote viewing session',
-    value: {
-      type: 'remote_viewing',
-      target: 'The object in the sealed envelope #4711',
-      modality: 'visual',
-      duration_minutes: 30,
-      privacy_level: 'private',
-    },
-  },
+  session: SESSION_EXAMPLE,
   from_template: {
     summary: 'From a built-in template (GET /v2/sessions/templates)',
     value: {
