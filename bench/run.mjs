@@ -865,7 +865,7 @@ async function setUp(runner, partial) {
   };
 
   log(`Migrating ${redactUrl(CONFIG.databaseUrl)} …`);
-  await runToCompletion('migrate', ['dist/libs/database/src/cli/migrate.js'], shared);
+  await runToCompletion('migrate', ['dist/apps/cli/src/migrate.js'], shared);
 
   const db = new pg.Client({ connectionString: CONFIG.databaseUrl });
   await db.connect();

@@ -189,7 +189,7 @@ function seed(shared, organizationId, count) {
     const child = spawn(
       process.execPath,
       [
-        'dist/libs/database/src/cli/seed-sessions.js',
+        'dist/apps/cli/src/seed-sessions.js',
         '--count',
         String(count),
         '--organization',

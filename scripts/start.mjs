@@ -57,7 +57,7 @@ const SIGNING_KEY_SECRET_FILE = path.join(DATA_DIR, 'signing-key-secret');
 const SHARED_REDIS_PORT = 6379;
 const DATABASE_NAME = 'sessions';
 
-const MIGRATE_ENTRY = 'dist/libs/database/src/cli/migrate.js';
+const MIGRATE_ENTRY = 'dist/apps/cli/src/migrate.js';
 const APPS = [
   { name: 'api', entry: 'dist/apps/api/src/main.js' },
   { name: 'worker', entry: 'dist/apps/worker/src/main.js' },

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toEnvelope } from '#events';
-import { EventEntity } from '#database';
+import { EventEntity } from '#events';
 import { parsePublicId } from '#common';
 import { createWorker } from '../apps/worker/src/worker.js';
 import { TestClient } from './support/client.js';

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, Scope } from '#common';
-import { OAuthClientEntity } from '#database';
+import { OAuthClientEntity } from '#auth';
 import { TestClient, type ApiResponse } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import {

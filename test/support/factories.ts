@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ALL_SCOPES, type Mode } from '#common';
-import type { Plan } from '#database';
+import type { Plan } from '#organizations';
 import { ApiKeyService } from '#api-keys';
 import { OAuthClientsService } from '#auth';
 import { OrganizationsService, type NewOrganization } from '#organizations';

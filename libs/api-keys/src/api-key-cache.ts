@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { AppSettings } from '#config';
-import type { ApiKeyEntity } from '#database';
+import type { ApiKeyEntity } from './api-key.entity.js';
 import { RedisService } from '#queue';
 
 /** How long a verified key is trusted from memory before the database is asked again. */

@@ -11,7 +11,7 @@ import {
   type Principal,
   type Tenant,
 } from '#common';
-import { ApiKeyEntity } from '#database';
+import { ApiKeyEntity } from './api-key.entity.js';
 import { ApiKeyCache } from './api-key-cache.js';
 import { displayPrefix, generateApiKey, hashApiKey, parseApiKey } from './api-key-format.js';
 

@@ -1,10 +1,12 @@
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '#database';
 import { ApiKeyCache } from './api-key-cache.js';
 import { ApiKeyService } from './api-key.service.js';
+import { API_KEY_ENTITIES } from './entities.js';
 
 @Module({
-  imports: [DatabaseModule],
+  imports: [TypeOrmModule.forFeature(API_KEY_ENTITIES), DatabaseModule],
   providers: [ApiKeyService, ApiKeyCache],
   exports: [ApiKeyService],
 })

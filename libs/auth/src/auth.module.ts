@@ -1,3 +1,4 @@
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { Module } from '@nestjs/common';
 import { ApiKeysModule } from '#api-keys';
 import { DatabaseModule } from '#database';
@@ -12,10 +13,16 @@ import { RevokedGrants } from './revoked-grants.js';
 import { ServerSecretsService } from './server-secrets.service.js';
 import { SigningKeyService } from './signing-keys.service.js';
 import { UsersService } from './users.service.js';
+import { AUTH_ENTITIES } from './entities.js';
 
 /** Credentials and identities: tokens, signing keys, OAuth clients, local accounts (both apps). */
 @Module({
-  imports: [DatabaseModule, ApiKeysModule, OrganizationsModule],
+  imports: [
+    TypeOrmModule.forFeature(AUTH_ENTITIES),
+    DatabaseModule,
+    ApiKeysModule,
+    OrganizationsModule,
+  ],
   providers: [
     SigningKeyService,
     AccessTokenService,

@@ -4,7 +4,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, type EntityManager, type Repository } from 'typeorm';
 import { AppError, isScope, missingScopes, newKey, type Principal, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { OAuthClientEntity } from '#database';
+import { OAuthClientEntity } from './entities/oauth-client.entity.js';
 import { hashSecret } from './secret-hash.js';
 
 /** RFC 7591 grant types a client may register. */

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, type Repository } from 'typeorm';
 import { ALL_SCOPES, newKey, type Mode } from '#common';
-import { OAuthClientEntity } from '#database';
+import { OAuthClientEntity } from './entities/oauth-client.entity.js';
 import { decoyHash, hashSecret, verifySecret } from './secret-hash.js';
 
 @Injectable()

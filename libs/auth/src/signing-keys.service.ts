@@ -4,7 +4,8 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { LessThanOrEqual, type Repository } from 'typeorm';
 import { AppSettings } from '#config';
-import { SigningKeyEntity, type JsonObject } from '#database';
+import { type JsonObject } from '#database';
+import { SigningKeyEntity } from './entities/signing-key.entity.js';
 import { ACCESS_TOKEN_TTL_SECONDS, SIGNING_ALGORITHM } from './token-constants.js';
 import { openSealedSecret, sealSecret } from '#common';
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import { AppError, newKey, parsePublicId, type Principal } from '#common';
-import { UserEntity } from '#database';
+import { UserEntity } from './entities/user.entity.js';
 import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 
 /** Local accounts of the authorization server's sign-in page. */

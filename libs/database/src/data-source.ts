@@ -1,11 +1,17 @@
 import pg from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { ENTITIES } from './entities/index.js';
+import type { EntitySchema, MixedList } from 'typeorm';
 import { MIGRATIONS } from './migrations/index.js';
 
 export interface DatabaseOptions {
   url: string;
   poolMax?: number;
+  /**
+   * The entities to map. The apps leave this out: each feature lib registers
+   * its own tables (TypeOrmModule.forFeature) and the data source loads them.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  entities?: MixedList<Function | string | EntitySchema>;
 }
 
 /** Longest wait for a free pool connection (or a new one); past it the statement fails. */
@@ -15,7 +21,7 @@ export function dataSourceOptions(options: DatabaseOptions): DataSourceOptions {
   return {
     type: 'postgres',
     url: options.url,
-    entities: ENTITIES,
+    entities: options.entities ?? [],
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     // The schema comes from reviewed migration files, never from the entities.

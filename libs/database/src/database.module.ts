@@ -2,20 +2,22 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppSettings } from '#config';
 import { dataSourceOptions, ensureDatabase } from './data-source.js';
-import { ENTITIES } from './entities/index.js';
 import { Sql } from './sql.js';
 
-/** The PostgreSQL connection shared by every feature module, and their repositories. */
+/** The PostgreSQL connection shared by every feature module; each registers its own entities. */
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [AppSettings],
       useFactory: async (settings: AppSettings) => {
         await ensureDatabase(settings.databaseUrl);
-        return dataSourceOptions({ url: settings.databaseUrl, poolMax: settings.databasePoolMax });
+        return {
+          ...dataSourceOptions({ url: settings.databaseUrl, poolMax: settings.databasePoolMax }),
+          // Each feature lib registers the tables it owns (TypeOrmModule.forFeature in its module).
+          autoLoadEntities: true,
+        };
       },
     }),
-    TypeOrmModule.forFeature(ENTITIES),
   ],
   providers: [Sql],
   exports: [TypeOrmModule, Sql],

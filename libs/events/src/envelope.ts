@@ -1,5 +1,5 @@
 import { toPublicId } from '#common';
-import type { EventEntity } from '#database';
+import type { EventEntity } from './event.entity.js';
 
 /** The spec's event envelope, as delivered to webhooks and listed in the event log. */
 export interface EventEnvelope {

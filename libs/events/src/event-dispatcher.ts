@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { EventEntity } from '#database';
+import type { EventEntity } from './event.entity.js';
 import type { KnownEventType } from './catalogue.js';
 
 export type EventHandler = (event: EventEntity) => Promise<void>;

@@ -2,15 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppError, parsePublicId, type Tenant } from '#common';
-import {
-  EventEntity,
-  keysetPage,
-  readEntities,
-  SqlConditions,
-  tenantScope,
-  type KeysetPage,
-  type PageRequest,
-} from '#database';
+import { keysetPage, readEntities, SqlConditions, tenantScope, type KeysetPage, type PageRequest } from '#database';
+import { EventEntity } from './event.entity.js';
 
 export interface EventFilter {
   type?: string | undefined;
@@ -52,6 +45,11 @@ export class EventReader {
       },
       request,
     );
+  }
+
+  /** An event by its stored id, whatever its tenant (the worker's dispatch); null once retention took it. */
+  async byId(id: string): Promise<EventEntity | null> {
+    return this.dataSource.getRepository(EventEntity).findOneBy({ id });
   }
 
   async get(tenant: Tenant, publicId: string): Promise<EventEntity> {

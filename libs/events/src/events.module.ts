@@ -1,3 +1,4 @@
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '#database';
 import { EventDispatcher } from './event-dispatcher.js';
@@ -6,10 +7,11 @@ import { EventReader } from './event-reader.js';
 import { OutboxFanOuts } from './outbox-fan-out.js';
 import { OutboxRelay } from './outbox-relay.js';
 import { SystemNotices } from './system-notices.js';
+import { EVENT_ENTITIES } from './entities.js';
 
 /** Writing and reading events, and the registries consumers of events register with (both apps). */
 @Module({
-  imports: [DatabaseModule],
+  imports: [TypeOrmModule.forFeature(EVENT_ENTITIES), DatabaseModule],
   providers: [EventLog, EventReader, SystemNotices, EventDispatcher, OutboxFanOuts],
   exports: [EventLog, EventReader, SystemNotices, EventDispatcher, OutboxFanOuts],
 })

@@ -7,3 +7,5 @@ export * from './event-dispatcher.js';
 export * from './outbox-fan-out.js';
 export * from './outbox-relay.js';
 export * from './events.module.js';
+export * from './event.entity.js';
+export * from './entities.js';

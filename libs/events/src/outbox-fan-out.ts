@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { EventEntity } from '#database';
+import type { EventEntity } from './event.entity.js';
 
 /**
  * Work that must commit together with marking events relayed (creating their

@@ -1,2 +1,4 @@
 export * from './idempotency-records.js';
 export * from './idempotency.module.js';
+export * from './idempotency-key.entity.js';
+export * from './entities.js';

@@ -3,3 +3,5 @@ export * from './organizations.module.js';
 export * from './organization-limits.js';
 export * from './organization-limits.cache.js';
 export * from './operator-notices.js';
+export * from './organization.entity.js';
+export * from './entities.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { OrganizationEntity } from '#database';
+import { OrganizationEntity } from './organization.entity.js';
 import {
   limitsOf,
   type LimitedOrganization,

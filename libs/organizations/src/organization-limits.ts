@@ -1,4 +1,4 @@
-import type { OrganizationEntity, Plan, Tier } from '#database';
+import type { OrganizationEntity, Plan, Tier } from './organization.entity.js';
 
 /** The spec's limits by plan: a short window of requests, and concurrent sessions. */
 export const PLAN_LIMITS: Record<Plan, { requestsPerMinute: number; concurrentSessions: number }> =

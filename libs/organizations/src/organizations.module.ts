@@ -1,3 +1,4 @@
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { Module } from '@nestjs/common';
 import { ApiKeysModule } from '#api-keys';
 import { DatabaseModule } from '#database';
@@ -5,9 +6,15 @@ import { EventsModule } from '#events';
 import { OperatorNotices } from './operator-notices.js';
 import { OrganizationLimitsCache } from './organization-limits.cache.js';
 import { OrganizationsService } from './organizations.service.js';
+import { ORGANIZATION_ENTITIES } from './entities.js';
 
 @Module({
-  imports: [DatabaseModule, EventsModule, ApiKeysModule],
+  imports: [
+    TypeOrmModule.forFeature(ORGANIZATION_ENTITIES),
+    DatabaseModule,
+    EventsModule,
+    ApiKeysModule,
+  ],
   providers: [OrganizationsService, OrganizationLimitsCache, OperatorNotices],
   exports: [OrganizationsService, OrganizationLimitsCache, OperatorNotices],
 })

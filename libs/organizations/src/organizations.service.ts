@@ -4,7 +4,7 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, LessThan, MoreThan, type Repository } from 'typeorm';
 import { ApiKeyService } from '#api-keys';
 import { ALL_SCOPES, AppError, newKey, parsePublicId, type Principal, type Tenant } from '#common';
-import { OrganizationEntity, type Plan, type Tier } from '#database';
+import { OrganizationEntity, type Plan, type Tier } from './organization.entity.js';
 import { EventLog } from '#events';
 import { OrganizationLimitsCache } from './organization-limits.cache.js';
 

@@ -8,3 +8,8 @@ export * from './session-request.js';
 export * from './session-merger.js';
 export * from './session-sweeper.js';
 export * from './merge-rules.js';
+export * from './entities/audit-record.entity.js';
+export * from './entities/batch.entity.js';
+export * from './entities/session.entity.js';
+export * from './entities/session-template.entity.js';
+export * from './entities.js';

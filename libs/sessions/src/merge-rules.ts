@@ -1,5 +1,5 @@
 import type { Modality, PrivacyLevel } from '#common';
-import type { SessionEntity } from '#database';
+import type { SessionEntity } from './entities/session.entity.js';
 import type { SessionEngine } from '#engines';
 
 /** How many sessions one merge may combine. */

@@ -1,5 +1,5 @@
 import { toPublicId } from '#common';
-import type { SessionEntity } from '#database';
+import type { SessionEntity } from './entities/session.entity.js';
 import type { SessionResultsData } from '#engines';
 import type { EventDataMap, SessionCompletedData } from '#events';
 

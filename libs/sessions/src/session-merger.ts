@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, newKey, parsePublicId, type Tenant } from '#common';
-import { Sql, type SessionEntity } from '#database';
+import { Sql } from '#database';
+import { type SessionEntity } from './entities/session.entity.js';
 import { EngineRegistry } from '#engines';
 import { EventLog } from '#events';
 import { OrganizationsService } from '#organizations';

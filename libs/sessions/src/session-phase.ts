@@ -1,4 +1,4 @@
-import type { SessionEntity } from '#database';
+import type { SessionEntity } from './entities/session.entity.js';
 
 /**
  * The phase shown in a status read. The spec shows only `data_collection`;

@@ -1,4 +1,4 @@
-import type { SessionEntity } from '#database';
+import type { SessionEntity } from './entities/session.entity.js';
 
 /** The columns of `sessions` in one order, shared by the insert and the select. */
 export const SESSION_COLUMNS = [

@@ -1,3 +1,4 @@
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '#database';
 import { EnginesModule } from '#engines';
@@ -9,10 +10,17 @@ import { SessionScheduler } from './session-scheduler.js';
 import { SessionSweeper } from './session-sweeper.js';
 import { SessionTemplatesService } from './session-templates.service.js';
 import { SessionsService } from './sessions.service.js';
+import { SESSION_ENTITIES } from './entities.js';
 
 /** Sessions for API callers (both apps). */
 @Module({
-  imports: [DatabaseModule, EventsModule, OrganizationsModule, EnginesModule],
+  imports: [
+    TypeOrmModule.forFeature(SESSION_ENTITIES),
+    DatabaseModule,
+    EventsModule,
+    OrganizationsModule,
+    EnginesModule,
+  ],
   providers: [SessionsService, SessionTemplatesService, SessionMerger],
   exports: [SessionsService, SessionTemplatesService, SessionMerger],
 })

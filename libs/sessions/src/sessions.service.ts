@@ -11,17 +11,9 @@ import {
   type Tenant,
 } from '#common';
 import { AppSettings } from '#config';
-import {
-  keysetPage,
-  SqlConditions,
-  tenantScope,
-  SessionEntity,
-  Sql,
-  BatchEntity,
-  type KeysetPage,
-  type PageRequest,
-  type SqlExecutor,
-} from '#database';
+import { keysetPage, SqlConditions, tenantScope, Sql, type KeysetPage, type PageRequest, type SqlExecutor } from '#database';
+import { SessionEntity } from './entities/session.entity.js';
+import { BatchEntity } from './entities/batch.entity.js';
 import { EngineRegistry, renderSketchSvg } from '#engines';
 import { EventLog } from '#events';
 import { OrganizationLimitsCache, type OrganizationLimits } from '#organizations';

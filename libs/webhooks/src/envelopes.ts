@@ -1,4 +1,5 @@
-import type { EventEntity, EnvelopeFormat } from '#database';
+import type { EventEntity } from '#events';
+import type { EnvelopeFormat } from './entities/webhook.entity.js';
 import { toEnvelope } from '#events';
 
 /**

@@ -7,3 +7,7 @@ export * from './webhook-deliveries.service.js';
 export * from './webhook-deliverer.js';
 export * from './event-retention.js';
 export * from './webhooks.module.js';
+export * from './entities/webhook.entity.js';
+export * from './entities/webhook-delivery.entity.js';
+export * from './entities/webhook-attempt.entity.js';
+export * from './entities.js';

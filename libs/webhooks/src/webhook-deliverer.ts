@@ -8,14 +8,10 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, type EntityManager } from 'typeorm';
 import { newKey, openSealedSecret, toPublicId } from '#common';
 import { AppSettings } from '#config';
-import {
-  EventEntity,
-  WakeUpPump,
-  WebhookDeliveryEntity,
-  WebhookEntity,
-  type DeliveryState,
-  type WebhookStatus,
-} from '#database';
+import { WakeUpPump } from '#database';
+import { EventEntity } from '#events';
+import { WebhookDeliveryEntity, type DeliveryState } from './entities/webhook-delivery.entity.js';
+import { WebhookEntity, type WebhookStatus } from './entities/webhook.entity.js';
 import { EventLog } from '#events';
 import { DELIVERIES_CHANNEL } from './delivery-notifications.js';
 import { deliveryBody } from './envelopes.js';

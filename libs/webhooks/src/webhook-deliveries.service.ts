@@ -2,18 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppError, newKey, parsePublicId, toPublicId, type Tenant } from '#common';
-import {
-  EventEntity,
-  keysetPage,
-  readEntities,
-  SqlConditions,
-  WebhookAttemptEntity,
-  WebhookDeliveryEntity,
-  type DeliveryState,
-  type KeysetPage,
-  type PageRequest,
-  type WebhookEntity,
-} from '#database';
+import { keysetPage, readEntities, SqlConditions, type KeysetPage, type PageRequest } from '#database';
+import { EventEntity } from '#events';
+import { WebhookAttemptEntity } from './entities/webhook-attempt.entity.js';
+import { WebhookDeliveryEntity, type DeliveryState } from './entities/webhook-delivery.entity.js';
+import { type WebhookEntity } from './entities/webhook.entity.js';
 import { EVENT_TYPES } from '#events';
 import { notifyDeliverers } from './delivery-notifications.js';
 import { MAX_ATTEMPTS } from './retry-schedule.js';

@@ -1,7 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { newKey, toPublicId } from '#common';
-import type { EventEntity } from '#database';
+import type { EventEntity } from '#events';
 import { OutboxFanOuts, type OutboxFanOut } from '#events';
 import { notifyDeliverers } from './delivery-notifications.js';
 import { MAX_ATTEMPTS } from './retry-schedule.js';

@@ -1,3 +1,4 @@
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '#database';
 import { EventsModule } from '#events';
@@ -8,10 +9,11 @@ import { WebhookFanOut } from './webhook-fan-out.js';
 import { WebhookSender } from './webhook-sender.js';
 import { WebhooksService } from './webhooks.service.js';
 import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
+import { WEBHOOK_ENTITIES } from './entities.js';
 
 /** Managing webhooks (the API). */
 @Module({
-  imports: [DatabaseModule],
+  imports: [TypeOrmModule.forFeature(WEBHOOK_ENTITIES), DatabaseModule],
   providers: [DestinationPolicy, WebhooksService, WebhookDeliveriesService],
   exports: [WebhooksService, WebhookDeliveriesService],
 })
@@ -19,7 +21,7 @@ export class WebhooksModule {}
 
 /** Delivering them (the worker): fan-out inside the outbox relay, the deliverer, event retention. */
 @Module({
-  imports: [DatabaseModule, EventsModule],
+  imports: [WebhooksModule, DatabaseModule, EventsModule],
   providers: [DestinationPolicy, WebhookSender, WebhookDeliverer, WebhookFanOut, EventRetention],
   exports: [WebhookDeliverer, EventRetention],
 })

@@ -1,4 +1,4 @@
-import type { SessionEntity } from '#database';
+import type { SessionEntity } from '#sessions';
 import type { SessionResultsData } from '#engines';
 import type { SessionResultsMetadataV1Dto, SessionResultsV1Dto } from './v1/session-v1.dto.js';
 

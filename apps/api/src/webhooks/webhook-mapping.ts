@@ -1,5 +1,5 @@
 import { toPublicId } from '#common';
-import type { WebhookEntity } from '#database';
+import type { WebhookEntity } from '#webhooks';
 import type { DeliveryWithAttempts } from '#webhooks';
 import type { DeliveryDto, WebhookDto } from './webhook.dto.js';
 

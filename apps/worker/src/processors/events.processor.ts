@@ -1,10 +1,7 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import type { Job } from 'bullmq';
-import type { Repository } from 'typeorm';
-import { EventEntity } from '#database';
-import { EventDispatcher } from '#events';
+import { EventDispatcher, EventReader } from '#events';
 import { QUEUE, type JobData } from '#queue';
 
 /** Hands each relayed event to the handlers registered for its type. */
@@ -13,14 +10,14 @@ export class EventsProcessor extends WorkerHost {
   private readonly logger = new Logger(EventsProcessor.name);
 
   constructor(
-    @InjectRepository(EventEntity) private readonly events: Repository<EventEntity>,
+    private readonly events: EventReader,
     private readonly dispatcher: EventDispatcher,
   ) {
     super();
   }
 
   async process(job: Job<JobData<'events', 'dispatch'>>): Promise<void> {
-    const event = await this.events.findOneBy({ id: job.data.eventId });
+    const event = await this.events.byId(job.data.eventId);
     // Pruned by retention before it was handled: nothing left to do.
     if (!event) return;
     await this.dispatcher.dispatch(event);

@@ -8,7 +8,7 @@ import {
 } from '@nestjs/swagger';
 import { Scope, toPublicId, type Principal } from '#common';
 import { ApiKeyService, DEFAULT_ROTATION_OVERLAP_SECONDS } from '#api-keys';
-import type { ApiKeyEntity } from '#database';
+import type { ApiKeyEntity } from '#api-keys';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
 import { V1ListQueryDto, v1Page } from '../../http/v1-list.dto.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, ValidateNested } from 'class-validator';
-import { BATCH_KINDS } from '#database';
+import { BATCH_KINDS } from '#sessions';
 import type { RequestExamples } from '../../http/request-examples.js';
 import { CreateSessionV1Dto } from '../../sessions/v1/create-session-v1.dto.js';
 import {

@@ -1,5 +1,5 @@
 import { toPublicId } from '#common';
-import type { BatchEntity, SessionEntity } from '#database';
+import type { BatchEntity, SessionEntity } from '#sessions';
 import type { BatchCountsDto, BatchStatus, BatchStatusV1Dto } from './batch-v1.dto.js';
 
 export function toBatchStatusV1(batch: BatchEntity, sessions: SessionEntity[]): BatchStatusV1Dto {

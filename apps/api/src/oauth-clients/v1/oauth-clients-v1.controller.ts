@@ -9,7 +9,7 @@ import {
 } from '@nestjs/swagger';
 import { OAuthClientRegistryService, type OAuthClientWithSecret } from '#auth';
 import { Scope, type Principal } from '#common';
-import type { OAuthClientEntity } from '#database';
+import type { OAuthClientEntity } from '#auth';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
 import { V1ListQueryDto, v1Page } from '../../http/v1-list.dto.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';

@@ -5,7 +5,7 @@ import type Provider from 'oidc-provider';
 import { MAX_PASSWORD_LENGTH, UsersService } from '#auth';
 import { AppSettings } from '#config';
 import { parsePublicId, toPublicId } from '#common';
-import type { UserEntity } from '#database';
+import type { UserEntity } from '#auth';
 import { OrganizationsService } from '#organizations';
 import { Public } from '../../http/auth.decorator.js';
 import { EndpointRateLimiter } from './endpoint-rate-limiter.js';

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
-import { PLANS, TIERS, type Plan, type Tier } from '#database';
+import { PLANS, TIERS, type Plan, type Tier } from '#organizations';
 import { OptionalOrNull } from '../../http/dto-decorators.js';
 import type { RequestExamples } from '../../http/request-examples.js';
 import { oneOf } from '../../http/validation-messages.js';

@@ -7,7 +7,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { Scope, toPublicId, type Principal } from '#common';
-import type { OrganizationEntity } from '#database';
+import type { OrganizationEntity } from '#organizations';
 import { limitsOf, OrganizationsService, type OrganizationChanges } from '#organizations';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ApiJsonBody } from '../../http/request-examples.js';

@@ -1,5 +1,5 @@
 import { AppError, toPublicId } from '#common';
-import type { SessionEntity } from '#database';
+import type { SessionEntity } from '#sessions';
 import { phaseOf, requestedSession, type NewSession } from '#sessions';
 import { completedResults, failureOf, resultsMetadata, resultsV1 } from '../session-mapping.js';
 import type { CreateSessionV1Dto } from './create-session-v1.dto.js';

@@ -1,4 +1,4 @@
-import type { SessionEntity } from '#database';
+import type { SessionEntity } from '#sessions';
 import { toPublicId } from '#common';
 import type { SessionRequest } from '#sessions';
 import { completedResults, resultsMetadata, resultsV1 } from '../session-mapping.js';

@@ -9,7 +9,7 @@ import {
 } from '@nestjs/swagger';
 import { Scope, type Principal } from '#common';
 import { SessionMerger, SessionsService } from '#sessions';
-import type { SessionEntity } from '#database';
+import type { SessionEntity } from '#sessions';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';

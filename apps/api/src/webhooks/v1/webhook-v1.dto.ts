@@ -1,4 +1,4 @@
-import type { DeliveryState } from '#database';
+import type { DeliveryState } from '#webhooks';
 import type { RequestExamples } from '../../http/request-examples.js';
 import { V1List, V1ListQueryDto } from '../../http/v1-list.dto.js';
 import { CreateWebhookDto, DeliveryDto, DeliveryStateFilter, WebhookDto } from '../webhook.dto.js';

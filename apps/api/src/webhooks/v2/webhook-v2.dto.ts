@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsDateString, IsOptional, IsString, MaxLength } from 'class-validator';
-import type { DeliveryState } from '#database';
+import type { DeliveryState } from '#webhooks';
 import { V2List, V2ListQueryDto } from '../../http/v2-list.js';
 import { DeliveryDto, DeliveryStateFilter, WebhookDto } from '../webhook.dto.js';
 

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
-import type { JsonObject } from './json.js';
+import type { JsonObject } from '#database';
 
 /**
  * A token-signing key pair. Published in the JWKS from `created_at`, used for

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
-import { TenantOwned } from './tenant-owned.js';
+import { TenantOwned } from '#database';
 
 export const DELIVERY_STATES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];

@@ -1,6 +1,6 @@
-import { TenantOwned } from './tenant-owned.js';
+import { TenantOwned } from '#database';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { JsonObject } from './json.js';
+import type { JsonObject } from '#database';
 
 /**
  * The event log and the transactional outbox in one table: a row is written in

@@ -1,4 +1,4 @@
-import { TenantOwned } from './tenant-owned.js';
+import { TenantOwned } from '#database';
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /** An API key. The key itself is shown once; only its SHA-256 is kept. */

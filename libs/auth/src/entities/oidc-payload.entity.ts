@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { JsonObject } from './json.js';
+import type { JsonObject } from '#database';
 
 /**
  * What the authorization server (oidc-provider) stores: grants, codes, refresh

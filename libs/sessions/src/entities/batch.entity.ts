@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
-import { TenantOwned } from './tenant-owned.js';
+import { TenantOwned } from '#database';
 
 /** What a batch holds; analyses will share the batch paths. */
 export const BATCH_KINDS = ['sessions'] as const;

@@ -1,6 +1,6 @@
 import { loadSettings } from '#config';
-import { createDataSource, ensureDatabase } from '../data-source.js';
-import { pendingSchemaChanges } from '../schema-drift.js';
+import { createDataSource, ensureDatabase, pendingSchemaChanges } from '#database';
+import { ALL_ENTITIES } from './entities.js';
 
 /**
  * `npm run db:diff`: prints the SQL that would bring the database in line with
@@ -9,7 +9,7 @@ import { pendingSchemaChanges } from '../schema-drift.js';
 async function main(): Promise<void> {
   const { databaseUrl } = loadSettings();
   await ensureDatabase(databaseUrl);
-  const dataSource = createDataSource({ url: databaseUrl });
+  const dataSource = createDataSource({ url: databaseUrl, entities: ALL_ENTITIES });
   await dataSource.initialize();
   try {
     const changes = await pendingSchemaChanges(dataSource);

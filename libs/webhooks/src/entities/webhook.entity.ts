@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import { TenantOwned } from './tenant-owned.js';
+import { TenantOwned } from '#database';
 
 export const WEBHOOK_STATUSES = ['enabled', 'failed', 'disabled'] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];

@@ -1,5 +1,5 @@
 import { loadSettings, SettingsError } from '#config';
-import { runMigrations } from '../data-source.js';
+import { runMigrations } from '#database';
 
 /** `npm run db:migrate`: creates the database if missing and applies pending migrations. */
 async function main(): Promise<void> {

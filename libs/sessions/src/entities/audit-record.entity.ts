@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
-import { TenantOwned } from './tenant-owned.js';
+import { TenantOwned } from '#database';
 
 /**
  * What was done to a resource that no longer exists to say so itself (a

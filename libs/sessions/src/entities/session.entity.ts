@@ -1,7 +1,7 @@
-import { TenantOwned } from './tenant-owned.js';
+import { TenantOwned } from '#database';
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { Modality, PrivacyLevel, SessionStatus, SessionType } from '#common';
-import type { JsonObject } from './json.js';
+import type { JsonObject } from '#database';
 
 // The list indexes INCLUDE the filtered columns, which TypeORM cannot declare:
 // migration 1764057600000 defines them, and the schema builder leaves them be.

@@ -1,6 +1,6 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { Modality, PrivacyLevel, SessionType } from '#common';
-import { TenantOwned } from './tenant-owned.js';
+import { TenantOwned } from '#database';
 
 /** A named preset of session settings an organisation keeps (the built-in ones live in code). */
 @Entity({ name: 'session_templates' })

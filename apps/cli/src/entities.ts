@@ -1,0 +1,22 @@
+import { API_KEY_ENTITIES } from '#api-keys';
+import { AUTH_ENTITIES } from '#auth';
+import { EVENT_ENTITIES } from '#events';
+import { IDEMPOTENCY_ENTITIES } from '#idempotency';
+import { ORGANIZATION_ENTITIES } from '#organizations';
+import { SESSION_ENTITIES } from '#sessions';
+import { WEBHOOK_ENTITIES } from '#webhooks';
+
+/**
+ * Every table of the service, as each lib declares the ones it owns: what
+ * `npm run db:diff` compares the migrated schema with. (The apps need no such
+ * list: each lib's module registers its own.)
+ */
+export const ALL_ENTITIES = [
+  ...ORGANIZATION_ENTITIES,
+  ...API_KEY_ENTITIES,
+  ...AUTH_ENTITIES,
+  ...EVENT_ENTITIES,
+  ...SESSION_ENTITIES,
+  ...WEBHOOK_ENTITIES,
+  ...IDEMPOTENCY_ENTITIES,
+];
