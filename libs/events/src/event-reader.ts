@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppError, parsePublicId, type Tenant } from '#common';
-import { keysetPage, readEntities, SqlConditions, tenantScope, type KeysetPage, type PageRequest } from '#database';
+import {
+  keysetPage,
+  readEntities,
+  SqlConditions,
+  tenantScope,
+  type KeysetPage,
+  type PageRequest,
+} from '#database';
 import { EventEntity } from './event.entity.js';
 
 export interface EventFilter {

@@ -13,3 +13,4 @@ export * from './entities/batch.entity.js';
 export * from './entities/session.entity.js';
 export * from './entities/session-template.entity.js';
 export * from './entities.js';
+export * from './session-lists.service.js';

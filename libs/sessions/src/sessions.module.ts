@@ -9,6 +9,7 @@ import { SessionRunner } from './session-runner.js';
 import { SessionScheduler } from './session-scheduler.js';
 import { SessionSweeper } from './session-sweeper.js';
 import { SessionTemplatesService } from './session-templates.service.js';
+import { SessionListsService } from './session-lists.service.js';
 import { SessionsService } from './sessions.service.js';
 import { SESSION_ENTITIES } from './entities.js';
 
@@ -21,8 +22,8 @@ import { SESSION_ENTITIES } from './entities.js';
     OrganizationsModule,
     EnginesModule,
   ],
-  providers: [SessionsService, SessionTemplatesService, SessionMerger],
-  exports: [SessionsService, SessionTemplatesService, SessionMerger],
+  providers: [SessionsService, SessionListsService, SessionTemplatesService, SessionMerger],
+  exports: [SessionsService, SessionListsService, SessionTemplatesService, SessionMerger],
 })
 export class SessionsModule {}
 

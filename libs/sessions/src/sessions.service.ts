@@ -1,22 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import {
-  AppError,
-  newKey,
-  parsePublicId,
-  toPublicId,
-  type Principal,
-  type SessionStatus,
-  type SessionType,
-  type Tenant,
-} from '#common';
+import { AppError, newKey, parsePublicId, toPublicId, type Principal, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { keysetPage, SqlConditions, tenantScope, Sql, type KeysetPage, type PageRequest, type SqlExecutor } from '#database';
-import { SessionEntity } from './entities/session.entity.js';
-import { BatchEntity } from './entities/batch.entity.js';
+import { Sql, type SqlExecutor } from '#database';
 import { EngineRegistry, renderSketchSvg } from '#engines';
 import { EventLog } from '#events';
 import { OrganizationLimitsCache, type OrganizationLimits } from '#organizations';
+import type { BatchEntity } from './entities/batch.entity.js';
+import type { SessionEntity } from './entities/session.entity.js';
 import { sessionCreatedData } from './session-events.js';
 import { PROGRESS_STEPS } from './session-phase.js';
 import { requestedSession, type NewSession, type SessionRequest } from './session-request.js';
@@ -29,25 +20,6 @@ import {
   type SessionRow,
 } from './session-rows.js';
 import { SessionTemplatesService } from './session-templates.service.js';
-
-/** A comparison of `confidence_score` in a version 2 list filter. */
-export const SCORE_OPERATORS = ['eq', 'gt', 'gte', 'lt', 'lte'] as const;
-export type ScoreOperator = (typeof SCORE_OPERATORS)[number];
-const SQL_COMPARISON: Record<ScoreOperator, string> = {
-  eq: '=',
-  gt: '>',
-  gte: '>=',
-  lt: '<',
-  lte: '<=',
-};
-
-export interface SessionFilter {
-  status?: SessionStatus | undefined;
-  type?: SessionType | undefined;
-  confidenceScore?: { operator: ScoreOperator; value: number }[] | undefined;
-  createdAfter?: Date | undefined;
-  analystId?: string | undefined;
-}
 
 /** Time the simulated engine takes beyond its progress steps (queueing, relay), for estimates. */
 const QUEUE_ALLOWANCE_MS = 2_000;
@@ -283,76 +255,6 @@ export class SessionsService {
     const [row] = uuid === null ? [] : await this.sql.rows<SessionRow>(select, parameters(uuid));
     if (!row) throw AppError.notFound('session', publicId);
     return sessionFromRow(row);
-  }
-
-  /**
-   * A page of the caller's sessions, newest first, optionally of one status
-   * and type. The (organisation, mode, status, created_at) and (organisation,
-   * mode, created_at) indexes serve both orders of filtering.
-   */
-  async list(
-    tenant: Tenant,
-    query: { status?: SessionStatus | undefined; type?: SessionType | undefined },
-    page: { limit: number; offset: number },
-  ): Promise<{ records: SessionEntity[]; total: number }> {
-    const filters = [tenant.organizationId, tenant.mode, query.status ?? null, query.type ?? null];
-    const where = `organization_id = $1 AND mode = $2
-      AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR type = $4)`;
-    const [rows, [{ total }]] = await Promise.all([
-      this.sql.rows<SessionRow>(
-        `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions WHERE ${where}
-          ORDER BY created_at DESC, id DESC LIMIT $5 OFFSET $6`,
-        [...filters, page.limit, page.offset],
-      ),
-      this.sql.rows<{ total: number }>(
-        `SELECT count(*)::int AS total FROM sessions WHERE ${where}`,
-        filters,
-      ) as Promise<[{ total: number }]>,
-    ]);
-    return { records: rows.map(sessionFromRow), total };
-  }
-
-  /**
-   * A keyset page of the caller's sessions, newest first, with the version 2
-   * filters, in any combination. Each filter has an index that leads with it
-   * after the tenant (status, analyst, confidence score; created_at is the
-   * order) and INCLUDEs the other filtered columns, so PostgreSQL picks the
-   * narrowest and checks the rest inside the index (migration
-   * 1764057600000). None needs OFFSET.
-   */
-  async page(
-    tenant: Tenant,
-    filter: SessionFilter,
-    request: PageRequest,
-  ): Promise<KeysetPage<SessionEntity>> {
-    const where = new SqlConditions();
-    where.and(`organization_id = ${where.param(tenant.organizationId)}`);
-    where.and(`mode = ${where.param(tenant.mode)}`);
-    if (filter.status) where.and(`status = ${where.param(filter.status)}`);
-    if (filter.type) where.and(`type = ${where.param(filter.type)}`);
-    if (filter.createdAfter) where.and(`created_at > ${where.param(filter.createdAfter)}`);
-    if (filter.analystId) where.and(`analyst_id = ${where.param(filter.analystId)}`);
-    for (const { operator, value } of filter.confidenceScore ?? []) {
-      where.and(`confidence_score ${SQL_COMPARISON[operator]} ${where.param(value)}`);
-    }
-    return keysetPage(
-      (text, parameters) => this.sql.rows(text, parameters),
-      {
-        table: 'sessions',
-        where,
-        scope: tenantScope(tenant),
-        // The page's ids and rows in one statement, through the plain-SQL mapper.
-        readRows: async (idsSql, parameters) =>
-          (
-            await this.sql.rows<SessionRow>(
-              `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions WHERE id IN (${idsSql})
-                ORDER BY created_at DESC, id DESC`,
-              parameters,
-            )
-          ).map(sessionFromRow),
-      },
-      request,
-    );
   }
 
   /**

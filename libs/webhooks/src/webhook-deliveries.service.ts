@@ -2,7 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppError, newKey, parsePublicId, toPublicId, type Tenant } from '#common';
-import { keysetPage, readEntities, SqlConditions, type KeysetPage, type PageRequest } from '#database';
+import {
+  keysetPage,
+  readEntities,
+  SqlConditions,
+  type KeysetPage,
+  type PageRequest,
+} from '#database';
 import { EventEntity } from '#events';
 import { WebhookAttemptEntity } from './entities/webhook-attempt.entity.js';
 import { WebhookDeliveryEntity, type DeliveryState } from './entities/webhook-delivery.entity.js';

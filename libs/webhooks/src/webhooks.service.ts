@@ -3,7 +3,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppError, newKey, parsePublicId, sealSecret, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { keysetPage, readEntities, SqlConditions, tenantScope, type KeysetPage, type PageRequest } from '#database';
+import {
+  keysetPage,
+  readEntities,
+  SqlConditions,
+  tenantScope,
+  type KeysetPage,
+  type PageRequest,
+} from '#database';
 import { WebhookEntity, type EnvelopeFormat } from './entities/webhook.entity.js';
 import { EVENT_TYPES } from '#events';
 import { DestinationPolicy, parseReceiverUrl } from './destination-policy.js';

@@ -14,7 +14,16 @@ import {
   Max,
   Min,
 } from 'class-validator';
-import { DELIVERY_ORIGINS, DELIVERY_STATES, ENVELOPE_FORMATS, WEBHOOK_STATUSES, type DeliveryOrigin, type DeliveryState, type EnvelopeFormat, type WebhookStatus } from '#webhooks';
+import {
+  DELIVERY_ORIGINS,
+  DELIVERY_STATES,
+  ENVELOPE_FORMATS,
+  WEBHOOK_STATUSES,
+  type DeliveryOrigin,
+  type DeliveryState,
+  type EnvelopeFormat,
+  type WebhookStatus,
+} from '#webhooks';
 import { EVENT_TYPES } from '#events';
 import {
   MAX_ROTATION_OVERLAP_SECONDS,

@@ -19,7 +19,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { AppError, Scope, type Principal } from '#common';
-import { SessionsService } from '#sessions';
+import { SessionsService, SessionListsService } from '#sessions';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
@@ -40,7 +40,10 @@ import { ApiConcurrentSessionsLimit } from '../concurrency-limit.decorator.js';
 @ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
 @Controller({ path: 'sessions', version: '1' })
 export class SessionsV1Controller {
-  constructor(private readonly sessions: SessionsService) {}
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly lists: SessionListsService,
+  ) {}
 
   @Post()
   @ApiConcurrentSessionsLimit()
@@ -77,7 +80,7 @@ export class SessionsV1Controller {
   ): Promise<SessionListV1Dto> {
     return v1Page(
       query,
-      (page) => this.sessions.list(principal, { status: query.status, type: query.type }, page),
+      (page) => this.lists.list(principal, { status: query.status, type: query.type }, page),
       toStatusV1,
     );
   }

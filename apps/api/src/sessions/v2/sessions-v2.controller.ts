@@ -8,7 +8,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { Scope, type Principal } from '#common';
-import { SessionMerger, SessionsService } from '#sessions';
+import { SessionMerger, SessionsService, SessionListsService } from '#sessions';
 import type { SessionEntity } from '#sessions';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
@@ -41,6 +41,7 @@ export class SessionsV2Controller {
   constructor(
     private readonly sessions: SessionsService,
     private readonly merger: SessionMerger,
+    private readonly lists: SessionListsService,
   ) {}
 
   @Post('create')
@@ -102,7 +103,7 @@ export class SessionsV2Controller {
     @Query() query: SessionListQueryV2Dto,
   ): Promise<SessionListV2Dto> {
     const perPage = query.per_page;
-    const page = await this.sessions.page(
+    const page = await this.lists.page(
       principal,
       {
         status: query.status,
