@@ -3,7 +3,7 @@ import { Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { JobProducer, PeriodicTasks, QUEUE } from '#queue';
 
-/** A run that finds nothing to do is not worth a log line; a scheduled run is not retried. */
+/** A failed run is not retried: the next interval runs the task again. A few finished jobs are kept for inspection. */
 const TEMPLATE = { opts: { attempts: 1, removeOnComplete: 100, removeOnFail: 100 } };
 
 /**
@@ -41,6 +41,7 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
     const task = this.tasks.get(job.name);
     if (!task) return;
     const outcome = await task.run();
+    // A run that found nothing to do is not worth a log line.
     if (outcome && Object.values(outcome).some((value) => value !== 0 && value !== null)) {
       this.logger.log({ task: task.name, ...outcome }, 'periodic task done');
     }
