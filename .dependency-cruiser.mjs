@@ -4,7 +4,8 @@
  *   apps/*                          adapters: HTTP, WebSocket, queue processors
  *   libs/<feature>                  api-keys auth organizations sessions webhooks …
  *   libs/events                     outbox, event catalogue, relay
- *   libs/database queue engines     infrastructure and the work engines
+ *   libs/database queue engines     infrastructure, the work engines and
+ *        outbound                   outbound HTTP under the destination policy
  *   libs/common config statistics   no dependencies on the rest
  *
  * A lib imports only its own layer's neighbours and the layers below, never an
@@ -13,7 +14,7 @@
  * package.json (their `source` condition points at the TypeScript).
  */
 const BASE = ['common', 'config', 'statistics'];
-const INFRASTRUCTURE = ['database', 'queue', 'engines'];
+const INFRASTRUCTURE = ['database', 'queue', 'engines', 'outbound'];
 const EVENTS = ['events'];
 
 const libs = (names) => `^libs/(${names.join('|')})/`;
@@ -54,7 +55,7 @@ export default {
     {
       name: 'infrastructure-below-events',
       severity: 'error',
-      comment: 'database, queue and engines use only the base libs and each other.',
+      comment: 'database, queue, engines and outbound use only the base libs and each other.',
       from: { path: libs(INFRASTRUCTURE) },
       to: { path: '^libs/', pathNot: libs(BELOW_EVENTS) },
     },
