@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Mode } from '#common';
 import { chooseEngine, type Engine, type EngineName, type WorkKind } from './engine.js';
+import type { AnalysisEngine } from './analysis-engine.js';
 import type { SessionEngine } from './session-engine.js';
 
 /** Every engine this deployment has, as one injected list (see EnginesModule). */
@@ -34,6 +35,10 @@ export class EngineRegistry {
 
   session(name: string): SessionEngine {
     return this.get('session', name) as SessionEngine;
+  }
+
+  analysis(name: string): AnalysisEngine {
+    return this.get('analysis', name) as AnalysisEngine;
   }
 
   private get(kind: WorkKind, name: string): Engine {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ENGINES, EngineRegistry } from './engine-registry.js';
+import { SimulatedAnalysisEngine } from './simulated-analysis-engine.js';
 import { SimulatedSessionEngine } from './simulated-session-engine.js';
 
 /**
@@ -9,9 +10,10 @@ import { SimulatedSessionEngine } from './simulated-session-engine.js';
 @Module({
   providers: [
     SimulatedSessionEngine,
+    SimulatedAnalysisEngine,
     {
       provide: ENGINES,
-      inject: [SimulatedSessionEngine],
+      inject: [SimulatedSessionEngine, SimulatedAnalysisEngine],
       useFactory: (...engines: unknown[]) => engines,
     },
     EngineRegistry,

@@ -1,4 +1,4 @@
-/** Engines behind one interface (docs/architecture.md, "Engines"): today the simulated sandbox engine. */
+/** Engines behind one interface (docs/architecture.md, "Engines"): today the simulated sandbox engines. */
 export { chooseEngine, WORK_KINDS, type Engine, type EngineName, type WorkKind } from './engine.js';
 export { ENGINES, EngineRegistry } from './engine-registry.js';
 export { EnginesModule } from './engines.module.js';
@@ -42,3 +42,12 @@ export {
 } from './session-protocol.js';
 export { scoreSession, type AnalystScore, type SessionScores } from './score-session.js';
 export { simulatedAnalystId } from './simulated-analysts.js';
+export * from './analysis-engine.js';
+export {
+  GPS_FAR_METERS,
+  LOW_AGREEMENT,
+  RISK_FACTORS,
+  riskLevel,
+  SimulatedAnalysisEngine,
+  type RiskFactor,
+} from './simulated-analysis-engine.js';
