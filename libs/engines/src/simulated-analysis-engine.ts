@@ -203,7 +203,10 @@ function requestSeed(input: AnalysisRequestInput, orgSeed: string): string {
         targetType: input.targetType,
         analysisType: input.analysisType,
         description: input.description,
-        coordinates: input.coordinates,
+        coordinates: input.coordinates && {
+          latitude: input.coordinates.latitude,
+          longitude: input.coordinates.longitude,
+        },
         photoCount: input.photoCount,
         documentCount: input.documentCount,
       },

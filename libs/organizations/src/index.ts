@@ -5,3 +5,4 @@ export * from './organization-limits.cache.js';
 export * from './operator-notices.js';
 export * from './organization.entity.js';
 export * from './entities.js';
+export * from './concurrent-work-limit.js';

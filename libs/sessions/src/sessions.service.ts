@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import type pg from 'pg';
 import { AppError, newKey, parsePublicId, toPublicId, type Principal, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import { Sql, type SqlExecutor } from '#database';
 import { EngineRegistry, renderSketchSvg } from '#engines';
 import { EventLog } from '#events';
-import { OrganizationLimitsCache, type OrganizationLimits } from '#organizations';
+import {
+  assertConcurrentWorkWithin,
+  OrganizationLimitsCache,
+  type ConcurrentWork,
+} from '#organizations';
 import type { BatchEntity } from './entities/batch.entity.js';
 import type { SessionEntity } from './entities/session.entity.js';
 import { sessionCreatedData } from './session-events.js';
@@ -20,6 +23,14 @@ import {
   type SessionRow,
 } from './session-rows.js';
 import { SessionTemplatesService } from './session-templates.service.js';
+
+/** Sessions hold a place of the plan's concurrent sessions until they finish. */
+const CONCURRENT_SESSIONS: ConcurrentWork = {
+  table: 'sessions',
+  running: ['initiated', 'in_progress'],
+  noun: 'sessions',
+  field: 'concurrent_sessions',
+};
 
 /** Time the simulated engine takes beyond its progress steps (queueing, relay), for estimates. */
 const QUEUE_ALLOWANCE_MS = 2_000;
@@ -47,7 +58,7 @@ export class SessionsService {
     const limits = await this.limits.get(tenant.organizationId);
     return this.sql.transaction(async (tx) => {
       const session = await this.insert(tx, tenant, input, requestId, null);
-      await this.assertConcurrencyWithin(tx, tenant, limits);
+      await assertConcurrentWorkWithin(tx, tenant, limits, CONCURRENT_SESSIONS);
       return session;
     });
   }
@@ -105,59 +116,10 @@ export class SessionsService {
       for (const input of inputs) {
         created.push(await this.insert(tx, tenant, input, requestId, batch.id));
       }
-      await this.assertConcurrencyWithin(tx, tenant, limits);
+      await assertConcurrentWorkWithin(tx, tenant, limits, CONCURRENT_SESSIONS);
       return created;
     });
     return { batch, sessions };
-  }
-
-  /**
-   * Refuses (429, rolling back the caller's transaction) when the sessions
-   * just inserted take the tenant over its concurrent sessions (`limits`,
-   * looked up before the transaction began; every request has them cached). Runs
-   * after the inserts, so the per-tenant lock is held only for this count and
-   * the commit: concurrent creates serialise here, and each count (a fresh
-   * snapshot once the lock is granted) sees every create committed before it.
-   */
-  private async assertConcurrencyWithin(
-    tx: pg.PoolClient,
-    tenant: Tenant,
-    limits: OrganizationLimits | null,
-  ): Promise<void> {
-    if (!limits) return;
-    const limit = limits.concurrentSessions;
-    await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-      `sessions:${tenant.organizationId}:${tenant.mode}`,
-    ]);
-    // Counting stops past the limit, so the check costs the same however many are running.
-    const { running } = (
-      await tx.query<{ running: number }>(
-        `SELECT count(*)::int AS running FROM (
-         SELECT 1 FROM sessions WHERE organization_id = $1 AND mode = $2
-            AND status IN ('initiated', 'in_progress') LIMIT $3) AS running`,
-        [tenant.organizationId, tenant.mode, limit + 1],
-      )
-    ).rows[0]!;
-    if (running <= limit) return;
-    const { next_done } = (
-      await tx.query<{ next_done: Date | null }>(
-        `SELECT min(estimated_completion) AS next_done FROM sessions
-        WHERE organization_id = $1 AND mode = $2 AND status IN ('initiated', 'in_progress')`,
-        [tenant.organizationId, tenant.mode],
-      )
-    ).rows[0]!;
-    const waitSeconds = Math.ceil(((next_done?.getTime() ?? 0) - Date.now()) / 1000);
-    throw new AppError(
-      'RATE_LIMITED',
-      `The ${limits.plan} plan allows ${limit} concurrent sessions (initiated or in progress), and that many are running`,
-      {
-        field: 'concurrent_sessions',
-        issue: `at most ${limit} sessions may be initiated or in progress at once`,
-        limit,
-        plan: limits.plan,
-      },
-      { 'Retry-After': String(Math.max(1, waitSeconds)) },
-    );
   }
 
   private async insert(
