@@ -23,3 +23,16 @@ export { contributionWeights, type ContributionWeights } from './contribution-we
 export { binomialZ, effectSize, stoufferZ, sumOfRanksZ } from './z-scores.js';
 export { erfc, normalCdf, normalSf } from './normal.js';
 export { logChoose, logGamma } from './log-gamma.js';
+export { regularizedGammaP, regularizedGammaQ } from './incomplete-gamma.js';
+export {
+  type ChiSquareTest,
+  chiSquareGoodnessOfFit,
+  chiSquareSurvival,
+  chiSquareUniformity,
+  SMALL_EXPECTED_COUNT,
+} from './chi-square.js';
+export {
+  chiSquareMonteCarloPValue,
+  DEFAULT_MONTE_CARLO_REPLICATES,
+  type MonteCarloOptions,
+} from './chi-square-monte-carlo.js';
