@@ -36,3 +36,9 @@ export {
   DEFAULT_MONTE_CARLO_REPLICATES,
   type MonteCarloOptions,
 } from './chi-square-monte-carlo.js';
+export {
+  adjustPValues,
+  benjaminiHochbergAdjust,
+  type Correction,
+  holmAdjust,
+} from './multiple-comparisons.js';
