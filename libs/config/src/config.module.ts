@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { Global, Module } from '@nestjs/common';
 import {
   parseSettings,
+  type OutboundSettings,
   type RateLimitSettings,
   type Settings,
   type WebhookSettings,
@@ -28,6 +29,7 @@ export abstract class AppSettings implements Settings {
   declare wsHeartbeatSeconds: number;
   declare wsMaxConnectionsPerOrganization: number;
   declare webhooks: WebhookSettings;
+  declare outbound: OutboundSettings;
   declare eventRetentionDays: number;
   declare rateLimits: RateLimitSettings;
 }

@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parseSettings, SettingsError } from './settings.js';
 
 const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
@@ -37,11 +40,15 @@ describe('settings', () => {
       wsHeartbeatSeconds: 30,
       wsMaxConnectionsPerOrganization: 200,
       webhooks: {
-        extraCaPem: null,
-        privateAllowlist: [],
         retryScale: 1,
         endpointConcurrency: 10,
         workerConcurrency: 100,
+      },
+      outbound: {
+        extraCaPem: null,
+        privateAllowlist: [],
+        materialMaxBytes: 20 * 1024 * 1024,
+        materialTimeoutMs: 30_000,
       },
       eventRetentionDays: 30,
       rateLimits: {
@@ -63,13 +70,83 @@ describe('settings', () => {
   });
 
   it('read the webhook settings', () => {
-    const { webhooks } = parseSettings({
-      ...base,
-      WEBHOOK_PRIVATE_ALLOWLIST: ' 127.0.0.1, 10.0.0.0/8 ,Receiver.Internal',
-      WEBHOOK_RETRY_SCALE: '0.001',
-    });
-    expect(webhooks.privateAllowlist).toEqual(['127.0.0.1', '10.0.0.0/8', 'receiver.internal']);
+    const { webhooks } = parseSettings({ ...base, WEBHOOK_RETRY_SCALE: '0.001' });
     expect(webhooks.retryScale).toBe(0.001);
+  });
+
+  it('read the outbound settings', () => {
+    const { outbound } = parseSettings({
+      ...base,
+      OUTBOUND_PRIVATE_ALLOWLIST: ' 127.0.0.1, 10.0.0.0/8 ,Receiver.Internal',
+      REFERENCE_MATERIAL_MAX_BYTES: '5mb',
+      REFERENCE_MATERIAL_TIMEOUT_MS: '2000',
+    });
+    expect(outbound).toMatchObject({
+      privateAllowlist: ['127.0.0.1', '10.0.0.0/8', 'receiver.internal'],
+      materialMaxBytes: 5 * 1024 * 1024,
+      materialTimeoutMs: 2000,
+    });
+  });
+
+  describe('outbound settings under their older WEBHOOK_* names', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'settings-spec-'));
+    const caFile = (name: string, body: string) => {
+      const path = join(dir, name);
+      writeFileSync(path, `-----BEGIN CERTIFICATE-----\n${body}\n-----END CERTIFICATE-----\n`);
+      return path;
+    };
+    const oldCa = caFile('old.pem', 'old');
+    const newCa = caFile('new.pem', 'new');
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('are read when only the older names are set', () => {
+      const { outbound } = parseSettings({
+        ...base,
+        WEBHOOK_EXTRA_CA_FILE: oldCa,
+        WEBHOOK_PRIVATE_ALLOWLIST: '127.0.0.1',
+      });
+      expect(outbound.extraCaPem).toContain('old');
+      expect(outbound.privateAllowlist).toEqual(['127.0.0.1']);
+    });
+
+    it('give way to the new names when both are set', () => {
+      const { outbound } = parseSettings({
+        ...base,
+        WEBHOOK_EXTRA_CA_FILE: oldCa,
+        OUTBOUND_EXTRA_CA_FILE: newCa,
+        WEBHOOK_PRIVATE_ALLOWLIST: '127.0.0.1',
+        OUTBOUND_PRIVATE_ALLOWLIST: 'localhost',
+      });
+      expect(outbound.extraCaPem).toContain('new');
+      expect(outbound.privateAllowlist).toEqual(['localhost']);
+    });
+
+    it('count as unset when empty, as in .env.example', () => {
+      const { outbound } = parseSettings({
+        ...base,
+        OUTBOUND_EXTRA_CA_FILE: '',
+        WEBHOOK_EXTRA_CA_FILE: oldCa,
+        OUTBOUND_PRIVATE_ALLOWLIST: '',
+        WEBHOOK_PRIVATE_ALLOWLIST: '127.0.0.1',
+      });
+      expect(outbound.extraCaPem).toContain('old');
+      expect(outbound.privateAllowlist).toEqual(['127.0.0.1']);
+    });
+
+    it.each([
+      [{ WEBHOOK_EXTRA_CA_FILE: '/nonexistent/ca.pem' }, 'WEBHOOK_EXTRA_CA_FILE'],
+      [{ WEBHOOK_PRIVATE_ALLOWLIST: 'bad host!' }, 'WEBHOOK_PRIVATE_ALLOWLIST'],
+      [
+        { WEBHOOK_EXTRA_CA_FILE: oldCa, OUTBOUND_EXTRA_CA_FILE: '/nonexistent/ca.pem' },
+        'OUTBOUND_EXTRA_CA_FILE',
+      ],
+      [
+        { WEBHOOK_PRIVATE_ALLOWLIST: '127.0.0.1', OUTBOUND_PRIVATE_ALLOWLIST: '10.0.0.0/33' },
+        'OUTBOUND_PRIVATE_ALLOWLIST',
+      ],
+    ])('stop on %j naming the variable read, %s', (env, setting) => {
+      expect(problemWith(env)).toBe(setting);
+    });
   });
 
   it('read sizes with units', () => {
@@ -108,10 +185,14 @@ describe('settings', () => {
     [{ NODE_ENV: 'production' }, 'SIGNING_KEY_SECRET'],
     [{ WS_HEARTBEAT_SECONDS: '0' }, 'WS_HEARTBEAT_SECONDS'],
     [{ WS_MAX_CONNECTIONS_PER_ORGANIZATION: '0' }, 'WS_MAX_CONNECTIONS_PER_ORGANIZATION'],
-    [{ WEBHOOK_EXTRA_CA_FILE: '/nonexistent/ca.pem' }, 'WEBHOOK_EXTRA_CA_FILE'],
-    [{ WEBHOOK_EXTRA_CA_FILE: '/etc/hostname' }, 'WEBHOOK_EXTRA_CA_FILE'],
-    [{ WEBHOOK_PRIVATE_ALLOWLIST: '10.0.0.0/33' }, 'WEBHOOK_PRIVATE_ALLOWLIST'],
-    [{ WEBHOOK_PRIVATE_ALLOWLIST: 'bad host!' }, 'WEBHOOK_PRIVATE_ALLOWLIST'],
+    [{ OUTBOUND_EXTRA_CA_FILE: '/nonexistent/ca.pem' }, 'OUTBOUND_EXTRA_CA_FILE'],
+    [{ OUTBOUND_EXTRA_CA_FILE: '/etc/hostname' }, 'OUTBOUND_EXTRA_CA_FILE'],
+    [{ OUTBOUND_PRIVATE_ALLOWLIST: '10.0.0.0/33' }, 'OUTBOUND_PRIVATE_ALLOWLIST'],
+    [{ OUTBOUND_PRIVATE_ALLOWLIST: 'bad host!' }, 'OUTBOUND_PRIVATE_ALLOWLIST'],
+    [{ REFERENCE_MATERIAL_MAX_BYTES: 'big' }, 'REFERENCE_MATERIAL_MAX_BYTES'],
+    [{ REFERENCE_MATERIAL_MAX_BYTES: '512mb' }, 'REFERENCE_MATERIAL_MAX_BYTES'],
+    [{ REFERENCE_MATERIAL_TIMEOUT_MS: '0' }, 'REFERENCE_MATERIAL_TIMEOUT_MS'],
+    [{ REFERENCE_MATERIAL_TIMEOUT_MS: '1.5' }, 'REFERENCE_MATERIAL_TIMEOUT_MS'],
     [{ WEBHOOK_RETRY_SCALE: '0' }, 'WEBHOOK_RETRY_SCALE'],
     [{ WEBHOOK_RETRY_SCALE: 'fast' }, 'WEBHOOK_RETRY_SCALE'],
     [{ EVENT_RETENTION_DAYS: '0' }, 'EVENT_RETENTION_DAYS'],

@@ -33,6 +33,7 @@ export interface Settings {
   /** Live-update WebSockets one organisation may hold open per mode, across every API instance. */
   wsMaxConnectionsPerOrganization: number;
   webhooks: WebhookSettings;
+  outbound: OutboundSettings;
   /** Days events (and their delivery records) are kept. */
   eventRetentionDays: number;
   rateLimits: RateLimitSettings;
@@ -54,16 +55,24 @@ export interface RateLimitSettings {
 }
 
 export interface WebhookSettings {
-  /** PEM of CAs trusted for receivers in addition to Node's bundled roots. */
-  extraCaPem: string | null;
-  /** Private destinations allowed anyway: exact host names and CIDR ranges. */
-  privateAllowlist: string[];
   /** Multiplies every retry delay (tests use a small fraction). */
   retryScale: number;
   /** Deliveries one endpoint may have in flight at once, across all workers. */
   endpointConcurrency: number;
   /** Deliveries one worker process sends at once. */
   workerConcurrency: number;
+}
+
+/** How the service connects outward: webhook deliveries and reference material alike. */
+export interface OutboundSettings {
+  /** PEM of CAs trusted for outward HTTPS in addition to Node's bundled roots. */
+  extraCaPem: string | null;
+  /** Private destinations allowed anyway: exact host names, addresses and CIDR ranges. */
+  privateAllowlist: string[];
+  /** Largest item of reference material fetched, in bytes; a larger one fails. */
+  materialMaxBytes: number;
+  /** Milliseconds the whole fetch of one item may take (connect, redirects, body). */
+  materialTimeoutMs: number;
 }
 
 export class SettingsError extends Error {
@@ -113,14 +122,15 @@ function url(env: Env, name: string, fallback: string | undefined, protocols: st
 
 const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2 };
 
-function byteSize(env: Env, name: string, fallback: number): number {
+/** Bytes, or a size with a unit (`512kb`, `20mb`), between 1kb and `maxMb` megabytes. */
+function byteSize(env: Env, name: string, fallback: number, maxMb = 64): number {
   const raw = text(env, name);
   if (raw === undefined) return fallback;
   const match = /^(\d+)\s*(b|kb|mb)?$/i.exec(raw);
   if (!match) throw new SettingsError(name, `"${raw}" is not a size such as 1048576, 512kb or 1mb`);
   const bytes = Number(match[1]) * SIZE_UNITS[(match[2] ?? '').toLowerCase()]!;
-  if (bytes < 1024 || bytes > 64 * 1024 ** 2) {
-    throw new SettingsError(name, 'must be between 1kb and 64mb');
+  if (bytes < 1024 || bytes > maxMb * 1024 ** 2) {
+    throw new SettingsError(name, `must be between 1kb and ${maxMb}mb`);
   }
   return bytes;
 }
@@ -204,6 +214,15 @@ function positiveNumber(env: Env, name: string, fallback: number, max: number): 
   return value;
 }
 
+/**
+ * The first of `names` that is set (not empty), so a renamed setting keeps
+ * working under its old name: the new name wins when both are set, and errors
+ * name the variable actually read. `names[0]` when none is set.
+ */
+function firstSet(env: Env, names: [string, ...string[]]): string {
+  return names.find((name) => text(env, name) !== undefined) ?? names[0];
+}
+
 function pemFile(env: Env, name: string): string | null {
   const path = text(env, name);
   if (path === undefined) return null;
@@ -219,8 +238,8 @@ function pemFile(env: Env, name: string): string | null {
   return pem;
 }
 
-function privateAllowlist(env: Env): string[] {
-  const entries = (text(env, 'WEBHOOK_PRIVATE_ALLOWLIST') ?? '')
+function privateAllowlist(env: Env, name: string): string[] {
+  const entries = (text(env, name) ?? '')
     .split(',')
     .map((entry) => entry.trim().toLowerCase())
     .filter((entry) => entry !== '');
@@ -228,7 +247,7 @@ function privateAllowlist(env: Env): string[] {
     const isCidr = entry.includes('/');
     if (isCidr ? !isValidCidr(entry) : !/^[a-z0-9.:-]+$/.test(entry)) {
       throw new SettingsError(
-        'WEBHOOK_PRIVATE_ALLOWLIST',
+        name,
         `"${entry}" is neither a host name, an IP address nor a CIDR range`,
       );
     }
@@ -288,11 +307,19 @@ export function parseSettings(env: Env): Settings {
       1_000_000,
     ),
     webhooks: {
-      extraCaPem: pemFile(env, 'WEBHOOK_EXTRA_CA_FILE'),
-      privateAllowlist: privateAllowlist(env),
       retryScale: positiveNumber(env, 'WEBHOOK_RETRY_SCALE', 1, 100),
       endpointConcurrency: integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 10, 1, 1000),
       workerConcurrency: integer(env, 'WEBHOOK_WORKER_CONCURRENCY', 100, 1, 10_000),
+    },
+    outbound: {
+      // WEBHOOK_*: the names from before reference material, when only webhooks went outward.
+      extraCaPem: pemFile(env, firstSet(env, ['OUTBOUND_EXTRA_CA_FILE', 'WEBHOOK_EXTRA_CA_FILE'])),
+      privateAllowlist: privateAllowlist(
+        env,
+        firstSet(env, ['OUTBOUND_PRIVATE_ALLOWLIST', 'WEBHOOK_PRIVATE_ALLOWLIST']),
+      ),
+      materialMaxBytes: byteSize(env, 'REFERENCE_MATERIAL_MAX_BYTES', 20 * 1024 ** 2, 256),
+      materialTimeoutMs: integer(env, 'REFERENCE_MATERIAL_TIMEOUT_MS', 30_000, 100, 600_000),
     },
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     rateLimits: {

@@ -1,6 +1,5 @@
 export * from './signatures.js';
 export * from './retry-schedule.js';
-export * from './destination-policy.js';
 export * from './envelopes.js';
 export * from './webhooks.service.js';
 export * from './webhook-deliveries.service.js';

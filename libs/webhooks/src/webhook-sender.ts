@@ -1,9 +1,13 @@
 import { isIP } from 'node:net';
-import { rootCertificates } from 'node:tls';
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { Agent, request } from 'undici';
+import { request, type Agent } from 'undici';
 import { AppSettings } from '#config';
-import { bareHost, DestinationPolicy } from './destination-policy.js';
+import {
+  bareHost,
+  createOutboundAgent,
+  describeTransportError,
+  DestinationPolicy,
+} from '#outbound';
 import { DELIVERY_TIMEOUT_MS } from './retry-schedule.js';
 
 /** How much of a receiver's answer is kept with the attempt. */
@@ -21,7 +25,7 @@ export interface SendOutcome {
 
 /**
  * Sends one signed POST. Certificates are always verified (Node's roots plus
- * WEBHOOK_EXTRA_CA_FILE), TLS 1.2 at least, no redirects followed, and the
+ * OUTBOUND_EXTRA_CA_FILE), TLS 1.2 at least, no redirects followed, and the
  * whole exchange is bounded by the spec's 5 seconds.
  */
 @Injectable()
@@ -32,17 +36,10 @@ export class WebhookSender implements OnApplicationShutdown {
     settings: AppSettings,
     private readonly policy: DestinationPolicy,
   ) {
-    const extra = settings.webhooks.extraCaPem;
-    this.agent = new Agent({
-      connect: {
-        ...(extra ? { ca: [...rootCertificates, extra] } : {}),
-        rejectUnauthorized: true,
-        minVersion: 'TLSv1.2',
-        lookup: policy.lookup,
-        timeout: DELIVERY_TIMEOUT_MS,
-      },
-      headersTimeout: DELIVERY_TIMEOUT_MS,
-      bodyTimeout: DELIVERY_TIMEOUT_MS,
+    this.agent = createOutboundAgent(settings, policy, {
+      connectMs: DELIVERY_TIMEOUT_MS,
+      headersMs: DELIVERY_TIMEOUT_MS,
+      bodyMs: DELIVERY_TIMEOUT_MS,
     });
   }
 
@@ -101,30 +98,5 @@ async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): void }, lim
 
 /** A short, safe description of a transport failure for the attempt record. */
 function describe(error: unknown): string {
-  const { name, code, message, cause } = error as {
-    name?: string;
-    code?: string;
-    message?: string;
-    cause?: unknown;
-  };
-  if (
-    name === 'TimeoutError' ||
-    code === 'UND_ERR_HEADERS_TIMEOUT' ||
-    code === 'UND_ERR_BODY_TIMEOUT'
-  ) {
-    return `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`;
-  }
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connection timed out';
-  if (code === 'EREFUSEDDEST') return message ?? 'refused destination';
-  if (code === 'ECONNREFUSED') return 'connection refused';
-  if (code === 'ENOTFOUND') return 'the host does not resolve';
-  if (
-    code?.startsWith('ERR_TLS') ||
-    code?.includes('CERT') ||
-    code === 'DEPTH_ZERO_SELF_SIGNED_CERT'
-  ) {
-    return `TLS failure: ${code} (${message ?? ''})`;
-  }
-  if (cause && cause !== error) return describe(cause);
-  return `${code ?? name ?? 'error'}: ${message ?? 'request failed'}`;
+  return describeTransportError(error, `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`);
 }

@@ -2,7 +2,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '#database';
 import { EventsModule } from '#events';
-import { DestinationPolicy } from './destination-policy.js';
+import { OutboundModule } from '#outbound';
 import { EventRetention } from './event-retention.js';
 import { WebhookDeliverer } from './webhook-deliverer.js';
 import { WebhookFanOut } from './webhook-fan-out.js';
@@ -13,16 +13,16 @@ import { WEBHOOK_ENTITIES } from './entities.js';
 
 /** Managing webhooks (the API). */
 @Module({
-  imports: [TypeOrmModule.forFeature(WEBHOOK_ENTITIES), DatabaseModule],
-  providers: [DestinationPolicy, WebhooksService, WebhookDeliveriesService],
+  imports: [TypeOrmModule.forFeature(WEBHOOK_ENTITIES), DatabaseModule, OutboundModule],
+  providers: [WebhooksService, WebhookDeliveriesService],
   exports: [WebhooksService, WebhookDeliveriesService],
 })
 export class WebhooksModule {}
 
 /** Delivering them (the worker): fan-out inside the outbox relay, the deliverer, event retention. */
 @Module({
-  imports: [WebhooksModule, DatabaseModule, EventsModule],
-  providers: [DestinationPolicy, WebhookSender, WebhookDeliverer, WebhookFanOut, EventRetention],
+  imports: [WebhooksModule, DatabaseModule, EventsModule, OutboundModule],
+  providers: [WebhookSender, WebhookDeliverer, WebhookFanOut, EventRetention],
   exports: [WebhookDeliverer, EventRetention],
 })
 export class WebhooksWorkModule {}

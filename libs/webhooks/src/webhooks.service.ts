@@ -13,7 +13,7 @@ import {
 } from '#database';
 import { WebhookEntity, type EnvelopeFormat } from './entities/webhook.entity.js';
 import { EVENT_TYPES } from '#events';
-import { DestinationPolicy, parseReceiverUrl } from './destination-policy.js';
+import { DestinationPolicy, parseReceiverUrl } from '#outbound';
 import { generateSigningSecret } from './signatures.js';
 
 export const ALL_EVENTS = '*';

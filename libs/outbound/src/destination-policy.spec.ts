@@ -3,7 +3,7 @@ import type { AppSettings } from '#config';
 import { DestinationPolicy, bareHost, parseReceiverUrl } from './destination-policy.js';
 
 function policy(privateAllowlist: string[] = []): DestinationPolicy {
-  return new DestinationPolicy({ webhooks: { privateAllowlist } } as unknown as AppSettings);
+  return new DestinationPolicy({ outbound: { privateAllowlist } } as unknown as AppSettings);
 }
 
 /** The address a receiver URL names, as the sender would connect to it. */
@@ -13,7 +13,7 @@ function literal(url: string): string {
 
 describe('DestinationPolicy.refusal', () => {
   it.each(['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c', '2a00:1450:4001:80b::200e'])(
-    'lets the public address %s receive webhooks',
+    'lets the public address %s be reached',
     (address) => {
       expect(policy().refusal('example.com', address)).toBeNull();
     },
@@ -39,6 +39,12 @@ describe('DestinationPolicy.refusal', () => {
     ['4000::1', 'non-global'],
   ])('refuses %s (%s)', (address, range) => {
     expect(policy().refusal('example.com', address)).toContain(`a ${range} address`);
+  });
+
+  it('says why in words that fit webhooks and reference material alike', () => {
+    expect(policy().refusal('example.com', '127.0.0.1')).toBe(
+      '127.0.0.1 is a loopback address; only public addresses may be reached',
+    );
   });
 
   it('reads IPv6 literals of URLs as the sender will connect to them', () => {

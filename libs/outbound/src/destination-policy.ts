@@ -9,7 +9,7 @@ import { AppSettings } from '#config';
 const MAX_URL_LENGTH = 2048;
 const lookupAll = promisify(dnsLookup);
 
-/** Checks the form of a receiver URL; throws INVALID_REQUEST naming `url`. */
+/** Checks the form of a webhook receiver URL; throws INVALID_REQUEST naming `url`. */
 export function parseReceiverUrl(raw: string): URL {
   if (raw.length > MAX_URL_LENGTH) {
     throw AppError.invalid('url', `must be at most ${MAX_URL_LENGTH} characters`);
@@ -47,10 +47,11 @@ function isGlobalUnicast(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
 }
 
 /**
- * Where deliveries may go: public unicast addresses only, unless the host or
- * the address is on WEBHOOK_PRIVATE_ALLOWLIST. Checked when an endpoint is
- * registered and again on every connection (the resolver hook below), so a
- * name that later resolves to an internal address (DNS rebinding) is refused.
+ * Where the service may connect outward (webhook deliveries, reference
+ * material): public unicast addresses only, unless the host or the address is
+ * on OUTBOUND_PRIVATE_ALLOWLIST. Checked when a webhook endpoint is registered
+ * and again on every connection (the resolver hook below), so a name that
+ * later resolves to an internal address (DNS rebinding) is refused.
  */
 @Injectable()
 export class DestinationPolicy {
@@ -58,7 +59,7 @@ export class DestinationPolicy {
   private readonly ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][];
 
   constructor(settings: AppSettings) {
-    const entries = settings.webhooks.privateAllowlist;
+    const entries = settings.outbound.privateAllowlist;
     this.hosts = new Set(entries.filter((entry) => !entry.includes('/')));
     this.ranges = entries
       .filter((entry) => entry.includes('/'))
@@ -85,7 +86,7 @@ export class DestinationPolicy {
       return null;
     }
     const kind = range === 'unicast' ? 'non-global' : range;
-    return `${address} is a ${kind} address; only public addresses can receive webhooks`;
+    return `${address} is a ${kind} address; only public addresses may be reached`;
   }
 
   /** Resolves the URL's host and refuses it when any address is not allowed (registration time). */

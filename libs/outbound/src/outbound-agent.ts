@@ -1,0 +1,40 @@
+import { rootCertificates } from 'node:tls';
+import { Agent } from 'undici';
+import { AppSettings } from '#config';
+import { DestinationPolicy } from './destination-policy.js';
+
+export interface OutboundTimeouts {
+  /** TCP and TLS handshake. */
+  connectMs: number;
+  /** From the request sent to the response's headers. */
+  headersMs: number;
+  /** Between two chunks of the body (an idle bound, not a bound on the whole body). */
+  bodyMs: number;
+}
+
+/**
+ * The one place that says how the service connects outward (webhook
+ * deliveries, reference material): certificates always verified against
+ * Node's roots plus OUTBOUND_EXTRA_CA_FILE, TLS 1.2 at least, and every
+ * connection resolved through the destination policy, so a name that resolves
+ * to a refused address is never connected to. Address literals never reach
+ * the resolver: callers check them with `policy.refusal` before a request.
+ */
+export function createOutboundAgent(
+  settings: AppSettings,
+  policy: DestinationPolicy,
+  timeouts: OutboundTimeouts,
+): Agent {
+  const extra = settings.outbound.extraCaPem;
+  return new Agent({
+    connect: {
+      ...(extra ? { ca: [...rootCertificates, extra] } : {}),
+      rejectUnauthorized: true,
+      minVersion: 'TLSv1.2',
+      lookup: policy.lookup,
+      timeout: timeouts.connectMs,
+    },
+    headersTimeout: timeouts.headersMs,
+    bodyTimeout: timeouts.bodyMs,
+  });
+}

@@ -1,0 +1,33 @@
+/**
+ * A short, safe description of a transport failure (for attempt records and
+ * failed items): never a stack, never more than the error's own code and message.
+ * `timeout` is the sentence for any of the timeouts.
+ */
+export function describeTransportError(error: unknown, timeout: string): string {
+  const { name, code, message, cause } = error as {
+    name?: string;
+    code?: string;
+    message?: string;
+    cause?: unknown;
+  };
+  if (
+    name === 'TimeoutError' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT'
+  ) {
+    return timeout;
+  }
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connection timed out';
+  if (code === 'EREFUSEDDEST') return message ?? 'refused destination';
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ENOTFOUND') return 'the host does not resolve';
+  if (
+    code?.startsWith('ERR_TLS') ||
+    code?.includes('CERT') ||
+    code === 'DEPTH_ZERO_SELF_SIGNED_CERT'
+  ) {
+    return `TLS failure: ${code} (${message ?? ''})`;
+  }
+  if (cause && cause !== error) return describeTransportError(cause, timeout);
+  return `${code ?? name ?? 'error'}: ${message ?? 'request failed'}`;
+}
