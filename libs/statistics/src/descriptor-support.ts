@@ -8,7 +8,7 @@
 export function descriptorSupport(lists: readonly (readonly string[])[]): Record<string, number> {
   const counts = new Map<string, number>();
   for (const list of lists) {
-    const own = new Set(list.map((d) => d.trim().toLowerCase()).filter((d) => d.length > 0));
+    const own = distinctDescriptors(list);
     for (const descriptor of own) counts.set(descriptor, (counts.get(descriptor) ?? 0) + 1);
   }
   const ordered = [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
@@ -30,4 +30,14 @@ export function descriptorAgreement(lists: readonly (readonly string[])[]): numb
   if (shares.length === 0) return null;
   const rescaled = shares.map((s) => (s - 1 / m) / (1 - 1 / m));
   return rescaled.reduce((a, b) => a + b, 0) / rescaled.length;
+}
+
+/** A descriptor as compared: trimmed and lower-cased. */
+export function normalizeDescriptor(descriptor: string): string {
+  return descriptor.trim().toLowerCase();
+}
+
+/** The distinct normalized descriptors of one list, blanks dropped. */
+export function distinctDescriptors(list: readonly string[]): Set<string> {
+  return new Set(list.map(normalizeDescriptor).filter((d) => d.length > 0));
 }

@@ -17,7 +17,12 @@ export {
 } from './geometric-median.js';
 export { locationConfidence, type SearchArea } from './location-confidence.js';
 export { pickAgreement } from './agreement.js';
-export { descriptorAgreement, descriptorSupport } from './descriptor-support.js';
+export {
+  descriptorAgreement,
+  descriptorSupport,
+  distinctDescriptors,
+  normalizeDescriptor,
+} from './descriptor-support.js';
 export { calibratedTrackRecord } from './track-record.js';
 export { contributionWeights, type ContributionWeights } from './contribution-weights.js';
 export { binomialZ, effectSize, stoufferZ, sumOfRanksZ } from './z-scores.js';
@@ -42,3 +47,11 @@ export {
   type Correction,
   holmAdjust,
 } from './multiple-comparisons.js';
+export {
+  type BaseRates,
+  DEFAULT_MIN_SUPPORT,
+  descriptorRecurrence,
+  type DescriptorRecurrence,
+  type DescriptorRecurrenceOptions,
+  type TermRecurrence,
+} from './descriptor-recurrence.js';
