@@ -55,3 +55,4 @@ export {
   type DescriptorRecurrenceOptions,
   type TermRecurrence,
 } from './descriptor-recurrence.js';
+export { WEEKDAYS, weekdayHourCounts, type WeekdayHourCounts } from './time-patterns.js';
