@@ -4,7 +4,7 @@ import { request, type Agent } from 'undici';
 import { AppSettings } from '#config';
 import { bareHost, DestinationPolicy } from './destination-policy.js';
 import { createOutboundAgent } from './outbound-agent.js';
-import { describeTransportError } from './transport-errors.js';
+import { describeTlsFailure, describeTransportError } from './transport-errors.js';
 
 /** Redirects followed at most; each hop is checked like the first request. */
 export const MAX_REDIRECTS = 3;
@@ -73,7 +73,7 @@ export class OutboundFetcher implements OnApplicationShutdown {
     } catch (error) {
       if (options.signal?.aborted && !deadline.aborted) return failed('the fetch was cancelled');
       if (deadline.aborted) return failed(timeout);
-      return failed(describeTransportError(error, timeout));
+      return failed(describeTlsFailure(error) ?? describeTransportError(error, timeout));
     }
   }
 
@@ -107,7 +107,7 @@ export class OutboundFetcher implements OnApplicationShutdown {
       });
       const status = response.statusCode;
       if (REDIRECT_STATUSES.has(status)) {
-        response.body.destroy();
+        discard(response.body);
         const location = first(response.headers.location);
         if (location === undefined) return failed(`HTTP ${status} without a Location`);
         if (hop === MAX_REDIRECTS) return failed('too many redirects');
@@ -115,13 +115,13 @@ export class OutboundFetcher implements OnApplicationShutdown {
         continue;
       }
       if (status < 200 || status > 299) {
-        response.body.destroy();
+        discard(response.body);
         return failed(`HTTP ${status}`);
       }
       const tooLarge = `larger than ${options.maxBytes} bytes`;
       const declaredLength = Number(first(response.headers['content-length']) ?? NaN);
       if (declaredLength > options.maxBytes) {
-        response.body.destroy();
+        discard(response.body);
         return failed(tooLarge);
       }
       const bytes = await readAtMost(response.body, options.maxBytes);
@@ -169,17 +169,26 @@ function resolveLocation(location: string, base: URL): string {
   }
 }
 
+type Body = AsyncIterable<Buffer> & Pick<NodeJS.EventEmitter, 'on'> & { destroy(): void };
+
+/**
+ * Drops a body unread, closing its connection. undici's body emits an abort
+ * error when destroyed before its end: with no listener that error would be
+ * an uncaught exception, so one listens and ignores it.
+ */
+function discard(body: Body): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
 /** The whole body, or null as soon as it passes `maxBytes` (the rest is never read). */
-async function readAtMost(
-  body: AsyncIterable<Buffer> & { destroy(): void },
-  maxBytes: number,
-): Promise<Buffer | null> {
+async function readAtMost(body: Body, maxBytes: number): Promise<Buffer | null> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
     size += chunk.length;
     if (size > maxBytes) {
-      body.destroy();
+      discard(body);
       return null;
     }
     chunks.push(chunk);

@@ -31,3 +31,27 @@ export function describeTransportError(error: unknown, timeout: string): string 
   if (cause && cause !== error) return describeTransportError(cause, timeout);
   return `${code ?? name ?? 'error'}: ${message ?? 'request failed'}`;
 }
+
+/**
+ * "TLS failure: CODE (message)" when the error (or one of its causes) is a
+ * failed certificate check or handshake, by any of OpenSSL's verification
+ * codes, including those describeTransportError does not recognise
+ * (UNABLE_TO_VERIFY_LEAF_SIGNATURE: an unknown CA); null otherwise. Node's
+ * advice to try --use-system-ca is dropped: it is not the caller's to follow.
+ */
+export function describeTlsFailure(error: unknown): string | null {
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    const { code, message, cause } = current as {
+      code?: unknown;
+      message?: string;
+      cause?: unknown;
+    };
+    if (typeof code === 'string' && TLS_CODE.test(code)) {
+      return `TLS failure: ${code} (${(message ?? '').split('; if the root CA')[0]})`;
+    }
+    current = cause === current ? undefined : cause;
+  }
+  return null;
+}
+
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|UNABLE_TO_|DEPTH_ZERO_)|CERT/;
