@@ -95,6 +95,9 @@ export default {
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
     enhancedResolveOptions: {
+      // Packages that name their entry points only in `exports` (file-type) resolve too:
+      // dependency-cruiser ignores `exports` unless told.
+      exportsFields: ['exports'],
       conditionNames: ['source', 'import', 'node', 'default'],
       extensions: ['.ts', '.js', '.mjs', '.json'],
     },
