@@ -1,0 +1,3 @@
+export * from './material-item.js';
+export * from './reference-material-reader.js';
+export * from './reference-material.module.js';
