@@ -56,3 +56,12 @@ export {
   type TermRecurrence,
 } from './descriptor-recurrence.js';
 export { WEEKDAYS, weekdayHourCounts, type WeekdayHourCounts } from './time-patterns.js';
+export { dbscan, type DbscanResult, NOISE, type SpatialCluster } from './dbscan.js';
+export {
+  boundingArea,
+  clusterSignificance,
+  type ClusterSignificance,
+  type ClusterSignificanceOptions,
+  DEFAULT_CLUSTER_REPLICATES,
+  type StudyArea,
+} from './cluster-significance.js';
