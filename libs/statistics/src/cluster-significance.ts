@@ -1,4 +1,4 @@
-import { dbscanLabels, NOISE } from './dbscan.js';
+import { dbscanLabels, NOISE_LABEL } from './dbscan.js';
 import { type GeoPoint, wrapLongitude } from './geo.js';
 import { mulberry32 } from './mulberry32.js';
 import { type UnitVectors } from './sphere-grid.js';
@@ -161,6 +161,6 @@ export function scatterUniformly(area: StudyArea, into: UnitVectors, random: () 
 function largestClusterSize(vectors: UnitVectors, epsMeters: number, minPoints: number): number {
   const { labels, clusterCount } = dbscanLabels(vectors, epsMeters, minPoints);
   const sizes = new Int32Array(clusterCount);
-  for (const label of labels) if (label !== NOISE) sizes[label]! += 1;
+  for (const label of labels) if (label !== NOISE_LABEL) sizes[label]! += 1;
   return sizes.reduce((m, s) => Math.max(m, s), 0);
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dbscan, NOISE } from './dbscan.js';
+import { dbscan, NOISE_LABEL } from './dbscan.js';
 import { EARTH_RADIUS_METERS, type GeoPoint, haversineMeters, localPlane } from './geo.js';
 
 const origin = { latitude: 45, longitude: 7 };
@@ -43,11 +43,11 @@ function expectDbscanDefinition(
   for (let i = 0; i < n; i++) {
     const coreNeighbours = [...Array(n).keys()].filter((j) => core[j] && near(i, j));
     if (core[i]) {
-      expect(labels[i]).not.toBe(NOISE);
+      expect(labels[i]).not.toBe(NOISE_LABEL);
       // Directly connected core points share a label: the partition is their components.
       for (const j of coreNeighbours) expect(labels[j]).toBe(labels[i]);
     } else if (coreNeighbours.length === 0) {
-      expect(labels[i]).toBe(NOISE);
+      expect(labels[i]).toBe(NOISE_LABEL);
     } else {
       expect(coreNeighbours.map((j) => labels[j])).toContain(labels[i]);
     }
@@ -55,7 +55,8 @@ function expectDbscanDefinition(
   // Different labels never hold core points within eps (checked above) and
   // every label holds a core point.
   const labelsWithCore = new Set(labels.filter((_, i) => core[i]));
-  for (const label of labels) if (label !== NOISE) expect(labelsWithCore.has(label)).toBe(true);
+  for (const label of labels)
+    if (label !== NOISE_LABEL) expect(labelsWithCore.has(label)).toBe(true);
 }
 
 describe('dbscan', () => {
@@ -79,7 +80,7 @@ describe('dbscan', () => {
       at(1_160, 0),
     ];
     const result = dbscan(points, 60, 3);
-    expect(result.labels).toEqual([0, 0, 0, 0, 0, NOISE, 1, 1, 1, 1, 1]);
+    expect(result.labels).toEqual([0, 0, 0, 0, 0, NOISE_LABEL, 1, 1, 1, 1, 1]);
     expect(result.noise).toBe(1);
     const [plus, chain] = result.clusters;
     expect(plus).toMatchObject({ label: 0, size: 5, members: [0, 1, 2, 3, 4] });
@@ -114,7 +115,7 @@ describe('dbscan', () => {
   it('makes every point a cluster with minPoints 1 and none with minPoints above n', () => {
     const points = [at(0, 0), at(10, 0), at(1_000, 0)];
     expect(dbscan(points, 20, 1).labels).toEqual([0, 0, 1]);
-    expect(dbscan(points, 20, 4).labels).toEqual([NOISE, NOISE, NOISE]);
+    expect(dbscan(points, 20, 4).labels).toEqual([NOISE_LABEL, NOISE_LABEL, NOISE_LABEL]);
     expect(dbscan([], 20, 2)).toEqual({ labels: [], clusters: [], noise: 0 });
   });
 
@@ -130,7 +131,12 @@ describe('dbscan', () => {
     // between neighbours, 111 m across.
     const pole = [0, 90, 180, -90].map((longitude) => ({ latitude: 89.9995, longitude }));
     expect(dbscan(pole, 80, 3).labels).toEqual([0, 0, 0, 0]);
-    expect(dbscan(pole, 70, 2).labels).toEqual([NOISE, NOISE, NOISE, NOISE]);
+    expect(dbscan(pole, 70, 2).labels).toEqual([
+      NOISE_LABEL,
+      NOISE_LABEL,
+      NOISE_LABEL,
+      NOISE_LABEL,
+    ]);
   });
 
   it('rejects bad input', () => {

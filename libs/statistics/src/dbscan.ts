@@ -21,7 +21,7 @@ import { assertGeoPoints, assertIntegerAtLeast, assertPositiveFinite } from './v
  * O(n·k) for k neighbours per point, no pole or antimeridian special cases.
  */
 
-export const NOISE = -1;
+export const NOISE_LABEL = -1;
 
 export interface SpatialCluster {
   /** The label its members carry in `labels`; also its index in `clusters`. */
@@ -59,7 +59,7 @@ export function dbscan(
   const members: number[][] = Array.from({ length: clusterCount }, () => []);
   let noise = 0;
   labels.forEach((label, i) => {
-    if (label === NOISE) noise++;
+    if (label === NOISE_LABEL) noise++;
     else members[label]!.push(i);
   });
   const clusters = members.map((indices, label) => summarise(points, label, indices));
@@ -85,7 +85,7 @@ export function dbscanLabels(
     if (labels[seed] !== UNVISITED) continue;
     grid.neighbours(seed, neighbours);
     if (neighbours.length < minPoints) {
-      labels[seed] = NOISE; // may become a border point of a later cluster
+      labels[seed] = NOISE_LABEL; // may become a border point of a later cluster
       continue;
     }
     const cluster = clusterCount++;
@@ -94,7 +94,7 @@ export function dbscanLabels(
     let tail = 0;
     for (;;) {
       for (const j of neighbours) {
-        if (labels[j] === NOISE) {
+        if (labels[j] === NOISE_LABEL) {
           labels[j] = cluster; // border: its own neighbourhood was too small
         } else if (labels[j] === UNVISITED) {
           labels[j] = cluster;

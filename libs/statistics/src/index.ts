@@ -56,7 +56,7 @@ export {
   type TermRecurrence,
 } from './descriptor-recurrence.js';
 export { WEEKDAYS, weekdayHourCounts, type WeekdayHourCounts } from './time-patterns.js';
-export { dbscan, type DbscanResult, NOISE, type SpatialCluster } from './dbscan.js';
+export { dbscan, type DbscanResult, NOISE_LABEL, type SpatialCluster } from './dbscan.js';
 export {
   boundingArea,
   clusterSignificance,

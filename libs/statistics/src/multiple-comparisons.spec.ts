@@ -21,7 +21,7 @@ describe('holmAdjust', () => {
     close(holmAdjust([0.01, 0.04, 0.03, 0.005]), [0.03, 0.06, 0.06, 0.02]);
   });
 
-  it('rejects three of the paper’s 15 hypotheses at 0.05, as the paper says', () => {
+  it('rejects three of the paper’s 15 hypotheses at 0.05', () => {
     // By hand: 15·0.0001, 14·0.0004, 13·0.0019 = 0.0015, 0.0056, 0.0247;
     // then 12·0.0095 = 0.114 stops the step-down.
     const adjusted = holmAdjust(BH_PAPER);
