@@ -4,6 +4,7 @@ import { AuthBootstrapModule } from '#auth';
 import { ConfigModule, type Settings } from '#config';
 import { DatabaseModule } from '#database';
 import { QueueModule } from '#queue';
+import { AnalysesHttpModule } from './analyses/analyses-http.module.js';
 import { ApiKeysHttpModule } from './api-keys/api-keys-http.module.js';
 import { BatchesHttpModule } from './batches/batches-http.module.js';
 import { EventsHttpModule } from './events/events-http.module.js';
@@ -42,6 +43,7 @@ export class ApiModule {
         ApiKeysHttpModule,
         OAuthClientsHttpModule,
         SessionsHttpModule,
+        AnalysesHttpModule,
         BatchesHttpModule,
         OrganizationsHttpModule,
         UsersHttpModule,

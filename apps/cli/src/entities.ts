@@ -1,3 +1,4 @@
+import { ANALYSIS_ENTITIES } from '#analyses';
 import { API_KEY_ENTITIES } from '#api-keys';
 import { AUTH_ENTITIES } from '#auth';
 import { EVENT_ENTITIES } from '#events';
@@ -17,6 +18,7 @@ export const ALL_ENTITIES = [
   ...AUTH_ENTITIES,
   ...EVENT_ENTITIES,
   ...SESSION_ENTITIES,
+  ...ANALYSIS_ENTITIES,
   ...WEBHOOK_ENTITIES,
   ...IDEMPOTENCY_ENTITIES,
 ];

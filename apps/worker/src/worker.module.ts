@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
+import { AnalysesWorkModule } from '#analyses';
 import { AuthWorkModule } from '#auth';
 import { ERROR_SERIALIZERS } from '#common';
 import { ConfigModule, type Settings } from '#config';
@@ -9,6 +10,7 @@ import { IdempotencyWorkModule } from '#idempotency';
 import { QueueModule } from '#queue';
 import { SessionsWorkModule } from '#sessions';
 import { WebhooksWorkModule } from '#webhooks';
+import { AnalysesProcessor } from './processors/analyses.processor.js';
 import { EventsProcessor } from './processors/events.processor.js';
 import { MaintenanceProcessor } from './processors/maintenance.processor.js';
 import { SessionsProcessor } from './processors/sessions.processor.js';
@@ -30,11 +32,12 @@ export class WorkerModule {
         EventsModule,
         EventsWorkModule,
         SessionsWorkModule,
+        AnalysesWorkModule,
         AuthWorkModule,
         WebhooksWorkModule,
         IdempotencyWorkModule,
       ],
-      providers: [EventsProcessor, SessionsProcessor, MaintenanceProcessor],
+      providers: [EventsProcessor, SessionsProcessor, AnalysesProcessor, MaintenanceProcessor],
     };
   }
 }

@@ -115,9 +115,7 @@ describe('SimulatedAnalysisEngine', () => {
   });
 
   it('treats missing material as a risk and rests confidence on the prior', () => {
-    const outcome = completed(
-      input({ analysisType: 'quick_scan', material: [], photoCount: 0 }),
-    );
+    const outcome = completed(input({ analysisType: 'quick_scan', material: [], photoCount: 0 }));
     expect(outcome.results.confidence_score).toBe(0.25);
     expect(outcome.results.risk_assessment.factors).toEqual([
       'missing_material',
@@ -180,10 +178,7 @@ describe('riskLevel', () => {
     [['prior_only_evidence'], 'medium'],
     [['missing_material', 'prior_only_evidence'], 'medium'],
     [['gps_far_from_coordinates', 'prior_only_evidence'], 'high'],
-    [
-      ['all_material_unreadable', 'gps_far_from_coordinates', 'low_analyst_agreement'],
-      'critical',
-    ],
+    [['all_material_unreadable', 'gps_far_from_coordinates', 'low_analyst_agreement'], 'critical'],
   ])('%j → %s', (factors, level) => {
     expect(riskLevel(factors)).toBe(level);
   });

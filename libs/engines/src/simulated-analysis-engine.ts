@@ -246,7 +246,9 @@ function readMaterial(
     const label = `${item.kind === 'photo' ? 'Photo' : 'Document'} ${counters[item.kind]}`;
     if (item.status === 'failed') {
       findings.push(`${label} could not be used: ${item.error ?? 'it could not be fetched'}.`);
-      recommendations.push(`Check ${label.toLowerCase()} (${item.url}): ${item.error ?? 'failed'}.`);
+      recommendations.push(
+        `Check ${label.toLowerCase()} (${item.url}): ${item.error ?? 'failed'}.`,
+      );
       continue;
     }
     read += 1;
@@ -386,17 +388,20 @@ function summaryOf(
   confidence: number,
   level: RiskLevel,
 ): string {
-  const kind = { quick_scan: 'Quick scan', comprehensive: 'Comprehensive analysis', deep_dive: 'Deep dive' }[
-    input.analysisType
-  ];
+  const kind = {
+    quick_scan: 'Quick scan',
+    comprehensive: 'Comprehensive analysis',
+    deep_dive: 'Deep dive',
+  }[input.analysisType];
   const parts = [
     material.total === 0
       ? 'no reference material'
       : `${material.read} of ${material.total} reference items read`,
   ];
   if (analysts) parts.push(`analyst agreement ${roundTo(analysts.agreement, 2)}`);
-  if (input.earlierWork.length > 0) parts.push(`${count(input.earlierWork.length, 'earlier piece')} of work cross-referenced`);
-  return `${kind} of a ${input.targetType} target: ${parts.join(', ')}. Confidence ${roundTo(confidence, 2)} rests on the chance prior (no verified outcomes yet); risk ${level}.`;
+  if (input.earlierWork.length > 0)
+    parts.push(`${count(input.earlierWork.length, 'earlier piece')} of work cross-referenced`);
+  return `${kind} of ${input.targetType === 'object' || input.targetType === 'event' ? 'an' : 'a'} ${input.targetType} target: ${parts.join(', ')}. Confidence ${roundTo(confidence, 2)} rests on the chance prior (no verified outcomes yet); risk ${level}.`;
 }
 
 /** Factors in the order RISK_FACTORS lists them, so the output is stable. */

@@ -7,6 +7,7 @@ export const EVENT_TYPES = [
   'session.progress_updated',
   'analysis.created',
   'analysis.started',
+  'analysis.progress_updated',
   'analysis.completed',
   'analysis.failed',
   'dowsing.query_created',
@@ -50,7 +51,7 @@ export interface SessionCompletedData extends Sequenced {
   completed_at: string;
 }
 
-interface AnalysisEventBase extends Sequenced {
+export interface AnalysisEventBase extends Sequenced {
   analysis_id: string;
   target_type: string;
   status: string;
@@ -66,7 +67,9 @@ export interface AnalysisCompletedData extends Sequenced {
     key_findings: string[];
     risk_assessment: { level: string; factors: string[] };
   };
-  processing_time: number;
+  /** Human-readable, as GET /v1/analysis/{id}/results shows it ("2 minutes 5 seconds"). */
+  processing_time: string;
+  processing_time_ms: number;
   completed_at: string;
 }
 
@@ -117,8 +120,15 @@ export interface EventDataMap {
   'session.progress_updated': SessionEventBase & { progress: number; current_phase: string };
   'session.completed': SessionCompletedData;
   'session.failed': SessionEventBase & { reason: string; message: string; failed_at: string };
-  'analysis.created': AnalysisEventBase & { created_at: string };
+  'analysis.created': AnalysisEventBase & {
+    analysis_type: string;
+    priority: string;
+    created_at: string;
+    estimated_completion: string | null;
+  };
   'analysis.started': AnalysisEventBase & { started_at: string };
+  /** Our addition: one per step of the engine's plan, as `session.progress_updated` is per 10 %. */
+  'analysis.progress_updated': AnalysisEventBase & { progress: number; current_step: string };
   'analysis.completed': AnalysisCompletedData;
   'analysis.failed': AnalysisEventBase & { reason: string; message: string; failed_at: string };
   'dowsing.query_created': DowsingEventBase & { question: string; created_at: string };

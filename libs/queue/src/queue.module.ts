@@ -28,6 +28,7 @@ const DEFAULT_JOB_OPTIONS = {
     BullModule.registerQueue(
       { name: QUEUE.events },
       { name: QUEUE.sessions },
+      { name: QUEUE.analyses },
       { name: QUEUE.maintenance },
     ),
   ],

@@ -4,6 +4,7 @@ import type { Mode } from '#common';
 export const QUEUE = {
   events: 'events',
   sessions: 'sessions',
+  analyses: 'analyses',
   maintenance: 'maintenance',
 } as const;
 export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
@@ -12,6 +13,10 @@ export interface JobDataMap {
   events: { dispatch: { eventId: string; requestId: string | null } };
   sessions: {
     run: { sessionId: string; organizationId: string; mode: Mode; requestId: string | null };
+  };
+  /** Jobs carry a BullMQ priority from the analysis's priority: urgent ones start first. */
+  analyses: {
+    run: { analysisId: string; organizationId: string; mode: Mode; requestId: string | null };
   };
   /** One job name per periodic task (PeriodicTasks), no data. */
   maintenance: Record<string, Record<string, never>>;

@@ -14,3 +14,4 @@ export * from './entities/session.entity.js';
 export * from './entities/session-template.entity.js';
 export * from './entities.js';
 export * from './session-lists.service.js';
+export * from './batch-records.js';

@@ -4,6 +4,7 @@ import { DatabaseModule } from '#database';
 import { EnginesModule } from '#engines';
 import { EventsModule } from '#events';
 import { OrganizationsModule } from '#organizations';
+import { BatchRecords } from './batch-records.js';
 import { SessionMerger } from './session-merger.js';
 import { SessionRunner } from './session-runner.js';
 import { SessionScheduler } from './session-scheduler.js';
@@ -22,8 +23,20 @@ import { SESSION_ENTITIES } from './entities.js';
     OrganizationsModule,
     EnginesModule,
   ],
-  providers: [SessionsService, SessionListsService, SessionTemplatesService, SessionMerger],
-  exports: [SessionsService, SessionListsService, SessionTemplatesService, SessionMerger],
+  providers: [
+    SessionsService,
+    SessionListsService,
+    SessionTemplatesService,
+    SessionMerger,
+    BatchRecords,
+  ],
+  exports: [
+    SessionsService,
+    SessionListsService,
+    SessionTemplatesService,
+    SessionMerger,
+    BatchRecords,
+  ],
 })
 export class SessionsModule {}
 

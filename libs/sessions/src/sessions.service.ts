@@ -9,6 +9,7 @@ import {
   OrganizationLimitsCache,
   type ConcurrentWork,
 } from '#organizations';
+import { BatchRecords } from './batch-records.js';
 import type { BatchEntity } from './entities/batch.entity.js';
 import type { SessionEntity } from './entities/session.entity.js';
 import { sessionCreatedData } from './session-events.js';
@@ -23,6 +24,23 @@ import {
   type SessionRow,
 } from './session-rows.js';
 import { SessionTemplatesService } from './session-templates.service.js';
+
+/** Which finished work pattern recognition reads: explicit ids (uuids), or a filter. */
+export interface FinishedWorkSelection {
+  ids?: string[] | undefined;
+  type?: string | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+}
+
+/** One finished piece of work as pattern recognition reads it. */
+export interface FinishedWork {
+  id: string;
+  createdAt: Date;
+  latitude: number | null;
+  longitude: number | null;
+  descriptors: string[];
+}
 
 /** Sessions hold a place of the plan's concurrent sessions until they finish. */
 const CONCURRENT_SESSIONS: ConcurrentWork = {
@@ -45,6 +63,7 @@ export class SessionsService {
     private readonly limits: OrganizationLimitsCache,
     private readonly engines: EngineRegistry,
     private readonly templates: SessionTemplatesService,
+    private readonly batches: BatchRecords,
   ) {}
 
   /** Creates the session and its `session.created` event in one transaction. */
@@ -88,38 +107,16 @@ export class SessionsService {
     inputs: NewSession[],
     requestId: string | null,
   ): Promise<{ batch: BatchEntity; sessions: SessionEntity[] }> {
-    const batch: BatchEntity = {
-      id: newKey('batch').uuid,
-      organizationId: tenant.organizationId,
-      mode: tenant.mode,
-      kind: 'sessions',
-      itemCount: inputs.length,
-      requestId,
-      createdAt: new Date(),
-    };
     const limits = await this.limits.get(tenant.organizationId);
-    const sessions = await this.sql.transaction(async (tx) => {
-      await tx.query(
-        `INSERT INTO batches (id, organization_id, mode, kind, item_count, request_id, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [
-          batch.id,
-          batch.organizationId,
-          batch.mode,
-          batch.kind,
-          batch.itemCount,
-          requestId,
-          batch.createdAt,
-        ],
-      );
-      const created: SessionEntity[] = [];
+    return this.sql.transaction(async (tx) => {
+      const batch = await this.batches.insert(tx, tenant, 'sessions', inputs.length, requestId);
+      const sessions: SessionEntity[] = [];
       for (const input of inputs) {
-        created.push(await this.insert(tx, tenant, input, requestId, batch.id));
+        sessions.push(await this.insert(tx, tenant, input, requestId, batch.id));
       }
       await assertConcurrentWorkWithin(tx, tenant, limits, CONCURRENT_SESSIONS);
-      return created;
+      return { batch, sessions };
     });
-    return { batch, sessions };
   }
 
   private async insert(
@@ -167,27 +164,68 @@ export class SessionsService {
     return session;
   }
 
-  /** A batch of the caller's organisation and mode with its sessions in creation order, else NOT_FOUND. */
-  async batch(
-    tenant: Tenant,
-    publicId: string,
-  ): Promise<{ batch: BatchEntity; sessions: SessionEntity[] }> {
-    const uuid = parsePublicId('batch', publicId);
-    const [batch] =
-      uuid === null
-        ? []
-        : await this.sql.rows<BatchEntity>(
-            `SELECT id, organization_id AS "organizationId", mode, kind, item_count AS "itemCount",
-                    request_id AS "requestId", created_at AS "createdAt"
-               FROM batches WHERE id = $1 AND organization_id = $2 AND mode = $3`,
-            [uuid, tenant.organizationId, tenant.mode],
-          );
-    if (!batch) throw AppError.notFound('batch', publicId);
-    const sessions = await this.sql.rows<SessionRow>(
+  /** The sessions of a batch (found by BatchRecords), in creation order. */
+  async batchItems(batch: BatchEntity): Promise<SessionEntity[]> {
+    const rows = await this.sql.rows<SessionRow>(
       `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions WHERE batch_id = $1 ORDER BY created_at, id`,
       [batch.id],
     );
-    return { batch, sessions: sessions.map(sessionFromRow) };
+    return rows.map(sessionFromRow);
+  }
+
+  /**
+   * Completed sessions of the tenant created before `before` whose target,
+   * whitespace collapsed and lower-cased, is `targetKey`: earlier work on the
+   * same target, for analyses to cross-reference. Newest first.
+   */
+  async completedOnTarget(
+    tenant: Tenant,
+    targetKey: string,
+    before: Date,
+    limit: number,
+  ): Promise<SessionEntity[]> {
+    const rows = await this.sql.rows<SessionRow>(
+      `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions
+        WHERE organization_id = $1 AND mode = $2 AND status = 'completed'
+          AND lower(btrim(regexp_replace(target, '\\s+', ' ', 'g'))) = $3 AND created_at < $4
+        ORDER BY created_at DESC LIMIT $5`,
+      [tenant.organizationId, tenant.mode, targetKey, before, limit],
+    );
+    return rows.map(sessionFromRow);
+  }
+
+  /**
+   * Completed sessions as pattern recognition reads them — when, where the
+   * analysts placed the target, what they described — newest first, at most
+   * `limit`: those with the given ids, or those matching the filter.
+   */
+  async finishedWork(
+    tenant: Tenant,
+    selection: FinishedWorkSelection,
+    limit: number,
+  ): Promise<FinishedWork[]> {
+    const rows = await this.sql.rows<FinishedWork>(
+      `SELECT id, created_at AS "createdAt",
+              (results->'coordinates'->>'latitude')::float8 AS latitude,
+              (results->'coordinates'->>'longitude')::float8 AS longitude,
+              COALESCE(results->'descriptors', '[]'::jsonb) AS descriptors
+         FROM sessions
+        WHERE organization_id = $1 AND mode = $2 AND status = 'completed'
+          AND ($3::uuid[] IS NULL OR id = ANY($3)) AND ($4::text IS NULL OR type = $4)
+          AND ($5::timestamptz IS NULL OR created_at >= $5)
+          AND ($6::timestamptz IS NULL OR created_at <= $6)
+        ORDER BY created_at DESC, id DESC LIMIT $7`,
+      [
+        tenant.organizationId,
+        tenant.mode,
+        selection.ids ?? null,
+        selection.type ?? null,
+        selection.from ?? null,
+        selection.to ?? null,
+        limit,
+      ],
+    );
+    return rows;
   }
 
   /** The session with that public id in the caller's organisation and mode, else NOT_FOUND. */

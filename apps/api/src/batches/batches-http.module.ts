@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
+import { AnalysesModule } from '#analyses';
 import { SessionsModule } from '#sessions';
 import { BatchesV1Controller } from './v1/batches-v1.controller.js';
 
 @Module({
-  imports: [SessionsModule],
+  imports: [SessionsModule, AnalysesModule],
   controllers: [BatchesV1Controller],
 })
 export class BatchesHttpModule {}

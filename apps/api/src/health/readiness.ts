@@ -34,11 +34,16 @@ export class ReadinessChecks {
   private async queues() {
     const check = this.health.check('queues');
     try {
-      const counts = await withTimeout(
-        this.jobs.queue(QUEUE.sessions).getJobCounts('waiting', 'active', 'delayed'),
+      // Jobs with a priority (analyses) wait in BullMQ's `prioritized` state, not `waiting`.
+      const [sessions, analyses] = await withTimeout(
+        Promise.all(
+          [QUEUE.sessions, QUEUE.analyses].map((name) =>
+            this.jobs.queue(name).getJobCounts('waiting', 'prioritized', 'active', 'delayed'),
+          ),
+        ),
         1500,
       );
-      return check.up({ sessions: counts });
+      return check.up({ sessions, analyses });
     } catch (error) {
       return check.down({ message: String((error as Error).message ?? error) });
     }

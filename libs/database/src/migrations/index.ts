@@ -11,6 +11,7 @@ import { OrganizationLimits1764061200000 } from './1764061200000-organization-li
 import { IdempotencyKeys1764064800000 } from './1764064800000-idempotency-keys.js';
 import { IdempotencySealedResponses1764068400000 } from './1764068400000-idempotency-sealed-responses.js';
 import { HashedOauthTokenIds1764072000000 } from './1764072000000-hashed-oauth-token-ids.js';
+import { Analyses1764075600000 } from './1764075600000-analyses.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   IdempotencyKeys1764064800000,
   IdempotencySealedResponses1764068400000,
   HashedOauthTokenIds1764072000000,
+  Analyses1764075600000,
 ];

@@ -11,6 +11,8 @@ import type { JsonObject } from '#database';
 @Index('sessions_tenant_analyst_created_idx', { synchronize: false })
 @Index('sessions_tenant_score_idx', { synchronize: false })
 @Index('sessions_running_updated_idx', { synchronize: false })
+// Completed sessions by normalised target (migration 1764075600000), for analyses' cross-references.
+@Index('sessions_tenant_target_key_idx', { synchronize: false })
 export class SessionEntity extends TenantOwned {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;

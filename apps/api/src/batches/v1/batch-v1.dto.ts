@@ -1,7 +1,8 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, ValidateNested } from 'class-validator';
 import { BATCH_KINDS } from '#sessions';
+import { AnalysisResultsEnvelopeDto, AnalysisSubmittedDto } from '../../analyses/analysis.dto.js';
 import type { RequestExamples } from '../../http/request-examples.js';
 import { CreateSessionV1Dto } from '../../sessions/v1/create-session-v1.dto.js';
 import {
@@ -47,12 +48,19 @@ export class CreateSessionBatchV1Dto {
   sessions!: CreateSessionV1Dto[];
 }
 
+/** Items per status: the statuses of the batch's kind (sessions: initiated, in_progress; analyses: queued, processing). */
 export class BatchCountsDto {
-  @ApiProperty({ type: 'integer' })
-  initiated!: number;
+  @ApiPropertyOptional({ type: 'integer', description: 'Sessions' })
+  initiated?: number;
 
-  @ApiProperty({ type: 'integer' })
-  in_progress!: number;
+  @ApiPropertyOptional({ type: 'integer', description: 'Sessions' })
+  in_progress?: number;
+
+  @ApiPropertyOptional({ type: 'integer', description: 'Analyses' })
+  queued?: number;
+
+  @ApiPropertyOptional({ type: 'integer', description: 'Analyses' })
+  processing?: number;
 
   @ApiProperty({ type: 'integer' })
   completed!: number;
@@ -93,10 +101,23 @@ export class BatchCreatedV1Dto extends BatchStatusV1Dto {
   sessions!: SessionCreatedV1Dto[];
 }
 
+export class AnalysisBatchCreatedV1Dto extends BatchStatusV1Dto {
+  @ApiProperty({ type: [AnalysisSubmittedDto], description: 'In the order of the request' })
+  analyses!: AnalysisSubmittedDto[];
+}
+
+@ApiExtraModels(SessionResultsEnvelopeV1Dto, AnalysisResultsEnvelopeDto)
 export class BatchResultsV1Dto extends BatchStatusV1Dto {
   @ApiProperty({
-    type: [SessionResultsEnvelopeV1Dto],
-    description: "Each item's results (present once it completed), in the order of the request",
+    type: 'array',
+    items: {
+      anyOf: [
+        { $ref: getSchemaPath(SessionResultsEnvelopeV1Dto) },
+        { $ref: getSchemaPath(AnalysisResultsEnvelopeDto) },
+      ],
+    },
+    description:
+      "Each item's results in the order of the request: as GET /v1/sessions/{id}/results shows a session, or GET /v1/analysis/{id}/results an analysis (`results` present once it completed)",
   })
-  results!: SessionResultsEnvelopeV1Dto[];
+  results!: (SessionResultsEnvelopeV1Dto | AnalysisResultsEnvelopeDto)[];
 }

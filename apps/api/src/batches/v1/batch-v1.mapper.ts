@@ -1,28 +1,39 @@
 import { toPublicId } from '#common';
-import type { BatchEntity, SessionEntity } from '#sessions';
+import type { BatchEntity } from '#sessions';
 import type { BatchCountsDto, BatchStatus, BatchStatusV1Dto } from './batch-v1.dto.js';
 
-export function toBatchStatusV1(batch: BatchEntity, sessions: SessionEntity[]): BatchStatusV1Dto {
-  const counts: BatchCountsDto = { initiated: 0, in_progress: 0, completed: 0, failed: 0 };
-  for (const session of sessions) counts[session.status] += 1;
-  const total = sessions.length;
+/** What a batch's status needs of each item, whatever its kind. */
+export interface BatchItem {
+  status: string;
+  progress: number;
+}
+
+/** Statuses of work not yet finished, of either kind. */
+const RUNNING = new Set(['initiated', 'in_progress', 'queued', 'processing']);
+
+export function toBatchStatusV1(batch: BatchEntity, items: readonly BatchItem[]): BatchStatusV1Dto {
+  const counts: Record<string, number> =
+    batch.kind === 'analyses'
+      ? { queued: 0, processing: 0, completed: 0, failed: 0 }
+      : { initiated: 0, in_progress: 0, completed: 0, failed: 0 };
+  for (const item of items) counts[item.status] = (counts[item.status] ?? 0) + 1;
+  const total = items.length;
   const progress =
-    total === 0
-      ? 0
-      : Math.round(sessions.reduce((sum, session) => sum + session.progress, 0) / total);
+    total === 0 ? 0 : Math.round(items.reduce((sum, item) => sum + item.progress, 0) / total);
+  const running = items.filter((item) => RUNNING.has(item.status)).length;
   return {
     batch_id: toPublicId('batch', batch.id),
     kind: batch.kind,
-    status: statusOf(counts, total),
+    status: statusOf(running, counts.failed ?? 0, total),
     total,
-    counts,
+    counts: counts as unknown as BatchCountsDto,
     progress,
     created_at: batch.createdAt.toISOString(),
   };
 }
 
-function statusOf(counts: BatchCountsDto, total: number): BatchStatus {
-  if (counts.initiated + counts.in_progress > 0) return 'processing';
-  if (counts.failed === 0) return 'completed';
-  return counts.failed === total ? 'failed' : 'completed_with_failures';
+function statusOf(running: number, failed: number, total: number): BatchStatus {
+  if (running > 0) return 'processing';
+  if (failed === 0) return 'completed';
+  return failed === total ? 'failed' : 'completed_with_failures';
 }

@@ -7,13 +7,23 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { Scope, type Principal } from '#common';
-import { SessionsService } from '#sessions';
+import { AnalysesService } from '#analyses';
+import { BatchRecords, SessionsService } from '#sessions';
+import { toBatchItem, toResults } from '../../analyses/analysis.mapper.js';
+import { ApiConcurrentAnalysesLimit } from '../../analyses/concurrent-analyses-limit.decorator.js';
+import {
+  MAX_ANALYSIS_BATCH_SIZE,
+  SUBMIT_ANALYSIS_BATCH_EXAMPLES,
+  SubmitAnalysisBatchDto,
+} from '../../analyses/submit-analysis.dto.js';
+import { submitAnalysisBatch } from '../../analyses/v1/analyses-v1.controller.js';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
 import { toCreatedV1, toNewSession, toResultsV1 } from '../../sessions/v1/session-v1.mapper.js';
 import {
+  AnalysisBatchCreatedV1Dto,
   BatchCreatedV1Dto,
   BatchResultsV1Dto,
   BatchStatusV1Dto,
@@ -30,7 +40,31 @@ const BATCH_ID_EXAMPLE = 'batch_01jh2x7v4ke8rbk3a8y0v0d7qz';
 @ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
 @Controller({ path: 'batch', version: '1' })
 export class BatchesV1Controller {
-  constructor(private readonly sessions: SessionsService) {}
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly batches: BatchRecords,
+    private readonly analyses: AnalysesService,
+  ) {}
+
+  @Post('analysis')
+  @ApiConcurrentAnalysesLimit()
+  @HttpCode(201)
+  @Auth({ scopes: [Scope.SessionsWrite] })
+  @ApiOperation({
+    summary: 'Submit a batch of analyses',
+    description: `The same operation as POST /v1/analysis/batch: up to ${MAX_ANALYSIS_BATCH_SIZE} POST /v1/analysis/targets bodies in \`analyses\`, queued together, all of them or none (a bad item answers 400 naming it, e.g. \`analyses.3.priority\`).`,
+  })
+  @ApiJsonBody(SubmitAnalysisBatchDto, SUBMIT_ANALYSIS_BATCH_EXAMPLES)
+  @ApiCreatedResponse({ type: AnalysisBatchCreatedV1Dto })
+  @ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })
+  @ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })
+  async createAnalyses(
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
+    @Body() body: SubmitAnalysisBatchDto,
+  ): Promise<AnalysisBatchCreatedV1Dto> {
+    return submitAnalysisBatch(this.analyses, principal, requestId, body);
+  }
 
   @Post('sessions')
   @ApiConcurrentSessionsLimit()
@@ -56,15 +90,21 @@ export class BatchesV1Controller {
 
   @Get(':batch_id/status')
   @Auth({ scopes: [Scope.SessionsRead] })
-  @ApiOperation({ summary: "A batch's progress: items per status and mean progress" })
+  @ApiOperation({
+    summary: "A batch's progress: items per status and mean progress",
+    description: 'For batches of sessions and of analyses alike (`kind` says which).',
+  })
   @ResourceParam('batch_id', BATCH_ID_EXAMPLE, 'batch')
   @ApiOkResponse({ type: BatchStatusV1Dto })
   async status(
     @CurrentPrincipal() principal: Principal,
     @Param('batch_id') id: string,
   ): Promise<BatchStatusV1Dto> {
-    const { batch, sessions } = await this.sessions.batch(principal, id);
-    return toBatchStatusV1(batch, sessions);
+    const batch = await this.batches.find(principal, id);
+    if (batch.kind === 'analyses') {
+      return toBatchStatusV1(batch, (await this.analyses.batchItems(batch)).map(toBatchItem));
+    }
+    return toBatchStatusV1(batch, await this.sessions.batchItems(batch));
   }
 
   @Get(':batch_id/results')
@@ -72,7 +112,7 @@ export class BatchesV1Controller {
   @ApiOperation({
     summary: "A batch's results",
     description:
-      'Every item as GET /v1/sessions/{id}/results shows it, in the order of the request.',
+      'Every item as GET /v1/sessions/{id}/results or GET /v1/analysis/{id}/results shows it, in the order of the request.',
   })
   @ResourceParam('batch_id', BATCH_ID_EXAMPLE, 'batch')
   @ApiOkResponse({ type: BatchResultsV1Dto })
@@ -80,7 +120,15 @@ export class BatchesV1Controller {
     @CurrentPrincipal() principal: Principal,
     @Param('batch_id') id: string,
   ): Promise<BatchResultsV1Dto> {
-    const { batch, sessions } = await this.sessions.batch(principal, id);
+    const batch = await this.batches.find(principal, id);
+    if (batch.kind === 'analyses') {
+      const analyses = await this.analyses.batchItems(batch);
+      return {
+        ...toBatchStatusV1(batch, analyses.map(toBatchItem)),
+        results: analyses.map(toResults),
+      };
+    }
+    const sessions = await this.sessions.batchItems(batch);
     return {
       ...toBatchStatusV1(batch, sessions),
       results: sessions.map((session) =>

@@ -1,0 +1,408 @@
+import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
+import { IsIn } from 'class-validator';
+import { ANALYSIS_STATUSES, type AnalysisStatus } from '#analyses';
+import {
+  ANALYSIS_PRIORITIES,
+  ANALYSIS_STEPS,
+  ANALYSIS_TARGET_TYPES,
+  ANALYSIS_TYPES,
+  RISK_FACTORS,
+  RISK_LEVELS,
+  type AnalysisPriority,
+  type AnalysisTargetType,
+} from '#engines';
+import { Optional } from '../http/dto-decorators.js';
+import { V1List, V1ListQueryDto } from '../http/v1-list.dto.js';
+import { V2List, V2ListQueryDto } from '../http/v2-list.js';
+import { oneOf } from '../http/validation-messages.js';
+
+export const ANALYSIS_ID = {
+  example: 'anal_01jh2x7v4ke8rbk3a8y0v0d7qz',
+  pattern: '^anal_[0-9a-z]{26}$',
+};
+const CURRENT_STEPS = ['queued', ...new Set(ANALYSIS_STEPS), 'completed', 'failed'];
+const NULLABLE_TIME = { type: String, format: 'date-time', nullable: true } as const;
+
+/**
+ * A nullable object written out in place: OpenAPI 3.0 has no nullable $ref (a
+ * `nullable` beside `allOf` is ignored by validators), so small objects that
+ * may be null are inline schemas.
+ */
+function nullableObject(properties: Record<string, Record<string, unknown>>) {
+  return {
+    type: 'object',
+    nullable: true,
+    required: Object.keys(properties),
+    properties,
+  } as const;
+}
+const COORDINATES = {
+  latitude: { type: 'number', minimum: -90, maximum: 90 },
+  longitude: { type: 'number', minimum: -180, maximum: 180 },
+};
+const EXIF = {
+  captured_at: { type: 'string', format: 'date-time', nullable: true },
+  latitude: { type: 'number', nullable: true, minimum: -90, maximum: 90 },
+  longitude: { type: 'number', nullable: true, minimum: -180, maximum: 180 },
+};
+const JUDGING = {
+  hits: { type: 'integer' },
+  trials: { type: 'integer' },
+  p0: { type: 'number' },
+  p_value: { type: 'number' },
+};
+
+export interface TargetCoordinatesOutDto {
+  latitude: number;
+  longitude: number;
+}
+
+export interface PhotoExifDto {
+  captured_at: string | null;
+  latitude: number | null;
+  longitude: number | null;
+}
+
+export interface JudgingDto {
+  hits: number;
+  trials: number;
+  p0: number;
+  p_value: number;
+}
+
+export class AnalysisSubmittedDto {
+  @ApiProperty(ANALYSIS_ID)
+  analysis_id!: string;
+
+  @ApiProperty({ enum: ANALYSIS_STATUSES, example: 'queued' })
+  status!: string;
+
+  @ApiProperty({
+    format: 'date-time',
+    description:
+      'From the work ahead of it in the queue (same or higher priority, and running) and the rate this deployment completes analyses at; the engine’s steps stand in until enough has been measured',
+  })
+  estimated_completion!: string;
+
+  @ApiProperty({ enum: ANALYSIS_PRIORITIES })
+  priority!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+}
+
+export class MaterialItemDto {
+  @ApiProperty({ format: 'uri' })
+  url!: string;
+
+  @ApiProperty({ enum: ['photo', 'document'] })
+  kind!: string;
+
+  @ApiProperty({
+    enum: ['pending', 'fetched', 'failed'],
+    description:
+      '`pending` until the worker has fetched it; `failed`: not fetched, or not what its kind must be (a failure never fails the analysis: it becomes a finding and a risk factor)',
+  })
+  status!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: null })
+  error!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'Hex SHA-256 of the content' })
+  sha256!: string | null;
+
+  @ApiProperty({ type: 'integer', nullable: true })
+  size_bytes!: number | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Sniffed from the content; the declared type is not trusted',
+    example: 'image/jpeg',
+  })
+  content_type!: string | null;
+
+  @ApiPropertyOptional({ type: 'integer', nullable: true, description: 'Photos' })
+  width?: number | null;
+
+  @ApiPropertyOptional({ type: 'integer', nullable: true, description: 'Photos' })
+  height?: number | null;
+
+  @ApiPropertyOptional({
+    ...nullableObject(EXIF),
+    description:
+      'Photos: EXIF DateTimeOriginal (read as UTC unless the photo gives its offset) and GPS position; null when the photo has no EXIF',
+  })
+  exif?: PhotoExifDto | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    description: 'Documents (1 for plain text)',
+  })
+  pages?: number | null;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'Documents: the first 2,000 characters of the text',
+  })
+  text_excerpt?: string | null;
+}
+
+export class ReferenceMaterialOutDto {
+  @ApiProperty({ ...nullableObject(COORDINATES), description: "The target's position, if given" })
+  coordinates!: TargetCoordinatesOutDto | null;
+
+  @ApiProperty({
+    type: [MaterialItemDto],
+    description: 'Photos, then documents, in the order submitted',
+  })
+  items!: MaterialItemDto[];
+}
+
+export class AnalysisStatusDto {
+  @ApiProperty(ANALYSIS_ID)
+  analysis_id!: string;
+
+  @ApiProperty({ enum: ANALYSIS_TARGET_TYPES })
+  target_type!: string;
+
+  @ApiProperty({ enum: ANALYSIS_TYPES })
+  analysis_type!: string;
+
+  @ApiProperty({ enum: ANALYSIS_PRIORITIES })
+  priority!: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  description!: string | null;
+
+  @ApiProperty({
+    enum: ANALYSIS_STATUSES,
+    description: 'queued → processing → completed | failed (cancelled analyses are failed)',
+  })
+  status!: string;
+
+  @ApiProperty({ minimum: 0, maximum: 100, description: "Percent of the engine's steps done" })
+  progress!: number;
+
+  @ApiProperty({ enum: CURRENT_STEPS })
+  current_step!: string;
+
+  @ApiProperty()
+  results_available!: boolean;
+
+  @ApiProperty({ type: ReferenceMaterialOutDto })
+  reference_material!: ReferenceMaterialOutDto;
+
+  @ApiProperty({ type: Number, nullable: true, minimum: 0, maximum: 1 })
+  confidence_score!: number | null;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  @ApiProperty(NULLABLE_TIME)
+  started_at!: string | null;
+
+  @ApiProperty(NULLABLE_TIME)
+  completed_at!: string | null;
+
+  @ApiProperty(NULLABLE_TIME)
+  estimated_completion!: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Human-readable, from start to finish',
+    example: '4.2 seconds',
+  })
+  processing_time!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'The batch it was submitted in' })
+  batch_id!: string | null;
+
+  @ApiPropertyOptional({
+    description: 'Present when failed: engine_failure, deadline_exceeded or cancelled',
+  })
+  failure_reason?: string;
+
+  @ApiPropertyOptional({ description: 'Present when failed' })
+  failure_message?: string;
+}
+
+export class RiskAssessmentDto {
+  @ApiProperty({
+    enum: RISK_LEVELS,
+    description:
+      'From the factors’ weights: 0 low, 1–2 medium, 3–4 high, 5 or more critical (README, "Target analyses")',
+  })
+  level!: string;
+
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'string', enum: Object.keys(RISK_FACTORS) },
+    description: 'Named factors; each is explained in `key_findings` and `recommendations`',
+  })
+  factors!: string[];
+}
+
+export class AnalysisResultsDto {
+  @ApiProperty()
+  summary!: string;
+
+  @ApiProperty({
+    type: [String],
+    description: 'What was measured: the material, earlier work, the analysts',
+  })
+  key_findings!: string[];
+
+  @ApiProperty({ minimum: 0, maximum: 1 })
+  confidence_score!: number;
+
+  @ApiProperty({ type: RiskAssessmentDto })
+  risk_assessment!: RiskAssessmentDto;
+
+  @ApiProperty({ type: [String] })
+  recommendations!: string[];
+
+  @ApiProperty({
+    type: [String],
+    description: 'Descriptors a majority of the analysts reported (empty for quick_scan)',
+  })
+  descriptors!: string[];
+}
+
+export class EarlierWorkDto {
+  @ApiProperty({ enum: ['analysis', 'session'] })
+  kind!: string;
+
+  @ApiProperty({ example: 'anal_01jh2x7v4ke8rbk3a8y0v0d7qz' })
+  id!: string;
+
+  @ApiProperty({
+    enum: ['nearby', 'same_target'],
+    description: '`nearby`: within the radius of the coordinates; `same_target`: same description',
+  })
+  relation!: string;
+
+  @ApiProperty({ type: 'integer', nullable: true })
+  distance_meters!: number | null;
+
+  @ApiProperty({ type: Number, nullable: true })
+  confidence_score!: number | null;
+
+  @ApiProperty({ format: 'date-time' })
+  completed_at!: string;
+}
+
+export class ScoreComponentsDto {
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description:
+      'Calibrated share of the reference items read and consistent with the target, (k + 2·p0)/(n + 2); null without material',
+  })
+  material!: number | null;
+
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Agreement of the analysts’ independent work; null for quick_scan',
+  })
+  analyst_agreement!: number | null;
+
+  @ApiProperty({
+    ...nullableObject(JUDGING),
+    description:
+      'The analysts’ judged trials: hits of trials against chance p0 (1/k for judging sets of k), with the exact one-sided binomial P(X ≥ hits); null for quick_scan',
+  })
+  judging!: JudgingDto | null;
+}
+
+export class AnalysisMetadataDto {
+  @ApiProperty({ enum: ['simulated', 'analyst'] })
+  engine!: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  engine_version!: string | null;
+
+  @ApiProperty({
+    type: String,
+    enum: ['verified', 'track_record', 'prior', null],
+    nullable: true,
+    description: 'Best evidence the numbers rest on (null until completed)',
+  })
+  evidence!: string | null;
+
+  @ApiProperty({ enum: ANALYSIS_TYPES })
+  analysis_type!: string;
+
+  @ApiProperty({ type: 'integer', description: 'Reference items fetched and read' })
+  material_fetched!: number;
+
+  @ApiProperty({ type: 'integer', description: 'Reference items that could not be used' })
+  material_failed!: number;
+
+  @ApiProperty({ type: [EarlierWorkDto], description: 'Earlier work that was cross-referenced' })
+  earlier_work!: EarlierWorkDto[];
+
+  @ApiPropertyOptional({
+    type: ScoreComponentsDto,
+    description: 'What confidence_score is the mean of (present once completed)',
+  })
+  score_components?: ScoreComponentsDto;
+}
+
+export class AnalysisResultsEnvelopeDto {
+  @ApiProperty(ANALYSIS_ID)
+  analysis_id!: string;
+
+  @ApiProperty({ enum: ANALYSIS_STATUSES })
+  status!: string;
+
+  @ApiPropertyOptional({ type: AnalysisResultsDto, description: 'Present once completed' })
+  results?: AnalysisResultsDto;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Human-readable, from start to finish; null until finished',
+    example: '4.2 seconds',
+  })
+  processing_time!: string | null;
+
+  @ApiProperty({ type: AnalysisMetadataDto })
+  metadata!: AnalysisMetadataDto;
+
+  @ApiPropertyOptional({ description: 'Present when failed' })
+  failure_reason?: string;
+
+  @ApiPropertyOptional({ description: 'Present when failed' })
+  failure_message?: string;
+}
+
+/** The filters both lists take, in any combination. */
+export class AnalysisFiltersDto {
+  @ApiPropertyOptional({ enum: ANALYSIS_STATUSES })
+  @Optional()
+  @IsIn(ANALYSIS_STATUSES, oneOf(ANALYSIS_STATUSES))
+  status?: AnalysisStatus;
+
+  @ApiPropertyOptional({ enum: ANALYSIS_TARGET_TYPES })
+  @Optional()
+  @IsIn(ANALYSIS_TARGET_TYPES, oneOf(ANALYSIS_TARGET_TYPES))
+  target_type?: AnalysisTargetType;
+
+  @ApiPropertyOptional({ enum: ANALYSIS_PRIORITIES })
+  @Optional()
+  @IsIn(ANALYSIS_PRIORITIES, oneOf(ANALYSIS_PRIORITIES))
+  priority?: AnalysisPriority;
+}
+
+export class AnalysisListQueryV1Dto extends IntersectionType(V1ListQueryDto, AnalysisFiltersDto) {}
+
+export class AnalysisListQueryV2Dto extends IntersectionType(V2ListQueryDto, AnalysisFiltersDto) {}
+
+export class AnalysisListV1Dto extends V1List(AnalysisStatusDto) {}
+
+export class AnalysisListV2Dto extends V2List(AnalysisStatusDto) {}

@@ -1,0 +1,190 @@
+import {
+  currentStepOf,
+  DEFAULT_ANALYSIS_TYPE,
+  DEFAULT_PRIORITY,
+  humanDuration,
+  processingTimeMs,
+  progressOf,
+  type AnalysisEntity,
+  type MaterialItem,
+  type NewAnalysis,
+} from '#analyses';
+import { AppError, toPublicId } from '#common';
+import type { AnalysisResultsData, AnalysisScoreDetails, EarlierWork } from '#engines';
+import type {
+  AnalysisResultsEnvelopeDto,
+  AnalysisStatusDto,
+  AnalysisSubmittedDto,
+  EarlierWorkDto,
+  MaterialItemDto,
+} from './analysis.dto.js';
+import { MAX_URL_LENGTH, type SubmitAnalysisDto } from './submit-analysis.dto.js';
+
+/**
+ * The body of POST /v1/analysis/targets with defaults applied and every
+ * reference URL checked, each refusal naming its item
+ * (`reference_material.photos.3`). `at` prefixes the field names when the
+ * body is an item of a batch (`analyses.2.`).
+ */
+export function toNewAnalysis(body: SubmitAnalysisDto, at = ''): NewAnalysis {
+  const material = body.reference_material ?? {};
+  const urls = (kind: 'photos' | 'documents') =>
+    (material[kind] ?? []).map((value, i) =>
+      referenceUrl(value, `${at}reference_material.${kind}.${i}`),
+    );
+  const description = body.description ?? null;
+  if (description !== null && description.trim() === '') {
+    throw AppError.invalid(`${at}description`, 'must not be blank');
+  }
+  return {
+    targetType: body.target_type,
+    analysisType: body.analysis_type ?? DEFAULT_ANALYSIS_TYPE,
+    priority: body.priority ?? DEFAULT_PRIORITY,
+    description,
+    referenceMaterial: {
+      photos: urls('photos'),
+      documents: urls('documents'),
+      coordinates: material.coordinates
+        ? { latitude: material.coordinates.latitude, longitude: material.coordinates.longitude }
+        : null,
+    },
+  };
+}
+
+/** An absolute https URL of at most MAX_URL_LENGTH characters, without credentials or fragment. */
+function referenceUrl(value: unknown, field: string): string {
+  if (typeof value !== 'string') throw AppError.invalid(field, 'must be an https URL string');
+  if (value.length > MAX_URL_LENGTH) {
+    throw AppError.invalid(field, `must be at most ${MAX_URL_LENGTH} characters`);
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw AppError.invalid(field, 'must be an absolute https:// URL');
+  }
+  if (url.protocol !== 'https:') throw AppError.invalid(field, 'must use https://');
+  if (url.username || url.password) {
+    throw AppError.invalid(
+      field,
+      'must not contain credentials (they would be stored with the analysis)',
+    );
+  }
+  if (url.hash) throw AppError.invalid(field, 'must not contain a fragment');
+  return value;
+}
+
+/** What a batch's status counts of an analysis. */
+export function toBatchItem(analysis: AnalysisEntity): { status: string; progress: number } {
+  return { status: analysis.status, progress: progressOf(analysis) };
+}
+
+export function toSubmitted(analysis: AnalysisEntity): AnalysisSubmittedDto {
+  return {
+    analysis_id: toPublicId('analysis', analysis.id),
+    status: analysis.status,
+    estimated_completion: analysis.estimatedCompletion!.toISOString(),
+    priority: analysis.priority,
+    created_at: analysis.createdAt.toISOString(),
+  };
+}
+
+export function toStatus(analysis: AnalysisEntity): AnalysisStatusDto {
+  const processing = processingTimeMs(analysis);
+  return {
+    analysis_id: toPublicId('analysis', analysis.id),
+    target_type: analysis.targetType,
+    analysis_type: analysis.analysisType,
+    priority: analysis.priority,
+    description: analysis.description,
+    status: analysis.status,
+    progress: progressOf(analysis),
+    current_step: currentStepOf(analysis),
+    results_available: analysis.status === 'completed' && analysis.results !== null,
+    reference_material: {
+      coordinates: analysis.referenceMaterial.coordinates,
+      items: materialItems(analysis),
+    },
+    confidence_score: analysis.confidenceScore,
+    created_at: analysis.createdAt.toISOString(),
+    started_at: analysis.startedAt?.toISOString() ?? null,
+    completed_at: analysis.completedAt?.toISOString() ?? null,
+    estimated_completion: analysis.estimatedCompletion?.toISOString() ?? null,
+    processing_time: processing === null ? null : humanDuration(processing),
+    batch_id: analysis.batchId === null ? null : toPublicId('batch', analysis.batchId),
+    ...failureOf(analysis),
+  };
+}
+
+export function toResults(analysis: AnalysisEntity): AnalysisResultsEnvelopeDto {
+  const results =
+    analysis.status === 'completed' ? (analysis.results as AnalysisResultsData | null) : null;
+  const processing = processingTimeMs(analysis);
+  const material = analysis.material ?? [];
+  const details = analysis.scoreDetails as AnalysisScoreDetails | null;
+  return {
+    analysis_id: toPublicId('analysis', analysis.id),
+    status: analysis.status,
+    ...(results && { results }),
+    processing_time: processing === null ? null : humanDuration(processing),
+    metadata: {
+      engine: analysis.engine,
+      engine_version: analysis.engineVersion,
+      evidence: analysis.evidence,
+      analysis_type: analysis.analysisType,
+      material_fetched: material.filter((item) => item.status === 'fetched').length,
+      material_failed: material.filter((item) => item.status === 'failed').length,
+      earlier_work: ((analysis.earlierWork ?? []) as unknown as EarlierWork[]).map(toEarlierWork),
+      ...(details && {
+        score_components: {
+          material: details.material,
+          analyst_agreement: details.analystAgreement,
+          judging: details.judging,
+        },
+      }),
+    },
+    ...failureOf(analysis),
+  };
+}
+
+/** The stored items once fetched; before that, what was submitted, `pending`. */
+function materialItems(analysis: AnalysisEntity): MaterialItemDto[] {
+  if (analysis.material !== null)
+    return analysis.material.map((item: MaterialItem) => ({ ...item }));
+  const pending = (url: string, kind: 'photo' | 'document'): MaterialItemDto => ({
+    url,
+    kind,
+    status: 'pending',
+    error: null,
+    sha256: null,
+    size_bytes: null,
+    content_type: null,
+  });
+  return [
+    ...analysis.referenceMaterial.photos.map((url) => pending(url, 'photo')),
+    ...analysis.referenceMaterial.documents.map((url) => pending(url, 'document')),
+  ];
+}
+
+function toEarlierWork(work: EarlierWork): EarlierWorkDto {
+  return {
+    kind: work.kind,
+    id: work.id,
+    relation: work.relation,
+    distance_meters: work.distanceMeters,
+    confidence_score: work.confidenceScore,
+    completed_at: work.completedAt,
+  };
+}
+
+function failureOf(analysis: AnalysisEntity): {
+  failure_reason?: string;
+  failure_message?: string;
+} {
+  return analysis.failureReason === null
+    ? {}
+    : {
+        failure_reason: analysis.failureReason,
+        ...(analysis.failureMessage !== null && { failure_message: analysis.failureMessage }),
+      };
+}

@@ -1,0 +1,81 @@
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { AnalysisListsService, PatternRecognitionService } from '#analyses';
+import { AppError, Scope, type Principal } from '#common';
+import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
+import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { ApiJsonBody } from '../../http/request-examples.js';
+import { pageRequest, v2Page } from '../../http/v2-list.js';
+import { AnalysisListQueryV2Dto, AnalysisListV2Dto } from '../analysis.dto.js';
+import { toStatus } from '../analysis.mapper.js';
+import {
+  PATTERN_RECOGNITION_EXAMPLES,
+  PatternRecognitionDto,
+  PatternRecognitionResultDto,
+} from './pattern-recognition.dto.js';
+
+@ApiTags('Analysis (v2)')
+@ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
+@Controller({ path: 'analysis', version: '2' })
+export class AnalysesV2Controller {
+  constructor(
+    private readonly lists: AnalysisListsService,
+    private readonly patterns: PatternRecognitionService,
+  ) {}
+
+  @Get()
+  @Auth({ scopes: [Scope.SessionsRead] })
+  @ApiOperation({
+    summary: "List your organisation's analyses in the caller's mode, newest first",
+    description:
+      'Filters combine: `status`, `target_type`, `priority`. Pages with `per_page` and the opaque `cursor` of the previous page.',
+  })
+  @ApiOkResponse({ type: AnalysisListV2Dto })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: AnalysisListQueryV2Dto,
+  ): Promise<AnalysisListV2Dto> {
+    const page = await this.lists.page(
+      principal,
+      { status: query.status, targetType: query.target_type, priority: query.priority },
+      pageRequest('analysis', query),
+    );
+    return v2Page('analysis', page, query.per_page, toStatus);
+  }
+
+  @Post('pattern-recognition')
+  @HttpCode(200)
+  @Auth({ scopes: [Scope.SessionsRead] })
+  @ApiOperation({
+    summary: 'Find patterns across your finished work',
+    description:
+      'Over completed sessions and analyses (explicit `items`, or a `filter`; at most 10,000): recurring descriptors with their support and an exact binomial test against a uniform pick from the vocabulary, adjusted for multiple comparisons (Holm by default); spatial clusters (DBSCAN with great-circle distance) with a Monte Carlo test against uniformly scattered points; and weekday and hour concentration (chi-square, Monte Carlo when cells are small). Reads only; answered in the request.',
+  })
+  @ApiJsonBody(PatternRecognitionDto, PATTERN_RECOGNITION_EXAMPLES)
+  @ApiOkResponse({ type: PatternRecognitionResultDto })
+  async recognize(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: PatternRecognitionDto,
+  ): Promise<PatternRecognitionResultDto> {
+    if (body.items && body.filter) {
+      throw AppError.invalid('filter', 'send either items or filter, not both');
+    }
+    const filter = body.filter ?? {};
+    const dateFrom = filter.date_from === undefined ? undefined : new Date(filter.date_from);
+    const dateTo = filter.date_to === undefined ? undefined : new Date(filter.date_to);
+    if (dateFrom && dateTo && dateFrom > dateTo) {
+      throw AppError.invalid('filter.date_to', 'must not be before date_from');
+    }
+    return this.patterns.recognize(principal, {
+      ids: body.items,
+      kinds: filter.kinds,
+      type: filter.type,
+      dateFrom,
+      dateTo,
+      minSupport: body.min_support ?? 2,
+      clusterRadiusMeters: body.cluster_radius_meters ?? 5000,
+      minClusterSize: body.min_cluster_size ?? 3,
+      correction: body.correction ?? 'holm',
+    });
+  }
+}

@@ -1,0 +1,299 @@
+import { Injectable } from '@nestjs/common';
+import { AppError, newKey, parsePublicId, type Principal, type Tenant } from '#common';
+import { Sql, type SqlExecutor } from '#database';
+import { EngineRegistry } from '#engines';
+import { EventLog } from '#events';
+import {
+  assertConcurrentWorkWithin,
+  OrganizationLimitsCache,
+  type ConcurrentWork,
+} from '#organizations';
+import { BatchRecords, type BatchEntity } from '#sessions';
+import { AnalysisEstimates } from './analysis-estimates.js';
+import { analysisCreatedData, analysisFailedData } from './analysis-events.js';
+import { descriptionKey, requestFingerprint, type NewAnalysis } from './analysis-request.js';
+import {
+  ANALYSIS_COLUMNS,
+  analysisFromRow,
+  analysisToRow,
+  INSERT_ANALYSIS,
+  SELECT_ANALYSIS,
+  type AnalysisRow,
+} from './analysis-rows.js';
+import type { AnalysisEntity } from './entities/analysis.entity.js';
+
+/**
+ * Analyses hold a place of their own pool, the size of the plan's concurrent
+ * sessions, while queued or processing: a backlog of analyses never blocks
+ * sessions, nor the other way round.
+ */
+export const CONCURRENT_ANALYSES: ConcurrentWork = {
+  table: 'analyses',
+  running: ['queued', 'processing'],
+  noun: 'analyses',
+  field: 'concurrent_analyses',
+};
+
+/** Target analyses as API callers see them; the work itself is done by the worker (AnalysisRunner). */
+@Injectable()
+export class AnalysesService {
+  constructor(
+    private readonly sql: Sql,
+    private readonly events: EventLog,
+    private readonly limits: OrganizationLimitsCache,
+    private readonly engines: EngineRegistry,
+    private readonly estimates: AnalysisEstimates,
+    private readonly batches: BatchRecords,
+  ) {}
+
+  /** Queues the analysis with its `analysis.created` event in one transaction. */
+  async create(
+    tenant: Tenant,
+    input: NewAnalysis,
+    requestId: string | null,
+  ): Promise<AnalysisEntity> {
+    const { analyses } = await this.createMany(tenant, [input], requestId, false);
+    return analyses[0]!;
+  }
+
+  /** Queues a batch of analyses with their events in one transaction: all of them or none. */
+  async createBatch(
+    tenant: Tenant,
+    inputs: readonly NewAnalysis[],
+    requestId: string | null,
+  ): Promise<{ batch: BatchEntity; analyses: AnalysisEntity[] }> {
+    const { batch, analyses } = await this.createMany(tenant, inputs, requestId, true);
+    return { batch: batch!, analyses };
+  }
+
+  private async createMany(
+    tenant: Tenant,
+    inputs: readonly NewAnalysis[],
+    requestId: string | null,
+    asBatch: boolean,
+  ): Promise<{ batch: BatchEntity | null; analyses: AnalysisEntity[] }> {
+    const engine = this.engines.engineFor('analysis', tenant.mode);
+    // Read before the transaction: a cache miss or a query inside it would wait for a
+    // second pool connection while holding one, and a burst of submits would deadlock the pool.
+    const [limits, estimates] = await Promise.all([
+      this.limits.get(tenant.organizationId),
+      this.estimates.estimate(
+        inputs.map((input) => ({
+          analysisType: input.analysisType,
+          priority: input.priority,
+          stepCount: this.engines.analysis(engine).plan(requestOf(input), '').steps.length,
+          materialCount:
+            input.referenceMaterial.photos.length + input.referenceMaterial.documents.length,
+        })),
+      ),
+    ]);
+    return this.sql.transaction(async (tx) => {
+      const batch = asBatch
+        ? await this.batches.insert(tx, tenant, 'analyses', inputs.length, requestId)
+        : null;
+      const analyses: AnalysisEntity[] = [];
+      for (const [i, input] of inputs.entries()) {
+        analyses.push(
+          await this.insert(tx, tenant, input, engine, estimates[i]!, requestId, batch?.id ?? null),
+        );
+      }
+      await assertConcurrentWorkWithin(tx, tenant, limits, CONCURRENT_ANALYSES);
+      return { batch, analyses };
+    });
+  }
+
+  private async insert(
+    tx: SqlExecutor,
+    tenant: Tenant,
+    input: NewAnalysis,
+    engine: string,
+    estimatedCompletion: Date,
+    requestId: string | null,
+    batchId: string | null,
+  ): Promise<AnalysisEntity> {
+    const now = new Date();
+    const coordinates = input.referenceMaterial.coordinates;
+    const analysis: AnalysisEntity = {
+      id: newKey('analysis').uuid,
+      organizationId: tenant.organizationId,
+      mode: tenant.mode,
+      targetType: input.targetType,
+      analysisType: input.analysisType,
+      priority: input.priority,
+      description: input.description,
+      descriptionKey: descriptionKey(input.description),
+      referenceMaterial: input.referenceMaterial,
+      latitude: coordinates?.latitude ?? null,
+      longitude: coordinates?.longitude ?? null,
+      requestFingerprint: requestFingerprint(input),
+      material: null,
+      earlierWork: null,
+      status: 'queued',
+      stepsDone: 0,
+      steps: null,
+      engine,
+      engineVersion: null,
+      engineSeed: null,
+      results: null,
+      scoreDetails: null,
+      confidenceScore: null,
+      evidence: null,
+      failureReason: null,
+      failureMessage: null,
+      eventSequence: 1,
+      createdAt: now,
+      updatedAt: now,
+      startedAt: null,
+      completedAt: null,
+      estimatedCompletion,
+      batchId,
+    };
+    await tx.query(INSERT_ANALYSIS, analysisToRow(analysis));
+    await this.events.append(
+      tx,
+      tenant,
+      'analysis.created',
+      analysisCreatedData(analysis),
+      requestId,
+    );
+    return analysis;
+  }
+
+  /** The analysis with that public id in the caller's organisation and mode, else NOT_FOUND. */
+  async get(tenant: Tenant, publicId: string): Promise<AnalysisEntity> {
+    const uuid = parsePublicId('analysis', publicId);
+    const [row] =
+      uuid === null
+        ? []
+        : await this.sql.rows<AnalysisRow>(SELECT_ANALYSIS, [
+            uuid,
+            tenant.organizationId,
+            tenant.mode,
+          ]);
+    if (!row) throw AppError.notFound('analysis', publicId);
+    return analysisFromRow(row);
+  }
+
+  /** The analyses of a batch (found by BatchRecords), in the order of the request. */
+  async batchItems(batch: BatchEntity): Promise<AnalysisEntity[]> {
+    const rows = await this.sql.rows<AnalysisRow>(
+      `SELECT ${ANALYSIS_COLUMNS.join(', ')} FROM analyses WHERE batch_id = $1 ORDER BY created_at, id`,
+      [batch.id],
+    );
+    return rows.map(analysisFromRow);
+  }
+
+  /**
+   * Cancels an analysis that has not finished: it becomes `failed` with
+   * reason `cancelled` and `analysis.failed` announces it, in one
+   * transaction. The runner's next step sees the stored state and stops.
+   */
+  async cancel(
+    tenant: Tenant,
+    publicId: string,
+    requestId: string | null,
+  ): Promise<AnalysisEntity> {
+    const uuid = parsePublicId('analysis', publicId);
+    if (uuid === null) throw AppError.notFound('analysis', publicId);
+    return this.sql.transaction(async (tx) => {
+      const { rows } = await tx.query<AnalysisRow>(`${SELECT_ANALYSIS} FOR UPDATE`, [
+        uuid,
+        tenant.organizationId,
+        tenant.mode,
+      ]);
+      if (!rows[0]) throw AppError.notFound('analysis', publicId);
+      const current = analysisFromRow(rows[0]);
+      if (current.status === 'completed' || current.status === 'failed') {
+        throw new AppError('CONFLICT', `Analysis ${publicId} has already ${current.status}`, {
+          field: 'status',
+          issue: `only queued or processing analyses can be cancelled; this one is ${current.status}`,
+        });
+      }
+      const failedAt = new Date();
+      const cancelled: AnalysisEntity = {
+        ...current,
+        status: 'failed',
+        failureReason: 'cancelled',
+        failureMessage: 'The analysis was cancelled',
+        completedAt: failedAt,
+        eventSequence: current.eventSequence + 1,
+        updatedAt: failedAt,
+      };
+      await tx.query(
+        `UPDATE analyses SET status = 'failed', failure_reason = $2, failure_message = $3,
+                completed_at = $4, event_sequence = $5, updated_at = $4 WHERE id = $1`,
+        [
+          uuid,
+          cancelled.failureReason,
+          cancelled.failureMessage,
+          failedAt,
+          cancelled.eventSequence,
+        ],
+      );
+      await this.events.append(
+        tx,
+        tenant,
+        'analysis.failed',
+        analysisFailedData(
+          cancelled,
+          cancelled.failureReason!,
+          cancelled.failureMessage!,
+          cancelled.eventSequence,
+        ),
+        requestId,
+      );
+      return cancelled;
+    });
+  }
+
+  /**
+   * Deletes an analysis in one transaction: its row (results, material read)
+   * goes; its events in the log shrink to the analysis id and sequence, so
+   * replays and pending deliveries carry nothing of it; an audit record keeps
+   * who deleted it, when, and in which request. A running analysis stops at
+   * its next step.
+   */
+  async delete(principal: Principal, publicId: string, requestId: string | null): Promise<void> {
+    const uuid = parsePublicId('analysis', publicId);
+    if (uuid === null) throw AppError.notFound('analysis', publicId);
+    await this.sql.transaction(async (tx) => {
+      const { rows } = await tx.query<{ created_at: Date }>(
+        `DELETE FROM analyses WHERE id = $1 AND organization_id = $2 AND mode = $3
+         RETURNING created_at`,
+        [uuid, principal.organizationId, principal.mode],
+      );
+      if (!rows[0]) throw AppError.notFound('analysis', publicId);
+      // Bounded by the tenant index: only events since the analysis was created can name it.
+      await tx.query(
+        `UPDATE events
+            SET data = jsonb_build_object('analysis_id', data->'analysis_id', 'sequence', data->'sequence', 'redacted', true)
+          WHERE organization_id = $1 AND mode = $2 AND created_at >= $3 AND data->>'analysis_id' = $4`,
+        [principal.organizationId, principal.mode, rows[0].created_at, publicId],
+      );
+      await tx.query(
+        `INSERT INTO audit_records (id, organization_id, mode, action, resource_id, actor, request_id)
+         VALUES ($1, $2, $3, 'analysis.deleted', $4, $5, $6)`,
+        [
+          newKey('auditRecord').uuid,
+          principal.organizationId,
+          principal.mode,
+          publicId,
+          principal.subject,
+          requestId,
+        ],
+      );
+    });
+  }
+}
+
+/** The engine's view of a request, before any work. */
+export function requestOf(input: NewAnalysis) {
+  return {
+    targetType: input.targetType,
+    analysisType: input.analysisType,
+    description: input.description,
+    coordinates: input.referenceMaterial.coordinates,
+    photoCount: input.referenceMaterial.photos.length,
+    documentCount: input.referenceMaterial.documents.length,
+  };
+}
