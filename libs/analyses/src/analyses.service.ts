@@ -8,7 +8,7 @@ import {
   OrganizationLimitsCache,
   type ConcurrentWork,
 } from '#organizations';
-import { BatchRecords, type BatchEntity } from '#sessions';
+import { BatchRecords, recordAudit, type BatchEntity } from '#sessions';
 import { AnalysisEstimates } from './analysis-estimates.js';
 import { analysisCreatedData, analysisFailedData } from './analysis-events.js';
 import { descriptionKey, requestFingerprint, type NewAnalysis } from './analysis-request.js';
@@ -263,25 +263,8 @@ export class AnalysesService {
         [uuid, principal.organizationId, principal.mode],
       );
       if (!rows[0]) throw AppError.notFound('analysis', publicId);
-      // Bounded by the tenant index: only events since the analysis was created can name it.
-      await tx.query(
-        `UPDATE events
-            SET data = jsonb_build_object('analysis_id', data->'analysis_id', 'sequence', data->'sequence', 'redacted', true)
-          WHERE organization_id = $1 AND mode = $2 AND created_at >= $3 AND data->>'analysis_id' = $4`,
-        [principal.organizationId, principal.mode, rows[0].created_at, publicId],
-      );
-      await tx.query(
-        `INSERT INTO audit_records (id, organization_id, mode, action, resource_id, actor, request_id)
-         VALUES ($1, $2, $3, 'analysis.deleted', $4, $5, $6)`,
-        [
-          newKey('auditRecord').uuid,
-          principal.organizationId,
-          principal.mode,
-          publicId,
-          principal.subject,
-          requestId,
-        ],
-      );
+      await this.events.redact(tx, principal, 'analysis_id', publicId, rows[0].created_at);
+      await recordAudit(tx, principal, 'analysis.deleted', publicId, requestId);
     });
   }
 }

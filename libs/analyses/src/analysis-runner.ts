@@ -3,7 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type pg from 'pg';
 import { toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { Sql, type JsonObject } from '#database';
+import { sequencedTransition, Sql, type JsonObject } from '#database';
 import {
   EngineRegistry,
   type AnalysisEngine,
@@ -291,15 +291,7 @@ export class AnalysisRunner {
     analysis: AnalysisEntity,
     change: (tx: pg.PoolClient, sequence: number) => Promise<boolean>,
   ): Promise<boolean> {
-    return this.sql.transaction(async (tx) => {
-      const { rows } = await tx.query<{ event_sequence: number }>(
-        'SELECT event_sequence FROM analyses WHERE id = $1 FOR UPDATE',
-        [analysis.id],
-      );
-      // Deleted while running: there is nothing left to move on.
-      if (!rows[0]) return false;
-      return change(tx, rows[0].event_sequence + 1);
-    });
+    return sequencedTransition(this.sql, 'analyses', analysis.id, change);
   }
 }
 

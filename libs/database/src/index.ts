@@ -5,3 +5,4 @@ export * from './schema-drift.js';
 export * from './sql.js';
 export * from './keyset-page.js';
 export * from './wake-up-pump.js';
+export * from './sequenced-transition.js';

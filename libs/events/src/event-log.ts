@@ -31,4 +31,26 @@ export class EventLog {
     ]);
     return id;
   }
+
+  /**
+   * After a resource is deleted: the data of every event that named it
+   * (`data.<idField>` = its public id) shrinks to that id, the sequence and
+   * `"redacted": true`, so replays and pending deliveries carry nothing of
+   * it. Bounded by the tenant index: only events since the resource was
+   * created can name it.
+   */
+  async redact(
+    tx: SqlExecutor,
+    tenant: Tenant,
+    idField: 'session_id' | 'analysis_id',
+    publicId: string,
+    since: Date,
+  ): Promise<void> {
+    await tx.query(
+      `UPDATE events
+          SET data = jsonb_build_object($4::text, data->$4, 'sequence', data->'sequence', 'redacted', true)
+        WHERE organization_id = $1 AND mode = $2 AND created_at >= $3 AND data->>$4 = $5`,
+      [tenant.organizationId, tenant.mode, since, idField, publicId],
+    );
+  }
 }

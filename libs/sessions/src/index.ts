@@ -15,3 +15,4 @@ export * from './entities/session-template.entity.js';
 export * from './entities.js';
 export * from './session-lists.service.js';
 export * from './batch-records.js';
+export * from './audit-trail.js';

@@ -3,7 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type pg from 'pg';
 import { toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { Sql } from '#database';
+import { sequencedTransition, Sql } from '#database';
 import { type SessionEntity } from './entities/session.entity.js';
 import { EngineRegistry, type SessionEngineOutcome } from '#engines';
 import { EventLog } from '#events';
@@ -219,15 +219,7 @@ export class SessionRunner {
     session: SessionEntity,
     change: (tx: pg.PoolClient, sequence: number) => Promise<boolean>,
   ): Promise<boolean> {
-    return this.sql.transaction(async (tx) => {
-      const { rows } = await tx.query<{ event_sequence: number }>(
-        'SELECT event_sequence FROM sessions WHERE id = $1 FOR UPDATE',
-        [session.id],
-      );
-      // Deleted while running: there is nothing left to move on.
-      if (!rows[0]) return false;
-      return change(tx, rows[0].event_sequence + 1);
-    });
+    return sequencedTransition(this.sql, 'sessions', session.id, change);
   }
 
   private base(session: SessionEntity, sequence: number) {

@@ -9,6 +9,7 @@ import {
   OrganizationLimitsCache,
   type ConcurrentWork,
 } from '#organizations';
+import { recordAudit } from './audit-trail.js';
 import { BatchRecords } from './batch-records.js';
 import type { BatchEntity } from './entities/batch.entity.js';
 import type { SessionEntity } from './entities/session.entity.js';
@@ -350,25 +351,8 @@ export class SessionsService {
         [uuid, principal.organizationId, principal.mode],
       );
       if (!rows[0]) throw AppError.notFound('session', publicId);
-      // Bounded by the tenant index: only events since the session was created can name it.
-      await tx.query(
-        `UPDATE events
-            SET data = jsonb_build_object('session_id', data->'session_id', 'sequence', data->'sequence', 'redacted', true)
-          WHERE organization_id = $1 AND mode = $2 AND created_at >= $3 AND data->>'session_id' = $4`,
-        [principal.organizationId, principal.mode, rows[0].created_at, publicId],
-      );
-      await tx.query(
-        `INSERT INTO audit_records (id, organization_id, mode, action, resource_id, actor, request_id)
-         VALUES ($1, $2, $3, 'session.deleted', $4, $5, $6)`,
-        [
-          newKey('auditRecord').uuid,
-          principal.organizationId,
-          principal.mode,
-          publicId,
-          principal.subject,
-          requestId,
-        ],
-      );
+      await this.events.redact(tx, principal, 'session_id', publicId, rows[0].created_at);
+      await recordAudit(tx, principal, 'session.deleted', publicId, requestId);
     });
   }
 
