@@ -9,6 +9,7 @@ import {
 } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { AnalysesService, currentStepOf, progressOf } from '#analyses';
 import { AppError, missingScopes, Scope, type Principal } from '#common';
 import { CredentialResolver, type CredentialHeaders } from '#auth';
 import { AppSettings } from '#config';
@@ -19,12 +20,16 @@ import { REQUEST_ID_HEADER } from '../http/request-id.middleware.js';
 import { limitHeaders, RequestLimiter, rateLimited } from '../http/request-limiter.js';
 import { ConnectionQuota, type ConnectionPlace } from './connection-quota.js';
 import {
-  ALL_SESSIONS,
+  ALL,
   errorMessage,
   parseClientMessage,
   parseRelayedEvent,
-  toSessionUpdate,
+  subscribedMessage,
+  toLiveUpdate,
+  topicOf,
+  unsubscribedMessage,
   type ServerMessage,
+  type Topic,
 } from './session-update-messages.js';
 import {
   MAX_SUBSCRIPTIONS_PER_CONNECTION,
@@ -68,11 +73,32 @@ interface LiveConnection {
 type UpgradeAwareServer = Server & { shouldUpgradeCallback: (request: IncomingMessage) => boolean };
 
 /**
- * Live session updates at /v1/sessions/ws. A `ws` server without a server of
- * its own takes the upgrades of that one path from the API's HTTP server,
- * authenticates them before accepting, and fans out the session events the
- * worker's relay publishes on Redis: one subscriber connection per instance,
- * routed through an index keyed by organisation and mode.
+ * Live session and analysis updates at /v1/sessions/ws. A `ws` server without
+ * a server of its own takes the upgrades of that one path from the API's HTTP
+ * server, authenticates them before accepting (`remote-viewing:read`, which
+ * reads analyses too), and fans out the events the worker's relay publishes
+ * on Redis: one subscriber connection per instance, routed through an index
+ * keyed by organisation and mode, then by kind and id.
+ *
+ * The protocol (JSON text frames; session-update-messages.ts):
+ * - client → server: `{"type":"subscribe"|"unsubscribe", "session_id": "sess_…"|"*"}`
+ *   or the same with `"analysis_id": "anal_…"|"*"` — exactly one of the two.
+ *   `*` is every session, or every analysis, of the caller's organisation and
+ *   mode; a session `*` never carries analyses, nor the other way round.
+ * - replies: `subscribed` {session_id, status, progress, current_phase, sequence}
+ *   or {analysis_id, status, progress, current_step, sequence} — the snapshot,
+ *   absent for `*`; `unsubscribed` {session_id | analysis_id}; `error`
+ *   {error: {code, message}, and the session_id or analysis_id it concerns}
+ *   (NOT_FOUND for an unknown or another tenant's resource, INVALID_REQUEST
+ *   for a malformed message or past the cap of subscriptions per connection).
+ * - updates, each with `sequence` (higher than the snapshot's) and `event_id`:
+ *   `session.progress` {session_id, progress, current_phase},
+ *   `session.completed` {session_id, results, confidence_score, completed_at},
+ *   `session.error` {session_id, error: {code, message}, failed_at},
+ *   `analysis.started` {analysis_id, started_at},
+ *   `analysis.progress` {analysis_id, progress, current_step},
+ *   `analysis.completed` {analysis_id, confidence_score, results, processing_time, completed_at},
+ *   `analysis.error` {analysis_id, error: {code, message}, failed_at}.
  */
 @Injectable()
 export class SessionUpdatesGateway implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -91,6 +117,7 @@ export class SessionUpdatesGateway implements OnApplicationBootstrap, BeforeAppl
   constructor(
     private readonly credentials: CredentialResolver,
     private readonly sessions: SessionsService,
+    private readonly analyses: AnalysesService,
     private readonly redis: RedisService,
     private readonly limiter: RequestLimiter,
     private readonly quota: ConnectionQuota,
@@ -259,51 +286,70 @@ export class SessionUpdatesGateway implements OnApplicationBootstrap, BeforeAppl
       return;
     }
     const command = parseClientMessage(textOf(data));
-    if (!('sessionId' in command)) {
+    if (command.type === 'error') {
       this.send(connection, command);
-    } else if (command.type === 'unsubscribe') {
-      this.index.remove(connection, command.sessionId);
-      this.send(connection, { type: 'unsubscribed', session_id: command.sessionId });
+      return;
+    }
+    const topic = topicOf(command);
+    if (command.type === 'unsubscribe') {
+      this.index.remove(connection, topic.kind, topic.id);
+      this.send(connection, unsubscribedMessage(topic));
     } else {
-      await this.subscribe(connection, command.sessionId);
+      await this.subscribe(connection, topic);
     }
   }
 
-  private async subscribe(connection: LiveConnection, sessionId: string): Promise<void> {
+  private async subscribe(connection: LiveConnection, topic: Topic): Promise<void> {
     // Indexed before the look-up, so no update published meanwhile is missed. That
     // leaks nothing: updates are routed within the caller's organisation and mode only.
-    const outcome = this.index.add(connection, sessionId);
+    const outcome = this.index.add(connection, topic.kind, topic.id);
     if (outcome === 'closed') return;
     if (outcome === 'limit') {
       this.send(
         connection,
         errorMessage(
           'INVALID_REQUEST',
-          `At most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions per connection; unsubscribe from one or use "${ALL_SESSIONS}"`,
-          sessionId,
+          `At most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions per connection; unsubscribe from one or use "${ALL}"`,
+          topic,
         ),
       );
       return;
     }
-    if (sessionId === ALL_SESSIONS) {
-      this.send(connection, { type: 'subscribed', session_id: sessionId });
+    if (topic.id === ALL) {
+      this.send(connection, subscribedMessage(topic));
       return;
     }
     try {
-      const session = await this.sessions.get(connection.principal, sessionId);
-      this.send(connection, {
+      this.send(connection, await this.snapshot(connection.principal, topic));
+    } catch (error) {
+      if (outcome === 'added') this.index.remove(connection, topic.kind, topic.id);
+      if (!(error instanceof AppError)) throw error;
+      this.send(connection, errorMessage(error.code, error.message, topic));
+    }
+  }
+
+  /** The `subscribed` reply with where the session or analysis stands; NOT_FOUND for another tenant's. */
+  private async snapshot(principal: Principal, topic: Topic): Promise<ServerMessage> {
+    if (topic.kind === 'session') {
+      const session = await this.sessions.get(principal, topic.id);
+      return {
         type: 'subscribed',
-        session_id: sessionId,
+        session_id: topic.id,
         status: session.status,
         progress: session.progress,
         current_phase: phaseOf(session),
         sequence: session.eventSequence,
-      });
-    } catch (error) {
-      if (outcome === 'added') this.index.remove(connection, sessionId);
-      if (!(error instanceof AppError)) throw error;
-      this.send(connection, errorMessage(error.code, error.message, sessionId));
+      };
     }
+    const analysis = await this.analyses.get(principal, topic.id);
+    return {
+      type: 'subscribed',
+      analysis_id: topic.id,
+      status: analysis.status,
+      progress: progressOf(analysis),
+      current_step: currentStepOf(analysis),
+      sequence: analysis.eventSequence,
+    };
   }
 
   /** One message of the events channel → the subscribed sockets of its organisation and mode. */
@@ -313,9 +359,10 @@ export class SessionUpdatesGateway implements OnApplicationBootstrap, BeforeAppl
       this.logger.warn('live updates dropped a malformed events-channel message');
       return;
     }
-    const update = toSessionUpdate(relayed.event);
-    if (!update) return;
-    const recipients = this.index.recipients(tenantKey(relayed), update.session_id);
+    const live = toLiveUpdate(relayed.event);
+    if (!live) return;
+    const { topic, update } = live;
+    const recipients = this.index.recipients(tenantKey(relayed), topic.kind, topic.id);
     if (recipients.size === 0) return;
     const frame = JSON.stringify(update);
     for (const connection of recipients) {

@@ -1,19 +1,14 @@
 import type { Tenant } from '#common';
-import { ALL_SESSIONS } from './session-update-messages.js';
+import { ALL, type UpdateKind } from './session-update-messages.js';
 
-/** Most subscriptions one connection may hold (`*` counts as one). */
+/** Most subscriptions one connection may hold, sessions and analyses together (`*` counts as one). */
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
 
 export type SubscribeOutcome = 'added' | 'present' | 'limit' | 'closed';
 
-interface TenantSubscribers<C> {
-  /** Connections subscribed to `*`. */
-  everything: Set<C>;
-  bySession: Map<string, Set<C>>;
-}
-
 interface Registration {
   tenant: string;
+  /** Topic keys (`topicKey`). */
   subscriptions: Set<string>;
 }
 
@@ -23,13 +18,23 @@ export function tenantKey(tenant: Tenant): string {
 }
 
 /**
- * Which local connections want which session's updates, keyed by organisation
- * and mode, so routing one event costs a look-up plus its recipients (never a
- * pass over every socket). Empty entries are dropped, so closed connections
- * leave nothing behind.
+ * A subscription within a tenant: `session:sess_…`, `session:*`,
+ * `analysis:anal_…`, `analysis:*`. The kind is part of the key, so a `*` of
+ * one kind can never match an update of the other.
+ */
+function topicKey(kind: UpdateKind, id: string): string {
+  return `${kind}:${id}`;
+}
+
+/**
+ * Which local connections want which session's or analysis's updates, keyed
+ * by organisation and mode, so routing one event costs two look-ups (the
+ * resource and its kind's `*`) plus its recipients — never a pass over every
+ * socket. Empty entries are dropped, so closed connections leave nothing behind.
  */
 export class SubscriptionIndex<C> {
-  private readonly tenants = new Map<string, TenantSubscribers<C>>();
+  /** Tenant → topic key → subscribed connections. */
+  private readonly tenants = new Map<string, Map<string, Set<C>>>();
   private readonly registrations = new Map<C, Registration>();
 
   get connectionCount(): number {
@@ -58,64 +63,61 @@ export class SubscriptionIndex<C> {
   unregister(connection: C): void {
     const registration = this.registrations.get(connection);
     if (!registration) return;
-    for (const sessionId of [...registration.subscriptions]) this.remove(connection, sessionId);
+    for (const key of registration.subscriptions) this.detach(connection, registration.tenant, key);
     this.registrations.delete(connection);
   }
 
-  has(connection: C, sessionId: string): boolean {
-    return this.registrations.get(connection)?.subscriptions.has(sessionId) ?? false;
+  has(connection: C, kind: UpdateKind, id: string): boolean {
+    return this.registrations.get(connection)?.subscriptions.has(topicKey(kind, id)) ?? false;
   }
 
   /** `closed` when the connection is no longer registered (it went away while a look-up ran). */
-  add(connection: C, sessionId: string): SubscribeOutcome {
+  add(connection: C, kind: UpdateKind, id: string): SubscribeOutcome {
     const registration = this.registrations.get(connection);
     if (!registration) return 'closed';
-    if (registration.subscriptions.has(sessionId)) return 'present';
+    const key = topicKey(kind, id);
+    if (registration.subscriptions.has(key)) return 'present';
     if (registration.subscriptions.size >= MAX_SUBSCRIPTIONS_PER_CONNECTION) return 'limit';
-    registration.subscriptions.add(sessionId);
-    let subscribers = this.tenants.get(registration.tenant);
-    if (!subscribers) {
-      subscribers = { everything: new Set(), bySession: new Map() };
-      this.tenants.set(registration.tenant, subscribers);
+    registration.subscriptions.add(key);
+    let topics = this.tenants.get(registration.tenant);
+    if (!topics) {
+      topics = new Map();
+      this.tenants.set(registration.tenant, topics);
     }
-    if (sessionId === ALL_SESSIONS) {
-      subscribers.everything.add(connection);
-    } else {
-      let connections = subscribers.bySession.get(sessionId);
-      if (!connections) {
-        connections = new Set();
-        subscribers.bySession.set(sessionId, connections);
-      }
-      connections.add(connection);
+    let connections = topics.get(key);
+    if (!connections) {
+      connections = new Set();
+      topics.set(key, connections);
     }
+    connections.add(connection);
     return 'added';
   }
 
   /** Whether the connection held that subscription. */
-  remove(connection: C, sessionId: string): boolean {
+  remove(connection: C, kind: UpdateKind, id: string): boolean {
     const registration = this.registrations.get(connection);
-    if (!registration?.subscriptions.delete(sessionId)) return false;
-    const subscribers = this.tenants.get(registration.tenant)!;
-    if (sessionId === ALL_SESSIONS) {
-      subscribers.everything.delete(connection);
-    } else {
-      const connections = subscribers.bySession.get(sessionId)!;
-      connections.delete(connection);
-      if (connections.size === 0) subscribers.bySession.delete(sessionId);
-    }
-    if (subscribers.everything.size === 0 && subscribers.bySession.size === 0) {
-      this.tenants.delete(registration.tenant);
-    }
+    const key = topicKey(kind, id);
+    if (!registration?.subscriptions.delete(key)) return false;
+    this.detach(connection, registration.tenant, key);
     return true;
   }
 
-  /** The connections of that organisation and mode subscribed to the session or to `*`. */
-  recipients(tenant: string, sessionId: string): ReadonlySet<C> {
-    const subscribers = this.tenants.get(tenant);
-    if (!subscribers) return new Set();
-    const specific = subscribers.bySession.get(sessionId);
-    if (!specific) return subscribers.everything;
-    if (subscribers.everything.size === 0) return specific;
-    return new Set([...subscribers.everything, ...specific]);
+  /** The connections of that organisation and mode subscribed to the resource or to its kind's `*`. */
+  recipients(tenant: string, kind: UpdateKind, id: string): ReadonlySet<C> {
+    const topics = this.tenants.get(tenant);
+    if (!topics) return new Set();
+    const everything = topics.get(topicKey(kind, ALL));
+    const specific = topics.get(topicKey(kind, id));
+    if (!specific) return everything ?? new Set();
+    if (!everything) return specific;
+    return new Set([...everything, ...specific]);
+  }
+
+  private detach(connection: C, tenant: string, key: string): void {
+    const topics = this.tenants.get(tenant)!;
+    const connections = topics.get(key)!;
+    connections.delete(connection);
+    if (connections.size === 0) topics.delete(key);
+    if (topics.size === 0) this.tenants.delete(tenant);
   }
 }
