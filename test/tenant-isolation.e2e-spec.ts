@@ -3,11 +3,14 @@ import type { Mode } from '#common';
 import { TestClient } from './support/client.js';
 import { createOrganization } from './support/factories.js';
 import { startStack, type Stack } from './support/stack.js';
+import { waitFor } from './support/wait.js';
 
 /**
  * Two organisations × two modes. Every resource that exists is created by each
  * tenant, and every other tenant's credentials must fail to read, change or
  * list it — always 404 (or absent from lists), never 403 or the data.
+ * The worker runs, so each tenant's analyses complete: pattern recognition
+ * would take them, were they not another tenant's.
  */
 interface Tenant {
   name: string;
@@ -16,6 +19,10 @@ interface Tenant {
   apiKeyId: string;
   /** The factory's client and one registered through /v1/oauth-clients. */
   oauthClientIds: string[];
+  /** Completed analyses: one through each submit route, one in each batch. */
+  analysisIds: string[];
+  /** A batch of analyses through each batch route. */
+  analysisBatchIds: string[];
 }
 
 let stack: Stack;
@@ -23,7 +30,7 @@ let client: TestClient;
 const tenants: Tenant[] = [];
 
 beforeAll(async () => {
-  stack = await startStack({ worker: false });
+  stack = await startStack();
   client = await TestClient.for(stack);
   for (const org of ['A', 'B']) {
     for (const mode of ['live', 'test'] as Mode[]) {
@@ -45,13 +52,42 @@ beforeAll(async () => {
           scope: 'remote-viewing:read',
         },
       });
+      // The tenant's name in every description: a leak of the analysis shows in the response text.
+      const analysis = { target_type: 'object', analysis_type: 'quick_scan' };
+      const analysisIds: string[] = [];
+      for (const path of ['/v1/analysis/targets', '/v1/analysis/submit']) {
+        const submitted = await client.post(path, {
+          token,
+          json: { ...analysis, description: `${org}/${mode} via ${path}` },
+        });
+        analysisIds.push(submitted.body.analysis_id);
+      }
+      const analysisBatchIds: string[] = [];
+      for (const path of ['/v1/analysis/batch', '/v1/batch/analysis']) {
+        const batch = await client.post(path, {
+          token,
+          json: { analyses: [{ ...analysis, description: `${org}/${mode} via ${path}` }] },
+        });
+        analysisBatchIds.push(batch.body.batch_id);
+        analysisIds.push(batch.body.analyses[0].analysis_id);
+      }
       tenants.push({
         name: `${org}/${mode}`,
         token,
         sessionId: session.body.session_id,
         apiKeyId: key.body.id,
         oauthClientIds: [oauthClient.body.client_id, owner.clientId],
+        analysisIds,
+        analysisBatchIds,
       });
+    }
+  }
+  for (const tenant of tenants) {
+    for (const id of tenant.analysisIds) {
+      await waitFor(async () => {
+        const status = await client.get(`/v1/analysis/${id}`, { token: tenant.token });
+        return status.body.status === 'completed' ? true : null;
+      }, 30_000);
     }
   }
 });
@@ -74,6 +110,26 @@ describe('tenant isolation matrix', () => {
           200,
         );
       }
+      for (const id of tenant.analysisIds) {
+        expect((await client.get(`/v1/analysis/${id}`, { token: tenant.token })).status).toBe(200);
+        expect(
+          (await client.get(`/v1/analysis/${id}/results`, { token: tenant.token })).status,
+        ).toBe(200);
+      }
+      for (const id of tenant.analysisBatchIds) {
+        expect((await client.get(`/v1/batch/${id}/status`, { token: tenant.token })).status).toBe(
+          200,
+        );
+        expect((await client.get(`/v1/batch/${id}/results`, { token: tenant.token })).status).toBe(
+          200,
+        );
+      }
+      const patterns = await client.post('/v2/analysis/pattern-recognition', {
+        token: tenant.token,
+        json: { items: tenant.analysisIds },
+      });
+      expect(patterns.status).toBe(200);
+      expect(patterns.body.item_count).toBe(tenant.analysisIds.length);
     }
   });
 
@@ -110,6 +166,16 @@ describe('tenant isolation matrix', () => {
             client.post(`/v1/oauth-clients/${id}/rotate-secret`, { token }),
             client.request('DELETE', `/v1/oauth-clients/${id}`, { token }),
           ]),
+          ...owner.analysisIds.flatMap((id) => [
+            client.get(`/v1/analysis/${id}`, { token }),
+            client.get(`/v1/analysis/${id}/results`, { token }),
+            client.post(`/v1/analysis/${id}/cancel`, { token }),
+            client.delete(`/v1/analysis/${id}`, { token }),
+          ]),
+          ...owner.analysisBatchIds.flatMap((id) => [
+            client.get(`/v1/batch/${id}/status`, { token }),
+            client.get(`/v1/batch/${id}/results`, { token }),
+          ]),
         ];
         for (const response of await Promise.all(attempts)) {
           expect(response.status, `${caller.name} → ${owner.name}`).toBe(404);
@@ -137,11 +203,67 @@ describe('tenant isolation matrix', () => {
     }
   });
 
+  it('never lists another tenant’s analyses, nor takes them into pattern recognition', async () => {
+    const own = (ids: string[]) => [...ids].sort();
+    for (const caller of tenants) {
+      const v1 = await client.get('/v1/analysis?limit=100', { token: caller.token });
+      expect(
+        own(v1.body.results.map((a: { analysis_id: string }) => a.analysis_id)),
+        caller.name,
+      ).toEqual(own(caller.analysisIds));
+      const v2 = await client.get('/v2/analysis?per_page=100', { token: caller.token });
+      expect(
+        own(v2.body.data.map((a: { analysis_id: string }) => a.analysis_id)),
+        caller.name,
+      ).toEqual(own(caller.analysisIds));
+      const patterns = await client.post('/v2/analysis/pattern-recognition', {
+        token: caller.token,
+        json: { filter: { kinds: ['analysis'], type: 'object' } },
+      });
+      expect(patterns.body.item_count, caller.name).toBe(caller.analysisIds.length);
+    }
+  });
+
+  it('refuses another tenant’s analysis to pattern recognition as it does an unknown id', async () => {
+    const nothing = 'anal_01m82sfbpbenftg57hv349pfkd';
+    const refusal = (response: { status: number; body: any }) => ({
+      status: response.status,
+      field: response.body.error?.details?.field,
+    });
+    for (const caller of tenants) {
+      const unknown = await client.post('/v2/analysis/pattern-recognition', {
+        token: caller.token,
+        json: { items: [nothing] },
+      });
+      expect(refusal(unknown)).toEqual({ status: 400, field: 'items.0' });
+      for (const owner of tenants.filter((t) => t !== caller)) {
+        for (const id of owner.analysisIds) {
+          const foreign = await client.post('/v2/analysis/pattern-recognition', {
+            token: caller.token,
+            json: { items: [id] },
+          });
+          expect(refusal(foreign), `${caller.name} → ${owner.name}`).toEqual(refusal(unknown));
+          expect(foreign.text).not.toContain(owner.name);
+        }
+        // Behind one of the caller's own, the foreign id is still the one named.
+        const mixed = await client.post('/v2/analysis/pattern-recognition', {
+          token: caller.token,
+          json: { items: [caller.analysisIds[0], owner.analysisIds[0]] },
+        });
+        expect(refusal(mixed), `${caller.name} → ${owner.name}`).toEqual({
+          status: 400,
+          field: 'items.1',
+        });
+      }
+    }
+  });
+
   it('pages the same after a cursor made from another tenant’s id as after one naming nothing', async () => {
     const cursorOf = (id: string) => Buffer.from(id).toString('base64url');
     const nothing = {
       session: 'sess_01m82sfbpbenftg57hv349pfkd',
       event: 'evt_01m82sfbpbenftg57hv349pfkd',
+      analysis: 'anal_01m82sfbpbenftg57hv349pfkd',
     };
     for (const caller of tenants) {
       const unknownSessions = await client.get(`/v2/sessions?cursor=${cursorOf(nothing.session)}`, {
@@ -150,6 +272,10 @@ describe('tenant isolation matrix', () => {
       const unknownEvents = await client.get(`/v2/events?cursor=${cursorOf(nothing.event)}`, {
         token: caller.token,
       });
+      const unknownAnalyses = await client.get(
+        `/v2/analysis?cursor=${cursorOf(nothing.analysis)}`,
+        { token: caller.token },
+      );
       for (const owner of tenants.filter((t) => t !== caller)) {
         const [ownerEvent] = (await client.get('/v2/events', { token: owner.token })).body.data;
         const sessions = await client.get(`/v2/sessions?cursor=${cursorOf(owner.sessionId)}`, {
@@ -160,6 +286,12 @@ describe('tenant isolation matrix', () => {
         });
         expect(sessions.body, `${caller.name} → ${owner.name}`).toEqual(unknownSessions.body);
         expect(events.body, `${caller.name} → ${owner.name}`).toEqual(unknownEvents.body);
+        for (const id of owner.analysisIds) {
+          const analyses = await client.get(`/v2/analysis?cursor=${cursorOf(id)}`, {
+            token: caller.token,
+          });
+          expect(analyses.body, `${caller.name} → ${owner.name}`).toEqual(unknownAnalyses.body);
+        }
       }
     }
   });
@@ -175,6 +307,10 @@ describe('tenant isolation matrix', () => {
         client_name: tenant.name,
         client_secret_expires_at: 0,
       });
+      for (const id of tenant.analysisIds) {
+        const analysis = await client.get(`/v1/analysis/${id}`, { token: tenant.token });
+        expect(analysis.body.status).toBe('completed');
+      }
     }
   });
 });
