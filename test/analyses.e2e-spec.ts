@@ -4,6 +4,7 @@ import { createOrganization, type TestOrganization } from './support/factories.j
 import { startFileServer, type FileServer } from './support/file-server.js';
 import {
   createTestCertificateAuthority,
+  startHttpsReceiver,
   type TestCertificateAuthority,
 } from './support/https-receiver.js';
 import { startStack, type Stack } from './support/stack.js';
@@ -585,5 +586,46 @@ describe('POST /v2/analysis/pattern-recognition', () => {
       json: { filter: { date_from: '2026-02-01', date_to: '2026-01-01' } },
     });
     expect(backwards.body.error.details.field).toBe('filter.date_to');
+  });
+});
+
+describe('webhooks', () => {
+  it('delivers analysis.* events to an endpoint subscribed to them, signed, with the spec data', async () => {
+    const own = await createOrganization(stack, client);
+    const ownToken = await own.token();
+    // Reached as localhost, the one host this stack allows although private.
+    const receiver = await startHttpsReceiver({ certificate: ca.leaf });
+    try {
+      const url = receiver.url.replace('127.0.0.1', 'localhost');
+      const hook = await client.post('/v1/webhooks', {
+        token: ownToken,
+        json: { url, events: ['analysis.created', 'analysis.completed'] },
+      });
+      expect(hook.status).toBe(201);
+      const { body } = await submit(
+        { target_type: 'person', analysis_type: 'quick_scan', description: 'Webhook target' },
+        ownToken,
+      );
+      const requests = await receiver.waitForRequests(2, 30_000);
+      const deliveries = requests.map((request) => JSON.parse(request.rawBody));
+      expect(deliveries.map((delivery) => delivery.type).sort()).toEqual([
+        'analysis.completed',
+        'analysis.created',
+      ]);
+      const completed = deliveries.find((delivery) => delivery.type === 'analysis.completed');
+      expect(completed).toMatchObject({
+        id: expect.stringMatching(/^evt_/),
+        livemode: true,
+        data: {
+          analysis_id: body.analysis_id,
+          target_type: 'person',
+          status: 'completed',
+          results: { summary: expect.any(String), risk_assessment: { level: expect.any(String) } },
+        },
+      });
+      expect(requests[0]!.headers['x-service-signature']).toEqual(expect.any(String));
+    } finally {
+      await receiver.close();
+    }
   });
 });
