@@ -1,0 +1,213 @@
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AnalysisSweeper } from '#analyses';
+import { parsePublicId } from '#common';
+import { Sql } from '#database';
+import { QUEUE } from '#queue';
+import { TestClient } from './support/client.js';
+import { createOrganization } from './support/factories.js';
+import { childEnv, spawnWorker } from './support/processes.js';
+import { startPrivateRedis, type PrivateRedis } from './support/redis-server.js';
+import { testRedisPrefix } from './support/scope.js';
+import { startStack, type Stack } from './support/stack.js';
+import { waitFor } from './support/wait.js';
+
+/**
+ * Analyses survive the parts of the system dying under them: PostgreSQL
+ * holds each analysis and the step it reached, so a worker killed mid-run is
+ * resumed where it stopped, and work whose jobs vanished with Redis's data is
+ * enqueued again by the sweeper. (Material servers that hang, trickle or
+ * redirect to loopback are findings, not faults: test/analyses.e2e-spec.ts.)
+ */
+let stack: Stack;
+let client: TestClient;
+let token: string;
+
+interface AnalysisEvent {
+  type: string;
+  data: { analysis_id?: string; sequence: number; progress?: number };
+}
+
+/** The analysis's events, oldest first. */
+async function eventsOf(id: string): Promise<AnalysisEvent[]> {
+  const events = await client.get('/v2/events?per_page=100', { token });
+  return (events.body.data as AnalysisEvent[])
+    .filter((event) => event.data.analysis_id === id)
+    .reverse();
+}
+
+function ofType(events: AnalysisEvent[], type: string): AnalysisEvent[] {
+  return events.filter((event) => event.type === type);
+}
+
+async function completed(id: string, timeoutMs = 30_000) {
+  return waitFor(async () => {
+    const status = await client.get(`/v1/analysis/${id}`, { token });
+    return status.body.status === 'completed' ? status.body : null;
+  }, timeoutMs);
+}
+
+describe('a worker killed in the middle of an analysis', () => {
+  // Steps long enough to catch the analysis between two of them.
+  const env = { SIMULATED_STEP_MS: '400' };
+
+  beforeAll(async () => {
+    stack = await startStack({ worker: false, env });
+    client = await TestClient.for(stack);
+    token = await (await createOrganization(stack, client)).token();
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it(
+    'is resumed at its stored step by another worker: progress never goes back, one start, one completion',
+    { timeout: 120_000 },
+    async () => {
+      const body = { target_type: 'object', analysis_type: 'deep_dive' };
+      const first = await spawnWorker(childEnv(env));
+      const progress: number[] = [];
+      const poll = async () => {
+        const status = await client.get(`/v1/analysis/${id}`, { token });
+        progress.push(status.body.progress);
+        return status.body;
+      };
+
+      await first.ready;
+      const submitted = await client.post('/v1/analysis/targets', { token, json: body });
+      expect(submitted.status).toBe(201);
+      const id: string = submitted.body.analysis_id;
+      await waitFor(async () => {
+        const status = await poll();
+        return status.progress > 0 && status.progress < 100 ? true : null;
+      }, 30_000);
+      const exit = await first.kill('SIGKILL');
+      expect(exit.signal).toBe('SIGKILL');
+      const atKill = await poll();
+      expect(atKill).toMatchObject({ status: 'processing' });
+      expect(atKill.progress).toBeLessThan(100);
+
+      const second = await spawnWorker(childEnv(env));
+      try {
+        await second.ready;
+        // BullMQ hands the killed worker's job on once its lock (30 s) has run out.
+        const done = await waitFor(
+          async () => {
+            const status = await poll();
+            return status.status === 'completed' ? status : null;
+          },
+          90_000,
+          250,
+        );
+        expect(done.progress).toBe(100);
+        expect(progress).toEqual([...progress].sort((a, b) => a - b));
+
+        const events = await eventsOf(id);
+        expect(ofType(events, 'analysis.started')).toHaveLength(1);
+        expect(ofType(events, 'analysis.completed')).toHaveLength(1);
+        // Each of the eight steps but the last announced once, whichever worker took it.
+        const steps = ofType(events, 'analysis.progress_updated');
+        expect(steps).toHaveLength(7);
+        const sequences = events.map((event) => event.data.sequence);
+        expect(sequences).toEqual(sequences.map((_, i) => i + 1));
+        const stepProgress = steps.map((event) => event.data.progress!);
+        expect(new Set(stepProgress).size).toBe(7);
+        expect(stepProgress).toEqual([...stepProgress].sort((a, b) => a - b));
+
+        // Same request, run without interruption: the same results.
+        const fresh = await client.post('/v1/analysis/targets', { token, json: body });
+        await completed(fresh.body.analysis_id);
+        const [resumed, uninterrupted] = await Promise.all(
+          [id, fresh.body.analysis_id].map((analysisId) =>
+            client.get(`/v1/analysis/${analysisId}/results`, { token }),
+          ),
+        );
+        expect(resumed.body.results).toEqual(uninterrupted.body.results);
+      } finally {
+        await second.kill('SIGTERM');
+      }
+    },
+  );
+});
+
+describe('Redis stopped and restarted empty with analyses waiting in the queue', () => {
+  let redis: PrivateRedis;
+  let queue: Queue;
+
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+    stack = await startStack({
+      env: {
+        REDIS_URL: redis.url,
+        WORKER_CONCURRENCY: '1',
+        SIMULATED_STEP_MS: '20',
+        REFERENCE_MATERIAL_TIMEOUT_MS: '100',
+      },
+    });
+    client = await TestClient.for(stack);
+    token = await (await createOrganization(stack, client)).token();
+    queue = new Queue(QUEUE.analyses, {
+      connection: { url: redis.url },
+      prefix: testRedisPrefix(),
+    });
+    // Its connection errors while Redis is away are expected; they must not go unhandled.
+    queue.on('error', () => undefined);
+  });
+  afterAll(async () => {
+    await queue?.close();
+    await stack?.close();
+    await redis?.close();
+  });
+
+  async function submit(description: string): Promise<string> {
+    const response = await client.post('/v1/analysis/targets', {
+      token,
+      json: { target_type: 'object', analysis_type: 'quick_scan', description },
+    });
+    expect(response.status).toBe(201);
+    return response.body.analysis_id;
+  }
+
+  it(
+    'runs the analyses whose jobs vanished once the sweeper finds them stale, each once',
+    { timeout: 60_000 },
+    async () => {
+      // A backlog: jobs in Redis that no worker takes (the pause flag goes with Redis's data).
+      await queue.pause();
+      const waiting = [await submit('waiting 1'), await submit('waiting 2')];
+      await waitFor(async () => {
+        const { prioritized } = await queue.getJobCounts('prioritized');
+        return prioritized === waiting.length ? true : null;
+      }, 30_000);
+
+      await redis.stop('kill');
+      const during = await submit('submitted while Redis was away');
+      await redis.start();
+
+      // Its event was relayed after Redis came back: queued as usual, nothing to sweep.
+      await completed(during);
+      for (const id of waiting) {
+        expect((await client.get(`/v1/analysis/${id}`, { token })).body.status).toBe('queued');
+        expect(await queue.getJob(id)).toBeUndefined();
+      }
+
+      const sweeper = stack.worker!.get(AnalysisSweeper);
+      // A wait shorter than staleAfterMs is an ordinary backlog: nothing is enqueued again.
+      expect(await sweeper.runOnce()).toBe(0);
+      // As if staleAfterMs (over a minute) had gone by, without waiting for it.
+      await stack.api.get(Sql).rows(
+        `UPDATE analyses SET updated_at = updated_at - make_interval(secs => $2)
+            WHERE id = ANY($1::uuid[])`,
+        [waiting.map((id) => parsePublicId('analysis', id)), sweeper.staleAfterMs / 1000 + 1],
+      );
+      expect(await sweeper.runOnce()).toBe(waiting.length);
+
+      for (const id of waiting) await completed(id);
+      for (const id of [...waiting, during]) {
+        const events = await eventsOf(id);
+        expect(ofType(events, 'analysis.started'), id).toHaveLength(1);
+        expect(ofType(events, 'analysis.completed'), id).toHaveLength(1);
+      }
+    },
+  );
+});
