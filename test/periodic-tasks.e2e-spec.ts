@@ -34,11 +34,34 @@ describe('periodic tasks', () => {
         'identity.maintain': 3_600_000,
         'idempotency.expire': 3_600_000,
         'sessions.sweep': 60_000,
+        'analyses.sweep': 60_000,
       });
     } finally {
       await worker.close();
     }
   });
+
+  it(
+    'come back while the worker runs when Redis lost them (restarted empty)',
+    { timeout: 90_000 },
+    async () => {
+      const worker = await createWorker(stack.settings);
+      try {
+        const queue = maintenance();
+        const before = (await queue.getJobSchedulers()).map((s) => s.key).sort();
+        for (const key of before) await queue.removeJobScheduler(key);
+        expect(await queue.getJobSchedulers()).toEqual([]);
+        // The worker checks every SCHEDULER_CHECK_MS (30 s) and puts back what is missing.
+        const restored = await waitFor(async () => {
+          const keys = (await queue.getJobSchedulers()).map((s) => s.key).sort();
+          return keys.length === before.length ? keys : null;
+        }, 75_000);
+        expect(restored).toEqual(before);
+      } finally {
+        await worker.close();
+      }
+    },
+  );
 
   it('run through the queue: a new scheduler runs its task at once, and a second worker adds none', async () => {
     const sql = stack.api.get(Sql);

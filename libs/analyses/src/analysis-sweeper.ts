@@ -70,7 +70,13 @@ export class AnalysisSweeper implements OnModuleInit {
     let resumed = 0;
     for (const analysis of stale) {
       const publicId = toPublicId('analysis', analysis.id);
-      if (analysis.status === 'queued' && (await this.waitingInQueue(publicId))) continue;
+      const resumedId = `${publicId}-resumed-${analysis.updated_at.getTime()}`;
+      // The job that would run it: the first one of a queued analysis, or one an earlier sweep added.
+      const pending = analysis.status === 'queued' ? [publicId, resumedId] : [resumedId];
+      if (await this.anyPending(pending)) continue;
+      // A resumed job that finished without moving the analysis (failed for good) would make
+      // the add below a no-op for as long as BullMQ keeps it: it goes first.
+      await this.jobs.queue(QUEUE.analyses).remove(resumedId);
       resumed += 1;
       await this.jobs.add(
         QUEUE.analyses,
@@ -81,20 +87,21 @@ export class AnalysisSweeper implements OnModuleInit {
           mode: analysis.mode,
           requestId: null,
         },
-        {
-          jobId: `${publicId}-resumed-${analysis.updated_at.getTime()}`,
-          priority: QUEUE_PRIORITY[analysis.priority],
-        },
+        { jobId: resumedId, priority: QUEUE_PRIORITY[analysis.priority] },
       );
     }
     return resumed;
   }
 
-  /** Its first job is still waiting (or running): the backlog will reach it. */
-  private async waitingInQueue(publicId: string): Promise<boolean> {
-    const job = await this.jobs.queue(QUEUE.analyses).getJob(publicId);
-    if (!job) return false;
-    const state = await job.getState();
-    return state !== 'completed' && state !== 'failed' && state !== 'unknown';
+  /** Whether any of these jobs is still waiting or running: the queue will reach the analysis. */
+  private async anyPending(jobIds: readonly string[]): Promise<boolean> {
+    const queue = this.jobs.queue(QUEUE.analyses);
+    for (const id of jobIds) {
+      const job = await queue.getJob(id);
+      if (!job) continue;
+      const state = await job.getState();
+      if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return true;
+    }
+    return false;
   }
 }
