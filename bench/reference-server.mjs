@@ -1,4 +1,5 @@
-// Minimal reference implementation of GET /v1/sessions/{id} and POST /v1/sessions.
+// Minimal reference implementation of GET /v1/sessions/{id}, POST /v1/sessions and
+// POST /v1/analysis/targets.
 //
 // It does the same work per request as the Nest service, with nothing around it:
 //   request id (req_ TypeID, or a well-formed incoming X-Request-Id), Bearer parsing,
@@ -8,13 +9,17 @@
 //   then the statements the service issues (libs/sessions/src/session-rows.ts,
 //   libs/events/src/event-log.ts): the 27-column SELECT for a read, and BEGIN / INSERT
 //   sessions / INSERT events / concurrency check / COMMIT for a create (the events insert fires the outbox
-//   pg_notify trigger). No response caching, no ETag.
+//   pg_notify trigger). A submitted analysis (libs/analyses/src/analyses.service.ts) first gets its
+//   estimate (analysis-estimates.ts: the queue's group-by every time, the measured figures cached
+//   5 s), then BEGIN / INSERT analyses (33 columns) / INSERT events / concurrent-analyses check /
+//   COMMIT. No response caching, no ETag.
 //
 // Plain node:http, pg Pool, ioredis, jose, typeid-js. No Nest, no ORM.
 //
 // Env: PORT, DATABASE_URL, REDIS_URL, REDIS_PREFIX, PUBLIC_URL, DATABASE_POOL_MAX,
-//      SIMULATED_STEP_MS (estimate only, default 500 like the service).
+//      SIMULATED_STEP_MS and WORKER_CONCURRENCY (estimates only; defaults 500 and 50 like the service).
 
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import pg from 'pg';
 import { Redis } from 'ioredis';
@@ -28,6 +33,7 @@ const PUBLIC_URL = (env.PUBLIC_URL ?? '').replace(/\/+$/, '');
 const REDIS_PREFIX = env.REDIS_PREFIX ?? 'sas';
 const POOL_MAX = Number(env.DATABASE_POOL_MAX ?? 10);
 const STEP_MS = Number(env.SIMULATED_STEP_MS ?? 500);
+const WORKER_CONCURRENCY = Number(env.WORKER_CONCURRENCY || 50);
 const ESTIMATE_MS = STEP_MS * 10 + 2_000; // PROGRESS_STEPS * step + QUEUE_ALLOWANCE_MS, as in SessionsService
 const TOKEN_TTL_S = 3600;
 const BODY_LIMIT = 1024 * 1024;
@@ -429,7 +435,7 @@ async function createSession(principal, input, requestId) {
       JSON.stringify(data),
       requestId,
     ]);
-    await assertConcurrencyWithin(client, principal);
+    await assertConcurrentWorkWithin(client, principal, CONCURRENT_SESSIONS_WORK);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -445,24 +451,396 @@ async function createSession(principal, input, requestId) {
   };
 }
 
+/** The two pools of concurrent work (libs/organizations/src/concurrent-work-limit.ts), each on its own. */
+const CONCURRENT_SESSIONS_WORK = { table: 'sessions', running: ['initiated', 'in_progress'] };
+const CONCURRENT_ANALYSES_WORK = { table: 'analyses', running: ['queued', 'processing'] };
+
 /**
- * The plan's concurrent sessions, checked after the inserts as the service does (SessionsService),
- * with the limits the request already looked up (no query outside the transaction's connection).
+ * The plan's concurrent work of one kind, checked after the inserts as the service does
+ * (assertConcurrentWorkWithin), with the limits the request already looked up (no query outside
+ * the transaction's connection). `work.table` is one of the two constants above, never input.
  */
-async function assertConcurrencyWithin(client, principal) {
+async function assertConcurrentWorkWithin(client, principal, work) {
   const limit = principal.limits.concurrentSessions;
   await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-    `sessions:${principal.organizationId}:${principal.mode}`,
+    `${work.table}:${principal.organizationId}:${principal.mode}`,
   ]);
   const {
     rows: [{ running }],
   } = await client.query(
     `SELECT count(*)::int AS running FROM (
-       SELECT 1 FROM sessions WHERE organization_id = $1 AND mode = $2
-          AND status IN ('initiated', 'in_progress') LIMIT $3) AS running`,
-    [principal.organizationId, principal.mode, limit + 1],
+         SELECT 1 FROM ${work.table} WHERE organization_id = $1 AND mode = $2
+            AND status = ANY($3) LIMIT $4) AS running`,
+    [principal.organizationId, principal.mode, work.running, limit + 1],
   );
-  if (running > limit) throw new Error(`over the plan's ${limit} concurrent sessions`);
+  if (running > limit) throw new Error(`over the plan's ${limit} concurrent ${work.table}`);
+}
+
+// ---------------------------------------------------------------- analyses
+
+const ANALYSIS_TARGET_TYPES = ['location', 'person', 'object', 'event'];
+const ANALYSIS_TYPES = ['comprehensive', 'quick_scan', 'deep_dive'];
+const ANALYSIS_PRIORITIES = ['low', 'medium', 'high', 'urgent'];
+/** Steps of each analysis type's plan (SimulatedAnalysisEngine's PLANS). */
+const ANALYSIS_STEPS = { quick_scan: 3, comprehensive: 5, deep_dive: 8 };
+/** BullMQ priority of each analysis priority (QUEUE_PRIORITY): lower runs first. */
+const QUEUE_PRIORITY = { urgent: 1, high: 2, medium: 3, low: 4 };
+const MAX_REFERENCE_ITEMS = 20; // MAX_PHOTOS, MAX_DOCUMENTS
+const MAX_URL_LENGTH = 2048;
+const MAX_DESCRIPTION_LENGTH = 1000;
+
+/** Canonical JSON (libs/common/src/canonical-json.ts): keys sorted, undefined members dropped. */
+function canonicalJson(value) {
+  if (value === null || typeof value === 'boolean' || typeof value === 'string')
+    return JSON.stringify(value);
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new RangeError(`canonical JSON cannot encode ${value}`);
+    return JSON.stringify(value);
+  }
+  if (value === undefined) return 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const members = Object.keys(value)
+    .filter((key) => value[key] !== undefined)
+    .sort()
+    .map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`);
+  return `{${members.join(',')}}`;
+}
+
+/** Lower-cased, whitespace collapsed (analysis-request.ts descriptionKey). */
+function descriptionKey(description) {
+  if (description === null) return null;
+  const key = description.trim().replace(/\s+/g, ' ').toLowerCase();
+  return key === '' ? null : key;
+}
+
+/** Hex SHA-256 of the canonical request, priority aside (analysis-request.ts requestFingerprint). */
+function requestFingerprint(input) {
+  const { photos, documents, coordinates } = input.referenceMaterial;
+  return createHash('sha256')
+    .update(
+      canonicalJson({
+        targetType: input.targetType,
+        analysisType: input.analysisType,
+        description: descriptionKey(input.description),
+        photos: [...photos],
+        documents: [...documents],
+        coordinates: coordinates && {
+          latitude: coordinates.latitude,
+          longitude: coordinates.longitude,
+        },
+      }),
+    )
+    .digest('hex');
+}
+
+const isPlainObject = (value) =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+function onlyFields(object, allowed, at) {
+  for (const field of Object.keys(object))
+    if (!allowed.has(field)) throw invalid(`${at}${field}`, 'is not a recognised field');
+}
+const SUBMIT_FIELDS = new Set([
+  'target_type',
+  'reference_material',
+  'analysis_type',
+  'priority',
+  'description',
+]);
+const MATERIAL_FIELDS = new Set(['photos', 'documents', 'coordinates']);
+const COORDINATE_FIELDS = new Set(['latitude', 'longitude']);
+
+/** A coordinate as TargetCoordinatesDto checks it: a finite number within ±bound. */
+function coordinate(value, field, bound) {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < -bound || value > bound)
+    throw invalid(field, `must be a number between -${bound} and ${bound}`);
+  return value;
+}
+
+/** An absolute https URL without credentials or fragment (analysis.mapper.ts referenceUrl). */
+function referenceUrl(value, field) {
+  if (typeof value !== 'string') throw invalid(field, 'must be an https URL string');
+  if (value.length > MAX_URL_LENGTH)
+    throw invalid(field, `must be at most ${MAX_URL_LENGTH} characters`);
+  let url;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalid(field, 'must be an absolute https:// URL');
+  }
+  if (url.protocol !== 'https:') throw invalid(field, 'must use https://');
+  if (url.username || url.password)
+    throw invalid(field, 'must not contain credentials (they would be stored with the analysis)');
+  if (url.hash) throw invalid(field, 'must not contain a fragment');
+  return value;
+}
+
+/**
+ * The rules of SubmitAnalysisDto (with ReferenceMaterialDto and TargetCoordinatesDto: unknown
+ * fields refused at every level, `null` refused where a field is merely optional) and then of
+ * toNewAnalysis (defaults, each reference URL checked, a blank description refused).
+ */
+function validateSubmit(body) {
+  if (!isPlainObject(body)) throw invalid('body', 'must be a JSON object');
+  onlyFields(body, SUBMIT_FIELDS, '');
+  const oneOf = (field, values) => {
+    if (body[field] !== undefined && !values.includes(body[field]))
+      throw invalid(field, `must be one of ${values.join(', ')}`);
+  };
+  if (!ANALYSIS_TARGET_TYPES.includes(body.target_type))
+    throw invalid('target_type', `must be one of ${ANALYSIS_TARGET_TYPES.join(', ')}`);
+  const material = body.reference_material;
+  let photos = [];
+  let documents = [];
+  let coordinates = null;
+  if (material !== undefined) {
+    if (!isPlainObject(material))
+      throw invalid(
+        'reference_material',
+        'must be an object with photos, documents and coordinates',
+      );
+    onlyFields(material, MATERIAL_FIELDS, 'reference_material.');
+    for (const kind of ['photos', 'documents']) {
+      const list = material[kind];
+      if (list === undefined) continue;
+      if (!Array.isArray(list))
+        throw invalid(`reference_material.${kind}`, 'must be an array of https URLs');
+      if (list.length > MAX_REFERENCE_ITEMS)
+        throw invalid(
+          `reference_material.${kind}`,
+          `can hold at most ${MAX_REFERENCE_ITEMS} ${kind}`,
+        );
+    }
+    const at = material.coordinates;
+    if (at !== undefined && at !== null) {
+      if (!isPlainObject(at))
+        throw invalid(
+          'reference_material.coordinates',
+          'must be an object with latitude and longitude',
+        );
+      onlyFields(at, COORDINATE_FIELDS, 'reference_material.coordinates.');
+      coordinates = {
+        latitude: coordinate(at.latitude, 'reference_material.coordinates.latitude', 90),
+        longitude: coordinate(at.longitude, 'reference_material.coordinates.longitude', 180),
+      };
+    }
+  }
+  oneOf('analysis_type', ANALYSIS_TYPES);
+  oneOf('priority', ANALYSIS_PRIORITIES);
+  const description = body.description;
+  if (description !== undefined) {
+    if (typeof description !== 'string') throw invalid('description', 'must be a string');
+    if (description.length < 1 || description.length > MAX_DESCRIPTION_LENGTH)
+      throw invalid('description', `must be 1 to ${MAX_DESCRIPTION_LENGTH} characters`);
+    if (description.trim() === '') throw invalid('description', 'must not be blank');
+  }
+  if (material !== undefined) {
+    photos = (material.photos ?? []).map((url, i) =>
+      referenceUrl(url, `reference_material.photos.${i}`),
+    );
+    documents = (material.documents ?? []).map((url, i) =>
+      referenceUrl(url, `reference_material.documents.${i}`),
+    );
+  }
+  return {
+    targetType: body.target_type,
+    analysisType: body.analysis_type ?? 'comprehensive',
+    priority: body.priority ?? 'medium',
+    description: description ?? null,
+    referenceMaterial: { photos, documents, coordinates },
+  };
+}
+
+// The estimate (AnalysisEstimates): the work ahead from the queue, every time; the measured rate
+// and mean duration per type from recent completions, re-read at most every 5 s.
+const MEASURE_EVERY_MS = 5_000;
+const MEASURE_WINDOW_MS = 15 * 60_000;
+const MIN_MEASURED = 3;
+const BASE_ALLOWANCE_MS = 2_000;
+const PER_ITEM_ALLOWANCE_MS = 1_000;
+let measured = null;
+
+async function measure(now) {
+  if (measured && now.getTime() - measured.at < MEASURE_EVERY_MS) return measured;
+  const { rows } = await pool.query(
+    `SELECT analysis_type, count(*)::int AS completed, min(completed_at) AS first_at,
+            avg(extract(epoch FROM completed_at - started_at) * 1000)::float8 AS mean_ms
+       FROM analyses WHERE status = 'completed' AND completed_at > $1
+      GROUP BY analysis_type`,
+    [new Date(now.getTime() - MEASURE_WINDOW_MS)],
+  );
+  const completed = rows.reduce((sum, row) => sum + row.completed, 0);
+  const firstAt = Math.min(...rows.map((row) => row.first_at.getTime()));
+  const spanMs = Math.max(60_000, now.getTime() - firstAt);
+  measured = {
+    at: now.getTime(),
+    ratePerMs: completed >= MIN_MEASURED ? completed / spanMs : null,
+    meanDurationMs: new Map(
+      rows.filter((row) => row.completed >= MIN_MEASURED).map((r) => [r.analysis_type, r.mean_ms]),
+    ),
+  };
+  return measured;
+}
+
+async function queueAhead() {
+  const { rows } = await pool.query(
+    `SELECT priority, status, count(*)::int AS count FROM analyses
+      WHERE status IN ('queued', 'processing') GROUP BY priority, status`,
+    [],
+  );
+  const queued = new Map();
+  let processing = 0;
+  for (const row of rows) {
+    if (row.status === 'queued') queued.set(row.priority, row.count);
+    else processing += row.count;
+  }
+  return { queued, processing };
+}
+
+async function estimate(input, now) {
+  const [figures, queue] = await Promise.all([measure(now), queueAhead()]);
+  const ahead =
+    ANALYSIS_PRIORITIES.filter((p) => QUEUE_PRIORITY[p] <= QUEUE_PRIORITY[input.priority]).reduce(
+      (sum, p) => sum + (queue.queued.get(p) ?? 0),
+      0,
+    ) + queue.processing;
+  const materialCount =
+    input.referenceMaterial.photos.length + input.referenceMaterial.documents.length;
+  const ownMs =
+    figures.meanDurationMs.get(input.analysisType) ??
+    ANALYSIS_STEPS[input.analysisType] * STEP_MS +
+      BASE_ALLOWANCE_MS +
+      materialCount * PER_ITEM_ALLOWANCE_MS;
+  const waiting = Math.max(0, ahead - WORKER_CONCURRENCY + 1);
+  const waitMs =
+    waiting === 0
+      ? 0
+      : figures.ratePerMs !== null
+        ? waiting / figures.ratePerMs
+        : Math.ceil(waiting / WORKER_CONCURRENCY) * ownMs;
+  return new Date(now.getTime() + waitMs + ownMs);
+}
+
+const ANALYSIS_COLUMNS = [
+  'id',
+  'organization_id',
+  'mode',
+  'target_type',
+  'analysis_type',
+  'priority',
+  'description',
+  'description_key',
+  'reference_material',
+  'latitude',
+  'longitude',
+  'request_fingerprint',
+  'material',
+  'earlier_work',
+  'status',
+  'steps_done',
+  'steps',
+  'engine',
+  'engine_version',
+  'engine_seed',
+  'results',
+  'score_details',
+  'confidence_score',
+  'evidence',
+  'failure_reason',
+  'failure_message',
+  'event_sequence',
+  'created_at',
+  'updated_at',
+  'started_at',
+  'completed_at',
+  'estimated_completion',
+  'batch_id',
+];
+const INSERT_ANALYSIS = `INSERT INTO analyses (${ANALYSIS_COLUMNS.join(', ')})
+  VALUES (${ANALYSIS_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+
+/** AnalysesService.create: the estimate, then the row, its event and the concurrency check in one transaction. */
+async function submitAnalysis(principal, input, requestId) {
+  const estimated = await estimate(input, new Date());
+  const id = typeid('anal');
+  const uuid = id.toUUID();
+  const analysisId = id.toString();
+  const now = new Date();
+  const coordinates = input.referenceMaterial.coordinates;
+  const row = {
+    id: uuid,
+    organization_id: principal.organizationId,
+    mode: principal.mode,
+    target_type: input.targetType,
+    analysis_type: input.analysisType,
+    priority: input.priority,
+    description: input.description,
+    description_key: descriptionKey(input.description),
+    reference_material: JSON.stringify(input.referenceMaterial),
+    latitude: coordinates?.latitude ?? null,
+    longitude: coordinates?.longitude ?? null,
+    request_fingerprint: requestFingerprint(input),
+    material: null,
+    earlier_work: null,
+    status: 'queued',
+    steps_done: 0,
+    steps: null,
+    engine: 'simulated',
+    engine_version: null,
+    engine_seed: null,
+    results: null,
+    score_details: null,
+    confidence_score: null,
+    evidence: null,
+    failure_reason: null,
+    failure_message: null,
+    event_sequence: 1,
+    created_at: now,
+    updated_at: now,
+    started_at: null,
+    completed_at: null,
+    estimated_completion: estimated,
+    batch_id: null,
+  };
+  const data = {
+    analysis_id: analysisId,
+    target_type: input.targetType,
+    status: 'queued',
+    sequence: 1,
+    analysis_type: input.analysisType,
+    priority: input.priority,
+    created_at: now.toISOString(),
+    estimated_completion: estimated.toISOString(),
+  };
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(
+      INSERT_ANALYSIS,
+      ANALYSIS_COLUMNS.map((column) => row[column]),
+    );
+    await client.query(INSERT_EVENT, [
+      typeid('evt').toUUID(),
+      principal.organizationId,
+      principal.mode,
+      'analysis.created',
+      JSON.stringify(data),
+      requestId,
+    ]);
+    await assertConcurrentWorkWithin(client, principal, CONCURRENT_ANALYSES_WORK);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+  return {
+    analysis_id: analysisId,
+    status: 'queued',
+    estimated_completion: data.estimated_completion,
+    priority: input.priority,
+    created_at: data.created_at,
+  };
 }
 
 // ---------------------------------------------------------------- http
@@ -537,6 +915,10 @@ async function handle(request, response, requestId) {
     const principal = await authenticate(request, response, 'remote-viewing:write');
     const input = validateCreate(await readJsonBody(request));
     return send(response, 201, await createSession(principal, input, requestId));
+  } else if (request.method === 'POST' && path === '/v1/analysis/targets') {
+    const principal = await authenticate(request, response, 'remote-viewing:write');
+    const input = validateSubmit(await readJsonBody(request));
+    return send(response, 201, await submitAnalysis(principal, input, requestId));
   }
   throw new HttpError(404, 'NOT_FOUND', `No route ${request.method} ${path}`, {
     issue: 'unknown route',
