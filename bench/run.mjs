@@ -7,6 +7,8 @@
 //   BENCH_WEBHOOKS=0 node bench/run.mjs (skip the webhook delivery phase, which starts the worker)
 //   BENCH_LISTS=0 node bench/run.mjs    (skip GET /v2/sessions on a million seeded sessions;
 //                                        BENCH_LIST_SESSIONS sets how many, default 1,000,000)
+//   BENCH_ANALYSES=0 node bench/run.mjs (skip submit/*, analyses-worker and analyses-latency)
+//   BENCH_PATTERNS=0 node bench/run.mjs (skip pattern recognition on 10,000 seeded analyses)
 //
 // Every phase runs on its own: its figures are printed and saved to
 // bench/results/<run>-<phase>.json as soon as it ends, and a failing phase is reported (error with
@@ -16,7 +18,9 @@
 //
 // Exit code: 0 when every phase ran (targets met or not), 1 when any phase failed (a server
 // failing to start, dying or wedging, the parity check, more than 1 % non-2xx/errors in a phase,
-// a webhook delivery missing, duplicated, not succeeded or wrongly signed, a list query failing)
+// a webhook delivery missing, duplicated, not succeeded or wrongly signed, a list query failing,
+// an analysis of the worker phases not completing or its events never relayed, a
+// pattern-recognition request failing)
 // — always after everything measured was printed and saved.
 
 import { spawn } from 'node:child_process';
@@ -48,6 +52,13 @@ import { Agent as UndiciAgent, request as undiciRequest } from 'undici';
 import { describeError, errorToJson } from './errors.mjs';
 import { BENCH_LIMITS, assertUnthrottled } from './limits.mjs';
 import { PhaseRunner } from './phases.mjs';
+import {
+  analysesLatencyLines,
+  analysesLatencyPhase,
+  analysesWorkerLines,
+  analysesWorkerPhase,
+} from './analyses.mjs';
+import { patternLines, patternPhase } from './patterns.mjs';
 import { printSessionListPhase, sessionListPhase } from './session-lists.mjs';
 import { createCertificates } from './webhook-receiver.mjs';
 
@@ -55,14 +66,17 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS = join(ROOT, 'bench', 'results');
 const env = process.env;
 
-const positiveInt = (name, fallback) => {
+const wholeNumber = (name, fallback, min) => {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1)
-    throw new Error(`${name} must be a positive whole number, got "${raw}"`);
+  if (!Number.isInteger(value) || value < min)
+    throw new Error(
+      `${name} must be a ${min > 0 ? 'positive' : 'non-negative'} whole number, got "${raw}"`,
+    );
   return value;
 };
+const positiveInt = (name, fallback) => wholeNumber(name, fallback, 1);
 
 const CONFIG = {
   databaseUrl: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/sas_bench',
@@ -98,12 +112,32 @@ CONFIG.lists = {
   sessions: positiveInt('BENCH_LIST_SESSIONS', 1_000_000),
   requests: positiveInt('BENCH_LIST_REQUESTS', 200),
 };
+CONFIG.analyses = {
+  enabled: env.BENCH_ANALYSES !== '0',
+  backlog: positiveInt('BENCH_ANALYSES_BACKLOG', 2000), // quick_scans submitted before the worker starts
+  sessionBacklog: wholeNumber('BENCH_ANALYSES_SESSIONS', 1000, 0), // the same worker on sessions; 0 = skip
+  pacedRate: positiveInt('BENCH_ANALYSES_RATE', 20), // submits/s in the latency phase
+  pacedDuration: positiveInt('BENCH_ANALYSES_DURATION', 10), // s
+};
+CONFIG.patterns = {
+  enabled: env.BENCH_PATTERNS !== '0',
+  items: positiveInt('BENCH_PATTERN_ITEMS', 10_000),
+  requests: positiveInt('BENCH_PATTERN_REQUESTS', 30),
+  warmup: 3,
+};
 const TARGETS = { readRatio: 0.9, createRatio: 0.8, fixedRateP99Ms: 15 };
 const MAX_ERROR_SHARE = 0.01;
 const NOISE = { otherPct: 15, stealPct: 5 }; // flag phases where something else took this much CPU (% of one core)
 const CREATE_BODY = JSON.stringify({
   type: 'remote_viewing',
   target: 'The object in the sealed envelope #4711',
+});
+/** POST /v1/analysis/targets: the API's own quick_scan example — no material, so nothing to fetch. */
+const SUBMIT_BODY = JSON.stringify({
+  target_type: 'object',
+  reference_material: {},
+  analysis_type: 'quick_scan',
+  description: 'The sealed envelope #4711',
 });
 
 // ------------------------------------------------------------------ child processes
@@ -757,14 +791,15 @@ async function main(runner) {
     await runner.run('parity', () => parityCheck(ctx), {
       print: () =>
         log(
-          'Parity check passed: same read body, same create response shape, equivalent sessions/events rows.',
+          `Parity check passed: same read body, same create${CONFIG.analyses.enabled ? ' and submit' : ''} response shape, equivalent sessions${CONFIG.analyses.enabled ? ', analyses' : ''} and events rows.`,
         ),
     });
 
-    // Stands in for a worker finishing sessions: none runs during the HTTP phases, and every
-    // create would otherwise stay initiated (cheap counts, no growing backlog for the worker).
-    // Both servers' sessions end the same way (failed, cancelled); the seed session is kept.
-    completer = await startCompleter(ctx.sessionId);
+    // Stands in for a worker finishing sessions and analyses: none runs during the HTTP phases,
+    // and every create or submit would otherwise stay initiated or queued (cheap counts, no
+    // growing backlog for the worker). Both servers' work ends the same way (failed, cancelled);
+    // the seed session is kept.
+    completer = await startCompleter(ctx.sessionId, ctx.organizationId);
 
     await runner.run('warm-up', (partial) => warmUp(ctx, partial));
     const raw = await httpPhases(runner, ctx);
@@ -781,9 +816,64 @@ async function main(runner) {
     const completerError = await completer.stop();
     completer = null;
     if (completerError)
-      log(
-        `note: the session completer failed: ${describeError(completerError, { oneLine: true })}`,
+      log(`note: the completer failed: ${describeError(completerError, { oneLine: true })}`);
+
+    // Analyses through the worker: a backlog drained, then paced submits (no completer now, so
+    // what the phases submit stays queued for the worker they start).
+    let analysesWorker = null;
+    let analysesLatency = null;
+    if (CONFIG.analyses.enabled) {
+      const tools = analysesTools(ctx);
+      analysesWorker = await runner.run(
+        'analyses-worker',
+        (partial) => analysesWorkerPhase(ctx, tools, CONFIG.analyses, partial),
+        {
+          print: (result) =>
+            process.stdout.write(`\n${analysesWorkerLines(result).join('\n')}\n\n`),
+          printPartial: (partial) =>
+            process.stdout.write(`${analysesWorkerLines(partial).join('\n')}\n`),
+        },
       );
+      analysesLatency = await runner.run(
+        'analyses-latency',
+        (partial) => analysesLatencyPhase(ctx, tools, CONFIG.analyses, partial),
+        {
+          print: (result) =>
+            process.stdout.write(`\n${analysesLatencyLines(result).join('\n')}\n\n`),
+          printPartial: (partial) =>
+            process.stdout.write(`${analysesLatencyLines(partial).join('\n')}\n`),
+        },
+      );
+    } else {
+      runner.skip('analyses-worker', 'BENCH_ANALYSES=0');
+      runner.skip('analyses-latency', 'BENCH_ANALYSES=0');
+    }
+
+    let patterns = null;
+    if (CONFIG.patterns.enabled)
+      patterns = await runner.run(
+        'pattern-recognition',
+        async (partial) => {
+          await ctx.api.ensure('pattern-recognition');
+          await quietMachine();
+          const result = await patternPhase({
+            apiBase: ctx.api.base,
+            operatorHeaders: ctx.readHeaders,
+            db: ctx.db,
+            root: ROOT,
+            ...CONFIG.patterns,
+            log,
+            partial,
+          });
+          await ctx.api.assertHealthy();
+          return result;
+        },
+        {
+          print: (result) => process.stdout.write(`\n${patternLines(result).join('\n')}\n\n`),
+          printPartial: (partial) => process.stdout.write(`${patternLines(partial).join('\n')}\n`),
+        },
+      );
+    else runner.skip('pattern-recognition', 'BENCH_PATTERNS=0');
 
     let lists = null;
     if (CONFIG.lists.enabled)
@@ -819,10 +909,15 @@ async function main(runner) {
       reference: ctx.reference.base,
     });
     report.webhooks = webhooks ?? null;
+    report.analysesWorker = analysesWorker ?? null;
+    report.analysesLatency = analysesLatency ?? null;
+    report.patternRecognition = patterns ?? null;
     report.sessionLists = lists ?? null;
     printReport(report);
     runner.saveRun({ report });
-    log(`Server logs in bench/results/{api,api-unlimited,reference,worker}.log.`);
+    log(
+      `Server logs in bench/results/{api,api-unlimited,reference,worker,worker-analyses,worker-sessions,worker-latency}.log.`,
+    );
     if (CONFIG.profile) {
       log(
         `CPU profiles (round 1): bench/results/profiles/{service,reference}-{read,create}.cpuprofile`,
@@ -873,8 +968,10 @@ async function setUp(runner, partial) {
     await findDependencyPids(db);
     // A fresh, equal starting point for every run (only on the dedicated bench database).
     if (dbName === 'sas_bench' || env.BENCH_RESET === '1') {
-      await db.query('TRUNCATE sessions, events, webhooks, webhook_deliveries, webhook_attempts');
-      log(`Emptied sessions, events and webhooks in ${dbName}.`);
+      await db.query(
+        'TRUNCATE sessions, analyses, events, webhooks, webhook_deliveries, webhook_attempts',
+      );
+      log(`Emptied sessions, analyses, events and webhooks in ${dbName}.`);
     }
 
     const profileDir = join(RESULTS, 'profiles');
@@ -1008,7 +1105,7 @@ async function setUp(runner, partial) {
   }
 }
 
-/** Both servers warmed up (JIT, connection pools, prepared plans; both routes), then ANALYZE. */
+/** Both servers warmed up (JIT, connection pools, prepared plans; every route), then ANALYZE. */
 async function warmUp(ctx, partial) {
   const problems = [];
   for (const [name, server] of [
@@ -1024,6 +1121,16 @@ async function warmUp(ctx, partial) {
       requests: [
         { method: 'GET', path: `/v1/sessions/${ctx.sessionId}`, headers: ctx.readHeaders },
         { method: 'POST', path: '/v1/sessions', headers: ctx.writeHeaders, body: CREATE_BODY },
+        ...(CONFIG.analyses.enabled
+          ? [
+              {
+                method: 'POST',
+                path: '/v1/analysis/targets',
+                headers: ctx.writeHeaders,
+                body: SUBMIT_BODY,
+              },
+            ]
+          : []),
       ],
     });
     partial[name] = {
@@ -1041,7 +1148,7 @@ async function warmUp(ctx, partial) {
   }
   // Fresh planner statistics for the rows the warm-up wrote (after the TRUNCATE the planner
   // would otherwise think the tables are empty until autovacuum catches up mid-run).
-  await ctx.db.query('ANALYZE sessions, events');
+  await ctx.db.query('ANALYZE sessions, analyses, events');
   if (problems.length > 0) throw new Error(`warm-up: ${problems.join('; ')}`);
   return partial;
 }
@@ -1075,6 +1182,13 @@ async function httpPhases(runner, ctx) {
     path: '/v1/sessions',
     headers: writeHeaders,
     body: CREATE_BODY,
+  });
+  const submit = (server) => ({
+    base: server.base,
+    method: 'POST',
+    path: '/v1/analysis/targets',
+    headers: writeHeaders,
+    body: SUBMIT_BODY,
   });
   const raw = []; // { phase, server, round, failed, latencies, ok, durationS, failures, serverCpuMs, machine }
 
@@ -1223,16 +1337,30 @@ async function httpPhases(runner, ctx) {
         (timed) => timed(() => cannon(create(servers[server]), CONFIG)),
         { profile: true },
       );
+
+    // Right after the creates, in the opposite order: create B, create A, submit A, submit B.
+    if (CONFIG.analyses.enabled)
+      for (const server of firstRead)
+        await phase(
+          'submit',
+          server,
+          round,
+          servers[server],
+          (timed) => timed(() => cannon(submit(servers[server]), CONFIG)),
+          { profile: true },
+        );
   }
   return raw;
 }
 
 /**
- * Ends the bench organisation's initiated sessions every 50 ms until stopped (see its use). A
- * failed pass is retried (a pool reconnects); stop() resolves with the first error, if any.
+ * Ends the bench organisation's initiated sessions — and, with BENCH_ANALYSES, its queued
+ * analyses — every 50 ms until stopped (see its use). A failed pass is retried (a pool
+ * reconnects); stop() resolves with the first error, if any.
  */
-async function startCompleter(keptPublicId) {
+async function startCompleter(keptPublicId, organizationPublicId) {
   const kept = uuidOf(keptPublicId);
+  const organization = uuidOfOrganization(organizationPublicId);
   const pool = new pg.Pool({ connectionString: CONFIG.databaseUrl, max: 1 });
   pool.on('error', () => undefined);
   let stopped = false;
@@ -1243,14 +1371,21 @@ async function startCompleter(keptPublicId) {
         await pool.query(
           `UPDATE sessions SET status = 'failed', failure_reason = 'cancelled',
                   completed_at = now(), updated_at = now()
-            WHERE organization_id = (SELECT organization_id FROM sessions WHERE id = $1)
-              AND mode = 'live' AND status = 'initiated' AND id <> $1`,
-          [kept],
+            WHERE organization_id = $1 AND mode = 'live' AND status = 'initiated' AND id <> $2`,
+          [organization, kept],
         );
+        // The analyses twin: as AnalysesService.cancel leaves a row (no event: nobody listens).
+        if (CONFIG.analyses.enabled)
+          await pool.query(
+            `UPDATE analyses SET status = 'failed', failure_reason = 'cancelled',
+                    failure_message = 'The analysis was cancelled', completed_at = now(), updated_at = now()
+              WHERE organization_id = $1 AND mode = 'live' AND status = 'queued'`,
+            [organization],
+          );
       } catch (error) {
         if (!firstError) {
           firstError = error;
-          log(`session completer: ${describeError(error, { oneLine: true })} (retrying)`);
+          log(`completer: ${describeError(error, { oneLine: true })} (retrying)`);
         }
         await sleep(1_000);
       }
@@ -1369,6 +1504,79 @@ async function parityCheck({ api, reference, sessionId, readHeaders, writeHeader
     fail(
       `rows differ:\n  service   ${JSON.stringify(rows[0])}\n  reference ${JSON.stringify(rows[1])}`,
     );
+
+  if (CONFIG.analyses.enabled) await submitParity({ apiBase, refBase, writeHeaders, db, fail });
+}
+
+/**
+ * POST /v1/analysis/targets on both servers: 201 with the same body shape, equivalent `analyses`
+ * and `events` rows (ids and times aside; the same request fingerprint, estimate and outbox data),
+ * and the outbox row's request_id = the response's X-Request-Id.
+ */
+async function submitParity({ apiBase, refBase, writeHeaders, db, fail }) {
+  const submits = await Promise.all(
+    [apiBase, refBase].map((base) =>
+      request(base, 'POST', '/v1/analysis/targets', { headers: writeHeaders, body: SUBMIT_BODY }),
+    ),
+  );
+  for (const [i, submitted] of submits.entries()) {
+    if (submitted.status !== 201)
+      fail(
+        `${i ? 'reference' : 'service'} submit: HTTP ${submitted.status} ${submitted.text.slice(0, 300)}`,
+      );
+  }
+  const shape = (body) =>
+    Object.entries(body).map(([key, value]) => [
+      key,
+      key === 'status' || key === 'priority' ? value : typeof value,
+    ]);
+  if (!isDeepStrictEqual(shape(submits[0].json), shape(submits[1].json)))
+    fail(
+      `submit bodies differ in shape:\n  service   ${submits[0].text}\n  reference ${submits[1].text}`,
+    );
+  const volatile = new Set(['id', 'created_at', 'updated_at', 'estimated_completion']);
+  const strip = (row, extra = []) =>
+    Object.fromEntries(
+      Object.entries(row).filter(([key]) => !volatile.has(key) && !extra.includes(key)),
+    );
+  const rows = [];
+  const estimates = [];
+  for (const submitted of submits) {
+    const publicId = submitted.json.analysis_id;
+    const { rows: events } = await db.query(
+      "SELECT * FROM events WHERE type = 'analysis.created' AND data->>'analysis_id' = $1",
+      [publicId],
+    );
+    if (events.length !== 1) fail(`${publicId}: expected 1 outbox row, found ${events.length}`);
+    const event = events[0];
+    if (event.request_id !== submitted.headers.get('x-request-id'))
+      fail('submit: outbox row request_id is not the response X-Request-Id');
+    const { rows: analyses } = await db.query('SELECT * FROM analyses WHERE id = $1', [
+      TypeIDClass.fromString(publicId, 'anal').toUUID(),
+    ]);
+    if (analyses.length !== 1) fail(`${publicId}: analysis row not found`);
+    const analysis = analyses[0];
+    if (analysis.estimated_completion.toISOString() !== submitted.json.estimated_completion)
+      fail(`${publicId}: estimated_completion of the row and of the answer differ`);
+    estimates.push(analysis.estimated_completion - analysis.created_at);
+    const data = { ...event.data };
+    for (const key of ['analysis_id', 'created_at', 'estimated_completion'])
+      data[key] = typeof data[key];
+    rows.push({
+      analysis: strip(analysis),
+      event: { ...strip(event, ['request_id', 'data']), data },
+    });
+  }
+  if (!isDeepStrictEqual(rows[0], rows[1]))
+    fail(
+      `analysis rows differ:\n  service   ${JSON.stringify(rows[0])}\n  reference ${JSON.stringify(rows[1])}`,
+    );
+  // The same estimate from the same queue: the row's estimated_completion − created_at (both
+  // servers take their clock a few ms apart, before and after the estimate's queries).
+  if (Math.abs(estimates[0] - estimates[1]) > 250)
+    fail(
+      `estimates differ: estimated_completion − created_at is ${estimates[0]} ms on the service, ${estimates[1]} ms on the reference`,
+    );
 }
 
 /** sess_… → UUID, with the same library the service uses. */
@@ -1379,6 +1587,81 @@ function uuidOf(publicId) {
 /** org_… → UUID. */
 function uuidOfOrganization(publicId) {
   return TypeIDClass.fromString(publicId, 'org').toUUID();
+}
+
+// ------------------------------------------------------------------ analyses (bench/analyses.mjs)
+
+/** What bench/analyses.mjs needs of this file's machinery, bound to the run's context. */
+function analysesTools(ctx) {
+  return {
+    log,
+    sleep,
+    describe: (error) => describeError(error, { oneLine: true }),
+    quietMachine,
+    quietOutbox: () => quietOutbox(ctx.db, uuidOfOrganization(ctx.organizationId)),
+    /**
+     * Ends the bench organisation's unfinished work created before `since` (as the completer
+     * does), so a worker runs only its phase's own: requests still in flight when an earlier
+     * phase's load stopped commit after the completer's last pass, and the seed session waits
+     * for a worker too.
+     */
+    async endLeftovers(since) {
+      const organization = uuidOfOrganization(ctx.organizationId);
+      await ctx.db.query(
+        `UPDATE analyses SET status = 'failed', failure_reason = 'cancelled',
+                failure_message = 'The analysis was cancelled', completed_at = now(), updated_at = now()
+          WHERE organization_id = $1 AND mode = 'live' AND status IN ('queued', 'processing')
+            AND created_at < $2`,
+        [organization, since],
+      );
+      await ctx.db.query(
+        `UPDATE sessions SET status = 'failed', failure_reason = 'cancelled',
+                completed_at = now(), updated_at = now()
+          WHERE organization_id = $1 AND mode = 'live' AND status IN ('initiated', 'in_progress')
+            AND created_at < $2`,
+        [organization, since],
+      );
+    },
+    clearQueues,
+    organizationUuid: uuidOfOrganization(ctx.organizationId),
+    publicIdOf: (prefix, uuid) => TypeIDClass.fromUUID(prefix, uuid).toString(),
+    apiPid: () => ctx.api.pid,
+    running,
+    logTail,
+    stopChild,
+    cpuSnapshot,
+    cpuBetween,
+    paced,
+    RawClient,
+    latencySummary,
+    bodies: { session: CREATE_BODY, analysis: SUBMIT_BODY },
+    connections: CONFIG.connections,
+    wait: WAIT,
+    // Left as the environment has it (the worker's default unless set): reported, not chosen.
+    workerConcurrency: env.WORKER_CONCURRENCY ? Number(env.WORKER_CONCURRENCY) : 50,
+    /**
+     * One worker (SIMULATED_STEP_MS=0: the steps' paced time gone, their work left), logging to
+     * bench/results/<name>.log; resolves once its health server says ready, with the start-up time.
+     */
+    async startWorker(name) {
+      const port = await freePort();
+      const started = performance.now();
+      const child = startChild(name, ['dist/apps/worker/src/main.js'], {
+        ...ctx.shared,
+        LOG_LEVEL: CONFIG.logLevel,
+        SIMULATED_STEP_MS: '0',
+        SHUTDOWN_GRACE_MS: '3000',
+        WORKER_HEALTH_PORT: String(port),
+      });
+      try {
+        await waitFor(`http://127.0.0.1:${port}/health/ready`, child, WAIT.startMs);
+      } catch (error) {
+        await stopChild(child);
+        throw error;
+      }
+      return { child, startupS: (performance.now() - started) / 1000 };
+    },
+  };
 }
 
 // ------------------------------------------------------------------ webhook delivery
@@ -1490,12 +1773,34 @@ async function startReceiver(certs) {
   };
 }
 
-/** Deletes the bench's BullMQ queues (sessions, events) so no job outlives the phase. */
+/**
+ * Before a phase starts the worker: no worker ran during the HTTP phases, so their events are
+ * still in the outbox — mark them relayed, or the worker would now start every one of their
+ * sessions and analyses — and empty the job queues. Returns how many events it marked.
+ */
+async function quietOutbox(db, organizationId) {
+  const { rowCount: skipped } = await db.query(
+    'UPDATE events SET relayed_at = now() WHERE relayed_at IS NULL AND organization_id = $1',
+    [organizationId],
+  );
+  // Without this the relay's scan of the unrelayed-events index would wade through every row
+  // just updated (dead index entries until autovacuum gets there), slowing the relay down.
+  await db.query('VACUUM (ANALYZE) events');
+  const {
+    rows: [{ count: foreign }],
+  } = await db.query('SELECT count(*)::int AS count FROM events WHERE relayed_at IS NULL');
+  if (foreign > 0)
+    log(`  note: ${foreign} unrelayed events of other organisations; the worker relays them too`);
+  await clearQueues();
+  return skipped;
+}
+
+/** Deletes the bench's BullMQ queues (sessions, analyses, events) so no job outlives the phase. */
 async function clearQueues() {
   const redis = new Redis(CONFIG.redisUrl, { maxRetriesPerRequest: 1 });
   redis.on('error', () => undefined);
   try {
-    for (const queue of ['events', 'sessions']) {
+    for (const queue of ['events', 'sessions', 'analyses']) {
       let cursor = '0';
       do {
         const [next, keys] = await redis.scan(
@@ -1664,21 +1969,7 @@ async function webhookPhase(ctx, result) {
   log(`Webhook receiver on ${receiver.base} (certificate from a throwaway CA: ${caFile}).`);
 
   const organizationId = uuidOfOrganization(ctx.organizationId);
-  // No worker ran during the HTTP phases, so their events are still in the outbox: mark them
-  // relayed, or the worker would now start every one of their sessions.
-  const { rowCount: skipped } = await db.query(
-    'UPDATE events SET relayed_at = now() WHERE relayed_at IS NULL AND organization_id = $1',
-    [organizationId],
-  );
-  // Without this the relay's scan of the unrelayed-events index would wade through every row
-  // just updated (dead index entries until autovacuum gets there), slowing the relay down.
-  await db.query('VACUUM (ANALYZE) events');
-  const {
-    rows: [{ count: foreign }],
-  } = await db.query('SELECT count(*)::int AS count FROM events WHERE relayed_at IS NULL');
-  if (foreign > 0)
-    log(`  note: ${foreign} unrelayed events of other organisations; the worker relays them too`);
-  await clearQueues();
+  const skipped = await quietOutbox(db, organizationId);
   log(`Marked the HTTP phases' ${skipped} outbox rows relayed; emptied the bench's job queues.`);
 
   const webhooks = [];
@@ -1973,6 +2264,7 @@ const LABELS = {
   'read-api-key': 'GET  /v1/sessions/{id} with an API key',
   'read-unlimited': 'GET  /v1/sessions/{id}, RATE_LIMITS=off',
   create: 'POST /v1/sessions',
+  submit: 'POST /v1/analysis/targets (quick_scan)',
   'fixed-paced': 'GET  {id} @ 1,000/s, paced (open loop)',
   'fixed-autocannon': 'GET  {id} @ 1,000/s, autocannon overallRate',
 };
@@ -2046,6 +2338,7 @@ function buildReport(raw, extra) {
     'read-unlimited',
     'read-api-key',
     'create',
+    'submit',
     'fixed-paced',
     'fixed-autocannon',
   ]) {
@@ -2093,6 +2386,15 @@ function buildReport(raw, extra) {
       note: ratio('create') === null ? notMeasured : undefined,
     },
     {
+      // No target was set for submits; the ratio is reported beside create's.
+      name: 'submit throughput, service / reference',
+      value: ratio('submit'),
+      unit: '×',
+      target: null,
+      met: null,
+      note: ratio('submit') === null ? notMeasured : undefined,
+    },
+    {
       name: 'service read p99 at 1,000 req/s (paced)',
       value: fixed?.latencyMs.p99 ?? null,
       unit: ' ms',
@@ -2113,11 +2415,15 @@ function buildReport(raw, extra) {
     environment: environmentInfo(),
     settings: { ...settingsInfo(), ...extra },
     phases,
-    ratios: { read: ratio('read'), create: ratio('create') },
+    ratios: { read: ratio('read'), create: ratio('create'), submit: ratio('submit') },
     apiKeyVersusJwt: apiKeyVersusJwt(find('read-api-key', 'service'), find('read', 'service')),
     limiterCost: limiterCost(find('read', 'service'), find('read-unlimited', 'service')),
     // reference CPU µs per request ÷ service's: the same comparison, less sensitive to how the cores were shared
-    cpuEfficiencyRatios: { read: cpuRatio('read'), create: cpuRatio('create') },
+    cpuEfficiencyRatios: {
+      read: cpuRatio('read'),
+      create: cpuRatio('create'),
+      submit: cpuRatio('submit'),
+    },
     disturbedPhases: phases
       .filter(
         (p) =>
@@ -2152,6 +2458,8 @@ function settingsInfo() {
     serviceLogLevel: CONFIG.logLevel,
     profiling: CONFIG.profile,
     webhooks: CONFIG.webhooks,
+    analyses: CONFIG.analyses,
+    patterns: CONFIG.patterns,
     lists: CONFIG.lists,
     organizationLimits: BENCH_LIMITS,
   };
@@ -2294,15 +2602,22 @@ function printReport(report) {
   for (const t of report.targets) {
     const value =
       t.value === null ? '-' : t.unit === '×' ? `${t.value.toFixed(2)}×` : `${fmt(t.value)} ms`;
-    const verdict = t.value === null ? 'NOT MEASURED' : t.met ? 'met' : 'NOT MET';
+    const verdict =
+      t.value === null
+        ? 'NOT MEASURED'
+        : t.target === null
+          ? 'no target'
+          : t.met
+            ? 'met'
+            : 'NOT MET';
     lines.push(
-      `${t.name.padEnd(44)} ${value.padStart(9)}    ${t.target.padEnd(10)}  ${verdict}${t.note && t.value !== null ? ` (${t.note})` : ''}`,
+      `${t.name.padEnd(44)} ${value.padStart(9)}    ${(t.target ?? '-').padEnd(10)}  ${verdict}${t.note && t.value !== null ? ` (${t.note})` : ''}`,
     );
   }
   const eff = report.cpuEfficiencyRatios;
   if (eff.read !== null && eff.create !== null) {
     lines.push(
-      `(CPU per request, reference ÷ service — the same comparison, less sensitive to core sharing: read ${eff.read.toFixed(2)}×, create ${eff.create.toFixed(2)}×)`,
+      `(CPU per request, reference ÷ service — the same comparison, less sensitive to core sharing: read ${eff.read.toFixed(2)}×, create ${eff.create.toFixed(2)}×${eff.submit === null ? '' : `, submit ${eff.submit.toFixed(2)}×`})`,
     );
   }
   const versus = report.apiKeyVersusJwt;
@@ -2339,6 +2654,9 @@ function printReport(report) {
       'Rows marked FAILED are phases that failed (see their reports above); they count in no ratio or target.',
     );
   if (report.webhooks) lines.push('', ...webhookLines(report.webhooks));
+  if (report.analysesWorker) lines.push('', ...analysesWorkerLines(report.analysesWorker));
+  if (report.analysesLatency) lines.push('', ...analysesLatencyLines(report.analysesLatency));
+  if (report.patternRecognition) lines.push('', ...patternLines(report.patternRecognition));
   process.stdout.write(`${lines.join('\n')}\n\n`);
   if (report.sessionLists) printSessionListPhase(report.sessionLists);
 }
