@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { boundingArea, clusterSignificance, scatterUniformly } from './cluster-significance.js';
+import {
+  boundingArea,
+  clusterNullSample,
+  clusterPValues,
+  clusterSignificance,
+  DEFAULT_CLUSTER_SEED,
+  scatterUniformly,
+} from './cluster-significance.js';
 import { dbscan } from './dbscan.js';
 import { localPlane } from './geo.js';
 import { mulberry32 } from './mulberry32.js';
@@ -87,6 +94,30 @@ describe('clusterSignificance', () => {
     expect(clusterSignificance(points, result.clusters, 300, 4, { replicates: 99 })).toEqual(
       significance,
     );
+  });
+
+  it('is the null sample and the p-values of it, which a caller may draw in slices and pool', () => {
+    const random = mulberry32(5);
+    const points = uniformSquare(random, 200, 10_000);
+    for (let i = 0; i < 12; i++) points.push(plane.toGeo(random() * 100, random() * 100));
+    const { clusters } = dbscan(points, 250, 4);
+    const whole = clusterSignificance(points, clusters, 250, 4, { replicates: 9 });
+    const sample = clusterNullSample(points, 250, 4, 9, DEFAULT_CLUSTER_SEED);
+    expect(clusterPValues(clusters, sample)).toEqual({
+      p_values: whole.p_values,
+      replicates: 9,
+      null_largest_median: whole.null_largest_median,
+    });
+    // Slices with seeds of their own pool into one sample of their total size.
+    const pooled = [
+      ...clusterNullSample(points, 250, 4, 5, 1),
+      ...clusterNullSample(points, 250, 4, 4, 2),
+    ];
+    const result = clusterPValues(clusters, pooled);
+    expect(result.replicates).toBe(9);
+    // (1 + exceedances) / 10: multiples of a tenth.
+    for (const p of result.p_values) expect(Math.round(p * 10)).toBeCloseTo(p * 10, 9);
+    expect(() => clusterPValues(clusters, [])).toThrow(RangeError);
   });
 
   it('finds a lone dense cluster significant across the antimeridian', () => {

@@ -57,7 +57,7 @@ export interface ClusterSignificance {
 }
 
 export const DEFAULT_CLUSTER_REPLICATES = 99;
-const DEFAULT_SEED = 0x5eed_db5c;
+export const DEFAULT_CLUSTER_SEED = 0x5eed_db5c;
 const RAD = Math.PI / 180;
 
 export function clusterSignificance(
@@ -67,19 +67,37 @@ export function clusterSignificance(
   minPoints: number,
   options: ClusterSignificanceOptions = {},
 ): ClusterSignificance {
+  const replicates = options.replicates ?? DEFAULT_CLUSTER_REPLICATES;
+  const largest = clusterNullSample(points, epsMeters, minPoints, replicates, options.seed);
+  if (points.length === 0 && clusters.length > 0) {
+    throw new RangeError('clusters given without points');
+  }
+  return {
+    ...clusterPValues(clusters, largest),
+    study_area: points.length === 0 ? null : boundingArea(points),
+  };
+}
+
+/**
+ * The null sample alone: the largest DBSCAN cluster of each of `replicates`
+ * uniform scatters of as many points over the points' bounding box. Callers
+ * that must not hold their thread for the whole null draw it in parts (each
+ * with its own seed) and pool them with clusterPValues.
+ */
+export function clusterNullSample(
+  points: readonly GeoPoint[],
+  epsMeters: number,
+  minPoints: number,
+  replicates: number,
+  seed = DEFAULT_CLUSTER_SEED,
+): number[] {
   assertGeoPoints('points', points);
   assertPositiveFinite('epsMeters', epsMeters);
   assertIntegerAtLeast('minPoints', minPoints, 1);
-  const replicates = options.replicates ?? DEFAULT_CLUSTER_REPLICATES;
   assertIntegerAtLeast('replicates', replicates, 1);
-  clusters.forEach((c, i) => assertIntegerAtLeast(`clusters[${i}].size`, c.size, 1));
-  if (points.length === 0) {
-    if (clusters.length > 0) throw new RangeError('clusters given without points');
-    return { p_values: [], replicates, study_area: null, null_largest_median: 0 };
-  }
-
+  if (points.length === 0) return new Array<number>(replicates).fill(0);
   const area = boundingArea(points);
-  const random = mulberry32(options.seed ?? DEFAULT_SEED);
+  const random = mulberry32(seed);
   const vectors: UnitVectors = {
     x: new Float64Array(points.length),
     y: new Float64Array(points.length),
@@ -90,16 +108,25 @@ export function clusterSignificance(
     scatterUniformly(area, vectors, random);
     largest[r] = largestClusterSize(vectors, epsMeters, minPoints);
   }
+  return largest;
+}
 
+/** Each cluster's Monte-Carlo p-value against a null sample of largest-cluster sizes. */
+export function clusterPValues(
+  clusters: readonly { size: number }[],
+  nullLargest: readonly number[],
+): Omit<ClusterSignificance, 'study_area'> {
+  const replicates = nullLargest.length;
+  assertIntegerAtLeast('replicates', replicates, 1);
+  clusters.forEach((c, i) => assertIntegerAtLeast(`clusters[${i}].size`, c.size, 1));
   const p_values = clusters.map(
-    (c) => (1 + largest.filter((size) => size >= c.size).length) / (replicates + 1),
+    (c) => (1 + nullLargest.filter((size) => size >= c.size).length) / (replicates + 1),
   );
-  largest.sort((a, b) => a - b);
+  const sorted = [...nullLargest].sort((a, b) => a - b);
   return {
     p_values,
     replicates,
-    study_area: area,
-    null_largest_median: largest[Math.floor((replicates - 1) / 2)]!,
+    null_largest_median: sorted[Math.floor((replicates - 1) / 2)]!,
   };
 }
 

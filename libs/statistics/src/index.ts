@@ -59,7 +59,10 @@ export { WEEKDAYS, weekdayHourCounts, type WeekdayHourCounts } from './time-patt
 export { dbscan, type DbscanResult, NOISE_LABEL, type SpatialCluster } from './dbscan.js';
 export {
   boundingArea,
+  clusterNullSample,
+  clusterPValues,
   clusterSignificance,
+  DEFAULT_CLUSTER_SEED,
   type ClusterSignificance,
   type ClusterSignificanceOptions,
   DEFAULT_CLUSTER_REPLICATES,

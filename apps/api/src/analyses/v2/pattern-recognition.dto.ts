@@ -249,6 +249,13 @@ export class SpatialPatternsDto {
   noise!: number;
 
   @ApiProperty({
+    type: 'integer',
+    description:
+      'Uniform scatters the clusters were tested against: 99 up to 2,000 points (smallest p-value 0.01), 39 above (0.025), 0 when no cluster could form',
+  })
+  replicates!: number;
+
+  @ApiProperty({
     type: Number,
     nullable: true,
     description: 'Median size of the largest cluster in uniform scatters: what chance alone forms',
