@@ -17,6 +17,11 @@ export class EventDispatcher {
     this.handlers.set(type, [...(this.handlers.get(type) ?? []), handler]);
   }
 
+  /** Whether an event of this type has anything to run: the relay queues a job only for those. */
+  handles(type: string): boolean {
+    return this.handlers.has(type) || this.handlers.has('*');
+  }
+
   async dispatch(event: EventEntity): Promise<void> {
     const handlers = [...(this.handlers.get(event.type) ?? []), ...(this.handlers.get('*') ?? [])];
     for (const handler of handlers) await handler(event);

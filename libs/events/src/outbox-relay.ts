@@ -11,6 +11,7 @@ import { WakeUpPump } from '#database';
 import { EventEntity } from './event.entity.js';
 import { JobProducer, QUEUE, RedisService } from '#queue';
 import { toEnvelope, type EventEnvelope } from './envelope.js';
+import { EventDispatcher } from './event-dispatcher.js';
 import { OutboxFanOuts } from './outbox-fan-out.js';
 
 /** What the relay publishes on the events channel for each event. */
@@ -45,6 +46,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly redis: RedisService,
     private readonly settings: AppSettings,
     private readonly fanOuts: OutboxFanOuts,
+    private readonly dispatcher: EventDispatcher,
   ) {
     // Woken by the events table's trigger (NOTIFY outbox) at every commit; polls as a fallback.
     this.pump = new WakeUpPump({
@@ -93,24 +95,38 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
         .getMany();
       if (rows.length === 0) return 0;
       const pending = await this.fanOuts.fanOut(manager, rows);
-      for (const row of rows) {
+      const envelopes = rows.map((row) => {
         row.pendingWebhooks = pending.get(row.id) ?? 0;
-        const envelope = toEnvelope(row);
-        await this.jobs.add(
-          QUEUE.events,
-          'dispatch',
-          { eventId: row.id, requestId: row.requestId },
-          { jobId: envelope.id },
-        );
-        await this.redis.client.publish(
-          eventsChannel(this.settings.redisPrefix),
+        return toEnvelope(row);
+      });
+      // A job only for events something handles (new work starts from `*.created`): the
+      // progress of running work, which is most events, needs none.
+      await this.jobs.addBulk(
+        QUEUE.events,
+        'dispatch',
+        rows
+          .map((row, i) => ({ row, envelope: envelopes[i]! }))
+          .filter(({ row }) => this.dispatcher.handles(row.type))
+          .map(({ row, envelope }) => ({
+            data: { eventId: row.id, requestId: row.requestId },
+            options: { jobId: envelope.id },
+          })),
+      );
+      // Every envelope goes to live updates, in one round trip.
+      const channel = eventsChannel(this.settings.redisPrefix);
+      const publishes = this.redis.client.pipeline();
+      rows.forEach((row, i) =>
+        publishes.publish(
+          channel,
           JSON.stringify({
             organizationId: row.organizationId,
             mode: row.mode,
-            event: envelope,
+            event: envelopes[i]!,
           } satisfies RelayedEvent),
-        );
-      }
+        ),
+      );
+      const failed = (await publishes.exec())?.find(([error]) => error !== null);
+      if (failed) throw failed[0];
       await manager
         .createQueryBuilder()
         .update(EventEntity)

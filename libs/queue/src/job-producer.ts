@@ -35,6 +35,18 @@ export class JobProducer {
     await this.queues[queue].add(name, data, options);
   }
 
+  /** Adds jobs of one name in one round trip; each `jobId` makes its add idempotent, as in `add`. */
+  async addBulk<Q extends QueueName, N extends JobName<Q>>(
+    queue: Q,
+    name: N,
+    jobs: readonly { data: JobData<Q, N>; options: JobsOptions & { jobId: string } }[],
+  ): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.queues[queue].addBulk(
+      jobs.map(({ data, options }) => ({ name, data, opts: options })),
+    );
+  }
+
   queue(name: QueueName): Queue {
     return this.queues[name];
   }
