@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Mode } from '#common';
 import { chooseEngine, type Engine, type EngineName, type WorkKind } from './engine.js';
 import type { AnalysisEngine } from './analysis-engine.js';
+import type { DowsingEngine } from './dowsing-engine.js';
 import type { SessionEngine } from './session-engine.js';
 
 /** Every engine this deployment has, as one injected list (see EnginesModule). */
@@ -39,6 +40,10 @@ export class EngineRegistry {
 
   analysis(name: string): AnalysisEngine {
     return this.get('analysis', name) as AnalysisEngine;
+  }
+
+  dowsing(name: string): DowsingEngine {
+    return this.get('dowsing', name) as DowsingEngine;
   }
 
   private get(kind: WorkKind, name: string): Engine {

@@ -4,7 +4,7 @@ import type { Mode } from '#common';
  * What an engine does work of (docs/architecture.md, "Engines"): each kind has its own input and
  * outcome types and its own engines, all behind this one registry.
  */
-export const WORK_KINDS = ['session', 'analysis'] as const;
+export const WORK_KINDS = ['session', 'analysis', 'dowsing'] as const;
 export type WorkKind = (typeof WORK_KINDS)[number];
 
 /** `simulated` runs the sandbox and any live work an organisation chooses it for; `analyst` is people. */

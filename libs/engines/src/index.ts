@@ -51,3 +51,4 @@ export {
   SimulatedAnalysisEngine,
   type RiskFactor,
 } from './simulated-analysis-engine.js';
+export * from './dowsing-engine.js';
