@@ -1,6 +1,7 @@
 import { ANALYSIS_ENTITIES } from '#analyses';
 import { API_KEY_ENTITIES } from '#api-keys';
 import { AUTH_ENTITIES } from '#auth';
+import { DOWSING_ENTITIES } from '#dowsing';
 import { EVENT_ENTITIES } from '#events';
 import { IDEMPOTENCY_ENTITIES } from '#idempotency';
 import { ORGANIZATION_ENTITIES } from '#organizations';
@@ -19,6 +20,7 @@ export const ALL_ENTITIES = [
   ...EVENT_ENTITIES,
   ...SESSION_ENTITIES,
   ...ANALYSIS_ENTITIES,
+  ...DOWSING_ENTITIES,
   ...WEBHOOK_ENTITIES,
   ...IDEMPOTENCY_ENTITIES,
 ];

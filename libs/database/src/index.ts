@@ -6,3 +6,4 @@ export * from './sql.js';
 export * from './keyset-page.js';
 export * from './wake-up-pump.js';
 export * from './sequenced-transition.js';
+export * from './row-mapping.js';

@@ -73,16 +73,19 @@ export interface AnalysisCompletedData extends Sequenced {
   completed_at: string;
 }
 
-interface DowsingEventBase extends Sequenced {
+export interface DowsingEventBase extends Sequenced {
   query_id: string;
   query_type: string;
+  /** Our addition: `query`, or which of the seven v1 variants asked it. */
+  variant: string;
 }
 
 export interface DowsingQueryCompletedData extends DowsingEventBase {
   question: string;
   answer: string;
   confidence: number;
-  coordinates: { latitude: number; longitude: number; accuracy_meters: number };
+  /** Null unless the answer is a place. */
+  coordinates: { latitude: number; longitude: number; accuracy_meters: number } | null;
   chart_data: { chart_type: string; readings: unknown[]; interpretation: string };
   completed_at: string;
 }

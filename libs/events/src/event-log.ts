@@ -42,7 +42,7 @@ export class EventLog {
   async redact(
     tx: SqlExecutor,
     tenant: Tenant,
-    idField: 'session_id' | 'analysis_id',
+    idField: 'session_id' | 'analysis_id' | 'query_id',
     publicId: string,
     since: Date,
   ): Promise<void> {

@@ -3,7 +3,11 @@ import type { EventDataMap, EventType } from '#events';
 const AT = '2026-01-15T10:30:00.000Z';
 const SESSION = { session_id: 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', type: 'remote_viewing' };
 const ANALYSIS = { analysis_id: 'anal_01jh2x7v4ke8rbk3a8y0v0d7qz', target_type: 'location' };
-const QUERY = { query_id: 'dowse_01jh2x7v4ke8rbk3a8y0v0d7qz', query_type: 'yes_no' };
+const QUERY = {
+  query_id: 'dowse_01jh2x7v4ke8rbk3a8y0v0d7qz',
+  query_type: 'yes_no',
+  variant: 'query',
+};
 const ORGANIZATION = { organization_id: 'org_01jh2x7v4ke8rbk3a8y0v0d7qz' };
 const NOTICE = {
   notice_id: 'notice_sample',
@@ -96,10 +100,14 @@ const SAMPLES: { [T in EventType]: EventDataMap[T] } = {
   'dowsing.query_completed': {
     ...QUERY,
     question: 'Is it here?',
-    answer: 'yes',
-    confidence: 0.55,
-    coordinates: { latitude: 51.5074, longitude: -0.1278, accuracy_meters: 250 },
-    chart_data: { chart_type: 'pendulum', readings: [], interpretation: 'Sample reading' },
+    answer: 'positive',
+    confidence: 0.35,
+    coordinates: null,
+    chart_data: {
+      chart_type: 'pendulum',
+      readings: [0.41, 0.72, 0.18],
+      interpretation: 'Sample reading',
+    },
     completed_at: AT,
     sequence: 2,
   },

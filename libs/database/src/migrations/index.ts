@@ -12,6 +12,7 @@ import { IdempotencyKeys1764064800000 } from './1764064800000-idempotency-keys.j
 import { IdempotencySealedResponses1764068400000 } from './1764068400000-idempotency-sealed-responses.js';
 import { HashedOauthTokenIds1764072000000 } from './1764072000000-hashed-oauth-token-ids.js';
 import { Analyses1764075600000 } from './1764075600000-analyses.js';
+import { Dowsing1764079200000 } from './1764079200000-dowsing.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   IdempotencySealedResponses1764068400000,
   HashedOauthTokenIds1764072000000,
   Analyses1764075600000,
+  Dowsing1764079200000,
 ];

@@ -1,8 +1,8 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 import { TenantOwned } from '#database';
 
-/** What a batch holds: sessions or target analyses, which share the batch paths. */
-export const BATCH_KINDS = ['sessions', 'analyses'] as const;
+/** What a batch holds: sessions, target analyses or dowsing queries, which share the batch paths. */
+export const BATCH_KINDS = ['sessions', 'analyses', 'dowsing'] as const;
 export type BatchKind = (typeof BATCH_KINDS)[number];
 
 /** Items created together by one request; their own rows say how each is doing. */

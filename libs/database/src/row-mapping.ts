@@ -1,0 +1,42 @@
+/**
+ * The columns of a table in one order, each with the entity field it maps to,
+ * for libs that use plain SQL: the insert, the select list and both
+ * directions of the mapping come from one table of names. Columns listed as
+ * JSON are written with JSON.stringify (node-postgres would write a JS
+ * array as a PostgreSQL array).
+ */
+export interface RowMapping<E, C extends string> {
+  columns: readonly C[];
+  /** `col_a, col_b, …`, for SELECT lists. */
+  selectList: string;
+  /** `INSERT INTO table (…) VALUES ($1, …)` with every column. */
+  insert: string;
+  fromRow(row: Record<C, unknown>): E;
+  toRow(entity: E): unknown[];
+}
+
+export function rowMapping<E, C extends string>(
+  table: string,
+  fields: Record<C, keyof E & string>,
+  jsonColumns: readonly C[] = [],
+): RowMapping<E, C> {
+  const columns = Object.keys(fields) as C[];
+  const json = new Set<C>(jsonColumns);
+  return {
+    columns,
+    selectList: columns.join(', '),
+    insert: `INSERT INTO ${table} (${columns.join(', ')})
+      VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
+    fromRow(row) {
+      const entity: Record<string, unknown> = {};
+      for (const column of columns) entity[fields[column]] = row[column];
+      return entity as E;
+    },
+    toRow(entity) {
+      return columns.map((column) => {
+        const value = entity[fields[column]];
+        return json.has(column) && value !== null ? JSON.stringify(value) : value;
+      });
+    },
+  };
+}

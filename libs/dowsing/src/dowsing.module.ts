@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DatabaseModule } from '#database';
+import { EnginesModule } from '#engines';
+import { EventsModule } from '#events';
+import { OrganizationsModule } from '#organizations';
+import { SessionsModule } from '#sessions';
+import { DowsingListsService } from './dowsing-lists.service.js';
+import { DowsingService } from './dowsing.service.js';
+import { DOWSING_ENTITIES } from './entities.js';
+
+/** Dowsing queries for API callers (both apps); the simulated engine answers inline, so the worker has nothing of its own yet. */
+@Module({
+  imports: [
+    TypeOrmModule.forFeature(DOWSING_ENTITIES),
+    DatabaseModule,
+    EventsModule,
+    OrganizationsModule,
+    EnginesModule,
+    SessionsModule,
+  ],
+  providers: [DowsingService, DowsingListsService],
+  exports: [DowsingService, DowsingListsService],
+})
+export class DowsingModule {}

@@ -1,0 +1,201 @@
+import { Injectable } from '@nestjs/common';
+import { AppError, newKey, parsePublicId, type Principal, type Tenant } from '#common';
+import { Sql, type JsonObject, type SqlExecutor } from '#database';
+import { EngineRegistry, type DowsingEngineOutcome, type DowsingRequest } from '#engines';
+import { EventLog } from '#events';
+import { OrganizationsService } from '#organizations';
+import { BatchRecords, recordAudit, type BatchEntity } from '#sessions';
+import { queryCompletedData, queryCreatedData, queryFailedData } from './dowsing-events.js';
+import { QUERY_ROWS } from './dowsing-rows.js';
+import type { DowsingQueryEntity } from './entities/dowsing-query.entity.js';
+
+/**
+ * Dowsing queries as API callers see them. The simulated engine answers
+ * within the request: the query is stored completed (or failed) with its
+ * `dowsing.query_created` and `dowsing.query_completed` events and its
+ * located readings, in one transaction. An engine that cannot answer inline
+ * (people, issue 18) leaves it `processing` for the worker.
+ */
+@Injectable()
+export class DowsingService {
+  constructor(
+    private readonly sql: Sql,
+    private readonly events: EventLog,
+    private readonly engines: EngineRegistry,
+    private readonly organizations: OrganizationsService,
+    private readonly batches: BatchRecords,
+  ) {}
+
+  async create(
+    tenant: Tenant,
+    request: DowsingRequest,
+    requestId: string | null,
+  ): Promise<DowsingQueryEntity> {
+    const [answered] = await this.answer(tenant, [request]);
+    return this.sql.transaction((tx) => this.insert(tx, tenant, answered!, requestId, null));
+  }
+
+  /** Up to 100 queries of any variant in one transaction: all of them or none. */
+  async createBatch(
+    tenant: Tenant,
+    requests: readonly DowsingRequest[],
+    requestId: string | null,
+  ): Promise<{ batch: BatchEntity; queries: DowsingQueryEntity[] }> {
+    const answered = await this.answer(tenant, requests);
+    return this.sql.transaction(async (tx) => {
+      const batch = await this.batches.insert(tx, tenant, 'dowsing', requests.length, requestId);
+      const queries: DowsingQueryEntity[] = [];
+      for (const item of answered) {
+        queries.push(await this.insert(tx, tenant, item, requestId, batch.id));
+      }
+      return { batch, queries };
+    });
+  }
+
+  /** The engine's answers, before any transaction (they are pure computation). */
+  private async answer(tenant: Tenant, requests: readonly DowsingRequest[]) {
+    const name = this.engines.engineFor('dowsing', tenant.mode);
+    const engine = this.engines.dowsing(name);
+    const orgSeed = engine.answersInline
+      ? await this.organizations.engineSeed(tenant.organizationId)
+      : null;
+    return Promise.all(
+      requests.map(async (request) => ({
+        request,
+        engine: name,
+        outcome: orgSeed === null ? null : await engine.run(request, orgSeed),
+      })),
+    );
+  }
+
+  private async insert(
+    tx: SqlExecutor,
+    tenant: Tenant,
+    answered: { request: DowsingRequest; engine: string; outcome: DowsingEngineOutcome | null },
+    requestId: string | null,
+    batchId: string | null,
+  ): Promise<DowsingQueryEntity> {
+    const { request, outcome } = answered;
+    const now = new Date();
+    const query: DowsingQueryEntity = {
+      id: newKey('dowsing').uuid,
+      organizationId: tenant.organizationId,
+      mode: tenant.mode,
+      variant: request.input.variant,
+      queryType: request.queryType,
+      question: request.question,
+      precisionLevel: request.precisionLevel,
+      context: request.context as JsonObject,
+      input: request.input as JsonObject,
+      status: outcome === null ? 'processing' : outcome.status,
+      engine: answered.engine,
+      engineVersion: outcome?.engineVersion ?? null,
+      engineSeed: outcome?.seed ?? null,
+      result: outcome?.status === 'completed' ? (outcome.result as unknown as JsonObject) : null,
+      confidence: outcome?.status === 'completed' ? outcome.result.confidence : null,
+      evidence: outcome?.status === 'completed' ? outcome.evidence : null,
+      failureReason: outcome?.status === 'failed' ? outcome.reason : null,
+      failureMessage: outcome?.status === 'failed' ? outcome.message : null,
+      eventSequence: outcome === null ? 1 : 2,
+      createdAt: now,
+      updatedAt: now,
+      completedAt: outcome === null ? null : now,
+      batchId,
+    };
+    await tx.query(QUERY_ROWS.insert, QUERY_ROWS.toRow(query));
+    await this.events.append(
+      tx,
+      tenant,
+      'dowsing.query_created',
+      queryCreatedData(query),
+      requestId,
+    );
+    if (outcome?.status === 'completed') {
+      await this.insertReadings(tx, query, outcome.readings);
+      await this.events.append(
+        tx,
+        tenant,
+        'dowsing.query_completed',
+        queryCompletedData(query, outcome.result, 2),
+        requestId,
+      );
+    } else if (outcome?.status === 'failed') {
+      await this.events.append(
+        tx,
+        tenant,
+        'dowsing.query_failed',
+        queryFailedData(query, 2),
+        requestId,
+      );
+    }
+    return query;
+  }
+
+  /** All of a query's located readings in one statement (an energy map has up to 10,000). */
+  private async insertReadings(
+    tx: SqlExecutor,
+    query: DowsingQueryEntity,
+    readings: readonly { latitude: number; longitude: number; confidence: number }[],
+  ): Promise<void> {
+    if (readings.length === 0) return;
+    await tx.query(
+      `INSERT INTO dowsing_readings (organization_id, mode, query_id, latitude, longitude, confidence, created_at)
+       SELECT $1, $2, $3, r.latitude, r.longitude, r.confidence, $7
+         FROM unnest($4::float8[], $5::float8[], $6::float8[]) AS r(latitude, longitude, confidence)`,
+      [
+        query.organizationId,
+        query.mode,
+        query.id,
+        readings.map((r) => r.latitude),
+        readings.map((r) => r.longitude),
+        readings.map((r) => r.confidence),
+        query.createdAt,
+      ],
+    );
+  }
+
+  /** The query with that public id in the caller's organisation and mode, else NOT_FOUND. */
+  async get(tenant: Tenant, publicId: string): Promise<DowsingQueryEntity> {
+    const uuid = parsePublicId('dowsing', publicId);
+    const [row] =
+      uuid === null
+        ? []
+        : await this.sql.rows<Parameters<typeof QUERY_ROWS.fromRow>[0]>(
+            `SELECT ${QUERY_ROWS.selectList} FROM dowsing_queries
+              WHERE id = $1 AND organization_id = $2 AND mode = $3`,
+            [uuid, tenant.organizationId, tenant.mode],
+          );
+    if (!row) throw AppError.notFound('dowsing query', publicId);
+    return QUERY_ROWS.fromRow(row);
+  }
+
+  /** The queries of a batch (found by BatchRecords), in the order of the request. */
+  async batchItems(batch: BatchEntity): Promise<DowsingQueryEntity[]> {
+    const rows = await this.sql.rows<Parameters<typeof QUERY_ROWS.fromRow>[0]>(
+      `SELECT ${QUERY_ROWS.selectList} FROM dowsing_queries WHERE batch_id = $1 ORDER BY created_at, id`,
+      [batch.id],
+    );
+    return rows.map((row) => QUERY_ROWS.fromRow(row));
+  }
+
+  /**
+   * Deletes a query with its readings in one transaction; its events shrink
+   * to the query id and sequence; an audit record keeps who, when and in
+   * which request.
+   */
+  async delete(principal: Principal, publicId: string, requestId: string | null): Promise<void> {
+    const uuid = parsePublicId('dowsing', publicId);
+    if (uuid === null) throw AppError.notFound('dowsing query', publicId);
+    await this.sql.transaction(async (tx) => {
+      const { rows } = await tx.query<{ created_at: Date }>(
+        `DELETE FROM dowsing_queries WHERE id = $1 AND organization_id = $2 AND mode = $3
+         RETURNING created_at`,
+        [uuid, principal.organizationId, principal.mode],
+      );
+      if (!rows[0]) throw AppError.notFound('dowsing query', publicId);
+      await tx.query('DELETE FROM dowsing_readings WHERE query_id = $1', [uuid]);
+      await this.events.redact(tx, principal, 'query_id', publicId, rows[0].created_at);
+      await recordAudit(tx, principal, 'dowsing_query.deleted', publicId, requestId);
+    });
+  }
+}

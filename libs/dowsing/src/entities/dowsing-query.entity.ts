@@ -1,0 +1,80 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { TenantOwned, type JsonObject } from '#database';
+import type { DowsingQueryType, DowsingVariant, PrecisionLevel } from '#engines';
+
+export const DOWSING_STATUSES = ['processing', 'completed', 'failed'] as const;
+export type DowsingStatus = (typeof DOWSING_STATUSES)[number];
+
+// The list indexes INCLUDE the filtered columns, which TypeORM cannot declare:
+// migration 1764079200000 defines them.
+@Entity({ name: 'dowsing_queries' })
+@Index('dowsing_queries_tenant_created_idx', { synchronize: false })
+@Index('dowsing_queries_tenant_status_created_idx', { synchronize: false })
+export class DowsingQueryEntity extends TenantOwned {
+  @PrimaryColumn({ type: 'uuid' })
+  id!: string;
+
+  /** `query` (POST /dowsing/query) or one of the seven v1 variants. */
+  @Column({ type: 'text' })
+  variant!: DowsingVariant;
+
+  @Column({ name: 'query_type', type: 'text' })
+  queryType!: DowsingQueryType;
+
+  @Column({ type: 'text' })
+  question!: string;
+
+  @Column({ name: 'precision_level', type: 'text' })
+  precisionLevel!: PrecisionLevel;
+
+  /** The request's `context` (location, timeframe, parameters). */
+  @Column({ type: 'jsonb' })
+  context!: JsonObject;
+
+  /** The variant's own input (points, bounds, options…); `{"variant":"query"}` for the plain query. */
+  @Column({ type: 'jsonb' })
+  input!: JsonObject;
+
+  @Column({ type: 'text' })
+  status!: DowsingStatus;
+
+  @Column({ type: 'text' })
+  engine!: string;
+
+  @Column({ name: 'engine_version', type: 'text', nullable: true })
+  engineVersion!: string | null;
+
+  @Column({ name: 'engine_seed', type: 'text', nullable: true })
+  engineSeed!: string | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  result!: JsonObject | null;
+
+  @Column({ type: 'double precision', nullable: true })
+  confidence!: number | null;
+
+  @Column({ type: 'text', nullable: true })
+  evidence!: string | null;
+
+  @Column({ name: 'failure_reason', type: 'text', nullable: true })
+  failureReason!: string | null;
+
+  @Column({ name: 'failure_message', type: 'text', nullable: true })
+  failureMessage!: string | null;
+
+  @Column({ name: 'event_sequence', type: 'integer', default: 0 })
+  eventSequence!: number;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+
+  @Column({ name: 'completed_at', type: 'timestamptz', nullable: true })
+  completedAt!: Date | null;
+
+  @Index('dowsing_queries_batch_idx', { where: 'batch_id IS NOT NULL' })
+  @Column({ name: 'batch_id', type: 'uuid', nullable: true })
+  batchId!: string | null;
+}
