@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EARTH_RADIUS_METERS, haversineMeters, localPlane } from './geo.js';
+import { destinationPoint, EARTH_RADIUS_METERS, haversineMeters, localPlane } from './geo.js';
 
 describe('haversineMeters', () => {
   it('matches textbook distances', () => {
@@ -47,6 +47,53 @@ describe('localPlane', () => {
             haversineMeters({ latitude: lat, longitude: lon }, point),
             -3,
           );
+        },
+      ),
+    );
+  });
+});
+
+describe('destinationPoint', () => {
+  const DEGREE = (Math.PI / 180) * EARTH_RADIUS_METERS;
+
+  it('walks a degree east along the equator and north over the pole', () => {
+    const east = destinationPoint({ latitude: 0, longitude: 0 }, DEGREE, Math.PI / 2);
+    expect(east.latitude).toBeCloseTo(0, 12);
+    expect(east.longitude).toBeCloseTo(1, 12);
+    // Half a degree short of the pole, a degree north ends half a degree past it, on the other side.
+    const over = destinationPoint({ latitude: 89.5, longitude: 10 }, DEGREE, 0);
+    expect(over.latitude).toBeCloseTo(89.5, 9);
+    expect(over.longitude).toBeCloseTo(-170, 9);
+  });
+
+  it('matches the Movable Type worked example', () => {
+    // 53°19′14″N 1°43′47″W, bearing 96°01′18″, 124.8 km → 53°11′18″N 0°08′00″E (R = 6371 km there).
+    const start = { latitude: 53 + 19 / 60 + 14 / 3600, longitude: -(1 + 43 / 60 + 47 / 3600) };
+    const bearing = ((96 + 1 / 60 + 18 / 3600) * Math.PI) / 180;
+    const end = destinationPoint(start, (124_800 * EARTH_RADIUS_METERS) / 6_371_000, bearing);
+    expect(end.latitude).toBeCloseTo(53 + 11 / 60 + 18 / 3600, 3);
+    expect(end.longitude).toBeCloseTo(8 / 60, 3);
+  });
+
+  it('crosses the antimeridian into [−180, 180)', () => {
+    const end = destinationPoint({ latitude: 10, longitude: 179.9 }, 50_000, Math.PI / 2);
+    expect(end.longitude).toBeLessThan(-179);
+    expect(end.longitude).toBeGreaterThanOrEqual(-180);
+  });
+
+  it('lands exactly the distance away, at any latitude (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: -89.9, max: 89.9, noNaN: true }),
+        fc.double({ min: -180, max: 180, noNaN: true }),
+        fc.double({ min: 0, max: 2_000_000, noNaN: true }),
+        fc.double({ min: 0, max: 2 * Math.PI, noNaN: true }),
+        (lat, lon, distance, bearing) => {
+          const origin = { latitude: lat, longitude: lon };
+          const end = destinationPoint(origin, distance, bearing);
+          expect(Math.abs(haversineMeters(origin, end) - distance)).toBeLessThan(1e-3);
+          expect(end.longitude).toBeGreaterThanOrEqual(-180);
+          expect(end.longitude).toBeLessThan(180);
         },
       ),
     );

@@ -57,3 +57,33 @@ export function localPlane(origin: GeoPoint): LocalPlane {
     },
   };
 }
+
+/**
+ * The point reached from `origin` by travelling `distanceMeters` along the
+ * great circle that leaves it at `bearingRadians` (clockwise from north) —
+ * the "direct" problem on the mean sphere. Its great-circle distance from
+ * the origin is exactly `distanceMeters` (up to rounding, for distances up
+ * to half a circumference) at every latitude and across the antimeridian,
+ * which a local plane cannot promise far from the equator: points placed
+ * with it stay inside a search circle.
+ */
+export function destinationPoint(
+  origin: GeoPoint,
+  distanceMeters: number,
+  bearingRadians: number,
+): GeoPoint {
+  const angular = distanceMeters / EARTH_RADIUS_METERS;
+  const lat1 = origin.latitude * RAD;
+  const sinLat2 =
+    Math.sin(lat1) * Math.cos(angular) +
+    Math.cos(lat1) * Math.sin(angular) * Math.cos(bearingRadians);
+  const lat2 = Math.asin(Math.max(-1, Math.min(1, sinLat2)));
+  const dLon = Math.atan2(
+    Math.sin(bearingRadians) * Math.sin(angular) * Math.cos(lat1),
+    Math.cos(angular) - Math.sin(lat1) * sinLat2,
+  );
+  return {
+    latitude: lat2 / RAD,
+    longitude: wrapLongitude(origin.longitude + dLon / RAD),
+  };
+}

@@ -4,6 +4,7 @@ export { wilsonInterval, Z_95 } from './wilson.js';
 export { saicAccuracy, saicReliability } from './saic.js';
 export {
   type GeoPoint,
+  destinationPoint,
   EARTH_RADIUS_METERS,
   haversineMeters,
   localPlane,
