@@ -118,6 +118,7 @@ export interface DowsingResultData {
     depth_meters: number | null;
     material_composition: string[];
   }[];
+  /** The variant's own result: DowsingVariantResults[variant] (dowsing-variant-results.ts). */
   variant_result: Record<string, unknown> | null;
 }
 
@@ -130,10 +131,24 @@ interface OutcomeCommon {
   seed: string;
 }
 
+/**
+ * The raw counts behind `statistical_significance` and `confidence`: of
+ * `trials` readings (passes, for location_finding) judged against the
+ * ground truth, `hits` hit it; each would by chance with probability `p0`
+ * (unrounded; the result's `baseline` is it rounded). Kept for audit and for
+ * the rate object {value, successes, n, ci_low, ci_high, baseline, p_value}.
+ */
+export interface DowsingJudging {
+  hits: number;
+  trials: number;
+  p0: number;
+}
+
 export interface CompletedDowsingOutcome extends OutcomeCommon {
   status: 'completed';
   result: DowsingResultData;
   evidence: Evidence;
+  judging: DowsingJudging;
   readings: DowsingReading[];
 }
 
