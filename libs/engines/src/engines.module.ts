@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ENGINES, EngineRegistry } from './engine-registry.js';
 import { SimulatedAnalysisEngine } from './simulated-analysis-engine.js';
+import { SimulatedDowsingEngine } from './simulated-dowsing-engine.js';
 import { SimulatedSessionEngine } from './simulated-session-engine.js';
 
 /**
@@ -11,9 +12,10 @@ import { SimulatedSessionEngine } from './simulated-session-engine.js';
   providers: [
     SimulatedSessionEngine,
     SimulatedAnalysisEngine,
+    SimulatedDowsingEngine,
     {
       provide: ENGINES,
-      inject: [SimulatedSessionEngine, SimulatedAnalysisEngine],
+      inject: [SimulatedSessionEngine, SimulatedAnalysisEngine, SimulatedDowsingEngine],
       useFactory: (...engines: unknown[]) => engines,
     },
     EngineRegistry,

@@ -52,3 +52,24 @@ export {
   type RiskFactor,
 } from './simulated-analysis-engine.js';
 export * from './dowsing-engine.js';
+export {
+  DEPTH_TOLERANCE_SHARE,
+  dowsingRequestProblem,
+  dowsingSeed,
+  LOCATION_ACCURACY_SHARE,
+  MAX_DOWSING_OPTIONS,
+  MIN_DOWSING_OPTIONS,
+  READINGS_PER_PRECISION,
+} from './dowsing-protocol.js';
+export {
+  COMPASS_SECTORS,
+  ENERGY_SIGNATURES,
+  type EnergySignature,
+  type Material,
+  MATERIALS,
+  UNMEASURED_SIGNATURE,
+  YES_NO_ANSWERS,
+  type YesNoAnswer,
+} from './dowsing-vocabulary.js';
+export { CHART_FOR_QUERY_TYPE, SimulatedDowsingEngine } from './simulated-dowsing-engine.js';
+export type * from './dowsing-variant-results.js';
