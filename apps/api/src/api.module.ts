@@ -7,6 +7,7 @@ import { QueueModule } from '#queue';
 import { AnalysesHttpModule } from './analyses/analyses-http.module.js';
 import { ApiKeysHttpModule } from './api-keys/api-keys-http.module.js';
 import { BatchesHttpModule } from './batches/batches-http.module.js';
+import { DowsingHttpModule } from './dowsing/dowsing-http.module.js';
 import { EventsHttpModule } from './events/events-http.module.js';
 import { HealthModule } from './health/health.module.js';
 import { HttpConventionsModule } from './http/http-conventions.module.js';
@@ -44,6 +45,7 @@ export class ApiModule {
         OAuthClientsHttpModule,
         SessionsHttpModule,
         AnalysesHttpModule,
+        DowsingHttpModule,
         BatchesHttpModule,
         OrganizationsHttpModule,
         UsersHttpModule,

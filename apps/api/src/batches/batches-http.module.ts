@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { AnalysesModule } from '#analyses';
+import { DowsingModule } from '#dowsing';
 import { SessionsModule } from '#sessions';
 import { BatchesV1Controller } from './v1/batches-v1.controller.js';
 
 @Module({
-  imports: [SessionsModule, AnalysesModule],
+  imports: [SessionsModule, AnalysesModule, DowsingModule],
   controllers: [BatchesV1Controller],
 })
 export class BatchesHttpModule {}

@@ -20,7 +20,11 @@ export function createValidationPipe(): ValidationPipe {
 }
 
 export function toValidationError(errors: ValidationError[]): AppError {
-  const flat = flatten(errors);
+  // A wrong value says more than the unknown fields beside it (a batch item with an unknown
+  // `variant` has none of its fields known), so it is named first.
+  const flat = flatten(errors).sort(
+    (a, b) => Number(a.issue === UNKNOWN_FIELD) - Number(b.issue === UNKNOWN_FIELD),
+  );
   const first = flat[0];
   if (!first) return new AppError('INVALID_REQUEST', 'Invalid request');
   const error = AppError.invalid(first.field, first.issue, first.suggestedValue);
@@ -29,6 +33,8 @@ export function toValidationError(errors: ValidationError[]): AppError {
   }
   return error;
 }
+
+const UNKNOWN_FIELD = 'is not a recognised field';
 
 interface FieldProblem {
   field: string;
@@ -48,7 +54,7 @@ function flatten(errors: ValidationError[], parent = ''): FieldProblem[] {
 
 function issueOf(error: ValidationError): string {
   const constraints = error.constraints ?? {};
-  if (constraints.whitelistValidation) return 'is not a recognised field';
+  if (constraints.whitelistValidation) return UNKNOWN_FIELD;
   // The most specific message first: presence, then type, then range.
   const order = [
     'isDefined',

@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, ValidateNested } from 'class-validator';
 import { BATCH_KINDS } from '#sessions';
 import { AnalysisResultsEnvelopeDto, AnalysisSubmittedDto } from '../../analyses/analysis.dto.js';
+import { DowsingQueryV1Dto } from '../../dowsing/dowsing-response.dto.js';
 import type { RequestExamples } from '../../http/request-examples.js';
 import { CreateSessionV1Dto } from '../../sessions/v1/create-session-v1.dto.js';
 import {
@@ -48,7 +49,7 @@ export class CreateSessionBatchV1Dto {
   sessions!: CreateSessionV1Dto[];
 }
 
-/** Items per status: the statuses of the batch's kind (sessions: initiated, in_progress; analyses: queued, processing). */
+/** Items per status: the statuses of the batch's kind (sessions: initiated, in_progress; analyses: queued, processing; dowsing: processing). */
 export class BatchCountsDto {
   @ApiPropertyOptional({ type: 'integer', description: 'Sessions' })
   initiated?: number;
@@ -59,7 +60,7 @@ export class BatchCountsDto {
   @ApiPropertyOptional({ type: 'integer', description: 'Analyses' })
   queued?: number;
 
-  @ApiPropertyOptional({ type: 'integer', description: 'Analyses' })
+  @ApiPropertyOptional({ type: 'integer', description: 'Analyses and dowsing queries' })
   processing?: number;
 
   @ApiProperty({ type: 'integer' })
@@ -106,7 +107,7 @@ export class AnalysisBatchCreatedV1Dto extends BatchStatusV1Dto {
   analyses!: AnalysisSubmittedDto[];
 }
 
-@ApiExtraModels(SessionResultsEnvelopeV1Dto, AnalysisResultsEnvelopeDto)
+@ApiExtraModels(SessionResultsEnvelopeV1Dto, AnalysisResultsEnvelopeDto, DowsingQueryV1Dto)
 export class BatchResultsV1Dto extends BatchStatusV1Dto {
   @ApiProperty({
     type: 'array',
@@ -114,10 +115,11 @@ export class BatchResultsV1Dto extends BatchStatusV1Dto {
       anyOf: [
         { $ref: getSchemaPath(SessionResultsEnvelopeV1Dto) },
         { $ref: getSchemaPath(AnalysisResultsEnvelopeDto) },
+        { $ref: getSchemaPath(DowsingQueryV1Dto) },
       ],
     },
     description:
-      "Each item's results in the order of the request: as GET /v1/sessions/{id}/results shows a session, or GET /v1/analysis/{id}/results an analysis (`results` present once it completed)",
+      "Each item's results in the order of the request: as GET /v1/sessions/{id}/results shows a session, GET /v1/analysis/{id}/results an analysis, GET /v1/dowsing/queries/{id} a dowsing query (results present once completed)",
   })
-  results!: (SessionResultsEnvelopeV1Dto | AnalysisResultsEnvelopeDto)[];
+  results!: (SessionResultsEnvelopeV1Dto | AnalysisResultsEnvelopeDto | DowsingQueryV1Dto)[];
 }

@@ -8,14 +8,18 @@ export interface BatchItem {
   progress: number;
 }
 
-/** Statuses of work not yet finished, of either kind. */
+/** Every status of the batch's kind, counted from zero. */
+const COUNTS_OF: Record<BatchEntity['kind'], Record<string, number>> = {
+  sessions: { initiated: 0, in_progress: 0, completed: 0, failed: 0 },
+  analyses: { queued: 0, processing: 0, completed: 0, failed: 0 },
+  dowsing: { processing: 0, completed: 0, failed: 0 },
+};
+
+/** Statuses of work not yet finished, of any kind. */
 const RUNNING = new Set(['initiated', 'in_progress', 'queued', 'processing']);
 
 export function toBatchStatusV1(batch: BatchEntity, items: readonly BatchItem[]): BatchStatusV1Dto {
-  const counts: Record<string, number> =
-    batch.kind === 'analyses'
-      ? { queued: 0, processing: 0, completed: 0, failed: 0 }
-      : { initiated: 0, in_progress: 0, completed: 0, failed: 0 };
+  const counts: Record<string, number> = { ...COUNTS_OF[batch.kind] };
   for (const item of items) counts[item.status] = (counts[item.status] ?? 0) + 1;
   const total = items.length;
   const progress =

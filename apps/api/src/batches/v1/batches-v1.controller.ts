@@ -8,6 +8,8 @@ import {
 } from '@nestjs/swagger';
 import { Scope, type Principal } from '#common';
 import { AnalysesService } from '#analyses';
+import { DowsingService } from '#dowsing';
+import { dowsingBatchItem, toQueryV1 } from '../../dowsing/dowsing-response.mapper.js';
 import { BatchRecords, SessionsService } from '#sessions';
 import { toBatchItem, toResults } from '../../analyses/analysis.mapper.js';
 import { ApiConcurrentAnalysesLimit } from '../../analyses/concurrent-analyses-limit.decorator.js';
@@ -44,6 +46,7 @@ export class BatchesV1Controller {
     private readonly sessions: SessionsService,
     private readonly batches: BatchRecords,
     private readonly analyses: AnalysesService,
+    private readonly dowsing: DowsingService,
   ) {}
 
   @Post('analysis')
@@ -104,6 +107,9 @@ export class BatchesV1Controller {
     if (batch.kind === 'analyses') {
       return toBatchStatusV1(batch, (await this.analyses.batchItems(batch)).map(toBatchItem));
     }
+    if (batch.kind === 'dowsing') {
+      return toBatchStatusV1(batch, (await this.dowsing.batchItems(batch)).map(dowsingBatchItem));
+    }
     return toBatchStatusV1(batch, await this.sessions.batchItems(batch));
   }
 
@@ -121,6 +127,13 @@ export class BatchesV1Controller {
     @Param('batch_id') id: string,
   ): Promise<BatchResultsV1Dto> {
     const batch = await this.batches.find(principal, id);
+    if (batch.kind === 'dowsing') {
+      const queries = await this.dowsing.batchItems(batch);
+      return {
+        ...toBatchStatusV1(batch, queries.map(dowsingBatchItem)),
+        results: queries.map(toQueryV1),
+      };
+    }
     if (batch.kind === 'analyses') {
       const analyses = await this.analyses.batchItems(batch);
       return {

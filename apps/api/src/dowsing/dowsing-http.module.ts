@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { DowsingModule } from '#dowsing';
+import { DowsingV1Controller } from './v1/dowsing-v1.controller.js';
+import { DowsingV2Controller } from './v2/dowsing-v2.controller.js';
+
+@Module({
+  imports: [DowsingModule],
+  controllers: [DowsingV1Controller, DowsingV2Controller],
+})
+export class DowsingHttpModule {}

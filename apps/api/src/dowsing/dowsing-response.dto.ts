@@ -1,0 +1,229 @@
+import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
+import { IsIn } from 'class-validator';
+import { DOWSING_STATUSES, type DowsingStatus } from '#dowsing';
+import {
+  CHART_TYPES,
+  DOWSING_QUERY_TYPES,
+  DOWSING_VARIANTS,
+  PRECISION_LEVELS,
+  type DowsingQueryType,
+  type DowsingVariant,
+} from '#engines';
+import { Optional } from '../http/dto-decorators.js';
+import { V1List, V1ListQueryDto } from '../http/v1-list.dto.js';
+import { V2List, V2ListQueryDto } from '../http/v2-list.js';
+import { oneOf } from '../http/validation-messages.js';
+
+export const QUERY_ID = {
+  example: 'dowse_01jh2x7v4ke8rbk3a8y0v0d7qz',
+  pattern: '^dowse_[0-9a-z]{26}$',
+};
+
+export class AnswerCoordinatesDto {
+  @ApiProperty({ minimum: -90, maximum: 90 })
+  latitude!: number;
+
+  @ApiProperty({ minimum: -180, maximum: 180 })
+  longitude!: number;
+
+  @ApiProperty({ description: 'From the precision level and the search radius' })
+  accuracy_meters!: number;
+}
+
+export class ChartDataDto {
+  @ApiProperty({ enum: CHART_TYPES })
+  chart_type!: string;
+
+  @ApiProperty({ type: [Number], description: 'The readings taken, each in [0, 1]' })
+  readings!: number[];
+
+  @ApiProperty({ description: 'What the readings say, against the chance baseline' })
+  interpretation!: string;
+}
+
+export class DowsingResultV1Dto {
+  @ApiProperty({
+    description:
+      '`positive`, `negative` or `neutral` for yes_no; a value otherwise (an option, a place name, a material, "12.5 m"…)',
+  })
+  answer!: string;
+
+  @ApiProperty({
+    minimum: 0,
+    maximum: 1,
+    description:
+      'Calibrated hit rate of the readings, (hits + 2·p0)/(n + 2): the chance baseline p0 when nothing is known',
+  })
+  confidence!: number;
+
+  @ApiPropertyOptional({ type: AnswerCoordinatesDto, description: 'For location answers' })
+  coordinates?: AnswerCoordinatesDto;
+
+  @ApiProperty({ type: [String], description: 'What was computed, in sentences' })
+  additional_insights!: string[];
+
+  @ApiProperty({ type: ChartDataDto })
+  chart_data!: ChartDataDto;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description:
+      "The variant's own answer (null for the plain query): multi_point `points`, `strongest`; energy_map `grid`, `strongest_cell`; depth_analysis `depth_meters`, `depth_interval_meters`; material_identification `candidates` (probabilities summing to 1); chart_analysis `chosen_option`, `option_strengths`; location_finding `candidates`; energy_detection `signal_strength`, `energy_signature`, `window` (README, Dowsing)",
+  })
+  variant_result!: Record<string, unknown> | null;
+}
+
+export class SignificanceDto {
+  @ApiProperty({ description: 'Exact one-sided binomial P(X ≥ hits | n, baseline)' })
+  p_value!: number;
+
+  @ApiProperty({ description: 'z / √n' })
+  effect_size!: number;
+
+  @ApiProperty({ type: 'integer', description: 'Readings judged' })
+  sample_size!: number;
+}
+
+export class LocationPointDto {
+  @ApiProperty()
+  lat!: number;
+
+  @ApiProperty()
+  lng!: number;
+}
+
+export class DowsingLocationDto {
+  @ApiProperty({ type: LocationPointDto })
+  coordinates!: LocationPointDto;
+
+  @ApiProperty({ minimum: 0, maximum: 1 })
+  confidence!: number;
+
+  @ApiProperty({ type: [Number], minItems: 2, maxItems: 2, description: 'Wilson 95 % interval' })
+  confidence_interval!: number[];
+
+  @ApiProperty()
+  energy_signature!: string;
+
+  @ApiProperty({ type: Number, nullable: true })
+  depth_meters!: number | null;
+
+  @ApiProperty({ type: [String] })
+  material_composition!: string[];
+}
+
+export class DowsingResultV2Dto extends DowsingResultV1Dto {
+  @ApiProperty({
+    description:
+      'The chance rate of a hit: 1/3 for yes/no/neutral, 1/k among k options, the share of the search circle within accuracy for places',
+  })
+  baseline!: number;
+
+  @ApiProperty({
+    type: [Number],
+    minItems: 2,
+    maxItems: 2,
+    description: 'Wilson 95 % interval of the hit rate',
+  })
+  confidence_interval!: number[];
+
+  @ApiProperty({ type: [DowsingLocationDto] })
+  locations!: DowsingLocationDto[];
+
+  @ApiProperty({ type: SignificanceDto })
+  statistical_significance!: SignificanceDto;
+}
+
+export class DowsingMetadataDto {
+  @ApiProperty({ enum: ['simulated', 'analyst'] })
+  engine!: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  engine_version!: string | null;
+
+  @ApiProperty({
+    type: String,
+    enum: ['verified', 'track_record', 'prior', null],
+    nullable: true,
+    description: 'Best evidence the numbers rest on (null until answered)',
+  })
+  evidence!: string | null;
+
+  @ApiProperty({ enum: PRECISION_LEVELS })
+  precision_level!: string;
+}
+
+export class DowsingQueryV1Dto {
+  @ApiProperty(QUERY_ID)
+  query_id!: string;
+
+  @ApiProperty({
+    enum: DOWSING_STATUSES,
+    description:
+      '`completed` (or `failed`) when answered within the request (201); `processing` when the engine answers later (202)',
+  })
+  status!: string;
+
+  @ApiProperty({ enum: DOWSING_VARIANTS, description: '`query`, or the v1 variant that asked it' })
+  variant!: string;
+
+  @ApiProperty({ enum: DOWSING_QUERY_TYPES })
+  query_type!: string;
+
+  @ApiProperty()
+  question!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  completed_at!: string | null;
+
+  @ApiPropertyOptional({ type: DowsingResultV1Dto, description: 'Present once completed' })
+  result?: DowsingResultV1Dto;
+
+  @ApiProperty({ type: DowsingMetadataDto })
+  metadata!: DowsingMetadataDto;
+
+  @ApiPropertyOptional({ description: 'Present when failed' })
+  failure_reason?: string;
+
+  @ApiPropertyOptional({ description: 'Present when failed' })
+  failure_message?: string;
+}
+
+export class DowsingQueryV2Dto extends DowsingQueryV1Dto {
+  @ApiPropertyOptional({
+    type: DowsingResultV2Dto,
+    description: 'Present once completed: the later-generation result',
+  })
+  declare result?: DowsingResultV2Dto;
+}
+
+/** The filters both lists take, in any combination. */
+export class DowsingFiltersDto {
+  @ApiPropertyOptional({ enum: DOWSING_QUERY_TYPES })
+  @Optional()
+  @IsIn(DOWSING_QUERY_TYPES, oneOf(DOWSING_QUERY_TYPES))
+  query_type?: DowsingQueryType;
+
+  @ApiPropertyOptional({ enum: DOWSING_STATUSES })
+  @Optional()
+  @IsIn(DOWSING_STATUSES, oneOf(DOWSING_STATUSES))
+  status?: DowsingStatus;
+
+  @ApiPropertyOptional({ enum: DOWSING_VARIANTS })
+  @Optional()
+  @IsIn(DOWSING_VARIANTS, oneOf(DOWSING_VARIANTS))
+  variant?: DowsingVariant;
+}
+
+export class DowsingListQueryV1Dto extends IntersectionType(V1ListQueryDto, DowsingFiltersDto) {}
+
+export class DowsingListQueryV2Dto extends IntersectionType(V2ListQueryDto, DowsingFiltersDto) {}
+
+export class DowsingListV1Dto extends V1List(DowsingQueryV1Dto) {}
+
+export class DowsingListV2Dto extends V2List(DowsingQueryV2Dto) {}

@@ -1,0 +1,288 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Scope, type Principal } from '#common';
+import { DowsingListsService, DowsingService } from '#dowsing';
+import type { DowsingRequest } from '#engines';
+import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
+import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { ApiJsonBody } from '../../http/request-examples.js';
+import { ResourceParam } from '../../http/resource-param.decorator.js';
+import { v1Page } from '../../http/v1-list.dto.js';
+import { DOWSING_EXAMPLES } from '../dowsing-examples.js';
+import {
+  ChartAnalysisDto,
+  DepthAnalysisDto,
+  DowsingQueryDto,
+  EnergyDetectionDto,
+  EnergyMapDto,
+  LocationFindingDto,
+  MaterialIdentificationDto,
+  MultiPointDto,
+} from '../dowsing-request.dto.js';
+import { queryRequest, variantRequest } from '../dowsing-request.mapper.js';
+import {
+  DowsingListQueryV1Dto,
+  DowsingListV1Dto,
+  DowsingQueryV1Dto,
+  QUERY_ID,
+} from '../dowsing-response.dto.js';
+import { toQueryV1 } from '../dowsing-response.mapper.js';
+
+const ANSWERED =
+  'Answered within the request: 201 with `status` `completed` (or `failed`, with the reason); `dowsing.query_created` and `dowsing.query_completed` still go through the outbox to webhooks and the event log. An engine that answers later (people) gives 202 with `status` `processing`.';
+
+/** The 201/202 pair every creating route documents. */
+function ApiAnswered() {
+  return (target: object, key: string | symbol, descriptor: PropertyDescriptor) => {
+    ApiCreatedResponse({ type: DowsingQueryV1Dto, description: 'Answered' })(
+      target,
+      key,
+      descriptor,
+    );
+    ApiAcceptedResponse({ type: DowsingQueryV1Dto, description: 'Accepted, answered later' })(
+      target,
+      key,
+      descriptor,
+    );
+    ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })(
+      target,
+      key,
+      descriptor,
+    );
+    ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })(
+      target,
+      key,
+      descriptor,
+    );
+  };
+}
+
+@ApiTags('Dowsing (v1)')
+@ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
+@Controller({ path: 'dowsing', version: '1' })
+export class DowsingV1Controller {
+  constructor(
+    private readonly dowsing: DowsingService,
+    private readonly lists: DowsingListsService,
+  ) {}
+
+  @Post('query')
+  @HttpCode(201)
+  @Auth({ scopes: [Scope.DowsingWrite] })
+  @ApiOperation({ summary: 'Ask a dowsing question', description: ANSWERED })
+  @ApiJsonBody(DowsingQueryDto, DOWSING_EXAMPLES.query)
+  @ApiAnswered()
+  async query(
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
+    @Body() body: DowsingQueryDto,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<DowsingQueryV1Dto> {
+    return this.answer(principal, requestId, queryRequest(body), response);
+  }
+
+  @Post('multi-point')
+  @HttpCode(201)
+  @Auth({ scopes: [Scope.DowsingWrite] })
+  @ApiOperation({
+    summary: 'Read several named points and name the strongest',
+    description: `2–50 points; a reading and confidence per point. ${ANSWERED}`,
+  })
+  @ApiJsonBody(MultiPointDto, DOWSING_EXAMPLES.multi_point)
+  @ApiAnswered()
+  async multiPoint(
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
+    @Body() body: MultiPointDto,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<DowsingQueryV1Dto> {
+    return this.answer(principal, requestId, variantRequest('multi_point', body), response);
+  }
+
+  @Post('energy-map')
+  @HttpCode(201)
+  @Auth({ scopes: [Scope.DowsingWrite] })
+  @ApiOperation({
+    summary: 'Read a grid of cells over a bounding box',
+    description: `Up to 100 × 100 cells; a reading per cell and the strongest. ${ANSWERED}`,
+  })
+  @ApiJsonBody(EnergyMapDto, DOWSING_EXAMPLES.energy_map)
+  @ApiAnswered()
+  async energyMap(
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
+    @Body() body: EnergyMapDto,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<DowsingQueryV1Dto> {
+    return this.answer(principal, requestId, variantRequest('energy_map', body), response);
+  }
+
+  @Post('depth-analysis')
+  @HttpCode(201)
+  @Auth({ scopes: [Scope.DowsingWrite] })
+  @ApiOperation({
+    summary: 'Estimate a depth at a point',
+    description: `A depth in meters with an interval, within 0 and max_depth_meters. ${ANSWERED}`,
+  })
+  @ApiJsonBody(DepthAnalysisDto, DOWSING_EXAMPLES.depth_analysis)
+  @ApiAnswered()
+  async depthAnalysis(
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
+    @Body() body: DepthAnalysisDto,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<DowsingQueryV1Dto> {
+    return this.answer(principal, requestId, variantRequest('depth_analysis', body), response);
+  }
+
+  @Post('material-identification')
+  @HttpCode(201)
+  @Auth({ scopes: [Scope.DowsingWrite] })
+  @ApiOperation({
+    summary: 'Rank candidate materials',
+    description: `Candidates from the documented vocabulary (or yours), ranked with probabilities that sum to 1. ${ANSWERED}`,
+  })
+  @ApiJsonBody(MaterialIdentificationDto, DOWSING_EXAMPLES.material_identification)
+  @ApiAnswered()
+  async materialIdentification(
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
+    @Body() body: MaterialIdentificationDto,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<DowsingQueryV1Dto> {
+    return this.answer(
+      principal,
+      requestId,
+      variantRequest('material_identification', body),
+      response,
+    );
+  }
+
+  @Post('chart-analysis')
+  @HttpCode(201)
+  @Auth({ scopes: [Scope.DowsingWrite] })
+  @ApiOperation({
+    summary: 'Read a dowsing chart',
+    description: `2–100 options; the chosen one and the reading strength per option. ${ANSWERED}`,
+  })
+  @ApiJsonBody(ChartAnalysisDto, DOWSING_EXAMPLES.chart_analysis)
+  @ApiAnswered()
+  async chartAnalysis(
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
+    @Body() body: ChartAnalysisDto,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<DowsingQueryV1Dto> {
+    return this.answer(principal, requestId, variantRequest('chart_analysis', body), response);
+  }
+
+  @Post('location-finding')
+  @HttpCode(201)
+  @Auth({ scopes: [Scope.DowsingWrite] })
+  @ApiOperation({
+    summary: 'Find candidate places for what is sought',
+    description: `Up to max_candidates places inside the search area, each with accuracy_meters. ${ANSWERED}`,
+  })
+  @ApiJsonBody(LocationFindingDto, DOWSING_EXAMPLES.location_finding)
+  @ApiAnswered()
+  async locationFinding(
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
+    @Body() body: LocationFindingDto,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<DowsingQueryV1Dto> {
+    return this.answer(principal, requestId, variantRequest('location_finding', body), response);
+  }
+
+  @Post('energy-detection')
+  @HttpCode(201)
+  @Auth({ scopes: [Scope.DowsingWrite] })
+  @ApiOperation({
+    summary: 'Detect energy at a point over a time window',
+    description: `A signal strength and an energy signature. ${ANSWERED}`,
+  })
+  @ApiJsonBody(EnergyDetectionDto, DOWSING_EXAMPLES.energy_detection)
+  @ApiAnswered()
+  async energyDetection(
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
+    @Body() body: EnergyDetectionDto,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<DowsingQueryV1Dto> {
+    return this.answer(principal, requestId, variantRequest('energy_detection', body), response);
+  }
+
+  @Get('queries')
+  @Auth({ scopes: [Scope.DowsingRead] })
+  @ApiOperation({
+    summary: "List your organisation's dowsing queries in the caller's mode, newest first",
+    description:
+      'Filter by `query_type`, `status` and `variant`; page with `limit` (1–100, default 20) and `offset`.',
+  })
+  @ApiOkResponse({ type: DowsingListV1Dto })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: DowsingListQueryV1Dto,
+  ): Promise<DowsingListV1Dto> {
+    return v1Page(
+      query,
+      (page) =>
+        this.lists.list(
+          principal,
+          { queryType: query.query_type, status: query.status, variant: query.variant },
+          page,
+        ),
+      toQueryV1,
+    );
+  }
+
+  @Get('queries/:query_id')
+  @Auth({ scopes: [Scope.DowsingRead] })
+  @ApiOperation({ summary: 'Read a dowsing query and its result' })
+  @ResourceParam('query_id', QUERY_ID.example, 'dowsing query')
+  @ApiOkResponse({ type: DowsingQueryV1Dto })
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('query_id') id: string,
+  ): Promise<DowsingQueryV1Dto> {
+    return toQueryV1(await this.dowsing.get(principal, id));
+  }
+
+  @Delete('queries/:query_id')
+  @HttpCode(204)
+  @Auth({ scopes: [Scope.DowsingDelete] })
+  @ApiOperation({
+    summary: 'Delete a dowsing query',
+    description:
+      'Removes the query, its result and its readings (they leave heatmaps); its events keep only the query id and sequence (`"redacted": true`). An audit record keeps who deleted it and when.',
+  })
+  @ResourceParam('query_id', QUERY_ID.example, 'dowsing query')
+  @ApiNoContentResponse({ description: 'Deleted' })
+  async delete(
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
+    @Param('query_id') id: string,
+  ): Promise<void> {
+    await this.dowsing.delete(principal, id, requestId);
+  }
+
+  private async answer(
+    principal: Principal,
+    requestId: string,
+    request: DowsingRequest,
+    response: Response,
+  ): Promise<DowsingQueryV1Dto> {
+    const query = await this.dowsing.create(principal, request, requestId);
+    if (query.status === 'processing') response.status(202);
+    return toQueryV1(query);
+  }
+}

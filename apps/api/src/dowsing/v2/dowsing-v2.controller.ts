@@ -1,0 +1,115 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProperty,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import { Scope, type Principal } from '#common';
+import { DowsingListsService, DowsingService } from '#dowsing';
+import type { DowsingRequest } from '#engines';
+import { BatchStatusV1Dto } from '../../batches/v1/batch-v1.dto.js';
+import { toBatchStatusV1 } from '../../batches/v1/batch-v1.mapper.js';
+import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
+import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { ApiJsonBody } from '../../http/request-examples.js';
+import { ResourceParam } from '../../http/resource-param.decorator.js';
+import { pageRequest, v2Page } from '../../http/v2-list.js';
+import type { DowsingQueryDto } from '../dowsing-request.dto.js';
+import { queryRequest, variantRequest } from '../dowsing-request.mapper.js';
+import {
+  DowsingListQueryV2Dto,
+  DowsingListV2Dto,
+  DowsingQueryV2Dto,
+  QUERY_ID,
+} from '../dowsing-response.dto.js';
+import { dowsingBatchItem, toQueryV2 } from '../dowsing-response.mapper.js';
+import {
+  DOWSING_BATCH_EXAMPLES,
+  DowsingBatchDto,
+  MAX_DOWSING_BATCH_SIZE,
+  type DowsingBatchItem,
+} from './dowsing-batch.dto.js';
+
+export class DowsingBatchCreatedDto extends BatchStatusV1Dto {
+  @ApiProperty({ type: [DowsingQueryV2Dto], description: 'In the order of the request' })
+  queries!: DowsingQueryV2Dto[];
+}
+
+@ApiTags('Dowsing (v2)')
+@ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
+@Controller({ path: 'dowsing', version: '2' })
+export class DowsingV2Controller {
+  constructor(
+    private readonly dowsing: DowsingService,
+    private readonly lists: DowsingListsService,
+  ) {}
+
+  @Post('batch')
+  @HttpCode(201)
+  @Auth({ scopes: [Scope.DowsingWrite] })
+  @ApiOperation({
+    summary: 'Ask up to 100 dowsing queries of any variant at once',
+    description: `Up to ${MAX_DOWSING_BATCH_SIZE} items, each a v1 body with \`variant\` naming which; answered and stored in one transaction, all or none (a bad item answers 400 naming it, e.g. \`queries.7.question\`). Follow them with GET /v1/batch/{batch_id}/status and /results.`,
+  })
+  @ApiJsonBody(DowsingBatchDto, DOWSING_BATCH_EXAMPLES)
+  @ApiCreatedResponse({ type: DowsingBatchCreatedDto })
+  @ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })
+  @ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })
+  async batch(
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
+    @Body() body: DowsingBatchDto,
+  ): Promise<DowsingBatchCreatedDto> {
+    const requests = body.queries.map((item, i) => batchRequest(item, `queries.${i}.`));
+    const { batch, queries } = await this.dowsing.createBatch(principal, requests, requestId);
+    return {
+      ...toBatchStatusV1(batch, queries.map(dowsingBatchItem)),
+      queries: queries.map(toQueryV2),
+    };
+  }
+
+  @Get('queries')
+  @Auth({ scopes: [Scope.DowsingRead] })
+  @ApiOperation({
+    summary: "List your organisation's dowsing queries in the caller's mode, newest first",
+    description:
+      'Filters combine: `query_type`, `status`, `variant`. Pages with `per_page` and the opaque `cursor` of the previous page. Results are the later-generation ones.',
+  })
+  @ApiOkResponse({ type: DowsingListV2Dto })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: DowsingListQueryV2Dto,
+  ): Promise<DowsingListV2Dto> {
+    const page = await this.lists.page(
+      principal,
+      { queryType: query.query_type, status: query.status, variant: query.variant },
+      pageRequest('dowsing', query),
+    );
+    return v2Page('dowsing', page, query.per_page, toQueryV2);
+  }
+
+  @Get('queries/:query_id')
+  @Auth({ scopes: [Scope.DowsingRead] })
+  @ApiOperation({
+    summary: 'Read a dowsing query with the later-generation result',
+    description: '`result.locations` and `result.statistical_significance` besides the v1 fields.',
+  })
+  @ResourceParam('query_id', QUERY_ID.example, 'dowsing query')
+  @ApiOkResponse({ type: DowsingQueryV2Dto })
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('query_id') id: string,
+  ): Promise<DowsingQueryV2Dto> {
+    return toQueryV2(await this.dowsing.get(principal, id));
+  }
+}
+
+function batchRequest(item: DowsingBatchItem, at: string): DowsingRequest {
+  const { variant, ...body } = item;
+  return variant === 'query'
+    ? queryRequest(body as unknown as DowsingQueryDto, at)
+    : variantRequest(variant, body as never, at);
+}
