@@ -1,4 +1,10 @@
-import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
+import {
+  ApiExtraModels,
+  ApiProperty,
+  ApiPropertyOptional,
+  getSchemaPath,
+  IntersectionType,
+} from '@nestjs/swagger';
 import { IsIn } from 'class-validator';
 import { DOWSING_STATUSES, type DowsingStatus } from '#dowsing';
 import {
@@ -13,6 +19,7 @@ import { Optional } from '../http/dto-decorators.js';
 import { V1List, V1ListQueryDto } from '../http/v1-list.dto.js';
 import { V2List, V2ListQueryDto } from '../http/v2-list.js';
 import { oneOf } from '../http/validation-messages.js';
+import { VARIANT_RESULT_DTOS } from './variant-result.dto.js';
 
 export const QUERY_ID = {
   example: 'dowse_01jh2x7v4ke8rbk3a8y0v0d7qz',
@@ -41,6 +48,7 @@ export class ChartDataDto {
   interpretation!: string;
 }
 
+@ApiExtraModels(...VARIANT_RESULT_DTOS)
 export class DowsingResultV1Dto {
   @ApiProperty({
     description:
@@ -65,14 +73,12 @@ export class DowsingResultV1Dto {
   @ApiProperty({ type: ChartDataDto })
   chart_data!: ChartDataDto;
 
-  @ApiProperty({
-    type: 'object',
-    additionalProperties: true,
-    nullable: true,
+  @ApiPropertyOptional({
+    anyOf: VARIANT_RESULT_DTOS.map((dto) => ({ $ref: getSchemaPath(dto) })),
     description:
-      "The variant's own answer (null for the plain query): multi_point `points`, `strongest`; energy_map `grid`, `strongest_cell`; depth_analysis `depth_meters`, `depth_interval_meters`; material_identification `candidates` (probabilities summing to 1); chart_analysis `chosen_option`, `option_strengths`; location_finding `candidates`; energy_detection `signal_strength`, `energy_signature`, `window` (README, Dowsing)",
+      "The variant's own answer (absent for the plain query): multi_point `points` and `strongest`; energy_map `grid` and `strongest_cell`; depth_analysis `depth_meters` and `depth_interval_meters`; material_identification ranked `candidates`; chart_analysis `chosen_option` and `option_strengths`; location_finding place `candidates`; energy_detection `signal_strength`, `energy_signature`, `window`",
   })
-  variant_result!: Record<string, unknown> | null;
+  variant_result?: Record<string, unknown>;
 }
 
 export class SignificanceDto {

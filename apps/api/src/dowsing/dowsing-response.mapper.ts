@@ -47,7 +47,7 @@ function resultV1(result: DowsingResultData): DowsingResultV1Dto {
     ...(result.coordinates && { coordinates: result.coordinates }),
     additional_insights: result.additional_insights,
     chart_data: result.chart_data,
-    variant_result: result.variant_result,
+    ...(result.variant_result !== null && { variant_result: result.variant_result }),
   };
 }
 
