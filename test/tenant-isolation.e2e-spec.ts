@@ -23,6 +23,9 @@ interface Tenant {
   analysisIds: string[];
   /** A batch of analyses through each batch route. */
   analysisBatchIds: string[];
+  /** A plain dowsing query and one variant, and a v2 batch of one. */
+  dowsingIds: string[];
+  dowsingBatchId: string;
 }
 
 let stack: Stack;
@@ -71,8 +74,27 @@ beforeAll(async () => {
         analysisBatchIds.push(batch.body.batch_id);
         analysisIds.push(batch.body.analyses[0].analysis_id);
       }
+      // The tenant's name in every question, as in the analyses' descriptions.
+      const plain = await client.post('/v1/dowsing/query', {
+        token,
+        json: { query_type: 'yes_no', question: `${org}/${mode} asks` },
+      });
+      const chart = await client.post('/v1/dowsing/chart-analysis', {
+        token,
+        json: { question: `${org}/${mode} charts`, options: ['a', 'b'] },
+      });
+      const dowsingBatch = await client.post('/v2/dowsing/batch', {
+        token,
+        json: { queries: [{ variant: 'query', query_type: 'yes_no', question: `${org}/${mode}` }] },
+      });
       tenants.push({
         name: `${org}/${mode}`,
+        dowsingIds: [
+          plain.body.query_id,
+          chart.body.query_id,
+          dowsingBatch.body.queries[0].query_id,
+        ],
+        dowsingBatchId: dowsingBatch.body.batch_id,
         token,
         sessionId: session.body.session_id,
         apiKeyId: key.body.id,
@@ -124,6 +146,17 @@ describe('tenant isolation matrix', () => {
           200,
         );
       }
+      for (const id of tenant.dowsingIds) {
+        for (const version of ['v1', 'v2']) {
+          expect(
+            (await client.get(`/${version}/dowsing/queries/${id}`, { token: tenant.token })).status,
+          ).toBe(200);
+        }
+      }
+      expect(
+        (await client.get(`/v1/batch/${tenant.dowsingBatchId}/results`, { token: tenant.token }))
+          .status,
+      ).toBe(200);
       const patterns = await client.post('/v2/analysis/pattern-recognition', {
         token: tenant.token,
         json: { items: tenant.analysisIds },
@@ -172,9 +205,14 @@ describe('tenant isolation matrix', () => {
             client.post(`/v1/analysis/${id}/cancel`, { token }),
             client.delete(`/v1/analysis/${id}`, { token }),
           ]),
-          ...owner.analysisBatchIds.flatMap((id) => [
+          ...[...owner.analysisBatchIds, owner.dowsingBatchId].flatMap((id) => [
             client.get(`/v1/batch/${id}/status`, { token }),
             client.get(`/v1/batch/${id}/results`, { token }),
+          ]),
+          ...owner.dowsingIds.flatMap((id) => [
+            client.get(`/v1/dowsing/queries/${id}`, { token }),
+            client.get(`/v2/dowsing/queries/${id}`, { token }),
+            client.delete(`/v1/dowsing/queries/${id}`, { token }),
           ]),
         ];
         for (const response of await Promise.all(attempts)) {
@@ -224,6 +262,21 @@ describe('tenant isolation matrix', () => {
     }
   });
 
+  it('never lists another tenant’s dowsing queries', async () => {
+    const own = (ids: string[]) => [...ids].sort();
+    for (const caller of tenants) {
+      const v1 = await client.get('/v1/dowsing/queries?limit=100', { token: caller.token });
+      expect(
+        own(v1.body.results.map((q: { query_id: string }) => q.query_id)),
+        caller.name,
+      ).toEqual(own(caller.dowsingIds));
+      const v2 = await client.get('/v2/dowsing/queries?per_page=100', { token: caller.token });
+      expect(own(v2.body.data.map((q: { query_id: string }) => q.query_id)), caller.name).toEqual(
+        own(caller.dowsingIds),
+      );
+    }
+  });
+
   it('refuses another tenant’s analysis to pattern recognition as it does an unknown id', async () => {
     const nothing = 'anal_01m82sfbpbenftg57hv349pfkd';
     const refusal = (response: { status: number; body: any }) => ({
@@ -264,6 +317,7 @@ describe('tenant isolation matrix', () => {
       session: 'sess_01m82sfbpbenftg57hv349pfkd',
       event: 'evt_01m82sfbpbenftg57hv349pfkd',
       analysis: 'anal_01m82sfbpbenftg57hv349pfkd',
+      dowsing: 'dowse_01m82sfbpbenftg57hv349pfkd',
     };
     for (const caller of tenants) {
       const unknownSessions = await client.get(`/v2/sessions?cursor=${cursorOf(nothing.session)}`, {
@@ -276,7 +330,17 @@ describe('tenant isolation matrix', () => {
         `/v2/analysis?cursor=${cursorOf(nothing.analysis)}`,
         { token: caller.token },
       );
+      const unknownQueries = await client.get(
+        `/v2/dowsing/queries?cursor=${cursorOf(nothing.dowsing)}`,
+        { token: caller.token },
+      );
       for (const owner of tenants.filter((t) => t !== caller)) {
+        for (const id of owner.dowsingIds) {
+          const queries = await client.get(`/v2/dowsing/queries?cursor=${cursorOf(id)}`, {
+            token: caller.token,
+          });
+          expect(queries.body, `${caller.name} → ${owner.name}`).toEqual(unknownQueries.body);
+        }
         const [ownerEvent] = (await client.get('/v2/events', { token: owner.token })).body.data;
         const sessions = await client.get(`/v2/sessions?cursor=${cursorOf(owner.sessionId)}`, {
           token: caller.token,
@@ -310,6 +374,10 @@ describe('tenant isolation matrix', () => {
       for (const id of tenant.analysisIds) {
         const analysis = await client.get(`/v1/analysis/${id}`, { token: tenant.token });
         expect(analysis.body.status).toBe('completed');
+      }
+      for (const id of tenant.dowsingIds) {
+        const query = await client.get(`/v1/dowsing/queries/${id}`, { token: tenant.token });
+        expect(query.body.status).toBe('completed');
       }
     }
   });
