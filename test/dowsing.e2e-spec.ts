@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
+import {
+  createTestCertificateAuthority,
+  startHttpsReceiver,
+  type TestCertificateAuthority,
+} from './support/https-receiver.js';
 import { startStack, type Stack } from './support/stack.js';
 import { waitFor } from './support/wait.js';
 
@@ -8,16 +13,23 @@ let stack: Stack;
 let client: TestClient;
 let org: TestOrganization;
 let token: string;
+let ca: TestCertificateAuthority;
 
 const LONDON = { latitude: 51.5074, longitude: -0.1278 };
 
 beforeAll(async () => {
-  stack = await startStack();
+  ca = await createTestCertificateAuthority();
+  stack = await startStack({
+    env: { OUTBOUND_EXTRA_CA_FILE: ca.caFile, OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1' },
+  });
   client = await TestClient.for(stack);
   org = await createOrganization(stack, client);
   token = await org.token();
 });
-afterAll(() => stack?.close());
+afterAll(async () => {
+  await stack?.close();
+  await ca?.cleanup();
+});
 
 function ask(path: string, body: Record<string, unknown>, credential = token) {
   return client.post(`/v1/dowsing/${path}`, { token: credential, json: body });
@@ -449,5 +461,56 @@ describe('lists, batches and delete', () => {
     ).toBe(404);
     const list = await client.get('/v1/dowsing/queries', { token: otherToken });
     expect(list.body.total).toBe(0);
+  });
+});
+
+describe('webhooks', () => {
+  it('delivers dowsing.query_completed to a subscribed HTTPS endpoint with the spec data shape in full', async () => {
+    const own = await createOrganization(stack, client);
+    const ownToken = await own.token();
+    const receiver = await startHttpsReceiver({ certificate: ca.leaf });
+    try {
+      const hook = await client.post('/v1/webhooks', {
+        token: ownToken,
+        json: { url: receiver.url, events: ['dowsing.query_completed'] },
+      });
+      expect(hook.status).toBe(201);
+      const { body } = await ask(
+        'query',
+        {
+          query_type: 'location',
+          question: 'Where is the spring?',
+          context: { location: { ...LONDON, radius_meters: 1000 } },
+        },
+        ownToken,
+      );
+      const [request] = await receiver.waitForRequests(1, 30_000);
+      const delivery = JSON.parse(request!.rawBody);
+      expect(delivery).toMatchObject({ type: 'dowsing.query_completed', livemode: true });
+      expect(Object.keys(delivery.data).sort()).toEqual(
+        [
+          'answer',
+          'chart_data',
+          'completed_at',
+          'confidence',
+          'coordinates',
+          'query_id',
+          'query_type',
+          'question',
+          'sequence',
+          'variant',
+        ].sort(),
+      );
+      expect(delivery.data).toMatchObject({
+        query_id: body.query_id,
+        question: 'Where is the spring?',
+        answer: body.result.answer,
+        confidence: body.result.confidence,
+        coordinates: body.result.coordinates,
+        chart_data: body.result.chart_data,
+      });
+    } finally {
+      await receiver.close();
+    }
   });
 });
