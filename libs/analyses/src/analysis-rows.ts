@@ -1,6 +1,7 @@
+import { rowMapping } from '#database';
 import type { AnalysisEntity } from './entities/analysis.entity.js';
 
-/** The columns of `analyses` in one order, with the entity field each maps to. */
+/** The columns of `analyses`, each with the entity field it maps to. */
 const FIELDS = {
   id: 'id',
   organization_id: 'organizationId',
@@ -38,11 +39,7 @@ const FIELDS = {
 } as const satisfies Record<string, keyof AnalysisEntity>;
 
 type Column = keyof typeof FIELDS;
-export const ANALYSIS_COLUMNS = Object.keys(FIELDS) as Column[];
-export type AnalysisRow = Record<Column, unknown>;
-
-/** Columns stored as JSON: node-postgres would write a JS array as a PostgreSQL array. */
-const JSON_COLUMNS = new Set<Column>([
+const ROWS = rowMapping<AnalysisEntity, Column>('analyses', FIELDS, [
   'reference_material',
   'material',
   'earlier_work',
@@ -50,21 +47,12 @@ const JSON_COLUMNS = new Set<Column>([
   'score_details',
 ]);
 
-export const SELECT_ANALYSIS = `SELECT ${ANALYSIS_COLUMNS.join(', ')} FROM analyses
+export const ANALYSIS_COLUMNS = ROWS.columns;
+export type AnalysisRow = Record<Column, unknown>;
+
+export const SELECT_ANALYSIS = `SELECT ${ROWS.selectList} FROM analyses
   WHERE id = $1 AND organization_id = $2 AND mode = $3`;
 
-export const INSERT_ANALYSIS = `INSERT INTO analyses (${ANALYSIS_COLUMNS.join(', ')})
-  VALUES (${ANALYSIS_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
-
-export function analysisFromRow(row: AnalysisRow): AnalysisEntity {
-  const entity: Record<string, unknown> = {};
-  for (const column of ANALYSIS_COLUMNS) entity[FIELDS[column]] = row[column];
-  return entity as unknown as AnalysisEntity;
-}
-
-export function analysisToRow(analysis: AnalysisEntity): unknown[] {
-  return ANALYSIS_COLUMNS.map((column) => {
-    const value = analysis[FIELDS[column]];
-    return JSON_COLUMNS.has(column) && value !== null ? JSON.stringify(value) : value;
-  });
-}
+export const INSERT_ANALYSIS = ROWS.insert;
+export const analysisFromRow = (row: AnalysisRow): AnalysisEntity => ROWS.fromRow(row);
+export const analysisToRow = (analysis: AnalysisEntity): unknown[] => ROWS.toRow(analysis);
