@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { Tenant } from '#common';
 import {
-  keysetPage,
   Sql,
-  SqlConditions,
-  tenantScope,
+  tenantConditions,
+  TenantLists,
   type KeysetPage,
   type PageRequest,
+  type SqlConditions,
 } from '#database';
 import type { AnalysisPriority, AnalysisTargetType } from '#engines';
-import { ANALYSIS_COLUMNS, analysisFromRow, type AnalysisRow } from './analysis-rows.js';
+import { ANALYSIS_ROWS } from './analysis-rows.js';
 import type { AnalysisEntity, AnalysisStatus } from './entities/analysis.entity.js';
 
 export interface AnalysisFilter {
@@ -26,59 +26,31 @@ export interface AnalysisFilter {
  */
 @Injectable()
 export class AnalysisListsService {
-  constructor(private readonly sql: Sql) {}
+  private readonly lists: TenantLists<AnalysisEntity, string>;
 
-  async list(
+  constructor(sql: Sql) {
+    this.lists = new TenantLists(sql, 'analyses', ANALYSIS_ROWS);
+  }
+
+  list(
     tenant: Tenant,
     filter: AnalysisFilter,
     page: { limit: number; offset: number },
   ): Promise<{ records: AnalysisEntity[]; total: number }> {
-    const where = conditions(tenant, filter);
-    const counted = conditions(tenant, filter);
-    const [rows, [{ total }]] = await Promise.all([
-      this.sql.rows<AnalysisRow>(
-        `SELECT ${ANALYSIS_COLUMNS.join(', ')} FROM analyses WHERE ${where.sql}
-          ORDER BY created_at DESC, id DESC
-          LIMIT ${where.param(page.limit)} OFFSET ${where.param(page.offset)}`,
-        where.parameters,
-      ),
-      this.sql.rows<{ total: number }>(
-        `SELECT count(*)::int AS total FROM analyses WHERE ${counted.sql}`,
-        counted.parameters,
-      ) as Promise<[{ total: number }]>,
-    ]);
-    return { records: rows.map(analysisFromRow), total };
+    return this.lists.list(() => conditions(tenant, filter), page);
   }
 
-  async page(
+  page(
     tenant: Tenant,
     filter: AnalysisFilter,
     request: PageRequest,
   ): Promise<KeysetPage<AnalysisEntity>> {
-    return keysetPage(
-      (text, parameters) => this.sql.rows(text, parameters),
-      {
-        table: 'analyses',
-        where: conditions(tenant, filter),
-        scope: tenantScope(tenant),
-        readRows: async (idsSql, parameters) =>
-          (
-            await this.sql.rows<AnalysisRow>(
-              `SELECT ${ANALYSIS_COLUMNS.join(', ')} FROM analyses WHERE id IN (${idsSql})
-                ORDER BY created_at DESC, id DESC`,
-              parameters,
-            )
-          ).map(analysisFromRow),
-      },
-      request,
-    );
+    return this.lists.page(tenant, conditions(tenant, filter), request);
   }
 }
 
 function conditions(tenant: Tenant, filter: AnalysisFilter): SqlConditions {
-  const where = new SqlConditions();
-  where.and(`organization_id = ${where.param(tenant.organizationId)}`);
-  where.and(`mode = ${where.param(tenant.mode)}`);
+  const where = tenantConditions(tenant);
   if (filter.status) where.and(`status = ${where.param(filter.status)}`);
   if (filter.targetType) where.and(`target_type = ${where.param(filter.targetType)}`);
   if (filter.priority) where.and(`priority = ${where.param(filter.priority)}`);

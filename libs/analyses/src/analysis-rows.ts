@@ -39,7 +39,7 @@ const FIELDS = {
 } as const satisfies Record<string, keyof AnalysisEntity>;
 
 type Column = keyof typeof FIELDS;
-const ROWS = rowMapping<AnalysisEntity, Column>('analyses', FIELDS, [
+export const ANALYSIS_ROWS = rowMapping<AnalysisEntity, Column>('analyses', FIELDS, [
   'reference_material',
   'material',
   'earlier_work',
@@ -47,12 +47,12 @@ const ROWS = rowMapping<AnalysisEntity, Column>('analyses', FIELDS, [
   'score_details',
 ]);
 
-export const ANALYSIS_COLUMNS = ROWS.columns;
+export const ANALYSIS_COLUMNS = ANALYSIS_ROWS.columns;
 export type AnalysisRow = Record<Column, unknown>;
 
-export const SELECT_ANALYSIS = `SELECT ${ROWS.selectList} FROM analyses
+export const SELECT_ANALYSIS = `SELECT ${ANALYSIS_ROWS.selectList} FROM analyses
   WHERE id = $1 AND organization_id = $2 AND mode = $3`;
 
-export const INSERT_ANALYSIS = ROWS.insert;
-export const analysisFromRow = (row: AnalysisRow): AnalysisEntity => ROWS.fromRow(row);
-export const analysisToRow = (analysis: AnalysisEntity): unknown[] => ROWS.toRow(analysis);
+export const INSERT_ANALYSIS = ANALYSIS_ROWS.insert;
+export const analysisFromRow = (row: AnalysisRow): AnalysisEntity => ANALYSIS_ROWS.fromRow(row);
+export const analysisToRow = (analysis: AnalysisEntity): unknown[] => ANALYSIS_ROWS.toRow(analysis);

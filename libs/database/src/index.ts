@@ -7,3 +7,4 @@ export * from './keyset-page.js';
 export * from './wake-up-pump.js';
 export * from './sequenced-transition.js';
 export * from './row-mapping.js';
+export * from './tenant-lists.js';

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { Tenant } from '#common';
 import {
-  keysetPage,
   Sql,
-  SqlConditions,
-  tenantScope,
+  tenantConditions,
+  TenantLists,
   type KeysetPage,
   type PageRequest,
+  type SqlConditions,
 } from '#database';
 import type { DowsingQueryType, DowsingVariant } from '#engines';
 import { QUERY_ROWS } from './dowsing-rows.js';
@@ -18,64 +18,39 @@ export interface DowsingFilter {
   variant?: DowsingVariant | undefined;
 }
 
-type QueryRow = Parameters<typeof QUERY_ROWS.fromRow>[0];
-
-/** The lists of a tenant's dowsing queries, newest first: v1's offset pages and v2's keyset pages. */
+/**
+ * The lists of a tenant's dowsing queries, newest first: v1's offset pages
+ * and v2's keyset pages, with the same filters. The (organisation, mode,
+ * created_at) and (organisation, mode, status, created_at) indexes INCLUDE
+ * the other filtered columns.
+ */
 @Injectable()
 export class DowsingListsService {
-  constructor(private readonly sql: Sql) {}
+  private readonly lists: TenantLists<DowsingQueryEntity, string>;
 
-  async list(
+  constructor(sql: Sql) {
+    this.lists = new TenantLists(sql, 'dowsing_queries', QUERY_ROWS);
+  }
+
+  list(
     tenant: Tenant,
     filter: DowsingFilter,
     page: { limit: number; offset: number },
   ): Promise<{ records: DowsingQueryEntity[]; total: number }> {
-    const where = conditions(tenant, filter);
-    const counted = conditions(tenant, filter);
-    const [rows, [{ total }]] = await Promise.all([
-      this.sql.rows<QueryRow>(
-        `SELECT ${QUERY_ROWS.selectList} FROM dowsing_queries WHERE ${where.sql}
-          ORDER BY created_at DESC, id DESC
-          LIMIT ${where.param(page.limit)} OFFSET ${where.param(page.offset)}`,
-        where.parameters,
-      ),
-      this.sql.rows<{ total: number }>(
-        `SELECT count(*)::int AS total FROM dowsing_queries WHERE ${counted.sql}`,
-        counted.parameters,
-      ) as Promise<[{ total: number }]>,
-    ]);
-    return { records: rows.map((row) => QUERY_ROWS.fromRow(row)), total };
+    return this.lists.list(() => conditions(tenant, filter), page);
   }
 
-  async page(
+  page(
     tenant: Tenant,
     filter: DowsingFilter,
     request: PageRequest,
   ): Promise<KeysetPage<DowsingQueryEntity>> {
-    return keysetPage(
-      (text, parameters) => this.sql.rows(text, parameters),
-      {
-        table: 'dowsing_queries',
-        where: conditions(tenant, filter),
-        scope: tenantScope(tenant),
-        readRows: async (idsSql, parameters) =>
-          (
-            await this.sql.rows<QueryRow>(
-              `SELECT ${QUERY_ROWS.selectList} FROM dowsing_queries WHERE id IN (${idsSql})
-                ORDER BY created_at DESC, id DESC`,
-              parameters,
-            )
-          ).map((row) => QUERY_ROWS.fromRow(row)),
-      },
-      request,
-    );
+    return this.lists.page(tenant, conditions(tenant, filter), request);
   }
 }
 
 function conditions(tenant: Tenant, filter: DowsingFilter): SqlConditions {
-  const where = new SqlConditions();
-  where.and(`organization_id = ${where.param(tenant.organizationId)}`);
-  where.and(`mode = ${where.param(tenant.mode)}`);
+  const where = tenantConditions(tenant);
   if (filter.status) where.and(`status = ${where.param(filter.status)}`);
   if (filter.queryType) where.and(`query_type = ${where.param(filter.queryType)}`);
   if (filter.variant) where.and(`variant = ${where.param(filter.variant)}`);
