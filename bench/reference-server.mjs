@@ -1,5 +1,5 @@
-// Minimal reference implementation of GET /v1/sessions/{id}, POST /v1/sessions and
-// POST /v1/analysis/targets.
+// Minimal reference implementation of GET /v1/sessions/{id}, POST /v1/sessions,
+// POST /v1/analysis/targets and POST /v1/dowsing/query.
 //
 // It does the same work per request as the Nest service, with nothing around it:
 //   request id (req_ TypeID, or a well-formed incoming X-Request-Id), Bearer parsing,
@@ -12,9 +12,13 @@
 //   pg_notify trigger). A submitted analysis (libs/analyses/src/analyses.service.ts) first gets its
 //   estimate (analysis-estimates.ts: the queue's group-by every time, the measured figures cached
 //   5 s), then BEGIN / INSERT analyses (33 columns) / INSERT events / concurrent-analyses check /
-//   COMMIT. No response caching, no ETag.
+//   COMMIT. A dowsing query (libs/dowsing/src/dowsing.service.ts) reads the organisation's engine
+//   seed, is answered by the built simulated engine (dist/libs/engines: the same computation the
+//   service does, not a copy), then BEGIN / INSERT dowsing_queries (23 columns) / INSERT events
+//   (dowsing.query_created) / INSERT dowsing_readings … unnest (located answers) / INSERT events
+//   (dowsing.query_completed) / COMMIT. No response caching, no ETag.
 //
-// Plain node:http, pg Pool, ioredis, jose, typeid-js. No Nest, no ORM.
+// Plain node:http, pg Pool, ioredis, jose, typeid-js (and the built engine). No Nest, no ORM.
 //
 // Env: PORT, DATABASE_URL, REDIS_URL, REDIS_PREFIX, PUBLIC_URL, DATABASE_POOL_MAX,
 //      SIMULATED_STEP_MS and WORKER_CONCURRENCY (estimates only; defaults 500 and 50 like the service).
@@ -843,6 +847,287 @@ async function submitAnalysis(principal, input, requestId) {
   };
 }
 
+// ---------------------------------------------------------------- dowsing
+
+// The engine's computation is part of the work both servers do, so the reference runs the same
+// built engine (a pure function of the request and the organisation's seed) rather than a copy.
+const engines = await import(new URL('../dist/libs/engines/src/index.js', import.meta.url).href);
+const dowsingEngine = new engines.SimulatedDowsingEngine();
+const { DOWSING_QUERY_TYPES, PRECISION_LEVELS, TIMEFRAMES, dowsingRequestProblem } = engines;
+const MAX_QUESTION_LENGTH = 1000;
+const MIN_RADIUS_METERS = 1;
+const MAX_RADIUS_METERS = 100_000;
+const MAX_PARAMETER_KEYS = 50;
+const MAX_PARAMETERS_BYTES = 8 * 1024;
+const DOWSING_FIELDS = new Set(['query_type', 'question', 'context', 'precision_level']);
+const CONTEXT_FIELDS = new Set(['location', 'timeframe', 'parameters']);
+const CIRCLE_FIELDS = new Set(['latitude', 'longitude', 'radius_meters']);
+
+/**
+ * The rules of DowsingQueryDto (with DowsingContextDto and SearchCircleDto: unknown fields
+ * refused at every level, `null` refused where a field is merely optional), then of
+ * queryRequest in dowsing-request.mapper.ts (the parameters' bounds, the search circle a
+ * location query needs, a blank question refused) and the engine's own dowsingRequestProblem.
+ */
+function validateDowsingQuery(body) {
+  if (!isPlainObject(body)) throw invalid('body', 'must be a JSON object');
+  onlyFields(body, DOWSING_FIELDS, '');
+  if (!DOWSING_QUERY_TYPES.includes(body.query_type))
+    throw invalid('query_type', `must be one of ${DOWSING_QUERY_TYPES.join(', ')}`);
+  const text = body.question;
+  if (typeof text !== 'string') throw invalid('question', 'must be a string');
+  if (text.length < 1 || text.length > MAX_QUESTION_LENGTH)
+    throw invalid('question', `must be 1 to ${MAX_QUESTION_LENGTH} characters`);
+  if (body.precision_level !== undefined && !PRECISION_LEVELS.includes(body.precision_level))
+    throw invalid('precision_level', `must be one of ${PRECISION_LEVELS.join(', ')}`);
+  const context = {};
+  if (body.context !== undefined) {
+    const given = body.context;
+    if (!isPlainObject(given)) throw invalid('context', 'must be an object');
+    onlyFields(given, CONTEXT_FIELDS, 'context.');
+    const { location, timeframe, parameters } = given;
+    if (location !== undefined) {
+      if (!isPlainObject(location))
+        throw invalid(
+          'context.location',
+          'must be an object with latitude, longitude and radius_meters',
+        );
+      onlyFields(location, CIRCLE_FIELDS, 'context.location.');
+      const radius = location.radius_meters;
+      context.location = {
+        latitude: coordinate(location.latitude, 'context.location.latitude', 90),
+        longitude: coordinate(location.longitude, 'context.location.longitude', 180),
+        radius_meters: radius,
+      };
+      if (
+        typeof radius !== 'number' ||
+        !Number.isFinite(radius) ||
+        radius < MIN_RADIUS_METERS ||
+        radius > MAX_RADIUS_METERS
+      )
+        throw invalid(
+          'context.location.radius_meters',
+          `must be a number of meters between ${MIN_RADIUS_METERS} and ${MAX_RADIUS_METERS}`,
+        );
+    }
+    if (timeframe !== undefined) {
+      if (!TIMEFRAMES.includes(timeframe))
+        throw invalid('context.timeframe', `must be one of ${TIMEFRAMES.join(', ')}`);
+      context.timeframe = timeframe;
+    }
+    if (parameters !== undefined) {
+      if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters))
+        throw invalid('context.parameters', 'must be an object');
+      if (Object.keys(parameters).length > MAX_PARAMETER_KEYS)
+        throw invalid('context.parameters', `can hold at most ${MAX_PARAMETER_KEYS} keys`);
+      if (Buffer.byteLength(JSON.stringify(parameters)) > MAX_PARAMETERS_BYTES)
+        throw invalid(
+          'context.parameters',
+          `must be at most ${MAX_PARAMETERS_BYTES / 1024} KiB as JSON`,
+        );
+      const options = parameters.options;
+      if (
+        options !== undefined &&
+        (!Array.isArray(options) ||
+          options.length < 2 ||
+          options.length > 100 ||
+          options.some((o) => typeof o !== 'string' || o.length < 1 || o.length > 200))
+      )
+        throw invalid(
+          'context.parameters.options',
+          'must be an array of 2 to 100 distinct strings of 1 to 200 characters',
+        );
+      context.parameters = parameters;
+    }
+  }
+  if (body.query_type === 'location' && !context.location)
+    throw invalid('context.location', 'is required for a location query');
+  if (text.trim() === '') throw invalid('question', 'must not be blank');
+  const request = {
+    queryType: body.query_type,
+    question: text,
+    precisionLevel: body.precision_level ?? 'standard',
+    context,
+    input: { variant: 'query' },
+  };
+  const problem = dowsingRequestProblem(request);
+  if (problem !== null) {
+    const match = /^([\w.[\]]+?)(?::\s*|\s+)(.*)$/.exec(problem);
+    const field = (match?.[1] ?? 'body').replace(/\[(\d*)\]/g, (_, i) => (i ? `.${i}` : ''));
+    throw invalid(field, match?.[2] ?? problem);
+  }
+  return request;
+}
+
+/** OrganizationsService.engineSeed: read on every query, as the service's findOne does. */
+async function engineSeed(organizationId) {
+  const { rows } = await pool.query(
+    'SELECT id, engine_seed FROM organizations WHERE id = $1 LIMIT 1',
+    [organizationId],
+  );
+  if (!rows[0]) throw new Error(`organisation ${organizationId} does not exist`);
+  return rows[0].engine_seed;
+}
+
+const DOWSING_COLUMNS = [
+  'id',
+  'organization_id',
+  'mode',
+  'variant',
+  'query_type',
+  'question',
+  'precision_level',
+  'context',
+  'input',
+  'status',
+  'engine',
+  'engine_version',
+  'engine_seed',
+  'result',
+  'confidence',
+  'evidence',
+  'failure_reason',
+  'failure_message',
+  'event_sequence',
+  'created_at',
+  'updated_at',
+  'completed_at',
+  'batch_id',
+];
+const INSERT_DOWSING = `INSERT INTO dowsing_queries (${DOWSING_COLUMNS.join(', ')})
+  VALUES (${DOWSING_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+const INSERT_READINGS = `INSERT INTO dowsing_readings (organization_id, mode, query_id, latitude, longitude, confidence, created_at)
+  SELECT $1, $2, $3, r.latitude, r.longitude, r.confidence, $7
+    FROM unnest($4::float8[], $5::float8[], $6::float8[]) AS r(latitude, longitude, confidence)`;
+
+/**
+ * DowsingService.create: the engine's answer before the transaction, then the query row, its
+ * `dowsing.query_created` event, its located readings and `dowsing.query_completed` (or
+ * `dowsing.query_failed`) in one transaction; 201 with the v1 body (toQueryV1).
+ */
+async function createDowsingQuery(principal, request, requestId) {
+  const outcome = dowsingEngine.outcome(request, await engineSeed(principal.organizationId));
+  const id = typeid('dowse');
+  const queryId = id.toString();
+  const now = new Date();
+  const completed = outcome.status === 'completed';
+  const row = {
+    id: id.toUUID(),
+    organization_id: principal.organizationId,
+    mode: principal.mode,
+    variant: request.input.variant,
+    query_type: request.queryType,
+    question: request.question,
+    precision_level: request.precisionLevel,
+    context: JSON.stringify(request.context),
+    input: JSON.stringify(request.input),
+    status: outcome.status,
+    engine: dowsingEngine.name,
+    engine_version: outcome.engineVersion,
+    engine_seed: outcome.seed,
+    result: completed ? JSON.stringify(outcome.result) : null,
+    confidence: completed ? outcome.result.confidence : null,
+    evidence: completed ? outcome.evidence : null,
+    failure_reason: completed ? null : outcome.reason,
+    failure_message: completed ? null : outcome.message,
+    event_sequence: 2,
+    created_at: now,
+    updated_at: now,
+    completed_at: now,
+    batch_id: null,
+  };
+  const base = (sequence) => ({
+    query_id: queryId,
+    query_type: request.queryType,
+    variant: request.input.variant,
+    sequence,
+  });
+  const event = (client, type, data) =>
+    client.query(INSERT_EVENT, [
+      typeid('evt').toUUID(),
+      principal.organizationId,
+      principal.mode,
+      type,
+      JSON.stringify(data),
+      requestId,
+    ]);
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(
+      INSERT_DOWSING,
+      DOWSING_COLUMNS.map((column) => row[column]),
+    );
+    await event(client, 'dowsing.query_created', {
+      ...base(1),
+      question: request.question,
+      created_at: now.toISOString(),
+    });
+    if (completed) {
+      const readings = outcome.readings;
+      if (readings.length > 0)
+        await client.query(INSERT_READINGS, [
+          row.organization_id,
+          row.mode,
+          row.id,
+          readings.map((r) => r.latitude),
+          readings.map((r) => r.longitude),
+          readings.map((r) => r.confidence),
+          now,
+        ]);
+      await event(client, 'dowsing.query_completed', {
+        ...base(2),
+        question: request.question,
+        answer: outcome.result.answer,
+        confidence: outcome.result.confidence,
+        coordinates: outcome.result.coordinates ?? null,
+        chart_data: outcome.result.chart_data,
+        completed_at: now.toISOString(),
+      });
+    } else
+      await event(client, 'dowsing.query_failed', {
+        ...base(2),
+        reason: outcome.reason,
+        message: outcome.message,
+        failed_at: now.toISOString(),
+      });
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+  const result = outcome.result;
+  return {
+    query_id: queryId,
+    status: outcome.status,
+    variant: request.input.variant,
+    query_type: request.queryType,
+    question: request.question,
+    created_at: now.toISOString(),
+    completed_at: now.toISOString(),
+    metadata: {
+      engine: dowsingEngine.name,
+      engine_version: outcome.engineVersion,
+      evidence: completed ? outcome.evidence : null,
+      precision_level: request.precisionLevel,
+    },
+    ...(completed
+      ? {
+          result: {
+            answer: result.answer,
+            confidence: result.confidence,
+            ...(result.coordinates && { coordinates: result.coordinates }),
+            additional_insights: result.additional_insights,
+            chart_data: result.chart_data,
+            ...(result.variant_result !== null && { variant_result: result.variant_result }),
+          },
+        }
+      : { failure_reason: outcome.reason, failure_message: outcome.message }),
+  };
+}
+
 // ---------------------------------------------------------------- http
 
 function readJsonBody(request) {
@@ -919,6 +1204,10 @@ async function handle(request, response, requestId) {
     const principal = await authenticate(request, response, 'remote-viewing:write');
     const input = validateSubmit(await readJsonBody(request));
     return send(response, 201, await submitAnalysis(principal, input, requestId));
+  } else if (request.method === 'POST' && path === '/v1/dowsing/query') {
+    const principal = await authenticate(request, response, 'dowsing:write');
+    const input = validateDowsingQuery(await readJsonBody(request));
+    return send(response, 201, await createDowsingQuery(principal, input, requestId));
   }
   throw new HttpError(404, 'NOT_FOUND', `No route ${request.method} ${path}`, {
     issue: 'unknown route',

@@ -9,6 +9,7 @@
 //                                        BENCH_LIST_SESSIONS sets how many, default 1,000,000)
 //   BENCH_ANALYSES=0 node bench/run.mjs (skip submit/*, analyses-worker and analyses-latency)
 //   BENCH_PATTERNS=0 node bench/run.mjs (skip pattern recognition on 10,000 seeded analyses)
+//   BENCH_DOWSING=0 node bench/run.mjs  (skip dowsing-query/* and dowsing-heatmap)
 //
 // Every phase runs on its own: its figures are printed and saved to
 // bench/results/<run>-<phase>.json as soon as it ends, and a failing phase is reported (error with
@@ -58,6 +59,7 @@ import {
   analysesWorkerLines,
   analysesWorkerPhase,
 } from './analyses.mjs';
+import { DOWSING_QUERY_BODY, dowsingParity } from './dowsing.mjs';
 import { patternLines, patternPhase } from './patterns.mjs';
 import { printSessionListPhase, sessionListPhase } from './session-lists.mjs';
 import { createCertificates } from './webhook-receiver.mjs';
@@ -124,6 +126,9 @@ CONFIG.patterns = {
   items: positiveInt('BENCH_PATTERN_ITEMS', 10_000),
   requests: positiveInt('BENCH_PATTERN_REQUESTS', 30),
   warmup: 3,
+};
+CONFIG.dowsing = {
+  enabled: env.BENCH_DOWSING !== '0',
 };
 const TARGETS = { readRatio: 0.9, createRatio: 0.8, fixedRateP99Ms: 15 };
 const MAX_ERROR_SHARE = 0.01;
@@ -791,7 +796,7 @@ async function main(runner) {
     await runner.run('parity', () => parityCheck(ctx), {
       print: () =>
         log(
-          `Parity check passed: same read body, same create${CONFIG.analyses.enabled ? ' and submit' : ''} response shape, equivalent sessions${CONFIG.analyses.enabled ? ', analyses' : ''} and events rows.`,
+          `Parity check passed: same read body, same create${CONFIG.analyses.enabled ? ' and submit' : ''} response shape, equivalent sessions${CONFIG.analyses.enabled ? ', analyses' : ''} and events rows${CONFIG.dowsing.enabled ? '; the same dowsing query body and equivalent dowsing_queries, events and dowsing_readings rows' : ''}.`,
         ),
     });
 
@@ -969,9 +974,9 @@ async function setUp(runner, partial) {
     // A fresh, equal starting point for every run (only on the dedicated bench database).
     if (dbName === 'sas_bench' || env.BENCH_RESET === '1') {
       await db.query(
-        'TRUNCATE sessions, analyses, events, webhooks, webhook_deliveries, webhook_attempts',
+        'TRUNCATE sessions, analyses, events, webhooks, webhook_deliveries, webhook_attempts, dowsing_queries, dowsing_readings',
       );
-      log(`Emptied sessions, analyses, events and webhooks in ${dbName}.`);
+      log(`Emptied sessions, analyses, events, webhooks and dowsing queries in ${dbName}.`);
     }
 
     const profileDir = join(RESULTS, 'profiles');
@@ -1131,6 +1136,16 @@ async function warmUp(ctx, partial) {
               },
             ]
           : []),
+        ...(CONFIG.dowsing.enabled
+          ? [
+              {
+                method: 'POST',
+                path: '/v1/dowsing/query',
+                headers: ctx.writeHeaders,
+                body: DOWSING_QUERY_BODY,
+              },
+            ]
+          : []),
       ],
     });
     partial[name] = {
@@ -1148,7 +1163,7 @@ async function warmUp(ctx, partial) {
   }
   // Fresh planner statistics for the rows the warm-up wrote (after the TRUNCATE the planner
   // would otherwise think the tables are empty until autovacuum catches up mid-run).
-  await ctx.db.query('ANALYZE sessions, analyses, events');
+  await ctx.db.query('ANALYZE sessions, analyses, events, dowsing_queries, dowsing_readings');
   if (problems.length > 0) throw new Error(`warm-up: ${problems.join('; ')}`);
   return partial;
 }
@@ -1189,6 +1204,13 @@ async function httpPhases(runner, ctx) {
     path: '/v1/analysis/targets',
     headers: writeHeaders,
     body: SUBMIT_BODY,
+  });
+  const dowse = (server) => ({
+    base: server.base,
+    method: 'POST',
+    path: '/v1/dowsing/query',
+    headers: writeHeaders,
+    body: DOWSING_QUERY_BODY,
   });
   const raw = []; // { phase, server, round, failed, latencies, ok, durationS, failures, serverCpuMs, machine }
 
@@ -1349,6 +1371,18 @@ async function httpPhases(runner, ctx) {
           (timed) => timed(() => cannon(submit(servers[server]), CONFIG)),
           { profile: true },
         );
+
+    // Then the dowsing queries, in the opposite order again: … submit A, submit B, dowse B, dowse A.
+    if (CONFIG.dowsing.enabled)
+      for (const server of [...firstRead].reverse())
+        await phase(
+          'dowsing-query',
+          server,
+          round,
+          servers[server],
+          (timed) => timed(() => cannon(dowse(servers[server]), CONFIG)),
+          { profile: true, what: 'dowsing query' },
+        );
   }
   return raw;
 }
@@ -1506,6 +1540,7 @@ async function parityCheck({ api, reference, sessionId, readHeaders, writeHeader
     );
 
   if (CONFIG.analyses.enabled) await submitParity({ apiBase, refBase, writeHeaders, db, fail });
+  if (CONFIG.dowsing.enabled) await dowsingParity({ apiBase, refBase, writeHeaders, db, request });
 }
 
 /**
@@ -2265,6 +2300,7 @@ const LABELS = {
   'read-unlimited': 'GET  /v1/sessions/{id}, RATE_LIMITS=off',
   create: 'POST /v1/sessions',
   submit: 'POST /v1/analysis/targets (quick_scan)',
+  'dowsing-query': 'POST /v1/dowsing/query (location)',
   'fixed-paced': 'GET  {id} @ 1,000/s, paced (open loop)',
   'fixed-autocannon': 'GET  {id} @ 1,000/s, autocannon overallRate',
 };
@@ -2339,6 +2375,7 @@ function buildReport(raw, extra) {
     'read-api-key',
     'create',
     'submit',
+    'dowsing-query',
     'fixed-paced',
     'fixed-autocannon',
   ]) {
@@ -2395,6 +2432,15 @@ function buildReport(raw, extra) {
       note: ratio('submit') === null ? notMeasured : undefined,
     },
     {
+      // No target was set for dowsing queries either; ratio and CPU per request are reported.
+      name: 'dowsing throughput, service / reference',
+      value: ratio('dowsing-query'),
+      unit: '×',
+      target: null,
+      met: null,
+      note: ratio('dowsing-query') === null ? notMeasured : undefined,
+    },
+    {
       name: 'service read p99 at 1,000 req/s (paced)',
       value: fixed?.latencyMs.p99 ?? null,
       unit: ' ms',
@@ -2415,7 +2461,12 @@ function buildReport(raw, extra) {
     environment: environmentInfo(),
     settings: { ...settingsInfo(), ...extra },
     phases,
-    ratios: { read: ratio('read'), create: ratio('create'), submit: ratio('submit') },
+    ratios: {
+      read: ratio('read'),
+      create: ratio('create'),
+      submit: ratio('submit'),
+      dowsingQuery: ratio('dowsing-query'),
+    },
     apiKeyVersusJwt: apiKeyVersusJwt(find('read-api-key', 'service'), find('read', 'service')),
     limiterCost: limiterCost(find('read', 'service'), find('read-unlimited', 'service')),
     // reference CPU µs per request ÷ service's: the same comparison, less sensitive to how the cores were shared
@@ -2423,6 +2474,7 @@ function buildReport(raw, extra) {
       read: cpuRatio('read'),
       create: cpuRatio('create'),
       submit: cpuRatio('submit'),
+      dowsingQuery: cpuRatio('dowsing-query'),
     },
     disturbedPhases: phases
       .filter(
@@ -2460,6 +2512,7 @@ function settingsInfo() {
     webhooks: CONFIG.webhooks,
     analyses: CONFIG.analyses,
     patterns: CONFIG.patterns,
+    dowsing: CONFIG.dowsing,
     lists: CONFIG.lists,
     organizationLimits: BENCH_LIMITS,
   };
@@ -2617,7 +2670,7 @@ function printReport(report) {
   const eff = report.cpuEfficiencyRatios;
   if (eff.read !== null && eff.create !== null) {
     lines.push(
-      `(CPU per request, reference ÷ service — the same comparison, less sensitive to core sharing: read ${eff.read.toFixed(2)}×, create ${eff.create.toFixed(2)}×${eff.submit === null ? '' : `, submit ${eff.submit.toFixed(2)}×`})`,
+      `(CPU per request, reference ÷ service — the same comparison, less sensitive to core sharing: read ${eff.read.toFixed(2)}×, create ${eff.create.toFixed(2)}×${eff.submit === null ? '' : `, submit ${eff.submit.toFixed(2)}×`}${eff.dowsingQuery === null ? '' : `, dowsing query ${eff.dowsingQuery.toFixed(2)}×`})`,
     );
   }
   const versus = report.apiKeyVersusJwt;
