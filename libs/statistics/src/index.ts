@@ -69,3 +69,4 @@ export {
   DEFAULT_CLUSTER_REPLICATES,
   type StudyArea,
 } from './cluster-significance.js';
+export { MANN_KENDALL_EXACT_MAX_N, mannKendall, type MannKendallTest } from './mann-kendall.js';
