@@ -13,6 +13,7 @@ import { IdempotencySealedResponses1764068400000 } from './1764068400000-idempot
 import { HashedOauthTokenIds1764072000000 } from './1764072000000-hashed-oauth-token-ids.js';
 import { Analyses1764075600000 } from './1764075600000-analyses.js';
 import { Dowsing1764079200000 } from './1764079200000-dowsing.js';
+import { DowsingHeatmapTiles1764082800000 } from './1764082800000-dowsing-heatmap-tiles.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   HashedOauthTokenIds1764072000000,
   Analyses1764075600000,
   Dowsing1764079200000,
+  DowsingHeatmapTiles1764082800000,
 ];

@@ -6,10 +6,12 @@ export const DOWSING_STATUSES = ['processing', 'completed', 'failed'] as const;
 export type DowsingStatus = (typeof DOWSING_STATUSES)[number];
 
 // The list indexes INCLUDE the filtered columns, which TypeORM cannot declare:
-// migration 1764079200000 defines them.
+// migration 1764079200000 defines them; 1764082800000 the expression index on
+// lower(question) that temporal analysis by question reads.
 @Entity({ name: 'dowsing_queries' })
 @Index('dowsing_queries_tenant_created_idx', { synchronize: false })
 @Index('dowsing_queries_tenant_status_created_idx', { synchronize: false })
+@Index('dowsing_queries_tenant_question_idx', { synchronize: false })
 export class DowsingQueryEntity extends TenantOwned {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;

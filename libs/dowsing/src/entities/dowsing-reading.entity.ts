@@ -7,9 +7,11 @@ import { TenantOwned } from '#database';
  * the query so heatmaps and temporal analysis read only what they aggregate.
  * Deleting the query deletes its readings (in the same transaction).
  */
-// The tenant index INCLUDEs what aggregates read, which TypeORM cannot declare: migration 1764079200000.
+// The tenant indexes INCLUDE what aggregates read, which TypeORM cannot declare: migrations
+// 1764079200000 (by latitude) and 1764082800000 (by longitude, for the heatmaps' edge strips).
 @Entity({ name: 'dowsing_readings' })
 @Index('dowsing_readings_tenant_location_idx', { synchronize: false })
+@Index('dowsing_readings_tenant_longitude_idx', { synchronize: false })
 @Index('dowsing_readings_query_idx', { synchronize: false })
 export class DowsingReadingEntity extends TenantOwned {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' })
