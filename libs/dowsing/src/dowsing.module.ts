@@ -8,6 +8,8 @@ import { SessionsModule } from '#sessions';
 import { DowsingListsService } from './dowsing-lists.service.js';
 import { DowsingService } from './dowsing.service.js';
 import { DOWSING_ENTITIES } from './entities.js';
+import { HeatmapService } from './heatmap.service.js';
+import { TemporalAnalysisService } from './temporal-analysis.service.js';
 
 /** Dowsing queries for API callers (both apps); the simulated engine answers inline, so the worker has nothing of its own yet. */
 @Module({
@@ -19,7 +21,7 @@ import { DOWSING_ENTITIES } from './entities.js';
     EnginesModule,
     SessionsModule,
   ],
-  providers: [DowsingService, DowsingListsService],
-  exports: [DowsingService, DowsingListsService],
+  providers: [DowsingService, DowsingListsService, HeatmapService, TemporalAnalysisService],
+  exports: [DowsingService, DowsingListsService, HeatmapService, TemporalAnalysisService],
 })
 export class DowsingModule {}
