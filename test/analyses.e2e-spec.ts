@@ -540,6 +540,12 @@ describe('POST /v2/analysis/pattern-recognition', () => {
       ids.push(body.analysis_id);
     }
     for (const id of ids) await finished(id, ownToken);
+    // Only analyses whose analysts agreed on some descriptor (a majority) list any.
+    let described = 0;
+    for (const id of ids) {
+      const results = await client.get(`/v1/analysis/${id}/results`, { token: ownToken });
+      if (results.body.results.descriptors.length > 0) described += 1;
+    }
 
     const all = await client.post('/v2/analysis/pattern-recognition', {
       token: ownToken,
@@ -549,7 +555,7 @@ describe('POST /v2/analysis/pattern-recognition', () => {
     expect(all.body).toMatchObject({
       item_count: 4,
       items_by_kind: { session: 0, analysis: 4 },
-      descriptors: { correction: 'holm', n_items: 4 },
+      descriptors: { correction: 'holm', n_items: described },
       spatial_clusters: { n_points: 4, clusters: [{ size: 4, item_ids: expect.any(Array) }] },
       time_patterns: {
         time_zone: 'UTC',

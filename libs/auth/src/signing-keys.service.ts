@@ -29,15 +29,28 @@ export class SigningKeyService {
   private publicKeys = new Map<string, CryptoKey>();
   private signing: ActiveSigningKey | null = null;
   private loadedAt = 0;
+  /** When an unknown kid last made us re-read the key set. */
+  private missReloadedAt = 0;
 
   constructor(
     @InjectRepository(SigningKeyEntity) private readonly keys: Repository<SigningKeyEntity>,
     private readonly settings: AppSettings,
   ) {}
 
-  /** Creates the first key on a fresh database (concurrent starters agree on one). */
+  /**
+   * Creates the first key on a fresh database. Concurrent starters (several
+   * instances deployed at once) agree on one: the check and the insert run
+   * under a transaction-scoped advisory lock, so the second sees the first's key.
+   */
   async ensureKey(): Promise<void> {
-    if ((await this.keys.count()) === 0) await this.create(new Date());
+    await this.keys.manager.transaction(async (manager) => {
+      await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+        'signing-keys.ensure',
+      ]);
+      if ((await manager.count(SigningKeyEntity)) === 0) {
+        await this.create(new Date(), manager.getRepository(SigningKeyEntity));
+      }
+    });
     if (this.settings.signingKeySecret === null) {
       this.logger.warn(
         'SIGNING_KEY_SECRET is not set: private signing keys and webhook secrets are stored unencrypted',
@@ -66,11 +79,18 @@ export class SigningKeyService {
     return this.signing;
   }
 
-  /** The public key for a kid, re-reading the key set (throttled) when the kid is new to us. */
+  /**
+   * The public key for a kid, re-reading the key set when the kid is new to
+   * us — at most once per REFRESH_THROTTLE_MS, so tokens with made-up kids
+   * cannot hammer the database. Only such re-reads count against the
+   * throttle: a key another instance added just after this one loaded is
+   * found on its first use.
+   */
   async publicKey(kid: string): Promise<CryptoKey | null> {
     const known = this.publicKeys.get(kid);
     if (known) return known;
-    if (Date.now() - this.loadedAt < REFRESH_THROTTLE_MS) return null;
+    if (Date.now() - this.missReloadedAt < REFRESH_THROTTLE_MS) return null;
+    this.missReloadedAt = Date.now();
     await this.reload();
     return this.publicKeys.get(kid) ?? null;
   }
@@ -119,12 +139,12 @@ export class SigningKeyService {
     this.loadedAt = Date.now();
   }
 
-  private async create(activatesAt: Date): Promise<string> {
+  private async create(activatesAt: Date, keys = this.keys): Promise<string> {
     const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALGORITHM, {
       extractable: true,
     });
     const kid = randomBytes(12).toString('base64url');
-    await this.keys.insert({
+    await keys.insert({
       kid,
       algorithm: SIGNING_ALGORITHM,
       publicJwk: (await exportJWK(publicKey)) as JsonObject,
