@@ -9,7 +9,8 @@
 //                                        BENCH_LIST_SESSIONS sets how many, default 1,000,000)
 //   BENCH_ANALYSES=0 node bench/run.mjs (skip submit/*, analyses-worker and analyses-latency)
 //   BENCH_PATTERNS=0 node bench/run.mjs (skip pattern recognition on 10,000 seeded analyses)
-//   BENCH_DOWSING=0 node bench/run.mjs  (skip dowsing-query/* and dowsing-heatmap)
+//   BENCH_DOWSING=0 node bench/run.mjs  (skip dowsing-query/* and dowsing-heatmap;
+//                                        BENCH_HEATMAP_READINGS sets the readings seeded, default 1,000,000)
 //
 // Every phase runs on its own: its figures are printed and saved to
 // bench/results/<run>-<phase>.json as soon as it ends, and a failing phase is reported (error with
@@ -60,6 +61,7 @@ import {
   analysesWorkerPhase,
 } from './analyses.mjs';
 import { DOWSING_QUERY_BODY, dowsingParity } from './dowsing.mjs';
+import { heatmapLines, heatmapPhase } from './dowsing-heatmap.mjs';
 import { patternLines, patternPhase } from './patterns.mjs';
 import { printSessionListPhase, sessionListPhase } from './session-lists.mjs';
 import { createCertificates } from './webhook-receiver.mjs';
@@ -129,6 +131,9 @@ CONFIG.patterns = {
 };
 CONFIG.dowsing = {
   enabled: env.BENCH_DOWSING !== '0',
+  heatmapReadings: positiveInt('BENCH_HEATMAP_READINGS', 1_000_000),
+  heatmapRequests: positiveInt('BENCH_HEATMAP_REQUESTS', 200), // per box, timed
+  heatmapWarmup: 20, // per box, untimed
 };
 const TARGETS = { readRatio: 0.9, createRatio: 0.8, fixedRateP99Ms: 15 };
 const MAX_ERROR_SHARE = 0.01;
@@ -880,6 +885,34 @@ async function main(runner) {
       );
     else runner.skip('pattern-recognition', 'BENCH_PATTERNS=0');
 
+    let heatmaps = null;
+    if (CONFIG.dowsing.enabled)
+      heatmaps = await runner.run(
+        'dowsing-heatmap',
+        async (partial) => {
+          await ctx.api.ensure('dowsing-heatmap');
+          await quietMachine();
+          const result = await heatmapPhase({
+            apiBase: ctx.api.base,
+            operatorHeaders: ctx.readHeaders,
+            db: ctx.db,
+            root: ROOT,
+            readings: CONFIG.dowsing.heatmapReadings,
+            requests: CONFIG.dowsing.heatmapRequests,
+            warmup: CONFIG.dowsing.heatmapWarmup,
+            log,
+            partial,
+          });
+          await ctx.api.assertHealthy();
+          return result;
+        },
+        {
+          print: (result) => process.stdout.write(`\n${heatmapLines(result).join('\n')}\n\n`),
+          printPartial: (partial) => process.stdout.write(`${heatmapLines(partial).join('\n')}\n`),
+        },
+      );
+    else runner.skip('dowsing-heatmap', 'BENCH_DOWSING=0');
+
     let lists = null;
     if (CONFIG.lists.enabled)
       lists = await runner.run(
@@ -917,6 +950,7 @@ async function main(runner) {
     report.analysesWorker = analysesWorker ?? null;
     report.analysesLatency = analysesLatency ?? null;
     report.patternRecognition = patterns ?? null;
+    report.dowsingHeatmap = heatmaps ?? null;
     report.sessionLists = lists ?? null;
     printReport(report);
     runner.saveRun({ report });
@@ -2710,6 +2744,7 @@ function printReport(report) {
   if (report.analysesWorker) lines.push('', ...analysesWorkerLines(report.analysesWorker));
   if (report.analysesLatency) lines.push('', ...analysesLatencyLines(report.analysesLatency));
   if (report.patternRecognition) lines.push('', ...patternLines(report.patternRecognition));
+  if (report.dowsingHeatmap) lines.push('', ...heatmapLines(report.dowsingHeatmap));
   process.stdout.write(`${lines.join('\n')}\n\n`);
   if (report.sessionLists) printSessionListPhase(report.sessionLists);
 }
