@@ -438,7 +438,10 @@ export function heatmapLines(r) {
       continue;
     }
     const relations = Object.entries(d.relations)
-      .map(([name, e]) => `${name} ${fmt(e.rows, 0)} rows in ${e.scans} scans (${fmt(e.ms)} ms)`)
+      .map(
+        ([name, e]) =>
+          `${name} ${fmt(e.rows, 0)} rows in ${e.scans} scan${e.scans === 1 ? '' : 's'} (${fmt(e.ms)} ms)`,
+      )
       .join(', ');
     lines.push(
       `  ${row.label}: the service's statement (level ${d.level}, ${fmt(d.statementBytes / 1024)} kB, ${d.parameters} parameters, ${fmt(d.resultRows, 0)} rows) takes ${fmt(d.statementMs)} ms from here (median), of the request's p50 ${fmt(row.latencyMs.p50)} ms;`,
