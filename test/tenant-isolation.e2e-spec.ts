@@ -83,6 +83,17 @@ beforeAll(async () => {
         token,
         json: { question: `${org}/${mode} charts`, options: ['a', 'b'] },
       });
+      // Two located readings at the same two points for every tenant: heatmaps must count only their own.
+      const located = await client.post('/v1/dowsing/multi-point', {
+        token,
+        json: {
+          question: `${org}/${mode} points`,
+          points: [
+            { name: 'west', latitude: 10.001, longitude: 20.001 },
+            { name: 'east', latitude: 10.001, longitude: 20.003 },
+          ],
+        },
+      });
       const dowsingBatch = await client.post('/v2/dowsing/batch', {
         token,
         json: { queries: [{ variant: 'query', query_type: 'yes_no', question: `${org}/${mode}` }] },
@@ -90,6 +101,7 @@ beforeAll(async () => {
       tenants.push({
         name: `${org}/${mode}`,
         dowsingIds: [
+          located.body.query_id,
           plain.body.query_id,
           chart.body.query_id,
           dowsingBatch.body.queries[0].query_id,
@@ -274,6 +286,26 @@ describe('tenant isolation matrix', () => {
       expect(own(v2.body.data.map((q: { query_id: string }) => q.query_id)), caller.name).toEqual(
         own(caller.dowsingIds),
       );
+    }
+  });
+
+  it('counts only the caller’s own readings in heatmaps and temporal analysis', async () => {
+    const bounds = { south: 10, west: 20, north: 10.01, east: 20.01 };
+    for (const caller of tenants) {
+      const heatmap = await client.post('/v2/dowsing/heatmap', {
+        token: caller.token,
+        json: { bounds, cell_size_meters: 5000 },
+      });
+      expect(heatmap.status, caller.name).toBe(200);
+      expect(heatmap.body.total_readings, caller.name).toBe(2);
+      const temporal = await client.get(
+        '/v2/dowsing/temporal-analysis?interval=day&latitude=10.001&longitude=20.002&radius_meters=1000' +
+          `&date_from=${new Date(Date.now() - 86_400_000).toISOString()}&date_to=${new Date(Date.now() + 86_400_000).toISOString()}`,
+        { token: caller.token },
+      );
+      expect(temporal.status, caller.name).toBe(200);
+      expect(temporal.body.total_queries, caller.name).toBe(1);
+      expect(temporal.text).not.toContain(tenants.find((t) => t !== caller)!.name);
     }
   });
 
