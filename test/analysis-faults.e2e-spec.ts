@@ -62,7 +62,7 @@ describe('a worker killed in the middle of an analysis', () => {
 
   it(
     'is resumed at its stored step by another worker: progress never goes back, one start, one completion',
-    { timeout: 120_000 },
+    { timeout: 200_000 },
     async () => {
       const body = { target_type: 'object', analysis_type: 'deep_dive' };
       const first = await spawnWorker(childEnv(env));
@@ -90,13 +90,14 @@ describe('a worker killed in the middle of an analysis', () => {
       const second = await spawnWorker(childEnv(env));
       try {
         await second.ready;
-        // BullMQ hands the killed worker's job on once its lock (30 s) has run out.
+        // BullMQ hands the killed worker's job on once its lock (30 s) has run out and a
+        // stalled-job check (every 30 s) has seen it: about a minute, longer on a loaded machine.
         const done = await waitFor(
           async () => {
             const status = await poll();
             return status.status === 'completed' ? status : null;
           },
-          90_000,
+          150_000,
           250,
         );
         expect(done.progress).toBe(100);
