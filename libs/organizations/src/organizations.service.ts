@@ -20,8 +20,13 @@ export interface NewOrganization {
   requestsPerDay?: number | null;
 }
 
+/** Engine seeds one process keeps (they never change; see engineSeed). */
+const MAX_CACHED_SEEDS = 100_000;
+
 @Injectable()
 export class OrganizationsService {
+  private readonly engineSeeds = new Map<string, string>();
+
   constructor(
     @InjectRepository(OrganizationEntity)
     private readonly organizations: Repository<OrganizationEntity>,
@@ -106,13 +111,21 @@ export class OrganizationsService {
     return this.organizations.findOneBy({ id });
   }
 
-  /** The seed the simulated engines derive this organisation's outcomes from. */
+  /**
+   * The seed the simulated engines derive this organisation's outcomes from.
+   * It is set when the organisation is created and never changes, so it is
+   * read once per process (dowsing needs it on every inline answer).
+   */
   async engineSeed(id: string): Promise<string> {
+    const cached = this.engineSeeds.get(id);
+    if (cached !== undefined) return cached;
     const organization = await this.organizations.findOne({
       where: { id },
       select: { engineSeed: true },
     });
     if (!organization) throw new Error(`organisation ${id} does not exist`);
+    // Bounded: a process serving more organisations than this reads the rest each time.
+    if (this.engineSeeds.size < MAX_CACHED_SEEDS) this.engineSeeds.set(id, organization.engineSeed);
     return organization.engineSeed;
   }
 
