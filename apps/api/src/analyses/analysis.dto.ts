@@ -1,6 +1,5 @@
-import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
-import { IsIn } from 'class-validator';
-import { ANALYSIS_STATUSES, type AnalysisStatus } from '#analyses';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ANALYSIS_STATUSES } from '#analyses';
 import {
   ANALYSIS_PRIORITIES,
   ANALYSIS_STEPS,
@@ -8,13 +7,7 @@ import {
   ANALYSIS_TYPES,
   RISK_FACTORS,
   RISK_LEVELS,
-  type AnalysisPriority,
-  type AnalysisTargetType,
 } from '#engines';
-import { Optional } from '../http/dto-decorators.js';
-import { V1List, V1ListQueryDto } from '../http/v1-list.dto.js';
-import { V2List, V2ListQueryDto } from '../http/v2-list.js';
-import { oneOf } from '../http/validation-messages.js';
 
 export const ANALYSIS_ID = {
   example: 'anal_01jh2x7v4ke8rbk3a8y0v0d7qz',
@@ -380,29 +373,3 @@ export class AnalysisResultsEnvelopeDto {
   @ApiPropertyOptional({ description: 'Present when failed' })
   failure_message?: string;
 }
-
-/** The filters both lists take, in any combination. */
-export class AnalysisFiltersDto {
-  @ApiPropertyOptional({ enum: ANALYSIS_STATUSES })
-  @Optional()
-  @IsIn(ANALYSIS_STATUSES, oneOf(ANALYSIS_STATUSES))
-  status?: AnalysisStatus;
-
-  @ApiPropertyOptional({ enum: ANALYSIS_TARGET_TYPES })
-  @Optional()
-  @IsIn(ANALYSIS_TARGET_TYPES, oneOf(ANALYSIS_TARGET_TYPES))
-  target_type?: AnalysisTargetType;
-
-  @ApiPropertyOptional({ enum: ANALYSIS_PRIORITIES })
-  @Optional()
-  @IsIn(ANALYSIS_PRIORITIES, oneOf(ANALYSIS_PRIORITIES))
-  priority?: AnalysisPriority;
-}
-
-export class AnalysisListQueryV1Dto extends IntersectionType(V1ListQueryDto, AnalysisFiltersDto) {}
-
-export class AnalysisListQueryV2Dto extends IntersectionType(V2ListQueryDto, AnalysisFiltersDto) {}
-
-export class AnalysisListV1Dto extends V1List(AnalysisStatusDto) {}
-
-export class AnalysisListV2Dto extends V2List(AnalysisStatusDto) {}

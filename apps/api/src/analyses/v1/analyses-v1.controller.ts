@@ -17,13 +17,12 @@ import { v1Page } from '../../http/v1-list.dto.js';
 import { AnalysisBatchCreatedV1Dto } from '../../batches/v1/batch-v1.dto.js';
 import { toBatchStatusV1 } from '../../batches/v1/batch-v1.mapper.js';
 import {
-  AnalysisListQueryV1Dto,
-  AnalysisListV1Dto,
   AnalysisResultsEnvelopeDto,
   AnalysisStatusDto,
   AnalysisSubmittedDto,
   ANALYSIS_ID,
 } from '../analysis.dto.js';
+import { AnalysisListQueryV1Dto, AnalysisListV1Dto } from '../analysis-list.dto.js';
 import {
   toBatchItem,
   toNewAnalysis,

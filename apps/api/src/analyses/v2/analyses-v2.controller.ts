@@ -6,7 +6,7 @@ import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
 import { pageRequest, v2Page } from '../../http/v2-list.js';
-import { AnalysisListQueryV2Dto, AnalysisListV2Dto } from '../analysis.dto.js';
+import { AnalysisListQueryV2Dto, AnalysisListV2Dto } from '../analysis-list.dto.js';
 import { toStatus } from '../analysis.mapper.js';
 import {
   PATTERN_RECOGNITION_EXAMPLES,
