@@ -3,6 +3,7 @@ import { IdentityMaintenance, KEY_PUBLISH_LEAD_MS } from '#auth';
 import { Sql } from '#database';
 import { TestClient } from './support/client.js';
 import { startStack, type Stack } from './support/stack.js';
+import { waitFor } from './support/wait.js';
 
 let stack: Stack;
 let client: TestClient;
@@ -32,10 +33,19 @@ describe('the worker’s identity maintenance', () => {
     const ran = await maintenance.runOnce();
     // The worker's own scheduled run may have got there first (a loaded machine delays its
     // start-up run past the UPDATE above): either way exactly one new key must now exist.
-    const replacements = await sql.rows<KeyRow>(
-      "SELECT kid FROM signing_keys WHERE kid <> $1 AND created_at > now() - interval '1 hour'",
-      [newest!.kid],
-    );
+    // …and may still be writing it (the new key, then the old one's retirement) when runOnce,
+    // finding the rotation lock taken, returns.
+    const replacements = await waitFor(async () => {
+      const rows = await sql.rows<KeyRow>(
+        "SELECT kid FROM signing_keys WHERE kid <> $1 AND created_at > now() - interval '1 hour'",
+        [newest!.kid],
+      );
+      const [retiring] = await sql.rows<KeyRow>(
+        'SELECT retires_at FROM signing_keys WHERE kid = $1',
+        [newest!.kid],
+      );
+      return rows.length > 0 && retiring?.retires_at ? rows : null;
+    });
     expect(replacements).toHaveLength(1);
     const rotatedTo = replacements[0]!.kid;
     if (ran.rotatedTo !== null) expect(ran.rotatedTo).toBe(rotatedTo);
