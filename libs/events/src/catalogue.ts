@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   'dowsing.query_created',
   'dowsing.query_completed',
   'dowsing.query_failed',
+  'history.outcome_verified',
   'account.subscription_updated',
   'account.usage_threshold_reached',
   'account.payment_succeeded',
@@ -90,6 +91,24 @@ export interface DowsingQueryCompletedData extends DowsingEventBase {
   completed_at: string;
 }
 
+/**
+ * Our addition: what really happened was recorded on a history case (or
+ * corrected: `corrected` is true and `sequence` counts the versions). The
+ * target is never sent: a case may record classified work.
+ */
+export interface HistoryOutcomeVerifiedData extends Sequenced {
+  case_id: string;
+  type: string;
+  /** The work the case records (`session`, `analysis`, `dowsing_query`), or null for an imported case. */
+  source: { type: string; id: string } | null;
+  verdict: 'hit' | 'partial' | 'miss';
+  location_found: boolean | null;
+  independent_verification: boolean;
+  accuracy_confirmed: boolean;
+  verified_at: string;
+  corrected: boolean;
+}
+
 interface AccountEventBase extends Sequenced {
   organization_id: string;
 }
@@ -137,6 +156,7 @@ export interface EventDataMap {
   'dowsing.query_created': DowsingEventBase & { question: string; created_at: string };
   'dowsing.query_completed': DowsingQueryCompletedData;
   'dowsing.query_failed': DowsingEventBase & { reason: string; message: string; failed_at: string };
+  'history.outcome_verified': HistoryOutcomeVerifiedData;
   'account.subscription_updated': AccountEventBase & {
     plan: string;
     previous_plan: string;

@@ -118,6 +118,18 @@ const SAMPLES: { [T in EventType]: EventDataMap[T] } = {
     failed_at: AT,
     sequence: 2,
   },
+  'history.outcome_verified': {
+    case_id: 'hist_01jh2x7v4ke8rbk3a8y0v0d7qz',
+    type: 'dowsing',
+    source: { type: 'dowsing_query', id: QUERY.query_id },
+    verdict: 'hit',
+    location_found: true,
+    independent_verification: true,
+    accuracy_confirmed: false,
+    verified_at: AT,
+    corrected: false,
+    sequence: 1,
+  },
   'account.subscription_updated': {
     ...ORGANIZATION,
     plan: 'pro',

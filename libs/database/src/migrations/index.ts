@@ -14,6 +14,7 @@ import { HashedOauthTokenIds1764072000000 } from './1764072000000-hashed-oauth-t
 import { Analyses1764075600000 } from './1764075600000-analyses.js';
 import { Dowsing1764079200000 } from './1764079200000-dowsing.js';
 import { DowsingHeatmapTiles1764082800000 } from './1764082800000-dowsing-heatmap-tiles.js';
+import { HistoryCases1764086400000 } from './1764086400000-history-cases.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   Analyses1764075600000,
   Dowsing1764079200000,
   DowsingHeatmapTiles1764082800000,
+  HistoryCases1764086400000,
 ];

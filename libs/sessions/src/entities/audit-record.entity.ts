@@ -3,7 +3,8 @@ import { TenantOwned } from '#database';
 
 /**
  * What was done to a resource that no longer exists to say so itself (a
- * deleted session): who, when, which request. It keeps no data of the resource.
+ * deleted session), or a change whose earlier value stays on record (a
+ * corrected outcome): who, when, which request, and the earlier value.
  */
 @Entity({ name: 'audit_records' })
 @Index('audit_records_tenant_created_idx', ['organizationId', 'mode', 'createdAt'])
@@ -25,6 +26,10 @@ export class AuditRecordEntity extends TenantOwned {
 
   @Column({ name: 'request_id', type: 'text', nullable: true })
   requestId!: string | null;
+
+  /** The earlier value a change replaced; null for a deletion, which keeps no data. */
+  @Column({ type: 'jsonb', nullable: true })
+  details!: Record<string, unknown> | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

@@ -1,0 +1,51 @@
+import { rowMapping } from '#database';
+import type { HistoryCase } from './history-case.js';
+
+const FIELDS = {
+  organization_id: 'organizationId',
+  mode: 'mode',
+  id: 'id',
+  source_type: 'sourceType',
+  source_id: 'sourceId',
+  external_id: 'externalId',
+  type: 'type',
+  subtype: 'subtype',
+  work_status: 'workStatus',
+  classified: 'classified',
+  date: 'date',
+  target: 'target',
+  client: 'client',
+  analysts: 'analysts',
+  duration_minutes: 'durationMinutes',
+  modality: 'modality',
+  phases: 'phases',
+  descriptors: 'descriptors',
+  description: 'description',
+  latitude: 'latitude',
+  longitude: 'longitude',
+  confidence_score: 'confidenceScore',
+  chance_baseline: 'chanceBaseline',
+  verdict: 'verdict',
+  outcome: 'outcome',
+  location_found: 'locationFound',
+  true_latitude: 'trueLatitude',
+  true_longitude: 'trueLongitude',
+  verification: 'verification',
+  independent_verification: 'independentVerification',
+  accuracy_confirmed: 'accuracyConfirmed',
+  verified_by: 'verifiedBy',
+  verified_at: 'verifiedAt',
+  event_sequence: 'eventSequence',
+  created_at: 'createdAt',
+  updated_at: 'updatedAt',
+} as const satisfies Record<string, keyof HistoryCase>;
+
+export type HistoryCaseColumn = keyof typeof FIELDS;
+
+/** `history_cases` ↔ HistoryCase (its generated `document` and `earth` columns are never written). */
+export const CASE_ROWS = rowMapping<HistoryCase, HistoryCaseColumn>('history_cases', FIELDS);
+
+/** CASE_ROWS.selectList with each column qualified by `alias`. */
+export function qualifiedSelectList(alias: string): string {
+  return CASE_ROWS.columns.map((column) => `${alias}.${column}`).join(', ');
+}

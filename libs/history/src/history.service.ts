@@ -1,0 +1,156 @@
+import { Injectable } from '@nestjs/common';
+import { AppError, parsePublicId, type Principal, type Tenant } from '#common';
+import { Sql } from '#database';
+import { EventLog } from '#events';
+import { recordAudit } from '#sessions';
+import type { GeoPoint, HistoryCase, Verdict } from './history-case.js';
+import { outcomeVerifiedData } from './history-events.js';
+import { CASE_ROWS } from './history-rows.js';
+
+/** What really happened, as PUT /v1/history/{case_id}/outcome records it. */
+export interface OutcomeInput {
+  verdict: Verdict;
+  outcome: string | null;
+  locationFound: boolean | null;
+  coordinates: GeoPoint | null;
+  verification: string | null;
+  independentVerification: boolean;
+  accuracyConfirmed: boolean;
+  verifiedBy: string;
+  verifiedAt: Date;
+}
+
+/** How far in the future a `verified_at` may lie (clocks disagree a little). */
+const CLOCK_SKEW_MS = 5 * 60_000;
+
+/** The outcome columns, in OutcomeInput's order after the verdict. */
+const OUTCOME_COLUMNS = [
+  'verdict',
+  'outcome',
+  'location_found',
+  'true_latitude',
+  'true_longitude',
+  'verification',
+  'independent_verification',
+  'accuracy_confirmed',
+  'verified_by',
+  'verified_at',
+] as const;
+
+/**
+ * History cases as API callers read them, and their verified outcomes. The
+ * work's own fields are written by database triggers when the work finishes
+ * (migration 1764086400000); the outcome is the caller's.
+ */
+@Injectable()
+export class HistoryService {
+  constructor(
+    private readonly sql: Sql,
+    private readonly events: EventLog,
+  ) {}
+
+  /** The case with that public id in the caller's organisation and mode, else NOT_FOUND. */
+  async get(tenant: Tenant, publicId: string): Promise<HistoryCase> {
+    const uuid = parsePublicId('history', publicId);
+    const [row] =
+      uuid === null
+        ? []
+        : await this.sql.rows<Parameters<typeof CASE_ROWS.fromRow>[0]>(
+            `SELECT ${CASE_ROWS.selectList} FROM history_cases
+              WHERE id = $1 AND organization_id = $2 AND mode = $3`,
+            [uuid, tenant.organizationId, tenant.mode],
+          );
+    if (!row) throw AppError.notFound('history case', publicId);
+    return CASE_ROWS.fromRow(row);
+  }
+
+  /**
+   * Records (or corrects) what really happened. One transaction: the case's
+   * outcome, its `history.outcome_verified` event and an audit record that
+   * keeps the earlier outcome when this one replaces it.
+   */
+  async recordOutcome(
+    principal: Principal,
+    publicId: string,
+    input: OutcomeInput,
+    requestId: string | null,
+  ): Promise<HistoryCase> {
+    if (input.verifiedAt.getTime() > Date.now() + CLOCK_SKEW_MS) {
+      throw AppError.invalid('verified_at', 'must not be in the future');
+    }
+    const uuid = parsePublicId('history', publicId);
+    if (uuid === null) throw AppError.notFound('history case', publicId);
+    return this.sql.transaction(async (tx) => {
+      const { rows } = await tx.query<Parameters<typeof CASE_ROWS.fromRow>[0]>(
+        `SELECT ${CASE_ROWS.selectList} FROM history_cases
+          WHERE id = $1 AND organization_id = $2 AND mode = $3 FOR UPDATE`,
+        [uuid, principal.organizationId, principal.mode],
+      );
+      if (!rows[0]) throw AppError.notFound('history case', publicId);
+      const earlier = CASE_ROWS.fromRow(rows[0]);
+      if (earlier.workStatus === 'failed') {
+        throw new AppError(
+          'CONFLICT',
+          'The work of this case failed: it gave no result to verify against what really happened.',
+          { field: 'case_id' },
+        );
+      }
+      const corrected = earlier.verdict !== null;
+      const { rows: updated } = await tx.query<Parameters<typeof CASE_ROWS.fromRow>[0]>(
+        `UPDATE history_cases
+            SET ${OUTCOME_COLUMNS.map((column, i) => `${column} = $${i + 2}`).join(', ')},
+                event_sequence = event_sequence + 1, updated_at = now()
+          WHERE id = $1
+          RETURNING ${CASE_ROWS.selectList}`,
+        [
+          uuid,
+          input.verdict,
+          input.outcome,
+          input.locationFound,
+          input.coordinates?.latitude ?? null,
+          input.coordinates?.longitude ?? null,
+          input.verification,
+          input.independentVerification,
+          input.accuracyConfirmed,
+          input.verifiedBy,
+          input.verifiedAt,
+        ],
+      );
+      const record = CASE_ROWS.fromRow(updated[0]!);
+      await this.events.append(
+        tx,
+        principal,
+        'history.outcome_verified',
+        outcomeVerifiedData(record, corrected),
+        requestId,
+      );
+      await recordAudit(
+        tx,
+        principal,
+        corrected ? 'history_case.outcome_corrected' : 'history_case.outcome_recorded',
+        publicId,
+        requestId,
+        corrected ? { earlier: outcomeOf(earlier) } : null,
+      );
+      return record;
+    });
+  }
+}
+
+/** A case's outcome as the API writes it, for the audit trail. */
+function outcomeOf(record: HistoryCase): Record<string, unknown> {
+  return {
+    verdict: record.verdict,
+    outcome: record.outcome,
+    location_found: record.locationFound,
+    coordinates:
+      record.trueLatitude === null
+        ? null
+        : { latitude: record.trueLatitude, longitude: record.trueLongitude },
+    verification: record.verification,
+    independent_verification: record.independentVerification,
+    accuracy_confirmed: record.accuracyConfirmed,
+    verified_by: record.verifiedBy,
+    verified_at: record.verifiedAt?.toISOString() ?? null,
+  };
+}
