@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { AppError, newKey, parsePublicId, type Principal, type Tenant } from '#common';
 import { Sql, type SqlExecutor } from '#database';
 import { EngineRegistry } from '#engines';
-import { EventLog } from '#events';
+import { EventLog, recordAudit } from '#events';
 import {
   assertConcurrentWorkWithin,
   OrganizationLimitsCache,
   type ConcurrentWork,
 } from '#organizations';
-import { BatchRecords, recordAudit, type BatchEntity } from '#sessions';
+import { BatchRecords, type BatchEntity } from '#sessions';
 import { AnalysisEstimates } from './analysis-estimates.js';
 import { analysisCreatedData, analysisFailedData } from './analysis-events.js';
 import { descriptionKey, requestFingerprint, type NewAnalysis } from './analysis-request.js';

@@ -1,4 +1,5 @@
+import { AuditRecordEntity } from './audit-record.entity.js';
 import { EventEntity } from './event.entity.js';
 
 /** The tables this lib owns: its module registers them, and the schema diff needs them all. */
-export const EVENT_ENTITIES = [EventEntity];
+export const EVENT_ENTITIES = [EventEntity, AuditRecordEntity];

@@ -9,3 +9,5 @@ export * from './outbox-relay.js';
 export * from './events.module.js';
 export * from './event.entity.js';
 export * from './entities.js';
+export * from './audit-record.entity.js';
+export * from './audit-trail.js';

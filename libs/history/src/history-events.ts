@@ -2,7 +2,11 @@ import { toPublicId } from '#common';
 import type { EventDataMap } from '#events';
 import type { HistoryCase } from './history-case.js';
 
-const SOURCE_KINDS = { session: 'session', analysis: 'analysis', dowsing_query: 'dowsing' } as const;
+const SOURCE_KINDS = {
+  session: 'session',
+  analysis: 'analysis',
+  dowsing_query: 'dowsing',
+} as const;
 
 /** The public id of the work a case records, or null for an imported case. */
 export function caseSource(record: HistoryCase): { type: string; id: string } | null {

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, parsePublicId, type Principal, type Tenant } from '#common';
 import { Sql } from '#database';
-import { EventLog } from '#events';
-import { recordAudit } from '#sessions';
+import { EventLog, recordAudit } from '#events';
 import type { GeoPoint, HistoryCase, Verdict } from './history-case.js';
 import { outcomeVerifiedData } from './history-events.js';
 import { CASE_ROWS } from './history-rows.js';

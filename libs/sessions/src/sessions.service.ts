@@ -3,13 +3,12 @@ import { AppError, newKey, parsePublicId, toPublicId, type Principal, type Tenan
 import { AppSettings } from '#config';
 import { Sql, type SqlExecutor } from '#database';
 import { EngineRegistry, renderSketchSvg } from '#engines';
-import { EventLog } from '#events';
+import { EventLog, recordAudit } from '#events';
 import {
   assertConcurrentWorkWithin,
   OrganizationLimitsCache,
   type ConcurrentWork,
 } from '#organizations';
-import { recordAudit } from './audit-trail.js';
 import { BatchRecords } from './batch-records.js';
 import type { BatchEntity } from './entities/batch.entity.js';
 import type { SessionEntity } from './entities/session.entity.js';
