@@ -8,6 +8,7 @@ import { AnalysesHttpModule } from './analyses/analyses-http.module.js';
 import { ApiKeysHttpModule } from './api-keys/api-keys-http.module.js';
 import { BatchesHttpModule } from './batches/batches-http.module.js';
 import { DowsingHttpModule } from './dowsing/dowsing-http.module.js';
+import { HistoryHttpModule } from './history/history-http.module.js';
 import { EventsHttpModule } from './events/events-http.module.js';
 import { HealthModule } from './health/health.module.js';
 import { HttpConventionsModule } from './http/http-conventions.module.js';
@@ -46,6 +47,7 @@ export class ApiModule {
         SessionsHttpModule,
         AnalysesHttpModule,
         DowsingHttpModule,
+        HistoryHttpModule,
         BatchesHttpModule,
         OrganizationsHttpModule,
         UsersHttpModule,

@@ -130,9 +130,10 @@ export async function keysetPage<T>(
   }
 }
 
-async function countMatching<T>(
+/** Rows matching `where`: exact up to EXACT_COUNT_LIMIT, else the planner's estimate (`estimated`). */
+export async function countMatching(
   run: RunSql,
-  { table, where }: KeysetList<T>,
+  { table, where }: { table: string; where: SqlConditions },
 ): Promise<{ total: number; estimated: boolean }> {
   const [{ count }] = (await run(
     `SELECT count(*)::int AS count FROM (SELECT 1 FROM ${table} WHERE ${where.sql}

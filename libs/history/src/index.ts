@@ -3,3 +3,8 @@ export * from './history-events.js';
 export * from './history-rows.js';
 export * from './history.module.js';
 export * from './history.service.js';
+export * from './verified-record.js';
+export * from './search/case-search-filters.js';
+export * from './search/case-search.service.js';
+export * from './similar/case-similarity.js';
+export * from './similar/similar-cases.service.js';

@@ -13,7 +13,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Search runs on PostgreSQL's contrib extensions alone (the embedded binary
  * has no PostGIS or pgvector):
  * - `document`, a generated tsvector (target A, descriptors and outcome B,
- *   description C), under a GIN index led by the tenant (btree_gin);
+ *   description C), under a GIN index led by the organisation (btree_gin;
+ *   not the mode, whose two values would each key half the table);
  * - `earth`, a generated point on a sphere of the mean Earth radius
  *   (6,371,008.8 m, the radius of the haversine distances the API reports)
  *   as a 3-D cube, under a GiST index led by the tenant (btree_gist): radius
@@ -103,13 +104,13 @@ export class HistoryCases1764086400000 implements MigrationInterface {
       `CREATE INDEX "history_cases_tenant_type_date_idx" ON "history_cases" ("organization_id", "mode", "type", "date" DESC, "id" DESC) WHERE NOT classified`,
     );
     await queryRunner.query(
-      `CREATE INDEX "history_cases_document_idx" ON "history_cases" USING gin ("organization_id", "mode", "document") WHERE NOT classified`,
+      `CREATE INDEX "history_cases_document_idx" ON "history_cases" USING gin ("organization_id", "document") WHERE NOT classified`,
     );
     await queryRunner.query(
       `CREATE INDEX "history_cases_earth_idx" ON "history_cases" USING gist ("organization_id", "mode", "earth") WHERE NOT classified AND earth IS NOT NULL`,
     );
     await queryRunner.query(
-      `CREATE INDEX "history_cases_target_trgm_idx" ON "history_cases" USING gin ("organization_id", "mode", "target" gin_trgm_ops) WHERE NOT classified`,
+      `CREATE INDEX "history_cases_target_trgm_idx" ON "history_cases" USING gin ("organization_id", "target" gin_trgm_ops) WHERE NOT classified`,
     );
     await queryRunner.query(
       `CREATE INDEX "history_cases_verified_idx" ON "history_cases" ("organization_id", "mode", "type", "subtype", "verified_at" DESC) INCLUDE ("verdict", "chance_baseline") WHERE verdict IS NOT NULL AND work_status = 'completed'`,

@@ -1,0 +1,197 @@
+import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
+import {
+  ApiOkResponse,
+  ApiOperation,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import { IsIn, IsString, Matches } from 'class-validator';
+import { AppError, parsePublicId, Scope, type Principal } from '#common';
+import {
+  CASE_TYPES,
+  CaseSearchService,
+  HistoryService,
+  RANKED_WINDOW,
+  SimilarCasesService,
+  sideOf,
+  type CaseType,
+} from '#history';
+import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
+import { Optional } from '../../http/dto-decorators.js';
+import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { IntegerQuery } from '../../http/query-params.js';
+import { ApiJsonBody } from '../../http/request-examples.js';
+import { ResourceParam } from '../../http/resource-param.decorator.js';
+import { DEFAULT_V1_LIMIT } from '../../http/v1-list.dto.js';
+import { oneOf } from '../../http/validation-messages.js';
+import { HistoryCaseDto, HistorySearchV1Dto, SimilarCasesDto } from '../history-case.dto.js';
+import { filtersOf, toCaseDetail, toSearchHit, toSimilarCase } from '../history.mapper.js';
+import { RecordOutcomeDto } from '../history-outcome.dto.js';
+import { HistorySearchQueryV1Dto } from '../history-search.dto.js';
+import { DEFAULT_SIMILAR_RESULTS, MAX_SIMILAR_RESULTS } from '../v2/similarity-search.dto.js';
+
+export const CASE_ID_EXAMPLE = 'hist_01jh2x7v4ke8rbk3a8y0v0d7qz';
+
+export const SEARCH_ORDER = `With \`q\`, the newest ${RANKED_WINDOW.toLocaleString('en')} matching cases are ranked by relevance (ts_rank_cd: the target weighs most, then descriptors and outcome, then description; ties newest first) and older matches follow newest first — ranking every match of a common word in a large history would be slow, and recent work is usually what is wanted. Without \`q\`, newest first. Classified cases never appear.`;
+
+export class SimilarCasesQueryDto {
+  @ApiProperty({ example: CASE_ID_EXAMPLE, description: 'The case to compare others with' })
+  @IsString({ message: 'must be a case id (hist_…)' })
+  @Matches(/^hist_[0-9a-z]{26}$/, { message: 'must be a case id (hist_…)' })
+  case_id!: string;
+
+  @IntegerQuery({ minimum: 1, maximum: MAX_SIMILAR_RESULTS, default: DEFAULT_SIMILAR_RESULTS })
+  limit?: number;
+
+  @ApiPropertyOptional({ enum: CASE_TYPES, description: 'Only cases of this type' })
+  @Optional()
+  @IsIn(CASE_TYPES, oneOf(CASE_TYPES))
+  type?: CaseType;
+}
+
+@ApiTags('History (v1)')
+@ApiResponse({
+  status: 400,
+  description: 'Invalid request, naming the parameter',
+  type: ErrorEnvelopeDto,
+})
+@Controller({ path: 'history', version: '1' })
+export class HistoryV1Controller {
+  constructor(
+    private readonly history: HistoryService,
+    private readonly search: CaseSearchService,
+    private readonly similar: SimilarCasesService,
+  ) {}
+
+  @Get('search')
+  @Auth({ scopes: [Scope.AnalyticsRead] })
+  @ApiOperation({
+    summary: 'Search the history of your organisation in the caller’s mode',
+    description: `Every finished session, analysis and dowsing query is a case, and so is every imported one. Filters combine: \`q\`, \`type\`, \`date_from\`/\`date_to\`, \`location\` (a circle), \`bbox\` and \`outcome\`. ${SEARCH_ORDER} Page with \`limit\` (1–100, default ${DEFAULT_V1_LIMIT}) and \`offset\` (at most 10,000; the v2 search pages further with a cursor). \`total\` is exact up to 1,000 matches, then PostgreSQL’s estimate (\`total_estimated\`).`,
+  })
+  @ApiOkResponse({ type: HistorySearchV1Dto })
+  async searchCases(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: HistorySearchQueryV1Dto,
+  ): Promise<HistorySearchV1Dto> {
+    const limit = query.limit ?? DEFAULT_V1_LIMIT;
+    const offset = query.offset ?? 0;
+    const found = await this.search.search(principal, filtersOf(query), { limit, offset });
+    return {
+      results: found.hits.map(toSearchHit),
+      total: found.total,
+      total_estimated: found.totalEstimated,
+      limit,
+      offset,
+      has_more: offset + found.hits.length < found.total,
+    };
+  }
+
+  @Get('similar')
+  @Auth({ scopes: [Scope.AnalyticsRead] })
+  @ApiOperation({
+    summary: 'The cases most similar to one of yours',
+    description:
+      'Compares the case’s target (trigrams), descriptors (Jaccard), location (distance) and date with other cases of your organisation and mode, classified ones never included, and returns the most similar first with each component (docs: “Similar cases”). Candidates come from three indexes — similar targets, shared words or descriptors, nearest locations — so a case with none of them in common with another is never compared with it.',
+  })
+  @ApiResponse({
+    status: 404,
+    description: 'No such case in your organisation and mode',
+    type: ErrorEnvelopeDto,
+  })
+  @ApiOkResponse({ type: SimilarCasesDto })
+  async similarCases(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: SimilarCasesQueryDto,
+  ): Promise<SimilarCasesDto> {
+    const record = await this.history.get(principal, query.case_id);
+    const found = await this.similar.find(
+      principal,
+      {
+        text: record.target,
+        ...sideOf(record),
+        type: query.type ?? null,
+        excludeId: record.id,
+      },
+      query.limit ?? DEFAULT_SIMILAR_RESULTS,
+    );
+    return { results: found.map(toSimilarCase) };
+  }
+
+  @Get(':case_id')
+  @Auth({ scopes: [Scope.AnalyticsRead] })
+  @ApiOperation({
+    summary: 'Read a case',
+    description:
+      'The spec’s case detail, with our additions: how the work ended, its descriptors, the verified outcome’s verdict, coordinates and error distance, and the work the case records.',
+  })
+  @ResourceParam('case_id', CASE_ID_EXAMPLE, 'history case')
+  @ApiOkResponse({ type: HistoryCaseDto })
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('case_id') caseId: string,
+  ): Promise<HistoryCaseDto> {
+    return toCaseDetail(await this.history.get(principal, caseId));
+  }
+
+  @Put(':case_id/outcome')
+  @Auth({ scopes: [Scope.AnalyticsAdmin] })
+  @ApiOperation({
+    summary: 'Record what really happened (our addition)',
+    description:
+      'Records the verified outcome of a case — or corrects it: a PUT replaces the whole outcome, and the earlier one is kept in the audit trail (`history_case.outcome_corrected`). Emits `history.outcome_verified` (with `corrected`). From then on statistics that can use verified outcomes do — dowsing significance, analysis confidence — and say so in `evidence`. The work of a failed case gave nothing to verify: 409.',
+  })
+  @ResourceParam('case_id', CASE_ID_EXAMPLE, 'history case')
+  @ApiJsonBody(RecordOutcomeDto, {
+    hit: {
+      summary: 'A hit, found on a site visit',
+      value: {
+        verdict: 'hit',
+        outcome: 'The water tower was found 300 m north of the indicated point.',
+        location_found: true,
+        coordinates: { latitude: 51.5101, longitude: -0.1281 },
+        verification: 'Site visit with photographs',
+        independent_verification: true,
+        accuracy_confirmed: true,
+        verified_by: 'Field team',
+      },
+    },
+    miss: {
+      summary: 'A miss',
+      value: {
+        verdict: 'miss',
+        outcome: 'Nothing like it at the place.',
+        verified_by: 'Field team',
+      },
+    },
+  })
+  @ApiResponse({ status: 409, description: 'The work of this case failed', type: ErrorEnvelopeDto })
+  @ApiOkResponse({ type: HistoryCaseDto })
+  async recordOutcome(
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
+    @Param('case_id') caseId: string,
+    @Body() body: RecordOutcomeDto,
+  ): Promise<HistoryCaseDto> {
+    if (parsePublicId('history', caseId) === null) throw AppError.notFound('history case', caseId);
+    const record = await this.history.recordOutcome(
+      principal,
+      caseId,
+      {
+        verdict: body.verdict,
+        outcome: body.outcome ?? null,
+        locationFound: body.location_found ?? null,
+        coordinates: body.coordinates ?? null,
+        verification: body.verification ?? null,
+        independentVerification: body.independent_verification ?? false,
+        accuracyConfirmed: body.accuracy_confirmed ?? false,
+        verifiedBy: body.verified_by,
+        verifiedAt: body.verified_at === undefined ? new Date() : new Date(body.verified_at),
+      },
+      requestId,
+    );
+    return toCaseDetail(record);
+  }
+}
