@@ -70,3 +70,17 @@ export {
   type StudyArea,
 } from './cluster-significance.js';
 export { MANN_KENDALL_EXACT_MAX_N, mannKendall, type MannKendallTest } from './mann-kendall.js';
+export {
+  POISSON_BINOMIAL_EXACT_WORK,
+  type PoissonBinomialMethod,
+  poissonBinomialTail,
+  poissonBinomialTailP,
+  type TrialGroup,
+} from './poisson-binomial.js';
+export {
+  verifiedOutcomeStatistics,
+  type VerifiedOutcomeStatistics,
+  verifiedRecord,
+  type VerifiedRecord,
+  type VerifiedTally,
+} from './verified-outcomes.js';
