@@ -6,8 +6,10 @@
  * which says what all of it means.
  */
 
+import type { VerifiedRecord } from '#statistics';
 import type { Engine, EngineName } from './engine.js';
 import type { Evidence } from './session-engine.js';
+import type { VerifiedSummary } from './verified-evidence.js';
 
 export const ANALYSIS_TARGET_TYPES = ['location', 'person', 'object', 'event'] as const;
 export type AnalysisTargetType = (typeof ANALYSIS_TARGET_TYPES)[number];
@@ -74,6 +76,12 @@ export interface EarlierWork {
 export interface AnalysisWorkInput extends AnalysisRequestInput {
   material: AnalysisMaterialFacts[];
   earlierWork: EarlierWork[];
+  /**
+   * The organisation's verified outcomes of this analysis type (VerifiedRecords
+   * in #history), read when the analysis is assessed; with at least one, the
+   * confidence rests on them (evidence `verified`).
+   */
+  verified?: VerifiedRecord | null;
 }
 
 /** How the engine will go about an analysis, fixed when it starts. */
@@ -108,6 +116,8 @@ export interface AnalysisScoreDetails {
   analystAgreement: number | null;
   /** Judged trials of the analysts (hits of trials, against chance p0), when they worked. */
   judging: { hits: number; trials: number; p0: number; p_value: number } | null;
+  /** The verified record the confidence rests on; absent when the evidence is the prior. */
+  verified?: VerifiedSummary;
 }
 
 export type AnalysisFailureReason = 'engine_failure' | 'deadline_exceeded';

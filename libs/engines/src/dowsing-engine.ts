@@ -5,6 +5,7 @@
  * (issue 18) will answer later, through the worker.
  */
 
+import type { VerifiedRecord } from '#statistics';
 import type { Engine, EngineName } from './engine.js';
 import type { Evidence } from './session-engine.js';
 
@@ -106,7 +107,10 @@ export interface DowsingResultData {
   coordinates?: { latitude: number; longitude: number; accuracy_meters: number };
   additional_insights: string[];
   chart_data: { chart_type: ChartType; readings: number[]; interpretation: string };
-  /** Chance rate the confidence is measured against (1/3 yes/no/neutral, area share, 1/k). */
+  /**
+   * Chance rate of a hit of this query (1/3 yes/no/neutral, area share, 1/k):
+   * what its history case records as its chance baseline.
+   */
   baseline: number;
   confidence_interval: [number, number];
   statistical_significance: DowsingSignificance;
@@ -164,5 +168,14 @@ export interface DowsingEngine extends Engine {
   readonly kind: 'dowsing';
   /** True when the engine answers within the request (201); false: the worker (202 processing). */
   readonly answersInline: boolean;
-  run(request: DowsingRequest, orgSeed: string): Promise<DowsingEngineOutcome>;
+  /**
+   * `verified`: the organisation's verified outcomes of this query type
+   * (VerifiedRecords in #history); with at least one, the statistics rest on
+   * them (evidence `verified`), else on the chance prior.
+   */
+  run(
+    request: DowsingRequest,
+    orgSeed: string,
+    verified?: VerifiedRecord | null,
+  ): Promise<DowsingEngineOutcome>;
 }

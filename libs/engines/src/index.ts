@@ -73,3 +73,14 @@ export {
 } from './dowsing-vocabulary.js';
 export { CHART_FOR_QUERY_TYPE, SimulatedDowsingEngine } from './simulated-dowsing-engine.js';
 export type * from './dowsing-variant-results.js';
+export {
+  ANALYSIS_DEFAULT_BASELINE,
+  DOWSING_DEFAULT_BASELINE,
+  SESSION_DEFAULT_BASELINE,
+} from './chance-baselines.js';
+export {
+  verifiedSentence,
+  verifiedStatistics,
+  verifiedSummary,
+  type VerifiedSummary,
+} from './verified-evidence.js';

@@ -5,6 +5,7 @@
  */
 
 import type { Modality, PrivacyLevel, SessionType } from '#common';
+import type { VerifiedRecord } from '#statistics';
 import type { Engine, EngineName } from './engine.js';
 
 export type { Modality, PrivacyLevel, SessionType };
@@ -90,11 +91,24 @@ export type SessionEngineOutcome = CompletedOutcome | FailedOutcome;
 
 export interface SessionEngine extends Engine {
   readonly kind: 'session';
-  /** The outcome of a session's work; the worker paces and stores it. */
-  run(input: SessionWorkInput, orgSeed: string): Promise<SessionEngineOutcome>;
+  /**
+   * The outcome of a session's work; the worker paces and stores it.
+   * `verified`: the organisation's verified outcomes of sessions of this type
+   * (VerifiedRecords in #history); with at least one, the confidence and the
+   * statistical validation rest on them (evidence `verified`).
+   */
+  run(
+    input: SessionWorkInput,
+    orgSeed: string,
+    verified?: VerifiedRecord | null,
+  ): Promise<SessionEngineOutcome>;
   /**
    * One outcome of several completed sessions on one target, when the engine
    * can re-derive their work (absent: its sessions cannot be merged).
    */
-  merge?(sources: readonly SessionWorkInput[], orgSeed: string): Promise<CompletedOutcome>;
+  merge?(
+    sources: readonly SessionWorkInput[],
+    orgSeed: string,
+    verified?: VerifiedRecord | null,
+  ): Promise<CompletedOutcome>;
 }

@@ -1,6 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { canonicalJson } from '#common';
-import { binomialTailP, calibratedTrackRecord, haversineMeters } from '#statistics';
+import {
+  binomialTailP,
+  calibratedTrackRecord,
+  haversineMeters,
+  type VerifiedOutcomeStatistics,
+} from '#statistics';
 import type {
   AnalysisEngine,
   AnalysisEngineOutcome,
@@ -23,6 +28,7 @@ import { truthSeed } from './session-seed.js';
 import { CHANCE_HIT_RATE } from './session-protocol.js';
 import { drawContributions } from './simulated-analysts.js';
 import { drawGroundTruth } from './simulated-ground-truth.js';
+import { verifiedSentence, verifiedStatistics, verifiedSummary } from './verified-evidence.js';
 
 /** What each kind of analysis does: `quick_scan` reads the material only; `deep_dive` adds analysts and looks further. */
 const PLANS: Record<
@@ -66,6 +72,8 @@ export const GPS_FAR_METERS = 10_000;
 /** Analysts agreeing less than this (0 = none beyond chance, 1 = all alike) are a risk factor. */
 export const LOW_AGREEMENT = 0.5;
 const EXCERPT_IN_FINDING = 120;
+/** A verified record whose p-value is at least this shows nothing beyond chance. */
+const SIGNIFICANCE_LEVEL = 0.05;
 
 /** Named risk factors and their weight; the level follows from the sum (see riskLevel). */
 export const RISK_FACTORS = {
@@ -75,6 +83,7 @@ export const RISK_FACTORS = {
   gps_far_from_coordinates: 2,
   low_analyst_agreement: 1,
   prior_only_evidence: 1,
+  verified_at_chance: 1,
 } as const;
 export type RiskFactor = keyof typeof RISK_FACTORS;
 
@@ -85,7 +94,10 @@ export type RiskFactor = keyof typeof RISK_FACTORS;
  * for `comprehensive` and `deep_dive`, the simulated analysts' blind work
  * (the session simulator's, so at chance). Output is a pure function of the
  * request, the material read, the earlier work, the organisation's seed and
- * the engine version. Evidence is `prior`: no simulated outcome is verified.
+ * the engine version. Evidence is `prior`, unless the organisation has
+ * verified outcomes of the analysis type (`input.verified`): then the
+ * confidence is their calibrated hit rate and the evidence `verified` (the
+ * record is no part of the seed: the analysts' work stays the same).
  */
 @Injectable()
 export class SimulatedAnalysisEngine implements AnalysisEngine {
@@ -158,17 +170,32 @@ export class SimulatedAnalysisEngine implements AnalysisEngine {
         }
       }
     }
-    // Simulated work is never verified, so the numbers rest on the chance prior.
-    factors.add('prior_only_evidence');
-    recommendations.push(
-      'Record what was really there once it is known: verified outcomes replace the chance prior as the evidence behind confidence.',
-    );
+    const verified = verifiedStatistics(input.verified);
+    if (verified) {
+      findings.push(
+        `${verifiedSentence(verified, `${input.analysisType} analyses`)} The confidence is their calibrated hit rate.`,
+      );
+      if (verified.pValue >= SIGNIFICANCE_LEVEL) {
+        factors.add('verified_at_chance');
+        recommendations.push(
+          `Your verified outcomes of ${input.analysisType} analyses are not above chance (p = ${roundSignificant(verified.pValue, 2)}): ` +
+            'weigh this confidence as that record, and keep recording outcomes.',
+        );
+      }
+    } else {
+      // Nothing verified yet: the numbers rest on the chance prior.
+      factors.add('prior_only_evidence');
+      recommendations.push(
+        'Record what was really there once it is known: verified outcomes replace the chance prior as the evidence behind confidence.',
+      );
+    }
 
     const components = [material.score, analysts?.agreement ?? null].filter(
       (value): value is number => value !== null,
     );
-    const confidence =
-      components.length === 0
+    const confidence = verified
+      ? verified.calibratedRate
+      : components.length === 0
         ? CHANCE_HIT_RATE
         : components.reduce((sum, value) => sum + value, 0) / components.length;
     const ordered = orderedFactors(factors);
@@ -177,13 +204,14 @@ export class SimulatedAnalysisEngine implements AnalysisEngine {
       material: material.score === null ? null : roundTo(material.score),
       analystAgreement: analysts ? roundTo(analysts.agreement) : null,
       judging: analysts?.judging ?? null,
+      ...(verified && { verified: verifiedSummary(verified) }),
     };
     return {
       status: 'completed',
-      evidence: 'prior',
+      evidence: verified ? 'verified' : 'prior',
       details,
       results: {
-        summary: summaryOf(input, material, analysts, confidence, level),
+        summary: summaryOf(input, material, analysts, confidence, level, verified),
         key_findings: findings,
         confidence_score: roundTo(confidence),
         risk_assessment: { level, factors: ordered },
@@ -387,6 +415,7 @@ function summaryOf(
   analysts: AnalystReading | null,
   confidence: number,
   level: RiskLevel,
+  verified: VerifiedOutcomeStatistics | null,
 ): string {
   const kind = {
     quick_scan: 'Quick scan',
@@ -401,7 +430,11 @@ function summaryOf(
   if (analysts) parts.push(`analyst agreement ${roundTo(analysts.agreement, 2)}`);
   if (input.earlierWork.length > 0)
     parts.push(`${count(input.earlierWork.length, 'earlier piece')} of work cross-referenced`);
-  return `${kind} of ${input.targetType === 'object' || input.targetType === 'event' ? 'an' : 'a'} ${input.targetType} target: ${parts.join(', ')}. Confidence ${roundTo(confidence, 2)} rests on the chance prior (no verified outcomes yet); risk ${level}.`;
+  const evidence = verified
+    ? `${verified.n} verified outcome${verified.n === 1 ? '' : 's'} of your organisation's ${input.analysisType} analyses ` +
+      `(${verified.hits} hit${verified.hits === 1 ? '' : 's'} where chance expects ${roundSignificant(verified.expectedHits, 3)})`
+    : 'the chance prior (no verified outcomes yet)';
+  return `${kind} of ${input.targetType === 'object' || input.targetType === 'event' ? 'an' : 'a'} ${input.targetType} target: ${parts.join(', ')}. Confidence ${roundTo(confidence, 2)} rests on ${evidence}; risk ${level}.`;
 }
 
 /** Factors in the order RISK_FACTORS lists them, so the output is stable. */

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { VerifiedOutcomeStatistics, VerifiedRecord } from '#statistics';
 import type {
   ChartType,
   CompletedDowsingOutcome,
@@ -12,8 +13,9 @@ import { dowsingRequestProblem, dowsingSeed } from './dowsing-protocol.js';
 import { type DowsingScore, scoreJudged } from './dowsing-score.js';
 import { SIMULATED_ENGINE_VERSION } from './engine-version.js';
 import { magicEffects } from './magic-inputs.js';
-import { roundSignificant } from './rounding.js';
+import { roundSignificant, roundTo } from './rounding.js';
 import { answerVariant, type VariantAnswer } from './simulated-dowsing-variants.js';
+import { verifiedSentence, verifiedStatistics } from './verified-evidence.js';
 
 /** The chart each query type is read on; chart_analysis names its own. */
 export const CHART_FOR_QUERY_TYPE: Readonly<Record<DowsingQueryType, ChartType>> = {
@@ -39,7 +41,11 @@ const SIGNIFICANCE_LEVEL = 0.05;
  * ignore it (simulated-dowser.ts), answers from the readings
  * (simulated-dowsing-variants.ts), and judges the readings against the
  * truth with the statistics module — so its results sit at chance, and say
- * so. Evidence is always `prior`: no simulated result enters a track record.
+ * so. Evidence is `prior`, unless the organisation has verified outcomes of
+ * the query type (`verified`): then the confidence, its interval and the
+ * statistical significance are those of the verified record, evidence
+ * `verified`, and the readings and the answer are what they would be
+ * without it (the record is no part of the seed).
  *
  * Magic inputs in `question` (case-insensitive): `[fail]` → failed,
  * `engine_failure`; `[timeout]` → failed, `deadline_exceeded`. `[slow]`
@@ -53,8 +59,12 @@ export class SimulatedDowsingEngine implements DowsingEngine {
   readonly answersInline = true;
   readonly version = SIMULATED_ENGINE_VERSION;
 
-  async run(request: DowsingRequest, orgSeed: string): Promise<DowsingEngineOutcome> {
-    return this.outcome(request, orgSeed);
+  async run(
+    request: DowsingRequest,
+    orgSeed: string,
+    verified?: VerifiedRecord | null,
+  ): Promise<DowsingEngineOutcome> {
+    return this.outcome(request, orgSeed, verified);
   }
 
   /**
@@ -62,14 +72,18 @@ export class SimulatedDowsingEngine implements DowsingEngine {
    * the request is one the engine cannot answer (dowsingRequestProblem: the
    * HTTP layer rejects those first).
    */
-  outcome(request: DowsingRequest, orgSeed: string): DowsingEngineOutcome {
+  outcome(
+    request: DowsingRequest,
+    orgSeed: string,
+    verified?: VerifiedRecord | null,
+  ): DowsingEngineOutcome {
     const problem = dowsingRequestProblem(request);
     if (problem !== null) throw new RangeError(problem);
     const seed = dowsingSeed(request, orgSeed);
     const common = { engine: this.name, engineVersion: this.version, seed };
     const magic = magicEffects(request.question);
     if (magic.failure) return failure(magic.failure, common);
-    return completed(request, answerVariant(request, seed), common);
+    return completed(request, answerVariant(request, seed), verifiedStatistics(verified), common);
   }
 }
 
@@ -90,6 +104,7 @@ function failure(reason: FailedDowsingOutcome['reason'], common: Common): Failed
 function completed(
   request: DowsingRequest,
   variant: VariantAnswer,
+  verified: VerifiedOutcomeStatistics | null,
   common: Common,
 ): CompletedDowsingOutcome {
   const score = scoreJudged(variant.judged);
@@ -97,33 +112,56 @@ function completed(
     request.input.variant === 'chart_analysis'
       ? request.input.chart_type
       : CHART_FOR_QUERY_TYPE[request.queryType];
+  const verifiedText = verified && verifiedSentence(verified, `${request.queryType} queries`);
   return {
     status: 'completed',
-    evidence: 'prior',
+    evidence: verified ? 'verified' : 'prior',
     judging: { hits: variant.judged.hits, trials: variant.judged.trials, p0: variant.judged.p0 },
     readings: variant.readings,
     result: {
       answer: variant.answer,
-      confidence: score.confidence,
+      confidence: verified ? roundTo(verified.calibratedRate) : score.confidence,
       ...(variant.coordinates ? { coordinates: variant.coordinates } : {}),
       additional_insights: [
         summary(variant, score),
+        ...(verifiedText
+          ? [
+              `${verifiedText} The confidence is their calibrated hit rate, (hits + 2·p0)/(n + 2) with p0 their mean chance baseline, ` +
+                'and the interval and the p-value are theirs.',
+            ]
+          : []),
         ...variant.insights,
-        'Sandbox simulation: the readings were drawn without regard to the truth, so any agreement with it is chance; ' +
-          'the evidence is the chance prior, and the result enters no track record.',
+        verified
+          ? 'Simulated readings: they were drawn without regard to the truth, so their agreement with it is chance; ' +
+            "the confidence and the significance rest on your organisation's verified outcomes instead."
+          : 'Sandbox simulation: the readings were drawn without regard to the truth, so any agreement with it is chance; ' +
+            'the evidence is the chance prior, and the result enters no track record.',
       ],
       chart_data: {
         chart_type: chartType,
         readings: variant.chartReadings,
-        interpretation: interpretation(chartType, variant, score),
+        interpretation:
+          interpretation(chartType, variant, score) +
+          (verified
+            ? ` Verified record: ${verified.hits} of ${verified.n} hits where chance expects ` +
+              `${roundSignificant(verified.expectedHits, 3)}, p = ${formatP(verified.pValue)}.`
+            : ''),
       },
       baseline: score.baseline,
-      confidence_interval: score.confidence_interval,
-      statistical_significance: {
-        p_value: score.p_value,
-        effect_size: score.effect_size,
-        sample_size: score.sample_size,
-      },
+      confidence_interval: verified
+        ? [roundTo(verified.confidenceInterval[0]), roundTo(verified.confidenceInterval[1])]
+        : score.confidence_interval,
+      statistical_significance: verified
+        ? {
+            p_value: roundSignificant(verified.pValue),
+            effect_size: roundTo(verified.effectSize),
+            sample_size: verified.n,
+          }
+        : {
+            p_value: score.p_value,
+            effect_size: score.effect_size,
+            sample_size: score.sample_size,
+          },
       locations: variant.locations,
       variant_result: variant.variantResult,
     },

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { VerifiedOutcomeStatistics, VerifiedRecord } from '#statistics';
 import { SIMULATED_ENGINE_VERSION } from './engine-version.js';
 import { magicEffects } from './magic-inputs.js';
 import { roundSignificant, roundTo } from './rounding.js';
@@ -22,6 +23,7 @@ import {
 import { describeSketches } from './sketch-descriptions.js';
 import { drawContributions } from './simulated-analysts.js';
 import { drawGroundTruth } from './simulated-ground-truth.js';
+import { verifiedStatistics } from './verified-evidence.js';
 
 /** A majority (or more) of analysts must report a descriptor for it to be listed. */
 const DESCRIPTOR_MAJORITY = 0.5;
@@ -33,7 +35,11 @@ const FALLBACK_DESCRIPTORS = 3;
  * (input, orgSeed, engine version). It draws a synthetic ground truth, then
  * analysts' work that ignores it, and scores that work with the same
  * statistics as real work — so its numbers sit at chance, honestly.
- * Evidence is always 'prior': simulated outcomes never reach a track record.
+ * Evidence is 'prior', unless the organisation has verified outcomes of
+ * sessions of the type (`verified`): then `confidence_score` is their
+ * calibrated hit rate, `statistical_validation` their test against chance,
+ * and the evidence 'verified'. The record is no part of the seed: the
+ * analysts' work, the sketches and the location stay what they are.
  */
 @Injectable()
 export class SimulatedSessionEngine implements SessionEngine {
@@ -41,16 +47,31 @@ export class SimulatedSessionEngine implements SessionEngine {
   readonly kind = 'session' as const;
   readonly version = SIMULATED_ENGINE_VERSION;
 
-  run(input: SessionWorkInput, orgSeed: string): Promise<SessionEngineOutcome> {
-    return Promise.resolve(this.outcome(input, orgSeed));
+  run(
+    input: SessionWorkInput,
+    orgSeed: string,
+    verified?: VerifiedRecord | null,
+  ): Promise<SessionEngineOutcome> {
+    return Promise.resolve(this.outcome(input, orgSeed, verified));
   }
 
-  merge(sources: readonly SessionWorkInput[], orgSeed: string): Promise<CompletedOutcome> {
-    return Promise.resolve(this.mergedOutcome(sources, orgSeed));
+  merge(
+    sources: readonly SessionWorkInput[],
+    orgSeed: string,
+    verified?: VerifiedRecord | null,
+  ): Promise<CompletedOutcome> {
+    return Promise.resolve(this.mergedOutcome(sources, orgSeed, verified));
   }
 
-  /** The outcome, synchronously: a pure function of the input, the organisation's seed and the version. */
-  outcome(input: SessionWorkInput, orgSeed: string): SessionEngineOutcome {
+  /**
+   * The outcome, synchronously: a pure function of the input, the
+   * organisation's seed, the version and the verified record.
+   */
+  outcome(
+    input: SessionWorkInput,
+    orgSeed: string,
+    verified?: VerifiedRecord | null,
+  ): SessionEngineOutcome {
     const normalized = normalizeInput(input);
     const seed = sessionSeed(normalized, orgSeed);
     const magic = magicEffects(normalized.target);
@@ -63,7 +84,12 @@ export class SimulatedSessionEngine implements SessionEngine {
     if (magic.failure) return failure(magic.failure, seed, common);
 
     const truth = drawGroundTruth(truthSeed(normalized, orgSeed));
-    return completed(scoreSession(truth, contributionsOf(normalized, seed, truth)), seed, common);
+    return completed(
+      scoreSession(truth, contributionsOf(normalized, seed, truth)),
+      verifiedStatistics(verified),
+      seed,
+      common,
+    );
   }
 
   /**
@@ -72,7 +98,11 @@ export class SimulatedSessionEngine implements SessionEngine {
    * together against the target's (shared) truth. An analyst who worked on
    * several sources counts once, over all their trials.
    */
-  mergedOutcome(sources: readonly SessionWorkInput[], orgSeed: string): CompletedOutcome {
+  mergedOutcome(
+    sources: readonly SessionWorkInput[],
+    orgSeed: string,
+    verified?: VerifiedRecord | null,
+  ): CompletedOutcome {
     const [first] = sources;
     if (!first || sources.length < 2) throw new RangeError('merge needs at least two sources');
     if (sources.some((s) => s.type !== first.type || s.target !== first.target)) {
@@ -84,7 +114,7 @@ export class SimulatedSessionEngine implements SessionEngine {
       contributionsOf(normalizeInput(source), seeds[i]!, truth),
     );
     const seed = mergedSeed(seeds);
-    return completed(scoreSession(truth, contributions), seed, {
+    return completed(scoreSession(truth, contributions), verifiedStatistics(verified), seed, {
       engine: 'simulated',
       engineVersion: SIMULATED_ENGINE_VERSION,
       seed,
@@ -124,11 +154,30 @@ function failure(reason: FailureReason, seed: string, common: Common): FailedOut
   };
 }
 
-function completed(scores: SessionScores, seed: string, common: Common): CompletedOutcome {
+function completed(
+  scores: SessionScores,
+  verified: VerifiedOutcomeStatistics | null,
+  seed: string,
+  common: Common,
+): CompletedOutcome {
   const descriptors = listedDescriptors(scores.descriptorSupport);
+  // With verified outcomes, the confidence and the test against chance are theirs.
+  const validation = verified
+    ? {
+        pValue: verified.pValue,
+        confidenceInterval: verified.confidenceInterval,
+        sampleSize: verified.n,
+        confidence: verified.calibratedRate,
+      }
+    : {
+        pValue: scores.pValue,
+        confidenceInterval: scores.confidenceInterval,
+        sampleSize: scores.trials,
+        confidence: scores.confidenceScore,
+      };
   return {
     status: 'completed',
-    evidence: 'prior',
+    evidence: verified ? 'verified' : 'prior',
     analystId: scores.analysts[0]!.analystId,
     descriptorSupport: Object.fromEntries(
       Object.entries(scores.descriptorSupport).map(([d, s]) => [d, roundTo(s)]),
@@ -143,18 +192,18 @@ function completed(scores: SessionScores, seed: string, common: Common): Complet
       },
       descriptors,
       sketches: describeSketches(seed, descriptors),
-      confidence_score: roundTo(scores.confidenceScore),
+      confidence_score: roundTo(validation.confidence),
       validation_metrics: {
         accuracy: roundTo(scores.accuracy),
         reliability: roundTo(scores.reliability),
       },
       statistical_validation: {
-        p_value: roundSignificant(scores.pValue),
+        p_value: roundSignificant(validation.pValue),
         confidence_interval: [
-          roundTo(scores.confidenceInterval[0]),
-          roundTo(scores.confidenceInterval[1]),
+          roundTo(validation.confidenceInterval[0]),
+          roundTo(validation.confidenceInterval[1]),
         ],
-        sample_size: scores.trials,
+        sample_size: validation.sampleSize,
       },
       collaborative_insights: scores.analysts.map((a) => ({
         analyst_id: a.analystId,
