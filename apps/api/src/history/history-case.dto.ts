@@ -57,7 +57,7 @@ export class HistorySearchItemDto {
 
   @ApiPropertyOptional({
     description:
-      'Our addition, only with `q`: up to two fragments of the case’s text with the matched words in `<mark>…</mark>`; everything else is HTML-escaped, so it can be inserted into a page as is',
+      'Our addition, only with `q`: an excerpt of the case’s text (target — descriptors — outcome — description; all of it when short) with the matched words in `<mark>…</mark>`; everything else is HTML-escaped, so it can be inserted into a page as is',
     example: 'Tall <mark>water</mark> tower beside a rail line — cold, metal',
   })
   snippet?: string;

@@ -22,7 +22,7 @@ export interface CaseHit {
   record: HistoryCase;
   /** ts_rank_cd of the case's document for the text (weights: target, then descriptors and outcome, then description); null without text. */
   relevance: number | null;
-  /** Up to two fragments of the case's text with matches between MATCH_START and MATCH_END; null without text. */
+  /** An excerpt of the case's text (all of it when short) with matches between MATCH_START and MATCH_END; null without text. */
   snippet: string | null;
 }
 
@@ -231,7 +231,7 @@ export class CaseSearchService {
         : `ts_headline('english',
              concat_ws(' — ', target, nullif(array_to_string(descriptors, ', '), ''), outcome, description),
              websearch_to_tsquery('english', $2),
-             'StartSel=${MATCH_START}, StopSel=${MATCH_END}, MaxFragments=2, MaxWords=24, MinWords=8, FragmentDelimiter=" … "')`;
+             'StartSel=${MATCH_START}, StopSel=${MATCH_END}, MaxWords=30, MinWords=12')`;
     if (text !== null) parameters.push(text);
     const rows = await this.sql.rows<
       Record<HistoryCaseColumn, unknown> & { snippet: string | null }
