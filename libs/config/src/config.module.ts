@@ -24,6 +24,7 @@ export abstract class AppSettings implements Settings {
   declare workerHealthPort: number | null;
   declare shutdownGraceMs: number;
   declare bodyLimitBytes: number;
+  declare historyImportMaxBytes: number;
   declare signingKeySecret: string | null;
   declare signingKeyRotationDays: number;
   declare wsHeartbeatSeconds: number;

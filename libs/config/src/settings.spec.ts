@@ -35,6 +35,7 @@ describe('settings', () => {
       logLevel: 'info',
       simulatedStepMs: 500,
       bodyLimitBytes: 1024 * 1024,
+      historyImportMaxBytes: 64 * 1024 * 1024,
       signingKeySecret: null,
       signingKeyRotationDays: 90,
       wsHeartbeatSeconds: 30,
@@ -152,6 +153,9 @@ describe('settings', () => {
   it('read sizes with units', () => {
     expect(parseSettings({ ...base, BODY_LIMIT: '512kb' }).bodyLimitBytes).toBe(512 * 1024);
     expect(parseSettings({ ...base, BODY_LIMIT: '2mb' }).bodyLimitBytes).toBe(2 * 1024 * 1024);
+    expect(
+      parseSettings({ ...base, HISTORY_IMPORT_MAX_BYTES: '512mb' }).historyImportMaxBytes,
+    ).toBe(512 * 1024 * 1024);
   });
 
   it.each([
@@ -179,6 +183,8 @@ describe('settings', () => {
       'BOOTSTRAP_CLIENT_ID',
     ],
     [{ BODY_LIMIT: 'huge' }, 'BODY_LIMIT'],
+    [{ HISTORY_IMPORT_MAX_BYTES: '2048mb' }, 'HISTORY_IMPORT_MAX_BYTES'],
+    [{ HISTORY_IMPORT_MAX_BYTES: '10' }, 'HISTORY_IMPORT_MAX_BYTES'],
     [{ REDIS_PREFIX: 'a:b' }, 'REDIS_PREFIX'],
     [{ SIGNING_KEY_SECRET: 'short' }, 'SIGNING_KEY_SECRET'],
     // Production keeps no secret in clear: it will not start without the key that seals them.

@@ -25,6 +25,8 @@ export interface Settings {
   workerHealthPort: number | null;
   shutdownGraceMs: number;
   bodyLimitBytes: number;
+  /** Largest history import (POST /v2/history/import), which is streamed rather than parsed whole. */
+  historyImportMaxBytes: number;
   signingKeySecret: string | null;
   /** Age at which the worker replaces the token-signing key; 0 turns automatic rotation off. */
   signingKeyRotationDays: number;
@@ -296,6 +298,7 @@ export function parseSettings(env: Env): Settings {
     workerHealthPort: optionalPort(env, 'WORKER_HEALTH_PORT'),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     bodyLimitBytes: byteSize(env, 'BODY_LIMIT', 1024 ** 2),
+    historyImportMaxBytes: byteSize(env, 'HISTORY_IMPORT_MAX_BYTES', 64 * 1024 ** 2, 1024),
     signingKeySecret,
     signingKeyRotationDays: integer(env, 'SIGNING_KEY_ROTATION_DAYS', 90, 0, 3650),
     wsHeartbeatSeconds: integer(env, 'WS_HEARTBEAT_SECONDS', 30, 1, 3600),
