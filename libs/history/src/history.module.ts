@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DatabaseModule } from '#database';
 import { EventsModule } from '#events';
 import { HistoryService } from './history.service.js';
+import { HistoryImportService } from './import/history-import.service.js';
 import { CaseSearchService } from './search/case-search.service.js';
 import { SimilarCasesService } from './similar/similar-cases.service.js';
 import { VerifiedRecords } from './verified-record.js';
@@ -9,7 +10,19 @@ import { VerifiedRecords } from './verified-record.js';
 /** History cases: reads, verified outcomes, search, similar cases and imports (both apps). */
 @Module({
   imports: [DatabaseModule, EventsModule],
-  providers: [HistoryService, CaseSearchService, SimilarCasesService, VerifiedRecords],
-  exports: [HistoryService, CaseSearchService, SimilarCasesService, VerifiedRecords],
+  providers: [
+    HistoryService,
+    CaseSearchService,
+    SimilarCasesService,
+    VerifiedRecords,
+    HistoryImportService,
+  ],
+  exports: [
+    HistoryService,
+    CaseSearchService,
+    SimilarCasesService,
+    VerifiedRecords,
+    HistoryImportService,
+  ],
 })
 export class HistoryModule {}

@@ -3,6 +3,7 @@ export * from './history-events.js';
 export * from './history-rows.js';
 export * from './history.module.js';
 export * from './history.service.js';
+export * from './import/index.js';
 export * from './verified-record.js';
 export * from './search/case-search-filters.js';
 export * from './search/case-search.service.js';
