@@ -151,6 +151,19 @@ async function pathValue(name: string, operation: Operation): Promise<string> {
           'id',
         ),
       );
+    case 'case_id':
+      // A dowsing query is answered in the request, and its case written with it.
+      return resource('case', async () => {
+        await created(
+          await client.post('/v1/dowsing/query', {
+            token,
+            json: { query_type: 'yes_no', question: 'Is the brass lantern in the attic?' },
+          }),
+          'query_id',
+        );
+        const found = await client.get('/v1/history/search?q=lantern', { token });
+        return found.body.results[0].id as string;
+      });
     default:
       throw new Error(`${label(operation)}: no real resource for {${name}}; add one here`);
   }

@@ -26,6 +26,8 @@ interface Tenant {
   /** A plain dowsing query and one variant, and a v2 batch of one. */
   dowsingIds: string[];
   dowsingBatchId: string;
+  /** The history cases of the tenant's finished work (found after setup). */
+  caseIds: string[];
 }
 
 let stack: Stack;
@@ -113,6 +115,7 @@ beforeAll(async () => {
         oauthClientIds: [oauthClient.body.client_id, owner.clientId],
         analysisIds,
         analysisBatchIds,
+        caseIds: [],
       });
     }
   }
@@ -123,6 +126,8 @@ beforeAll(async () => {
         return status.body.status === 'completed' ? true : null;
       }, 30_000);
     }
+    const search = await client.get('/v1/history/search?limit=100', { token: tenant.token });
+    tenant.caseIds = search.body.results.map((c: { id: string }) => c.id);
   }
 });
 afterAll(() => stack?.close());
@@ -169,6 +174,13 @@ describe('tenant isolation matrix', () => {
         (await client.get(`/v1/batch/${tenant.dowsingBatchId}/results`, { token: tenant.token }))
           .status,
       ).toBe(200);
+      // Every finished dowsing query and analysis is a case (the session may still run).
+      expect(tenant.caseIds.length).toBeGreaterThanOrEqual(
+        tenant.dowsingIds.length + tenant.analysisIds.length,
+      );
+      for (const id of tenant.caseIds) {
+        expect((await client.get(`/v1/history/${id}`, { token: tenant.token })).status).toBe(200);
+      }
       const patterns = await client.post('/v2/analysis/pattern-recognition', {
         token: tenant.token,
         json: { items: tenant.analysisIds },
@@ -225,6 +237,14 @@ describe('tenant isolation matrix', () => {
             client.get(`/v1/dowsing/queries/${id}`, { token }),
             client.get(`/v2/dowsing/queries/${id}`, { token }),
             client.delete(`/v1/dowsing/queries/${id}`, { token }),
+          ]),
+          ...owner.caseIds.flatMap((id) => [
+            client.get(`/v1/history/${id}`, { token }),
+            client.get(`/v1/history/similar?case_id=${id}`, { token }),
+            client.put(`/v1/history/${id}/outcome`, {
+              token,
+              json: { verdict: 'hit', verified_by: 'intruder' },
+            }),
           ]),
         ];
         for (const response of await Promise.all(attempts)) {
@@ -286,6 +306,30 @@ describe('tenant isolation matrix', () => {
       expect(own(v2.body.data.map((q: { query_id: string }) => q.query_id)), caller.name).toEqual(
         own(caller.dowsingIds),
       );
+    }
+  });
+
+  it('never searches, nor finds similar, another tenant’s cases', async () => {
+    for (const caller of tenants) {
+      const others = tenants.filter((t) => t !== caller);
+      const v1 = await client.get('/v1/history/search?limit=100', { token: caller.token });
+      const v2 = await client.get('/v2/history/search?per_page=100', { token: caller.token });
+      const words = await client.get(`/v1/history/search?q=asks`, { token: caller.token });
+      const similar = await client.post('/v2/history/similarity-search', {
+        token: caller.token,
+        json: {
+          text: `${others[0]!.name} asks`,
+          coordinates: { latitude: 10.001, longitude: 20.002 },
+          limit: 50,
+        },
+      });
+      for (const response of [v1, v2, words, similar]) {
+        expect(response.status, caller.name).toBe(200);
+        const found = response.body.results ?? response.body.data;
+        expect(found.length, caller.name).toBeGreaterThan(0);
+        for (const item of found) expect(item.target, caller.name).toContain(caller.name);
+      }
+      expect(v1.body.total, caller.name).toBe(caller.caseIds.length);
     }
   });
 

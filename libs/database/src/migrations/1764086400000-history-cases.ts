@@ -116,6 +116,21 @@ export class HistoryCases1764086400000 implements MigrationInterface {
       `CREATE INDEX "history_cases_verified_idx" ON "history_cases" ("organization_id", "mode", "type", "subtype", "verified_at" DESC) INCLUDE ("verdict", "chance_baseline") WHERE verdict IS NOT NULL AND work_status = 'completed'`,
     );
 
+    // Degrees keep 9 decimals (0.1 mm): a subnormal value such as 5e-324 would make
+    // radians() and the trigonometry of the generated point and of distances fail
+    // with "value out of range: underflow". Generated columns are computed after it.
+    await queryRunner.query(`
+      CREATE FUNCTION history_case_round_degrees() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        NEW.latitude := round(NEW.latitude::numeric, 9)::float8;
+        NEW.longitude := round(NEW.longitude::numeric, 9)::float8;
+        NEW.true_latitude := round(NEW.true_latitude::numeric, 9)::float8;
+        NEW.true_longitude := round(NEW.true_longitude::numeric, 9)::float8;
+        RETURN NEW;
+      END $$`);
+    await queryRunner.query(`
+      CREATE TRIGGER "history_cases_round_degrees" BEFORE INSERT OR UPDATE ON "history_cases"
+      FOR EACH ROW EXECUTE FUNCTION history_case_round_degrees()`);
     // One upsert for every source: only the work's columns change on conflict. (A row
     // variable's unset fields are null, not the columns' defaults.)
     await queryRunner.query(`
@@ -259,6 +274,7 @@ export class HistoryCases1764086400000 implements MigrationInterface {
       await queryRunner.query(`DROP FUNCTION ${fn}`);
     }
     await queryRunner.query(`DROP TABLE "history_cases"`);
+    await queryRunner.query(`DROP FUNCTION history_case_round_degrees()`);
     await queryRunner.query(`DROP FUNCTION history_earth_point(float8, float8)`);
     await queryRunner.query(`DROP FUNCTION history_case_document(text, text[], text, text)`);
   }
