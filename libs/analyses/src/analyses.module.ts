@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DatabaseModule } from '#database';
 import { EnginesModule } from '#engines';
 import { EventsModule } from '#events';
+import { HistoryModule } from '#history';
 import { OrganizationsModule } from '#organizations';
 import { SessionsModule } from '#sessions';
 import { AnalysesService } from './analyses.service.js';
@@ -41,6 +42,7 @@ export class AnalysesModule {}
     EnginesModule,
     SessionsModule,
     ReferenceMaterialModule,
+    HistoryModule,
   ],
   providers: [AnalysisRunner, AnalysisScheduler, AnalysisSweeper, EarlierWorkFinder],
   exports: [AnalysisRunner, AnalysisSweeper],

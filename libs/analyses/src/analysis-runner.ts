@@ -5,6 +5,7 @@ import { toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import { sequencedTransition, Sql, type JsonObject } from '#database';
 import {
+  ANALYSIS_DEFAULT_BASELINE,
   EngineRegistry,
   type AnalysisEngine,
   type AnalysisPlan,
@@ -13,6 +14,7 @@ import {
   type FailedAnalysisOutcome,
 } from '#engines';
 import { EventLog } from '#events';
+import { VerifiedRecords } from '#history';
 import { OrganizationsService } from '#organizations';
 import { requestOf } from './analyses.service.js';
 import {
@@ -57,6 +59,7 @@ export class AnalysisRunner {
     private readonly settings: AppSettings,
     private readonly reader: ReferenceMaterialReader,
     private readonly earlier: EarlierWorkFinder,
+    private readonly verified: VerifiedRecords,
   ) {}
 
   async run(analysisId: string, requestId: string | null, signal?: AbortSignal): Promise<void> {
@@ -196,18 +199,29 @@ export class AnalysisRunner {
     });
   }
 
-  /** The last step: the engine's assessment of everything gathered, stored with its event. */
+  /**
+   * The last step: the engine's assessment of everything gathered and of the
+   * organisation's verified outcomes of this analysis type (read now, so the
+   * assessment rests on the record as it stands when the analysis finishes),
+   * stored with its event.
+   */
   private async finish(
     analysis: AnalysisEntity,
     engine: AnalysisEngine,
     orgSeed: string,
     requestId: string | null,
   ): Promise<void> {
+    const verified = await this.verified.of(tenantOf(analysis), {
+      type: 'analysis',
+      subtypes: [analysis.analysisType],
+      defaultP0: ANALYSIS_DEFAULT_BASELINE,
+    });
     const outcome = await engine.run(
       {
         ...requestOf(analysis),
         material: analysis.material ?? [],
         earlierWork: (analysis.earlierWork ?? []) as unknown as EarlierWork[],
+        verified,
       },
       orgSeed,
     );

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DatabaseModule } from '#database';
 import { EnginesModule } from '#engines';
 import { EventsModule } from '#events';
+import { HistoryModule } from '#history';
 import { OrganizationsModule } from '#organizations';
 import { SessionsModule } from '#sessions';
 import { DowsingListsService } from './dowsing-lists.service.js';
@@ -20,6 +21,7 @@ import { TemporalAnalysisService } from './temporal-analysis.service.js';
     OrganizationsModule,
     EnginesModule,
     SessionsModule,
+    HistoryModule,
   ],
   providers: [DowsingService, DowsingListsService, HeatmapService, TemporalAnalysisService],
   exports: [DowsingService, DowsingListsService, HeatmapService, TemporalAnalysisService],

@@ -1,10 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, newKey, parsePublicId, type Principal, type Tenant } from '#common';
 import { Sql, type JsonObject, type SqlExecutor } from '#database';
-import { EngineRegistry, type DowsingEngineOutcome, type DowsingRequest } from '#engines';
+import {
+  DOWSING_DEFAULT_BASELINE,
+  EngineRegistry,
+  type DowsingEngineOutcome,
+  type DowsingQueryType,
+  type DowsingRequest,
+} from '#engines';
 import { EventLog, recordAudit } from '#events';
+import { VerifiedRecords } from '#history';
 import { OrganizationsService } from '#organizations';
 import { BatchRecords, type BatchEntity } from '#sessions';
+import type { VerifiedRecord } from '#statistics';
 import { queryCompletedData, queryCreatedData, queryFailedData } from './dowsing-events.js';
 import { QUERY_ROWS } from './dowsing-rows.js';
 import type { DowsingQueryEntity } from './entities/dowsing-query.entity.js';
@@ -14,7 +22,9 @@ import type { DowsingQueryEntity } from './entities/dowsing-query.entity.js';
  * within the request: the query is stored completed (or failed) with its
  * `dowsing.query_created` and `dowsing.query_completed` events and its
  * located readings, in one transaction. An engine that cannot answer inline
- * (people, issue 18) leaves it `processing` for the worker.
+ * (people, issue 18) leaves it `processing` for the worker. The answer rests
+ * on the organisation's verified outcomes of the query type when it has any
+ * (VerifiedRecords: one indexed statement per query type asked).
  */
 @Injectable()
 export class DowsingService {
@@ -24,6 +34,7 @@ export class DowsingService {
     private readonly engines: EngineRegistry,
     private readonly organizations: OrganizationsService,
     private readonly batches: BatchRecords,
+    private readonly verified: VerifiedRecords,
   ) {}
 
   async create(
@@ -56,16 +67,38 @@ export class DowsingService {
   private async answer(tenant: Tenant, requests: readonly DowsingRequest[]) {
     const name = this.engines.engineFor('dowsing', tenant.mode);
     const engine = this.engines.dowsing(name);
-    const orgSeed = engine.answersInline
-      ? await this.organizations.engineSeed(tenant.organizationId)
-      : null;
+    if (!engine.answersInline) {
+      return requests.map((request) => ({ request, engine: name, outcome: null }));
+    }
+    const [orgSeed, records] = await Promise.all([
+      this.organizations.engineSeed(tenant.organizationId),
+      this.verifiedRecords(tenant, requests),
+    ]);
     return Promise.all(
       requests.map(async (request) => ({
         request,
         engine: name,
-        outcome: orgSeed === null ? null : await engine.run(request, orgSeed),
+        outcome: await engine.run(request, orgSeed, records.get(request.queryType)),
       })),
     );
+  }
+
+  /** The tenant's verified record of each query type asked. */
+  private async verifiedRecords(
+    tenant: Tenant,
+    requests: readonly DowsingRequest[],
+  ): Promise<Map<DowsingQueryType, VerifiedRecord>> {
+    const types = [...new Set(requests.map((request) => request.queryType))];
+    const records = await Promise.all(
+      types.map((type) =>
+        this.verified.of(tenant, {
+          type: 'dowsing',
+          subtypes: [type],
+          defaultP0: DOWSING_DEFAULT_BASELINE[type],
+        }),
+      ),
+    );
+    return new Map(types.map((type, i) => [type, records[i]!]));
   }
 
   private async insert(

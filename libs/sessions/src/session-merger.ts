@@ -4,8 +4,10 @@ import { Sql } from '#database';
 import { type SessionEntity } from './entities/session.entity.js';
 import { EngineRegistry } from '#engines';
 import { EventLog } from '#events';
+import { VerifiedRecords } from '#history';
 import { OrganizationsService } from '#organizations';
 import { mergedSettings, mergeRefusal } from './merge-rules.js';
+import { verifiedSessionsOf } from './session-evidence.js';
 import { sessionCompletedData, sessionCreatedData } from './session-events.js';
 import {
   INSERT_SESSION,
@@ -30,7 +32,10 @@ import { SessionsService } from './sessions.service.js';
  *   ground truth (SessionEngine#merge); an analyst in several sources counts
  *   once over all their trials;
  * - it takes the strictest privacy level of its sources, their modality if
- *   they share one, the longest duration, and the sum of their analysts.
+ *   they share one, the longest duration, and the sum of their analysts;
+ * - its confidence and statistical validation rest on the organisation's
+ *   verified outcomes of sessions of the type when it has any, as a run
+ *   session's do.
  */
 @Injectable()
 export class SessionMerger {
@@ -40,6 +45,7 @@ export class SessionMerger {
     private readonly sessions: SessionsService,
     private readonly engines: EngineRegistry,
     private readonly organizations: OrganizationsService,
+    private readonly verified: VerifiedRecords,
   ) {}
 
   /** A new session merging `sessionId` with `others` (public ids), in that order. */
@@ -63,7 +69,10 @@ export class SessionMerger {
         issue: `${publicIds[i]}: ${refusal}`,
       });
     });
-    const orgSeed = await this.organizations.engineSeed(tenant.organizationId);
+    const [orgSeed, verified] = await Promise.all([
+      this.organizations.engineSeed(tenant.organizationId),
+      this.verified.of(tenant, verifiedSessionsOf(sources[0]!.type)),
+    ]);
     const outcome = await engine.merge!(
       sources.map((s) => ({
         type: s.type,
@@ -74,6 +83,7 @@ export class SessionMerger {
         analystCount: s.analystCount,
       })),
       orgSeed,
+      verified,
     );
     const [first] = sources as [SessionEntity, ...SessionEntity[]];
     const now = new Date();

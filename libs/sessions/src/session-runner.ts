@@ -7,7 +7,9 @@ import { sequencedTransition, Sql } from '#database';
 import { type SessionEntity } from './entities/session.entity.js';
 import { EngineRegistry, type SessionEngineOutcome } from '#engines';
 import { EventLog } from '#events';
+import { VerifiedRecords } from '#history';
 import { OrganizationsService } from '#organizations';
+import { verifiedSessionsOf } from './session-evidence.js';
 import { phaseOf, PROGRESS_STEP } from './session-phase.js';
 import { sessionCompletedData } from './session-events.js';
 import { SessionsService } from './sessions.service.js';
@@ -30,6 +32,7 @@ export class SessionRunner {
     private readonly sessions: SessionsService,
     private readonly engines: EngineRegistry,
     private readonly settings: AppSettings,
+    private readonly verified: VerifiedRecords,
   ) {}
 
   async run(sessionId: string, requestId: string | null, signal?: AbortSignal): Promise<void> {
@@ -39,7 +42,10 @@ export class SessionRunner {
     );
     const session = row ? sessionFromRow(row) : null;
     if (!session || session.status === 'completed' || session.status === 'failed') return;
-    const orgSeed = await this.organizations.engineSeed(session.organizationId);
+    const [orgSeed, verified] = await Promise.all([
+      this.organizations.engineSeed(session.organizationId),
+      this.verified.of(tenantOf(session), verifiedSessionsOf(session.type)),
+    ]);
     // The engine the session was created for, whatever the deployment would pick today.
     const outcome = await this.engines.session(session.engine).run(
       {
@@ -51,6 +57,7 @@ export class SessionRunner {
         analystCount: session.analystCount,
       },
       orgSeed,
+      verified,
     );
     if (session.status === 'initiated' && !(await this.start(session, outcome, requestId))) return;
 

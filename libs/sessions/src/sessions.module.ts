@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { DatabaseModule } from '#database';
 import { EnginesModule } from '#engines';
 import { EventsModule } from '#events';
+import { HistoryModule } from '#history';
 import { OrganizationsModule } from '#organizations';
 import { BatchRecords } from './batch-records.js';
 import { SessionMerger } from './session-merger.js';
@@ -22,6 +23,7 @@ import { SESSION_ENTITIES } from './entities.js';
     EventsModule,
     OrganizationsModule,
     EnginesModule,
+    HistoryModule,
   ],
   providers: [
     SessionsService,
@@ -42,7 +44,14 @@ export class SessionsModule {}
 
 /** The work behind sessions: the worker only. */
 @Module({
-  imports: [SessionsModule, DatabaseModule, EventsModule, OrganizationsModule, EnginesModule],
+  imports: [
+    SessionsModule,
+    DatabaseModule,
+    EventsModule,
+    OrganizationsModule,
+    EnginesModule,
+    HistoryModule,
+  ],
   providers: [SessionRunner, SessionScheduler, SessionSweeper],
   exports: [SessionRunner, SessionSweeper],
 })
