@@ -44,6 +44,26 @@ const JUDGING = {
   p0: { type: 'number' },
   p_value: { type: 'number' },
 };
+const VERIFIED = {
+  trials: { type: 'integer', minimum: 1, description: 'Verified cases, partials included' },
+  hits: { type: 'integer' },
+  partials: { type: 'integer', description: 'Counted as misses by the test and the rates' },
+  misses: { type: 'integer' },
+  expected_hits: { type: 'number', description: 'Σ p0: the hits chance alone gives on average' },
+  p0: { type: 'number', description: 'The mean chance baseline of the cases' },
+  p_value: {
+    type: 'number',
+    description: 'P(X ≥ hits) by chance, each case at its own baseline (Poisson-binomial)',
+  },
+  effect_size: { type: 'number', description: 'Stouffer’s z over the cases / √trials' },
+  confidence_interval: {
+    type: 'array',
+    items: { type: 'number' },
+    minItems: 2,
+    maxItems: 2,
+    description: 'Wilson 95 % interval of hits / trials',
+  },
+};
 
 export interface TargetCoordinatesOutDto {
   latitude: number;
@@ -54,6 +74,18 @@ export interface PhotoExifDto {
   captured_at: string | null;
   latitude: number | null;
   longitude: number | null;
+}
+
+export interface VerifiedRecordDto {
+  trials: number;
+  hits: number;
+  partials: number;
+  misses: number;
+  expected_hits: number;
+  p0: number;
+  p_value: number;
+  effect_size: number;
+  confidence_interval: [number, number];
 }
 
 export interface JudgingDto {
@@ -249,7 +281,12 @@ export class AnalysisResultsDto {
   })
   key_findings!: string[];
 
-  @ApiProperty({ minimum: 0, maximum: 1 })
+  @ApiProperty({
+    minimum: 0,
+    maximum: 1,
+    description:
+      'With verified outcomes of this analysis type (`metadata.evidence` `verified`): their calibrated hit rate; else the mean of the score components, or the chance prior 0.25 with none (`metadata.score_components`)',
+  })
   confidence_score!: number;
 
   @ApiProperty({ type: RiskAssessmentDto })
@@ -310,6 +347,13 @@ export class ScoreComponentsDto {
       'The analysts’ judged trials: hits of trials against chance p0 (1/k for judging sets of k), with the exact one-sided binomial P(X ≥ hits); null for quick_scan',
   })
   judging!: JudgingDto | null;
+
+  @ApiProperty({
+    ...nullableObject(VERIFIED),
+    description:
+      'Your organisation’s most recent verified outcomes (up to 10,000) of this analysis type, when there are any: then `confidence_score` is their calibrated hit rate, (hits + 2·p0)/(trials + 2), and `evidence` is `verified`; null when the evidence is the chance prior',
+  })
+  verified!: VerifiedRecordDto | null;
 }
 
 export class AnalysisMetadataDto {
@@ -323,7 +367,8 @@ export class AnalysisMetadataDto {
     type: String,
     enum: ['verified', 'track_record', 'prior', null],
     nullable: true,
-    description: 'Best evidence the numbers rest on (null until completed)',
+    description:
+      'Best evidence the numbers rest on (null until completed): `verified` when your organisation has verified outcomes of this analysis type (`score_components.verified`), else `prior`, the chance prior',
   })
   evidence!: string | null;
 
@@ -341,7 +386,8 @@ export class AnalysisMetadataDto {
 
   @ApiPropertyOptional({
     type: ScoreComponentsDto,
-    description: 'What confidence_score is the mean of (present once completed)',
+    description:
+      'What confidence_score was built from (present once completed): the mean of material and analyst_agreement, or the verified record',
   })
   score_components?: ScoreComponentsDto;
 }

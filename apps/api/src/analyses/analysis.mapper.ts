@@ -140,6 +140,7 @@ export function toResults(analysis: AnalysisEntity): AnalysisResultsEnvelopeDto 
           material: details.material,
           analyst_agreement: details.analystAgreement,
           judging: details.judging,
+          verified: details.verified ?? null,
         },
       }),
     },

@@ -60,7 +60,7 @@ export class DowsingResultV1Dto {
     minimum: 0,
     maximum: 1,
     description:
-      'Calibrated hit rate of the readings, (hits + 2·p0)/(n + 2): the chance baseline p0 when nothing is known',
+      'Calibrated hit rate, (hits + 2·p0)/(n + 2): of your organisation’s verified outcomes of this query type when there are any (`metadata.evidence` `verified`, p0 their mean baseline), else of the readings (`prior`); the chance baseline p0 when nothing is known',
   })
   confidence!: number;
 
@@ -82,13 +82,20 @@ export class DowsingResultV1Dto {
 }
 
 export class SignificanceDto {
-  @ApiProperty({ description: 'Exact one-sided binomial P(X ≥ hits | n, baseline)' })
+  @ApiProperty({
+    description:
+      'One-sided P(X ≥ hits) by chance: of the verified outcomes (`evidence` `verified`; each case at its own baseline, Poisson-binomial, partials counted as misses), else of the readings (exact binomial against `baseline`)',
+  })
   p_value!: number;
 
-  @ApiProperty({ description: 'z / √n' })
+  @ApiProperty({ description: 'z / √n (Stouffer’s z over verified cases)' })
   effect_size!: number;
 
-  @ApiProperty({ type: 'integer', description: 'Readings judged' })
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'Verified outcomes the numbers rest on (`evidence` `verified`), else readings (passes, for location_finding) judged',
+  })
   sample_size!: number;
 }
 
@@ -123,7 +130,7 @@ export class DowsingLocationDto {
 export class DowsingResultV2Dto extends DowsingResultV1Dto {
   @ApiProperty({
     description:
-      'The chance rate of a hit: 1/3 for yes/no/neutral, 1/k among k options, the share of the search circle within accuracy for places',
+      'The chance rate of a hit of this query: 1/3 for yes/no/neutral, 1/k among k options, the share of the search circle within accuracy for places (what its history case records as its baseline)',
   })
   baseline!: number;
 
@@ -131,7 +138,8 @@ export class DowsingResultV2Dto extends DowsingResultV1Dto {
     type: [Number],
     minItems: 2,
     maxItems: 2,
-    description: 'Wilson 95 % interval of the hit rate',
+    description:
+      'Wilson 95 % interval of the hit rate (of the verified outcomes, or of the readings)',
   })
   confidence_interval!: number[];
 
@@ -153,7 +161,8 @@ export class DowsingMetadataDto {
     type: String,
     enum: ['verified', 'track_record', 'prior', null],
     nullable: true,
-    description: 'Best evidence the numbers rest on (null until answered)',
+    description:
+      'Best evidence the numbers rest on (null until answered): `verified` when your organisation has verified outcomes of this query type (up to the 10,000 most recent), else `prior`, the chance prior and the readings',
   })
   evidence!: string | null;
 

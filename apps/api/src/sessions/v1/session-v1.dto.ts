@@ -107,7 +107,12 @@ export class SessionResultsV1Dto {
   @ApiProperty({ type: [SketchV1Dto] })
   sketches!: SketchV1Dto[];
 
-  @ApiProperty({ minimum: 0, maximum: 1 })
+  @ApiProperty({
+    minimum: 0,
+    maximum: 1,
+    description:
+      'With verified outcomes of sessions of this type (`metadata.evidence` `verified`): their calibrated hit rate, (hits + 2·p0)/(n + 2); else one analyst’s calibrated hit rate over the judged trials, or several analysts’ agreement',
+  })
   confidence_score!: number;
 
   @ApiProperty({ type: ValidationMetricsV1Dto })
@@ -138,7 +143,8 @@ export class SessionResultsMetadataV1Dto {
     type: String,
     enum: ['verified', 'track_record', 'prior', null],
     nullable: true,
-    description: 'Evidence the numbers rest on',
+    description:
+      'Best evidence the numbers rest on: `verified` when your organisation has verified outcomes of sessions of this type (up to the 10,000 most recent), else `prior`',
   })
   evidence!: string | null;
 }

@@ -22,7 +22,8 @@ export class StatisticalValidationDto {
   @ApiProperty({
     minimum: 0,
     maximum: 1,
-    description: 'Exact one-sided binomial P(X ≥ hits | n, p0)',
+    description:
+      'One-sided P(X ≥ hits | n, p0) by chance: of your organisation’s verified outcomes of sessions of this type when there are any (`evidence` `verified`; each case at its own baseline, partials counted as misses), else exact binomial over the judged trials',
   })
   p_value!: number;
 
@@ -34,7 +35,10 @@ export class StatisticalValidationDto {
   })
   confidence_interval!: number[];
 
-  @ApiProperty({ type: 'integer', description: 'Judged trials the numbers rest on' })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Verified outcomes (`evidence` `verified`) or judged trials the numbers rest on',
+  })
   sample_size!: number;
 }
 
