@@ -13,8 +13,9 @@
 //   estimate (analysis-estimates.ts: the queue's group-by every time, the measured figures cached
 //   5 s), then BEGIN / INSERT analyses (33 columns) / INSERT events / concurrent-analyses check /
 //   COMMIT. A dowsing query (libs/dowsing/src/dowsing.service.ts) reads the organisation's engine
-//   seed, is answered by the built simulated engine (dist/libs/engines: the same computation the
-//   service does, not a copy), then BEGIN / INSERT dowsing_queries (23 columns) / INSERT events
+//   seed and its verified record of the query type (the built lib's statement), is answered by the
+//   built simulated engine (dist/libs/engines: the same computation the service does, not a
+//   copy), then BEGIN / INSERT dowsing_queries (23 columns) / INSERT events
 //   (dowsing.query_created) / INSERT dowsing_readings … unnest (located answers) / INSERT events
 //   (dowsing.query_completed) / COMMIT. No response caching, no ETag.
 //
@@ -853,6 +854,11 @@ async function submitAnalysis(principal, input, requestId) {
 // built engine (a pure function of the request and the organisation's seed) rather than a copy.
 const engines = await import(new URL('../dist/libs/engines/src/index.js', import.meta.url).href);
 const dowsingEngine = new engines.SimulatedDowsingEngine();
+// The organisation's verified record of the query type: the service's own statement
+// (VerifiedRecords in libs/history), imported from the build like the engine.
+const verifiedRecordSql = await import(
+  new URL('../dist/libs/history/src/verified-record-sql.js', import.meta.url).href
+);
 const { DOWSING_QUERY_TYPES, PRECISION_LEVELS, TIMEFRAMES, dowsingRequestProblem } = engines;
 const MAX_QUESTION_LENGTH = 1000;
 const MIN_RADIUS_METERS = 1;
@@ -969,6 +975,19 @@ async function engineSeed(organizationId) {
   return rows[0].engine_seed;
 }
 
+/** VerifiedRecords.of for a dowsing query type: one indexed statement over history_cases. */
+async function verifiedRecord(principal, queryType) {
+  const { rows } = await pool.query(
+    verifiedRecordSql.VERIFIED_RECORD_SQL,
+    verifiedRecordSql.verifiedRecordParameters(principal, {
+      type: 'dowsing',
+      subtypes: [queryType],
+      defaultP0: engines.DOWSING_DEFAULT_BASELINE[queryType],
+    }),
+  );
+  return verifiedRecordSql.verifiedRecordFromRows(rows);
+}
+
 const DOWSING_COLUMNS = [
   'id',
   'organization_id',
@@ -1006,7 +1025,11 @@ const INSERT_READINGS = `INSERT INTO dowsing_readings (organization_id, mode, qu
  * `dowsing.query_failed`) in one transaction; 201 with the v1 body (toQueryV1).
  */
 async function createDowsingQuery(principal, request, requestId) {
-  const outcome = dowsingEngine.outcome(request, await engineSeed(principal.organizationId));
+  const [seed, verified] = await Promise.all([
+    engineSeed(principal.organizationId),
+    verifiedRecord(principal, request.queryType),
+  ]);
+  const outcome = dowsingEngine.outcome(request, seed, verified);
   const id = typeid('dowse');
   const queryId = id.toString();
   const now = new Date();
