@@ -3,6 +3,7 @@ import { AppError } from '#common';
 import { sendError } from './error-translation.js';
 import { guardRequestInput } from './input-guards.js';
 import { preferLiteralRoutes } from './route-table.js';
+import { streamedBodyProblem, streamedBodyTypes } from './streamed-bodies.js';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 const FORM_TYPE = 'application/x-www-form-urlencoded';
@@ -19,7 +20,11 @@ const FORM_PREFIX = '/oauth2/';
 export function installBodyParsing(app: Express, limitBytes: number, publicUrl: string): void {
   app.use(preferLiteralRoutes);
   app.use(FORM_PREFIX, express.urlencoded({ extended: false, limit: limitBytes, type: FORM_TYPE }));
-  app.use(express.json({ limit: limitBytes, type: JSON_TYPES, strict: true }));
+  const json = express.json({ limit: limitBytes, type: JSON_TYPES, strict: true });
+  // A route that streams its body (streamed-bodies.ts) gets it unread.
+  app.use((request: Request, response: Response, next: NextFunction) =>
+    streamedBodyTypes(request) ? next() : json(request, response, next),
+  );
   app.use(requireKnownContentType);
   app.use(guardRequestInput);
   app.use((error: unknown, request: Request, response: Response, _next: NextFunction) =>
@@ -30,8 +35,18 @@ export function installBodyParsing(app: Express, limitBytes: number, publicUrl: 
 /**
  * A body we did not parse would otherwise reach validation as `{}` and give a
  * misleading error. The OAuth routes answer a wrong content type themselves, in OAuth's error form.
+ * A route that streams its body takes only its own media types, with or without a body.
  */
 function requireKnownContentType(request: Request, _response: Response, next: NextFunction): void {
+  const streamed = streamedBodyTypes(request);
+  if (streamed) {
+    const problem = streamedBodyProblem(request, streamed);
+    if (!problem) return next();
+    const sent = request.headers[problem.field.toLowerCase()] ?? '(none)';
+    return next(
+      new AppError('UNSUPPORTED_MEDIA_TYPE', `${problem.field} ${sent} is not accepted`, problem),
+    );
+  }
   const hasBody =
     Number(request.headers['content-length'] ?? 0) > 0 ||
     request.headers['transfer-encoding'] !== undefined;

@@ -1,5 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { IDEMPOTENCY_WINDOW_HOURS } from '#idempotency';
+import { isStreamedBodyPath } from '../streamed-bodies.js';
 
 const CONFLICT =
   'CONFLICT naming `Idempotency-Key`: the key was used with a different request or by another credential, or its first request is still running (`Retry-After`)';
@@ -10,9 +11,10 @@ const CONFLICT =
  * says so in one place rather than on each route.
  */
 export function documentIdempotency(document: OpenAPIObject): void {
-  for (const item of Object.values(document.paths)) {
+  for (const [path, item] of Object.entries(document.paths)) {
     const operation = item.post;
-    if (!operation?.security?.length) continue;
+    // A route that streams its body ignores the key (streamed-bodies.ts), so it is not offered.
+    if (!operation?.security?.length || isStreamedBodyPath(path)) continue;
     operation.parameters = [
       ...(operation.parameters ?? []),
       {

@@ -11,6 +11,7 @@ import type { Response } from 'express';
 import { catchError, mergeMap, of, type Observable } from 'rxjs';
 import { AppError, canonicalJson, type JsonValue, type Principal } from '#common';
 import type { ApiRequest } from '../request-context.js';
+import { streamedBodyTypes } from '../streamed-bodies.js';
 import { IDEMPOTENCY_WINDOW_HOURS, IdempotencyRecords } from '#idempotency';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -25,7 +26,8 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  * first request's id in `Original-Request`, without running again; another
  * request, or another credential, gets 409. A duplicate sent while the first
  * still runs waits for it (up to 10 s) and then replays. A failed first
- * request keeps nothing, so it can be retried with the same key.
+ * request keeps nothing, so it can be retried with the same key. Routes that
+ * stream their body (streamed-bodies.ts) take no part and ignore the header.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -39,6 +41,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const key = request.header(IDEMPOTENCY_HEADER);
     const principal = request.principal;
     if (request.method !== 'POST' || key === undefined || !principal) return next.handle();
+    // A streamed body is read by the route, after this runs: it cannot be hashed, so the
+    // key could not tell a retry from another request. Such routes are idempotent by design.
+    if (streamedBodyTypes(request)) return next.handle();
     if (!KEY_PATTERN.test(key)) {
       throw AppError.invalid(
         IDEMPOTENCY_HEADER,
