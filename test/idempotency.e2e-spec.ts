@@ -252,17 +252,19 @@ describe('Idempotency-Key', () => {
     },
   );
 
-  it('is documented on every authenticated POST', async () => {
+  it('is documented on every authenticated POST but those that stream their body', async () => {
     const document = (await (await fetch(`${stack.baseUrl}/docs-json`)).json()) as {
       paths: Record<string, { post?: { security?: unknown[]; parameters?: { name: string }[] } }>;
     };
     const posts = Object.entries(document.paths).filter(([, item]) => item.post?.security?.length);
     expect(posts.length).toBeGreaterThan(15);
+    // A streamed body cannot be hashed before the route reads it: the key is ignored there
+    // (test/history-import.e2e-spec.ts), so it is not offered.
+    const streamed = ['/v2/history/import'];
     for (const [path, item] of posts) {
-      expect(
-        item.post!.parameters?.some((p) => p.name === 'Idempotency-Key'),
-        path,
-      ).toBe(true);
+      expect(item.post!.parameters?.some((p) => p.name === 'Idempotency-Key') ?? false, path).toBe(
+        !streamed.includes(path),
+      );
     }
   });
 });

@@ -9,6 +9,7 @@ import { ApiKeysHttpModule } from './api-keys/api-keys-http.module.js';
 import { BatchesHttpModule } from './batches/batches-http.module.js';
 import { DowsingHttpModule } from './dowsing/dowsing-http.module.js';
 import { HistoryHttpModule } from './history/history-http.module.js';
+import { HistoryImportHttpModule } from './history/history-import-http.module.js';
 import { EventsHttpModule } from './events/events-http.module.js';
 import { HealthModule } from './health/health.module.js';
 import { HttpConventionsModule } from './http/http-conventions.module.js';
@@ -48,6 +49,7 @@ export class ApiModule {
         AnalysesHttpModule,
         DowsingHttpModule,
         HistoryHttpModule,
+        HistoryImportHttpModule,
         BatchesHttpModule,
         OrganizationsHttpModule,
         UsersHttpModule,
