@@ -285,11 +285,47 @@ function bodyOf(operation: Operation, valid: boolean): fc.Arbitrary<GeneratedBod
       fc.constant({ form: {}, note: 'empty form' }),
     );
   }
+  if (body.mediaType !== 'application/json' && body.schema.type === 'string') {
+    return textBodyOf(operation, valid);
+  }
   if (valid) return validValue(context, body.schema).map((json) => ({ json }));
   return invalidBody(context, body.schema).map(({ kind, json, raw }) => ({
     ...(raw ? { raw } : { json }),
     note: kind,
   }));
+}
+
+/**
+ * A body of text in a media type of its own (NDJSON, CSV): valid, a documented
+ * example or any text in one of the operation's media types; invalid, odd text
+ * or JSON sent to it instead.
+ */
+function textBodyOf(operation: Operation, valid: boolean): fc.Arbitrary<GeneratedBody> {
+  const content = operation.spec.requestBody.content as Record<
+    string,
+    { examples?: Record<string, { value: string }> }
+  >;
+  const mediaTypes = Object.keys(content);
+  const examples = Object.values(content).flatMap((media) =>
+    Object.values(media.examples ?? {}).map((example) => example.value),
+  );
+  const text = fc.oneof(
+    fc.constantFrom(...examples),
+    fc.string({ maxLength: 2_000 }),
+    fc.constantFrom(...NASTY_STRINGS),
+  );
+  const inMediaType = fc
+    .tuple(text, fc.constantFrom(...mediaTypes))
+    .map(([body, contentType]): GeneratedBody => ({ raw: { body, contentType } }));
+  if (valid) return inMediaType;
+  return fc.oneof(
+    inMediaType.map((body) => ({ ...body, note: 'odd text' })),
+    fc.constant<GeneratedBody>({ json: { unexpected: true }, note: 'JSON to a text endpoint' }),
+    fc.constant<GeneratedBody>({
+      raw: { body: 'a,b\n"unclosed', contentType: 'text/plain' },
+      note: 'another media type',
+    }),
+  );
 }
 
 function caseOf(operation: Operation): fc.Arbitrary<Case> {
