@@ -20,7 +20,7 @@ export function checkCsvHeader(cells: readonly string[]): ImportLeafField[] {
   const columns = cells.map((cell) => cell.trim());
   const seen = new Set<string>();
   for (const column of columns) {
-    if (!(column in IMPORT_LEAF_FIELDS)) {
+    if (!Object.hasOwn(IMPORT_LEAF_FIELDS, column)) {
       throw AppError.invalid(
         column === '' ? 'header' : column,
         column === ''

@@ -115,6 +115,8 @@ describe('checkCsvHeader', () => {
     [['type', 'date', 'target', 'external_id', 'location'], 'location', 'not a recognised column'],
     [['type', 'date', 'target', 'external_id', 'type'], 'type', 'named twice'],
     [['type', 'date', 'target', 'external_id', ''], 'header', 'empty column name'],
+    [['type', 'date', 'target', 'external_id', 'constructor'], 'constructor', 'not a recognised'],
+    [['type', 'date', 'target', 'external_id', '__proto__'], '__proto__', 'not a recognised'],
   ])('refuses %j naming %s', (header, field, issue) => {
     let error: unknown;
     try {

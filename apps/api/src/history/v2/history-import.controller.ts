@@ -23,7 +23,7 @@ import {
   IMPORT_NDJSON_EXAMPLES,
 } from './history-import.dto.js';
 
-const ROW_SCHEMA = `[HistoryImportRowDto](#/components/schemas/HistoryImportRowDto)`;
+const ROW_SCHEMA = `HistoryImportRowDto (under Schemas)`;
 
 const DESCRIPTION = `Imports your team's earlier records as history cases (up to ${MAX_IMPORT_ROWS.toLocaleString('en')} rows and HISTORY_IMPORT_MAX_BYTES, 64 MiB unless the deployment says otherwise), so they are searched, matched as similar cases and counted in verified statistics with the service's own work.
 
