@@ -439,6 +439,24 @@ describe('dry runs', () => {
     const real = await importBody(token, body, NDJSON, '?dry_run=false');
     expect(real.body).toEqual({ ...dry.body, dry_run: false });
     expect((await casesOf(org)).size).toBe(2);
+
+    // The audit trail keeps who imported what: the two real imports, not the dry run.
+    const audit = await sql.rows<{ action: string; resource_id: string; details: unknown }>(
+      `SELECT action, resource_id, details FROM audit_records
+        WHERE organization_id = $1 ORDER BY created_at`,
+      [org.organizationId],
+    );
+    expect(audit).toEqual([
+      expect.objectContaining({
+        action: 'history.imported',
+        details: { format: 'ndjson', imported: 1, updated: 0, failed: 0 },
+      }),
+      {
+        action: 'history.imported',
+        resource_id: real.headers.get('x-request-id'),
+        details: { format: 'ndjson', imported: 1, updated: 1, failed: 1 },
+      },
+    ]);
   });
 
   it('refuse a dry_run that is not true or false', async () => {

@@ -5,13 +5,14 @@ import type { SqlExecutor } from '#database';
  * Records, in the caller's transaction, what was done to a resource that will
  * no longer exist to say so itself, or a change whose earlier value must stay
  * on record: who (the credential's subject), which request, the action
- * (`session.deleted`, `history_case.outcome_corrected`) and, for a change,
- * `details` with the earlier value. A deletion keeps no data of the resource.
+ * (`session.deleted`, `history_case.outcome_corrected`, `history.imported`)
+ * and, for a change, `details` with the earlier value (for an import, its
+ * counts). A deletion keeps no data of the resource.
  */
 export async function recordAudit(
   tx: SqlExecutor,
   principal: Principal,
-  action: `${string}.${'deleted' | 'outcome_recorded' | 'outcome_corrected'}`,
+  action: `${string}.${'deleted' | 'outcome_recorded' | 'outcome_corrected' | 'imported'}`,
   resourceId: string,
   requestId: string | null,
   details: Record<string, unknown> | null = null,

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, type Tenant } from '#common';
+import { AppError, type Principal, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import { Sql, type SqlExecutor } from '#database';
+import { recordAudit } from '#events';
 import { csvRows } from './csv-rows.js';
 import {
   bodyText,
@@ -24,6 +25,8 @@ export interface ImportRequest {
   declaredBytes: number | null;
   /** Check and count only: the same statements run, and are rolled back. */
   dryRun: boolean;
+  /** Kept with the import's audit record, whose resource it names. */
+  requestId: string;
 }
 
 /** Seconds a caller is asked to wait while another import of its organisation runs. */
@@ -50,7 +53,8 @@ export class HistoryImportService {
     private readonly settings: AppSettings,
   ) {}
 
-  async import(tenant: Tenant, request: ImportRequest): Promise<ImportReport> {
+  async import(principal: Principal, request: ImportRequest): Promise<ImportReport> {
+    const tenant: Tenant = principal;
     const maxBytes = this.settings.historyImportMaxBytes;
     if (request.declaredBytes !== null && request.declaredBytes > maxBytes) {
       throw importTooLarge(maxBytes);
@@ -74,6 +78,13 @@ export class HistoryImportService {
         }
         await batch.flush();
         if (request.dryRun) throw new DryRunDone();
+        // Who imported what, beside the cases it wrote (which carry no author of their own).
+        await recordAudit(tx, principal, 'history.imported', request.requestId, request.requestId, {
+          format: request.format,
+          imported: tally.imported,
+          updated: tally.updated,
+          failed: tally.failed,
+        });
       });
     } catch (error) {
       if (!(error instanceof DryRunDone)) throw error;

@@ -12,7 +12,7 @@ import {
   type ImportFormat,
   type ImportReport,
 } from '#history';
-import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
+import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { mediaTypeOf, readStreamedBody } from '../../http/streamed-bodies.js';
 import {
@@ -115,6 +115,7 @@ export class HistoryImportV2Controller {
   })
   async importCases(
     @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
     @Query() query: HistoryImportQueryDto,
     @Req() request: Request,
   ): Promise<HistoryImportReportDto> {
@@ -124,6 +125,7 @@ export class HistoryImportV2Controller {
         body,
         declaredBytes,
         dryRun: query.dry_run ?? false,
+        requestId,
       }),
     );
     return toReportDto(report);
