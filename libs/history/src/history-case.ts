@@ -17,6 +17,19 @@ export interface GeoPoint {
   longitude: number;
 }
 
+/** What a verified outcome says, besides its text (PUT …/outcome and imports both record it). */
+export interface VerifiedOutcome {
+  verdict: Verdict;
+  locationFound: boolean | null;
+  /** Where the target really was. */
+  coordinates: GeoPoint | null;
+  verification: string | null;
+  independentVerification: boolean;
+  accuracyConfirmed: boolean;
+  verifiedBy: string;
+  verifiedAt: Date;
+}
+
 /** A history case as stored (`history_cases`; its generated search columns are the database's). */
 export interface HistoryCase {
   organizationId: string;

@@ -1,5 +1,5 @@
 import { rowMapping } from '#database';
-import type { HistoryCase } from './history-case.js';
+import type { HistoryCase, VerifiedOutcome } from './history-case.js';
 
 const FIELDS = {
   organization_id: 'organizationId',
@@ -44,6 +44,34 @@ export type HistoryCaseColumn = keyof typeof FIELDS;
 
 /** `history_cases` ↔ HistoryCase (its generated `document` and `earth` columns are never written). */
 export const CASE_ROWS = rowMapping<HistoryCase, HistoryCaseColumn>('history_cases', FIELDS);
+
+/** The columns of a verified outcome, besides its text, in VerifiedOutcome's order. */
+export const VERIFIED_OUTCOME_COLUMNS = [
+  'verdict',
+  'location_found',
+  'true_latitude',
+  'true_longitude',
+  'verification',
+  'independent_verification',
+  'accuracy_confirmed',
+  'verified_by',
+  'verified_at',
+] as const satisfies readonly HistoryCaseColumn[];
+
+/** A verified outcome's values, in VERIFIED_OUTCOME_COLUMNS' order. */
+export function verifiedOutcomeValues(outcome: VerifiedOutcome): unknown[] {
+  return [
+    outcome.verdict,
+    outcome.locationFound,
+    outcome.coordinates?.latitude ?? null,
+    outcome.coordinates?.longitude ?? null,
+    outcome.verification,
+    outcome.independentVerification,
+    outcome.accuracyConfirmed,
+    outcome.verifiedBy,
+    outcome.verifiedAt,
+  ];
+}
 
 /** CASE_ROWS.selectList with each column qualified by `alias`. */
 export function qualifiedSelectList(alias: string): string {

@@ -2,39 +2,20 @@ import { Injectable } from '@nestjs/common';
 import { AppError, parsePublicId, type Principal, type Tenant } from '#common';
 import { Sql } from '#database';
 import { EventLog, recordAudit } from '#events';
-import type { GeoPoint, HistoryCase, Verdict } from './history-case.js';
+import type { HistoryCase, VerifiedOutcome } from './history-case.js';
 import { outcomeVerifiedData } from './history-events.js';
-import { CASE_ROWS } from './history-rows.js';
+import { CASE_ROWS, VERIFIED_OUTCOME_COLUMNS, verifiedOutcomeValues } from './history-rows.js';
 
 /** What really happened, as PUT /v1/history/{case_id}/outcome records it. */
-export interface OutcomeInput {
-  verdict: Verdict;
+export interface OutcomeInput extends VerifiedOutcome {
   outcome: string | null;
-  locationFound: boolean | null;
-  coordinates: GeoPoint | null;
-  verification: string | null;
-  independentVerification: boolean;
-  accuracyConfirmed: boolean;
-  verifiedBy: string;
-  verifiedAt: Date;
 }
 
 /** How far in the future a `verified_at` may lie (clocks disagree a little). */
 const CLOCK_SKEW_MS = 5 * 60_000;
 
-/** The outcome columns, in OutcomeInput's order after the verdict. */
-const OUTCOME_COLUMNS = [
-  'verdict',
-  'outcome',
-  'location_found',
-  'true_latitude',
-  'true_longitude',
-  'verification',
-  'independent_verification',
-  'accuracy_confirmed',
-  'verified_by',
-  'verified_at',
-] as const;
+/** What PUT …/outcome writes: the outcome's text, then the verified outcome's columns. */
+const OUTCOME_COLUMNS = ['outcome', ...VERIFIED_OUTCOME_COLUMNS] as const;
 
 /**
  * History cases as API callers read them, and their verified outcomes. The
@@ -101,19 +82,7 @@ export class HistoryService {
                 event_sequence = event_sequence + 1, updated_at = now()
           WHERE id = $1
           RETURNING ${CASE_ROWS.selectList}`,
-        [
-          uuid,
-          input.verdict,
-          input.outcome,
-          input.locationFound,
-          input.coordinates?.latitude ?? null,
-          input.coordinates?.longitude ?? null,
-          input.verification,
-          input.independentVerification,
-          input.accuracyConfirmed,
-          input.verifiedBy,
-          input.verifiedAt,
-        ],
+        [uuid, input.outcome, ...verifiedOutcomeValues(input)],
       );
       const record = CASE_ROWS.fromRow(updated[0]!);
       await this.events.append(

@@ -3,7 +3,7 @@ import {
   VERDICTS,
   type CaseType,
   type GeoPoint,
-  type Verdict,
+  type VerifiedOutcome,
 } from '../history-case.js';
 
 /**
@@ -47,19 +47,7 @@ export interface ImportedCase {
   descriptors: string[];
   classified: boolean;
   /** The verified outcome, when the row has a `verdict`. */
-  verified: ImportedOutcome | null;
-}
-
-export interface ImportedOutcome {
-  verdict: Verdict;
-  locationFound: boolean | null;
-  /** Where the target really was. */
-  coordinates: GeoPoint | null;
-  verification: string | null;
-  independentVerification: boolean;
-  accuracyConfirmed: boolean;
-  verifiedBy: string;
-  verifiedAt: Date;
+  verified: VerifiedOutcome | null;
 }
 
 export interface FieldIssue {
@@ -349,7 +337,7 @@ export function checkImportRow(value: unknown, now: Date): RowCheck {
 }
 
 /** The outcome fields: with a `verdict` they are its record; without one, each is an issue. */
-function checkOutcome(reader: RowReader, row: Json, date: Date | null): ImportedOutcome | null {
+function checkOutcome(reader: RowReader, row: Json, date: Date | null): VerifiedOutcome | null {
   const verdict = reader.choice(row.verdict, 'verdict', VERDICTS);
   if (row.verdict === undefined || row.verdict === null) {
     for (const field of OUTCOME_FIELDS) {

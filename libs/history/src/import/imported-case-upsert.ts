@@ -1,6 +1,7 @@
 import { newKey, type Tenant } from '#common';
 import type { SqlExecutor } from '#database';
 import type { CaseType } from '../history-case.js';
+import { VERIFIED_OUTCOME_COLUMNS } from '../history-rows.js';
 import type { ImportedCase } from './import-row.js';
 
 /** The JSON record of one imported case, as the statement reads it (jsonb_to_recordset). */
@@ -42,19 +43,6 @@ const RECORD_COLUMNS = `id uuid, external_id text, type text, subtype text, clas
   independent_verification boolean, accuracy_confirmed boolean, verified_by text,
   verified_at timestamptz`;
 
-/** The verified outcome's columns: a row without a verdict leaves the case's as they are. */
-const OUTCOME_COLUMNS = [
-  'verdict',
-  'location_found',
-  'true_latitude',
-  'true_longitude',
-  'verification',
-  'independent_verification',
-  'accuracy_confirmed',
-  'verified_by',
-  'verified_at',
-] as const;
-
 /**
  * Writes imported cases in one statement: new external ids become cases,
  * known ones (of this organisation and mode, through the partial unique
@@ -70,11 +58,11 @@ const UPSERT = `
   INSERT INTO history_cases AS c (organization_id, mode, id, source_type, external_id, type,
          subtype, work_status, classified, date, target, client, analysts, duration_minutes,
          modality, phases, descriptors, description, latitude, longitude, confidence_score,
-         outcome, ${OUTCOME_COLUMNS.join(', ')})
+         outcome, ${VERIFIED_OUTCOME_COLUMNS.join(', ')})
   SELECT $1, $2, r.id, 'import', r.external_id, r.type, r.subtype, 'completed', r.classified,
          r.date, r.target, r.client, r.analysts, r.duration_minutes, r.modality, r.phases,
          r.descriptors, r.description, r.latitude, r.longitude, r.confidence_score, r.outcome,
-         ${OUTCOME_COLUMNS.map((column) => `r.${column}`).join(', ')}
+         ${VERIFIED_OUTCOME_COLUMNS.map((column) => `r.${column}`).join(', ')}
     FROM jsonb_to_recordset($3::jsonb) AS r(${RECORD_COLUMNS})
   ON CONFLICT (organization_id, mode, external_id) WHERE external_id IS NOT NULL DO UPDATE SET
          type = EXCLUDED.type, subtype = EXCLUDED.subtype, classified = EXCLUDED.classified,
@@ -85,7 +73,7 @@ const UPSERT = `
          latitude = EXCLUDED.latitude, longitude = EXCLUDED.longitude,
          confidence_score = EXCLUDED.confidence_score,
          outcome = coalesce(EXCLUDED.outcome, CASE WHEN EXCLUDED.verdict IS NULL THEN c.outcome END),
-         ${OUTCOME_COLUMNS.map(
+         ${VERIFIED_OUTCOME_COLUMNS.map(
            (column) =>
              `${column} = CASE WHEN EXCLUDED.verdict IS NULL THEN c.${column} ELSE EXCLUDED.${column} END`,
          ).join(',\n         ')},
