@@ -11,6 +11,8 @@
 //   BENCH_PATTERNS=0 node bench/run.mjs (skip pattern recognition on 10,000 seeded analyses)
 //   BENCH_DOWSING=0 node bench/run.mjs  (skip dowsing-query/* and dowsing-heatmap;
 //                                        BENCH_HEATMAP_READINGS sets the readings seeded, default 1,000,000)
+//   BENCH_HISTORY=0 node bench/run.mjs  (skip history search, detail, similar cases and import;
+//                                        BENCH_HISTORY_CASES sets the cases seeded, default 1,000,000)
 //
 // Every phase runs on its own: its figures are printed and saved to
 // bench/results/<run>-<phase>.json as soon as it ends, and a failing phase is reported (error with
@@ -22,7 +24,7 @@
 // failing to start, dying or wedging, the parity check, more than 1 % non-2xx/errors in a phase,
 // a webhook delivery missing, duplicated, not succeeded or wrongly signed, a list query failing,
 // an analysis of the worker phases not completing or its events never relayed, a
-// pattern-recognition request failing)
+// pattern-recognition request failing, a history request failing or disagreeing with the lib)
 // — always after everything measured was printed and saved.
 
 import { spawn } from 'node:child_process';
@@ -62,6 +64,7 @@ import {
 } from './analyses.mjs';
 import { DOWSING_QUERY_BODY, dowsingParity } from './dowsing.mjs';
 import { heatmapLines, heatmapPhase } from './dowsing-heatmap.mjs';
+import { historyLines, historyPhase } from './history.mjs';
 import { patternLines, patternPhase } from './patterns.mjs';
 import { printSessionListPhase, sessionListPhase } from './session-lists.mjs';
 import { createCertificates } from './webhook-receiver.mjs';
@@ -134,6 +137,13 @@ CONFIG.dowsing = {
   heatmapReadings: positiveInt('BENCH_HEATMAP_READINGS', 1_000_000),
   heatmapRequests: positiveInt('BENCH_HEATMAP_REQUESTS', 200), // per box, timed
   heatmapWarmup: 20, // per box, untimed
+};
+CONFIG.history = {
+  enabled: env.BENCH_HISTORY !== '0',
+  cases: positiveInt('BENCH_HISTORY_CASES', 1_000_000),
+  requests: positiveInt('BENCH_HISTORY_REQUESTS', 200), // per combination, timed
+  warmup: 20, // per combination, untimed
+  importRows: wholeNumber('BENCH_HISTORY_IMPORT_ROWS', 100_000, 0), // 0 = skip the import
 };
 const TARGETS = { readRatio: 0.9, createRatio: 0.8, fixedRateP99Ms: 15 };
 const MAX_ERROR_SHARE = 0.01;
@@ -913,6 +923,34 @@ async function main(runner) {
       );
     else runner.skip('dowsing-heatmap', 'BENCH_DOWSING=0');
 
+    let history = null;
+    if (CONFIG.history.enabled)
+      history = await runner.run(
+        'history',
+        async (partial) => {
+          await ctx.api.ensure('history');
+          await quietMachine();
+          const result = await historyPhase({
+            apiBase: ctx.api.base,
+            operatorHeaders: ctx.readHeaders,
+            db: ctx.db,
+            databaseUrl: CONFIG.databaseUrl,
+            poolMax: CONFIG.poolMax,
+            root: ROOT,
+            ...CONFIG.history,
+            log,
+            partial,
+          });
+          await ctx.api.assertHealthy();
+          return result;
+        },
+        {
+          print: (result) => process.stdout.write(`\n${historyLines(result).join('\n')}\n\n`),
+          printPartial: (partial) => process.stdout.write(`${historyLines(partial).join('\n')}\n`),
+        },
+      );
+    else runner.skip('history', 'BENCH_HISTORY=0');
+
     let lists = null;
     if (CONFIG.lists.enabled)
       lists = await runner.run(
@@ -951,6 +989,7 @@ async function main(runner) {
     report.analysesLatency = analysesLatency ?? null;
     report.patternRecognition = patterns ?? null;
     report.dowsingHeatmap = heatmaps ?? null;
+    report.history = history ?? null;
     report.sessionLists = lists ?? null;
     printReport(report);
     runner.saveRun({ report });
@@ -1008,9 +1047,11 @@ async function setUp(runner, partial) {
     // A fresh, equal starting point for every run (only on the dedicated bench database).
     if (dbName === 'sas_bench' || env.BENCH_RESET === '1') {
       await db.query(
-        'TRUNCATE sessions, analyses, events, webhooks, webhook_deliveries, webhook_attempts, dowsing_queries, dowsing_readings',
+        'TRUNCATE sessions, analyses, events, webhooks, webhook_deliveries, webhook_attempts, dowsing_queries, dowsing_readings, history_cases',
       );
-      log(`Emptied sessions, analyses, events, webhooks and dowsing queries in ${dbName}.`);
+      log(
+        `Emptied sessions, analyses, events, webhooks, dowsing queries and history cases in ${dbName}.`,
+      );
     }
 
     const profileDir = join(RESULTS, 'profiles');
@@ -2547,6 +2588,7 @@ function settingsInfo() {
     analyses: CONFIG.analyses,
     patterns: CONFIG.patterns,
     dowsing: CONFIG.dowsing,
+    history: CONFIG.history,
     lists: CONFIG.lists,
     organizationLimits: BENCH_LIMITS,
   };
@@ -2745,6 +2787,7 @@ function printReport(report) {
   if (report.analysesLatency) lines.push('', ...analysesLatencyLines(report.analysesLatency));
   if (report.patternRecognition) lines.push('', ...patternLines(report.patternRecognition));
   if (report.dowsingHeatmap) lines.push('', ...heatmapLines(report.dowsingHeatmap));
+  if (report.history) lines.push('', ...historyLines(report.history));
   process.stdout.write(`${lines.join('\n')}\n\n`);
   if (report.sessionLists) printSessionListPhase(report.sessionLists);
 }
