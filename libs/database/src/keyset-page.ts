@@ -141,11 +141,22 @@ export async function countMatching(
     where.parameters,
   )) as [{ count: number }];
   if (count <= EXACT_COUNT_LIMIT) return { total: count, estimated: false };
+  return {
+    total: Math.max(EXACT_COUNT_LIMIT + 1, await plannedRows(run, { table, where })),
+    estimated: true,
+  };
+}
+
+/** The planner's estimate of the rows matching `where` (EXPLAIN: planned, not run). */
+export async function plannedRows(
+  run: RunSql,
+  { table, where }: { table: string; where: SqlConditions },
+): Promise<number> {
   const [{ 'QUERY PLAN': plan }] = (await run(
     `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${table} WHERE ${where.sql}`,
     where.parameters,
   )) as [{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }];
-  return { total: Math.max(EXACT_COUNT_LIMIT + 1, plan[0].Plan['Plan Rows']), estimated: true };
+  return plan[0].Plan['Plan Rows'];
 }
 
 /**

@@ -27,14 +27,20 @@ export interface SimilarCase {
 
 /** Candidates each index contributes before they are scored. */
 export const CANDIDATES_PER_INDEX = 100;
+/** The newest cases sharing a word with the probe, of which the most alike by trigrams are candidates. */
+export const WORD_SHARING_CASES = 2000;
 
 /**
- * Similar cases in three index lookups, then scored here: the targets most
- * alike by trigrams (pg_trgm `%` on the target's GIN index — `similarity()`
- * in a WHERE would skip it), the newest cases sharing a word or descriptor
- * (the document's GIN index), and the nearest cases (KNN `<->` on the GiST
- * index, with the point bound as a parameter: through a join it was measured
- * at 540 ms). Classified cases are never candidates.
+ * Similar cases from index lookups, then scored here: of the newest
+ * WORD_SHARING_CASES cases sharing a word or descriptor with the probe (the
+ * document's GIN index, or the date index when the words are common), the
+ * targets most alike by trigrams (pg_trgm `similarity()` over those only);
+ * the newest cases sharing a word; and the nearest cases (KNN `<->` on the
+ * GiST index, with the point bound as a parameter: through a join it was
+ * measured at 540 ms). Trigram candidates by pg_trgm's `%` on a trigram
+ * index were measured at 2–5 s on a million cases: targets written alike
+ * ("Where is the …?") make a probe similar to a quarter of them. Classified
+ * cases are never candidates.
  */
 @Injectable()
 export class SimilarCasesService {
@@ -52,14 +58,15 @@ export class SimilarCasesService {
     const text = probe.text === null ? null : param(probe.text);
     const words = searchWords(probe);
     const lookups: string[] = [];
-    if (text !== null) {
-      lookups.push(`(SELECT id FROM history_cases WHERE ${scope} AND target % ${text}
-                     ORDER BY similarity(target, ${text}) DESC LIMIT ${CANDIDATES_PER_INDEX})`);
-    }
     if (words !== null) {
-      lookups.push(`(SELECT id FROM history_cases
-                      WHERE ${scope} AND document @@ websearch_to_tsquery('english', ${param(words)})
-                      ORDER BY date DESC, id DESC LIMIT ${CANDIDATES_PER_INDEX})`);
+      const sharing = `SELECT id, target FROM history_cases
+                        WHERE ${scope} AND document @@ websearch_to_tsquery('english', ${param(words)})
+                        ORDER BY date DESC, id DESC`;
+      lookups.push(`(SELECT id FROM (${sharing} LIMIT ${CANDIDATES_PER_INDEX}) AS newest)`);
+      if (text !== null) {
+        lookups.push(`(SELECT id FROM (${sharing} LIMIT ${WORD_SHARING_CASES}) AS sharing
+                        ORDER BY similarity(target, ${text}) DESC LIMIT ${CANDIDATES_PER_INDEX})`);
+      }
     }
     if (probe.point !== null) {
       lookups.push(`(SELECT id FROM history_cases WHERE ${scope} AND earth IS NOT NULL
