@@ -94,7 +94,7 @@ export class HistoryV1Controller {
   @ApiOperation({
     summary: 'The cases most similar to one of yours',
     description:
-      'Compares the case’s target (trigrams), descriptors (Jaccard), location (distance) and date with other cases of your organisation and mode, classified ones never included, and returns the most similar first with each component (docs: “Similar cases”). Candidates come from three indexes — similar targets, shared words or descriptors, nearest locations — so a case with none of them in common with another is never compared with it.',
+      'Compares the case’s target (trigrams), descriptors (Jaccard), location (distance) and date with other cases of your organisation and mode, classified ones never included, and returns the most similar first with each component (docs: “Similar cases”). Candidates come from the indexes — the newest 2,000 cases sharing a word or descriptor (the 100 with the most alike targets and the 100 newest of them) and the 100 nearest — so a case with nothing of them in common with this one is never compared with it.',
   })
   @ApiResponse({
     status: 404,
