@@ -696,4 +696,34 @@ describe('GET /v2/dowsing/temporal-analysis', () => {
       });
     }
   });
+
+  it('finds readings at the smallest coordinates a double holds, without a 500', async () => {
+    const { token } = await newOrg();
+    const created = await ask(
+      'multi-point',
+      {
+        question: 'Which of these is wettest?',
+        points: [
+          { name: 'tiny', latitude: 5e-324, longitude: -2.5e-323 },
+          { name: 'zero', latitude: 0, longitude: 0 },
+        ],
+      },
+      token,
+    );
+    expect(created.status).toBe(201);
+    const now = Date.now();
+    const response = await temporal(
+      {
+        interval: 'day',
+        latitude: 0,
+        longitude: 0,
+        radius_meters: 10,
+        date_from: new Date(now - DAY).toISOString(),
+        date_to: new Date(now + DAY).toISOString(),
+      },
+      token,
+    );
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.total_queries).toBe(1);
+  });
 });

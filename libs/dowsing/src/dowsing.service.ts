@@ -164,7 +164,11 @@ export class DowsingService {
     return query;
   }
 
-  /** All of a query's located readings in one statement (an energy map has up to 10,000). */
+  /**
+   * All of a query's located readings in one statement (an energy map has up
+   * to 10,000). Degrees keep 9 decimals (0.1 mm): a subnormal one such as
+   * 5e-324 makes radians() in distance SQL fail with "value out of range: underflow".
+   */
   private async insertReadings(
     tx: SqlExecutor,
     query: DowsingQueryEntity,
@@ -173,7 +177,8 @@ export class DowsingService {
     if (readings.length === 0) return;
     await tx.query(
       `INSERT INTO dowsing_readings (organization_id, mode, query_id, latitude, longitude, confidence, created_at)
-       SELECT $1, $2, $3, r.latitude, r.longitude, r.confidence, $7
+       SELECT $1, $2, $3, round(r.latitude::numeric, 9)::float8, round(r.longitude::numeric, 9)::float8,
+              r.confidence, $7
          FROM unnest($4::float8[], $5::float8[], $6::float8[]) AS r(latitude, longitude, confidence)`,
       [
         query.organizationId,
