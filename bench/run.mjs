@@ -1043,6 +1043,15 @@ async function setUp(runner, partial) {
   const db = new pg.Client({ connectionString: CONFIG.databaseUrl });
   await db.connect();
   try {
+    // One run per database at a time: a second one would empty the first one's tables mid-run.
+    const [{ locked }] = (
+      await db.query(`SELECT pg_try_advisory_lock(hashtext('sas-bench-run')) AS locked`)
+    ).rows;
+    if (!locked) {
+      throw new Error(
+        `another bench run is using ${dbName}; wait for it to end (or set DATABASE_URL to another database)`,
+      );
+    }
     await findDependencyPids(db);
     // A fresh, equal starting point for every run (only on the dedicated bench database).
     if (dbName === 'sas_bench' || env.BENCH_RESET === '1') {
