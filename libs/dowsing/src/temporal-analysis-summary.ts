@@ -1,21 +1,10 @@
-import { binomialTailP, mannKendall, wilsonInterval, type MannKendallTest } from '#statistics';
+import { mannKendall, type MannKendallTest, type Rate } from '#statistics';
 
 /**
  * What temporal analysis says about its buckets: the Mann–Kendall trends of
  * the count and of the confidence above chance, and a warning when the
  * buckets are too few or too small for either to mean much.
  */
-
-/** The spec's rate object, from counts. */
-export interface Rate {
-  value: number;
-  successes: number;
-  n: number;
-  ciLow: number;
-  ciHigh: number;
-  baseline: number;
-  pValue: number;
-}
 
 export interface TemporalBucket {
   start: Date;
@@ -46,20 +35,6 @@ export const MIN_TREND_BUCKETS = 5;
 export const MIN_BUCKET_QUERIES = 5;
 /** The level at which a query's own test counts as beating chance; 5 % of queries do by chance. */
 export const SIGNIFICANCE_LEVEL = 0.05;
-
-/** successes of n against `baseline`: Wilson 95 % interval and exact one-sided binomial p-value. */
-export function rateOf(successes: number, n: number, baseline: number): Rate {
-  const [ciLow, ciHigh] = wilsonInterval(successes, n);
-  return {
-    value: round(successes / n),
-    successes,
-    n,
-    ciLow: round(ciLow),
-    ciHigh: round(ciHigh),
-    baseline,
-    pValue: binomialTailP(successes, n, baseline),
-  };
-}
 
 /**
  * The count trend runs over the complete buckets (empty ones count 0: no
@@ -119,8 +94,4 @@ function trend(values: number[], times: number[]): Trend | null {
 
 function plural(n: number, noun: string): string {
   return n === 1 ? noun : `${noun}s`;
-}
-
-function round(value: number): number {
-  return Math.round(value * 1e6) / 1e6;
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppError, type Tenant } from '#common';
 import { Sql } from '#database';
 import type { DowsingQueryType } from '#engines';
-import { EARTH_RADIUS_METERS } from '#statistics';
+import { EARTH_RADIUS_METERS, rateOf } from '#statistics';
 import {
   bucketCount,
   bucketsCovering,
@@ -11,7 +11,6 @@ import {
   type TemporalInterval,
 } from './temporal-analysis-buckets.js';
 import {
-  rateOf,
   SIGNIFICANCE_LEVEL,
   summarize,
   type TemporalBucket,

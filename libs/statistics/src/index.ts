@@ -1,6 +1,7 @@
 /** Pure statistics for the service (docs/statistics.md): no Nest, no I/O. */
 export { binomialTailP } from './binomial.js';
 export { wilsonInterval, Z_95 } from './wilson.js';
+export { rateOf, type Rate } from './rate.js';
 export { saicAccuracy, saicReliability } from './saic.js';
 export {
   type GeoPoint,

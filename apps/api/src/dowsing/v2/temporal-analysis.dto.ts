@@ -11,6 +11,7 @@ import {
 import { DOWSING_QUERY_TYPES, type DowsingQueryType } from '#engines';
 import { MANN_KENDALL_EXACT_MAX_N } from '#statistics';
 import { NumberQuery } from '../../http/query-params.js';
+import { RateDto } from '../../http/rate.dto.js';
 import { oneOf } from '../../http/validation-messages.js';
 import { MAX_QUESTION_LENGTH } from '../dowsing-request.dto.js';
 
@@ -122,33 +123,6 @@ export class TemporalFiltersDto {
 
   @ApiProperty({ type: String, enum: [...DOWSING_QUERY_TYPES, null], nullable: true })
   query_type!: string | null;
-}
-
-export class RateDto {
-  @ApiProperty({ minimum: 0, maximum: 1, description: 'successes / n' })
-  value!: number;
-
-  @ApiProperty({ type: 'integer' })
-  successes!: number;
-
-  @ApiProperty({ type: 'integer' })
-  n!: number;
-
-  @ApiProperty({ minimum: 0, maximum: 1, description: 'Wilson 95 % interval, low end' })
-  ci_low!: number;
-
-  @ApiProperty({ minimum: 0, maximum: 1, description: 'Wilson 95 % interval, high end' })
-  ci_high!: number;
-
-  @ApiProperty({ minimum: 0, maximum: 1, description: 'The rate chance alone gives' })
-  baseline!: number;
-
-  @ApiProperty({
-    minimum: 0,
-    maximum: 1,
-    description: 'Exact one-sided binomial P(X ≥ successes | n, baseline)',
-  })
-  p_value!: number;
 }
 
 @ApiExtraModels(RateDto)

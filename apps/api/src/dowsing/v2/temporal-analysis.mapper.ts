@@ -1,17 +1,6 @@
-import type { Rate, TemporalAnalysis, TemporalAnalysisRequest, Trend } from '#dowsing';
-import type { RateDto, TemporalAnalysisDto, TrendDto } from './temporal-analysis.dto.js';
-
-function rateDto(rate: Rate): RateDto {
-  return {
-    value: rate.value,
-    successes: rate.successes,
-    n: rate.n,
-    ci_low: rate.ciLow,
-    ci_high: rate.ciHigh,
-    baseline: rate.baseline,
-    p_value: rate.pValue,
-  };
-}
+import type { TemporalAnalysis, TemporalAnalysisRequest, Trend } from '#dowsing';
+import { rateDto } from '../../http/rate.dto.js';
+import type { TemporalAnalysisDto, TrendDto } from './temporal-analysis.dto.js';
 
 function trendDto(trend: Trend | null): TrendDto | null {
   if (!trend) return null;
