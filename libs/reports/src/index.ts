@@ -1,0 +1,1 @@
+export * from './reports.module.js';
