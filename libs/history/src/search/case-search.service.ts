@@ -72,35 +72,43 @@ interface Ranked {
 export class CaseSearchService {
   constructor(private readonly sql: Sql) {}
 
+  /** A version 1 page: `hasMore` from one case beyond it, so an estimated total never misleads it. */
   async search(
     tenant: Tenant,
     filters: CaseSearchFilters,
     page: { limit: number; offset: number },
-  ): Promise<{ hits: CaseHit[]; total: number; totalEstimated: boolean }> {
+  ): Promise<{ hits: CaseHit[]; hasMore: boolean; total: number; totalEstimated: boolean }> {
     await this.assertSearchable(filters.text);
+    const wanted = { limit: page.limit + 1, offset: page.offset };
+    let ids: Ranked[];
+    let counted: { total: number; totalEstimated: boolean };
     if (filters.text === null) {
-      const [ids, count] = await Promise.all([
-        this.newest(tenant, filters, page),
+      [ids, counted] = await Promise.all([
+        this.newest(tenant, filters, wanted),
         this.count(tenant, filters),
       ]);
-      return { hits: await this.read(ids, null), ...count };
+    } else {
+      const window = await this.rankedWindow(tenant, filters);
+      const ranked = window.ranked.slice(wanted.offset, wanted.offset + wanted.limit);
+      const tailOffset = Math.max(wanted.offset, RANKED_WINDOW);
+      const [tail, windowCounted] = await Promise.all([
+        window.full && wanted.offset + wanted.limit > RANKED_WINDOW
+          ? this.newest(tenant, filters, {
+              limit: wanted.offset + wanted.limit - tailOffset,
+              offset: tailOffset,
+            })
+          : Promise.resolve([]),
+        this.windowCount(tenant, filters, window),
+      ]);
+      ids = [...ranked, ...tail];
+      counted = windowCounted;
     }
-    const window = await this.rankedWindow(tenant, filters);
-    const ids = window.ranked.slice(page.offset, page.offset + page.limit);
-    if (window.full && page.offset + page.limit > RANKED_WINDOW) {
-      const tailOffset = Math.max(page.offset, RANKED_WINDOW);
-      ids.push(
-        ...(await this.newest(tenant, filters, {
-          limit: page.offset + page.limit - tailOffset,
-          offset: tailOffset,
-        })),
-      );
-    }
-    const [hits, count] = await Promise.all([
-      this.read(ids, filters.text),
-      this.windowCount(tenant, filters, window),
-    ]);
-    return { hits, ...count };
+    const shown = ids.slice(0, page.limit);
+    const hits = await this.read(shown, filters.text);
+    const hasMore = ids.length > page.limit;
+    // An estimate never claims fewer cases than the pages already shown.
+    const total = Math.max(counted.total, page.offset + shown.length + (hasMore ? 1 : 0));
+    return { hits, hasMore, total, totalEstimated: counted.totalEstimated };
   }
 
   async page(

@@ -85,7 +85,7 @@ export class HistoryV1Controller {
       total_estimated: found.totalEstimated,
       limit,
       offset,
-      has_more: offset + found.hits.length < found.total,
+      has_more: found.hasMore,
     };
   }
 
