@@ -15,6 +15,7 @@ import { Analyses1764075600000 } from './1764075600000-analyses.js';
 import { Dowsing1764079200000 } from './1764079200000-dowsing.js';
 import { DowsingHeatmapTiles1764082800000 } from './1764082800000-dowsing-heatmap-tiles.js';
 import { HistoryCases1764086400000 } from './1764086400000-history-cases.js';
+import { HistoryRollups1764090000000 } from './1764090000000-history-rollups.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   Dowsing1764079200000,
   DowsingHeatmapTiles1764082800000,
   HistoryCases1764086400000,
+  HistoryRollups1764090000000,
 ];
