@@ -16,6 +16,7 @@ import { Dowsing1764079200000 } from './1764079200000-dowsing.js';
 import { DowsingHeatmapTiles1764082800000 } from './1764082800000-dowsing-heatmap-tiles.js';
 import { HistoryCases1764086400000 } from './1764086400000-history-cases.js';
 import { HistoryRollups1764090000000 } from './1764090000000-history-rollups.js';
+import { Reports1764093600000 } from './1764093600000-reports.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   DowsingHeatmapTiles1764082800000,
   HistoryCases1764086400000,
   HistoryRollups1764090000000,
+  Reports1764093600000,
 ];
