@@ -32,6 +32,7 @@ export abstract class AppSettings implements Settings {
   declare webhooks: WebhookSettings;
   declare outbound: OutboundSettings;
   declare eventRetentionDays: number;
+  declare reportRetentionDays: number;
   declare rateLimits: RateLimitSettings;
 }
 

@@ -52,6 +52,7 @@ describe('settings', () => {
         materialTimeoutMs: 30_000,
       },
       eventRetentionDays: 30,
+      reportRetentionDays: 7,
       rateLimits: {
         enabled: true,
         onRedisFailure: 'allow',
@@ -202,6 +203,7 @@ describe('settings', () => {
     [{ WEBHOOK_RETRY_SCALE: '0' }, 'WEBHOOK_RETRY_SCALE'],
     [{ WEBHOOK_RETRY_SCALE: 'fast' }, 'WEBHOOK_RETRY_SCALE'],
     [{ EVENT_RETENTION_DAYS: '0' }, 'EVENT_RETENTION_DAYS'],
+    [{ REPORT_RETENTION_DAYS: '0' }, 'REPORT_RETENTION_DAYS'],
   ])('stop on %j naming %s', (env, setting) => {
     expect(problemWith(env)).toBe(setting);
   });

@@ -38,6 +38,8 @@ export interface Settings {
   outbound: OutboundSettings;
   /** Days events (and their delivery records) are kept. */
   eventRetentionDays: number;
+  /** Days a generated report is kept; the worker deletes expired ones and they answer 404. */
+  reportRetentionDays: number;
   rateLimits: RateLimitSettings;
 }
 
@@ -325,6 +327,7 @@ export function parseSettings(env: Env): Settings {
       materialTimeoutMs: integer(env, 'REFERENCE_MATERIAL_TIMEOUT_MS', 30_000, 100, 600_000),
     },
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
+    reportRetentionDays: integer(env, 'REPORT_RETENTION_DAYS', 7, 1, 365),
     rateLimits: {
       enabled: choice(env, 'RATE_LIMITS', ['on', 'off'], 'on') === 'on',
       onRedisFailure: choice(env, 'RATE_LIMIT_ON_REDIS_FAILURE', ['allow', 'deny'], 'allow'),
