@@ -18,6 +18,7 @@ import { LiveUpdatesModule } from './live/live-updates.module.js';
 import { OAuthClientsHttpModule } from './oauth-clients/oauth-clients-http.module.js';
 import { OAuthServerModule } from './oauth/oauth-server.module.js';
 import { OrganizationsHttpModule } from './organizations/organizations-http.module.js';
+import { ReportsHttpModule } from './reports/reports-http.module.js';
 import { SessionsHttpModule } from './sessions/sessions-http.module.js';
 import { SystemHttpModule } from './system/system-http.module.js';
 import { UsersHttpModule } from './users/users-http.module.js';
@@ -47,6 +48,7 @@ export class ApiModule {
         OAuthClientsHttpModule,
         SessionsHttpModule,
         AnalysesHttpModule,
+        ReportsHttpModule,
         DowsingHttpModule,
         HistoryHttpModule,
         HistoryImportHttpModule,

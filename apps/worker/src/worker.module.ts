@@ -8,11 +8,13 @@ import { DatabaseModule } from '#database';
 import { EventsModule, EventsWorkModule } from '#events';
 import { IdempotencyWorkModule } from '#idempotency';
 import { QueueModule } from '#queue';
+import { ReportsWorkModule } from '#reports';
 import { SessionsWorkModule } from '#sessions';
 import { WebhooksWorkModule } from '#webhooks';
 import { AnalysesProcessor } from './processors/analyses.processor.js';
 import { EventsProcessor } from './processors/events.processor.js';
 import { MaintenanceProcessor } from './processors/maintenance.processor.js';
+import { ReportsProcessor } from './processors/reports.processor.js';
 import { SessionsProcessor } from './processors/sessions.processor.js';
 
 /** The worker: the features' work modules (relay, runners, deliverer, periodic tasks) and one thin processor per queue. */
@@ -33,11 +35,18 @@ export class WorkerModule {
         EventsWorkModule,
         SessionsWorkModule,
         AnalysesWorkModule,
+        ReportsWorkModule,
         AuthWorkModule,
         WebhooksWorkModule,
         IdempotencyWorkModule,
       ],
-      providers: [EventsProcessor, SessionsProcessor, AnalysesProcessor, MaintenanceProcessor],
+      providers: [
+        EventsProcessor,
+        SessionsProcessor,
+        AnalysesProcessor,
+        ReportsProcessor,
+        MaintenanceProcessor,
+      ],
     };
   }
 }

@@ -13,9 +13,10 @@ export class JobProducer {
     @InjectQueue(QUEUE.events) events: Queue,
     @InjectQueue(QUEUE.sessions) sessions: Queue,
     @InjectQueue(QUEUE.analyses) analyses: Queue,
+    @InjectQueue(QUEUE.reports) reports: Queue,
     @InjectQueue(QUEUE.maintenance) maintenance: Queue,
   ) {
-    this.queues = { events, sessions, analyses, maintenance };
+    this.queues = { events, sessions, analyses, reports, maintenance };
     // A BullMQ queue without an "error" listener prints its connection errors (Redis gone)
     // to stderr as bare stack traces; they belong in the log. Adding jobs still fails loudly.
     for (const queue of Object.values(this.queues)) {

@@ -29,6 +29,7 @@ const DEFAULT_JOB_OPTIONS = {
       { name: QUEUE.events },
       { name: QUEUE.sessions },
       { name: QUEUE.analyses },
+      { name: QUEUE.reports },
       { name: QUEUE.maintenance },
     ),
   ],

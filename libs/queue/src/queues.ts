@@ -5,6 +5,7 @@ export const QUEUE = {
   events: 'events',
   sessions: 'sessions',
   analyses: 'analyses',
+  reports: 'reports',
   maintenance: 'maintenance',
 } as const;
 export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
@@ -17,6 +18,10 @@ export interface JobDataMap {
   /** Jobs carry a BullMQ priority from the analysis's priority: urgent ones start first. */
   analyses: {
     run: { analysisId: string; organizationId: string; mode: Mode; requestId: string | null };
+  };
+  /** The job id is the report's public id: a report is built once. */
+  reports: {
+    build: { reportId: string; organizationId: string; mode: Mode; requestId: string | null };
   };
   /** One job name per periodic task (PeriodicTasks), no data. */
   maintenance: Record<string, Record<string, never>>;

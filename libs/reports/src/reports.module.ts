@@ -1,8 +1,20 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '#database';
+import { ReportRunner } from './report-runner.js';
+import { ReportsService } from './reports.service.js';
 
 /** Reports built by the worker as PDF, CSV or JSON, and kept for download (issue 16). */
 @Module({
   imports: [DatabaseModule],
+  providers: [ReportsService],
+  exports: [ReportsService],
 })
 export class ReportsModule {}
+
+/** The worker's side: building reports, retention and the sweep of lost jobs. */
+@Module({
+  imports: [DatabaseModule],
+  providers: [ReportRunner],
+  exports: [ReportRunner],
+})
+export class ReportsWorkModule {}

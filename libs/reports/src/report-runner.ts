@@ -1,0 +1,127 @@
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { toPublicId, type Mode } from '#common';
+import { Sql } from '#database';
+import { JobProducer, PeriodicTasks, QUEUE } from '#queue';
+import { buildReport } from './report-builder.js';
+import { CONTENT_TYPES, type Report } from './report.js';
+import { REPORT_ROWS } from './report-rows.js';
+
+/** Reports left queued this long have lost their job (Redis away when they were asked for). */
+const LOST_AFTER_MS = 60_000;
+/** A report's document kept in PostgreSQL at most (see the migration: beyond it, object storage). */
+export const MAX_REPORT_BYTES = 256 * 1024 ** 2;
+
+/**
+ * The worker's side of reports: builds one (queued → processing →
+ * completed | failed, each step a guarded UPDATE), deletes expired ones and
+ * queues again those whose job was lost.
+ */
+@Injectable()
+export class ReportRunner implements OnModuleInit {
+  private readonly logger = new Logger(ReportRunner.name);
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly jobs: JobProducer,
+    private readonly tasks: PeriodicTasks,
+  ) {}
+
+  onModuleInit(): void {
+    this.tasks.register({
+      name: 'reports.sweep',
+      everyMs: 60_000,
+      run: () => this.sweep(),
+    });
+  }
+
+  /**
+   * Builds the report. A job run again after a crash finds it `processing`
+   * and builds it again; a finished or deleted one is left alone.
+   */
+  async run(reportId: string): Promise<void> {
+    const [claimed] = await this.sql.rows<Record<string, unknown>>(
+      `UPDATE reports SET status = 'processing', started_at = now()
+        WHERE id = $1 AND status IN ('queued', 'processing') AND expires_at > now()
+        RETURNING ${REPORT_ROWS.selectList}`,
+      [reportId],
+    );
+    if (!claimed) return;
+    const report = REPORT_ROWS.fromRow(claimed as never);
+    try {
+      const built = await this.sql.transaction(async (client) => {
+        await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        return buildReport(client, report, {
+          id: toPublicId('report', report.id),
+          reportType: report.reportType,
+          format: report.format,
+          parameters: report.parameters,
+          generatedAt: report.parameters.generatedAt
+            ? new Date(report.parameters.generatedAt)
+            : new Date(),
+        });
+      });
+      if (built.content.length > MAX_REPORT_BYTES) {
+        await this.fail(report, `the document is larger than ${MAX_REPORT_BYTES} bytes`);
+        return;
+      }
+      await this.sql.rows(
+        `UPDATE reports SET status = 'completed', completed_at = now(), content = $2,
+            content_type = $3, filename = $4, byte_size = $5, row_count = $6
+          WHERE id = $1 AND status = 'processing'`,
+        [
+          report.id,
+          built.content,
+          CONTENT_TYPES[report.format],
+          filename(report),
+          built.content.length,
+          built.rowCount,
+        ],
+      );
+    } catch (error) {
+      this.logger.error({ err: error, reportId: report.id }, 'report failed');
+      await this.fail(report, 'the report could not be built');
+    }
+  }
+
+  private async fail(report: Report, failure: string): Promise<void> {
+    await this.sql.rows(
+      `UPDATE reports SET status = 'failed', failure = $2, completed_at = now()
+        WHERE id = $1 AND status = 'processing'`,
+      [report.id, failure],
+    );
+  }
+
+  /** Deletes expired reports and queues again those left queued without a job. */
+  async sweep(): Promise<{ expired: number; requeued: number }> {
+    const expired = await this.sql.rows(
+      `DELETE FROM reports WHERE id IN (
+          SELECT id FROM reports WHERE expires_at <= now() LIMIT 1000) RETURNING id`,
+      [],
+    );
+    const lost = await this.sql.rows<{ id: string; organization_id: string; mode: Mode }>(
+      `SELECT id, organization_id, mode FROM reports
+        WHERE status = 'queued' AND created_at < $1 LIMIT 1000`,
+      [new Date(Date.now() - LOST_AFTER_MS)],
+    );
+    await this.jobs.addBulk(
+      QUEUE.reports,
+      'build',
+      lost.map((row) => ({
+        data: {
+          reportId: row.id,
+          organizationId: row.organization_id,
+          mode: row.mode,
+          requestId: null,
+        },
+        options: { jobId: toPublicId('report', row.id) },
+      })),
+    );
+    return { expired: expired.length, requeued: lost.length };
+  }
+}
+
+/** `history-report-2026-11-24-rpt_….csv`: what the download's Content-Disposition names. */
+function filename(report: Report): string {
+  const day = report.createdAt.toISOString().slice(0, 10);
+  return `${report.reportType}-report-${day}-${toPublicId('report', report.id)}.${report.format}`;
+}

@@ -1,0 +1,320 @@
+import { randomUUID } from 'node:crypto';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_SCOPES, Scope, type Mode } from '#common';
+import { Sql } from '#database';
+import { ReportRunner } from '#reports';
+import { TestClient, type ApiResponse } from './support/client.js';
+import { createOrganization, type TestOrganization } from './support/factories.js';
+import { startStack, type Stack } from './support/stack.js';
+import { waitFor } from './support/wait.js';
+
+/**
+ * Reports: asked for with POST /v2/reports/generate, built by the worker,
+ * read, listed, downloaded, deleted and expired; history reports as CSV and
+ * JSON with classified cases left out and formula cells neutralised.
+ */
+
+let stack: Stack;
+let client: TestClient;
+let sql: Sql;
+
+beforeAll(async () => {
+  stack = await startStack({ worker: true });
+  client = await TestClient.for(stack);
+  sql = stack.api.get(Sql);
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+interface SeedCase {
+  type?: string;
+  date: string;
+  target: string;
+  classified?: boolean;
+  verdict?: 'hit' | 'partial' | 'miss' | null;
+  chanceBaseline?: number | null;
+  description?: string | null;
+}
+
+async function seedCases(org: TestOrganization, cases: SeedCase[], mode: Mode = 'live') {
+  for (const [index, item] of cases.entries()) {
+    await sql.rows(
+      `INSERT INTO history_cases (organization_id, mode, id, source_type, external_id, type,
+          work_status, classified, date, target, description, verdict, chance_baseline, verified_at)
+        VALUES ($1, $2, $3, 'import', $4, $5, 'completed', $6, $7, $8, $9, $10, $11,
+          CASE WHEN $10::text IS NULL THEN NULL ELSE now() END)`,
+      [
+        org.organizationId,
+        mode,
+        randomUUID(),
+        `ext-${index}`,
+        item.type ?? 'remote_viewing',
+        item.classified ?? false,
+        item.date,
+        item.target,
+        item.description ?? null,
+        item.verdict ?? null,
+        item.chanceBaseline ?? null,
+      ],
+    );
+  }
+}
+
+const CASES: SeedCase[] = [
+  {
+    date: '2026-03-01T10:00:00Z',
+    target: '=HYPERLINK("http://evil.test")',
+    verdict: 'hit',
+    chanceBaseline: 0.25,
+  },
+  { date: '2026-03-02T10:00:00Z', target: '+1 Water tower', verdict: 'miss', chanceBaseline: 0.25 },
+  {
+    date: '2026-03-03T10:00:00Z',
+    target: '-2 Bridge, "old"',
+    verdict: 'hit',
+    chanceBaseline: 0.25,
+  },
+  { date: '2026-03-04T10:00:00Z', target: '@SUM(A1) church', description: 'line one\nline two' },
+  { date: '2026-03-05T10:00:00Z', target: 'Secret bunker', classified: true, verdict: 'hit' },
+  {
+    type: 'dowsing',
+    date: '2026-03-06T10:00:00Z',
+    target: 'Well',
+    verdict: 'miss',
+    chanceBaseline: 0.5,
+  },
+  { date: '2025-01-01T10:00:00Z', target: 'Out of range' },
+];
+
+async function newOrg(): Promise<{ org: TestOrganization; token: string }> {
+  const org = await createOrganization(stack, client);
+  await seedCases(org, CASES);
+  return { org, token: await org.token() };
+}
+
+async function generate(token: string, body: Record<string, unknown>): Promise<ApiResponse> {
+  return client.post('/v2/reports/generate', { token, json: body });
+}
+
+async function completed(token: string, id: string): Promise<ApiResponse> {
+  return waitFor(async () => {
+    const response = await client.get(`/v2/reports/${id}`, { token });
+    expect(response.status).toBe(200);
+    expect(response.body.status).not.toBe('failed');
+    return response.body.status === 'completed' ? response : null;
+  }, 30_000);
+}
+
+const RANGE = { date_from: '2026-01-01', date_to: '2026-12-31' };
+
+describe('history reports', () => {
+  it('builds a CSV: one row per unclassified case in the range, formulas neutralised', async () => {
+    const { token } = await newOrg();
+    const asked = await generate(token, { report_type: 'history', format: 'csv', ...RANGE });
+    expect(asked.status).toBe(202);
+    expect(asked.body).toMatchObject({ status: 'queued', report_type: 'history', format: 'csv' });
+    expect(asked.body.report_id).toMatch(/^rpt_/);
+    expect(asked.body.links.download).toBeNull();
+
+    const done = await completed(token, asked.body.report_id);
+    expect(done.body.row_count).toBe(5);
+    expect(done.body.links.download).toBe(`/v2/reports/${asked.body.report_id}/download`);
+
+    const download = await client.get(done.body.links.download, { token });
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(download.headers.get('content-disposition')).toBe(
+      `attachment; filename="${done.body.filename}"`,
+    );
+    expect(done.body.filename).toMatch(/^history-report-\d{4}-\d{2}-\d{2}-rpt_.+\.csv$/);
+    expect(Buffer.byteLength(download.text)).toBe(done.body.byte_size);
+    expect(download.text).toContain('\r\n');
+
+    const rows = parse(download.text, { columns: true }) as Record<string, string>[];
+    expect(rows).toHaveLength(5);
+    const targets = rows.map((row) => row.target);
+    expect(targets).toEqual([
+      'Well',
+      "'@SUM(A1) church",
+      '\'-2 Bridge, "old"',
+      "'+1 Water tower",
+      '\'=HYPERLINK("http://evil.test")',
+    ]);
+    expect(targets).not.toContain('Secret bunker');
+    expect(download.text).not.toContain('Secret bunker');
+    expect(rows[1]!.description).toBe('line one\nline two');
+    expect(rows[0]!.case_id).toMatch(/^hist_/);
+    expect(rows[0]).toMatchObject({ type: 'dowsing', verdict: 'miss', chance_baseline: '0.5' });
+  });
+
+  it('builds JSON: the same cases with counts and hit rates as rate objects', async () => {
+    const { token } = await newOrg();
+    const asked = await generate(token, {
+      report_type: 'history',
+      format: 'json',
+      ...RANGE,
+      type: 'remote_viewing',
+    });
+    expect(asked.status).toBe(202);
+    const done = await completed(token, asked.body.report_id);
+    const download = await client.get(done.body.links.download, { token });
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toMatch(/^application\/json/);
+    const report = download.body;
+    expect(report.report_id).toBe(asked.body.report_id);
+    expect(report.cases).toHaveLength(4);
+    expect(report.cases.map((c: { target: string }) => c.target)).not.toContain('Secret bunker');
+    // Raw values in JSON: no spreadsheet prefix.
+    expect(report.cases.at(-1).target).toBe('=HYPERLINK("http://evil.test")');
+    expect(report.summary.cases).toBe(4);
+    // 2 hits of 3 verified, baseline 0.25: Wilson 95 % [0.207660, 0.938507], P(X ≥ 2) = 0.15625.
+    expect(report.summary.hit_rate).toEqual({
+      value: 0.666667,
+      successes: 2,
+      n: 3,
+      ci_low: expect.closeTo(0.20766, 5),
+      ci_high: expect.closeTo(0.938507, 5),
+      baseline: 0.25,
+      p_value: expect.closeTo(0.15625, 6),
+    });
+    expect(report.summary.by_type).toEqual([
+      expect.objectContaining({ type: 'remote_viewing', cases: 4, verified: 3 }),
+    ]);
+  });
+
+  it('lists, pages and deletes reports', async () => {
+    const { token } = await newOrg();
+    const ids: string[] = [];
+    for (const format of ['csv', 'json', 'csv']) {
+      ids.push((await generate(token, { report_type: 'history', format })).body.report_id);
+    }
+    const first = await client.get('/v2/reports?per_page=2', { token });
+    expect(first.status).toBe(200);
+    expect(first.body.data.map((r: { report_id: string }) => r.report_id)).toEqual([
+      ids[2],
+      ids[1],
+    ]);
+    expect(first.body.pagination).toMatchObject({ total: 3, has_next: true });
+    const second = await client.get(
+      `/v2/reports?per_page=2&cursor=${first.body.pagination.next_cursor}`,
+      { token },
+    );
+    expect(second.body.data.map((r: { report_id: string }) => r.report_id)).toEqual([ids[0]]);
+
+    expect((await client.delete(`/v2/reports/${ids[1]}`, { token })).status).toBe(204);
+    expect((await client.get(`/v2/reports/${ids[1]}`, { token })).status).toBe(404);
+    expect((await client.delete(`/v2/reports/${ids[1]}`, { token })).status).toBe(404);
+  });
+
+  it('answers 409 on download until the report is completed', async () => {
+    const { org, token } = await newOrg();
+    const asked = await generate(token, { report_type: 'history', format: 'csv' });
+    // The worker is quick: once it is built, the report is put back in `processing`.
+    await completed(token, asked.body.report_id);
+    await sql.rows(`UPDATE reports SET status = 'processing' WHERE organization_id = $1`, [
+      org.organizationId,
+    ]);
+    const early = await client.get(`/v2/reports/${asked.body.report_id}/download`, { token });
+    expect(early.status).toBe(409);
+    expect(early.body.error.details.field).toBe('status');
+  });
+
+  it('expires reports after the retention: 404 at once, deleted by the sweep', async () => {
+    const { org, token } = await newOrg();
+    const asked = await generate(token, { report_type: 'history', format: 'json' });
+    await completed(token, asked.body.report_id);
+    const expiresAt = new Date(asked.body.expires_at).getTime();
+    const createdAt = new Date(asked.body.created_at).getTime();
+    expect(expiresAt - createdAt).toBe(stack.settings.reportRetentionDays * 24 * 3600 * 1000);
+
+    await sql.rows(
+      `UPDATE reports SET expires_at = now() - interval '1 second' WHERE organization_id = $1`,
+      [org.organizationId],
+    );
+    expect((await client.get(`/v2/reports/${asked.body.report_id}`, { token })).status).toBe(404);
+    expect(
+      (await client.get(`/v2/reports/${asked.body.report_id}/download`, { token })).status,
+    ).toBe(404);
+    expect((await client.get('/v2/reports', { token })).body.data).toEqual([]);
+
+    const swept = await stack.worker!.get(ReportRunner).sweep();
+    expect(swept.expired).toBeGreaterThanOrEqual(1);
+    const left = await sql.rows(`SELECT id FROM reports WHERE organization_id = $1`, [
+      org.organizationId,
+    ]);
+    expect(left).toEqual([]);
+  });
+});
+
+describe('access and input', () => {
+  it('needs analytics:export for every route', async () => {
+    const { org, token } = await newOrg();
+    const id = (await generate(token, { report_type: 'history', format: 'csv' })).body.report_id;
+    const reader = await org.token(ALL_SCOPES.filter((scope) => scope !== Scope.AnalyticsExport));
+    for (const [method, path] of [
+      ['POST', '/v2/reports/generate'],
+      ['GET', '/v2/reports'],
+      ['GET', `/v2/reports/${id}`],
+      ['GET', `/v2/reports/${id}/download`],
+      ['DELETE', `/v2/reports/${id}`],
+    ] as const) {
+      const response = await client.request(method, path, {
+        token: reader,
+        ...(method === 'POST' ? { json: { report_type: 'history', format: 'csv' } } : {}),
+      });
+      expect(response.status, `${method} ${path}`).toBe(403);
+    }
+  });
+
+  it("keeps organisations and modes apart: another tenant's report is 404", async () => {
+    const { token } = await newOrg();
+    const other = await newOrg();
+    const id = (await generate(token, { report_type: 'history', format: 'csv' })).body.report_id;
+    await completed(token, id);
+    for (const path of [`/v2/reports/${id}`, `/v2/reports/${id}/download`]) {
+      expect((await client.get(path, { token: other.token })).status).toBe(404);
+    }
+    expect((await client.delete(`/v2/reports/${id}`, { token: other.token })).status).toBe(404);
+    expect((await client.get('/v2/reports', { token: other.token })).body.data).toEqual([]);
+
+    const testMode = await createOrganization(stack, client, 'test');
+    const testToken = await testMode.token();
+    expect((await client.get(`/v2/reports/${id}`, { token: testToken })).status).toBe(404);
+    expect((await client.get('/v2/reports/rpt_nonsense', { token })).status).toBe(404);
+  });
+
+  it('refuses bad input naming the field', async () => {
+    const { token } = await newOrg();
+    const cases: [Record<string, unknown>, string][] = [
+      [{ format: 'csv' }, 'report_type'],
+      [{ report_type: 'sales', format: 'csv' }, 'report_type'],
+      [{ report_type: 'history', format: 'xlsx' }, 'format'],
+      [{ report_type: 'history', format: 'csv', date_from: 'yesterday' }, 'date_from'],
+      [
+        { report_type: 'history', format: 'csv', date_from: '2026-02-01', date_to: '2026-01-01' },
+        'date_to',
+      ],
+      [{ report_type: 'history', format: 'csv', type: 'tarot' }, 'type'],
+      [{ report_type: 'history', format: 'pdf' }, 'format'],
+      [{ report_type: 'usage', format: 'csv' }, 'report_type'],
+    ];
+    for (const [body, field] of cases) {
+      const response = await generate(token, body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(JSON.stringify(response.body.error), JSON.stringify(body)).toContain(field);
+    }
+  });
+
+  it('answers a repeated Idempotency-Key with the same report', async () => {
+    const { token } = await newOrg();
+    const headers = { 'idempotency-key': randomUUID() };
+    const body = { report_type: 'history', format: 'csv' };
+    const first = await client.post('/v2/reports/generate', { token, json: body, headers });
+    const again = await client.post('/v2/reports/generate', { token, json: body, headers });
+    expect(first.status).toBe(202);
+    expect(again.status).toBe(202);
+    expect(again.body.report_id).toBe(first.body.report_id);
+  });
+});
