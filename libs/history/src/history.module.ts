@@ -3,6 +3,7 @@ import { DatabaseModule } from '#database';
 import { EventsModule } from '#events';
 import { HistoryService } from './history.service.js';
 import { HistoryImportService } from './import/history-import.service.js';
+import { HistoryPatternsService } from './patterns/history-patterns.service.js';
 import { CaseSearchService } from './search/case-search.service.js';
 import { SimilarCasesService } from './similar/similar-cases.service.js';
 import { VerifiedRecords } from './verified-record.js';
@@ -16,6 +17,7 @@ import { VerifiedRecords } from './verified-record.js';
     SimilarCasesService,
     VerifiedRecords,
     HistoryImportService,
+    HistoryPatternsService,
   ],
   exports: [
     HistoryService,
@@ -23,6 +25,7 @@ import { VerifiedRecords } from './verified-record.js';
     SimilarCasesService,
     VerifiedRecords,
     HistoryImportService,
+    HistoryPatternsService,
   ],
 })
 export class HistoryModule {}

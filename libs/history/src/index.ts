@@ -4,6 +4,7 @@ export * from './history-rows.js';
 export * from './history.module.js';
 export * from './history.service.js';
 export * from './import/index.js';
+export * from './patterns/index.js';
 export * from './verified-record.js';
 export * from './search/case-search-filters.js';
 export * from './search/case-search.service.js';

@@ -1,0 +1,2 @@
+export * from './history-patterns.js';
+export * from './history-patterns.service.js';
