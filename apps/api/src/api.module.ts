@@ -5,6 +5,7 @@ import { ConfigModule, type Settings } from '#config';
 import { DatabaseModule } from '#database';
 import { QueueModule } from '#queue';
 import { AnalysesHttpModule } from './analyses/analyses-http.module.js';
+import { AnalyticsHttpModule } from './analytics/analytics-http.module.js';
 import { ApiKeysHttpModule } from './api-keys/api-keys-http.module.js';
 import { BatchesHttpModule } from './batches/batches-http.module.js';
 import { DowsingHttpModule } from './dowsing/dowsing-http.module.js';
@@ -50,6 +51,7 @@ export class ApiModule {
         AnalysesHttpModule,
         ReportsHttpModule,
         DowsingHttpModule,
+        AnalyticsHttpModule,
         HistoryHttpModule,
         HistoryImportHttpModule,
         BatchesHttpModule,

@@ -1,0 +1,100 @@
+import type { AnalyticsSummary, CaseFilters, GroupSummary, HistoryTrends } from '#analytics';
+import type { Trend } from '#dowsing';
+import type { TrendDto } from '../dowsing/v2/temporal-analysis.dto.js';
+import { filtersOf } from '../history/history.mapper.js';
+import { rateDto } from '../http/rate.dto.js';
+import type {
+  AnalyticsFiltersDto,
+  CaseGroupDto,
+  HistoryAnalyticsDto,
+  HistoryAnalyticsQueryDto,
+  HistoryTrendsDto,
+} from './history-analytics.dto.js';
+
+/** The case filters of a query: dates checked and made inclusive as the history search does. */
+export function caseFiltersOf(query: HistoryAnalyticsQueryDto): CaseFilters {
+  const search = filtersOf(query);
+  return {
+    type: search.type,
+    dateFrom: search.dateFrom,
+    dateBefore: search.dateBefore,
+    analystId: query.analyst_id ?? null,
+  };
+}
+
+function filtersDto(filters: CaseFilters): AnalyticsFiltersDto {
+  return {
+    type: filters.type,
+    date_from: filters.dateFrom?.toISOString() ?? null,
+    date_before: filters.dateBefore?.toISOString() ?? null,
+    analyst_id: filters.analystId,
+  };
+}
+
+function groupDto(group: GroupSummary): CaseGroupDto {
+  return {
+    cases: group.cases,
+    outcomes: { ...group.outcomes },
+    hit_rate: group.hitRate && rateDto(group.hitRate),
+  };
+}
+
+export function toHistoryAnalytics(
+  filters: CaseFilters,
+  summary: AnalyticsSummary,
+): HistoryAnalyticsDto {
+  return {
+    filters: filtersDto(filters),
+    total: groupDto(summary.total),
+    by_type: summary.byType.map(({ type, ...group }) => ({ type, ...groupDto(group) })),
+    by_modality: summary.byModality.map(({ modality, ...group }) => ({
+      modality,
+      ...groupDto(group),
+    })),
+    by_work_status: summary.byWorkStatus.map(({ workStatus, cases }) => ({
+      work_status: workStatus,
+      cases,
+    })),
+  };
+}
+
+function trendDto(trend: Trend | null): TrendDto | null {
+  if (!trend) return null;
+  return {
+    method: 'mann_kendall',
+    n: trend.n,
+    s: trend.s,
+    variance: trend.variance,
+    z: trend.z,
+    p_value: trend.pValue,
+    exact: trend.exact,
+    kendall_tau: trend.tau,
+    sen_slope: trend.senSlope,
+    direction: trend.direction,
+  };
+}
+
+export function toHistoryTrends(
+  filters: CaseFilters,
+  trends: HistoryTrends & { from: Date; before: Date },
+): HistoryTrendsDto {
+  return {
+    interval: trends.interval,
+    filters: filtersDto({ ...filters, dateFrom: trends.from, dateBefore: trends.before }),
+    buckets: trends.buckets.map((bucket) => ({
+      start: bucket.start.toISOString(),
+      end: bucket.end.toISOString(),
+      complete: bucket.complete,
+      cases: bucket.cases,
+      verified: bucket.verified,
+      hit_rate: bucket.hitRate && rateDto(bucket.hitRate),
+      mean_confidence: bucket.meanConfidence,
+    })),
+    trends: {
+      cases: trendDto(trends.trends.cases),
+      hit_rate: trendDto(trends.trends.hitRate),
+      mean_confidence: trendDto(trends.trends.meanConfidence),
+    },
+    warning: trends.warning,
+  };
+}

@@ -1,0 +1,398 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newKey, parsePublicId, Scope } from '#common';
+import { Sql } from '#database';
+import { TestClient } from './support/client.js';
+import { createOrganization, type TestOrganization } from './support/factories.js';
+import { startStack, type Stack } from './support/stack.js';
+
+let stack: Stack;
+let client: TestClient;
+let sql: Sql;
+
+beforeAll(async () => {
+  stack = await startStack({ worker: true });
+  client = await TestClient.for(stack);
+  sql = stack.api.get(Sql);
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+/** Wilson 95 % interval, written out here independently of the service's code. */
+function wilson(successes: number, n: number): [number, number] {
+  const z = 1.959963984540054;
+  const p = successes / n;
+  const denominator = 1 + (z * z) / n;
+  const centre = (p + (z * z) / (2 * n)) / denominator;
+  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / denominator;
+  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+}
+
+/** P(X ≥ k | n, p) by summing the binomial terms. */
+function binomialTail(k: number, n: number, p: number): number {
+  let sum = 0;
+  for (let i = k; i <= n; i++) {
+    let choose = 1;
+    for (let j = 0; j < i; j++) choose = (choose * (n - j)) / (j + 1);
+    sum += choose * p ** i * (1 - p) ** (n - i);
+  }
+  return sum;
+}
+
+function expectRate(
+  rate: Record<string, number> | null,
+  hits: number,
+  n: number,
+  baseline: number,
+): void {
+  const [low, high] = wilson(hits, n);
+  expect(rate).not.toBeNull();
+  expect(rate!.successes).toBe(hits);
+  expect(rate!.n).toBe(n);
+  expect(rate!.value).toBeCloseTo(hits / n, 6);
+  expect(rate!.baseline).toBeCloseTo(baseline, 6);
+  expect(rate!.ci_low).toBeCloseTo(low, 5);
+  expect(rate!.ci_high).toBeCloseTo(high, 5);
+  expect(rate!.p_value).toBeCloseTo(binomialTail(hits, n, baseline), 6);
+}
+
+interface SeedCase {
+  date: string;
+  type?: string;
+  subtype?: string;
+  modality?: string;
+  workStatus?: string;
+  classified?: boolean;
+  analysts?: string[];
+  confidence?: number;
+  baseline?: number;
+  verdict?: string;
+}
+
+/** Cases written as an import writes them (the import has its own tests). */
+async function seed(org: TestOrganization, cases: SeedCase[], mode = 'live'): Promise<string[]> {
+  const ids: string[] = [];
+  for (const c of cases) {
+    const { uuid, id } = newKey('history');
+    await sql.rows(
+      `INSERT INTO history_cases (organization_id, mode, id, source_type, type, subtype, modality,
+         work_status, classified, date, target, analysts, confidence_score, chance_baseline, verdict,
+         verified_by, verified_at)
+       VALUES ($1, $2, $3, 'import', $4, $5, $6, $7, $8, $9, 'a target', $10, $11, $12, $13, $14, $15)`,
+      [
+        org.organizationId,
+        mode,
+        uuid,
+        c.type ?? 'remote_viewing',
+        c.subtype ?? null,
+        c.modality ?? null,
+        c.workStatus ?? 'completed',
+        c.classified ?? false,
+        c.date,
+        c.analysts ?? [],
+        c.confidence ?? null,
+        c.baseline ?? null,
+        c.verdict ?? null,
+        c.verdict ? 'test' : null,
+        c.verdict ? c.date : null,
+      ],
+    );
+    ids.push(id);
+  }
+  return ids;
+}
+
+/**
+ * Remote viewing: 2 hits, a partial and a miss (p0 = 1/4, the judging set of
+ * 4); dowsing: a hit recording its own baseline of 0.5 and an unverified
+ * case; a failed analysis; a classified hit that never counts.
+ */
+const FIXED: SeedCase[] = [
+  {
+    date: '2026-03-02T10:00:00Z',
+    modality: 'visual',
+    verdict: 'hit',
+    confidence: 0.8,
+    analysts: ['ana'],
+  },
+  {
+    date: '2026-03-02T15:00:00Z',
+    modality: 'visual',
+    verdict: 'miss',
+    confidence: 0.4,
+    analysts: ['ana'],
+  },
+  {
+    date: '2026-03-03T09:00:00Z',
+    modality: 'auditory',
+    verdict: 'partial',
+    confidence: 0.6,
+    analysts: ['ana', 'bob'],
+  },
+  { date: '2026-03-04T23:30:00Z', modality: 'visual', verdict: 'hit', analysts: ['bob', 'bob'] },
+  {
+    date: '2026-03-04T08:00:00Z',
+    type: 'dowsing',
+    subtype: 'yes_no',
+    modality: 'pendulum',
+    verdict: 'hit',
+    baseline: 0.5,
+    confidence: 0.7,
+  },
+  {
+    date: '2026-03-05T12:00:00Z',
+    type: 'dowsing',
+    subtype: 'yes_no',
+    modality: 'pendulum',
+    confidence: 0.2,
+  },
+  { date: '2026-03-06T12:00:00Z', type: 'analysis', workStatus: 'failed' },
+  {
+    date: '2026-03-05T12:00:00Z',
+    modality: 'visual',
+    verdict: 'hit',
+    confidence: 1,
+    classified: true,
+    analysts: ['ana'],
+  },
+];
+
+describe('GET /v1/history/analytics', () => {
+  let org: TestOrganization;
+  let token: string;
+  let ids: string[];
+  beforeAll(async () => {
+    org = await createOrganization(stack, client);
+    token = await org.token([Scope.AnalyticsRead, Scope.AnalyticsAdmin]);
+    ids = await seed(org, FIXED);
+    // The same cases in the sandbox and in another organisation never count here.
+    await seed(org, FIXED, 'sandbox');
+    await seed(await createOrganization(stack, client), FIXED);
+  });
+
+  it('counts by type, outcome, modality and status, with hit rates against chance; classified cases never', async () => {
+    const response = await client.get('/v1/history/analytics', { token });
+    expect(response.status).toBe(200);
+    const body = response.body;
+    expect(body.total).toMatchObject({
+      cases: 7,
+      outcomes: { hit: 3, partial: 1, miss: 1, unverified: 2 },
+    });
+    // 3 hits of 5 verified against the mean baseline (4 × 0.25 + 0.5) / 5 = 0.3.
+    expectRate(body.total.hit_rate, 3, 5, 0.3);
+    expect(body.by_type.map((t: { type: string }) => t.type)).toEqual([
+      'analysis',
+      'dowsing',
+      'remote_viewing',
+    ]);
+    const [analysis, dowsing, remote] = body.by_type;
+    expect(analysis).toMatchObject({ cases: 1, outcomes: { unverified: 1 }, hit_rate: null });
+    expect(dowsing).toMatchObject({
+      cases: 2,
+      outcomes: { hit: 1, partial: 0, miss: 0, unverified: 1 },
+    });
+    expectRate(dowsing.hit_rate, 1, 1, 0.5);
+    expect(remote).toMatchObject({
+      cases: 4,
+      outcomes: { hit: 2, partial: 1, miss: 1, unverified: 0 },
+    });
+    expectRate(remote.hit_rate, 2, 4, 0.25);
+    expect(remote.hit_rate.ci_low).toBeCloseTo(0.150039, 5);
+    expect(remote.hit_rate.ci_high).toBeCloseTo(0.849961, 5);
+    expect(remote.hit_rate.p_value).toBeCloseTo(67 / 256, 6);
+    expect(
+      body.by_modality.map((m: { modality: string | null; cases: number }) => [
+        m.modality,
+        m.cases,
+      ]),
+    ).toEqual([
+      ['auditory', 1],
+      ['pendulum', 2],
+      ['visual', 3],
+      [null, 1],
+    ]);
+    expect(body.by_work_status).toEqual([
+      { work_status: 'completed', cases: 6 },
+      { work_status: 'failed', cases: 1 },
+    ]);
+  });
+
+  it('filters by type, inclusive dates (also cutting days at a date-time) and analyst', async () => {
+    const remote = await client.get('/v1/history/analytics?type=remote_viewing', { token });
+    expect(remote.body.total.cases).toBe(4);
+    const days = await client.get('/v1/history/analytics?date_from=2026-03-03&date_to=2026-03-04', {
+      token,
+    });
+    // 03-03 partial, 03-04 hit (23:30) and dowsing hit.
+    expect(days.body.total).toMatchObject({ cases: 3, outcomes: { hit: 2, partial: 1 } });
+    const cut = await client.get(
+      '/v1/history/analytics?date_from=2026-03-02T12:00:00Z&date_to=2026-03-04T23:00:00Z',
+      { token },
+    );
+    // The miss at 15:00 on 03-02, the partial, the dowsing hit at 08:00; not the 23:30 hit.
+    expect(cut.body.total).toMatchObject({ cases: 3, outcomes: { hit: 1, partial: 1, miss: 1 } });
+    const sameDay = await client.get(
+      '/v1/history/analytics?date_from=2026-03-02T09:00:00Z&date_to=2026-03-02T11:00:00Z',
+      { token },
+    );
+    expect(sameDay.body.total).toMatchObject({ cases: 1, outcomes: { hit: 1 } });
+    const ana = await client.get('/v1/history/analytics?analyst_id=ana', { token });
+    expect(ana.body.total).toMatchObject({ cases: 3, outcomes: { hit: 1, partial: 1, miss: 1 } });
+    expectRate(ana.body.total.hit_rate, 1, 3, 0.25);
+    const bob = await client.get(
+      '/v1/history/analytics?analyst_id=bob&date_from=2026-03-04T12:00:00Z',
+      {
+        token,
+      },
+    );
+    expect(bob.body.total).toMatchObject({ cases: 1, outcomes: { hit: 1 } });
+  });
+
+  it('stays right when verdicts change and cases go', async () => {
+    const put = await client.put(`/v1/history/${ids[1]}/outcome`, {
+      token,
+      json: { verdict: 'hit', verified_by: 'Field team' },
+    });
+    expect(put.status).toBe(200);
+    let body = (await client.get('/v1/history/analytics?type=remote_viewing', { token })).body;
+    expect(body.total.outcomes).toEqual({ hit: 3, partial: 1, miss: 0, unverified: 0 });
+    expectRate(body.total.hit_rate, 3, 4, 0.25);
+
+    await sql.rows('DELETE FROM history_cases WHERE id = $1', [parsePublicId('history', ids[0]!)]);
+    body = (await client.get('/v1/history/analytics?type=remote_viewing', { token })).body;
+    expect(body.total.outcomes).toEqual({ hit: 2, partial: 1, miss: 0, unverified: 0 });
+    expect(body.by_modality.find((m: { modality: string }) => m.modality === 'visual').cases).toBe(
+      2,
+    );
+  });
+
+  it('refuses bad parameters naming them, and needs analytics:read', async () => {
+    for (const [query, field] of [
+      ['type=sorcery', 'type'],
+      ['date_from=yesterday', 'date_from'],
+      ['date_from=2026-03-05&date_to=2026-03-01', 'date_to'],
+      ['analyst_id=', 'analyst_id'],
+      ['surprise=1', 'surprise'],
+    ] as const) {
+      const response = await client.get(`/v1/history/analytics?${query}`, { token });
+      expect(response.status, query).toBe(400);
+      expect(response.body.error.details.field, query).toBe(field);
+    }
+    const writer = await org.token([Scope.SessionsWrite]);
+    expect((await client.get('/v1/history/analytics', { token: writer })).status).toBe(403);
+    expect((await client.get('/v1/history/trends', { token: writer })).status).toBe(403);
+  });
+});
+
+describe('rollups of finished work', () => {
+  it('count a dowsing query’s case and forget it when the query is deleted', async () => {
+    const org = await createOrganization(stack, client);
+    const token = await org.token();
+    const asked = await client.post('/v1/dowsing/query', {
+      token,
+      json: {
+        query_type: 'yes_no',
+        question: 'Is the key in the garden?',
+      },
+    });
+    expect(asked.status).toBe(201);
+    const before = (await client.get('/v1/history/analytics', { token })).body;
+    expect(before.by_type).toEqual([
+      expect.objectContaining({
+        type: 'dowsing',
+        cases: 1,
+        outcomes: expect.objectContaining({ unverified: 1 }),
+      }),
+    ]);
+    expect(
+      (await client.delete(`/v1/dowsing/queries/${asked.body.query_id}`, { token })).status,
+    ).toBe(204);
+    const after = (await client.get('/v1/history/analytics', { token })).body;
+    expect(after.total.cases).toBe(0);
+    expect(after.by_type).toEqual([]);
+  });
+});
+
+describe('GET /v1/history/trends', () => {
+  let org: TestOrganization;
+  let token: string;
+  beforeAll(async () => {
+    org = await createOrganization(stack, client);
+    token = await org.token([Scope.AnalyticsRead]);
+    await seed(org, FIXED);
+  });
+
+  it('is not taken for a case id: the route is its own', async () => {
+    const response = await client.get(
+      '/v1/history/trends?interval=day&date_from=2026-03-01&date_to=2026-03-07',
+      {
+        token,
+      },
+    );
+    expect(response.status).toBe(200);
+    expect(response.body.interval).toBe('day');
+  });
+
+  it('buckets counts, hit rates and mean confidence by day, with Mann–Kendall trends', async () => {
+    const response = await client.get(
+      '/v1/history/trends?interval=day&date_from=2026-03-01&date_to=2026-03-07',
+      { token },
+    );
+    const buckets = response.body.buckets;
+    expect(buckets.map((b: { start: string }) => b.start.slice(0, 10))).toEqual([
+      '2026-03-01',
+      '2026-03-02',
+      '2026-03-03',
+      '2026-03-04',
+      '2026-03-05',
+      '2026-03-06',
+      '2026-03-07',
+    ]);
+    expect(buckets.map((b: { cases: number }) => b.cases)).toEqual([0, 2, 1, 2, 1, 1, 0]);
+    expect(buckets.map((b: { verified: number }) => b.verified)).toEqual([0, 2, 1, 2, 0, 0, 0]);
+    expect(buckets[0].hit_rate).toBeNull();
+    expectRate(buckets[1].hit_rate, 1, 2, 0.25);
+    expectRate(buckets[3].hit_rate, 2, 2, 0.375);
+    expect(buckets.map((b: { mean_confidence: number | null }) => b.mean_confidence)).toEqual([
+      null,
+      0.6,
+      0.6,
+      0.7,
+      0.2,
+      null,
+      null,
+    ]);
+    // Counts 0,2,1,2,1,1,0: S = Σ sgn over the 21 pairs = 5 − 4 + 0 − 3 − 1 − 1 = −4, 7 values: exact p.
+    const cases = response.body.trends.cases;
+    expect(cases).toMatchObject({
+      method: 'mann_kendall',
+      n: 7,
+      s: -4,
+      exact: true,
+      direction: 'none',
+    });
+    // Hit rates 0.5, 0, 1 at days 1, 2, 3: S = −1 + 1 + 1 = 1.
+    expect(response.body.trends.hit_rate).toMatchObject({ n: 3, s: 1 });
+    expect(response.body.warning).toMatch(/bucket/);
+  });
+
+  it('refuses too many buckets naming interval, and bad intervals', async () => {
+    const many = await client.get(
+      '/v1/history/trends?interval=day&date_from=2020-01-01&date_to=2026-01-01',
+      { token },
+    );
+    expect(many.status).toBe(400);
+    expect(many.body.error.details.field).toBe('interval');
+    const bad = await client.get('/v1/history/trends?interval=hour', { token });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.field).toBe('interval');
+    const monthly = await client.get(
+      '/v1/history/trends?interval=month&date_from=2026-01-01&date_to=2026-03-31',
+      {
+        token,
+      },
+    );
+    expect(monthly.status).toBe(200);
+    expect(monthly.body.buckets.map((b: { cases: number }) => b.cases)).toEqual([0, 0, 7]);
+  });
+});
