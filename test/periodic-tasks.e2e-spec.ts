@@ -35,6 +35,7 @@ describe('periodic tasks', () => {
         'idempotency.expire': 3_600_000,
         'sessions.sweep': 60_000,
         'analyses.sweep': 60_000,
+        'reports.sweep': 60_000,
       });
     } finally {
       await worker.close();
