@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newKey, parsePublicId, Scope } from '#common';
+import { newKey, parsePublicId, Scope, toPublicId } from '#common';
 import { Sql } from '#database';
 import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
@@ -50,10 +50,11 @@ function expectRate(
   expect(rate!.successes).toBe(hits);
   expect(rate!.n).toBe(n);
   expect(rate!.value).toBeCloseTo(hits / n, 6);
-  expect(rate!.baseline).toBeCloseTo(baseline, 6);
+  // The mean baseline is reported to 6 decimals; the p-value is against the reported one.
+  expect(rate!.baseline).toBeCloseTo(baseline, 5);
   expect(rate!.ci_low).toBeCloseTo(low, 5);
   expect(rate!.ci_high).toBeCloseTo(high, 5);
-  expect(rate!.p_value).toBeCloseTo(binomialTail(hits, n, baseline), 6);
+  expect(rate!.p_value).toBeCloseTo(binomialTail(hits, n, rate!.baseline), 6);
 }
 
 interface SeedCase {
@@ -394,5 +395,66 @@ describe('GET /v1/history/trends', () => {
     );
     expect(monthly.status).toBe(200);
     expect(monthly.body.buckets.map((b: { cases: number }) => b.cases)).toEqual([0, 0, 7]);
+  });
+});
+
+describe('GET /v1/analytics/performance', () => {
+  it('rates engines over recent work, analysts, types and modalities over the cases', async () => {
+    const org = await createOrganization(stack, client);
+    const token = await org.token();
+    await seed(org, FIXED);
+    const asked = await client.post('/v1/dowsing/query', {
+      token,
+      json: { query_type: 'yes_no', question: 'Is the key in the garden?' },
+    });
+    expect(asked.status).toBe(201);
+    const [dowsingCase] = await sql.rows<{ id: string; chance_baseline: number }>(
+      'SELECT id, chance_baseline FROM history_cases WHERE source_id = $1',
+      [parsePublicId('dowsing', asked.body.query_id)],
+    );
+    const verdict = await client.put(
+      `/v1/history/${toPublicId('history', dowsingCase!.id)}/outcome`,
+      {
+        token,
+        json: { verdict: 'hit', verified_by: 'Field team' },
+      },
+    );
+    expect(verdict.status).toBe(200);
+
+    const response = await client.get('/v1/analytics/performance', { token });
+    expect(response.status).toBe(200);
+    const [engine] = response.body.by_engine;
+    expect(response.body.by_engine).toHaveLength(1);
+    expect(engine).toMatchObject({
+      kind: 'dowsing_query',
+      engine: 'simulated',
+      work: 1,
+      failed: 0,
+      accuracy: null,
+      reliability: null,
+      scores_note: expect.stringMatching(/SAIC/),
+    });
+    expectRate(engine.hit_rate, 1, 1, dowsingCase!.chance_baseline);
+    expect(engine.processing_seconds.p50).toBeGreaterThanOrEqual(0);
+    expect(engine.processing_seconds.p99).toBeGreaterThanOrEqual(engine.processing_seconds.p50);
+
+    expect(response.body.by_analyst.map((a: { analyst_id: string }) => a.analyst_id)).toEqual([
+      'ana',
+      'bob',
+    ]);
+    const [ana, bob] = response.body.by_analyst;
+    expect(ana).toMatchObject({
+      cases: 3,
+      outcomes: { hit: 1, partial: 1, miss: 1, unverified: 0 },
+    });
+    expectRate(ana.hit_rate, 1, 3, 0.25);
+    expect(bob).toMatchObject({
+      cases: 2,
+      outcomes: { hit: 1, partial: 1, miss: 0, unverified: 0 },
+    });
+    expectRate(bob.hit_rate, 1, 2, 0.25);
+    const dowsing = response.body.by_type.find((t: { type: string }) => t.type === 'dowsing');
+    // The seeded hit (own baseline 0.5) and the query's verified hit.
+    expectRate(dowsing.hit_rate, 2, 2, (0.5 + dowsingCase!.chance_baseline) / 2);
   });
 });

@@ -10,7 +10,14 @@ import {
 import { summarizeCases, type AnalyticsSummary } from './analytics-summary.js';
 import type { TallyRow } from './case-tally.js';
 import { historyTrends, type HistoryTrends } from './history-trends.js';
+import { analystPerformanceOf, enginePerformanceOf, type Performance } from './performance.js';
 import { ROLLUP_SQL, rollupParameters, type CaseFilters } from './rollup-query.js';
+import {
+  ANALYST_PERFORMANCE_SQL,
+  ENGINE_PERFORMANCE_SQL,
+  enginePerformanceParameters,
+  type EngineRow,
+} from './work-performance.js';
 
 /** How far back a time series reaches when `date_from` is left out, in intervals. */
 export const DEFAULT_TREND_SPAN: Readonly<Record<TemporalInterval, number>> = {
@@ -57,6 +64,36 @@ export class HistoryAnalyticsService {
     }
     const rows = await this.rows(tenant, { ...filters, dateFrom: from, dateBefore: before }, true);
     return { ...historyTrends(interval, ranges, rows, now), from, before };
+  }
+
+  /**
+   * Per engine over the newest PERFORMANCE_WORK_LIMIT finished pieces of
+   * each kind; per analyst, type and modality over every case (rollups).
+   */
+  async performance(tenant: Tenant): Promise<Performance> {
+    const everything: CaseFilters = {
+      type: null,
+      dateFrom: null,
+      dateBefore: null,
+      analystId: null,
+    };
+    const [engines, analysts, cases] = await Promise.all([
+      this.sql.rows<EngineRow>(ENGINE_PERFORMANCE_SQL, enginePerformanceParameters(tenant)),
+      this.sql.rows<TallyRow & { analyst: string }>(ANALYST_PERFORMANCE_SQL, [
+        tenant.organizationId,
+        tenant.mode,
+      ]),
+      this.rows(tenant, everything, false),
+    ]);
+    const summary = summarizeCases(cases);
+    return {
+      byEngine: engines
+        .map(enginePerformanceOf)
+        .sort((a, b) => a.kind.localeCompare(b.kind) || a.engine.localeCompare(b.engine)),
+      byAnalyst: analystPerformanceOf(analysts),
+      byType: summary.byType,
+      byModality: summary.byModality,
+    };
   }
 
   private rows(tenant: Tenant, filters: CaseFilters, byDay: boolean): Promise<TallyRow[]> {

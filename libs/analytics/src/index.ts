@@ -5,3 +5,5 @@ export * from './case-tally.js';
 export * from './history-analytics.service.js';
 export * from './history-trends.js';
 export * from './rollup-query.js';
+export * from './performance.js';
+export * from './work-performance.js';

@@ -1,4 +1,10 @@
-import type { AnalyticsSummary, CaseFilters, GroupSummary, HistoryTrends } from '#analytics';
+import type {
+  AnalyticsSummary,
+  CaseFilters,
+  GroupSummary,
+  HistoryTrends,
+  Performance,
+} from '#analytics';
 import type { Trend } from '#dowsing';
 import type { TrendDto } from '../dowsing/v2/temporal-analysis.dto.js';
 import { filtersOf } from '../history/history.mapper.js';
@@ -10,6 +16,7 @@ import type {
   HistoryAnalyticsQueryDto,
   HistoryTrendsDto,
 } from './history-analytics.dto.js';
+import type { PerformanceDto } from './performance.dto.js';
 
 /** The case filters of a query: dates checked and made inclusive as the history search does. */
 export function caseFiltersOf(query: HistoryAnalyticsQueryDto): CaseFilters {
@@ -96,5 +103,30 @@ export function toHistoryTrends(
       mean_confidence: trendDto(trends.trends.meanConfidence),
     },
     warning: trends.warning,
+  };
+}
+
+export function toPerformance(performance: Performance): PerformanceDto {
+  return {
+    by_engine: performance.byEngine.map((engine) => ({
+      kind: engine.kind,
+      engine: engine.engine,
+      work: engine.work,
+      failed: engine.failed,
+      hit_rate: engine.hitRate && rateDto(engine.hitRate),
+      accuracy: engine.accuracy,
+      reliability: engine.reliability,
+      scores_note: engine.scoresNote,
+      processing_seconds: engine.processingSeconds,
+    })),
+    by_analyst: performance.byAnalyst.map(({ analystId, ...group }) => ({
+      analyst_id: analystId,
+      ...groupDto(group),
+    })),
+    by_type: performance.byType.map(({ type, ...group }) => ({ type, ...groupDto(group) })),
+    by_modality: performance.byModality.map(({ modality, ...group }) => ({
+      modality,
+      ...groupDto(group),
+    })),
   };
 }
