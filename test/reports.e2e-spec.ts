@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
+import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, Scope, type Mode } from '#common';
 import { Sql } from '#database';
@@ -184,6 +185,36 @@ describe('history reports', () => {
     ]);
   });
 
+  it('builds a PDF: title page, figures with intervals, charts and the cases', async () => {
+    const { token } = await newOrg();
+    const asked = await generate(token, { report_type: 'history', format: 'pdf', ...RANGE });
+    expect(asked.status).toBe(202);
+    const done = await completed(token, asked.body.report_id);
+    expect(done.body.row_count).toBe(5);
+    const response = await fetch(`${stack.baseUrl}${done.body.links.download}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/pdf');
+    expect(response.headers.get('content-disposition')).toMatch(
+      /^attachment; filename="history-report-.+\.pdf"$/,
+    );
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    expect(bytes.length).toBe(done.body.byte_size);
+    const pdf = await getDocumentProxy(bytes);
+    expect(pdf.numPages).toBeGreaterThanOrEqual(5);
+    const { text } = await extractText(pdf, { mergePages: false });
+    const all = text.join('\n');
+    expect(text[0]).toContain('History report');
+    expect(text[0]).toContain(asked.body.report_id);
+    // 2 hits of 4 verified (remote viewing 2 of 3, dowsing 0 of 1).
+    expect(all).toContain('Hit rate: 50.0 % (2 of 4; 95 % CI');
+    expect(all).toContain('Hit rate over time');
+    expect(all).toContain('Outcomes by type');
+    expect(all).toContain('Well');
+    expect(all).not.toContain('Secret bunker');
+  });
+
   it('lists, pages and deletes reports', async () => {
     const { token } = await newOrg();
     const ids: string[] = [];
@@ -297,7 +328,6 @@ describe('access and input', () => {
         'date_to',
       ],
       [{ report_type: 'history', format: 'csv', type: 'tarot' }, 'type'],
-      [{ report_type: 'history', format: 'pdf' }, 'format'],
       [{ report_type: 'usage', format: 'csv' }, 'report_type'],
     ];
     for (const [body, field] of cases) {

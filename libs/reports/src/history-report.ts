@@ -89,8 +89,18 @@ export function historyReportRow(row: Record<string, unknown>): Record<string, u
 
 export interface HistorySummary {
   cases: number;
-  byType: { type: string; cases: number; verified: number; hitRate: Rate | null }[];
+  byType: {
+    type: string;
+    cases: number;
+    verified: number;
+    hits: number;
+    partials: number;
+    misses: number;
+    hitRate: Rate | null;
+  }[];
   hitRate: Rate | null;
+  /** Per UTC month with cases, oldest first: cases, and the hit rate of its verified ones. */
+  months: { month: string; cases: number; hitRate: Rate | null }[];
 }
 
 /** Counts by type and hit rates over verified cases (verdict = 'hit' among those with any verdict). */
@@ -105,13 +115,32 @@ export async function historySummary(
     cases: number;
     verified: number;
     hits: number;
+    partials: number;
+    misses: number;
     baseline: number | null;
   }>(
     `SELECT type, count(*)::int AS cases, count(verdict)::int AS verified,
         count(*) FILTER (WHERE verdict = 'hit')::int AS hits,
+        count(*) FILTER (WHERE verdict = 'partial')::int AS partials,
+        count(*) FILTER (WHERE verdict = 'miss')::int AS misses,
         avg(coalesce(chance_baseline, ${DEFAULT_CHANCE_BASELINE})) FILTER (WHERE verdict IS NOT NULL) AS baseline
       FROM history_cases WHERE ${where.sql} GROUP BY type ORDER BY type`,
     where.parameters,
+  );
+  const monthly = conditions(tenant, parameters);
+  const { rows: months } = await client.query<{
+    month: string;
+    cases: number;
+    verified: number;
+    hits: number;
+    baseline: number | null;
+  }>(
+    `SELECT to_char(date_trunc('month', date AT TIME ZONE 'UTC'), 'YYYY-MM') AS month,
+        count(*)::int AS cases, count(verdict)::int AS verified,
+        count(*) FILTER (WHERE verdict = 'hit')::int AS hits,
+        avg(coalesce(chance_baseline, ${DEFAULT_CHANCE_BASELINE})) FILTER (WHERE verdict IS NOT NULL) AS baseline
+      FROM history_cases WHERE ${monthly.sql} GROUP BY 1 ORDER BY 1`,
+    monthly.parameters,
   );
   const rate = (hits: number, n: number, baseline: number | null): Rate | null =>
     n === 0 ? null : rateOf(hits, n, round(baseline ?? DEFAULT_CHANCE_BASELINE));
@@ -123,6 +152,9 @@ export async function historySummary(
       type: row.type,
       cases: row.cases,
       verified: row.verified,
+      hits: row.hits,
+      partials: row.partials,
+      misses: row.misses,
       hitRate: rate(row.hits, row.verified, row.baseline),
     })),
     hitRate: rate(
@@ -130,6 +162,11 @@ export async function historySummary(
       verified,
       verified === 0 ? null : weighted / verified,
     ),
+    months: months.map((row) => ({
+      month: row.month,
+      cases: row.cases,
+      hitRate: rate(row.hits, row.verified, row.baseline),
+    })),
   };
 }
 

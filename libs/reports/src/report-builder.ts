@@ -5,6 +5,7 @@ import type pg from 'pg';
 import type { Tenant } from '#common';
 import type { Rate } from '#statistics';
 import { neutralizeCell } from './csv-cells.js';
+import { historyPdf } from './pdf/history-pdf.js';
 import {
   HISTORY_REPORT_COLUMNS,
   historyReportRow,
@@ -45,7 +46,7 @@ export async function buildReport(
     case 'json':
       return historyJson(client, tenant, request);
     case 'pdf':
-      throw new Error('pdf reports are not built yet');
+      return historyPdfReport(client, tenant, request);
   }
 }
 
@@ -88,6 +89,28 @@ async function historyCsv(
     }),
   );
   return { content: Buffer.concat(chunks), rowCount };
+}
+
+/** The PDF: figures, four charts and the newest cases (pdf/history-pdf.ts). */
+async function historyPdfReport(
+  client: pg.PoolClient,
+  tenant: Tenant,
+  request: ReportRequest,
+): Promise<BuiltReport> {
+  const summary = await historySummary(client, tenant, request.parameters);
+  async function* cases() {
+    for await (const row of streamHistoryCases(client, tenant, request.parameters)) {
+      yield historyReportRow(row);
+    }
+  }
+  return historyPdf({
+    reportId: request.id,
+    generatedAt: request.generatedAt,
+    mode: tenant.mode,
+    parameters: request.parameters,
+    summary,
+    cases: cases(),
+  });
 }
 
 /** The same cases as the CSV, with the summary's counts and hit rates first. */

@@ -8,7 +8,7 @@ export const BUILT_REPORT_TYPES: readonly ReportType[] = ['history'];
 export const REPORT_FORMATS = ['json', 'csv', 'pdf'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 /** The formats the worker builds today; the others are refused with 400 naming `format`. */
-export const BUILT_REPORT_FORMATS: readonly ReportFormat[] = ['json', 'csv'];
+export const BUILT_REPORT_FORMATS: readonly ReportFormat[] = ['json', 'csv', 'pdf'];
 
 export const REPORT_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
 export type ReportStatus = (typeof REPORT_STATUSES)[number];

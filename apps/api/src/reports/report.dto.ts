@@ -73,6 +73,10 @@ export const GENERATE_REPORT_EXAMPLES: RequestExamples = {
       date_to: '2026-12-31',
     },
   },
+  history_pdf: {
+    summary: 'A PDF for a manager: figures, charts and the newest cases',
+    value: { report_type: 'history', format: 'pdf', date_from: '2026-01-01' },
+  },
   history_json: {
     summary: 'Remote-viewing cases as JSON, with hit rates',
     value: { report_type: 'history', format: 'json', type: 'remote_viewing' },

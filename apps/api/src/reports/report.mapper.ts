@@ -15,9 +15,6 @@ export function toNewReport(body: GenerateReportDto): NewReport {
   if (body.report_type !== 'history') {
     throw AppError.invalid('report_type', 'only history reports are built yet', 'history');
   }
-  if (body.format === 'pdf') {
-    throw AppError.invalid('format', 'pdf is not built yet: ask for csv or json', 'csv');
-  }
   return {
     reportType: body.report_type,
     format: body.format,
