@@ -279,6 +279,69 @@ describe('history reports', () => {
   });
 });
 
+describe('performance and usage reports', () => {
+  it('builds the usage report in every format', async () => {
+    const { token } = await newOrg();
+    const documents: Record<string, ApiResponse> = {};
+    for (const format of ['json', 'csv', 'pdf']) {
+      const asked = await generate(token, { report_type: 'usage', format, ...RANGE });
+      expect(asked.status).toBe(202);
+      const done = await completed(token, asked.body.report_id);
+      if (format === 'pdf') {
+        const response = await fetch(`${stack.baseUrl}${done.body.links.download}`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        expect(response.headers.get('content-type')).toBe('application/pdf');
+        const pdf = await getDocumentProxy(new Uint8Array(await response.arrayBuffer()));
+        const { text } = await extractText(pdf, { mergePages: true });
+        expect(text).toContain('Usage report');
+        expect(text).toContain('Finished work per day');
+        continue;
+      }
+      documents[format] = await client.get(done.body.links.download, { token });
+    }
+    // Five unclassified cases in the range, each on its own day (not the classified one of 5 March).
+    expect(documents.json!.body.by_kind).toEqual([
+      { kind: 'import', finished: 5, completed: 5, failed: 0 },
+    ]);
+    const rows = parse(documents.csv!.text, { columns: true }) as Record<string, string>[];
+    expect(rows.map((row) => row.day)).toEqual([
+      '2026-03-01',
+      '2026-03-02',
+      '2026-03-03',
+      '2026-03-04',
+      '2026-03-06',
+    ]);
+  });
+
+  it('builds the performance report from the analytics', async () => {
+    const { token } = await newOrg();
+    const asked = await generate(token, { report_type: 'performance', format: 'json' });
+    const done = await completed(token, asked.body.report_id);
+    const report = (await client.get(done.body.links.download, { token })).body;
+    expect(report.report_type).toBe('performance');
+    const rv = report.by_type.find((t: { type: string }) => t.type === 'remote_viewing');
+    // Every unclassified case: 2 hits of 3 verified remote-viewing cases.
+    expect(rv.hit_rate).toMatchObject({ successes: 2, n: 3, baseline: 0.25 });
+
+    const csv = await generate(token, { report_type: 'performance', format: 'csv' });
+    const csvDone = await completed(token, csv.body.report_id);
+    const text = (await client.get(csvDone.body.links.download, { token })).text;
+    const rows = parse(text, { columns: true }) as Record<string, string>[];
+    expect(
+      rows.find((row) => row.dimension === 'type' && row.group === 'remote_viewing'),
+    ).toMatchObject({
+      successes: '2',
+      n: '3',
+    });
+
+    const pdf = await generate(token, { report_type: 'performance', format: 'pdf' });
+    const pdfDone = await completed(token, pdf.body.report_id);
+    expect(pdfDone.body.content_type).toBe('application/pdf');
+    expect(pdfDone.body.byte_size).toBeGreaterThan(1000);
+  });
+});
+
 describe('access and input', () => {
   it('needs analytics:export for every route', async () => {
     const { org, token } = await newOrg();
@@ -328,7 +391,6 @@ describe('access and input', () => {
         'date_to',
       ],
       [{ report_type: 'history', format: 'csv', type: 'tarot' }, 'type'],
-      [{ report_type: 'usage', format: 'csv' }, 'report_type'],
     ];
     for (const [body, field] of cases) {
       const response = await generate(token, body);

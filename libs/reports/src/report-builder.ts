@@ -1,11 +1,16 @@
 import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
+import { stringify as stringifySync } from 'csv-stringify/sync';
 import type pg from 'pg';
+import type { Performance } from '#analytics';
 import type { Tenant } from '#common';
-import type { Rate } from '#statistics';
 import { neutralizeCell } from './csv-cells.js';
 import { historyPdf } from './pdf/history-pdf.js';
+import { tabularPdf } from './pdf/tabular-pdf.js';
+import { performanceReport } from './performance-report.js';
+import { rateJson, type TabularReport } from './tabular-report.js';
+import { usageReport } from './usage-report.js';
 import {
   HISTORY_REPORT_COLUMNS,
   historyReportRow,
@@ -17,6 +22,11 @@ import type { ReportFormat, ReportParameters, ReportType } from './report.js';
 export interface BuiltReport {
   content: Buffer;
   rowCount: number;
+}
+
+/** Figures other libs compute, asked for only by the reports that show them. */
+export interface ReportSources {
+  performance: () => Promise<Performance>;
 }
 
 export interface ReportRequest {
@@ -36,9 +46,13 @@ export async function buildReport(
   client: pg.PoolClient,
   tenant: Tenant,
   request: ReportRequest,
+  sources: ReportSources,
 ): Promise<BuiltReport> {
-  if (request.reportType !== 'history') {
-    throw new Error(`report type ${request.reportType} is not built yet`);
+  if (request.reportType === 'performance') {
+    return tabular(performanceReport(await sources.performance()), tenant, request);
+  }
+  if (request.reportType === 'usage') {
+    return tabular(await usageReport(client, tenant, request.parameters), tenant, request);
   }
   switch (request.format) {
     case 'csv':
@@ -153,15 +167,53 @@ async function historyJson(
   return { content: Buffer.concat(chunks), rowCount };
 }
 
-function rateJson(rate: Rate | null): Record<string, number> | null {
-  if (rate === null) return null;
+/** A performance or usage report in the asked format: JSON, its main table as CSV, or a PDF. */
+async function tabular(
+  report: TabularReport,
+  tenant: Tenant,
+  request: ReportRequest,
+): Promise<BuiltReport> {
+  const rowCount = report.main.rows.length;
+  switch (request.format) {
+    case 'json': {
+      const document = { ...header(request), ...report.json };
+      return { content: Buffer.from(`${JSON.stringify(document, null, 2)}\n`), rowCount };
+    }
+    case 'csv': {
+      const csv = stringifySync(
+        report.main.rows.map((row) => row.map((cell) => neutralizeCell(cell))),
+        {
+          header: true,
+          columns: report.main.columns,
+          record_delimiter: 'windows',
+          cast: { boolean: (value) => (value ? 'true' : 'false') },
+        },
+      );
+      return { content: Buffer.from(csv), rowCount };
+    }
+    case 'pdf': {
+      const p = request.parameters;
+      const range = `Cases dated from ${p.dateFrom ?? 'the first case'} to ${p.dateTo ?? 'the last case'}${p.type ? `, type ${p.type}` : ''}`;
+      const content = await tabularPdf(report, {
+        reportId: request.id,
+        generatedAt: request.generatedAt,
+        mode: tenant.mode,
+        range: request.reportType === 'performance' ? 'Every case of the history' : range,
+      });
+      return { content, rowCount };
+    }
+  }
+}
+
+function header(request: ReportRequest): Record<string, unknown> {
   return {
-    value: rate.value,
-    successes: rate.successes,
-    n: rate.n,
-    ci_low: rate.ciLow,
-    ci_high: rate.ciHigh,
-    baseline: rate.baseline,
-    p_value: rate.pValue,
+    report_id: request.id,
+    report_type: request.reportType,
+    generated_at: request.generatedAt.toISOString(),
+    parameters: {
+      date_from: request.parameters.dateFrom,
+      date_to: request.parameters.dateTo,
+      type: request.parameters.type,
+    },
   };
 }

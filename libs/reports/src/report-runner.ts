@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { HistoryAnalyticsService } from '#analytics';
 import { toPublicId, type Mode } from '#common';
 import { Sql } from '#database';
 import { JobProducer, PeriodicTasks, QUEUE } from '#queue';
@@ -24,6 +25,7 @@ export class ReportRunner implements OnModuleInit {
     private readonly sql: Sql,
     private readonly jobs: JobProducer,
     private readonly tasks: PeriodicTasks,
+    private readonly analytics: HistoryAnalyticsService,
   ) {}
 
   onModuleInit(): void {
@@ -50,15 +52,20 @@ export class ReportRunner implements OnModuleInit {
     try {
       const built = await this.sql.transaction(async (client) => {
         await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-        return buildReport(client, report, {
-          id: toPublicId('report', report.id),
-          reportType: report.reportType,
-          format: report.format,
-          parameters: report.parameters,
-          generatedAt: report.parameters.generatedAt
-            ? new Date(report.parameters.generatedAt)
-            : new Date(),
-        });
+        return buildReport(
+          client,
+          report,
+          {
+            id: toPublicId('report', report.id),
+            reportType: report.reportType,
+            format: report.format,
+            parameters: report.parameters,
+            generatedAt: report.parameters.generatedAt
+              ? new Date(report.parameters.generatedAt)
+              : new Date(),
+          },
+          { performance: () => this.analytics.performance(report) },
+        );
       });
       if (built.content.length > MAX_REPORT_BYTES) {
         await this.fail(report, `the document is larger than ${MAX_REPORT_BYTES} bytes`);

@@ -3,7 +3,7 @@ import type { Mode } from '#common';
 export const REPORT_TYPES = ['history', 'performance', 'usage'] as const;
 export type ReportType = (typeof REPORT_TYPES)[number];
 /** The types the worker builds today; the others are refused with 400 naming `report_type`. */
-export const BUILT_REPORT_TYPES: readonly ReportType[] = ['history'];
+export const BUILT_REPORT_TYPES: readonly ReportType[] = ['history', 'performance', 'usage'];
 
 export const REPORT_FORMATS = ['json', 'csv', 'pdf'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AnalyticsModule } from '#analytics';
 import { DatabaseModule } from '#database';
 import { ReportRunner } from './report-runner.js';
 import { ReportsService } from './reports.service.js';
@@ -13,7 +14,7 @@ export class ReportsModule {}
 
 /** The worker's side: building reports, retention and the sweep of lost jobs. */
 @Module({
-  imports: [DatabaseModule],
+  imports: [DatabaseModule, AnalyticsModule],
   providers: [ReportRunner],
   exports: [ReportRunner],
 })

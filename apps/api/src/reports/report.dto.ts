@@ -26,7 +26,7 @@ export class GenerateReportDto {
   @ApiProperty({
     enum: REPORT_TYPES,
     description:
-      '`history`: one row per case of your history in the range (classified cases never appear), with counts by type and hit rates. `performance` and `usage` are not built yet and answer 400.',
+      '`history`: one row per case of your history in the range (classified cases never appear), with counts by type and hit rates. `performance`: hit rates with intervals, SAIC scores and processing times per engine, analyst, type and modality (what GET /v1/analytics/performance answers; over every case, the range is not applied). `usage`: work finished per UTC day and kind, completed and failed, in the range (classified work not counted).',
   })
   @IsIn(REPORT_TYPES, oneOf(REPORT_TYPES))
   report_type!: ReportType;
@@ -34,7 +34,7 @@ export class GenerateReportDto {
   @ApiProperty({
     enum: REPORT_FORMATS,
     description:
-      "`csv`: RFC 4180, a header row, one row per case, cells a spreadsheet would run as a formula prefixed with `'`. `json`: the same cases with the summary. `pdf` is not built yet and answers 400.",
+      "`csv`: RFC 4180, a header row, one row per case (history) or per group (performance: engine, analyst, type, modality; usage: day and kind), cells a spreadsheet would run as a formula prefixed with `'`. `json`: the same data structured (history: the cases with counts and hit rates as rate objects). `pdf` is not built yet and answers 400.",
   })
   @IsIn(REPORT_FORMATS, oneOf(REPORT_FORMATS))
   format!: ReportFormat;

@@ -12,9 +12,6 @@ export function toNewReport(body: GenerateReportDto): NewReport {
   if (dateFrom && dateTo && dateTo < dateFrom) {
     throw AppError.invalid('date_to', 'must not be before date_from', body.date_from);
   }
-  if (body.report_type !== 'history') {
-    throw AppError.invalid('report_type', 'only history reports are built yet', 'history');
-  }
   return {
     reportType: body.report_type,
     format: body.format,

@@ -25,7 +25,7 @@ export interface HistoryPdfInput {
   cases: AsyncIterable<Record<string, unknown>>;
 }
 
-const MARGIN = 50;
+export const MARGIN = 50;
 const PAGE = { width: 595.28, height: 841.89 }; // A4 in points
 
 /**
@@ -37,24 +37,7 @@ const PAGE = { width: 595.28, height: 841.89 }; // A4 in points
 export async function historyPdf(
   input: HistoryPdfInput,
 ): Promise<{ content: Buffer; rowCount: number }> {
-  const doc = new PDFDocument({
-    size: 'A4',
-    margin: MARGIN,
-    bufferPages: false,
-    compress: true,
-    info: {
-      Title: 'History report',
-      Author: 'Session and Analysis Service',
-      Subject: `Report ${input.reportId}`,
-      CreationDate: input.generatedAt,
-      ModDate: input.generatedAt,
-    },
-    lang: 'en',
-    displayTitle: true,
-  });
-  const chunks: Buffer[] = [];
-  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const ended = new Promise<void>((resolve) => doc.on('end', () => resolve()));
+  const { doc, finish } = pdfDocument('History report', input.reportId, input.generatedAt);
 
   titlePage(doc, input);
   doc.addPage();
@@ -69,19 +52,59 @@ export async function historyPdf(
   heading(doc, 'Charts');
   for (const [index, spec] of charts.entries()) {
     if (index === 2) doc.addPage();
-    const svg = await chartSvg(spec);
-    const y = doc.y + 10;
-    SVGtoPDF(doc, svg, MARGIN, y, { assumePt: true, width: PAGE.width - 2 * MARGIN, height: 300 });
-    doc.y = y + 320;
+    await drawChart(doc, spec);
   }
   doc.addPage();
   const rowCount = await caseTable(doc, input.cases);
-  doc.end();
-  await ended;
-  return { content: Buffer.concat(chunks), rowCount };
+  return { content: await finish(), rowCount };
 }
 
-function heading(doc: PDFKit.PDFDocument, text: string): void {
+/** A new A4 document whose creation date is `generatedAt`; `finish` ends it and gives its bytes. */
+export function pdfDocument(
+  title: string,
+  reportId: string,
+  generatedAt: Date,
+): { doc: PDFKit.PDFDocument; finish: () => Promise<Buffer> } {
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: MARGIN,
+    compress: true,
+    info: {
+      Title: title,
+      Author: 'Session and Analysis Service',
+      Subject: `Report ${reportId}`,
+      CreationDate: generatedAt,
+      ModDate: generatedAt,
+    },
+    lang: 'en',
+    displayTitle: true,
+  });
+  const chunks: Buffer[] = [];
+  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const ended = new Promise<void>((resolve) => doc.on('end', () => resolve()));
+  return {
+    doc,
+    finish: async () => {
+      doc.end();
+      await ended;
+      return Buffer.concat(chunks);
+    },
+  };
+}
+
+/** A chart drawn at the current position, vector, the width of the text. */
+export async function drawChart(
+  doc: PDFKit.PDFDocument,
+  spec: Parameters<typeof chartSvg>[0],
+): Promise<void> {
+  const svg = await chartSvg(spec);
+  if (doc.y + 320 > PAGE.height - MARGIN) doc.addPage();
+  const y = doc.y + 10;
+  SVGtoPDF(doc, svg, MARGIN, y, { assumePt: true, width: PAGE.width - 2 * MARGIN, height: 300 });
+  doc.y = y + 320;
+}
+
+export function heading(doc: PDFKit.PDFDocument, text: string): void {
   doc.font(BOLD_FONT).fontSize(16).fillColor('black').text(text, MARGIN, doc.y);
   doc.moveDown(0.5);
 }
@@ -135,13 +158,13 @@ function figures(doc: PDFKit.PDFDocument, summary: HistorySummary): void {
   );
 }
 
-interface Column {
+export interface Column {
   title: string;
   width: number;
 }
 
 /** Rows drawn one by one; a row that does not fit starts a new page with the header again. */
-function table(doc: PDFKit.PDFDocument, columns: Column[], rows: Iterable<string[]>): void {
+export function table(doc: PDFKit.PDFDocument, columns: Column[], rows: Iterable<string[]>): void {
   const header = () => {
     doc.font(BOLD_FONT).fontSize(9);
     drawRow(
