@@ -146,7 +146,7 @@ describe('GET /v2/history/patterns', () => {
       cases: 10,
       verified: 8,
       window: {
-        limit: 50_000,
+        limit: 20_000,
         bounded: false,
         first_date: '2024-01-01T10:00:00.000Z',
         last_date: '2026-01-26T10:45:00.000Z',

@@ -22,7 +22,7 @@ export const PATTERN_CORRECTION: Correction = 'benjamini-hochberg';
 /** Adjusted p-values below this are called significant. */
 export const PATTERN_SIGNIFICANCE_LEVEL = 0.05;
 /** Newest cases of the filters one request looks at. */
-export const PATTERN_WINDOW = 50_000;
+export const PATTERN_WINDOW = 20_000;
 /** Most terms and cells the statement returns (those with the most verified cases first). */
 export const PATTERN_CANDIDATES = 2_000;
 /** Most descriptor and place patterns listed. */
