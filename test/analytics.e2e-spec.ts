@@ -458,3 +458,64 @@ describe('GET /v1/analytics/performance', () => {
     expectRate(dowsing.hit_rate, 2, 2, (0.5 + dowsingCase!.chance_baseline) / 2);
   });
 });
+
+describe('GET /v2/analytics/dashboard', () => {
+  it('counts recent work, rates the last 30 days’ cases, and shows usage, webhooks and activity', async () => {
+    const org = await createOrganization(stack, client);
+    const token = await org.token();
+    const asked = await client.post('/v1/dowsing/query', {
+      token,
+      json: { query_type: 'yes_no', question: 'Is the key in the shed?' },
+    });
+    expect(asked.status).toBe(201);
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString();
+    const lastYear = new Date(Date.now() - 400 * 86_400_000).toISOString();
+    await seed(org, [
+      { date: yesterday, verdict: 'hit' },
+      { date: yesterday, verdict: 'miss' },
+      { date: yesterday, verdict: 'hit', classified: true },
+      { date: lastYear, verdict: 'hit' },
+    ]);
+
+    const response = await client.get('/v2/analytics/dashboard', { token });
+    expect(response.status).toBe(200);
+    const body = response.body;
+    expect(body.work).toEqual([
+      {
+        kind: 'dowsing_query',
+        status: 'completed',
+        counts: { last_24h: 1, last_7d: 1, last_30d: 1 },
+      },
+    ]);
+    const remote = body.success_rates.find((t: { type: string }) => t.type === 'remote_viewing');
+    expect(remote).toMatchObject({ cases: 2, outcomes: { hit: 1, miss: 1 } });
+    expectRate(remote.hit_rate, 1, 2, 0.25);
+    expect(body.success_rates.find((t: { type: string }) => t.type === 'dowsing').cases).toBe(1);
+    expect(body.usage.concurrent).toMatchObject({ sessions: 0, analyses: 0 });
+    expect(body.usage.concurrent.limit).toBeGreaterThan(0);
+    expect(body.usage.requests.map((r: { window: string }) => r.window)).toEqual([
+      'minute',
+      'hour',
+      'day',
+    ]);
+    expect(body.usage.requests[0].limit).toBeGreaterThan(0);
+    expect(body.webhooks).toEqual({ endpoints: [], failing: [] });
+    expect(body.recent_activity.length).toBeGreaterThan(0);
+    expect(body.recent_activity[0].event_id).toMatch(/^evt_/);
+    expect(body.recent_activity.map((e: { type: string }) => e.type)).toContain(
+      'dowsing.query_completed',
+    );
+
+    const other = await createOrganization(stack, client);
+    const theirs = (await client.get('/v2/analytics/dashboard', { token: await other.token() }))
+      .body;
+    expect(theirs.work).toEqual([]);
+    expect(theirs.success_rates).toEqual([]);
+    expect(
+      theirs.recent_activity.every(
+        (e: { event_id: string }) =>
+          !body.recent_activity.some((m: { event_id: string }) => m.event_id === e.event_id),
+      ),
+    ).toBe(true);
+  });
+});

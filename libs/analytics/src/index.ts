@@ -7,3 +7,4 @@ export * from './history-trends.js';
 export * from './rollup-query.js';
 export * from './performance.js';
 export * from './work-performance.js';
+export * from './dashboard.service.js';

@@ -130,6 +130,38 @@ export class RequestLimiter {
     }
   }
 
+  /**
+   * The requests counted in each window so far, without counting one (the
+   * dashboard's usage); null when limits are off or Redis does not answer.
+   */
+  async usage(tenant: Tenant): Promise<
+    | {
+        name: WindowName;
+        setting: WindowState['setting'];
+        used: number;
+        resetSeconds: number | null;
+      }[]
+    | null
+  > {
+    if (!this.settings.rateLimits.enabled) return null;
+    const key = `${tenant.organizationId}:${tenant.mode}`;
+    try {
+      return await Promise.all(
+        [this.minute, ...this.quotas].map(async (counter) => {
+          const result = await counter.limiter.get(key);
+          return {
+            name: counter.name,
+            setting: counter.setting,
+            used: result?.consumedPoints ?? 0,
+            resetSeconds: result ? Math.max(1, Math.ceil(result.msBeforeNext / 1000)) : null,
+          };
+        }),
+      );
+    } catch {
+      return null;
+    }
+  }
+
   private async count(
     counter: Counter,
     key: string,
