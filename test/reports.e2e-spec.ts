@@ -260,10 +260,12 @@ describe('history reports', () => {
     const createdAt = new Date(asked.body.created_at).getTime();
     expect(expiresAt - createdAt).toBe(stack.settings.reportRetentionDays * 24 * 3600 * 1000);
 
-    await sql.rows(
-      `UPDATE reports SET expires_at = now() - interval '1 second' WHERE organization_id = $1`,
+    const [{ oid }] = (await sql.rows<{ oid: number }>(
+      `UPDATE reports SET expires_at = now() - interval '1 second' WHERE organization_id = $1
+        RETURNING content_oid AS oid`,
       [org.organizationId],
-    );
+    )) as [{ oid: number }];
+    expect(oid).toBeGreaterThan(0);
     expect((await client.get(`/v2/reports/${asked.body.report_id}`, { token })).status).toBe(404);
     expect(
       (await client.get(`/v2/reports/${asked.body.report_id}/download`, { token })).status,
@@ -272,10 +274,14 @@ describe('history reports', () => {
 
     const swept = await stack.worker!.get(ReportRunner).sweep();
     expect(swept.expired).toBeGreaterThanOrEqual(1);
-    const left = await sql.rows(`SELECT id FROM reports WHERE organization_id = $1`, [
-      org.organizationId,
-    ]);
-    expect(left).toEqual([]);
+    // The document's large object went with its row.
+    const objects = await sql.rows(`SELECT 1 FROM pg_largeobject_metadata WHERE oid = $1`, [oid]);
+    expect(objects).toEqual([]);
+    const [stored] = await sql.rows<{ oid: number }>(
+      `SELECT content_oid AS oid FROM reports WHERE organization_id = $1`,
+      [org.organizationId],
+    );
+    expect(stored).toBeUndefined();
   });
 });
 

@@ -1,4 +1,5 @@
 export * from './csv-cells.js';
+export { MAX_REPORT_BYTES } from './large-object-sink.js';
 export * from './report.js';
 export * from './report-runner.js';
 export * from './reports.module.js';

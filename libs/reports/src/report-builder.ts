@@ -19,8 +19,12 @@ import {
 } from './history-report.js';
 import type { ReportFormat, ReportParameters, ReportType } from './report.js';
 
+/** Where a report's document goes as it is built, piece by piece (a large object, in the worker). */
+export interface ReportSink {
+  write(chunk: Buffer): Promise<void>;
+}
+
 export interface BuiltReport {
-  content: Buffer;
   rowCount: number;
 }
 
@@ -47,20 +51,21 @@ export async function buildReport(
   tenant: Tenant,
   request: ReportRequest,
   sources: ReportSources,
+  sink: ReportSink,
 ): Promise<BuiltReport> {
   if (request.reportType === 'performance') {
-    return tabular(performanceReport(await sources.performance()), tenant, request);
+    return tabular(performanceReport(await sources.performance()), tenant, request, sink);
   }
   if (request.reportType === 'usage') {
-    return tabular(await usageReport(client, tenant, request.parameters), tenant, request);
+    return tabular(await usageReport(client, tenant, request.parameters), tenant, request, sink);
   }
   switch (request.format) {
     case 'csv':
-      return historyCsv(client, tenant, request.parameters);
+      return historyCsv(client, tenant, request.parameters, sink);
     case 'json':
-      return historyJson(client, tenant, request);
+      return historyJson(client, tenant, request, sink);
     case 'pdf':
-      return historyPdfReport(client, tenant, request);
+      return historyPdfReport(client, tenant, request, sink);
   }
 }
 
@@ -73,8 +78,8 @@ async function historyCsv(
   client: pg.PoolClient,
   tenant: Tenant,
   parameters: ReportParameters,
+  sink: ReportSink,
 ): Promise<BuiltReport> {
-  const chunks: Buffer[] = [];
   let rowCount = 0;
   await pipeline(
     Readable.from(streamHistoryCases(client, tenant, parameters)),
@@ -97,12 +102,11 @@ async function historyCsv(
     }),
     new Writable({
       write(chunk: Buffer, _encoding, done) {
-        chunks.push(chunk);
-        done();
+        sink.write(chunk).then(() => done(), done);
       },
     }),
   );
-  return { content: Buffer.concat(chunks), rowCount };
+  return { rowCount };
 }
 
 /** The PDF: figures, four charts and the newest cases (pdf/history-pdf.ts). */
@@ -110,6 +114,7 @@ async function historyPdfReport(
   client: pg.PoolClient,
   tenant: Tenant,
   request: ReportRequest,
+  sink: ReportSink,
 ): Promise<BuiltReport> {
   const summary = await historySummary(client, tenant, request.parameters);
   async function* cases() {
@@ -117,7 +122,7 @@ async function historyPdfReport(
       yield historyReportRow(row);
     }
   }
-  return historyPdf({
+  const { content, rowCount } = await historyPdf({
     reportId: request.id,
     generatedAt: request.generatedAt,
     mode: tenant.mode,
@@ -125,6 +130,8 @@ async function historyPdfReport(
     summary,
     cases: cases(),
   });
+  await sink.write(content);
+  return { rowCount };
 }
 
 /** The same cases as the CSV, with the summary's counts and hit rates first. */
@@ -132,6 +139,7 @@ async function historyJson(
   client: pg.PoolClient,
   tenant: Tenant,
   request: ReportRequest,
+  sink: ReportSink,
 ): Promise<BuiltReport> {
   const summary = await historySummary(client, tenant, request.parameters);
   const head = {
@@ -155,16 +163,16 @@ async function historyJson(
     },
   };
   const opening = JSON.stringify(head, null, 2).replace(/\n}$/, ',\n  "cases": [');
-  const chunks: Buffer[] = [Buffer.from(opening)];
+  await sink.write(Buffer.from(opening));
   let rowCount = 0;
   for await (const row of streamHistoryCases(client, tenant, request.parameters)) {
-    chunks.push(
+    await sink.write(
       Buffer.from(`${rowCount === 0 ? '\n' : ',\n'}    ${JSON.stringify(historyReportRow(row))}`),
     );
     rowCount += 1;
   }
-  chunks.push(Buffer.from(rowCount === 0 ? ']\n}\n' : '\n  ]\n}\n'));
-  return { content: Buffer.concat(chunks), rowCount };
+  await sink.write(Buffer.from(rowCount === 0 ? ']\n}\n' : '\n  ]\n}\n'));
+  return { rowCount };
 }
 
 /** A performance or usage report in the asked format: JSON, its main table as CSV, or a PDF. */
@@ -172,12 +180,14 @@ async function tabular(
   report: TabularReport,
   tenant: Tenant,
   request: ReportRequest,
+  sink: ReportSink,
 ): Promise<BuiltReport> {
   const rowCount = report.main.rows.length;
   switch (request.format) {
     case 'json': {
       const document = { ...header(request), ...report.json };
-      return { content: Buffer.from(`${JSON.stringify(document, null, 2)}\n`), rowCount };
+      await sink.write(Buffer.from(`${JSON.stringify(document, null, 2)}\n`));
+      return { rowCount };
     }
     case 'csv': {
       const csv = stringifySync(
@@ -189,7 +199,8 @@ async function tabular(
           cast: { boolean: (value) => (value ? 'true' : 'false') },
         },
       );
-      return { content: Buffer.from(csv), rowCount };
+      await sink.write(Buffer.from(csv));
+      return { rowCount };
     }
     case 'pdf': {
       const p = request.parameters;
@@ -200,7 +211,8 @@ async function tabular(
         mode: tenant.mode,
         range: request.reportType === 'performance' ? 'Every case of the history' : range,
       });
-      return { content, rowCount };
+      await sink.write(content);
+      return { rowCount };
     }
   }
 }

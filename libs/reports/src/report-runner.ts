@@ -3,14 +3,13 @@ import { HistoryAnalyticsService } from '#analytics';
 import { toPublicId, type Mode } from '#common';
 import { Sql } from '#database';
 import { JobProducer, PeriodicTasks, QUEUE } from '#queue';
+import { LargeObjectSink, ReportTooLargeError } from './large-object-sink.js';
 import { buildReport } from './report-builder.js';
 import { CONTENT_TYPES, type Report } from './report.js';
 import { REPORT_ROWS } from './report-rows.js';
 
 /** Reports left queued this long have lost their job (Redis away when they were asked for). */
 const LOST_AFTER_MS = 60_000;
-/** A report's document kept in PostgreSQL at most (see the migration: beyond it, object storage). */
-export const MAX_REPORT_BYTES = 256 * 1024 ** 2;
 
 /**
  * The worker's side of reports: builds one (queued → processing →
@@ -49,6 +48,7 @@ export class ReportRunner implements OnModuleInit {
     );
     if (!claimed) return;
     const report = REPORT_ROWS.fromRow(claimed as never);
+    const sink = await LargeObjectSink.create(this.sql);
     try {
       const built = await this.sql.transaction(async (client) => {
         await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -65,26 +65,24 @@ export class ReportRunner implements OnModuleInit {
               : new Date(),
           },
           { performance: () => this.analytics.performance(report) },
+          sink,
         );
       });
-      if (built.content.length > MAX_REPORT_BYTES) {
-        await this.fail(report, `the document is larger than ${MAX_REPORT_BYTES} bytes`);
+      const size = await sink.close();
+      const kept = await this.sql.rows(
+        `UPDATE reports SET status = 'completed', completed_at = now(), content_oid = $2,
+            content_type = $3, filename = $4, byte_size = $5, row_count = $6
+          WHERE id = $1 AND status = 'processing' RETURNING id`,
+        [report.id, sink.oid, CONTENT_TYPES[report.format], filename(report), size, built.rowCount],
+      );
+      // Deleted (or finished by another run) meanwhile: its document goes.
+      if (kept.length === 0) await sink.discard();
+    } catch (error) {
+      await sink.discard();
+      if (error instanceof ReportTooLargeError) {
+        await this.fail(report, error.message);
         return;
       }
-      await this.sql.rows(
-        `UPDATE reports SET status = 'completed', completed_at = now(), content = $2,
-            content_type = $3, filename = $4, byte_size = $5, row_count = $6
-          WHERE id = $1 AND status = 'processing'`,
-        [
-          report.id,
-          built.content,
-          CONTENT_TYPES[report.format],
-          filename(report),
-          built.content.length,
-          built.rowCount,
-        ],
-      );
-    } catch (error) {
       this.logger.error({ err: error, reportId: report.id }, 'report failed');
       await this.fail(report, 'the report could not be built');
     }

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { Mode } from '#common';
 
 export const REPORT_TYPES = ['history', 'performance', 'usage'] as const;
@@ -51,7 +52,9 @@ export interface Report {
 }
 
 export interface ReportContent {
-  content: Buffer;
+  /** The document, read from PostgreSQL piece by piece as it is sent. */
+  content: Readable;
+  byteSize: number;
   contentType: string;
   filename: string;
 }

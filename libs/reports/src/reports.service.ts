@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { Injectable, Logger } from '@nestjs/common';
 import { AppError, newKey, parsePublicId, toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
@@ -20,6 +21,7 @@ export interface NewReport {
 }
 
 const DAY_MS = 24 * 3600 * 1000;
+const READ_PIECE_BYTES = 1024 * 1024;
 
 /**
  * Reports for API callers: ask for one (queued for the worker), read, list,
@@ -92,16 +94,29 @@ export class ReportsService {
         issue: `is ${report.status}; download once it is completed`,
       });
     }
-    const [row] = await this.sql.rows<{ content: Buffer | null }>(
-      `SELECT content FROM reports WHERE id = $1 AND organization_id = $2 AND mode = $3`,
+    const [row] = await this.sql.rows<{ content_oid: number | null }>(
+      `SELECT content_oid FROM reports WHERE id = $1 AND organization_id = $2 AND mode = $3`,
       [report.id, tenant.organizationId, tenant.mode],
     );
-    if (!row?.content) throw AppError.notFound('report', publicId);
+    if (!row?.content_oid) throw AppError.notFound('report', publicId);
     return {
-      content: row.content,
+      content: Readable.from(this.pieces(row.content_oid, report.byteSize ?? 0)),
+      byteSize: report.byteSize ?? 0,
       contentType: report.contentType ?? CONTENT_TYPES[report.format],
       filename: report.filename ?? `${publicId}.${report.format}`,
     };
+  }
+
+  /** The large object in 1 MB pieces (lo_get), read as the response is sent. */
+  private async *pieces(oid: number, size: number): AsyncGenerator<Buffer> {
+    for (let offset = 0; offset < size; offset += READ_PIECE_BYTES) {
+      const [piece] = await this.sql.rows<{ data: Buffer }>('SELECT lo_get($1, $2, $3) AS data', [
+        oid,
+        offset,
+        Math.min(READ_PIECE_BYTES, size - offset),
+      ]);
+      yield piece!.data;
+    }
   }
 
   page(tenant: Tenant, request: PageRequest): Promise<KeysetPage<Report>> {

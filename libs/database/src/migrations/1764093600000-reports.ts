@@ -4,12 +4,15 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Reports (issue 16): a report asked for with POST /v2/reports/generate,
  * built by the worker and kept for download until `expires_at`.
  *
- * The finished document lives in `content` (bytea) so every API instance can
- * serve it without shared disks. PostgreSQL holds up to 1 GB per value, but a
- * bytea is read whole into memory on download; the service keeps reports in
- * the table up to 256 MB (a million-case CSV is ≈ 200 MB). Beyond that, or
- * for many large reports, the content belongs in object storage (S3 or
- * compatible, a presigned URL as the download link) with only its key here.
+ * The finished document is a PostgreSQL large object (`content_oid`), so
+ * every API instance can serve it without shared disks, and both sides move
+ * it in 1 MB pieces (lo_put while the worker builds it, lo_get while the API
+ * sends it): a million-case CSV (≈ 250 MB) never sits whole in a process's
+ * memory. The service caps a document at 1 GB. Beyond that, or when reports
+ * are many and large enough to bloat the database's backups, the content
+ * belongs in object storage (S3 or compatible, a presigned URL as the
+ * download link) with only its key here. A trigger unlinks the large object
+ * with its row, so deleting or expiring a report leaves no orphan.
  *
  * No TypeORM entity maps this table: libs/reports reads and writes it in SQL.
  */
@@ -27,7 +30,7 @@ export class Reports1764093600000 implements MigrationInterface {
         "parameters" jsonb NOT NULL DEFAULT '{}',
         "status" text NOT NULL DEFAULT 'queued',
         "failure" text,
-        "content" bytea,
+        "content_oid" oid,
         "content_type" text,
         "filename" text,
         "byte_size" bigint,
@@ -42,6 +45,15 @@ export class Reports1764093600000 implements MigrationInterface {
         CONSTRAINT "reports_type_check" CHECK (report_type IN ('performance', 'history', 'usage')),
         CONSTRAINT "reports_format_check" CHECK (format IN ('pdf', 'csv', 'json'))
       )`);
+    await queryRunner.query(`
+      CREATE FUNCTION report_unlink_content() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF OLD.content_oid IS NOT NULL THEN PERFORM lo_unlink(OLD.content_oid); END IF;
+        RETURN OLD;
+      END $$`);
+    await queryRunner.query(`
+      CREATE TRIGGER "reports_unlink_content" AFTER DELETE ON "reports"
+      FOR EACH ROW EXECUTE FUNCTION report_unlink_content()`);
     // The v2 list: the tenant's reports newest first.
     await queryRunner.query(
       `CREATE INDEX "reports_tenant_created_idx" ON "reports" ("organization_id", "mode", "created_at" DESC, "id" DESC)`,
@@ -55,5 +67,6 @@ export class Reports1764093600000 implements MigrationInterface {
 
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DROP TABLE "reports"`);
+    await queryRunner.query(`DROP FUNCTION report_unlink_content()`);
   }
 }

@@ -123,7 +123,7 @@ export class ReportsV2Controller {
     response.setHeader('Cache-Control', 'private, no-store');
     return new StreamableFile(document.content, {
       type: document.contentType,
-      length: document.content.length,
+      length: document.byteSize,
       disposition: `attachment; filename="${document.filename}"`,
     });
   }
