@@ -176,11 +176,12 @@ export function table(doc: PDFKit.PDFDocument, columns: Column[], rows: Iterable
   };
   header();
   for (const row of rows) {
-    if (doc.y + rowHeight(doc, columns, row) > PAGE.height - MARGIN) {
+    const height = rowHeight(doc, columns, row);
+    if (doc.y + height > PAGE.height - MARGIN) {
       doc.addPage();
       header();
     }
-    drawRow(doc, columns, row);
+    drawRow(doc, columns, row, height);
   }
 }
 
@@ -192,9 +193,13 @@ function rowHeight(doc: PDFKit.PDFDocument, columns: Column[], cells: string[]):
   );
 }
 
-function drawRow(doc: PDFKit.PDFDocument, columns: Column[], cells: string[]): void {
+function drawRow(
+  doc: PDFKit.PDFDocument,
+  columns: Column[],
+  cells: string[],
+  height = rowHeight(doc, columns, cells),
+): void {
   const top = doc.y;
-  const height = rowHeight(doc, columns, cells);
   let x = MARGIN;
   for (const [i, cell] of cells.entries()) {
     doc.text(cell, x + 2, top + 2, { width: columns[i]!.width - 4 });
