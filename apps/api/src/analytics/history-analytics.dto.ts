@@ -1,11 +1,4 @@
-import type { Type } from '@nestjs/common';
-import {
-  ApiExtraModels,
-  ApiProperty,
-  ApiPropertyOptional,
-  getSchemaPath,
-  PickType,
-} from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { IsIn, IsString, Length } from 'class-validator';
 import {
   MAX_TEMPORAL_BUCKETS,
@@ -20,16 +13,7 @@ import { HistorySearchFiltersDto } from '../history/history-search.dto.js';
 import { Optional } from '../http/dto-decorators.js';
 import { RateDto } from '../http/rate.dto.js';
 import { oneOf } from '../http/validation-messages.js';
-
-/** An object of `type`, or null (OpenAPI 3.0: `nullable` beside a `$ref` still requires the object). */
-function nullableRef(type: Type) {
-  return {
-    oneOf: [
-      { $ref: getSchemaPath(type) },
-      { type: 'object' as const, nullable: true, enum: [null] },
-    ],
-  };
-}
+import { nullableRef } from '../http/nullable-ref.js';
 
 export const MAX_ANALYST_ID_LENGTH = 200;
 

@@ -1,5 +1,4 @@
-import type { Type } from '@nestjs/common';
-import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDateString, IsIn, IsOptional, IsString, Length } from 'class-validator';
 import {
   MAX_TEMPORAL_BUCKETS,
@@ -14,23 +13,10 @@ import { NumberQuery } from '../../http/query-params.js';
 import { RateDto } from '../../http/rate.dto.js';
 import { oneOf } from '../../http/validation-messages.js';
 import { MAX_QUESTION_LENGTH } from '../dowsing-request.dto.js';
+import { nullableRef } from '../../http/nullable-ref.js';
 
 export const MAX_AREA_RADIUS_METERS = 20_000_000;
 const DATE = { message: 'must be an ISO 8601 date or date-time' };
-
-/**
- * An object of `type`, or null. OpenAPI 3.0's `nullable` beside a `$ref`
- * (as `nullable: true` on a class property writes it) still requires the
- * referenced object, so null is its own alternative.
- */
-function nullableRef(type: Type) {
-  return {
-    oneOf: [
-      { $ref: getSchemaPath(type) },
-      { type: 'object' as const, nullable: true, enum: [null] },
-    ],
-  };
-}
 
 /** Query of GET /v2/dowsing/temporal-analysis. */
 export class TemporalAnalysisQueryDto {

@@ -1,5 +1,4 @@
-import type { Type } from '@nestjs/common';
-import { ApiProperty, getSchemaPath, IntersectionType, PickType } from '@nestjs/swagger';
+import { ApiProperty, IntersectionType, PickType } from '@nestjs/swagger';
 import {
   FEW_VERIFIED,
   PATTERN_CANDIDATES,
@@ -10,6 +9,7 @@ import {
 import { IntegerQuery, NumberQuery } from '../../http/query-params.js';
 import { RateDto } from '../../http/rate.dto.js';
 import { HistorySearchFiltersDto } from '../history-search.dto.js';
+import { nullableRef } from '../../http/nullable-ref.js';
 
 export const DEFAULT_MIN_SUPPORT = 5;
 export const MAX_MIN_SUPPORT = 10_000;
@@ -41,20 +41,6 @@ export class HistoryPatternsQueryDto extends IntersectionType(
   PickType(HistorySearchFiltersDto, ['type', 'date_from', 'date_to'] as const),
   PatternSettingsQueryDto,
 ) {}
-
-/**
- * An object of `type`, or null: OpenAPI 3.0's `nullable` beside a `$ref`
- * still requires the object (as in dowsing's temporal-analysis.dto.ts).
- * The controller registers the referenced classes (ApiExtraModels).
- */
-function nullableRef(type: Type) {
-  return {
-    oneOf: [
-      { $ref: getSchemaPath(type) },
-      { type: 'object' as const, nullable: true, enum: [null] },
-    ],
-  };
-}
 
 const ADJUSTED = `Benjamini–Hochberg adjusted p-value within its family; significant below ${PATTERN_SIGNIFICANCE_LEVEL}`;
 

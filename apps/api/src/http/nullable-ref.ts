@@ -1,0 +1,17 @@
+import type { Type } from '@nestjs/common';
+import { getSchemaPath } from '@nestjs/swagger';
+
+/**
+ * An object of `type`, or null. OpenAPI 3.0's `nullable` beside a `$ref`
+ * (as `nullable: true` on a class property writes it) still requires the
+ * referenced object, so null is its own alternative. Register the class
+ * with ApiExtraModels where it is used.
+ */
+export function nullableRef(type: Type) {
+  return {
+    oneOf: [
+      { $ref: getSchemaPath(type) },
+      { type: 'object' as const, nullable: true, enum: [null] },
+    ],
+  };
+}
