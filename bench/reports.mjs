@@ -11,6 +11,8 @@
 // 2. csv:  BENCH_REPORT_CSV_ROWS (default 1,000,000) cases into another tenant; the history CSV
 //          built once; seconds, bytes, the child's peak RSS and how far it rose while building.
 //          BENCH_REPORT_CSV_ROWS=0 skips it.
+// BENCH_REPORT_CHILD_OPTIONS: node flags of the building process (a heap limit, to see what a build
+// keeps rather than how lazily V8 collects).
 //
 // Its own database (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/sas_bench_reports,
 // created and migrated if missing), so it never empties the main bench's tables; one run at a
@@ -29,6 +31,9 @@ const PDF_CASES = Number(env.BENCH_REPORT_PDF_CASES ?? 10_000);
 const CSV_ROWS = Number(env.BENCH_REPORT_CSV_ROWS ?? 1_000_000);
 const REQUESTS = Number(env.BENCH_REPORT_REQUESTS ?? 20);
 const WARMUP = 3;
+// Node flags of the building process, e.g. "--max-old-space-size=64 --max-semi-space-size=2":
+// without a heap limit V8 collects lazily and the peak RSS shows its headroom, not what a build keeps.
+const CHILD_OPTIONS = (env.BENCH_REPORT_CHILD_OPTIONS ?? '').split(' ').filter(Boolean);
 const TARGETS = { pdfP95Seconds: 3, pdfPeakRssMb: 150 };
 const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
 const mb = (bytes) => Math.round((bytes / 1024 ** 2) * 10) / 10;
@@ -87,7 +92,7 @@ function runChild(format, organizationId, times) {
   return new Promise((resolve, reject) => {
     const proc = spawn(
       process.execPath,
-      [import.meta.filename, '--child', format, organizationId, String(times)],
+      [...CHILD_OPTIONS, import.meta.filename, '--child', format, organizationId, String(times)],
       {
         env: { ...env, DATABASE_URL, NODE_ENV: 'production' },
         stdio: ['ignore', 'pipe', 'inherit'],
