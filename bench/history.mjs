@@ -18,7 +18,7 @@ import pg from 'pg';
 import { TypeID } from 'typeid-js';
 import { BENCH_LIMITS, assertUnthrottled } from './limits.mjs';
 
-export const HISTORY_TARGETS_MS = { search: 50, detail: 10, similar: 100 };
+export const HISTORY_TARGETS_MS = { search: 50, detail: 10, similar: 100, analytics: 200 };
 export const IMPORT_TARGET_S = 60;
 const REQUEST_TIMEOUT_MS = 60_000;
 const IMPORT_TIMEOUT_MS = 600_000;
@@ -277,13 +277,17 @@ export async function historyPhase({
   partial = {},
 }) {
   const dist = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
-  const [seed, vocabulary, engines, lib, mapper] = await Promise.all([
-    dist('apps/cli/src/seeded-history.js'),
-    dist('apps/cli/src/seeded-history-vocabulary.js'),
-    dist('libs/engines/src/index.js'),
-    dist('libs/history/src/index.js'),
-    dist('apps/api/src/history/history.mapper.js'),
-  ]);
+  const [seed, vocabulary, engines, lib, mapper, analyticsLib, analyticsMapper] = await Promise.all(
+    [
+      dist('apps/cli/src/seeded-history.js'),
+      dist('apps/cli/src/seeded-history-vocabulary.js'),
+      dist('libs/engines/src/index.js'),
+      dist('libs/history/src/index.js'),
+      dist('apps/api/src/history/history.mapper.js'),
+      dist('libs/analytics/src/index.js'),
+      dist('apps/api/src/analytics/history-analytics.mapper.js'),
+    ],
+  );
   if (typeof seed.seedHistoryCases !== 'function' || typeof lib.CaseSearchService !== 'function')
     throw new Error(
       'history phase: dist has no seedHistoryCases or CaseSearchService (build first)',
@@ -423,6 +427,87 @@ export async function historyPhase({
         },
       });
     }
+
+    // Analytics (issue 16): the rollups' reads, p99 < 200 ms.
+    await db.query('VACUUM ANALYZE history_case_rollups, history_analyst_rollups');
+    const analytics = new analyticsLib.HistoryAnalyticsService(sql);
+    const dashboard = new analyticsLib.DashboardService(sql, { get: async () => null });
+    const {
+      rows: [named],
+    } = await db.query(
+      `SELECT analysts[1] AS analyst FROM history_cases
+        WHERE organization_id = $1 AND mode = $2 AND cardinality(analysts) > 0 LIMIT 1`,
+      [organizationUuid, MODE],
+    );
+    const ANALYTICS = [
+      { label: 'analytics: no filter', path: '/v1/history/analytics', query: {} },
+      {
+        label: 'analytics: type + dates (2 years)',
+        path: '/v1/history/analytics',
+        query: { type: 'remote_viewing', date_from: '2024-01-01', date_to: '2025-12-31' },
+      },
+      {
+        label: 'analytics: date-times (cut days)',
+        path: '/v1/history/analytics',
+        query: { date_from: '2024-03-01T12:00:00Z', date_to: '2025-03-01T12:00:00Z' },
+      },
+      ...(named?.analyst
+        ? [
+            {
+              label: 'analytics: analyst_id',
+              path: '/v1/history/analytics',
+              query: { analyst_id: named.analyst },
+            },
+          ]
+        : []),
+      {
+        label: 'trends: month (24 months)',
+        path: '/v1/history/trends',
+        query: { interval: 'month' },
+      },
+      {
+        label: 'trends: day (1 year)',
+        path: '/v1/history/trends',
+        query: { interval: 'day', date_from: '2025-01-01', date_to: '2025-12-31' },
+      },
+      {
+        label: 'trends: week (all time)',
+        path: '/v1/history/trends',
+        query: { interval: 'week', date_from: '2010-01-01' },
+      },
+    ];
+    for (const spec of ANALYTICS) {
+      const params = new URLSearchParams(spec.query);
+      await measure(
+        { kind: 'analytics', label: spec.label, query: params.toString() },
+        {
+          api: () => call(`${apiBase}${spec.path}?${params}`, { headers }),
+          direct: async () => {
+            const filters = analyticsMapper.caseFiltersOf(spec.query);
+            return {
+              result:
+                spec.path === '/v1/history/trends'
+                  ? await analytics.trends(tenant, filters, spec.query.interval)
+                  : await analytics.summary(tenant, filters),
+            };
+          },
+        },
+      );
+    }
+    await measure(
+      { kind: 'analytics', label: 'performance (v1)' },
+      {
+        api: () => call(`${apiBase}/v1/analytics/performance`, { headers }),
+        direct: async () => ({ result: await analytics.performance(tenant) }),
+      },
+    );
+    await measure(
+      { kind: 'analytics', label: 'dashboard (v2)' },
+      {
+        api: () => call(`${apiBase}/v2/analytics/dashboard`, { headers }),
+        direct: async () => ({ result: await dashboard.of(tenant) }),
+      },
+    );
 
     // Case detail: a different case each request.
     const { rows: sample } = await db.query(

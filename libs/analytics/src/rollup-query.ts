@@ -83,17 +83,25 @@ SELECT type, subtype, modality, CASE WHEN $10::boolean THEN day::text END AS day
     SELECT type, subtype, modality, day, work_status, ${COUNTS} FROM history_analyst_rollups
      WHERE $4::text IS NOT NULL AND analyst = $4 AND ${ROLLUP_WHERE}
     UNION ALL
-    SELECT c.type, coalesce(c.subtype, ''), coalesce(c.modality, ''), (c.date AT TIME ZONE 'UTC')::date,
-           c.work_status, 1, (c.verdict IS NOT NULL)::int, (c.verdict IS NOT DISTINCT FROM 'hit')::int,
-           (c.verdict IS NOT DISTINCT FROM 'partial')::int, (c.verdict IS NOT DISTINCT FROM 'miss')::int,
-           coalesce(c.confidence_score, 0)::numeric, (c.confidence_score IS NOT NULL)::int,
-           CASE WHEN c.verdict IS NULL THEN 0 ELSE coalesce(c.chance_baseline, 0) END::numeric,
-           (c.verdict IS NOT NULL AND c.chance_baseline IS NOT NULL)::int
+    SELECT c.*
       FROM unnest($8::timestamptz[], $9::timestamptz[]) AS edge(lo, hi)
-      JOIN history_cases c
-        ON c.organization_id = $1 AND c.mode = $2 AND NOT c.classified
-       AND c.date >= edge.lo AND c.date < edge.hi
-       AND ($3::text IS NULL OR c.type = $3) AND ($4::text IS NULL OR $4 = ANY(c.analysts))
+      CROSS JOIN LATERAL (
+        -- OFFSET 0 keeps this a per-edge range read of the tenant-and-date index: flattened, the
+        -- planner joined the edges to a parallel scan of every case (measured 600 ms at a million).
+        SELECT c.type, coalesce(c.subtype, '') AS subtype, coalesce(c.modality, '') AS modality,
+               (c.date AT TIME ZONE 'UTC')::date AS day, c.work_status, 1 AS cases,
+               (c.verdict IS NOT NULL)::int AS verified, (c.verdict IS NOT DISTINCT FROM 'hit')::int AS hits,
+               (c.verdict IS NOT DISTINCT FROM 'partial')::int AS partials,
+               (c.verdict IS NOT DISTINCT FROM 'miss')::int AS misses,
+               coalesce(c.confidence_score, 0)::numeric AS confidence_sum,
+               (c.confidence_score IS NOT NULL)::int AS confidence_count,
+               CASE WHEN c.verdict IS NULL THEN 0 ELSE coalesce(c.chance_baseline, 0) END::numeric AS baseline_sum,
+               (c.verdict IS NOT NULL AND c.chance_baseline IS NOT NULL)::int AS baseline_count
+          FROM history_cases c
+         WHERE c.organization_id = $1 AND c.mode = $2 AND NOT c.classified
+           AND c.date >= edge.lo AND c.date < edge.hi
+           AND ($3::text IS NULL OR c.type = $3) AND ($4::text IS NULL OR $4 = ANY(c.analysts))
+        OFFSET 0) c
   ) counted
  GROUP BY 1, 2, 3, 4, 5`;
 
