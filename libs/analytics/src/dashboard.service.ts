@@ -108,7 +108,7 @@ export class DashboardService {
         rollupParameters(
           tenant,
           { type: null, dateFrom: monthAgo, dateBefore: now, analystId: null },
-          false,
+          null,
         ),
       ),
       this.sql.rows<Record<string, string>>(WEBHOOKS_SQL, [...scope, now]),

@@ -37,7 +37,7 @@ export class HistoryAnalyticsService {
   constructor(private readonly sql: Sql) {}
 
   async summary(tenant: Tenant, filters: CaseFilters): Promise<AnalyticsSummary> {
-    return summarizeCases(await this.rows(tenant, filters, false));
+    return summarizeCases(await this.rows(tenant, filters, null));
   }
 
   /**
@@ -62,7 +62,11 @@ export class HistoryAnalyticsService {
         interval === 'day' ? 'week' : 'month',
       );
     }
-    const rows = await this.rows(tenant, { ...filters, dateFrom: from, dateBefore: before }, true);
+    const rows = await this.rows(
+      tenant,
+      { ...filters, dateFrom: from, dateBefore: before },
+      interval,
+    );
     return { ...historyTrends(interval, ranges, rows, now), from, before };
   }
 
@@ -83,7 +87,7 @@ export class HistoryAnalyticsService {
         tenant.organizationId,
         tenant.mode,
       ]),
-      this.rows(tenant, everything, false),
+      this.rows(tenant, everything, null),
     ]);
     const summary = summarizeCases(cases);
     return {
@@ -96,8 +100,12 @@ export class HistoryAnalyticsService {
     };
   }
 
-  private rows(tenant: Tenant, filters: CaseFilters, byDay: boolean): Promise<TallyRow[]> {
-    return this.sql.rows<TallyRow>(ROLLUP_SQL, rollupParameters(tenant, filters, byDay));
+  private rows(
+    tenant: Tenant,
+    filters: CaseFilters,
+    bucket: TemporalInterval | null,
+  ): Promise<TallyRow[]> {
+    return this.sql.rows<TallyRow>(ROLLUP_SQL, rollupParameters(tenant, filters, bucket));
   }
 }
 

@@ -1,14 +1,6 @@
 import { MIN_TREND_BUCKETS, type TemporalInterval, type Trend } from '#dowsing';
 import { mannKendall, type Rate } from '#statistics';
-import {
-  addTallies,
-  EMPTY_TALLY,
-  hitRateOf,
-  meanConfidenceOf,
-  tallyBy,
-  type CaseTally,
-  type TallyRow,
-} from './case-tally.js';
+import { hitRateOf, meanConfidenceOf, tallyBy, type TallyRow } from './case-tally.js';
 
 /** A bucket's hit rate over fewer verified cases than this is mostly noise. */
 export const MIN_BUCKET_VERIFIED = 5;
@@ -32,7 +24,7 @@ export interface HistoryTrends {
 }
 
 /**
- * The buckets (from `bucketsCovering`) filled from per-day rollup rows, and
+ * The buckets (from `bucketsCovering`) filled from rollup rows summed per bucket, and
  * the Mann–Kendall trend (with Sen's slope per interval) of the count over
  * complete buckets, of the hit rate over the buckets with verified cases and
  * of the mean confidence over those with a confidence, each at its place in
@@ -44,11 +36,10 @@ export function historyTrends(
   rows: readonly TallyRow[],
   now: Date,
 ): HistoryTrends {
-  const days = tallyBy(rows, (row) => Date.parse(`${row.day}T00:00:00Z`));
+  // Rows come summed per bucket, each dated by its bucket's first day.
+  const byBucket = tallyBy(rows, (row) => Date.parse(`${row.day}T00:00:00Z`));
   const buckets = ranges.map(({ start, end }): TrendBucket => {
-    const tally = [...days]
-      .filter(([day]) => day >= start.getTime() && day < end.getTime())
-      .reduce<CaseTally | null>((sum, [, day]) => addTallies(sum ?? EMPTY_TALLY, day), null);
+    const tally = byBucket.get(start.getTime()) ?? null;
     return {
       start,
       end,

@@ -68,10 +68,13 @@ const ROLLUP_WHERE = `organization_id = $1 AND mode = $2 AND ($3::text IS NULL O
  *
  * Parameters: $1 organisation, $2 mode, $3 type, $4 analyst, $5 whether
  * whole days are read, $6 first day, $7 day after, $8/$9 the edges' bounds
- * (timestamptz[]), $10 whether rows are per day.
+ * (timestamptz[]), $10 the bucket rows are summed per ('day', 'week' or 'month', as
+ * date_trunc cuts them: ISO weeks from Monday), or null for no time at all.
  */
 export const ROLLUP_SQL = `
-SELECT type, subtype, modality, CASE WHEN $10::boolean THEN day::text END AS day, work_status,
+SELECT type, subtype, modality,
+       CASE WHEN $10::text IS NULL THEN NULL ELSE date_trunc($10::text, day::timestamp)::date::text END AS day,
+       work_status,
        sum(cases) AS cases, sum(verified) AS verified, sum(hits) AS hits, sum(partials) AS partials,
        sum(misses) AS misses, sum(confidence_sum) AS confidence_sum,
        sum(confidence_count) AS confidence_count, sum(baseline_sum) AS baseline_sum,
@@ -105,7 +108,11 @@ SELECT type, subtype, modality, CASE WHEN $10::boolean THEN day::text END AS day
   ) counted
  GROUP BY 1, 2, 3, 4, 5`;
 
-export function rollupParameters(tenant: Tenant, filters: CaseFilters, byDay: boolean): unknown[] {
+export function rollupParameters(
+  tenant: Tenant,
+  filters: CaseFilters,
+  bucket: 'day' | 'week' | 'month' | null,
+): unknown[] {
   const split = splitRange(filters.dateFrom, filters.dateBefore);
   return [
     tenant.organizationId,
@@ -117,6 +124,6 @@ export function rollupParameters(tenant: Tenant, filters: CaseFilters, byDay: bo
     split.rollups === 'none' ? null : split.rollups.beforeDay,
     split.edges.map((edge) => edge.from),
     split.edges.map((edge) => edge.before),
-    byDay,
+    bucket,
   ];
 }
