@@ -5,8 +5,7 @@ import type {
   HistoryTrends,
   Performance,
 } from '#analytics';
-import type { Trend } from '#dowsing';
-import type { TrendDto } from '../dowsing/v2/temporal-analysis.dto.js';
+import { trendDto } from '../dowsing/v2/temporal-analysis.mapper.js';
 import { filtersOf } from '../history/history.mapper.js';
 import { rateDto } from '../http/rate.dto.js';
 import type {
@@ -62,22 +61,6 @@ export function toHistoryAnalytics(
       work_status: workStatus,
       cases,
     })),
-  };
-}
-
-function trendDto(trend: Trend | null): TrendDto | null {
-  if (!trend) return null;
-  return {
-    method: 'mann_kendall',
-    n: trend.n,
-    s: trend.s,
-    variance: trend.variance,
-    z: trend.z,
-    p_value: trend.pValue,
-    exact: trend.exact,
-    kendall_tau: trend.tau,
-    sen_slope: trend.senSlope,
-    direction: trend.direction,
   };
 }
 

@@ -2,7 +2,8 @@ import type { TemporalAnalysis, TemporalAnalysisRequest, Trend } from '#dowsing'
 import { rateDto } from '../../http/rate.dto.js';
 import type { TemporalAnalysisDto, TrendDto } from './temporal-analysis.dto.js';
 
-function trendDto(trend: Trend | null): TrendDto | null {
+/** A Mann–Kendall trend as the API writes it (dowsing temporal analysis and history trends). */
+export function trendDto(trend: Trend | null): TrendDto | null {
   if (!trend) return null;
   return {
     method: 'mann_kendall',
