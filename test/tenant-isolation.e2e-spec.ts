@@ -28,6 +28,8 @@ interface Tenant {
   dowsingBatchId: string;
   /** The history cases of the tenant's finished work (found after setup). */
   caseIds: string[];
+  /** A history report (queued or built: either way only its tenant reaches it). */
+  reportId: string;
 }
 
 let stack: Stack;
@@ -96,6 +98,10 @@ beforeAll(async () => {
           ],
         },
       });
+      const report = await client.post('/v2/reports/generate', {
+        token,
+        json: { report_type: 'history', format: 'json' },
+      });
       const dowsingBatch = await client.post('/v2/dowsing/batch', {
         token,
         json: { queries: [{ variant: 'query', query_type: 'yes_no', question: `${org}/${mode}` }] },
@@ -116,6 +122,7 @@ beforeAll(async () => {
         analysisIds,
         analysisBatchIds,
         caseIds: [],
+        reportId: report.body.report_id,
       });
     }
   }
@@ -181,6 +188,9 @@ describe('tenant isolation matrix', () => {
       for (const id of tenant.caseIds) {
         expect((await client.get(`/v1/history/${id}`, { token: tenant.token })).status).toBe(200);
       }
+      expect(
+        (await client.get(`/v2/reports/${tenant.reportId}`, { token: tenant.token })).status,
+      ).toBe(200);
       const patterns = await client.post('/v2/analysis/pattern-recognition', {
         token: tenant.token,
         json: { items: tenant.analysisIds },
@@ -238,6 +248,9 @@ describe('tenant isolation matrix', () => {
             client.get(`/v2/dowsing/queries/${id}`, { token }),
             client.delete(`/v1/dowsing/queries/${id}`, { token }),
           ]),
+          client.get(`/v2/reports/${owner.reportId}`, { token }),
+          client.get(`/v2/reports/${owner.reportId}/download`, { token }),
+          client.delete(`/v2/reports/${owner.reportId}`, { token }),
           ...owner.caseIds.flatMap((id) => [
             client.get(`/v1/history/${id}`, { token }),
             client.get(`/v1/history/similar?case_id=${id}`, { token }),
@@ -334,6 +347,26 @@ describe('tenant isolation matrix', () => {
       expect(v1.body.results.map((c: { id: string }) => c.id)).toEqual(
         expect.arrayContaining(caller.caseIds),
       );
+    }
+  });
+
+  it('never lists another tenant’s reports, nor counts its cases or shows its activity', async () => {
+    for (const caller of tenants) {
+      const others = tenants.filter((t) => t !== caller);
+      const reports = await client.get('/v2/reports?per_page=100', { token: caller.token });
+      expect(reports.body.data.map((r: { report_id: string }) => r.report_id)).toEqual([
+        caller.reportId,
+      ]);
+      const analytics = await client.get('/v1/history/analytics', { token: caller.token });
+      expect(analytics.status, caller.name).toBe(200);
+      // Its session may have finished since setup: one case more, its own.
+      expect(analytics.body.total.cases, caller.name).toBeGreaterThanOrEqual(caller.caseIds.length);
+      expect(analytics.body.total.cases, caller.name).toBeLessThanOrEqual(
+        caller.caseIds.length + 1,
+      );
+      const dashboard = await client.get('/v2/analytics/dashboard', { token: caller.token });
+      expect(dashboard.status, caller.name).toBe(200);
+      for (const other of others) expect(dashboard.text, caller.name).not.toContain(other.name);
     }
   });
 
