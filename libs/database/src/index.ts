@@ -8,3 +8,4 @@ export * from './wake-up-pump.js';
 export * from './sequenced-transition.js';
 export * from './row-mapping.js';
 export * from './tenant-lists.js';
+export * from './geo-sql.js';

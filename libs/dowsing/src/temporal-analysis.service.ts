@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, type Tenant } from '#common';
-import { Sql } from '#database';
+import { haversineSql, Sql } from '#database';
 import type { DowsingQueryType } from '#engines';
 import { EARTH_RADIUS_METERS, rateOf } from '#statistics';
 import {
@@ -184,10 +184,7 @@ function readingsWithin(
   const lat = param(area.latitude, 'float8');
   const lon = param(area.longitude, 'float8');
   conditions.push(
-    `2 * ${EARTH_RADIUS_METERS} * asin(least(1, sqrt(
-       power(sin(radians(r.latitude - ${lat}) / 2), 2)
-       + cos(radians(${lat})) * cos(radians(r.latitude)) * power(sin(radians(r.longitude - ${lon}) / 2), 2)
-     ))) <= ${param(area.radiusMeters, 'float8')}`,
+    `${haversineSql('r.latitude', 'r.longitude', lat, lon)} <= ${param(area.radiusMeters, 'float8')}`,
   );
   return `SELECT r.query_id FROM dowsing_readings r WHERE ${conditions.join(' AND ')}`;
 }

@@ -1,22 +1,6 @@
 import { EARTH_RADIUS_METERS, haversineMeters, wrapLongitude, type GeoPoint } from '#statistics';
-import type { SearchBox, SearchCircle } from './case-search-filters.js';
 
-/**
- * SQL for the great-circle distance in metres (haversine on the mean-radius
- * sphere, as #statistics' haversineMeters) between a row's point and a
- * bound point.
- */
-export function haversineSql(
-  latitude: string,
-  longitude: string,
-  pointLatitude: string,
-  pointLongitude: string,
-): string {
-  return `(2 * ${EARTH_RADIUS_METERS} * asin(least(1, sqrt(
-    power(sin(radians(${latitude} - ${pointLatitude}) / 2), 2)
-    + cos(radians(${pointLatitude})) * cos(radians(${latitude}))
-      * power(sin(radians(${longitude} - ${pointLongitude}) / 2), 2)))))`;
-}
+import type { SearchBox, SearchCircle } from './case-search-filters.js';
 
 /**
  * The straight-line (chord) distance through the sphere between two points

@@ -1,6 +1,6 @@
 import type { Tenant } from '#common';
-import { SqlConditions } from '#database';
-import { chordMeters, circleAroundBox, haversineSql } from './case-geometry.js';
+import { haversineSql, SqlConditions } from '#database';
+import { chordMeters, circleAroundBox } from './case-geometry.js';
 import type { CaseSearchFilters, SearchCircle } from './case-search-filters.js';
 
 /** The case's location: where the target really was once verified, else where the work pointed. */
