@@ -1,10 +1,11 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { AppError, parsePublicId, toPublicId, Scope, type Principal } from '#common';
+import { AppError, Scope, type Principal } from '#common';
 import { CaseSearchService, RANKED_WINDOW, SimilarCasesService, type CaseCursor } from '#history';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
+import { encodeCursor, pageRequest } from '../../http/v2-list.js';
 import { HistorySearchV2Dto, SimilarCasesDto } from '../history-case.dto.js';
 import { filtersOf, toSearchHit, toSimilarCase } from '../history.mapper.js';
 import { HistorySearchQueryV2Dto } from '../history-search.dto.js';
@@ -103,28 +104,24 @@ export class HistoryV2Controller {
 }
 
 /**
- * A place in the ranked window (`w.<position>`) or the last case shown and
- * how many were shown (`<hist id>.<seen>`), base64url-encoded so clients
- * treat it as opaque.
+ * A place in the ranked window (`w.<position>`, base64url-encoded so
+ * clients treat it as opaque), or past it the shared v2 cursor: the last
+ * case shown and how many were shown.
  */
 export function encodeCaseCursor(cursor: CaseCursor): string {
-  const text =
-    cursor.kind === 'window'
-      ? `w.${cursor.position}`
-      : `${toPublicId('history', cursor.id)}.${cursor.seen}`;
-  return Buffer.from(text).toString('base64url');
+  return cursor.kind === 'window'
+    ? Buffer.from(`w.${cursor.position}`).toString('base64url')
+    : encodeCursor('history', cursor.id, cursor.seen);
 }
 
 function parseCaseCursor(cursor: string): CaseCursor {
-  const [head = '', count = '', ...rest] = Buffer.from(cursor, 'base64url')
-    .toString('utf8')
-    .split('.');
-  if (rest.length === 0 && /^\d{1,9}$/.test(count)) {
-    if (head === 'w' && Number(count) <= RANKED_WINDOW) {
-      return { kind: 'window', position: Number(count) };
-    }
-    const id = parsePublicId('history', head);
-    if (id !== null) return { kind: 'after', id, seen: Number(count) };
+  const window = /^w\.(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (window) {
+    const position = Number(window[1]);
+    if (position > RANKED_WINDOW)
+      throw AppError.invalid('cursor', 'is not a cursor this service issued');
+    return { kind: 'window', position };
   }
-  throw AppError.invalid('cursor', 'is not a cursor this service issued');
+  const { afterId, before } = pageRequest('history', { cursor, per_page: 1 });
+  return { kind: 'after', id: afterId!, seen: before ?? 0 };
 }
