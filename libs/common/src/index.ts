@@ -6,3 +6,4 @@ export * from './session-vocabulary.js';
 export * from './sealed-secrets.js';
 export * from './canonical-json.js';
 export * from './log-serializers.js';
+export * from './storable-text.js';

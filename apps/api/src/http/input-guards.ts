@@ -1,22 +1,11 @@
 import type { NextFunction, Request, Response } from 'express';
-import { AppError } from '#common';
+import { AppError, storableTextIssue as textIssue } from '#common';
 import { renderErrorPage } from '../oauth/authorization-server/pages.js';
 import { OAuthError } from './oauth-error.js';
 import { routeParams } from './route-table.js';
 
 /** Deepest nesting of arrays and objects a JSON body may have; the body itself is level 1. */
 export const MAX_BODY_DEPTH = 32;
-
-const NUL = '\u0000';
-const NUL_ISSUE = 'must not contain the NUL character (U+0000)';
-const SURROGATE_ISSUE =
-  'must be well-formed Unicode (an unpaired surrogate such as \\ud800 cannot be stored)';
-
-/** Why PostgreSQL could not take this text, or null: NUL, or an unpaired surrogate. */
-function textIssue(text: string): string | null {
-  if (text.includes(NUL)) return NUL_ISSUE;
-  return text.isWellFormed() ? null : SURROGATE_ISSUE;
-}
 
 /**
  * Refuses, before anything reads them, inputs that no route can take:

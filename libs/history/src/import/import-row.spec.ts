@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkImportRow, parseIsoTimestamp, type FieldIssue } from './import-row.js';
+import { checkImportRow, type FieldIssue } from './import-row.js';
+import { parseIsoTimestamp } from './iso-timestamp.js';
 
 const NOW = new Date('2026-06-01T12:00:00Z');
 
