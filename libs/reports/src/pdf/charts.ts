@@ -2,6 +2,7 @@ import PDFDocument from 'pdfkit';
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import type { HistorySummary } from '../history-report.js';
+import { rateChart } from '../tabular-report.js';
 
 /** The font of every chart and of the document: a PDF standard font, its metrics built into pdfkit. */
 export const FONT = 'Helvetica';
@@ -145,38 +146,9 @@ export function casesOverTime(summary: HistorySummary): TopLevelSpec {
 
 /** Hit rate per type with its interval, against its chance baseline. */
 export function hitRateByType(summary: HistorySummary): TopLevelSpec {
-  const values = summary.byType
-    .filter((row) => row.hitRate !== null)
-    .map((row) => ({
-      type: row.type,
-      rate: row.hitRate!.value,
-      low: row.hitRate!.ciLow,
-      high: row.hitRate!.ciHigh,
-      baseline: row.hitRate!.baseline,
-    }));
-  const y = { field: 'type', type: 'nominal' as const, title: 'Type' };
-  return {
-    title: 'Hit rate by type (95 % interval; red: chance baseline)',
-    width: WIDTH,
-    height: HEIGHT,
-    data: { values },
-    layer: [
-      {
-        mark: { type: 'rule', color: '#4c78a8' },
-        encoding: {
-          y,
-          x: { field: 'low', type: 'quantitative', title: 'Hit rate', scale: { domain: [0, 1] } },
-          x2: { field: 'high' },
-        },
-      },
-      {
-        mark: { type: 'point', filled: true, color: '#4c78a8' },
-        encoding: { y, x: { field: 'rate', type: 'quantitative' } },
-      },
-      {
-        mark: { type: 'tick', color: '#e45756' },
-        encoding: { y, x: { field: 'baseline', type: 'quantitative' } },
-      },
-    ],
-  } as TopLevelSpec;
+  return rateChart(
+    'Hit rate by type (95 % interval; red: chance baseline)',
+    'Type',
+    summary.byType.map((row) => ({ label: row.type, rate: row.hitRate })),
+  );
 }
