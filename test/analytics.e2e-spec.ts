@@ -314,6 +314,81 @@ describe('rollups of finished work', () => {
   });
 });
 
+describe('rollups by day, week, month and all time', () => {
+  // Cases either side of month and ISO-week ends (2026-01-31 is a Saturday, 2026-02-02 a Monday).
+  const SPREAD: SeedCase[] = [
+    { date: '2025-12-31T23:59:00Z', verdict: 'hit', analysts: ['cy'] },
+    { date: '2026-01-01T00:00:00Z', verdict: 'miss', analysts: ['cy'] },
+    { date: '2026-01-31T12:00:00Z', verdict: 'hit' },
+    { date: '2026-02-01T12:00:00Z', verdict: 'partial', analysts: ['cy'] },
+    { date: '2026-02-02T00:00:00Z' },
+    { date: '2026-02-28T12:00:00Z', verdict: 'hit', analysts: ['cy'] },
+    { date: '2026-03-01T00:30:00Z', verdict: 'miss' },
+    { date: '2026-04-15T08:00:00Z', verdict: 'hit', analysts: ['cy'] },
+  ];
+
+  it('agree with one another whichever tiles a read takes, before and after a verdict changes', async () => {
+    const org = await createOrganization(stack, client);
+    const token = await org.token([Scope.AnalyticsRead]);
+    const ids = await seed(org, SPREAD);
+    const total = async (query: string) =>
+      (await client.get(`/v1/history/analytics${query}`, { token })).body.total;
+    const series = async (query: string) => {
+      const response = await client.get(`/v1/history/trends${query}`, { token });
+      expect(response.status).toBe(200);
+      return response.body.buckets as {
+        start: string;
+        cases: number;
+        verified: number;
+        hit_rate: { successes: number } | null;
+      }[];
+    };
+    const check = async (hits: number) => {
+      const everything = await total('');
+      expect(everything).toMatchObject({ cases: 8, outcomes: { unverified: 1 } });
+      expect(everything.hit_rate.successes).toBe(hits);
+      // Days of December, whole January to March, days of April.
+      expect(await total('?date_from=2025-12-15&date_to=2026-04-20')).toEqual(everything);
+      // A month's days only, then the cut days of a date-time range.
+      expect((await total('?date_from=2026-02-01&date_to=2026-02-27')).cases).toBe(2);
+      expect(
+        (await total('?date_from=2026-01-31T06:00:00Z&date_to=2026-03-01T00:30:00Z')).cases,
+      ).toBe(5);
+      expect((await total('?analyst_id=cy')).cases).toBe(5);
+      expect((await total('?analyst_id=cy&date_from=2026-01-01&date_to=2026-02-28')).cases).toBe(3);
+      for (const [interval, expected] of [
+        [
+          'month',
+          { '2025-12-01': 1, '2026-01-01': 2, '2026-02-01': 3, '2026-03-01': 1, '2026-04-01': 1 },
+        ],
+        [
+          'week',
+          { '2025-12-29': 2, '2026-01-26': 2, '2026-02-02': 1, '2026-02-23': 2, '2026-04-13': 1 },
+        ],
+      ] as const) {
+        const buckets = await series(
+          `?interval=${interval}&date_from=2025-12-20&date_to=2026-04-30`,
+        );
+        const counted = Object.fromEntries(
+          buckets.filter((b) => b.cases > 0).map((b) => [b.start.slice(0, 10), b.cases]),
+        );
+        expect(counted, interval).toEqual(expected);
+        const hitsCounted = buckets.reduce((sum, b) => sum + (b.hit_rate?.successes ?? 0), 0);
+        expect(hitsCounted, interval).toBe(hits);
+      }
+    };
+    await check(4);
+    // The partial of 2026-02-01 becomes a hit: every grain's row moves with it.
+    const admin = await org.token([Scope.AnalyticsAdmin]);
+    const recorded = await client.put(`/v1/history/${ids[3]}/outcome`, {
+      token: admin,
+      json: { verdict: 'hit', verified_by: 'judge', verified_at: '2026-02-10T00:00:00Z' },
+    });
+    expect(recorded.status, JSON.stringify(recorded.body)).toBe(200);
+    await check(5);
+  });
+});
+
 describe('GET /v1/history/trends', () => {
   let org: TestOrganization;
   let token: string;

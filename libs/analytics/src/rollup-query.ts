@@ -13,23 +13,39 @@ export interface CaseFilters {
 
 const DAY_MS = 86_400_000;
 
+/** The periods the rollups count cases per (migration 1764097200000); `all` has one period. */
+export type RollupGrain = 'day' | 'week' | 'month' | 'all';
+
+/** The rollup rows of one grain whose period starts in [from, before) (UTC days; null: unbounded). */
+export interface RollupSegment {
+  grain: RollupGrain;
+  from: string | null;
+  before: string | null;
+}
+
 /**
- * How a date range splits: the whole UTC days, read from the rollups, and
- * the parts of a day at either end a date-time bound cuts (at most two
- * days' cases, read from `history_cases` through its tenant-and-date index).
+ * How a date range splits: the fewest rollup rows that tile its whole UTC
+ * days — whole months (or, for a weekly series, whole ISO weeks; for a daily
+ * one, days) and the days at either end — and the parts of a day at either
+ * end a date-time bound cuts (at most two days' cases, read from
+ * `history_cases` through its tenant-and-date index). An unbounded range
+ * with no series reads the single `all` period.
  */
 export interface RangeSplit {
-  /** Whole days [fromDay, beforeDay) from the rollups; `none` when no whole day is in the range. */
-  rollups: { fromDay: string | null; beforeDay: string | null } | 'none';
+  segments: RollupSegment[];
   edges: { from: Date; before: Date }[];
 }
 
-export function splitRange(dateFrom: Date | null, dateBefore: Date | null): RangeSplit {
+export function splitRange(
+  dateFrom: Date | null,
+  dateBefore: Date | null,
+  bucket: 'day' | 'week' | 'month' | null = null,
+): RangeSplit {
   const fullFrom = dateFrom && ceilDay(dateFrom);
   const fullBefore = dateBefore && floorDay(dateBefore);
   if (fullFrom && fullBefore && fullFrom >= fullBefore) {
     return {
-      rollups: 'none',
+      segments: [],
       edges: dateFrom! < dateBefore! ? [{ from: dateFrom!, before: dateBefore! }] : [],
     };
   }
@@ -38,10 +54,51 @@ export function splitRange(dateFrom: Date | null, dateBefore: Date | null): Rang
   if (dateBefore && fullBefore && fullBefore < dateBefore) {
     edges.push({ from: fullBefore, before: dateBefore });
   }
-  return {
-    rollups: { fromDay: fullFrom && dayOf(fullFrom), beforeDay: fullBefore && dayOf(fullBefore) },
-    edges,
-  };
+  return { segments: tile(fullFrom, fullBefore, bucket), edges };
+}
+
+/** The segments covering whole days [from, before): coarse periods inside, days at the ends. */
+function tile(
+  from: Date | null,
+  before: Date | null,
+  bucket: 'day' | 'week' | 'month' | null,
+): RollupSegment[] {
+  if (from === null && before === null && bucket === null) {
+    return [{ grain: 'all', from: null, before: null }];
+  }
+  const days = (lo: Date | null, hi: Date | null): RollupSegment => ({
+    grain: 'day',
+    from: lo && dayOf(lo),
+    before: hi && dayOf(hi),
+  });
+  if (bucket === 'day') return [days(from, before)];
+  const grain = bucket === 'week' ? 'week' : 'month';
+  const coarseFrom = from && ceilPeriod(grain, from);
+  const coarseBefore = before && floorPeriod(grain, before);
+  if (coarseFrom && coarseBefore && coarseFrom >= coarseBefore) return [days(from, before)];
+  const segments: RollupSegment[] = [];
+  if (from && coarseFrom! > from) segments.push(days(from, coarseFrom));
+  segments.push({
+    grain,
+    from: coarseFrom && dayOf(coarseFrom),
+    before: coarseBefore && dayOf(coarseBefore),
+  });
+  if (before && coarseBefore! < before) segments.push(days(coarseBefore, before));
+  return segments;
+}
+
+/** The start of the week (Monday, as date_trunc cuts ISO weeks) or month holding the UTC day `at`. */
+function floorPeriod(grain: 'week' | 'month', at: Date): Date {
+  if (grain === 'month') return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
+  return new Date(at.getTime() - ((at.getUTCDay() + 6) % 7) * DAY_MS);
+}
+
+function ceilPeriod(grain: 'week' | 'month', at: Date): Date {
+  const floor = floorPeriod(grain, at);
+  if (floor.getTime() === at.getTime()) return floor;
+  return grain === 'month'
+    ? new Date(Date.UTC(floor.getUTCFullYear(), floor.getUTCMonth() + 1, 1))
+    : new Date(floor.getTime() + 7 * DAY_MS);
 }
 
 function floorDay(at: Date): Date {
@@ -57,34 +114,45 @@ function dayOf(at: Date): string {
 }
 
 const COUNTS = `cases, verified, hits, partials, misses, confidence_sum, confidence_count, baseline_sum, baseline_count`;
-const ROLLUP_WHERE = `organization_id = $1 AND mode = $2 AND ($3::text IS NULL OR type = $3)
-   AND $5::boolean AND ($6::date IS NULL OR day >= $6) AND ($7::date IS NULL OR day < $7)`;
+/** One grain's rollup rows in one segment (`seg`), of the type asked for. */
+const SEGMENT_WHERE = `r.organization_id = $1 AND r.mode = $2 AND r.grain = seg.grain
+   AND (seg.lo IS NULL OR r.period >= seg.lo) AND (seg.hi IS NULL OR r.period < seg.hi)
+   AND ($3::text IS NULL OR r.type = $3)`;
 
 /**
- * One statement: the rollup rows of the whole days (per analyst when one is
- * asked for) plus the cases of the cut days, summed per type, subtype,
- * modality, work status and — for time series — day. A few hundred rows
- * per year of days at most, however many cases there are.
+ * One statement: the rollup rows of the range's segments (per analyst when
+ * one is asked for) plus the cases of the cut days, summed per type,
+ * subtype, modality, work status and — for time series — bucket. A few
+ * thousand rows at most (a weekly series over ten years), however many
+ * cases there are.
  *
- * Parameters: $1 organisation, $2 mode, $3 type, $4 analyst, $5 whether
- * whole days are read, $6 first day, $7 day after, $8/$9 the edges' bounds
- * (timestamptz[]), $10 the bucket rows are summed per ('day', 'week' or 'month', as
- * date_trunc cuts them: ISO weeks from Monday), or null for no time at all.
+ * Parameters: $1 organisation, $2 mode, $3 type, $4 analyst, $5/$6/$7 the
+ * segments' grains (text[]) and first and after-last periods (date[], null:
+ * unbounded), $8/$9 the edges' bounds (timestamptz[]), $10 the bucket rows
+ * are summed per ('day', 'week' or 'month', as date_trunc cuts them: ISO
+ * weeks from Monday; then per type and subtype only, modality and work
+ * status left ''), or null for no time at all.
  */
 export const ROLLUP_SQL = `
-SELECT type, subtype, modality,
+SELECT type, subtype,
+       -- A series needs per bucket only what the type and subtype's default baselines need.
+       CASE WHEN $10::text IS NULL THEN modality ELSE '' END AS modality,
        CASE WHEN $10::text IS NULL THEN NULL ELSE date_trunc($10::text, day::timestamp)::date::text END AS day,
-       work_status,
+       CASE WHEN $10::text IS NULL THEN work_status ELSE '' END AS work_status,
        sum(cases) AS cases, sum(verified) AS verified, sum(hits) AS hits, sum(partials) AS partials,
        sum(misses) AS misses, sum(confidence_sum) AS confidence_sum,
        sum(confidence_count) AS confidence_count, sum(baseline_sum) AS baseline_sum,
        sum(baseline_count) AS baseline_count
   FROM (
-    SELECT type, subtype, modality, day, work_status, ${COUNTS} FROM history_case_rollups
-     WHERE $4::text IS NULL AND ${ROLLUP_WHERE}
+    SELECT r.type, r.subtype, r.modality, r.period AS day, r.work_status, ${COUNTS}
+      FROM unnest($5::text[], $6::date[], $7::date[]) AS seg(grain, lo, hi)
+      JOIN history_case_rollups r ON ${SEGMENT_WHERE}
+     WHERE $4::text IS NULL
     UNION ALL
-    SELECT type, subtype, modality, day, work_status, ${COUNTS} FROM history_analyst_rollups
-     WHERE $4::text IS NOT NULL AND analyst = $4 AND ${ROLLUP_WHERE}
+    SELECT r.type, r.subtype, r.modality, r.period AS day, r.work_status, ${COUNTS}
+      FROM unnest($5::text[], $6::date[], $7::date[]) AS seg(grain, lo, hi)
+      JOIN history_analyst_rollups r ON r.analyst = $4 AND ${SEGMENT_WHERE}
+     WHERE $4::text IS NOT NULL
     UNION ALL
     SELECT c.*
       FROM unnest($8::timestamptz[], $9::timestamptz[]) AS edge(lo, hi)
@@ -113,15 +181,15 @@ export function rollupParameters(
   filters: CaseFilters,
   bucket: 'day' | 'week' | 'month' | null,
 ): unknown[] {
-  const split = splitRange(filters.dateFrom, filters.dateBefore);
+  const split = splitRange(filters.dateFrom, filters.dateBefore, bucket);
   return [
     tenant.organizationId,
     tenant.mode,
     filters.type,
     filters.analystId,
-    split.rollups !== 'none',
-    split.rollups === 'none' ? null : split.rollups.fromDay,
-    split.rollups === 'none' ? null : split.rollups.beforeDay,
+    split.segments.map((segment) => segment.grain),
+    split.segments.map((segment) => segment.from),
+    split.segments.map((segment) => segment.before),
     split.edges.map((edge) => edge.from),
     split.edges.map((edge) => edge.before),
     bucket,

@@ -69,7 +69,7 @@ export function enginePerformanceParameters(tenant: Tenant): unknown[] {
   return [tenant.organizationId, tenant.mode, PERFORMANCE_WORK_LIMIT];
 }
 
-/** Per analyst (analysts' rollups), summed with their type and subtype for the default baselines. */
+/** Per analyst (analysts' all-time rollups), summed with their type and subtype for the default baselines. */
 export const ANALYST_PERFORMANCE_SQL = `
 SELECT analyst, type, subtype, '' AS modality, NULL AS day, '' AS work_status,
        sum(cases) AS cases, sum(verified) AS verified, sum(hits) AS hits, sum(partials) AS partials,
@@ -77,5 +77,5 @@ SELECT analyst, type, subtype, '' AS modality, NULL AS day, '' AS work_status,
        sum(confidence_count) AS confidence_count, sum(baseline_sum) AS baseline_sum,
        sum(baseline_count) AS baseline_count
   FROM history_analyst_rollups
- WHERE organization_id = $1 AND mode = $2
+ WHERE organization_id = $1 AND mode = $2 AND grain = 'all'
  GROUP BY analyst, type, subtype`;

@@ -17,6 +17,7 @@ import { DowsingHeatmapTiles1764082800000 } from './1764082800000-dowsing-heatma
 import { HistoryCases1764086400000 } from './1764086400000-history-cases.js';
 import { HistoryRollups1764090000000 } from './1764090000000-history-rollups.js';
 import { Reports1764093600000 } from './1764093600000-reports.js';
+import { HistoryRollupGrains1764097200000 } from './1764097200000-history-rollup-grains.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   HistoryCases1764086400000,
   HistoryRollups1764090000000,
   Reports1764093600000,
+  HistoryRollupGrains1764097200000,
 ];

@@ -13,7 +13,7 @@ import {
 import { caseFiltersOf, toHistoryAnalytics, toHistoryTrends } from '../history-analytics.mapper.js';
 
 const SOURCE =
-  'Read from rollups the database keeps up to date in the statement that writes each case (per type, subtype, modality, UTC day and work status), so the answer is exact at every commit and costs the same at a million cases; only a day a date-time bound cuts is read case by case. Classified cases are never counted.';
+  'Read from rollups the database keeps up to date in the statement that writes each case (per type, subtype, modality and work status, by UTC day, ISO week, month and all time), so the answer is exact at every commit and costs the same at a million cases: a read takes whole months (weeks for a weekly series) and the days at either end; only a day a date-time bound cuts is read case by case. Classified cases are never counted.';
 
 /** Registered before the history controller, whose `GET /v1/history/:case_id` would take these paths. */
 @ApiTags('Analytics (v1)')
