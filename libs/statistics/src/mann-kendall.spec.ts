@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { mannKendall } from './mann-kendall.js';
+import { mannKendall, selectInPlace } from './mann-kendall.js';
 import { normalSf } from './normal.js';
 
 /** S by its definition, and P(|S| ≥ |s|) by listing every distinct ordering of the values. */
@@ -109,5 +109,41 @@ describe('mannKendall', () => {
     const z = (exact.s - 1) / Math.sqrt(exact.variance);
     const normal = 2 * normalSf(z);
     expect(Math.abs(exact.pValue - normal)).toBeLessThan(0.002);
+  });
+});
+
+describe('selectInPlace', () => {
+  it('finds the k-th smallest value as sorting would, with ties (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 1, maxLength: 60 }),
+        fc.nat(),
+        (values, pick) => {
+          const k = pick % values.length;
+          const items = Float64Array.from(values);
+          const sorted = [...values].sort((a, b) => a - b);
+          expect(selectInPlace(items, k)).toBe(sorted[k]);
+          for (let i = 0; i < k; i++) expect(items[i]).toBeLessThanOrEqual(sorted[k]!);
+          for (let i = k + 1; i < items.length; i++)
+            expect(items[i]).toBeGreaterThanOrEqual(sorted[k]!);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("Sen's slope of a long series is the median of its pairwise slopes (even and odd counts)", () => {
+    for (const n of [40, 42]) {
+      const times = Array.from({ length: n }, (_, i) => i);
+      const values = times.map((t) => Math.sin(t) * 10 + t * 0.5);
+      const slopes: number[] = [];
+      for (let i = 0; i < n; i++)
+        for (let j = i + 1; j < n; j++) slopes.push((values[j]! - values[i]!) / (j - i));
+      slopes.sort((a, b) => a - b);
+      const m = slopes.length / 2;
+      const median =
+        slopes.length % 2 === 1 ? slopes[Math.floor(m)]! : (slopes[m - 1]! + slopes[m]!) / 2;
+      expect(mannKendall(values, times).senSlope).toBeCloseTo(median, 12);
+    }
   });
 });

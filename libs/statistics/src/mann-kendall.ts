@@ -162,15 +162,54 @@ function unitAt(width: number, index: number): Float64Array {
 }
 
 function senSlope(values: readonly number[], times: readonly number[]): number {
-  const slopes: number[] = [];
+  // n(n−1)/2 slopes (386,000 for a weekly series over 17 years): a typed array and a selection of
+  // the median, O(n²) in all, where sorting them with a comparator took a quarter of a second.
+  const slopes = new Float64Array((values.length * (values.length - 1)) / 2);
+  let filled = 0;
   for (let i = 0; i < values.length; i++) {
     for (let j = i + 1; j < values.length; j++) {
-      slopes.push((values[j]! - values[i]!) / (times[j]! - times[i]!));
+      slopes[filled++] = (values[j]! - values[i]!) / (times[j]! - times[i]!);
     }
   }
-  slopes.sort((a, b) => a - b);
-  const middle = slopes.length / 2;
-  return slopes.length % 2 === 1
-    ? slopes[Math.floor(middle)]!
-    : (slopes[middle - 1]! + slopes[middle]!) / 2;
+  const middle = slopes.length >> 1;
+  const upper = selectInPlace(slopes, middle);
+  if (slopes.length % 2 === 1) return upper;
+  // After the selection every slope before `middle` is ≤ the upper median: the lower one is their maximum.
+  let lower = -Infinity;
+  for (let i = 0; i < middle; i++) if (slopes[i]! > lower) lower = slopes[i]!;
+  return (lower + upper) / 2;
+}
+
+/**
+ * The `k`-th smallest value (0-based) of `items`, which it reorders so that
+ * everything before index k is ≤ it and everything after ≥ it (Hoare's
+ * quickselect, median-of-three pivots).
+ */
+export function selectInPlace(items: Float64Array, k: number): number {
+  let low = 0;
+  let high = items.length - 1;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    const a = items[low]!;
+    const b = items[mid]!;
+    const c = items[high]!;
+    const pivot = a < b ? (b < c ? b : a < c ? c : a) : a < c ? a : b < c ? c : b;
+    let i = low;
+    let j = high;
+    while (i <= j) {
+      while (items[i]! < pivot) i++;
+      while (items[j]! > pivot) j--;
+      if (i <= j) {
+        const swap = items[i]!;
+        items[i] = items[j]!;
+        items[j] = swap;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) high = j;
+    else if (k >= i) low = i;
+    else return items[k]!;
+  }
+  return items[k]!;
 }
