@@ -277,8 +277,8 @@ export async function historyPhase({
   partial = {},
 }) {
   const dist = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
-  const [seed, vocabulary, engines, lib, mapper, analyticsLib, analyticsMapper] = await Promise.all(
-    [
+  const [seed, vocabulary, engines, lib, mapper, analyticsLib, analyticsMapper, patternsDto] =
+    await Promise.all([
       dist('apps/cli/src/seeded-history.js'),
       dist('apps/cli/src/seeded-history-vocabulary.js'),
       dist('libs/engines/src/index.js'),
@@ -286,8 +286,8 @@ export async function historyPhase({
       dist('apps/api/src/history/history.mapper.js'),
       dist('libs/analytics/src/index.js'),
       dist('apps/api/src/analytics/history-analytics.mapper.js'),
-    ],
-  );
+      dist('apps/api/src/history/v2/history-patterns.dto.js'),
+    ]);
   if (typeof seed.seedHistoryCases !== 'function' || typeof lib.CaseSearchService !== 'function')
     throw new Error(
       'history phase: dist has no seedHistoryCases or CaseSearchService (build first)',
@@ -475,6 +475,15 @@ export async function historyPhase({
         path: '/v1/history/trends',
         query: { interval: 'week', date_from: '2010-01-01' },
       },
+      ...(named?.analyst
+        ? [
+            {
+              label: 'trends: week (all time) + analyst_id',
+              path: '/v1/history/trends',
+              query: { interval: 'week', date_from: '2010-01-01', analyst_id: named.analyst },
+            },
+          ]
+        : []),
     ];
     for (const spec of ANALYTICS) {
       const params = new URLSearchParams(spec.query);
@@ -501,6 +510,33 @@ export async function historyPhase({
         direct: async () => ({ result: await analytics.performance(tenant) }),
       },
     );
+    const patterns = new lib.HistoryPatternsService(sql);
+    for (const spec of [
+      { label: 'patterns (v2): newest window', query: {} },
+      {
+        label: 'patterns (v2): type + dates',
+        query: { type: 'dowsing', date_from: '2020-01-01', date_to: '2021-12-31' },
+      },
+      { label: 'patterns (v2): 0.1° grid', query: { grid_degrees: '0.1' } },
+    ]) {
+      const params = new URLSearchParams(spec.query);
+      const filters = analyticsMapper.caseFiltersOf(spec.query);
+      await measure(
+        { kind: 'analytics', label: spec.label, query: params.toString() },
+        {
+          api: () => call(`${apiBase}/v2/history/patterns?${params}`, { headers }),
+          direct: async () => ({
+            result: await patterns.patterns(tenant, {
+              type: filters.type,
+              dateFrom: filters.dateFrom,
+              dateBefore: filters.dateBefore,
+              minSupport: patternsDto.DEFAULT_MIN_SUPPORT,
+              gridDegrees: Number(spec.query.grid_degrees ?? patternsDto.DEFAULT_GRID_DEGREES),
+            }),
+          }),
+        },
+      );
+    }
     await measure(
       { kind: 'analytics', label: 'dashboard (v2)' },
       {

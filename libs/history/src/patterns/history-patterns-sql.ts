@@ -29,12 +29,14 @@ WITH recent AS MATERIALIZED (
    LIMIT $6
 ),
 terms AS (
-  SELECT term, count(*)::int AS cases, count(verdict)::int AS verified,
-         (count(*) FILTER (WHERE verdict = 'hit'))::int AS hits
-    FROM (SELECT DISTINCT r.id, r.verdict, lower(btrim(d)) AS term
-            FROM recent r, unnest(r.descriptors) d) listed
-   WHERE term <> ''
-   GROUP BY term
+  -- Each case's terms made distinct case by case (a few each): one DISTINCT over every
+  -- (case, term) pair spilled to disk at the default work_mem (82 ms of 133; this, 62).
+  SELECT t.term, count(*)::int AS cases, count(r.verdict)::int AS verified,
+         (count(*) FILTER (WHERE r.verdict = 'hit'))::int AS hits
+    FROM recent r
+    CROSS JOIN LATERAL (SELECT DISTINCT lower(btrim(d)) AS term FROM unnest(r.descriptors) d) t
+   WHERE t.term <> ''
+   GROUP BY t.term
 ),
 cells AS (
   SELECT floor(lat / $7::float8)::int AS cell_row, floor(lng / $7::float8)::int AS cell_col,
