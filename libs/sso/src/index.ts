@@ -1,0 +1,3 @@
+// Enterprise single sign-on (issue 17): LDAP directories and SAML 2.0 identity providers per organisation.
+export * from './ldap/index.js';
+export * from './saml/index.js';
