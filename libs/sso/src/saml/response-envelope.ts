@@ -1,0 +1,77 @@
+import { SamlSignInError } from './errors.js';
+import type { Node } from '@xmldom/xmldom';
+import { childElements, isElement, NS, parseXml } from './xml.js';
+
+/** 256 KiB of base64: far above any real response, far below what could hurt a parser. */
+export const MAX_SAML_RESPONSE_BASE64_LENGTH = 256 * 1024;
+
+/**
+ * What can be read from a SAMLResponse before its signature is checked. None
+ * of it is trusted: it only lets a response be refused early, with the right
+ * reason (a replay, an unsolicited response, another destination).
+ */
+export interface ResponseEnvelope {
+  inResponseTo: string | null;
+  destination: string | null;
+  assertionIds: string[];
+}
+
+/** Size, encoding and DTD checks, then a strict parse; throws SamlSignInError. */
+export function openResponseEnvelope(samlResponse: unknown): ResponseEnvelope {
+  if (typeof samlResponse !== 'string' || samlResponse.length === 0) {
+    throw new SamlSignInError('invalid_response', 'the form has no SAMLResponse');
+  }
+  if (samlResponse.length > MAX_SAML_RESPONSE_BASE64_LENGTH) {
+    throw new SamlSignInError(
+      'too_large',
+      `the SAMLResponse is over ${MAX_SAML_RESPONSE_BASE64_LENGTH} characters`,
+    );
+  }
+  if (!/^[A-Za-z0-9+/\s]+={0,2}\s*$/.test(samlResponse)) {
+    throw new SamlSignInError('invalid_response', 'the SAMLResponse is not base64');
+  }
+  let root;
+  try {
+    root = parseXml(Buffer.from(samlResponse, 'base64').toString('utf8')).documentElement!;
+  } catch {
+    throw new SamlSignInError(
+      'invalid_response',
+      'the SAMLResponse is not well-formed XML without a DTD',
+    );
+  }
+  if (!isElement(root, NS.protocol, 'Response')) {
+    throw new SamlSignInError('invalid_response', 'the SAMLResponse is not a SAML 2.0 Response');
+  }
+  if (holdsCommentOrInstruction(root)) {
+    throw new SamlSignInError(
+      'invalid_response',
+      'the SAMLResponse holds XML comments or processing instructions',
+    );
+  }
+  return {
+    inResponseTo: root.getAttribute('InResponseTo') || null,
+    destination: root.getAttribute('Destination') || null,
+    assertionIds: childElements(root, NS.assertion, 'Assertion')
+      .map((assertion) => assertion.getAttribute('ID') ?? '')
+      .filter((id) => id !== ''),
+  };
+}
+
+/**
+ * Signatures are computed without comments, so a comment can split a signed
+ * NameID (`user@evil.test<!---->.example.com`, CVE-2017-11427) and a reader
+ * taking the first text node sees another user. No IdP needs comments or
+ * processing instructions in a response: they are refused outright.
+ */
+function holdsCommentOrInstruction(node: Node): boolean {
+  for (let child = node.firstChild; child !== null; child = child.nextSibling) {
+    if (
+      child.nodeType === child.COMMENT_NODE ||
+      child.nodeType === child.PROCESSING_INSTRUCTION_NODE
+    ) {
+      return true;
+    }
+    if (child.nodeType === child.ELEMENT_NODE && holdsCommentOrInstruction(child)) return true;
+  }
+  return false;
+}
