@@ -50,12 +50,14 @@ let redis: Redis;
 let stores: RedisSamlStores;
 let spKeys: { privateKey: string; certificate: string };
 let unrelated: { privateKey: string; certificate: string };
+let encryptionKeys: { privateKey: string; certificate: string };
 
 beforeAll(async () => {
-  [idp, spKeys, unrelated] = await Promise.all([
+  [idp, spKeys, unrelated, encryptionKeys] = await Promise.all([
     startSamlIdp({ users: [ALICE] }),
     selfSignedCertificate('sas.test SP'),
     selfSignedCertificate('unrelated'),
+    selfSignedCertificate('sas.test SP encryption'),
   ]);
   await idp.setServiceProvider({ ...SP, certificate: spKeys.certificate });
   redis = new Redis('redis://127.0.0.1:6379', { lazyConnect: true });
@@ -68,22 +70,22 @@ afterAll(async () => {
   await redis?.quit();
 });
 
-function serviceProvider(overrides: Partial<SamlServiceProviderOptions> = {}) {
+function defaultOptions(): SamlServiceProviderOptions {
   const metadata = parseIdpMetadata(idp.metadataXml);
-  return new SamlServiceProvider(
-    {
-      spEntityId: SP.entityId,
-      acsUrl: SP.acsUrl,
-      idpEntityId: metadata.entityId,
-      idpSsoUrl: metadata.ssoUrl,
-      idpCertificates: metadata.certificates,
-      spPrivateKey: spKeys.privateKey,
-      spCertificate: spKeys.certificate,
-      allowIdpInitiated: false,
-      ...overrides,
-    },
-    stores,
-  );
+  return {
+    spEntityId: SP.entityId,
+    acsUrl: SP.acsUrl,
+    idpEntityId: metadata.entityId,
+    idpSsoUrl: metadata.ssoUrl,
+    idpCertificates: metadata.certificates,
+    spPrivateKey: spKeys.privateKey,
+    spCertificate: spKeys.certificate,
+    allowIdpInitiated: false,
+  };
+}
+
+function serviceProvider(overrides: Partial<SamlServiceProviderOptions> = {}) {
+  return new SamlServiceProvider({ ...defaultOptions(), ...overrides }, stores);
 }
 
 /** SP-initiated: our AuthnRequest to the IdP, Alice's password, the form the IdP posts back. */
@@ -197,6 +199,31 @@ describe('sign-in through SimpleSAMLphp', () => {
     await expect(idp.log()).resolves.toMatch(/Unable to validate signature on query string/);
   });
 
+  it('decrypts an encrypted assertion with the connection’s decryption key, and only with it', async () => {
+    const encrypted = {
+      entityId: 'https://sas.test/sso/saml/sso_enc',
+      acsUrl: 'https://sas.test/sso/saml/sso_enc/acs',
+    };
+    await idp.setServiceProvider({
+      ...encrypted,
+      certificate: spKeys.certificate,
+      encryptionCertificate: encryptionKeys.certificate,
+    });
+    const options = { spEntityId: encrypted.entityId, acsUrl: encrypted.acsUrl };
+    const sp = serviceProvider({ ...options, decryptionPrivateKey: encryptionKeys.privateKey });
+    const { body } = await signIn(sp);
+    expect(fromBase64(body.SAMLResponse)).toMatch(/EncryptedAssertion/);
+    expect(fromBase64(body.SAMLResponse)).not.toContain(ALICE.email);
+    await expect(sp.consumePostResponse(body)).resolves.toMatchObject({
+      email: ALICE.email,
+      groups: ALICE.groups,
+    });
+
+    const withoutKey = serviceProvider(options);
+    const again = await signIn(withoutKey);
+    expect(await refusal(withoutKey.consumePostResponse(again.body))).toBe('misconfigured');
+  });
+
   it('refuses the same response a second time', async () => {
     const sp = serviceProvider();
     const { body } = await signIn(sp);
@@ -204,6 +231,34 @@ describe('sign-in through SimpleSAMLphp', () => {
     expect(await refusal(sp.consumePostResponse(body))).toBe('replayed');
     // Another instance sharing the stores (another API replica) refuses it too.
     expect(await refusal(serviceProvider().consumePostResponse(body))).toBe('replayed');
+  });
+
+  it('lets exactly one of two simultaneous posts of a response through', async () => {
+    const { body } = await signIn();
+    const outcomes = await Promise.allSettled([
+      serviceProvider().consumePostResponse(body),
+      serviceProvider().consumePostResponse(body),
+    ]);
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    const [refused] = outcomes.filter((o) => o.status === 'rejected');
+    expect(refused!.reason).toBeInstanceOf(SamlSignInError);
+    expect(['replayed', 'in_response_to_unknown']).toContain(refused!.reason.code);
+  });
+
+  it('keeps the assertion id in Redis until NotOnOrAfter plus the clock skew', async () => {
+    const prefix = `${testRedisPrefix()}:saml-ttl:`;
+    const own = new RedisSamlStores(redis, prefix);
+    const sp = new SamlServiceProvider({ ...defaultOptions(), clockSkewSeconds: 120 }, own);
+    const { body } = await signIn(sp);
+    const identity = await sp.consumePostResponse(body);
+    const keys = await redis.keys(`${prefix}assertion:*`);
+    expect(keys).toHaveLength(1);
+    const ttl = await redis.pttl(keys[0]!);
+    const untilExpiry = identity.notOnOrAfter!.getTime() - Date.now();
+    expect(ttl).toBeGreaterThan(untilExpiry);
+    expect(ttl).toBeLessThanOrEqual(untilExpiry + 120_000 + 1_000);
+    // The request was answered: its id is no longer pending.
+    await expect(redis.keys(`${prefix}request:*`)).resolves.toEqual([]);
   });
 
   it('refuses a response the IdP made for another SP', async () => {

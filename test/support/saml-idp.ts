@@ -24,7 +24,10 @@ export interface SamlIdpUser {
 export interface ServiceProviderEntry {
   entityId: string;
   acsUrl: string;
+  /** PEM: the SP's signing certificate; the IdP then refuses unsigned or badly signed AuthnRequests. */
   certificate?: string;
+  /** PEM: the IdP encrypts assertions to it. */
+  encryptionCertificate?: string;
 }
 
 export interface SamlIdp {
@@ -246,17 +249,24 @@ $metadata['__DYNAMIC:1__'] = [
 }
 
 function spRemotePhp(sp: ServiceProviderEntry): string {
-  const certData = sp.certificate
-    ? sp.certificate.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, '')
-    : null;
-  const signing = certData
-    ? `    'certData' => ${php(certData)},\n    'validate.authnrequest' => true,\n`
-    : '';
+  const key = (pem: string, use: 'signing' | 'encryption') =>
+    `        ['type' => 'X509Certificate', 'signing' => ${use === 'signing'}, 'encryption' => ${use === 'encryption'}, 'X509Certificate' => ${php(pemBody(pem))}],\n`;
+  const keys =
+    (sp.certificate ? key(sp.certificate, 'signing') : '') +
+    (sp.encryptionCertificate ? key(sp.encryptionCertificate, 'encryption') : '');
   return `$metadata[${php(sp.entityId)}] = [
     'AssertionConsumerService' => ${php(sp.acsUrl)},
     'NameIDFormat' => '${EMAIL_FORMAT}',
-${signing}];
+    'keys' => [
+${keys}    ],
+    'validate.authnrequest' => ${sp.certificate !== undefined},
+    'assertion.encryption' => ${sp.encryptionCertificate !== undefined},
+];
 `;
+}
+
+function pemBody(pem: string): string {
+  return pem.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, '');
 }
 
 /** A browser's worth of HTTP: a cookie jar and hand-followed redirects. */
