@@ -71,8 +71,10 @@ export async function openBoundConnection(
     if (error instanceof LdapSignInError) return error;
     if (!progress.connected) return toLdapSignInError(error, 'connect');
     if (usesTls(settings) && !progress.secured && !isTimeout(error)) {
-      const what = secure ? 'TLS with the directory' : 'StartTLS (nothing was sent in plain text)';
-      return new LdapSignInError('tls_failed', `${what} failed: ${messageOf(error)}`, {
+      const what = secure
+        ? 'TLS with the directory failed'
+        : 'StartTLS failed (nothing was sent in plain text)';
+      return new LdapSignInError('tls_failed', `${what}: ${messageOf(error)}`, {
         cause: error,
       });
     }
