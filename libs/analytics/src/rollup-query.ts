@@ -116,8 +116,7 @@ function dayOf(at: Date): string {
 const COUNTS = `cases, verified, hits, partials, misses, confidence_sum, confidence_count, baseline_sum, baseline_count`;
 /** One grain's rollup rows in one segment (`seg`), of the type asked for. */
 const SEGMENT_WHERE = `r.organization_id = $1 AND r.mode = $2 AND r.grain = seg.grain
-   AND (seg.lo IS NULL OR r.period >= seg.lo) AND (seg.hi IS NULL OR r.period < seg.hi)
-   AND ($3::text IS NULL OR r.type = $3)`;
+   AND r.period >= seg.lo AND r.period < seg.hi AND ($3::text IS NULL OR r.type = $3)`;
 
 /**
  * One statement: the rollup rows of the range's segments (per analyst when
@@ -127,8 +126,9 @@ const SEGMENT_WHERE = `r.organization_id = $1 AND r.mode = $2 AND r.grain = seg.
  * cases there are.
  *
  * Parameters: $1 organisation, $2 mode, $3 type, $4 analyst, $5/$6/$7 the
- * segments' grains (text[]) and first and after-last periods (date[], null:
- * unbounded), $8/$9 the edges' bounds (timestamptz[]), $10 the bucket rows
+ * segments' grains (text[]) and first and after-last periods (date[];
+ * '-infinity' and 'infinity' where unbounded, so both bounds are a range
+ * condition of the primary key), $8/$9 the edges' bounds (timestamptz[]), $10 the bucket rows
  * are summed per ('day', 'week' or 'month', as date_trunc cuts them: ISO
  * weeks from Monday; then per type and subtype only, modality and work
  * status left ''), or null for no time at all.
@@ -144,15 +144,20 @@ SELECT type, subtype,
        sum(confidence_count) AS confidence_count, sum(baseline_sum) AS baseline_sum,
        sum(baseline_count) AS baseline_count
   FROM (
-    SELECT r.type, r.subtype, r.modality, r.period AS day, r.work_status, ${COUNTS}
+    -- Per segment, a range read of the rollups' primary key (OFFSET 0 keeps it one: joined
+    -- flat, the planner hashed the segments against a scan of every row of the tenant).
+    SELECT r.*
       FROM unnest($5::text[], $6::date[], $7::date[]) AS seg(grain, lo, hi)
-      JOIN history_case_rollups r ON ${SEGMENT_WHERE}
-     WHERE $4::text IS NULL
+      CROSS JOIN LATERAL (
+        SELECT r.type, r.subtype, r.modality, r.period AS day, r.work_status, ${COUNTS}
+          FROM history_case_rollups r WHERE $4::text IS NULL AND ${SEGMENT_WHERE} OFFSET 0) r
     UNION ALL
-    SELECT r.type, r.subtype, r.modality, r.period AS day, r.work_status, ${COUNTS}
+    SELECT r.*
       FROM unnest($5::text[], $6::date[], $7::date[]) AS seg(grain, lo, hi)
-      JOIN history_analyst_rollups r ON r.analyst = $4 AND ${SEGMENT_WHERE}
-     WHERE $4::text IS NOT NULL
+      CROSS JOIN LATERAL (
+        SELECT r.type, r.subtype, r.modality, r.period AS day, r.work_status, ${COUNTS}
+          FROM history_analyst_rollups r
+         WHERE $4::text IS NOT NULL AND r.analyst = $4 AND ${SEGMENT_WHERE} OFFSET 0) r
     UNION ALL
     SELECT c.*
       FROM unnest($8::timestamptz[], $9::timestamptz[]) AS edge(lo, hi)
@@ -188,8 +193,8 @@ export function rollupParameters(
     filters.type,
     filters.analystId,
     split.segments.map((segment) => segment.grain),
-    split.segments.map((segment) => segment.from),
-    split.segments.map((segment) => segment.before),
+    split.segments.map((segment) => segment.from ?? '-infinity'),
+    split.segments.map((segment) => segment.before ?? 'infinity'),
     split.edges.map((edge) => edge.from),
     split.edges.map((edge) => edge.before),
     bucket,
