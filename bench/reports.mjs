@@ -2,7 +2,8 @@
 // holds while it does, measured on the built lib (dist) the worker runs, in a child process of
 // its own (a fresh process, so its peak RSS is the memory of the builds and nothing else).
 //
-//   node bench/reports.mjs          (npm run build first)
+//   node bench/reports.mjs          (npm run build first; npm run bench runs it as its `reports`
+//                                    phase unless BENCH_REPORTS=0)
 //
 // 1. pdf:  BENCH_REPORT_PDF_CASES (default 10,000) cases seeded by npm run db:seed-history's
 //          seed into a new tenant; the history PDF (title page, figures, four charts, the newest
@@ -40,9 +41,11 @@ const mb = (bytes) => Math.round((bytes / 1024 ** 2) * 10) / 10;
 const quantile = (sorted, q) =>
   sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 
-if (process.argv[2] === '--child')
-  await child(process.argv[3], process.argv[4], Number(process.argv[5]));
-else await main();
+if (process.argv[1] === import.meta.filename) {
+  if (process.argv[2] === '--child')
+    await child(process.argv[3], process.argv[4], Number(process.argv[5]));
+  else console.log(JSON.stringify(await reportsPhase({ log: console.log }), null, 2));
+}
 
 /** The child: builds one kind of report `times` times on one tenant; prints its figures as JSON. */
 async function child(format, organizationId, times) {
@@ -108,7 +111,10 @@ function runChild(format, organizationId, times) {
   });
 }
 
-async function main() {
+/**
+ * Both measurements; what was measured so far is in `partial` if one fails. `log` prints progress.
+ */
+export async function reportsPhase({ log, partial = {} }) {
   const admin = new pg.Client({ connectionString: new URL('/postgres', DATABASE_URL).toString() });
   await admin.connect();
   const name = new URL(DATABASE_URL).pathname.slice(1);
@@ -134,9 +140,9 @@ async function main() {
     await db.query('ANALYZE history_cases');
     return { tenant, seedSeconds: Math.round((performance.now() - started) / 100) / 10 };
   };
-  const result = {};
+  const result = partial;
   try {
-    console.log(`reports bench: seeding ${PDF_CASES.toLocaleString('en')} cases for the PDF …`);
+    log(`reports bench: seeding ${PDF_CASES.toLocaleString('en')} cases for the PDF …`);
     const pdfTenant = await seed(PDF_CASES);
     const pdf = await runChild('pdf', pdfTenant.tenant.organizationId, WARMUP + REQUESTS);
     const timed = pdf.seconds.slice(WARMUP).sort((a, b) => a - b);
@@ -154,10 +160,10 @@ async function main() {
     result.pdf.met =
       result.pdf.p95Seconds <= TARGETS.pdfP95Seconds &&
       result.pdf.peakRssMb <= TARGETS.pdfPeakRssMb;
-    console.log('pdf', result.pdf);
+    log(`reports bench: ${reportsLines({ pdf: result.pdf })[0]}`);
 
     if (CSV_ROWS > 0) {
-      console.log(`reports bench: seeding ${CSV_ROWS.toLocaleString('en')} cases for the CSV …`);
+      log(`reports bench: seeding ${CSV_ROWS.toLocaleString('en')} cases for the CSV …`);
       const csvTenant = await seed(CSV_ROWS);
       const csv = await runChild('csv', csvTenant.tenant.organizationId, 1);
       result.csv = {
@@ -170,7 +176,7 @@ async function main() {
         peakRssMb: mb(csv.peakRss),
         rssRiseMb: mb(csv.peakRss - csv.rssBefore),
       };
-      console.log('csv', result.csv);
+      log(`reports bench: ${reportsLines({ csv: result.csv })[0]}`);
     }
   } finally {
     for (const tenant of tenants) {
@@ -180,5 +186,20 @@ async function main() {
     }
     await db.end();
   }
-  console.log(JSON.stringify(result, null, 2));
+  return result;
+}
+
+/** The phase's figures as lines of text (either part may be missing when it failed). */
+export function reportsLines(result) {
+  const lines = [];
+  const { pdf, csv } = result;
+  if (pdf)
+    lines.push(
+      `history PDF of ${pdf.cases.toLocaleString('en')} cases (${pdf.tableRows} table rows, ${Math.round(pdf.bytes / 1024)} KiB), ${pdf.builds} builds: p50 ${pdf.p50Seconds.toFixed(3)} s, p95 ${pdf.p95Seconds.toFixed(3)} s (target ≤ ${TARGETS.pdfP95Seconds} s); peak RSS ${pdf.peakRssMb} MB, ${pdf.rssBeforeMb} MB of it before the first build (target ≤ ${TARGETS.pdfPeakRssMb} MB)${CHILD_OPTIONS.length > 0 ? ` with ${CHILD_OPTIONS.join(' ')}` : ''} — ${pdf.met ? 'met' : 'NOT met'}`,
+    );
+  if (csv)
+    lines.push(
+      `history CSV of ${csv.rows.toLocaleString('en')} rows (${csv.mb} MB) in ${csv.seconds} s; peak RSS ${csv.peakRssMb} MB, ${csv.rssRiseMb} MB above the ${csv.rssBeforeMb} MB before it`,
+    );
+  return lines;
 }

@@ -13,6 +13,7 @@
 //                                        BENCH_HEATMAP_READINGS sets the readings seeded, default 1,000,000)
 //   BENCH_HISTORY=0 node bench/run.mjs  (skip history search, detail, similar cases and import;
 //                                        BENCH_HISTORY_CASES sets the cases seeded, default 1,000,000)
+//   BENCH_REPORTS=0 node bench/run.mjs  (skip the report builds of bench/reports.mjs)
 //
 // Every phase runs on its own: its figures are printed and saved to
 // bench/results/<run>-<phase>.json as soon as it ends, and a failing phase is reported (error with
@@ -65,6 +66,7 @@ import {
 import { DOWSING_QUERY_BODY, dowsingParity } from './dowsing.mjs';
 import { heatmapLines, heatmapPhase } from './dowsing-heatmap.mjs';
 import { historyLines, historyPhase } from './history.mjs';
+import { reportsLines, reportsPhase } from './reports.mjs';
 import { patternLines, patternPhase } from './patterns.mjs';
 import { printSessionListPhase, sessionListPhase } from './session-lists.mjs';
 import { createCertificates } from './webhook-receiver.mjs';
@@ -145,6 +147,8 @@ CONFIG.history = {
   warmup: 20, // per combination, untimed
   importRows: wholeNumber('BENCH_HISTORY_IMPORT_ROWS', 100_000, 0), // 0 = skip the import
 };
+// Its sizes are bench/reports.mjs's own settings (BENCH_REPORT_*).
+CONFIG.reports = { enabled: env.BENCH_REPORTS !== '0' };
 const TARGETS = { readRatio: 0.9, createRatio: 0.8, fixedRateP99Ms: 15 };
 const MAX_ERROR_SHARE = 0.01;
 const NOISE = { otherPct: 15, stealPct: 5 }; // flag phases where something else took this much CPU (% of one core)
@@ -951,6 +955,22 @@ async function main(runner) {
       );
     else runner.skip('history', 'BENCH_HISTORY=0');
 
+    // Reports (issue 16): the worker's lib in a child process, on a database of its own.
+    let reports = null;
+    if (CONFIG.reports.enabled)
+      reports = await runner.run(
+        'reports',
+        async (partial) => {
+          await quietMachine();
+          return reportsPhase({ log, partial });
+        },
+        {
+          print: (result) => process.stdout.write(`\n${reportsLines(result).join('\n')}\n\n`),
+          printPartial: (partial) => process.stdout.write(`${reportsLines(partial).join('\n')}\n`),
+        },
+      );
+    else runner.skip('reports', 'BENCH_REPORTS=0');
+
     let lists = null;
     if (CONFIG.lists.enabled)
       lists = await runner.run(
@@ -990,6 +1010,7 @@ async function main(runner) {
     report.patternRecognition = patterns ?? null;
     report.dowsingHeatmap = heatmaps ?? null;
     report.history = history ?? null;
+    report.reports = reports ?? null;
     report.sessionLists = lists ?? null;
     printReport(report);
     runner.saveRun({ report });
@@ -2598,6 +2619,7 @@ function settingsInfo() {
     patterns: CONFIG.patterns,
     dowsing: CONFIG.dowsing,
     history: CONFIG.history,
+    reports: CONFIG.reports,
     lists: CONFIG.lists,
     organizationLimits: BENCH_LIMITS,
   };

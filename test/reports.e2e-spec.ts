@@ -285,6 +285,62 @@ describe('history reports', () => {
   });
 });
 
+describe('report events', () => {
+  it('announces report.completed with its size, and report.failed with why', async () => {
+    const { org, token } = await newOrg();
+    const asked = await generate(token, { report_type: 'history', format: 'csv', ...RANGE });
+    const done = await completed(token, asked.body.report_id);
+    const events = async (type: string) => {
+      const response = await client.get(`/v2/events?type=${type}`, { token });
+      expect(response.status).toBe(200);
+      return response.body.data as { type: string; data: Record<string, unknown> }[];
+    };
+    expect(await events('report.completed')).toEqual([
+      expect.objectContaining({
+        type: 'report.completed',
+        data: {
+          report_id: asked.body.report_id,
+          report_type: 'history',
+          format: 'csv',
+          status: 'completed',
+          row_count: 5,
+          byte_size: done.body.byte_size,
+          completed_at: done.body.completed_at,
+          expires_at: done.body.expires_at,
+          sequence: 1,
+        },
+      }),
+    ]);
+
+    // A report whose stored range cannot be read fails in the worker: the event says so. (Built
+    // once first, so the worker's own job cannot race the change; run again as a retried job is.)
+    const broken = await generate(token, { report_type: 'history', format: 'json' });
+    await completed(token, broken.body.report_id);
+    const [{ id }] = (await sql.rows<{ id: string }>(
+      `UPDATE reports SET status = 'processing',
+          parameters = jsonb_set(parameters, '{dateFrom}', '"not a date"')
+        WHERE organization_id = $1 AND format = 'json' RETURNING id`,
+      [org.organizationId],
+    )) as [{ id: string }];
+    await stack.worker!.get(ReportRunner).run(id);
+    const failed = await client.get(`/v2/reports/${broken.body.report_id}`, { token });
+    expect(failed.body).toMatchObject({ status: 'failed', failure: 'the report could not be built' });
+    expect(await events('report.failed')).toEqual([
+      expect.objectContaining({
+        data: {
+          report_id: broken.body.report_id,
+          report_type: 'history',
+          format: 'json',
+          status: 'failed',
+          failure: 'the report could not be built',
+          failed_at: failed.body.completed_at,
+          sequence: 1,
+        },
+      }),
+    ]);
+  });
+});
+
 describe('performance and usage reports', () => {
   it('builds the usage report in every format', async () => {
     const { token } = await newOrg();

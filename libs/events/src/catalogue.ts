@@ -14,6 +14,8 @@ export const EVENT_TYPES = [
   'dowsing.query_completed',
   'dowsing.query_failed',
   'history.outcome_verified',
+  'report.completed',
+  'report.failed',
   'account.subscription_updated',
   'account.usage_threshold_reached',
   'account.payment_succeeded',
@@ -109,6 +111,13 @@ export interface HistoryOutcomeVerifiedData extends Sequenced {
   corrected: boolean;
 }
 
+/** Our addition: a report the worker built (`report.completed`) or could not (`report.failed`). */
+export interface ReportEventBase extends Sequenced {
+  report_id: string;
+  report_type: string;
+  format: string;
+}
+
 interface AccountEventBase extends Sequenced {
   organization_id: string;
 }
@@ -157,6 +166,14 @@ export interface EventDataMap {
   'dowsing.query_completed': DowsingQueryCompletedData;
   'dowsing.query_failed': DowsingEventBase & { reason: string; message: string; failed_at: string };
   'history.outcome_verified': HistoryOutcomeVerifiedData;
+  'report.completed': ReportEventBase & {
+    status: 'completed';
+    row_count: number;
+    byte_size: number;
+    completed_at: string;
+    expires_at: string;
+  };
+  'report.failed': ReportEventBase & { status: 'failed'; failure: string; failed_at: string };
   'account.subscription_updated': AccountEventBase & {
     plan: string;
     previous_plan: string;

@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HistoryAnalyticsService } from '#analytics';
 import { toPublicId, type Mode } from '#common';
 import { Sql } from '#database';
+import { EventLog } from '#events';
 import { JobProducer, PeriodicTasks, QUEUE } from '#queue';
 import { LargeObjectSink, ReportTooLargeError } from './large-object-sink.js';
 import { buildReport } from './report-builder.js';
@@ -25,6 +26,7 @@ export class ReportRunner implements OnModuleInit {
     private readonly jobs: JobProducer,
     private readonly tasks: PeriodicTasks,
     private readonly analytics: HistoryAnalyticsService,
+    private readonly events: EventLog,
   ) {}
 
   onModuleInit(): void {
@@ -39,7 +41,7 @@ export class ReportRunner implements OnModuleInit {
    * Builds the report. A job run again after a crash finds it `processing`
    * and builds it again; a finished or deleted one is left alone.
    */
-  async run(reportId: string): Promise<void> {
+  async run(reportId: string, requestId: string | null = null): Promise<void> {
     const [claimed] = await this.sql.rows<Record<string, unknown>>(
       `UPDATE reports SET status = 'processing', started_at = now()
         WHERE id = $1 AND status IN ('queued', 'processing') AND expires_at > now()
@@ -69,31 +71,71 @@ export class ReportRunner implements OnModuleInit {
         );
       });
       const size = await sink.close();
-      const kept = await this.sql.rows(
-        `UPDATE reports SET status = 'completed', completed_at = now(), content_oid = $2,
-            content_type = $3, filename = $4, byte_size = $5, row_count = $6
-          WHERE id = $1 AND status = 'processing' RETURNING id`,
-        [report.id, sink.oid, CONTENT_TYPES[report.format], filename(report), size, built.rowCount],
-      );
+      const kept = await this.sql.transaction(async (tx) => {
+        const { rows } = await tx.query<{ completed_at: Date }>(
+          `UPDATE reports SET status = 'completed', completed_at = now(), content_oid = $2,
+              content_type = $3, filename = $4, byte_size = $5, row_count = $6
+            WHERE id = $1 AND status = 'processing' RETURNING completed_at`,
+          [
+            report.id,
+            sink.oid,
+            CONTENT_TYPES[report.format],
+            filename(report),
+            size,
+            built.rowCount,
+          ],
+        );
+        if (rows.length === 0) return false;
+        await this.events.append(
+          tx,
+          report,
+          'report.completed',
+          {
+            ...eventBase(report),
+            status: 'completed',
+            row_count: built.rowCount,
+            byte_size: size,
+            completed_at: rows[0]!.completed_at.toISOString(),
+            expires_at: report.expiresAt.toISOString(),
+          },
+          requestId,
+        );
+        return true;
+      });
       // Deleted (or finished by another run) meanwhile: its document goes.
-      if (kept.length === 0) await sink.discard();
+      if (!kept) await sink.discard();
     } catch (error) {
       await sink.discard();
       if (error instanceof ReportTooLargeError) {
-        await this.fail(report, error.message);
+        await this.fail(report, error.message, requestId);
         return;
       }
       this.logger.error({ err: error, reportId: report.id }, 'report failed');
-      await this.fail(report, 'the report could not be built');
+      await this.fail(report, 'the report could not be built', requestId);
     }
   }
 
-  private async fail(report: Report, failure: string): Promise<void> {
-    await this.sql.rows(
-      `UPDATE reports SET status = 'failed', failure = $2, completed_at = now()
-        WHERE id = $1 AND status = 'processing'`,
-      [report.id, failure],
-    );
+  private async fail(report: Report, failure: string, requestId: string | null): Promise<void> {
+    await this.sql.transaction(async (tx) => {
+      const { rows } = await tx.query<{ completed_at: Date }>(
+        `UPDATE reports SET status = 'failed', failure = $2, completed_at = now()
+          WHERE id = $1 AND status = 'processing' RETURNING completed_at`,
+        [report.id, failure],
+      );
+      if (rows.length === 0) return;
+      await this.events.append(
+        tx,
+        report,
+        'report.failed',
+        {
+          ...eventBase(report),
+          status: 'failed',
+          failure,
+          failed_at: rows[0]!.completed_at.toISOString(),
+        },
+        requestId,
+      );
+    });
   }
 
   /** Deletes expired reports and queues again those left queued without a job. */
@@ -123,6 +165,16 @@ export class ReportRunner implements OnModuleInit {
     );
     return { expired: expired.length, requeued: lost.length };
   }
+}
+
+/** A report has one event, completed or failed: its sequence is 1. */
+function eventBase(report: Report) {
+  return {
+    report_id: toPublicId('report', report.id),
+    report_type: report.reportType,
+    format: report.format,
+    sequence: 1,
+  };
 }
 
 /** `history-report-2026-11-24-rpt_….csv`: what the download's Content-Disposition names. */

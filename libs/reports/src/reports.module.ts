@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AnalyticsModule } from '#analytics';
 import { DatabaseModule } from '#database';
+import { EventsModule } from '#events';
 import { ReportRunner } from './report-runner.js';
 import { ReportsService } from './reports.service.js';
 
@@ -14,7 +15,7 @@ export class ReportsModule {}
 
 /** The worker's side: building reports, retention and the sweep of lost jobs. */
 @Module({
-  imports: [DatabaseModule, AnalyticsModule],
+  imports: [DatabaseModule, AnalyticsModule, EventsModule],
   providers: [ReportRunner],
   exports: [ReportRunner],
 })

@@ -8,6 +8,11 @@ const QUERY = {
   query_type: 'yes_no',
   variant: 'query',
 };
+const REPORT = {
+  report_id: 'rpt_01jh2x7v4ke8rbk3a8y0v0d7qz',
+  report_type: 'history',
+  format: 'pdf',
+};
 const ORGANIZATION = { organization_id: 'org_01jh2x7v4ke8rbk3a8y0v0d7qz' };
 const NOTICE = {
   notice_id: 'notice_sample',
@@ -128,6 +133,22 @@ const SAMPLES: { [T in EventType]: EventDataMap[T] } = {
     accuracy_confirmed: false,
     verified_at: AT,
     corrected: false,
+    sequence: 1,
+  },
+  'report.completed': {
+    ...REPORT,
+    status: 'completed',
+    row_count: 1250,
+    byte_size: 184_320,
+    completed_at: AT,
+    expires_at: '2026-02-14T10:30:00.000Z',
+    sequence: 1,
+  },
+  'report.failed': {
+    ...REPORT,
+    status: 'failed',
+    failure: 'the report could not be built',
+    failed_at: AT,
     sequence: 1,
   },
   'account.subscription_updated': {

@@ -18,7 +18,7 @@ export class ReportsProcessor extends WorkerHost {
   }
 
   async process(job: Job<JobData<'reports', 'build'>>): Promise<void> {
-    await this.runner.run(job.data.reportId);
+    await this.runner.run(job.data.reportId, job.data.requestId);
   }
 
   @OnWorkerEvent('error')

@@ -53,7 +53,7 @@ export class ReportsV2Controller {
   @ApiOperation({
     summary: 'Ask for a report; the worker builds it',
     description:
-      "Answers 202 with the report `queued`; poll `GET /v2/reports/{report_id}` until `completed` (or `failed`), then download it. `history` reports hold your cases in the range (never classified ones) in the caller's mode, newest first. Reports are kept `REPORT_RETENTION_DAYS` (`expires_at`), then answer 404. Send `Idempotency-Key` to retry safely.",
+      "Answers 202 with the report `queued`; the worker announces the end with a `report.completed` or `report.failed` event (webhooks, `GET /v2/events`), or poll `GET /v2/reports/{report_id}` until `completed` (or `failed`), then download it. `history` reports hold your cases in the range (never classified ones) in the caller's mode, newest first. Reports are kept `REPORT_RETENTION_DAYS` (`expires_at`), then answer 404. Send `Idempotency-Key` to retry safely.",
   })
   @ApiJsonBody(GenerateReportDto, GENERATE_REPORT_EXAMPLES)
   @ApiAcceptedResponse({ type: ReportDto, description: 'Queued' })
