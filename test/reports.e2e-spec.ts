@@ -324,7 +324,10 @@ describe('report events', () => {
     )) as [{ id: string }];
     await stack.worker!.get(ReportRunner).run(id);
     const failed = await client.get(`/v2/reports/${broken.body.report_id}`, { token });
-    expect(failed.body).toMatchObject({ status: 'failed', failure: 'the report could not be built' });
+    expect(failed.body).toMatchObject({
+      status: 'failed',
+      failure: 'the report could not be built',
+    });
     expect(await events('report.failed')).toEqual([
       expect.objectContaining({
         data: {
