@@ -12,7 +12,7 @@ import {
   type SamlServiceProviderOptions,
   type SamlSignInErrorCode,
 } from '#sso';
-import { ATTACKS } from './fixtures/saml/attacks.js';
+import type { Attack } from './fixtures/saml/attack.js';
 import {
   fromBase64,
   responseXml,
@@ -20,6 +20,8 @@ import {
   toBase64,
   type ResponseFields,
 } from './fixtures/saml/forged-response.js';
+import { MESSAGE_ATTACKS } from './fixtures/saml/message-attacks.js';
+import { WRAPPING_ATTACKS } from './fixtures/saml/wrapping-attacks.js';
 import { selfSignedCertificate, startSamlIdp, type SamlIdp } from './support/saml-idp.js';
 import { testRedisPrefix } from './support/scope.js';
 
@@ -323,9 +325,11 @@ describe('sign-in through SimpleSAMLphp', () => {
 });
 
 describe('forged responses (attack suite)', () => {
+  const RELAY = 'interaction-1';
+
   /** A pending request of our SP and the fields of a valid answer to it. */
   async function pending(sp: SamlServiceProvider) {
-    const { requestId } = await sp.authorizeUrl('interaction-1');
+    const { requestId } = await sp.authorizeUrl(RELAY);
     const fields: ResponseFields = {
       issuer: idp.entityId,
       audience: SP.entityId,
@@ -344,21 +348,33 @@ describe('forged responses (attack suite)', () => {
       const xml = sign(responseXml(await pending(sp)), element, idpKey());
       const identity = await sp.consumePostResponse({
         SAMLResponse: toBase64(xml),
-        RelayState: 'interaction-1',
+        RelayState: RELAY,
       });
       expect(identity).toMatchObject({ email: ALICE.email, groups: ALICE.groups });
     }
   });
 
-  it.each(ATTACKS)('refuses $name', async (attack) => {
+  /** What an attack's builder gives, as the form posted to the ACS. */
+  function form(built: ReturnType<Attack['build']>) {
+    if (typeof built === 'string') return { SAMLResponse: toBase64(built), RelayState: RELAY };
+    if ('base64' in built) return { SAMLResponse: built.base64, RelayState: RELAY };
+    return { SAMLResponse: toBase64(built.xml), RelayState: built.relayState };
+  }
+
+  it.each([...WRAPPING_ATTACKS, ...MESSAGE_ATTACKS])('refuses $name', async (attack) => {
     const sp = serviceProvider();
-    const xml = attack.build({ fields: await pending(sp), idp: idpKey(), rogue: unrelated });
-    const error = await sp
-      .consumePostResponse({ SAMLResponse: toBase64(xml), RelayState: 'interaction-1' })
-      .then(
-        () => null,
-        (e: unknown) => e,
-      );
+    const foreign = await serviceProvider({ spEntityId: OTHER_SP.entityId }).authorizeUrl(RELAY);
+    const built = attack.build({
+      fields: await pending(sp),
+      relayState: RELAY,
+      foreignRequestId: foreign.requestId,
+      idp: idpKey(),
+      rogue: unrelated,
+    });
+    const error = await sp.consumePostResponse(form(built)).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(SamlSignInError);
     expect(error).toMatchObject({ code: attack.refusal });
     expect((error as Error).message).not.toMatch(/<|mallory|evil/);

@@ -26,7 +26,7 @@ describe('openResponseEnvelope', () => {
     expect(openResponseEnvelope(base64(RESPONSE))).toEqual({
       inResponseTo: '_req',
       destination: 'https://sp.test/acs',
-      assertionIds: ['_a1'],
+      assertionId: '_a1',
     });
   });
 
@@ -43,6 +43,14 @@ describe('openResponseEnvelope', () => {
     expect(codeOf('not base64!')).toBe('invalid_response');
     expect(codeOf(base64('<samlp:Response'))).toBe('invalid_response');
     expect(codeOf(base64('<Response/>'))).toBe('invalid_response');
+  });
+
+  it('refuses a second assertion anywhere (signature wrapping)', () => {
+    const twice = RESPONSE.replace(
+      '</samlp:Response>',
+      '<x><saml:Assertion ID="_a2"/></x></samlp:Response>',
+    );
+    expect(codeOf(base64(twice))).toBe('signature_invalid');
   });
 
   it('refuses DTDs, entities, comments and processing instructions', () => {

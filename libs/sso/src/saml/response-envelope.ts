@@ -13,7 +13,8 @@ export const MAX_SAML_RESPONSE_BASE64_LENGTH = 256 * 1024;
 export interface ResponseEnvelope {
   inResponseTo: string | null;
   destination: string | null;
-  assertionIds: string[];
+  /** The ID of the one Assertion, if it is not encrypted. */
+  assertionId: string | null;
 }
 
 /** Size, encoding and DTD checks, then a strict parse; throws SamlSignInError. */
@@ -48,12 +49,18 @@ export function openResponseEnvelope(samlResponse: unknown): ResponseEnvelope {
       'the SAMLResponse holds XML comments or processing instructions',
     );
   }
+  // node-saml reads only the Response's direct child; a second assertion anywhere else is
+  // there for some other reader to find (signature wrapping, decoys in ds:Object).
+  const assertionCount =
+    root.getElementsByTagNameNS(NS.assertion, 'Assertion').length +
+    root.getElementsByTagNameNS(NS.assertion, 'EncryptedAssertion').length;
+  if (assertionCount > 1) {
+    throw new SamlSignInError('signature_invalid', 'the response holds more than one assertion');
+  }
   return {
     inResponseTo: root.getAttribute('InResponseTo') || null,
     destination: root.getAttribute('Destination') || null,
-    assertionIds: childElements(root, NS.assertion, 'Assertion')
-      .map((assertion) => assertion.getAttribute('ID') ?? '')
-      .filter((id) => id !== ''),
+    assertionId: childElements(root, NS.assertion, 'Assertion')[0]?.getAttribute('ID') || null,
   };
 }
 

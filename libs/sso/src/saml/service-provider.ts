@@ -137,10 +137,11 @@ export class SamlServiceProvider {
         );
       }
     }
-    for (const id of envelope.assertionIds) {
-      if (await this.stores.assertions.seen(this.options.idpEntityId, id)) {
-        throw new SamlSignInError('replayed', 'this assertion has been used already');
-      }
+    if (
+      envelope.assertionId !== null &&
+      (await this.stores.assertions.seen(this.options.idpEntityId, envelope.assertionId))
+    ) {
+      throw new SamlSignInError('replayed', 'this assertion has been used already');
     }
 
     let profile;
