@@ -1,11 +1,20 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import {
+  authSourcesPhp,
+  configPhp,
+  idpHostedPhp,
+  spRemotePhp,
+  type SamlIdpUser,
+  type ServiceProviderEntry,
+} from '../fixtures/saml/simplesamlphp-config.js';
 import { freePort } from './stack.js';
 import { waitFor } from './wait.js';
+
+export type { SamlIdpUser, ServiceProviderEntry };
 
 /**
  * A throwaway SimpleSAMLphp IdP (Debian's `simplesamlphp` under `php -S`),
@@ -13,23 +22,6 @@ import { waitFor } from './wait.js';
  * responses and assertions with RSA-SHA256 and sends the user's email as an
  * emailAddress NameID. See /work/shared/TESTING.md "SAML: a real IdP".
  */
-export interface SamlIdpUser {
-  username: string;
-  password: string;
-  email: string;
-  name: string;
-  groups: string[];
-}
-
-export interface ServiceProviderEntry {
-  entityId: string;
-  acsUrl: string;
-  /** PEM: the SP's signing certificate; the IdP then refuses unsigned or badly signed AuthnRequests. */
-  certificate?: string;
-  /** PEM: the IdP encrypts assertions to it. */
-  encryptionCertificate?: string;
-}
-
 export interface SamlIdp {
   baseUrl: string;
   metadataUrl: string;
@@ -58,7 +50,6 @@ export interface SamlIdp {
 }
 
 const WWW = '/usr/share/simplesamlphp/www';
-const EMAIL_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
 const execFileAsync = promisify(execFile);
 
 /** A self-signed RSA key pair made by the `openssl` CLI: `{ privateKey, certificate }` as PEM. */
@@ -165,108 +156,6 @@ export async function startSamlIdp(options: { users: SamlIdpUser[] }): Promise<S
       await rm(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** PHP single-quoted string literal. */
-function php(value: string): string {
-  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-}
-
-function phpList(values: string[]): string {
-  return `[${values.map(php).join(', ')}]`;
-}
-
-function configPhp(dir: string, baseUrl: string): string {
-  return `<?php
-$config = [
-    'baseurlpath' => ${php(`${baseUrl}/`)},
-    'certdir' => ${php(join(dir, 'cert') + '/')},
-    'loggingdir' => ${php(join(dir, 'log') + '/')},
-    'datadir' => ${php(join(dir, 'data') + '/')},
-    'tempdir' => ${php(join(dir, 'tmp'))},
-    'metadatadir' => ${php(join(dir, 'metadata') + '/')},
-    'secretsalt' => ${php(randomBytes(16).toString('hex'))},
-    'auth.adminpassword' => ${php(randomBytes(16).toString('hex'))},
-    'technicalcontact_name' => 'Test',
-    'technicalcontact_email' => 'test@example.test',
-    'timezone' => 'UTC',
-    'logging.level' => SimpleSAML\\Logger::DEBUG,
-    'logging.handler' => 'file',
-    'logging.logfile' => 'simplesamlphp.log',
-    'enable.saml20-idp' => true,
-    'module.enable' => ['exampleauth' => true, 'core' => true, 'saml' => true, 'admin' => true],
-    'store.type' => 'phpsession',
-    'session.cookie.secure' => false,
-    'session.cookie.samesite' => null,
-    'language.cookie.secure' => false,
-    'admin.checkforupdates' => false,
-];
-`;
-}
-
-function authSourcesPhp(users: SamlIdpUser[]): string {
-  const entries = users.map(
-    (user) =>
-      `        ${php(`${user.username}:${user.password}`)} => [
-            'uid' => ${phpList([user.username])},
-            'email' => ${phpList([user.email])},
-            'displayName' => ${phpList([user.name])},
-            'groups' => ${phpList(user.groups)},
-        ],`,
-  );
-  return `<?php
-$config = [
-    'admin' => ['core:AdminPassword'],
-    'test-users' => [
-        'exampleauth:UserPass',
-${entries.join('\n')}
-    ],
-];
-`;
-}
-
-function idpHostedPhp(): string {
-  return `<?php
-$metadata['__DYNAMIC:1__'] = [
-    'host' => '__DEFAULT__',
-    'privatekey' => 'idp.key',
-    'certificate' => 'idp.crt',
-    'auth' => 'test-users',
-    'saml20.sign.response' => true,
-    'saml20.sign.assertion' => true,
-    'signature.algorithm' => 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
-    'NameIDFormat' => '${EMAIL_FORMAT}',
-    'attributes.NameFormat' => 'urn:oasis:names:tc:SAML:2.0:attrname-format:basic',
-    'authproc' => [
-        10 => [
-            'class' => 'saml:AttributeNameID',
-            'attribute' => 'email',
-            'Format' => '${EMAIL_FORMAT}',
-        ],
-    ],
-];
-`;
-}
-
-function spRemotePhp(sp: ServiceProviderEntry): string {
-  const key = (pem: string, use: 'signing' | 'encryption') =>
-    `        ['type' => 'X509Certificate', 'signing' => ${use === 'signing'}, 'encryption' => ${use === 'encryption'}, 'X509Certificate' => ${php(pemBody(pem))}],\n`;
-  const keys =
-    (sp.certificate ? key(sp.certificate, 'signing') : '') +
-    (sp.encryptionCertificate ? key(sp.encryptionCertificate, 'encryption') : '');
-  return `$metadata[${php(sp.entityId)}] = [
-    'AssertionConsumerService' => ${php(sp.acsUrl)},
-    'NameIDFormat' => '${EMAIL_FORMAT}',
-    'keys' => [
-${keys}    ],
-    'validate.authnrequest' => ${sp.certificate !== undefined},
-    'assertion.encryption' => ${sp.encryptionCertificate !== undefined},
-];
-`;
-}
-
-function pemBody(pem: string): string {
-  return pem.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, '');
 }
 
 /** A browser's worth of HTTP: a cookie jar and hand-followed redirects. */

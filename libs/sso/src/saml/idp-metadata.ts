@@ -1,6 +1,7 @@
 import type { Element } from '@xmldom/xmldom';
 import { certificateToPem } from './certificate.js';
 import { SamlConfigError } from './errors.js';
+import { isHttpUrl } from './url.js';
 import { childElements, isElement, NS, parseXml, XmlParseError } from './xml.js';
 
 export interface IdpMetadata {
@@ -92,13 +93,4 @@ function signingCertificates(idp: Element): string[] {
   }
   if (certificates.length === 0) refuse('the IdP has no signing certificate (KeyDescriptor)');
   return [...new Set(certificates)];
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const { protocol } = new URL(value);
-    return protocol === 'https:' || protocol === 'http:';
-  } catch {
-    return false;
-  }
 }

@@ -7,6 +7,8 @@ const base64 = (xml: string) => Buffer.from(xml, 'utf8').toString('base64');
 const RESPONSE =
   '<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion"' +
   ' ID="_r" Destination="https://sp.test/acs" InResponseTo="_req">' +
+  '<saml:Issuer>https://idp.test</saml:Issuer>' +
+  '<samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>' +
   '<saml:Assertion ID="_a1"><saml:Subject><saml:NameID>alice@corp.test</saml:NameID></saml:Subject></saml:Assertion>' +
   '</samlp:Response>';
 
@@ -24,6 +26,7 @@ function codeOf(samlResponse: unknown): string {
 describe('openResponseEnvelope', () => {
   it('reads InResponseTo, Destination and the assertion ids without trusting them', () => {
     expect(openResponseEnvelope(base64(RESPONSE))).toEqual({
+      issuer: 'https://idp.test',
       inResponseTo: '_req',
       destination: 'https://sp.test/acs',
       assertionId: '_a1',
@@ -43,6 +46,14 @@ describe('openResponseEnvelope', () => {
     expect(codeOf('not base64!')).toBe('invalid_response');
     expect(codeOf(base64('<samlp:Response'))).toBe('invalid_response');
     expect(codeOf(base64('<Response/>'))).toBe('invalid_response');
+  });
+
+  it('refuses an error status, or none', () => {
+    const status = (code: string) => RESPONSE.replace('status:Success', `status:${code}`);
+    expect(codeOf(base64(status('Responder')))).toBe('invalid_response');
+    expect(codeOf(base64(RESPONSE.replace(/<samlp:Status>.*<\/samlp:Status>/, '')))).toBe(
+      'invalid_response',
+    );
   });
 
   it('refuses a second assertion anywhere (signature wrapping)', () => {

@@ -1,5 +1,5 @@
+import type { Element, Node } from '@xmldom/xmldom';
 import { SamlSignInError } from './errors.js';
-import type { Node } from '@xmldom/xmldom';
 import { childElements, isElement, NS, parseXml } from './xml.js';
 
 /** 256 KiB of base64: far above any real response, far below what could hurt a parser. */
@@ -13,6 +13,8 @@ export const MAX_SAML_RESPONSE_BASE64_LENGTH = 256 * 1024;
 export interface ResponseEnvelope {
   inResponseTo: string | null;
   destination: string | null;
+  /** The Response's own Issuer (optional in SAML; the assertion's is checked after the signature). */
+  issuer: string | null;
   /** The ID of the one Assertion, if it is not encrypted. */
   assertionId: string | null;
 }
@@ -57,11 +59,24 @@ export function openResponseEnvelope(samlResponse: unknown): ResponseEnvelope {
   if (assertionCount > 1) {
     throw new SamlSignInError('signature_invalid', 'the response holds more than one assertion');
   }
+  if (topStatusCode(root) !== SUCCESS) {
+    // Error statuses are often unsigned; nothing in them is echoed.
+    throw new SamlSignInError('invalid_response', 'the IdP answered with an error status');
+  }
   return {
+    issuer: childElements(root, NS.assertion, 'Issuer')[0]?.textContent?.trim() || null,
     inResponseTo: root.getAttribute('InResponseTo') || null,
     destination: root.getAttribute('Destination') || null,
     assertionId: childElements(root, NS.assertion, 'Assertion')[0]?.getAttribute('ID') || null,
   };
+}
+
+const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success';
+
+function topStatusCode(response: Element): string | null {
+  const status = childElements(response, NS.protocol, 'Status')[0];
+  const code = status ? childElements(status, NS.protocol, 'StatusCode')[0] : undefined;
+  return code?.getAttribute('Value') ?? null;
 }
 
 /**

@@ -6,6 +6,7 @@ import { SamlConfigError, SamlSignInError } from './errors.js';
 import { signInFailure } from './failure-reasons.js';
 import { identityOf, type SamlIdentity } from './identity.js';
 import { openResponseEnvelope } from './response-envelope.js';
+import { isHttpUrl } from './url.js';
 import { DEFAULT_REQUEST_TTL_MS, type SamlReplayStore, type SamlRequestStore } from './stores.js';
 import { verifiedAssertionOf } from './verified-assertion.js';
 
@@ -57,6 +58,12 @@ export class SamlServiceProvider {
     }
     if (options.idpCertificates.length === 0) {
       throw new SamlConfigError('idp_certificates', 'at least one certificate is needed');
+    }
+    for (const [field, url] of [
+      ['idp_sso_url', options.idpSsoUrl],
+      ['acs_url', options.acsUrl],
+    ] as const) {
+      if (!isHttpUrl(url)) throw new SamlConfigError(field, 'is not an http(s) URL');
     }
     const idpCert = options.idpCertificates.map((c) => certificateToPem(c, 'idp_certificates'));
     checkPrivateKey(options.spPrivateKey, 'sp_private_key');
@@ -119,6 +126,9 @@ export class SamlServiceProvider {
     const envelope = openResponseEnvelope(SAMLResponse);
     if (envelope.destination !== null && envelope.destination !== this.options.acsUrl) {
       throw new SamlSignInError('wrong_destination', 'the response is addressed to another URL');
+    }
+    if (envelope.issuer !== null && envelope.issuer !== this.options.idpEntityId) {
+      throw new SamlSignInError('invalid_response', 'the response was issued by another IdP');
     }
     if (envelope.inResponseTo === null && !this.options.allowIdpInitiated) {
       throw new SamlSignInError(
