@@ -263,6 +263,23 @@ describe('sign-in through SimpleSAMLphp', () => {
     await expect(redis.keys(`${prefix}request:*`)).resolves.toEqual([]);
   });
 
+  it('lets a Redis failure surface as itself, not as a refused response', async () => {
+    const { body } = await signIn();
+    const outage = new Error('redis is down');
+    const requests = stores.requests;
+    const failing = new SamlServiceProvider(defaultOptions(), {
+      assertions: stores.assertions,
+      requests: {
+        saveAsync: (id, value) => requests.saveAsync(id, value),
+        removeAsync: (id) => requests.removeAsync(id),
+        bindRelayState: (id, relayState) => requests.bindRelayState(id, relayState),
+        relayStateOf: (id) => requests.relayStateOf(id),
+        getAsync: () => Promise.reject(outage),
+      },
+    });
+    await expect(failing.consumePostResponse(body)).rejects.toBe(outage);
+  });
+
   it('refuses a response the IdP made for another SP', async () => {
     await idp.setServiceProvider({ ...OTHER_SP, certificate: spKeys.certificate });
     const other = serviceProvider({ spEntityId: OTHER_SP.entityId, acsUrl: OTHER_SP.acsUrl });

@@ -158,6 +158,8 @@ export class SamlServiceProvider {
     try {
       ({ profile } = await this.saml.validatePostResponseAsync({ SAMLResponse }));
     } catch (error) {
+      // Redis failing is our outage, not a bad response: it surfaces as itself.
+      if (error instanceof StoreFailure) throw error.cause;
       throw signInFailure(error);
     }
     if (profile === null)
@@ -193,11 +195,17 @@ function scopedId(spEntityId: string, requestId: string): string {
   return `${spEntityId}\0${requestId}`;
 }
 
+class StoreFailure extends Error {}
+
 function requestsOf(spEntityId: string, store: SamlRequestStore): CacheProvider {
+  const marked = <T>(work: Promise<T>) =>
+    work.catch((cause: unknown) => {
+      throw new StoreFailure('the SAML request store failed', { cause });
+    });
   return {
-    saveAsync: (id, value) => store.saveAsync(scopedId(spEntityId, id), value),
-    getAsync: (id) => store.getAsync(scopedId(spEntityId, id)),
-    removeAsync: (id) => store.removeAsync(id === null ? null : scopedId(spEntityId, id)),
+    saveAsync: (id, value) => marked(store.saveAsync(scopedId(spEntityId, id), value)),
+    getAsync: (id) => marked(store.getAsync(scopedId(spEntityId, id))),
+    removeAsync: (id) => marked(store.removeAsync(id === null ? null : scopedId(spEntityId, id))),
   };
 }
 
