@@ -56,6 +56,16 @@ describe('openResponseEnvelope', () => {
     );
   });
 
+  it('refuses deep nesting without exhausting the stack itself', () => {
+    const depth = 25_000;
+    const nested = RESPONSE.replace(
+      '</samlp:Response>',
+      `${'<x>'.repeat(depth)}${'</x>'.repeat(depth)}</samlp:Response>`,
+    );
+    expect(base64(nested).length).toBeLessThan(MAX_SAML_RESPONSE_BASE64_LENGTH);
+    expect(codeOf(base64(nested))).toBe('invalid_response');
+  });
+
   it('refuses a second assertion anywhere (signature wrapping)', () => {
     const twice = RESPONSE.replace(
       '</samlp:Response>',

@@ -45,11 +45,9 @@ export function openResponseEnvelope(samlResponse: unknown): ResponseEnvelope {
   if (!isElement(root, NS.protocol, 'Response')) {
     throw new SamlSignInError('invalid_response', 'the SAMLResponse is not a SAML 2.0 Response');
   }
-  if (holdsCommentOrInstruction(root)) {
-    throw new SamlSignInError(
-      'invalid_response',
-      'the SAMLResponse holds XML comments or processing instructions',
-    );
+  const forbidden = forbiddenContent(root);
+  if (forbidden !== null) {
+    throw new SamlSignInError('invalid_response', `the SAMLResponse ${forbidden}`);
   }
   // node-saml reads only the Response's direct child; a second assertion anywhere else is
   // there for some other reader to find (signature wrapping, decoys in ds:Object).
@@ -79,21 +77,31 @@ function topStatusCode(response: Element): string | null {
   return code?.getAttribute('Value') ?? null;
 }
 
+/** Real responses nest about a dozen deep; the signature and XPath code downstream recurse. */
+const MAX_DEPTH = 64;
+
 /**
- * Signatures are computed without comments, so a comment can split a signed
- * NameID (`user@evil.test<!---->.example.com`, CVE-2017-11427) and a reader
- * taking the first text node sees another user. No IdP needs comments or
- * processing instructions in a response: they are refused outright.
+ * What a response may not hold. Signatures are computed without comments, so
+ * a comment can split a signed NameID (`user@evil.test<!---->.example.com`,
+ * CVE-2017-11427) and a reader taking the first text node sees another user;
+ * no IdP needs comments or processing instructions. Deep nesting would exhaust
+ * the stack of the recursive code after us. Walked without recursion for the
+ * same reason.
  */
-function holdsCommentOrInstruction(node: Node): boolean {
-  for (let child = node.firstChild; child !== null; child = child.nextSibling) {
-    if (
-      child.nodeType === child.COMMENT_NODE ||
-      child.nodeType === child.PROCESSING_INSTRUCTION_NODE
-    ) {
-      return true;
+function forbiddenContent(root: Node): string | null {
+  const pending: [Node, number][] = [[root, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, depth] = next;
+    if (depth > MAX_DEPTH) return 'nests elements too deeply';
+    for (let child = node.firstChild; child !== null; child = child.nextSibling) {
+      if (
+        child.nodeType === child.COMMENT_NODE ||
+        child.nodeType === child.PROCESSING_INSTRUCTION_NODE
+      ) {
+        return 'holds XML comments or processing instructions';
+      }
+      if (child.nodeType === child.ELEMENT_NODE) pending.push([child, depth + 1]);
     }
-    if (child.nodeType === child.ELEMENT_NODE && holdsCommentOrInstruction(child)) return true;
   }
-  return false;
+  return null;
 }
