@@ -63,6 +63,18 @@ describe('identityOf', () => {
     expect(identity.attributes).toEqual({ Mail: ['carol@corp.test'], Groups: ['ops'] });
   });
 
+  it('puts a name together from given name and surname when no display name is sent', () => {
+    const attributes = {
+      'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/givenname': 'Dana',
+      'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/surname': 'Scully',
+    };
+    const identity = identityOf(
+      profile({ nameID: 'dana@corp.test', nameIDFormat: EMAIL_FORMAT, attributes }),
+      ASSERTION,
+    );
+    expect(identity.name).toBe('Dana Scully');
+  });
+
   it('refuses an assertion without a NameID or an email address', () => {
     expect(() => identityOf(profile({ nameID: '' }), ASSERTION)).toThrow(SamlSignInError);
     expect(() => identityOf(profile({ nameID: 'opaque' }), ASSERTION)).toThrow(/no email/);

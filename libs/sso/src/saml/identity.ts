@@ -27,6 +27,17 @@ const NAME_ATTRIBUTES = [
   'http://schemas.microsoft.com/identity/claims/displayname',
   'urn:oid:2.16.840.1.113730.3.1.241',
 ];
+const GIVEN_NAME_ATTRIBUTES = [
+  'givenName',
+  'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/givenname',
+  'urn:oid:2.5.4.42',
+];
+const SURNAME_ATTRIBUTES = [
+  'sn',
+  'surname',
+  'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/surname',
+  'urn:oid:2.5.4.4',
+];
 const GROUP_ATTRIBUTES = [
   'groups',
   'memberOf',
@@ -85,7 +96,13 @@ export function identityOf(
       ? nameId
       : (firstValues(attributes, EMAIL_ATTRIBUTES)[0]?.trim() ?? '');
   if (!looksLikeEmail(email)) refuse('the assertion carries no email address');
-  const name = firstValues(attributes, NAME_ATTRIBUTES)[0]?.trim() || null;
+  const name =
+    firstValues(attributes, NAME_ATTRIBUTES)[0]?.trim() ||
+    [GIVEN_NAME_ATTRIBUTES, SURNAME_ATTRIBUTES]
+      .map((names) => firstValues(attributes, names)[0]?.trim() ?? '')
+      .filter((part) => part !== '')
+      .join(' ') ||
+    null;
   const inResponseTo = typeof profile.inResponseTo === 'string' ? profile.inResponseTo : null;
   return {
     nameId,

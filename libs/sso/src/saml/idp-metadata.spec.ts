@@ -91,5 +91,13 @@ describe('parseIdpMetadata', () => {
       /does not parse/,
     );
     expect(issueOf('<root/>')).toMatch(/not a SAML 2.0 metadata/);
+    expect(
+      issueOf(
+        metadata().replace(
+          '</md:EntityDescriptor>',
+          `${' '.repeat(1024 * 1024)}</md:EntityDescriptor>`,
+        ),
+      ),
+    ).toMatch(/over/);
   });
 });

@@ -20,12 +20,18 @@ const BINDINGS = {
 
 const FIELD = 'idp_metadata_xml';
 
+/** One entity's metadata is kilobytes; federation aggregates (megabytes) are not what is asked for. */
+export const MAX_IDP_METADATA_LENGTH = 1024 * 1024;
+
 function refuse(issue: string): never {
   throw new SamlConfigError(FIELD, issue);
 }
 
 /** Reads what an SP needs from an IdP's SAML 2.0 metadata; throws SamlConfigError naming what is wrong. */
 export function parseIdpMetadata(xml: string): IdpMetadata {
+  if (xml.length > MAX_IDP_METADATA_LENGTH) {
+    refuse(`the metadata is over ${MAX_IDP_METADATA_LENGTH} characters; give one IdP’s metadata`);
+  }
   let root: Element;
   try {
     root = parseXml(xml).documentElement!;

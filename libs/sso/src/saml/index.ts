@@ -1,6 +1,6 @@
 export { SamlConfigError, SamlSignInError, SAML_SIGN_IN_ERROR_CODES } from './errors.js';
 export type { SamlSignInErrorCode } from './errors.js';
-export { parseIdpMetadata } from './idp-metadata.js';
+export { MAX_IDP_METADATA_LENGTH, parseIdpMetadata } from './idp-metadata.js';
 export type { IdpMetadata } from './idp-metadata.js';
 export { serviceProviderMetadata } from './sp-metadata.js';
 export type { ServiceProviderMetadataOptions } from './sp-metadata.js';
