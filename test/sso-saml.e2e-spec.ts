@@ -29,7 +29,8 @@ import { testRedisPrefix } from './support/scope.js';
  * The SAML service provider of libs/sso against a real SimpleSAMLphp IdP
  * (signed AuthnRequests out, signed responses back) with its stores in the
  * real Redis, then forged messages in the shapes of published attacks
- * (test/fixtures/saml/attacks.ts), signed with the IdP's own key or a rogue one.
+ * (test/fixtures/saml/wrapping-attacks.ts, message-attacks.ts), signed with
+ * the IdP's own key or a rogue one, each of which must be refused.
  */
 const ALICE = {
   username: 'alice',

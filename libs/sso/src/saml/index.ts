@@ -1,3 +1,15 @@
+/**
+ * The service-provider side of SAML 2.0 sign-in, one connection at a time:
+ *
+ *   const idp = parseIdpMetadata(xml);                        // SamlConfigError names the field
+ *   const sp = new SamlServiceProvider({ spEntityId, acsUrl, idpEntityId: idp.entityId,
+ *     idpSsoUrl: idp.ssoUrl, idpCertificates: idp.certificates, spPrivateKey, spCertificate,
+ *     allowIdpInitiated: false }, new RedisSamlStores(redis, `${prefix}:saml:`));
+ *   const { url } = await sp.authorizeUrl(interactionUid);    // redirect the browser there
+ *   const identity = await sp.consumePostResponse(req.body);  // at the ACS: SamlSignInError.code
+ *
+ * serviceProviderMetadata() is what an IdP administrator imports.
+ */
 export { SamlConfigError, SamlSignInError, SAML_SIGN_IN_ERROR_CODES } from './errors.js';
 export type { SamlSignInErrorCode } from './errors.js';
 export { MAX_IDP_METADATA_LENGTH, parseIdpMetadata } from './idp-metadata.js';
