@@ -142,12 +142,38 @@ async function pathValue(name: string, operation: Operation): Promise<string> {
     case 'session_id':
       return resource('session', () => completedSession(MERGE_TARGET));
     case 'organization_id':
+      // SSO connections are managed by the organisation itself.
+      if (operation.path.includes('/sso-connections')) {
+        return toPublicId('organization', org.organizationId);
+      }
       return resource('organization', async () =>
         created(
           await client.post('/v2/enterprise/organizations', {
             token: operator,
             json: { name: 'Examples test' },
           }),
+          'id',
+        ),
+      );
+    case 'connection_id':
+      return resource('sso connection', async () =>
+        created(
+          await client.post(
+            `/v2/enterprise/organizations/${toPublicId('organization', org.organizationId)}/sso-connections`,
+            {
+              token,
+              json: {
+                type: 'ldap',
+                name: 'to change',
+                email_domains: ['examples-test.example.com'],
+                url: 'ldaps://ldap.examples-test.example.com',
+                bind_dn: 'cn=sas,dc=example,dc=com',
+                bind_password: 'a password',
+                user_base_dn: 'ou=people,dc=example,dc=com',
+                user_filter: '(mail={username})',
+              },
+            },
+          ),
           'id',
         ),
       );
@@ -186,7 +212,9 @@ async function bodyFor(operation: Operation, example: unknown): Promise<any> {
 }
 
 function credentialFor(operation: Operation) {
-  const operatorOnly = /^\/v2\/(enterprise\/organizations|system\/notices)/.test(operation.path);
+  const operatorOnly =
+    /^\/v2\/(enterprise\/organizations|system\/notices)/.test(operation.path) &&
+    !operation.path.includes('/sso-connections');
   return { token: operatorOnly ? operator : token };
 }
 

@@ -38,6 +38,8 @@ const PUBLIC_OPERATIONS = [
   'get /health/live',
   'get /health/ready',
   'get /metrics',
+  // SAML service-provider metadata: what an IdP administrator imports, public by nature.
+  'get /sso/saml/{connection_id}/metadata',
 ];
 
 describe('health and metrics', () => {

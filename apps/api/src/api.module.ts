@@ -20,6 +20,7 @@ import { OAuthClientsHttpModule } from './oauth-clients/oauth-clients-http.modul
 import { OAuthServerModule } from './oauth/oauth-server.module.js';
 import { OrganizationsHttpModule } from './organizations/organizations-http.module.js';
 import { ReportsHttpModule } from './reports/reports-http.module.js';
+import { SsoHttpModule } from './sso/sso-http.module.js';
 import { SessionsHttpModule } from './sessions/sessions-http.module.js';
 import { SystemHttpModule } from './system/system-http.module.js';
 import { UsersHttpModule } from './users/users-http.module.js';
@@ -50,6 +51,7 @@ export class ApiModule {
         SessionsHttpModule,
         AnalysesHttpModule,
         ReportsHttpModule,
+        SsoHttpModule,
         DowsingHttpModule,
         AnalyticsHttpModule,
         HistoryHttpModule,

@@ -9,6 +9,7 @@ import { EventsModule, EventsWorkModule } from '#events';
 import { IdempotencyWorkModule } from '#idempotency';
 import { QueueModule } from '#queue';
 import { ReportsWorkModule } from '#reports';
+import { SsoWorkModule } from '#sso';
 import { SessionsWorkModule } from '#sessions';
 import { WebhooksWorkModule } from '#webhooks';
 import { AnalysesProcessor } from './processors/analyses.processor.js';
@@ -36,6 +37,7 @@ export class WorkerModule {
         SessionsWorkModule,
         AnalysesWorkModule,
         ReportsWorkModule,
+        SsoWorkModule,
         AuthWorkModule,
         WebhooksWorkModule,
         IdempotencyWorkModule,

@@ -26,6 +26,7 @@ export const ID_PREFIXES = {
   organization: 'org',
   oauthClient: 'cli',
   user: 'usr',
+  ssoConnection: 'sso',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -9,10 +9,11 @@ const PLAIN_PREFIX = 'plain:';
  * sealed for one can never be opened as another. `secret` is the original
  * purpose (signing keys, cookie keys, webhook secrets).
  */
-export type SealPurpose = 'secret' | 'idempotent-response';
+export type SealPurpose = 'secret' | 'idempotent-response' | 'sso-credential';
 const HKDF_INFO: Record<SealPurpose, string> = {
   secret: 'private-jwk',
   'idempotent-response': 'idempotent-response',
+  'sso-credential': 'sso-credential',
 };
 
 /** Derived once per process and purpose: every webhook delivery opens a sealed secret. */

@@ -1,3 +1,5 @@
 // Enterprise single sign-on (issue 17): LDAP directories and SAML 2.0 identity providers per organisation.
 export * from './ldap/index.js';
 export * from './saml/index.js';
+export * from './connections/index.js';
+export * from './sso.module.js';

@@ -18,6 +18,7 @@ import { HistoryCases1764086400000 } from './1764086400000-history-cases.js';
 import { HistoryRollups1764090000000 } from './1764090000000-history-rollups.js';
 import { Reports1764093600000 } from './1764093600000-reports.js';
 import { HistoryRollupGrains1764097200000 } from './1764097200000-history-rollup-grains.js';
+import { SsoConnections1764100800000 } from './1764100800000-sso-connections.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   HistoryRollups1764090000000,
   Reports1764093600000,
   HistoryRollupGrains1764097200000,
+  SsoConnections1764100800000,
 ];

@@ -1,0 +1,104 @@
+import type { SsoConnection, SsoConnectionInput } from '#sso';
+import { ssoConnectionPublicId } from '#sso';
+import type {
+  CreateSsoConnectionDto,
+  SsoConnectionDto,
+  UpdateSsoConnectionDto,
+} from './sso-connection.dto.js';
+
+/** Our SAML endpoints for a connection, under PUBLIC_URL. */
+export function samlEndpoints(publicUrl: string, connectionId: string) {
+  const base = `${publicUrl.replace(/\/$/, '')}/sso/saml/${connectionId}`;
+  return { entityId: base, acsUrl: `${base}/acs`, metadataUrl: `${base}/metadata` };
+}
+
+export function toSsoConnectionDto(connection: SsoConnection, publicUrl: string): SsoConnectionDto {
+  const id = ssoConnectionPublicId(connection);
+  const common = {
+    id,
+    type: connection.type,
+    name: connection.name,
+    email_domains: connection.emailDomains,
+    default_scopes: connection.defaultScopes,
+    group_scopes: connection.groupScopes,
+    jit_provisioning: connection.jitProvisioning,
+    enabled: connection.enabled,
+    created_at: connection.createdAt.toISOString(),
+    updated_at: connection.updatedAt.toISOString(),
+  };
+  const config = connection.config;
+  if (config.kind === 'saml') {
+    const sp = samlEndpoints(publicUrl, id);
+    return {
+      ...common,
+      sp_entity_id: sp.entityId,
+      acs_url: sp.acsUrl,
+      sp_metadata_url: sp.metadataUrl,
+      idp_metadata_url: config.idpMetadataUrl,
+      metadata_fetched_at: connection.metadataFetchedAt?.toISOString() ?? null,
+      idp_entity_id: config.idpEntityId,
+      idp_sso_url: config.idpSsoUrl,
+      idp_certificates: config.idpCertificates,
+      allow_idp_initiated: config.allowIdpInitiated,
+      clock_skew_seconds: config.clockSkewSeconds,
+    };
+  }
+  return {
+    ...common,
+    url: config.url,
+    start_tls: config.startTls,
+    allow_insecure: config.allowInsecure,
+    ca_certificate: config.caCertificate,
+    bind_dn: config.bindDn,
+    user_base_dn: config.userBaseDn,
+    user_filter: config.userFilter,
+    group_base_dn: config.groupBaseDn,
+    group_filter: config.groupFilter,
+    group_name_attribute: config.groupNameAttribute,
+    nested_groups: config.nestedGroups,
+    email_attribute: config.emailAttribute,
+    name_attribute: config.nameAttribute,
+  };
+}
+
+/** The request's fields as the service takes them; absent stays absent (PATCH). */
+export function toSsoConnectionInput(
+  body: CreateSsoConnectionDto | UpdateSsoConnectionDto,
+): SsoConnectionInput {
+  const defined = <T extends object>(fields: T): T =>
+    Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as T;
+  return defined({
+    type: 'type' in body ? body.type : undefined,
+    name: body.name,
+    emailDomains: body.email_domains,
+    defaultScopes: body.default_scopes,
+    groupScopes: body.group_scopes,
+    jitProvisioning: body.jit_provisioning,
+    enabled: body.enabled,
+    saml: defined({
+      idpMetadataXml: body.idp_metadata_xml,
+      idpMetadataUrl: body.idp_metadata_url,
+      idpEntityId: body.idp_entity_id,
+      idpSsoUrl: body.idp_sso_url,
+      idpCertificates: body.idp_certificates,
+      allowIdpInitiated: body.allow_idp_initiated,
+      clockSkewSeconds: body.clock_skew_seconds,
+    }),
+    ldap: defined({
+      url: body.url,
+      startTls: body.start_tls,
+      allowInsecure: body.allow_insecure,
+      caCertificate: body.ca_certificate,
+      bindDn: body.bind_dn,
+      bindPassword: body.bind_password,
+      userBaseDn: body.user_base_dn,
+      userFilter: body.user_filter,
+      groupBaseDn: body.group_base_dn,
+      groupFilter: body.group_filter,
+      groupNameAttribute: body.group_name_attribute,
+      nestedGroups: body.nested_groups,
+      emailAttribute: body.email_attribute,
+      nameAttribute: body.name_attribute,
+    }),
+  });
+}

@@ -1,0 +1,168 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import { AppError, parsePublicId, Scope, type Principal } from '#common';
+import { AppSettings } from '#config';
+import { SsoConnectionsService } from '#sso';
+import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
+import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { ApiJsonBody } from '../../http/request-examples.js';
+import { ResourceParam } from '../../http/resource-param.decorator.js';
+import { pageRequest, v2Page, V2ListQueryDto } from '../../http/v2-list.js';
+import {
+  CREATE_SSO_CONNECTION_EXAMPLES,
+  CreateSsoConnectionDto,
+  SSO_CONNECTION_ID,
+  SsoConnectionDto,
+  SsoConnectionListDto,
+  SsoTestReportDto,
+  UpdateSsoConnectionDto,
+} from '../sso-connection.dto.js';
+import { toSsoConnectionDto, toSsoConnectionInput } from '../sso-connection.mapper.js';
+
+const ORGANIZATION_EXAMPLE = 'org_01jh2x7v4ke8rbk3a8y0v0d7qz';
+
+/**
+ * An organisation's single sign-on connections, managed by the organisation
+ * itself (`organizations:write`; reading with `organizations:read`). Another
+ * organisation's id in the path is 404, as every tenant's resource is.
+ */
+@ApiTags('Enterprise SSO (v2)')
+@ApiResponse({ status: 400, description: 'VALIDATION_ERROR', type: ErrorEnvelopeDto })
+@Controller({ path: 'enterprise/organizations/:organization_id/sso-connections', version: '2' })
+export class SsoConnectionsV2Controller {
+  constructor(
+    private readonly connections: SsoConnectionsService,
+    private readonly settings: AppSettings,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @ApiOperation({
+    summary: 'Add a SAML identity provider or an LDAP directory',
+    description:
+      'SAML: give the IdP as metadata XML, an https metadata URL (fetched now and daily), or its entity id, SSO URL and certificates; the answer carries our `sp_entity_id`, `acs_url` and `sp_metadata_url` to give the IdP. LDAP: the directory URL and TLS, the service account, where and how people and groups are found; `bind_password` is sealed and never returned. A field of the other type, a bad setting (metadata that does not parse, a certificate that does not, a filter without its placeholder, plain LDAP in live mode) is a 400 naming it; a domain another connection has is a 409.',
+  })
+  @ResourceParam('organization_id', ORGANIZATION_EXAMPLE, 'organization')
+  @ApiJsonBody(CreateSsoConnectionDto, CREATE_SSO_CONNECTION_EXAMPLES)
+  @ApiCreatedResponse({ type: SsoConnectionDto })
+  @ApiResponse({ status: 409, description: 'An email domain is taken', type: ErrorEnvelopeDto })
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organization_id') organizationId: string,
+    @Body() body: CreateSsoConnectionDto,
+  ): Promise<SsoConnectionDto> {
+    assertOwnOrganization(principal, organizationId);
+    const created = await this.connections.create(principal, toSsoConnectionInput(body));
+    return toSsoConnectionDto(created, this.settings.publicUrl);
+  }
+
+  @Get()
+  @Auth({ scopes: [Scope.OrganizationsRead] })
+  @ApiOperation({
+    summary: "The organisation's SSO connections in the caller's mode, newest first",
+  })
+  @ResourceParam('organization_id', ORGANIZATION_EXAMPLE, 'organization')
+  @ApiOkResponse({ type: SsoConnectionListDto })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organization_id') organizationId: string,
+    @Query() query: V2ListQueryDto,
+  ): Promise<SsoConnectionListDto> {
+    assertOwnOrganization(principal, organizationId);
+    const page = await this.connections.page(principal, pageRequest('ssoConnection', query));
+    return v2Page('ssoConnection', page, query.per_page, (connection) =>
+      toSsoConnectionDto(connection, this.settings.publicUrl),
+    );
+  }
+
+  @Get(':connection_id')
+  @Auth({ scopes: [Scope.OrganizationsRead] })
+  @ApiOperation({ summary: 'Read an SSO connection (never its secrets)' })
+  @ResourceParam('organization_id', ORGANIZATION_EXAMPLE, 'organization')
+  @ResourceParam('connection_id', SSO_CONNECTION_ID.example, 'ssoConnection')
+  @ApiOkResponse({ type: SsoConnectionDto })
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organization_id') organizationId: string,
+    @Param('connection_id') id: string,
+  ): Promise<SsoConnectionDto> {
+    assertOwnOrganization(principal, organizationId);
+    return toSsoConnectionDto(await this.connections.get(principal, id), this.settings.publicUrl);
+  }
+
+  @Patch(':connection_id')
+  @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @ApiOperation({
+    summary: 'Change an SSO connection',
+    description:
+      'Any field of its type but `type`; absent fields stay. A new IdP source replaces the old one; `bind_password` replaces the stored one.',
+  })
+  @ResourceParam('organization_id', ORGANIZATION_EXAMPLE, 'organization')
+  @ResourceParam('connection_id', SSO_CONNECTION_ID.example, 'ssoConnection')
+  @ApiJsonBody(UpdateSsoConnectionDto, {
+    disable: { summary: 'Stop signing anyone in', value: { enabled: false } },
+  })
+  @ApiOkResponse({ type: SsoConnectionDto })
+  @ApiResponse({ status: 409, description: 'An email domain is taken', type: ErrorEnvelopeDto })
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organization_id') organizationId: string,
+    @Param('connection_id') id: string,
+    @Body() body: UpdateSsoConnectionDto,
+  ): Promise<SsoConnectionDto> {
+    assertOwnOrganization(principal, organizationId);
+    const updated = await this.connections.update(principal, id, toSsoConnectionInput(body));
+    return toSsoConnectionDto(updated, this.settings.publicUrl);
+  }
+
+  @Delete(':connection_id')
+  @HttpCode(204)
+  @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @ApiOperation({ summary: 'Delete an SSO connection: its domains sign in with passwords again' })
+  @ResourceParam('organization_id', ORGANIZATION_EXAMPLE, 'organization')
+  @ResourceParam('connection_id', SSO_CONNECTION_ID.example, 'ssoConnection')
+  @ApiNoContentResponse({ description: 'Deleted' })
+  async delete(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organization_id') organizationId: string,
+    @Param('connection_id') id: string,
+  ): Promise<void> {
+    assertOwnOrganization(principal, organizationId);
+    await this.connections.delete(principal, id);
+  }
+
+  @Post(':connection_id/test')
+  @HttpCode(200)
+  @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @ApiOperation({
+    summary: 'Check a connection against its IdP or directory',
+    description:
+      'LDAP: connects, negotiates TLS, binds as the service account and runs one search under `user_base_dn`. SAML: reads the metadata again from `idp_metadata_url` (when set) and checks that the IdP certificates are in date. Each check says whether it passed and, if not, why.',
+  })
+  @ResourceParam('organization_id', ORGANIZATION_EXAMPLE, 'organization')
+  @ResourceParam('connection_id', SSO_CONNECTION_ID.example, 'ssoConnection')
+  @ApiOkResponse({ type: SsoTestReportDto })
+  async test(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organization_id') organizationId: string,
+    @Param('connection_id') id: string,
+  ): Promise<SsoTestReportDto> {
+    assertOwnOrganization(principal, organizationId);
+    return this.connections.test(principal, id);
+  }
+}
+
+/** Connections are the organisation's own: any other organisation id is 404. */
+function assertOwnOrganization(principal: Principal, organizationId: string): void {
+  if (parsePublicId('organization', organizationId) !== principal.organizationId) {
+    throw AppError.notFound('organization', organizationId);
+  }
+}

@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+import { DatabaseModule } from '#database';
+import { OutboundModule } from '#outbound';
+import { IdpMetadataRefresh } from './connections/metadata-refresh.js';
+import { SsoConnectionsService } from './connections/sso-connections.service.js';
+
+/** Enterprise single sign-on: the organisations' SAML and LDAP connections (issue 17). */
+@Module({
+  imports: [DatabaseModule, OutboundModule],
+  providers: [SsoConnectionsService],
+  exports: [SsoConnectionsService],
+})
+export class SsoModule {}
+
+/** The worker's side: the daily refresh of IdP metadata read from a URL. */
+@Module({
+  imports: [DatabaseModule, OutboundModule],
+  providers: [IdpMetadataRefresh],
+  exports: [IdpMetadataRefresh],
+})
+export class SsoWorkModule {}
