@@ -34,7 +34,7 @@ export class GenerateReportDto {
   @ApiProperty({
     enum: REPORT_FORMATS,
     description:
-      "`csv`: RFC 4180, a header row, one row per case (history) or per group (performance: engine, analyst, type, modality; usage: day and kind), cells a spreadsheet would run as a formula prefixed with `'`. `json`: the same data structured (history: the cases with counts and hit rates as rate objects). `pdf` is not built yet and answers 400.",
+      "`csv`: RFC 4180, a header row, one row per case (history) or per group (performance: engine, analyst, type, modality; usage: day and kind), cells a spreadsheet would run as a formula prefixed with `'`. `json`: the same data structured (history: the cases with counts and hit rates as rate objects).",
   })
   @IsIn(REPORT_FORMATS, oneOf(REPORT_FORMATS))
   format!: ReportFormat;
