@@ -36,6 +36,7 @@ describe('periodic tasks', () => {
         'sessions.sweep': 60_000,
         'analyses.sweep': 60_000,
         'reports.sweep': 60_000,
+        'sso.metadata-refresh': 3_600_000,
       });
     } finally {
       await worker.close();
