@@ -33,6 +33,8 @@ const PUBLIC_OPERATIONS = [
   'post /oauth2/interaction/{uid}/login',
   'post /oauth2/interaction/{uid}/confirm',
   'post /oauth2/interaction/{uid}/abort',
+  'post /oauth2/interaction/{uid}/sso',
+  'post /oauth2/interaction/{uid}/sso/ldap',
   'get /.well-known/jwks.json',
   'get /.well-known/oauth-authorization-server',
   'get /health/live',

@@ -2,10 +2,26 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import { AppError, newKey, parsePublicId, type Principal } from '#common';
-import { UserEntity } from './entities/user.entity.js';
+import { UserEntity, type IdentitySource } from './entities/user.entity.js';
 import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 
-/** Local accounts of the authorization server's sign-in page. */
+/** Someone an SSO connection vouched for, with what their groups map to. */
+export interface FederatedIdentity {
+  organizationId: string;
+  source: Exclude<IdentitySource, 'local'>;
+  connectionId: string;
+  email: string;
+  name: string | null;
+  groups: string[];
+  scopes: string[];
+  /** Create the account at the first sign-in (the connection's jit_provisioning). */
+  provision: boolean;
+}
+
+/** Why an SSO sign-in found no account to sign in, in words for the sign-in page. */
+export type FederatedRefusal = 'other_organization' | 'disabled' | 'not_provisioned';
+
+/** Local accounts of the authorization server's sign-in page, and people signing in through SSO. */
 @Injectable()
 export class UsersService {
   constructor(@InjectRepository(UserEntity) private readonly users: Repository<UserEntity>) {}
@@ -54,6 +70,64 @@ export class UsersService {
       usable ? user.passwordHash! : await decoyPasswordHash(),
     );
     return usable && ok ? user : null;
+  }
+
+  /**
+   * The account of someone an SSO connection vouched for: created on the first
+   * sign-in when the connection provisions (JIT), or the existing one of the
+   * same email in the connection's organisation, updated every time with the
+   * name, groups and the scopes they map to — so a group taken away takes its
+   * scopes away from the next token. A local password, if any, is kept.
+   */
+  async signInFederated(
+    identity: FederatedIdentity,
+  ): Promise<{ user: UserEntity } | { refused: FederatedRefusal }> {
+    const now = new Date();
+    const changes = {
+      identitySource: identity.source,
+      ssoConnectionId: identity.connectionId,
+      groups: identity.groups,
+      scopes: identity.scopes,
+      lastSignInAt: now,
+    };
+    const existing = await this.findByEmail(identity.email);
+    if (existing) {
+      if (existing.organizationId !== identity.organizationId)
+        return { refused: 'other_organization' };
+      if (existing.disabledAt !== null) return { refused: 'disabled' };
+      await this.users.update(
+        { id: existing.id },
+        { ...changes, ...(identity.name ? { name: identity.name } : {}) },
+      );
+      return { user: (await this.findById(existing.id))! };
+    }
+    if (!identity.provision) return { refused: 'not_provisioned' };
+    const id = newKey('user').uuid;
+    await this.users
+      .createQueryBuilder()
+      .insert()
+      .values({
+        id,
+        organizationId: identity.organizationId,
+        email: identity.email.toLowerCase(),
+        name: identity.name ?? identity.email.split('@')[0]!,
+        passwordHash: null,
+        disabledAt: null,
+        ...changes,
+      })
+      .orIgnore()
+      .execute();
+    // A concurrent first sign-in of the same person may have won the insert: read what is there.
+    const created = await this.findByEmail(identity.email);
+    if (!created || created.organizationId !== identity.organizationId) {
+      return { refused: 'other_organization' };
+    }
+    return { user: created };
+  }
+
+  /** A deleted SSO connection: its people keep their accounts, no longer linked to it. */
+  async forgetConnection(connectionId: string): Promise<void> {
+    await this.users.update({ ssoConnectionId: connectionId }, { ssoConnectionId: null });
   }
 
   /**

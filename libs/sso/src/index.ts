@@ -3,3 +3,4 @@ export * from './ldap/index.js';
 export * from './saml/index.js';
 export * from './connections/index.js';
 export * from './sso.module.js';
+export { SsoSignInService, type SsoSignInResult } from './sign-in/sso-sign-in.service.js';

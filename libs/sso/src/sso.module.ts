@@ -1,14 +1,16 @@
 import { Module } from '@nestjs/common';
+import { AuthModule } from '#auth';
 import { DatabaseModule } from '#database';
 import { OutboundModule } from '#outbound';
 import { IdpMetadataRefresh } from './connections/metadata-refresh.js';
 import { SsoConnectionsService } from './connections/sso-connections.service.js';
+import { SsoSignInService } from './sign-in/sso-sign-in.service.js';
 
 /** Enterprise single sign-on: the organisations' SAML and LDAP connections (issue 17). */
 @Module({
-  imports: [DatabaseModule, OutboundModule],
-  providers: [SsoConnectionsService],
-  exports: [SsoConnectionsService],
+  imports: [DatabaseModule, OutboundModule, AuthModule],
+  providers: [SsoConnectionsService, SsoSignInService],
+  exports: [SsoConnectionsService, SsoSignInService],
 })
 export class SsoModule {}
 

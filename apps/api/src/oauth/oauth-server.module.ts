@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AuthModule } from '#auth';
 import { DatabaseModule } from '#database';
 import { OrganizationsModule } from '#organizations';
+import { SsoModule } from '#sso';
 import { AttemptLimiter } from './authorization-server/attempt-limiter.js';
 import { AuthorizationServer } from './authorization-server/authorization-server.js';
 import { EndpointRateLimiter } from './authorization-server/endpoint-rate-limiter.js';
@@ -15,7 +16,7 @@ import { WellKnownController } from './well-known.controller.js';
  * discovery documents.
  */
 @Module({
-  imports: [AuthModule, DatabaseModule, OrganizationsModule],
+  imports: [AuthModule, DatabaseModule, OrganizationsModule, SsoModule],
   controllers: [InteractionController, WellKnownController],
   providers: [AuthorizationServer, AttemptLimiter, EndpointRateLimiter, JwtIntrospection],
   exports: [AuthorizationServer],

@@ -1,7 +1,16 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  PrimaryColumn,
+  UpdateDateColumn,
+} from 'typeorm';
 
 /** A person who signs in on the authorization page; local accounts keep an argon2id hash. */
 @Entity({ name: 'users' })
+@Check('CHK_users_identity_source', `"identity_source" IN ('local', 'saml', 'ldap')`)
 export class UserEntity {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;
@@ -29,4 +38,27 @@ export class UserEntity {
 
   @Column({ name: 'disabled_at', type: 'timestamptz', nullable: true })
   disabledAt!: Date | null;
+
+  /** `local`, or the kind of SSO connection the person last signed in through. */
+  @Column({ name: 'identity_source', type: 'text', default: 'local' })
+  identitySource!: IdentitySource;
+
+  @Column({ name: 'sso_connection_id', type: 'uuid', nullable: true })
+  ssoConnectionId!: string | null;
+
+  /** The groups the IdP or directory gave at the last sign-in. */
+  @Column({ type: 'text', array: true, default: () => "'{}'" })
+  groups!: string[];
+
+  /**
+   * What the person's tokens may carry at most, mapped from their SSO groups
+   * at the last sign-in; null for local accounts (bounded by the client alone).
+   */
+  @Column({ type: 'text', array: true, nullable: true })
+  scopes!: string[] | null;
+
+  @Column({ name: 'last_sign_in_at', type: 'timestamptz', nullable: true })
+  lastSignInAt!: Date | null;
 }
+
+export type IdentitySource = 'local' | 'saml' | 'ldap';

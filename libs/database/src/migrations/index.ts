@@ -19,6 +19,7 @@ import { HistoryRollups1764090000000 } from './1764090000000-history-rollups.js'
 import { Reports1764093600000 } from './1764093600000-reports.js';
 import { HistoryRollupGrains1764097200000 } from './1764097200000-history-rollup-grains.js';
 import { SsoConnections1764100800000 } from './1764100800000-sso-connections.js';
+import { SsoUsers1764104400000 } from './1764104400000-sso-users.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   Reports1764093600000,
   HistoryRollupGrains1764097200000,
   SsoConnections1764100800000,
+  SsoUsers1764104400000,
 ];

@@ -12,6 +12,7 @@ import {
   type Principal,
   type Tenant,
 } from '#common';
+import { UsersService } from '#auth';
 import { AppSettings } from '#config';
 import { Sql, tenantConditions, TenantLists, type KeysetPage, type PageRequest } from '#database';
 import { OutboundFetcher } from '#outbound';
@@ -69,6 +70,7 @@ export class SsoConnectionsService {
     private readonly sql: Sql,
     private readonly settings: AppSettings,
     private readonly fetcher: OutboundFetcher,
+    private readonly users: UsersService,
   ) {
     this.lists = new TenantLists(sql, 'sso_connections', SSO_CONNECTION_ROWS);
   }
@@ -222,6 +224,7 @@ export class SsoConnectionsService {
   async delete(tenant: Tenant, publicId: string): Promise<void> {
     const connection = await this.get(tenant, publicId);
     await this.sql.rows(`DELETE FROM sso_connections WHERE id = $1`, [connection.id]);
+    await this.users.forgetConnection(connection.id);
   }
 
   /**

@@ -7,6 +7,7 @@ import { AppSettings } from '#config';
 import { parsePublicId, toPublicId } from '#common';
 import type { UserEntity } from '#auth';
 import { OrganizationsService } from '#organizations';
+import { SsoSignInService, type SsoSignInResult } from '#sso';
 import { Public } from '../../http/auth.decorator.js';
 import { EndpointRateLimiter } from './endpoint-rate-limiter.js';
 import { AttemptLimiter, SIGN_IN_POLICY } from './attempt-limiter.js';
@@ -14,6 +15,7 @@ import { AuthorizationServer } from './authorization-server.js';
 import { clientOrganizationId } from './oidc-adapter.js';
 import {
   renderConsentPage,
+  renderDirectorySignInPage,
   renderErrorPage,
   renderOtherOrganizationPage,
   renderSignInPage,
@@ -63,6 +65,7 @@ export class InteractionController {
     private readonly rate: EndpointRateLimiter,
     private readonly settings: AppSettings,
     private readonly organizations: OrganizationsService,
+    private readonly sso: SsoSignInService,
   ) {}
 
   @Get()
@@ -140,6 +143,123 @@ export class InteractionController {
       request,
       response,
       { login: { accountId: toPublicId('user', user.id), amr: ['pwd'] } },
+      { mergeWithLastSubmission: false },
+    );
+  }
+
+  @Post('sso')
+  @Public()
+  @ApiOperation({
+    summary: 'Sign in with SSO: the work email picks the organisation’s IdP or directory',
+  })
+  @ApiResponse({ status: 200, description: 'An LDAP directory: its password page' })
+  @ApiResponse({
+    status: 400,
+    description: 'No SSO connection for the email’s domain: the sign-in page, with why',
+  })
+  async signInWithSso(@Req() request: Request, @Res() response: Response): Promise<void> {
+    const provider = await this.server.provider();
+    const details = await this.details(provider, request, response);
+    if (!details) return;
+    if (details.prompt.name !== 'login') return this.redirectToInteraction(response, details);
+    const email = formText(request, 'email').trim();
+    const requester = await this.requester(provider, details);
+    const connection = email === '' ? null : await this.sso.connectionForEmail(email);
+    if (connection === null) {
+      const domain = email.split('@')[1];
+      const error = domain
+        ? `No single sign-on is set up for ${domain}. Sign in with your password, or ask your administrator.`
+        : 'Enter your work email address.';
+      return this.page(response, 400, this.signInPage(details, requester, email, error));
+    }
+    if (connection.config.kind === 'ldap') {
+      return this.page(
+        response,
+        200,
+        this.directoryPage(details, requester, connection.name, email),
+      );
+    }
+    return this.page(
+      response,
+      501,
+      this.signInPage(
+        details,
+        requester,
+        email,
+        'Signing in through a SAML identity provider is not available yet. Sign in with your password.',
+      ),
+    );
+  }
+
+  @Post('sso/ldap')
+  @Public()
+  @ApiOperation({ summary: 'Submit the directory password of an LDAP connection' })
+  @ApiResponse({ status: 303, description: 'Signed in: back to the authorization endpoint' })
+  @ApiResponse({
+    status: 401,
+    description: 'Wrong email or password: the page again, with the error',
+  })
+  @ApiResponse({
+    status: 403,
+    description:
+      'No account this connection may sign in (another organisation’s, disabled, or not provisioned)',
+  })
+  @ApiResponse({ status: 429, description: 'Too many attempts, as for local passwords' })
+  @ApiResponse({ status: 503, description: 'The directory could not be reached' })
+  async signInWithDirectory(@Req() request: Request, @Res() response: Response): Promise<void> {
+    const provider = await this.server.provider();
+    const details = await this.details(provider, request, response);
+    if (!details) return;
+    if (details.prompt.name !== 'login') return this.redirectToInteraction(response, details);
+    const email = formText(request, 'email').trim();
+    const password = formText(request, 'password');
+    const address = request.ip ?? 'unknown';
+    const requester = await this.requester(provider, details);
+    const connection = email === '' ? null : await this.sso.connectionForEmail(email);
+    if (connection === null || connection.config.kind !== 'ldap') {
+      const error = 'No directory signs in this email address. Sign in with your password.';
+      return this.page(response, 400, this.signInPage(details, requester, email, error));
+    }
+    const again = (status: number, error: string) =>
+      this.page(
+        response,
+        status,
+        this.directoryPage(details, requester, connection.name, email, error),
+      );
+    const busy = await this.rate.signIn(address);
+    if (busy > 0) {
+      response.set('Retry-After', String(busy));
+      return again(429, `Too many sign-in attempts from here. Try again in ${busy} seconds.`);
+    }
+    if (password === '') return again(400, 'Enter your directory password.');
+    // The same limits as local passwords: a directory is no less worth guessing at.
+    const wait = await this.limiter.retryAfter(SIGN_IN_POLICY, 'sign-in', email, address);
+    if (wait > 0) {
+      response.set('Retry-After', String(wait));
+      return again(
+        429,
+        `Too many failed attempts. Try again in ${Math.ceil(wait / 60)} minute(s).`,
+      );
+    }
+    const result =
+      password.length > MAX_PASSWORD_LENGTH
+        ? ({ ok: false, reason: 'invalid_credentials', detail: 'too long' } as const)
+        : await this.sso.ldapSignIn(connection, email, password);
+    if (!result.ok) {
+      if (result.reason === 'invalid_credentials') {
+        await this.limiter.recordFailure(SIGN_IN_POLICY, 'sign-in', email, address);
+      }
+      const [status, message] = SSO_REFUSALS[result.reason];
+      return again(status, message);
+    }
+    await this.limiter.recordSuccess('sign-in', email);
+    if (!belongsTo(result.user, requester)) {
+      return this.page(response, 403, this.otherOrganizationPage(details, requester, result.user));
+    }
+    await provider.interactionFinished(
+      request,
+      response,
+      { login: { accountId: toPublicId('user', result.user.id), amr: ['pwd'] } },
       { mergeWithLastSubmission: false },
     );
   }
@@ -232,9 +352,28 @@ export class InteractionController {
     return renderSignInPage({
       action: `/oauth2/interaction/${details.uid}/login`,
       abortAction: `/oauth2/interaction/${details.uid}/abort`,
+      ssoAction: `/oauth2/interaction/${details.uid}/sso`,
       clientName: requester.clientName,
       organizationName: requester.organizationName,
       email: email ?? (details.params.login_hint as string | undefined),
+      error,
+    });
+  }
+
+  private directoryPage(
+    details: InteractionDetails,
+    requester: Requester,
+    connectionName: string,
+    email: string,
+    error?: string,
+  ): string {
+    return renderDirectorySignInPage({
+      action: `/oauth2/interaction/${details.uid}/sso/ldap`,
+      abortAction: `/oauth2/interaction/${details.uid}/abort`,
+      clientName: requester.clientName,
+      organizationName: requester.organizationName,
+      connectionName,
+      email,
       error,
     });
   }
@@ -296,6 +435,23 @@ export class InteractionController {
   private page(response: Response, status: number, html: string): void {
     response.status(status).set(PAGE_HEADERS).type('html').send(html);
   }
+}
+
+/** What each SSO refusal shows: status and words (never which of password or account was wrong). */
+const SSO_REFUSALS: Record<Exclude<SsoSignInResult, { ok: true }>['reason'], [number, string]> = {
+  invalid_credentials: [401, 'The email address or password is not right.'],
+  unavailable: [503, 'Your organisation’s directory could not be reached. Try again in a moment.'],
+  other_organization: [403, 'This email address belongs to an account of another organisation.'],
+  disabled: [403, 'This account is disabled. Ask your administrator.'],
+  not_provisioned: [
+    403,
+    'You have no account here yet, and this sign-in does not create one. Ask your administrator.',
+  ],
+};
+
+function formText(request: Request, name: string): string {
+  const value = ((request.body ?? {}) as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : '';
 }
 
 function belongsTo(user: UserEntity | null, requester: Requester): boolean {

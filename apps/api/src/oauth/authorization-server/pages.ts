@@ -83,6 +83,8 @@ function ownerLine(organizationName: string): string {
 export function renderSignInPage(input: {
   action: string;
   abortAction: string;
+  /** Where "Sign in with SSO" posts the work email; absent: no SSO form. */
+  ssoAction?: string;
   clientName: string;
   organizationName: string;
   email?: string;
@@ -102,6 +104,50 @@ ${errorBlock(input.error)}
          value="${escapeHtml(input.email ?? '')}"${describedBy}${invalid}>
   <label for="password">Password</label>
   <input id="password" name="password" type="password" autocomplete="current-password" required${describedBy}${invalid}>
+  <button type="submit" class="primary">Sign in</button>
+</form>
+${input.ssoAction ? ssoForm(input.ssoAction) : ''}
+<form method="post" action="${escapeHtml(input.abortAction)}">
+  <button type="submit">Cancel</button>
+</form>`,
+  );
+}
+
+/** "Sign in with SSO": the work email decides which identity provider or directory asks next. */
+function ssoForm(action: string): string {
+  return `<form method="post" action="${escapeHtml(action)}" novalidate>
+  <p class="muted">Or, if your organisation signs you in with its own identity provider or directory:</p>
+  <label for="sso-email">Work email</label>
+  <input id="sso-email" name="email" type="email" autocomplete="username" required>
+  <button type="submit">Sign in with SSO</button>
+</form>`;
+}
+
+/** The password of an LDAP directory: the organisation's, not ours. */
+export function renderDirectorySignInPage(input: {
+  action: string;
+  abortAction: string;
+  clientName: string;
+  organizationName: string;
+  connectionName: string;
+  email: string;
+  error?: string;
+}): string {
+  const describedBy = input.error ? ' aria-describedby="form-error"' : '';
+  const invalid = input.error ? ' aria-invalid="true"' : '';
+  return layout(
+    `Sign in to ${input.clientName}`,
+    `<h1>Sign in with ${escapeHtml(input.connectionName)}</h1>
+<p><strong>${escapeHtml(input.clientName)}</strong> wants to use your account.</p>
+${ownerLine(input.organizationName)}
+${errorBlock(input.error)}
+<form method="post" action="${escapeHtml(input.action)}" novalidate>
+  <label for="email">Email address</label>
+  <input id="email" name="email" type="email" autocomplete="username" readonly
+         value="${escapeHtml(input.email)}">
+  <label for="password">Directory password</label>
+  <input id="password" name="password" type="password" autocomplete="current-password" required autofocus${describedBy}${invalid}>
+  <p class="muted">Checked by your organisation's directory; this service never keeps it.</p>
   <button type="submit" class="primary">Sign in</button>
 </form>
 <form method="post" action="${escapeHtml(input.abortAction)}">

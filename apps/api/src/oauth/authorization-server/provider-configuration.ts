@@ -106,12 +106,12 @@ export function providerConfiguration(deps: ProviderDependencies): Configuration
         enabled: true,
         defaultResource: () => publicUrl,
         useGrantedResource: () => true,
-        getResourceServerInfo: (ctx, indicator, client) => {
+        getResourceServerInfo: async (ctx, indicator, client) => {
           if (indicator !== publicUrl)
             throw new errors.InvalidTarget(`unknown resource ${indicator}`);
           refuseUnregisteredScopes(ctx, client.scope);
           return {
-            scope: client.scope ?? '',
+            scope: await boundedByAccount(ctx, client.scope ?? '', users),
             audience: publicUrl,
             accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
             accessTokenFormat: 'jwt',
@@ -176,6 +176,38 @@ export function providerConfiguration(deps: ProviderDependencies): Configuration
       ctx.body = renderErrorPage(out.error, out.error_description);
     },
   };
+}
+
+/** What a person's tokens may carry whatever their groups: their own name and email. */
+const ALWAYS_FOR_PEOPLE = ['profile', 'email'];
+
+/**
+ * The scopes of the resource for this request: the client's, and for a
+ * person who signed in through SSO only those their groups map to (kept on
+ * the account at every sign-in). Applied at consent, at the code exchange and
+ * at every refresh, so a group taken away takes its scopes from the next token.
+ */
+async function boundedByAccount(
+  ctx: KoaContextWithOIDC,
+  clientScope: string,
+  users: UsersService,
+): Promise<string> {
+  const entities = ctx.oidc.entities as {
+    AuthorizationCode?: { accountId?: string };
+    RefreshToken?: { accountId?: string };
+  };
+  const accountId =
+    entities.RefreshToken?.accountId ??
+    entities.AuthorizationCode?.accountId ??
+    ctx.oidc.session?.accountId;
+  const userId = accountId ? parsePublicId('user', accountId) : null;
+  const user = userId === null ? null : await users.findById(userId);
+  if (!user || user.scopes === null) return clientScope;
+  const allowed = new Set([...user.scopes, ...ALWAYS_FOR_PEOPLE]);
+  return clientScope
+    .split(' ')
+    .filter((scope) => allowed.has(scope))
+    .join(' ');
 }
 
 /**
