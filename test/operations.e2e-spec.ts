@@ -35,6 +35,8 @@ const PUBLIC_OPERATIONS = [
   'post /oauth2/interaction/{uid}/abort',
   'post /oauth2/interaction/{uid}/sso',
   'post /oauth2/interaction/{uid}/sso/ldap',
+  'get /oauth2/interaction/{uid}/sso/saml',
+  'post /sso/saml/{connection_id}/acs',
   'get /.well-known/jwks.json',
   'get /.well-known/oauth-authorization-server',
   'get /health/live',

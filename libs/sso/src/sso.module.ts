@@ -4,12 +4,13 @@ import { DatabaseModule } from '#database';
 import { OutboundModule } from '#outbound';
 import { IdpMetadataRefresh } from './connections/metadata-refresh.js';
 import { SsoConnectionsService } from './connections/sso-connections.service.js';
+import { SamlSignIn } from './sign-in/saml-sign-in.js';
 import { SsoSignInService } from './sign-in/sso-sign-in.service.js';
 
 /** Enterprise single sign-on: the organisations' SAML and LDAP connections (issue 17). */
 @Module({
   imports: [DatabaseModule, OutboundModule, AuthModule],
-  providers: [SsoConnectionsService, SsoSignInService],
+  providers: [SsoConnectionsService, SsoSignInService, SamlSignIn],
   exports: [SsoConnectionsService, SsoSignInService],
 })
 export class SsoModule {}

@@ -7,8 +7,12 @@ import { streamedBodyProblem, streamedBodyTypes } from './streamed-bodies.js';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 const FORM_TYPE = 'application/x-www-form-urlencoded';
-/** The authorization server's routes take form-encoded bodies (OAuth 2.0, HTML forms); every other body is JSON. */
-const FORM_PREFIX = '/oauth2/';
+/**
+ * The authorization server's routes take form-encoded bodies (OAuth 2.0, HTML
+ * forms), and so do SAML assertion consumer services (the IdP's auto-posted
+ * form); every other body is JSON.
+ */
+const FORM_PREFIXES = ['/oauth2/', '/sso/saml/'];
 
 /**
  * Body parsing is ours rather than Nest's so its errors (malformed JSON, too
@@ -19,7 +23,10 @@ const FORM_PREFIX = '/oauth2/';
  */
 export function installBodyParsing(app: Express, limitBytes: number, publicUrl: string): void {
   app.use(preferLiteralRoutes);
-  app.use(FORM_PREFIX, express.urlencoded({ extended: false, limit: limitBytes, type: FORM_TYPE }));
+  app.use(
+    FORM_PREFIXES,
+    express.urlencoded({ extended: false, limit: limitBytes, type: FORM_TYPE }),
+  );
   const json = express.json({ limit: limitBytes, type: JSON_TYPES, strict: true });
   // A route that streams its body (streamed-bodies.ts) gets it unread.
   app.use((request: Request, response: Response, next: NextFunction) =>
@@ -50,7 +57,8 @@ function requireKnownContentType(request: Request, _response: Response, next: Ne
   const hasBody =
     Number(request.headers['content-length'] ?? 0) > 0 ||
     request.headers['transfer-encoding'] !== undefined;
-  if (!hasBody || request.path.startsWith(FORM_PREFIX) || request.is(JSON_TYPES)) return next();
+  const form = FORM_PREFIXES.some((prefix) => request.path.startsWith(prefix));
+  if (!hasBody || form || request.is(JSON_TYPES)) return next();
   next(
     new AppError(
       'UNSUPPORTED_MEDIA_TYPE',

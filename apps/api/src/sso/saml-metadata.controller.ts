@@ -2,12 +2,11 @@ import { Controller, Get, Header, Param, VERSION_NEUTRAL } from '@nestjs/common'
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AppError } from '#common';
 import { AppSettings } from '#config';
-import { serviceProviderMetadata, SsoConnectionsService } from '#sso';
+import { samlEndpoints, serviceProviderMetadata, SsoConnectionsService } from '#sso';
 import { Public } from '../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
 import { SSO_CONNECTION_ID } from './sso-connection.dto.js';
-import { samlEndpoints } from './sso-connection.mapper.js';
 
 /** What an IdP administrator imports: public, as SAML metadata always is. */
 @ApiTags('Enterprise SSO (v2)')

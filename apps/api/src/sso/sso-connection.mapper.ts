@@ -1,16 +1,10 @@
 import type { SsoConnection, SsoConnectionInput } from '#sso';
-import { ssoConnectionPublicId } from '#sso';
+import { samlEndpoints, ssoConnectionPublicId } from '#sso';
 import type {
   CreateSsoConnectionDto,
   SsoConnectionDto,
   UpdateSsoConnectionDto,
 } from './sso-connection.dto.js';
-
-/** Our SAML endpoints for a connection, under PUBLIC_URL. */
-export function samlEndpoints(publicUrl: string, connectionId: string) {
-  const base = `${publicUrl.replace(/\/$/, '')}/sso/saml/${connectionId}`;
-  return { entityId: base, acsUrl: `${base}/acs`, metadataUrl: `${base}/metadata` };
-}
 
 export function toSsoConnectionDto(connection: SsoConnection, publicUrl: string): SsoConnectionDto {
   const id = ssoConnectionPublicId(connection);

@@ -1,20 +1,32 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { UsersService, type FederatedRefusal, type UserEntity } from '#auth';
+import { parsePublicId } from '#common';
 import { Sql } from '#database';
+import { RedisService } from '#queue';
+import { AppSettings } from '#config';
 import { LdapDirectory, LdapSignInError, ldapSettings } from '../ldap/index.js';
 import type { SsoConnection } from '../connections/sso-connection.js';
 import { SsoConnectionsService } from '../connections/sso-connections.service.js';
 import { SSO_CONNECTION_ROWS } from '../connections/sso-connection-rows.js';
+import { SamlSignIn } from './saml-sign-in.js';
 
 /** How a directory or IdP sign-in ended, in terms the sign-in page can say. */
 export type SsoSignInResult =
   | { ok: true; user: UserEntity }
   | {
       ok: false;
-      reason: 'invalid_credentials' | 'unavailable' | FederatedRefusal;
+      reason: 'invalid_credentials' | 'unavailable' | 'saml_refused' | FederatedRefusal;
       /** For the logs only: the directory's or IdP's own code. */
       detail: string;
     };
+
+/** A checked SAML sign-in waiting for its browser to come back to the interaction. */
+export type PendingSamlSignIn =
+  | { ok: true; userId: string }
+  | { ok: false; reason: Exclude<SsoSignInResult, { ok: true }>['reason'] };
+
+/** How long the browser has to come back from the ACS to its interaction. */
+const PENDING_TTL_SECONDS = 300;
 
 /**
  * Signing people in through their organisation's SSO connection: the
@@ -31,6 +43,9 @@ export class SsoSignInService implements OnModuleDestroy {
     private readonly sql: Sql,
     private readonly connections: SsoConnectionsService,
     private readonly users: UsersService,
+    private readonly saml: SamlSignIn,
+    private readonly redis: RedisService,
+    private readonly settings: AppSettings,
   ) {}
 
   /** The enabled connection that signs in this email's domain, or null. */
@@ -74,6 +89,62 @@ export class SsoSignInService implements OnModuleDestroy {
       name: identity.name,
       groups: identity.groups,
     });
+  }
+
+  /** A signed AuthnRequest to the connection's IdP, answered back to `relayState` (the interaction). */
+  samlAuthorizeUrl(connection: SsoConnection, relayState: string): Promise<string> {
+    return this.saml.authorizeUrl(connection, relayState);
+  }
+
+  /**
+   * An IdP's POST to a connection's ACS: the response checked (signature,
+   * audience, destination, time, InResponseTo, replay), then the account.
+   * Null when the connection does not exist or is not an enabled SAML one.
+   */
+  async samlResponse(
+    connectionPublicId: string,
+    body: { SAMLResponse: string; RelayState?: string },
+  ): Promise<SsoSignInResult | null> {
+    const id = parsePublicId('ssoConnection', connectionPublicId);
+    if (id === null) return null;
+    const [row] = await this.sql.rows<Record<string, unknown>>(
+      `SELECT ${SSO_CONNECTION_ROWS.selectList} FROM sso_connections
+        WHERE id = $1 AND type = 'saml' AND enabled`,
+      [id],
+    );
+    if (!row) return null;
+    const connection = SSO_CONNECTION_ROWS.fromRow(row as never);
+    const consumed = await this.saml.consume(connection, body);
+    if ('refused' in consumed)
+      return { ok: false, reason: 'saml_refused', detail: consumed.refused };
+    return this.account(connection, 'saml', consumed.identity);
+  }
+
+  /**
+   * The ACS answers the IdP's cross-site POST, which carries no interaction
+   * cookie (SameSite=Lax): the result waits here, under the interaction the
+   * RelayState names, for the browser's redirect back (a top-level GET that
+   * does carry it). Taken once.
+   */
+  async rememberSamlResult(interactionUid: string, result: SsoSignInResult): Promise<void> {
+    const pending: PendingSamlSignIn = result.ok
+      ? { ok: true, userId: result.user.id }
+      : { ok: false, reason: result.reason };
+    await this.redis.client.set(
+      this.pendingKey(interactionUid),
+      JSON.stringify(pending),
+      'EX',
+      PENDING_TTL_SECONDS,
+    );
+  }
+
+  async takeSamlResult(interactionUid: string): Promise<PendingSamlSignIn | null> {
+    const stored = await this.redis.client.getdel(this.pendingKey(interactionUid));
+    return stored === null ? null : (JSON.parse(stored) as PendingSamlSignIn);
+  }
+
+  private pendingKey(interactionUid: string): string {
+    return `${this.settings.redisPrefix}:sso:saml:pending:${interactionUid}`;
   }
 
   /** The account an IdP or directory vouched for, with the scopes its groups map to. */

@@ -14,6 +14,7 @@ import { AttemptLimiter, SIGN_IN_POLICY } from './attempt-limiter.js';
 import { AuthorizationServer } from './authorization-server.js';
 import { clientOrganizationId } from './oidc-adapter.js';
 import {
+  PAGE_HEADERS,
   renderConsentPage,
   renderDirectorySignInPage,
   renderErrorPage,
@@ -29,15 +30,6 @@ interface Requester {
   organizationId: string | null;
   organizationName: string;
 }
-
-/** Scripts are never needed; styles are inline; nothing may frame the pages (clickjacking). */
-const PAGE_HEADERS = {
-  'Content-Security-Policy':
-    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-  'X-Frame-Options': 'DENY',
-  'Cache-Control': 'no-store',
-  'Referrer-Policy': 'no-referrer',
-};
 
 /**
  * The sign-in and consent pages of the authorization code flow. oidc-provider
@@ -179,15 +171,45 @@ export class InteractionController {
         this.directoryPage(details, requester, connection.name, email),
       );
     }
-    return this.page(
+    // To the IdP; its answer comes back to the ACS with this interaction as RelayState.
+    response.redirect(303, await this.sso.samlAuthorizeUrl(connection, details.uid));
+  }
+
+  @Get('sso/saml')
+  @Public()
+  @ApiOperation({
+    summary: 'Where the SAML ACS sends the browser back: finishes the sign-in it checked',
+  })
+  @ApiResponse({ status: 303, description: 'Signed in: back to the authorization endpoint' })
+  @ApiResponse({ status: 400, description: 'No checked SAML response for this interaction' })
+  @ApiResponse({
+    status: 403,
+    description: 'No account this connection may sign in, or the IdP’s response was refused',
+  })
+  async finishSamlSignIn(@Req() request: Request, @Res() response: Response): Promise<void> {
+    const provider = await this.server.provider();
+    const details = await this.details(provider, request, response);
+    if (!details) return;
+    if (details.prompt.name !== 'login') return this.redirectToInteraction(response, details);
+    const requester = await this.requester(provider, details);
+    const result = await this.sso.takeSamlResult(details.uid);
+    if (result === null) {
+      const error = 'The sign-in through your identity provider did not complete. Try again.';
+      return this.page(response, 400, this.signInPage(details, requester, undefined, error));
+    }
+    if (!result.ok) {
+      const [status, message] = SSO_REFUSALS[result.reason];
+      return this.page(response, status, this.signInPage(details, requester, undefined, message));
+    }
+    const user = await this.users.findById(result.userId);
+    if (!user || !belongsTo(user, requester)) {
+      return this.page(response, 403, this.otherOrganizationPage(details, requester, user));
+    }
+    await provider.interactionFinished(
+      request,
       response,
-      501,
-      this.signInPage(
-        details,
-        requester,
-        email,
-        'Signing in through a SAML identity provider is not available yet. Sign in with your password.',
-      ),
+      { login: { accountId: toPublicId('user', user.id) } },
+      { mergeWithLastSubmission: false },
     );
   }
 
@@ -443,6 +465,10 @@ const SSO_REFUSALS: Record<Exclude<SsoSignInResult, { ok: true }>['reason'], [nu
   unavailable: [503, 'Your organisation’s directory could not be reached. Try again in a moment.'],
   other_organization: [403, 'This email address belongs to an account of another organisation.'],
   disabled: [403, 'This account is disabled. Ask your administrator.'],
+  saml_refused: [
+    403,
+    'Your identity provider’s answer could not be accepted. Try again, or ask your administrator.',
+  ],
   not_provisioned: [
     403,
     'You have no account here yet, and this sign-in does not create one. Ask your administrator.',

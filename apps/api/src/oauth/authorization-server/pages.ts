@@ -4,6 +4,15 @@
  * reader or JavaScript turned off. Every interpolated value is escaped.
  */
 
+/** Scripts are never needed; styles are inline; nothing may frame the pages (clickjacking). */
+export const PAGE_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+  'X-Frame-Options': 'DENY',
+  'Cache-Control': 'no-store',
+  'Referrer-Policy': 'no-referrer',
+};
+
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
   '<': '&lt;',

@@ -1,0 +1,81 @@
+import { Controller, HttpCode, Param, Post, Req, Res, VERSION_NEUTRAL } from '@nestjs/common';
+import { ApiConsumes, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { AppSettings } from '#config';
+import { SsoSignInService } from '#sso';
+import { Public } from '../http/auth.decorator.js';
+import { ResourceParam } from '../http/resource-param.decorator.js';
+import { PAGE_HEADERS, renderErrorPage } from '../oauth/authorization-server/pages.js';
+import { SSO_CONNECTION_ID } from './sso-connection.dto.js';
+
+/** An interaction uid as oidc-provider makes them: what a RelayState must look like to be followed. */
+const INTERACTION_UID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * The assertion consumer service of each SAML connection: the IdP's browser
+ * POST of its response. The response is checked here (its cookie-less
+ * cross-site POST cannot finish the interaction), and the browser is sent
+ * back to the interaction its RelayState names, which finishes the sign-in.
+ */
+@ApiTags('Enterprise SSO (v2)')
+@ApiProduces('text/html')
+@Controller({ path: 'sso/saml', version: VERSION_NEUTRAL })
+export class SamlAcsController {
+  constructor(
+    private readonly sso: SsoSignInService,
+    private readonly settings: AppSettings,
+  ) {}
+
+  @Post(':connection_id/acs')
+  @HttpCode(303)
+  @Public()
+  @ApiOperation({
+    summary: "A SAML connection's assertion consumer service (HTTP-POST binding, browser)",
+    description:
+      'Takes the IdP’s `SAMLResponse` and `RelayState` (form fields), checks the response (signature by the IdP’s certificates, audience, destination, recipient, time with the clock skew, InResponseTo of a request we sent for this interaction, no replay) and sends the browser back to the sign-in it started.',
+  })
+  @ApiConsumes('application/x-www-form-urlencoded')
+  @ResourceParam('connection_id', SSO_CONNECTION_ID.example, 'ssoConnection')
+  @ApiResponse({ status: 303, description: 'Back to the interaction, which finishes the sign-in' })
+  @ApiResponse({
+    status: 400,
+    description: 'No SAMLResponse, or no sign-in to return to (an HTML page)',
+  })
+  @ApiResponse({
+    status: 404,
+    description: 'No enabled SAML connection with this id (an HTML page)',
+  })
+  async consume(
+    @Param('connection_id') connectionId: string,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const samlResponse = typeof body.SAMLResponse === 'string' ? body.SAMLResponse : '';
+    const relayState = typeof body.RelayState === 'string' ? body.RelayState : undefined;
+    const page = (status: number, description: string): void => {
+      response
+        .status(status)
+        .set(PAGE_HEADERS)
+        .type('html')
+        .send(renderErrorPage('invalid_request', description));
+    };
+    if (samlResponse === '') return page(400, 'the identity provider sent no SAMLResponse');
+    const result = await this.sso.samlResponse(connectionId, {
+      SAMLResponse: samlResponse,
+      ...(relayState !== undefined ? { RelayState: relayState } : {}),
+    });
+    if (result === null) return page(404, 'no enabled SAML connection has this address');
+    if (relayState === undefined || !INTERACTION_UID.test(relayState)) {
+      // IdP-initiated (allowed by the connection): there is no application to return to.
+      return page(
+        400,
+        result.ok
+          ? 'you are signed in at your identity provider; open the application you want to use and sign in from there'
+          : 'the identity provider’s answer could not be accepted',
+      );
+    }
+    await this.sso.rememberSamlResult(relayState, result);
+    response.redirect(303, `${this.settings.publicUrl}/oauth2/interaction/${relayState}/sso/saml`);
+  }
+}

@@ -1,0 +1,217 @@
+import * as oauth from 'oauth4webapi';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toPublicId } from '#common';
+import { Sql } from '#database';
+import {
+  authorizationRequest,
+  clientAuthentication,
+  CookieJar,
+  discover,
+  insecure,
+  REDIRECT_URI,
+  registerCodeClient,
+  type RegisteredClient,
+} from './support/authorization.js';
+import { TestClient } from './support/client.js';
+import { createOrganization, type TestOrganization } from './support/factories.js';
+import { startSamlIdp, type SamlIdp } from './support/saml-idp.js';
+import { startStack, type Stack } from './support/stack.js';
+
+/**
+ * Signing in through an organisation's SAML identity provider (issue 17),
+ * against a real SimpleSAMLphp: "Sign in with SSO" sends the browser to the
+ * IdP with a signed AuthnRequest, the IdP posts its signed response to our
+ * ACS, and the sign-in ends in the same consent and authorization code as
+ * local accounts, with the account created just in time and its groups
+ * mapped to scopes.
+ */
+
+let stack: Stack;
+let client: TestClient;
+let sql: Sql;
+let idp: SamlIdp;
+let as: oauth.AuthorizationServer;
+let org: TestOrganization;
+let app: RegisteredClient;
+let connection: { id: string; acs_url: string; sp_entity_id: string; sp_metadata_url: string };
+
+const CLIENT_SCOPES = 'remote-viewing:read remote-viewing:write analytics:read profile email';
+
+beforeAll(async () => {
+  idp = await startSamlIdp({
+    users: [
+      {
+        username: 'marie',
+        password: 'radium-1898',
+        email: 'marie@saml.example.com',
+        name: 'Marie Curie',
+        groups: ['physicists', 'chemists'],
+      },
+      {
+        username: 'pierre',
+        password: 'piezo-1880',
+        email: 'pierre@saml.example.com',
+        name: 'Pierre Curie',
+        groups: [],
+      },
+    ],
+  });
+  stack = await startStack();
+  client = await TestClient.for(stack);
+  sql = stack.api.get(Sql);
+  as = await discover(stack.baseUrl);
+  org = await createOrganization(stack, client);
+  const token = await org.token();
+  const created = await client.post(
+    `/v2/enterprise/organizations/${toPublicId('organization', org.organizationId)}/sso-connections`,
+    {
+      token,
+      json: {
+        type: 'saml',
+        name: 'SimpleSAMLphp',
+        email_domains: ['saml.example.com'],
+        default_scopes: ['remote-viewing:read'],
+        group_scopes: { physicists: ['remote-viewing:write'], chemists: ['analytics:read'] },
+        idp_metadata_xml: idp.metadataXml,
+      },
+    },
+  );
+  expect(created.status, created.text).toBe(201);
+  connection = created.body;
+  // The IdP administrator's step: register our SP from its metadata (with its signing certificate).
+  const metadata = (await client.get(new URL(connection.sp_metadata_url).pathname)).text;
+  const certificate = /<(?:ds:)?X509Certificate>([^<]+)</.exec(metadata)![1]!.replace(/\s/g, '');
+  await idp.setServiceProvider({
+    entityId: connection.sp_entity_id,
+    acsUrl: connection.acs_url,
+    certificate: `-----BEGIN CERTIFICATE-----\n${certificate.match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`,
+  });
+  app = await registerCodeClient(client, token, { public: false, scope: CLIENT_SCOPES });
+});
+
+afterAll(async () => {
+  await stack?.close();
+  await idp?.stop();
+});
+
+/** Authorize, "Sign in with SSO", through the IdP's login form, and the POST back to our ACS. */
+async function signInThroughIdp(email: string, username: string, password: string) {
+  const jar = new CookieJar();
+  const request = await authorizationRequest(as, app);
+  const interaction = new URL(
+    (await jar.fetch(request.url)).headers.get('location')!,
+    stack.baseUrl,
+  );
+  const toIdp = await jar.fetch(`${interaction.href}/sso`, { method: 'POST', form: { email } });
+  expect(toIdp.status).toBe(303);
+  const authnRequest = toIdp.headers.get('location')!;
+  expect(authnRequest.startsWith(idp.ssoUrl)).toBe(true);
+  expect(new URL(authnRequest).searchParams.get('Signature')).toBeTruthy();
+  const posted = await idp.login(authnRequest, username, password);
+  expect(posted.acsUrl).toBe(connection.acs_url);
+  const form = {
+    SAMLResponse: posted.SAMLResponse,
+    ...(posted.RelayState ? { RelayState: posted.RelayState } : {}),
+  };
+  const acs = await jar.fetch(posted.acsUrl, { method: 'POST', form });
+  return { jar, request, interaction, posted, form, acs };
+}
+
+async function tokensAfter(flow: Awaited<ReturnType<typeof signInThroughIdp>>) {
+  const { jar, request, acs } = flow;
+  expect(acs.status, await acs.clone().text()).toBe(303);
+  let response = await jar.fetch(acs.headers.get('location')!);
+  expect(response.status, await response.clone().text()).toBe(303);
+  for (let step = 0; step < 6; step += 1) {
+    const next = new URL(response.headers.get('location')!, stack.baseUrl);
+    if (next.origin !== new URL(stack.baseUrl).origin) break;
+    if (next.pathname.startsWith('/oauth2/interaction/')) {
+      expect(await (await jar.fetch(next)).text()).toContain('Allow');
+      response = await jar.fetch(`${next.href}/confirm`, { method: 'POST' });
+    } else {
+      response = await jar.fetch(next);
+    }
+  }
+  const callback = new URL(response.headers.get('location')!);
+  const params = oauth.validateAuthResponse(as, app, callback, request.state);
+  const exchanged = await oauth.authorizationCodeGrantRequest(
+    as,
+    app,
+    clientAuthentication(app),
+    params,
+    REDIRECT_URI,
+    request.codeVerifier,
+    insecure,
+  );
+  const tokens = (await exchanged.json()) as Record<string, string>;
+  expect(exchanged.status, JSON.stringify(tokens)).toBe(200);
+  return tokens;
+}
+
+describe('SAML sign-in', () => {
+  it('signs a person in through the IdP, creates the account and maps their groups to scopes', async () => {
+    const flow = await signInThroughIdp('marie@saml.example.com', 'marie', 'radium-1898');
+    expect(flow.posted.RelayState).toBe(flow.interaction.pathname.split('/').pop());
+    const tokens = await tokensAfter(flow);
+    expect(tokens.scope!.split(' ').sort()).toEqual(
+      ['analytics:read', 'email', 'profile', 'remote-viewing:read', 'remote-viewing:write'].sort(),
+    );
+    const [user] = await sql.rows<Record<string, unknown>>(
+      `SELECT organization_id, name, identity_source, groups, scopes FROM users WHERE email = $1`,
+      ['marie@saml.example.com'],
+    );
+    expect(user).toMatchObject({
+      organization_id: org.organizationId,
+      name: 'Marie Curie',
+      identity_source: 'saml',
+      groups: ['chemists', 'physicists'],
+      scopes: ['analytics:read', 'remote-viewing:read', 'remote-viewing:write'],
+    });
+    expect((await client.get('/v1/sessions', { token: tokens.access_token })).status).toBe(200);
+  });
+
+  it('gives only the default scopes to someone in no mapped group', async () => {
+    const tokens = await tokensAfter(
+      await signInThroughIdp('pierre@saml.example.com', 'pierre', 'piezo-1880'),
+    );
+    expect(tokens.scope!.split(' ').sort()).toEqual(['email', 'profile', 'remote-viewing:read']);
+  });
+
+  it('refuses a response replayed into another sign-in, and a sign-in without a response', async () => {
+    const flow = await signInThroughIdp('marie@saml.example.com', 'marie', 'radium-1898');
+    await tokensAfter(flow);
+    // Replayed into another sign-in (its RelayState): refused, and that sign-in says so.
+    const jar2 = new CookieJar();
+    const request2 = await authorizationRequest(as, app);
+    const interaction2 = new URL(
+      (await jar2.fetch(request2.url)).headers.get('location')!,
+      stack.baseUrl,
+    );
+    const uid2 = interaction2.pathname.split('/').pop()!;
+    const replay = await jar2.fetch(connection.acs_url, {
+      method: 'POST',
+      form: { SAMLResponse: flow.form.SAMLResponse, RelayState: uid2 },
+    });
+    expect(replay.status).toBe(303);
+    const back = await jar2.fetch(replay.headers.get('location')!);
+    expect(back.status).toBe(403);
+    expect(await back.text()).toContain('could not be accepted');
+
+    // The interaction page without anything the ACS checked: nothing to finish.
+    const jar = new CookieJar();
+    const request = await authorizationRequest(as, app);
+    const interaction = new URL(
+      (await jar.fetch(request.url)).headers.get('location')!,
+      stack.baseUrl,
+    );
+    const early = await jar.fetch(`${interaction.href}/sso/saml`);
+    expect(early.status).toBe(400);
+
+    // No SAMLResponse, an unknown connection.
+    expect(
+      (await jar.fetch(connection.acs_url, { method: 'POST', form: { RelayState: 'x' } })).status,
+    ).toBe(400);
+    const unknown = connection.acs_url.replace(connection.id, 'sso_01jx2k9v3sfd8tq4m7n6p5r2wz');
+    expect((await jar.fetch(unknown, { method: 'POST', form: flow.form })).status).toBe(404);
+  });
+});
