@@ -1,4 +1,6 @@
+import { createServer, type Server } from 'node:http';
 import * as oauth from 'oauth4webapi';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toPublicId } from '#common';
 import { Sql } from '#database';
@@ -214,4 +216,76 @@ describe('SAML sign-in', () => {
     const unknown = connection.acs_url.replace(connection.id, 'sso_01jx2k9v3sfd8tq4m7n6p5r2wz');
     expect((await jar.fetch(unknown, { method: 'POST', form: flow.form })).status).toBe(404);
   });
+});
+
+/** Debian's Chromium (CHROMIUM_PATH elsewhere), without reaching for the outside network. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+describe('SAML sign-in in a real browser', () => {
+  it('goes to the IdP and back through its auto-posting form, and the client gets a working token', async () => {
+    const callbacks: URL[] = [];
+    let redirectUri = '';
+    const callbackServer: Server = createServer((request, response) => {
+      const url = new URL(request.url!, redirectUri);
+      if (url.pathname === '/callback') callbacks.push(url);
+      response.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Signed in</h1>');
+    });
+    await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', resolve));
+    redirectUri = `http://127.0.0.1:${(callbackServer.address() as { port: number }).port}/callback`;
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    try {
+      const spa = await registerCodeClient(client, await org.token(), {
+        public: true,
+        scope: CLIENT_SCOPES,
+        redirectUris: [redirectUri],
+      });
+      const { url, codeVerifier, state } = await authorizationRequest(as, spa, {
+        redirect_uri: redirectUri,
+      });
+      const page = await browser.newPage();
+      await page.goto(url.href);
+      await page.getByLabel('Work email').fill('marie@saml.example.com');
+      await page.getByRole('button', { name: 'Sign in with SSO' }).click();
+
+      // SimpleSAMLphp's own login form, then its page that posts the response to our ACS.
+      await page.waitForURL((current) => current.href.startsWith(idp.baseUrl));
+      await page.locator('input[name="username"]').fill('marie');
+      await page.locator('input[name="password"]').fill('radium-1898');
+      await page.locator('input[name="password"]').press('Enter');
+
+      await expect
+        .poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 30_000 })
+        .toMatch(/^Allow .* access\?$/);
+      await page.getByRole('button', { name: 'Allow' }).click();
+      await page.waitForURL((current) => current.href.startsWith(redirectUri));
+
+      const params = oauth.validateAuthResponse(as, spa, callbacks.at(-1)!, state);
+      const response = await oauth.authorizationCodeGrantRequest(
+        as,
+        spa,
+        clientAuthentication(spa),
+        params,
+        redirectUri,
+        codeVerifier,
+        insecure,
+      );
+      const tokens = await oauth.processAuthorizationCodeResponse(as, spa, response);
+      expect(tokens.scope?.split(' ')).toContain('remote-viewing:write');
+      const profile = await client.get('/v1/user/profile', { token: tokens.access_token });
+      expect(profile.status).toBe(200);
+      expect(profile.body.email).toBe('marie@saml.example.com');
+    } finally {
+      await browser.close();
+      callbackServer.close();
+    }
+  }, 90_000);
 });
