@@ -36,6 +36,8 @@ let as: oauth.AuthorizationServer;
 let org: TestOrganization;
 let app: RegisteredClient;
 let connection: { id: string; acs_url: string; sp_entity_id: string; sp_metadata_url: string };
+/** Our connection's certificate (PEM), as its SP metadata publishes it. */
+let spCertificate: string;
 
 const CLIENT_SCOPES = 'remote-viewing:read remote-viewing:write analytics:read profile email';
 
@@ -83,10 +85,11 @@ beforeAll(async () => {
   // The IdP administrator's step: register our SP from its metadata (with its signing certificate).
   const metadata = (await client.get(new URL(connection.sp_metadata_url).pathname)).text;
   const certificate = /<(?:ds:)?X509Certificate>([^<]+)</.exec(metadata)![1]!.replace(/\s/g, '');
+  spCertificate = `-----BEGIN CERTIFICATE-----\n${certificate.match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`;
   await idp.setServiceProvider({
     entityId: connection.sp_entity_id,
     acsUrl: connection.acs_url,
-    certificate: `-----BEGIN CERTIFICATE-----\n${certificate.match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`,
+    certificate: spCertificate,
   });
   app = await registerCodeClient(client, token, { public: false, scope: CLIENT_SCOPES });
 });
@@ -177,6 +180,25 @@ describe('SAML sign-in', () => {
       await signInThroughIdp('pierre@saml.example.com', 'pierre', 'piezo-1880'),
     );
     expect(tokens.scope!.split(' ').sort()).toEqual(['email', 'profile', 'remote-viewing:read']);
+  });
+
+  it('takes assertions the IdP encrypts to the connection’s certificate', async () => {
+    const sp = {
+      entityId: connection.sp_entity_id,
+      acsUrl: connection.acs_url,
+      certificate: spCertificate,
+    };
+    await idp.setServiceProvider({ ...sp, encryptionCertificate: spCertificate });
+    try {
+      const flow = await signInThroughIdp('pierre@saml.example.com', 'pierre', 'piezo-1880');
+      const xml = Buffer.from(flow.form.SAMLResponse, 'base64').toString('utf8');
+      expect(xml).toContain('EncryptedAssertion');
+      expect(xml).not.toContain('pierre@saml.example.com');
+      const tokens = await tokensAfter(flow);
+      expect(tokens.scope!.split(' ')).toContain('remote-viewing:read');
+    } finally {
+      await idp.setServiceProvider(sp);
+    }
   });
 
   it('refuses a response replayed into another sign-in, and a sign-in without a response', async () => {

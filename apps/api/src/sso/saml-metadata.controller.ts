@@ -24,7 +24,7 @@ export class SamlMetadataController {
   @ApiOperation({
     summary: "A SAML connection's service-provider metadata",
     description:
-      'Our entity id, the assertion consumer service (HTTP-POST) and our signing certificate for this connection; AuthnRequests are signed and assertions must be. No credentials needed.',
+      'Our entity id, the assertion consumer service (HTTP-POST) and this connection’s certificate, for signing and for encryption (IdPs may encrypt assertions to it); AuthnRequests are signed and responses or assertions must be. No credentials needed.',
   })
   @ResourceParam('connection_id', SSO_CONNECTION_ID.example, 'ssoConnection')
   @ApiOkResponse({
@@ -46,6 +46,7 @@ export class SamlMetadataController {
       entityId: sp.entityId,
       acsUrl: sp.acsUrl,
       signingCertificate: connection.config.spCertificate,
+      encryptionCertificate: connection.config.spCertificate,
     });
   }
 }

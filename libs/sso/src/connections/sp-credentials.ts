@@ -10,9 +10,9 @@ const ALGORITHM = {
 };
 
 /**
- * A connection's own SP signing key and self-signed certificate (RSA 2048,
- * SHA-256, ten years): what signs its AuthnRequests and what its SP metadata
- * publishes. IdPs pin the certificate from the metadata, so self-signed is
+ * A connection's own SP key and self-signed certificate (RSA 2048, SHA-256,
+ * ten years): what signs its AuthnRequests and decrypts encrypted assertions,
+ * and what its SP metadata publishes for both. IdPs pin the certificate from the metadata, so self-signed is
  * the norm; one key per connection keeps organisations' trust apart.
  */
 export async function createSpCredentials(
@@ -33,7 +33,13 @@ export async function createSpCredentials(
     notAfter,
     keys,
     signingAlgorithm: ALGORITHM,
-    extensions: [new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true)],
+    // One key signs our AuthnRequests and decrypts the assertions IdPs encrypt to us.
+    extensions: [
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
+        true,
+      ),
+    ],
   });
   const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
   const privateKey = x509.PemConverter.encode(pkcs8, 'PRIVATE KEY');

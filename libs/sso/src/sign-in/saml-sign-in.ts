@@ -65,6 +65,7 @@ export class SamlSignIn {
       this.settings.publicUrl,
       toPublicId('ssoConnection', connection.id),
     );
+    const key = await this.connections.secretOf(connection);
     const sp = new SamlServiceProvider(
       {
         spEntityId: endpoints.entityId,
@@ -72,8 +73,10 @@ export class SamlSignIn {
         idpEntityId: config.idpEntityId,
         idpSsoUrl: config.idpSsoUrl,
         idpCertificates: config.idpCertificates,
-        spPrivateKey: await this.connections.secretOf(connection),
+        spPrivateKey: key,
         spCertificate: config.spCertificate,
+        // The metadata offers the same certificate for encryption: IdPs that encrypt use it.
+        decryptionPrivateKey: key,
         clockSkewSeconds: config.clockSkewSeconds,
         allowIdpInitiated: config.allowIdpInitiated,
       },
