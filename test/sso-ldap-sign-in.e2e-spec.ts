@@ -216,6 +216,25 @@ member: uid=grace,ou=people,dc=example,dc=test
     expect(right.submitted.headers.get('retry-after')).toMatch(/^\d+$/);
   });
 
+  it('signs nobody in without an account when the connection does not provision', async () => {
+    const token = await org.token();
+    expect(
+      (await client.patch(connectionPath, { token, json: { jit_provisioning: false } })).status,
+    ).toBe(200);
+    try {
+      const { submitted } = await signInThroughDirectory(
+        'obrien@example.test',
+        'obrien-third-policeman',
+      );
+      expect(submitted.status).toBe(403);
+      expect(await submitted.text()).toContain('You have no account here yet');
+      const rows = await sql.rows(`SELECT 1 FROM users WHERE email = $1`, ['obrien@example.test']);
+      expect(rows).toEqual([]);
+    } finally {
+      await client.patch(connectionPath, { token, json: { jit_provisioning: true } });
+    }
+  });
+
   it('sends a domain without a connection back to passwords, and a disabled connection signs nobody in', async () => {
     const jar = new CookieJar();
     const request = await authorizationRequest(as, app);
