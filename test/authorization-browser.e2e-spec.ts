@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import * as oauth from 'oauth4webapi';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Scope } from '#common';
 import {
@@ -13,21 +13,9 @@ import {
   registerCodeClient,
   type RegisteredClient,
 } from './support/authorization.js';
+import { launchChromium } from './support/browser.js';
 import { TestClient } from './support/client.js';
 import { startStack, type Stack } from './support/stack.js';
-
-/** Debian's Chromium; CHROMIUM_PATH points elsewhere on other systems. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-/** This machine has no outside network; these flags stop Chromium from trying to reach it. */
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 let stack: Stack;
 let client: TestClient;
@@ -57,7 +45,7 @@ beforeAll(async () => {
     scope: `${Scope.SessionsRead} ${Scope.Profile}`,
     redirectUris: [redirectUri],
   });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

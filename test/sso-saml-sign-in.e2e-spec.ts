@@ -1,6 +1,5 @@
 import { createServer, type Server } from 'node:http';
 import * as oauth from 'oauth4webapi';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toPublicId } from '#common';
 import { Sql } from '#database';
@@ -14,6 +13,7 @@ import {
   registerCodeClient,
   type RegisteredClient,
 } from './support/authorization.js';
+import { launchChromium } from './support/browser.js';
 import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import { startSamlIdp, type SamlIdp } from './support/saml-idp.js';
@@ -240,18 +240,6 @@ describe('SAML sign-in', () => {
   });
 });
 
-/** Debian's Chromium (CHROMIUM_PATH elsewhere), without reaching for the outside network. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
 describe('SAML sign-in in a real browser', () => {
   it('goes to the IdP and back through its auto-posting form, and the client gets a working token', async () => {
     const callbacks: URL[] = [];
@@ -263,7 +251,7 @@ describe('SAML sign-in in a real browser', () => {
     });
     await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', resolve));
     redirectUri = `http://127.0.0.1:${(callbackServer.address() as { port: number }).port}/callback`;
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    const browser = await launchChromium();
     try {
       const spa = await registerCodeClient(client, await org.token(), {
         public: true,

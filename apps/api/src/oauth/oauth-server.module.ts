@@ -7,6 +7,8 @@ import { AttemptLimiter } from './authorization-server/attempt-limiter.js';
 import { AuthorizationServer } from './authorization-server/authorization-server.js';
 import { EndpointRateLimiter } from './authorization-server/endpoint-rate-limiter.js';
 import { InteractionController } from './authorization-server/interaction.controller.js';
+import { Interactions } from './authorization-server/interactions.js';
+import { SsoInteractionController } from './authorization-server/sso-interaction.controller.js';
 import { JwtIntrospection } from './authorization-server/jwt-introspection.js';
 import { WellKnownController } from './well-known.controller.js';
 
@@ -17,8 +19,14 @@ import { WellKnownController } from './well-known.controller.js';
  */
 @Module({
   imports: [AuthModule, DatabaseModule, OrganizationsModule, SsoModule],
-  controllers: [InteractionController, WellKnownController],
-  providers: [AuthorizationServer, AttemptLimiter, EndpointRateLimiter, JwtIntrospection],
+  controllers: [InteractionController, SsoInteractionController, WellKnownController],
+  providers: [
+    AuthorizationServer,
+    AttemptLimiter,
+    EndpointRateLimiter,
+    JwtIntrospection,
+    Interactions,
+  ],
   exports: [AuthorizationServer],
 })
 export class OAuthServerModule {}

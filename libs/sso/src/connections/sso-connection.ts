@@ -1,4 +1,5 @@
 import type { Mode } from '#common';
+import type { LdapSettings } from '../ldap/index.js';
 
 export const SSO_CONNECTION_TYPES = ['saml', 'ldap'] as const;
 export type SsoConnectionType = (typeof SSO_CONNECTION_TYPES)[number];
@@ -25,22 +26,7 @@ export interface SamlConfig {
 }
 
 /** An LDAP directory's settings as stored (`config`); the bind password is sealed apart. */
-export interface LdapConfig {
-  kind: 'ldap';
-  url: string;
-  startTls: boolean;
-  allowInsecure: boolean;
-  caCertificate: string | null;
-  bindDn: string;
-  userBaseDn: string;
-  userFilter: string;
-  groupBaseDn: string | null;
-  groupFilter: string | null;
-  groupNameAttribute: string;
-  nestedGroups: boolean;
-  emailAttribute: string;
-  nameAttribute: string;
-}
+export type LdapConfig = { kind: 'ldap' } & Omit<LdapSettings, 'bindPassword'>;
 
 export interface SsoConnection {
   id: string;
