@@ -16,7 +16,17 @@ import {
 import { launchChromium } from './support/browser.js';
 import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
-import { startSamlIdp, type SamlIdp } from './support/saml-idp.js';
+import { inflateRawSync } from 'node:zlib';
+import type { Attack } from './fixtures/saml/attack.js';
+import {
+  responseXml,
+  sign,
+  toBase64,
+  type ResponseFields,
+} from './fixtures/saml/forged-response.js';
+import { MESSAGE_ATTACKS } from './fixtures/saml/message-attacks.js';
+import { WRAPPING_ATTACKS } from './fixtures/saml/wrapping-attacks.js';
+import { selfSignedCertificate, startSamlIdp, type SamlIdp } from './support/saml-idp.js';
 import { startStack, type Stack } from './support/stack.js';
 
 /**
@@ -237,6 +247,84 @@ describe('SAML sign-in', () => {
     ).toBe(400);
     const unknown = connection.acs_url.replace(connection.id, 'sso_01jx2k9v3sfd8tq4m7n6p5r2wz');
     expect((await jar.fetch(unknown, { method: 'POST', form: flow.form })).status).toBe(404);
+  });
+});
+
+describe('forged responses at the ACS (attack suite)', () => {
+  const MALLORY = 'mallory@saml.example.com';
+
+  /** A sign-in in progress: its interaction and the AuthnRequest id our SP sent to the IdP. */
+  async function pendingSignIn() {
+    const jar = new CookieJar();
+    const request = await authorizationRequest(as, app);
+    const interaction = new URL(
+      (await jar.fetch(request.url)).headers.get('location')!,
+      stack.baseUrl,
+    );
+    const toIdp = await jar.fetch(`${interaction.href}/sso`, {
+      method: 'POST',
+      form: { email: MALLORY },
+    });
+    const samlRequest = new URL(toIdp.headers.get('location')!).searchParams.get('SAMLRequest')!;
+    const xml = inflateRawSync(Buffer.from(samlRequest, 'base64')).toString('utf8');
+    const requestId = /\sID="([^"]+)"/.exec(xml)![1]!;
+    return { jar, uid: interaction.pathname.split('/').pop()!, requestId };
+  }
+
+  const fieldsFor = (requestId: string): ResponseFields => ({
+    issuer: idp.entityId,
+    audience: connection.sp_entity_id,
+    recipient: connection.acs_url,
+    inResponseTo: requestId,
+    nameId: MALLORY,
+    attributes: { displayName: ['Mallory'], groups: ['physicists'] },
+  });
+
+  /** Posts a SAMLResponse to the ACS as the browser would, and follows it back to the sign-in. */
+  async function post(jar: CookieJar, form: Record<string, string>) {
+    const acs = await jar.fetch(connection.acs_url, { method: 'POST', form });
+    if (acs.status !== 303) return acs;
+    return jar.fetch(acs.headers.get('location')!);
+  }
+
+  const malloryExists = async () =>
+    (await sql.rows(`SELECT 1 FROM users WHERE email = $1`, [MALLORY])).length > 0;
+
+  it.each([...WRAPPING_ATTACKS, ...MESSAGE_ATTACKS])(
+    'refuses $name, provisioning nobody',
+    async (attack: Attack) => {
+      const { jar, uid, requestId } = await pendingSignIn();
+      const foreign = await pendingSignIn();
+      const rogue = await selfSignedCertificate('rogue idp');
+      const built = attack.build({
+        fields: fieldsFor(requestId),
+        relayState: uid,
+        foreignRequestId: foreign.requestId,
+        idp: { privateKey: idp.privateKey, certificate: idp.certificate },
+        rogue,
+      });
+      const form =
+        typeof built === 'string'
+          ? { SAMLResponse: toBase64(built), RelayState: uid }
+          : 'base64' in built
+            ? { SAMLResponse: built.base64, RelayState: uid }
+            : { SAMLResponse: toBase64(built.xml), RelayState: built.relayState };
+      const back = await post(jar, form);
+      expect(back.status, attack.name).not.toBe(303);
+      expect(await back.text()).not.toContain('Allow');
+      expect(await malloryExists()).toBe(false);
+    },
+  );
+
+  it('accepts a response signed with the IdP’s own key (so the refusals above are the attacks’)', async () => {
+    const { jar, uid, requestId } = await pendingSignIn();
+    const xml = sign(responseXml(fieldsFor(requestId)), 'Assertion', {
+      privateKey: idp.privateKey,
+      certificate: idp.certificate,
+    });
+    const back = await post(jar, { SAMLResponse: toBase64(xml), RelayState: uid });
+    expect(back.status).toBe(303);
+    expect(await malloryExists()).toBe(true);
   });
 });
 
