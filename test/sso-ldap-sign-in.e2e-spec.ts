@@ -249,6 +249,9 @@ member: uid=grace,ou=people,dc=example,dc=test
     expect(unknown.status).toBe(400);
     expect(await unknown.text()).toContain('No single sign-on is set up for elsewhere.example');
 
+    const signedIn = await finish(
+      await signInThroughDirectory('ada@example.test', 'ada-analytical-engine'),
+    );
     const token = await org.token();
     expect((await client.patch(connectionPath, { token, json: { enabled: false } })).status).toBe(
       200,
@@ -257,6 +260,16 @@ member: uid=grace,ou=people,dc=example,dc=test
       const disabled = await signInThroughDirectory('ada@example.test', 'ada-analytical-engine');
       expect(disabled.directoryPage.status).toBe(400);
       expect(disabled.submitted.status).toBe(400);
+      // Nor are the tokens of its people renewed.
+      const refreshed = await oauth.refreshTokenGrantRequest(
+        as,
+        app,
+        clientAuthentication(app),
+        signedIn.tokens.refresh_token!,
+        insecure,
+      );
+      expect(refreshed.status).toBe(400);
+      expect(((await refreshed.json()) as { error: string }).error).toBe('invalid_grant');
     } finally {
       await client.patch(connectionPath, { token, json: { enabled: true } });
     }

@@ -48,6 +48,14 @@ export class SsoSignInService implements OnModuleDestroy {
     private readonly settings: AppSettings,
   ) {}
 
+  /** Whether a connection still exists and is enabled (its people's refresh tokens depend on it). */
+  async connectionEnabled(connectionId: string): Promise<boolean> {
+    const rows = await this.sql.rows(`SELECT 1 FROM sso_connections WHERE id = $1 AND enabled`, [
+      connectionId,
+    ]);
+    return rows.length > 0;
+  }
+
   /** The enabled connection that signs in this email's domain, or null. */
   async connectionForEmail(email: string): Promise<SsoConnection | null> {
     const domain = email.trim().toLowerCase().split('@')[1];

@@ -8,6 +8,7 @@ import {
   UsersService,
   verifySecret,
 } from '#auth';
+import { SsoSignInService } from '#sso';
 import { AppSettings } from '#config';
 import { Sql } from '#database';
 import {
@@ -59,6 +60,7 @@ export class AuthorizationServer {
     private readonly rate: EndpointRateLimiter,
     private readonly jwtIntrospection: JwtIntrospection,
     private readonly revokedGrants: RevokedGrants,
+    private readonly sso: SsoSignInService,
   ) {}
 
   /** The provider signing with the current key (the interaction pages use it too). */
@@ -161,6 +163,7 @@ export class AuthorizationServer {
         signingKey: signing.privateJwk,
         cookieKeys: [await this.secrets.get('oauth-cookie-key')],
         onGrantRevoked: (grantId) => this.revokedGrants.revoke(grantId),
+        ssoConnectionEnabled: (connectionId) => this.sso.connectionEnabled(connectionId),
       }),
     );
     // X-Forwarded-* are honoured, but only from the proxies Express trusts (see below).

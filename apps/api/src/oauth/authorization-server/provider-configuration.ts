@@ -28,6 +28,8 @@ export interface ProviderDependencies {
   signingKey: JWK;
   cookieKeys: string[];
   onGrantRevoked: (grantId: string) => Promise<void>;
+  /** Whether an SSO connection still signs its people in (else their tokens are not renewed). */
+  ssoConnectionEnabled: (connectionId: string) => Promise<boolean>;
 }
 
 /**
@@ -111,7 +113,7 @@ export function providerConfiguration(deps: ProviderDependencies): Configuration
             throw new errors.InvalidTarget(`unknown resource ${indicator}`);
           refuseUnregisteredScopes(ctx, client.scope);
           return {
-            scope: await boundedByAccount(ctx, client.scope ?? '', users),
+            scope: await boundedByAccount(ctx, client.scope ?? '', deps),
             audience: publicUrl,
             accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
             accessTokenFormat: 'jwt',
@@ -185,12 +187,13 @@ const ALWAYS_FOR_PEOPLE = ['profile', 'email'];
  * The scopes of the resource for this request: the client's, and for a
  * person who signed in through SSO only those their groups map to (kept on
  * the account at every sign-in). Applied at consent, at the code exchange and
- * at every refresh, so a group taken away takes its scopes from the next token.
+ * at every refresh, so a group taken away takes its scopes from the next token,
+ * and a connection disabled or deleted stops its people's refreshes.
  */
 async function boundedByAccount(
   ctx: KoaContextWithOIDC,
   clientScope: string,
-  users: UsersService,
+  { users, ssoConnectionEnabled }: ProviderDependencies,
 ): Promise<string> {
   const entities = ctx.oidc.entities as {
     AuthorizationCode?: { accountId?: string };
@@ -203,6 +206,10 @@ async function boundedByAccount(
   const userId = accountId ? parsePublicId('user', accountId) : null;
   const user = userId === null ? null : await users.findById(userId);
   if (!user || user.scopes === null) return clientScope;
+  // A disabled (or deleted) connection signs nobody in, and renews nobody's tokens either.
+  if (user.ssoConnectionId === null || !(await ssoConnectionEnabled(user.ssoConnectionId))) {
+    throw new errors.InvalidGrant('the single sign-on connection of this account is disabled');
+  }
   const allowed = new Set([...user.scopes, ...ALWAYS_FOR_PEOPLE]);
   return clientScope
     .split(' ')
