@@ -1,10 +1,7 @@
 import type { SsoConnection, SsoConnectionInput } from '#sso';
 import { samlEndpoints, ssoConnectionPublicId } from '#sso';
-import type {
-  CreateSsoConnectionDto,
-  SsoConnectionDto,
-  UpdateSsoConnectionDto,
-} from './sso-connection.dto.js';
+import type { SsoConnectionDto } from './sso-connection-response.dto.js';
+import type { CreateSsoConnectionDto, UpdateSsoConnectionDto } from './sso-connection.dto.js';
 
 export function toSsoConnectionDto(connection: SsoConnection, publicUrl: string): SsoConnectionDto {
   const id = ssoConnectionPublicId(connection);

@@ -8,6 +8,7 @@ import {
   MAX_CLOCK_SKEW_SECONDS,
   type LdapConfig,
   type SamlConfig,
+  type SsoConnectionType,
 } from './sso-connection.js';
 
 /** The SAML fields a request may set (absent: unchanged; a metadata source replaces the others). */
@@ -36,6 +37,19 @@ export interface LdapInput {
   nestedGroups?: boolean;
   emailAttribute?: string;
   nameAttribute?: string;
+}
+
+/** What a create or update may set; absent fields are left as they are. */
+export interface SsoConnectionInput {
+  type?: SsoConnectionType;
+  name?: string;
+  emailDomains?: string[];
+  defaultScopes?: string[];
+  groupScopes?: Record<string, string[]>;
+  jitProvisioning?: boolean;
+  enabled?: boolean;
+  saml?: SamlInput;
+  ldap?: LdapInput;
 }
 
 const METADATA_MAX_BYTES = 1024 * 1024;

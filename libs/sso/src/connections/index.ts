@@ -1,9 +1,5 @@
 export * from './sso-connection.js';
-export {
-  SsoConnectionsService,
-  ssoConnectionPublicId,
-  type SsoConnectionInput,
-  type SsoTestReport,
-} from './sso-connections.service.js';
-export type { LdapInput, SamlInput } from './connection-config.js';
+export { SsoConnectionsService, ssoConnectionPublicId } from './sso-connections.service.js';
+export type { LdapInput, SamlInput, SsoConnectionInput } from './connection-config.js';
 export { IdpMetadataRefresh } from './metadata-refresh.js';
+export type { SsoTestReport } from './connection-test-report.js';

@@ -1,9 +1,6 @@
-import { X509Certificate } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import type pg from 'pg';
 import {
   AppError,
-  isScope,
   newKey,
   openSealedSecret,
   parsePublicId,
@@ -16,45 +13,27 @@ import { UsersService } from '#auth';
 import { AppSettings } from '#config';
 import { Sql, tenantConditions, TenantLists, type KeysetPage, type PageRequest } from '#database';
 import { OutboundFetcher } from '#outbound';
-import { LdapDirectory, ldapSettings, type LdapTestResult } from '../ldap/index.js';
+import { LdapDirectory, ldapSettings } from '../ldap/index.js';
 import {
-  fetchIdpMetadata,
   resolveLdapConfig,
+  type SsoConnectionInput,
   resolveSamlConfig,
-  type LdapInput,
-  type SamlInput,
 } from './connection-config.js';
 import { createSpCredentials } from './sp-credentials.js';
 import {
-  MAX_EMAIL_DOMAINS,
   MAX_GROUP_MAPPINGS,
   type LdapConfig,
   type SamlConfig,
   type SsoConnection,
-  type SsoConnectionType,
 } from './sso-connection.js';
 import { SSO_CONNECTION_ROWS } from './sso-connection-rows.js';
-
-/** What a create or update may set; absent fields are left as they are. */
-export interface SsoConnectionInput {
-  type?: SsoConnectionType;
-  name?: string;
-  emailDomains?: string[];
-  defaultScopes?: string[];
-  groupScopes?: Record<string, string[]>;
-  jitProvisioning?: boolean;
-  enabled?: boolean;
-  saml?: SamlInput;
-  ldap?: LdapInput;
-}
-
-export interface SsoTestReport {
-  ok: boolean;
-  checks: { check: string; ok: boolean; error: string | null }[];
-}
-
-const UNIQUE_VIOLATION = '23505';
-const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+import {
+  assertOwnFields,
+  checkedDomains,
+  checkedScopes,
+  claimDomains,
+} from './connection-fields.js';
+import { ldapReport, samlReport, type SsoTestReport } from './connection-test-report.js';
 
 /**
  * An organisation's SSO connections (issue 17), per tenant like every
@@ -289,113 +268,6 @@ export class SsoConnectionsService {
     }
     return fields;
   }
-}
-
-/** A field of the other type's settings is a mistake worth naming, not something to drop. */
-function assertOwnFields(type: SsoConnectionType, input: SsoConnectionInput): void {
-  const foreign = type === 'saml' ? input.ldap : input.saml;
-  const [name] = Object.keys(foreign ?? {});
-  if (name !== undefined) {
-    throw AppError.invalid(
-      name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`),
-      `is not a setting of a ${type} connection`,
-    );
-  }
-}
-
-function checkedDomains(domains: string[]): string[] {
-  if (domains.length === 0 || domains.length > MAX_EMAIL_DOMAINS) {
-    throw AppError.invalid('email_domains', `1–${MAX_EMAIL_DOMAINS} domains`);
-  }
-  const normalised = domains.map((domain, index) => {
-    const lower = domain.trim().toLowerCase();
-    if (!DOMAIN.test(lower)) {
-      throw AppError.invalid(`email_domains.${index}`, 'is not a domain name (example.com)');
-    }
-    return lower;
-  });
-  if (new Set(normalised).size !== normalised.length) {
-    throw AppError.invalid('email_domains', 'lists a domain twice');
-  }
-  return normalised;
-}
-
-function checkedScopes(principal: Principal, scopes: unknown, field: string): string[] {
-  if (!Array.isArray(scopes) || scopes.some((scope) => typeof scope !== 'string')) {
-    throw AppError.invalid(field, 'must be a list of scopes');
-  }
-  for (const scope of scopes as string[]) {
-    if (!isScope(scope)) throw AppError.invalid(field, `unknown scope ${scope}`);
-    if (!principal.scopes.includes(scope)) {
-      throw AppError.invalid(field, `${scope} is more than your own credential has`);
-    }
-  }
-  return [...new Set(scopes as string[])].sort();
-}
-
-async function claimDomains(
-  tx: pg.PoolClient,
-  connectionId: string,
-  domains: string[],
-): Promise<void> {
-  try {
-    await tx.query('SAVEPOINT claim_domains');
-    await tx.query(
-      `INSERT INTO sso_email_domains (domain, connection_id) SELECT unnest($2::text[]), $1`,
-      [connectionId, domains],
-    );
-  } catch (error) {
-    if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
-    await tx.query('ROLLBACK TO SAVEPOINT claim_domains');
-    const { rows } = await tx.query<{ domain: string }>(
-      `SELECT domain FROM sso_email_domains WHERE domain = ANY($1) AND connection_id <> $2
-        ORDER BY domain LIMIT 1`,
-      [domains, connectionId],
-    );
-    throw new AppError('CONFLICT', 'An email domain is already signed in by another connection', {
-      field: 'email_domains',
-      issue: `${rows[0]?.domain ?? 'a domain'} already belongs to an SSO connection`,
-    });
-  }
-}
-
-function ldapReport(result: LdapTestResult): SsoTestReport {
-  return {
-    ok: result.ok,
-    checks: result.steps.map((step) => ({
-      check: step.step,
-      ok: step.ok,
-      error: step.error ?? null,
-    })),
-  };
-}
-
-async function samlReport(config: SamlConfig, fetcher: OutboundFetcher): Promise<SsoTestReport> {
-  const checks: SsoTestReport['checks'] = [];
-  if (config.idpMetadataUrl !== null) {
-    try {
-      await fetchIdpMetadata(config.idpMetadataUrl, fetcher);
-      checks.push({ check: 'metadata', ok: true, error: null });
-    } catch (error) {
-      checks.push({
-        check: 'metadata',
-        ok: false,
-        error: error instanceof AppError ? String(error.details.issue) : 'could not be read',
-      });
-    }
-  }
-  const now = Date.now();
-  config.idpCertificates.forEach((pem, index) => {
-    const certificate = new X509Certificate(pem);
-    const inDate =
-      Date.parse(certificate.validFrom) <= now && now < Date.parse(certificate.validTo);
-    checks.push({
-      check: `idp_certificates.${index}`,
-      ok: inDate,
-      error: inDate ? null : `valid ${certificate.validFrom} to ${certificate.validTo}`,
-    });
-  });
-  return { ok: checks.every((check) => check.ok), checks };
 }
 
 export function ssoConnectionPublicId(connection: SsoConnection): string {

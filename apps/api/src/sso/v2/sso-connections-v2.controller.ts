@@ -16,12 +16,14 @@ import { ApiJsonBody } from '../../http/request-examples.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
 import { pageRequest, v2Page, V2ListQueryDto } from '../../http/v2-list.js';
 import {
-  CREATE_SSO_CONNECTION_EXAMPLES,
-  CreateSsoConnectionDto,
-  SSO_CONNECTION_ID,
   SsoConnectionDto,
   SsoConnectionListDto,
   SsoTestReportDto,
+} from '../sso-connection-response.dto.js';
+import {
+  CREATE_SSO_CONNECTION_EXAMPLES,
+  CreateSsoConnectionDto,
+  SSO_CONNECTION_ID,
   UpdateSsoConnectionDto,
 } from '../sso-connection.dto.js';
 import { toSsoConnectionDto, toSsoConnectionInput } from '../sso-connection.mapper.js';

@@ -1,0 +1,140 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { SSO_CONNECTION_TYPES, type SsoConnectionType } from '#sso';
+import { V2List } from '../http/v2-list.js';
+import { SSO_CONNECTION_ID } from './sso-connection.dto.js';
+
+/** A connection as the API shows it: the shared fields, then its type's (never a secret). */
+export class SsoConnectionDto {
+  @ApiProperty({ example: SSO_CONNECTION_ID.example })
+  id!: string;
+
+  @ApiProperty({ enum: SSO_CONNECTION_TYPES })
+  type!: SsoConnectionType;
+
+  @ApiProperty()
+  name!: string;
+
+  @ApiProperty({ type: [String] })
+  email_domains!: string[];
+
+  @ApiProperty({ type: [String] })
+  default_scopes!: string[];
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'array', items: { type: 'string' } },
+  })
+  group_scopes!: Record<string, string[]>;
+
+  @ApiProperty()
+  jit_provisioning!: boolean;
+
+  @ApiProperty()
+  enabled!: boolean;
+
+  @ApiPropertyOptional({ description: 'SAML: our entity id for this connection' })
+  sp_entity_id?: string;
+
+  @ApiPropertyOptional({ description: 'SAML: where the IdP posts its responses (HTTP-POST)' })
+  acs_url?: string;
+
+  @ApiPropertyOptional({
+    description: 'SAML: our SP metadata for the IdP (public, with our signing certificate)',
+  })
+  sp_metadata_url?: string;
+
+  @ApiPropertyOptional({ type: String, nullable: true })
+  idp_metadata_url?: string | null;
+
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'SAML: when the metadata was last read from idp_metadata_url',
+  })
+  metadata_fetched_at?: string | null;
+
+  @ApiPropertyOptional()
+  idp_entity_id?: string;
+
+  @ApiPropertyOptional()
+  idp_sso_url?: string;
+
+  @ApiPropertyOptional({ type: [String] })
+  idp_certificates?: string[];
+
+  @ApiPropertyOptional()
+  allow_idp_initiated?: boolean;
+
+  @ApiPropertyOptional()
+  clock_skew_seconds?: number;
+
+  @ApiPropertyOptional()
+  url?: string;
+
+  @ApiPropertyOptional()
+  start_tls?: boolean;
+
+  @ApiPropertyOptional()
+  allow_insecure?: boolean;
+
+  @ApiPropertyOptional({ type: String, nullable: true })
+  ca_certificate?: string | null;
+
+  @ApiPropertyOptional()
+  bind_dn?: string;
+
+  @ApiPropertyOptional()
+  user_base_dn?: string;
+
+  @ApiPropertyOptional()
+  user_filter?: string;
+
+  @ApiPropertyOptional({ type: String, nullable: true })
+  group_base_dn?: string | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true })
+  group_filter?: string | null;
+
+  @ApiPropertyOptional()
+  group_name_attribute?: string;
+
+  @ApiPropertyOptional()
+  nested_groups?: boolean;
+
+  @ApiPropertyOptional()
+  email_attribute?: string;
+
+  @ApiPropertyOptional()
+  name_attribute?: string;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updated_at!: string;
+}
+
+export class SsoConnectionListDto extends V2List(SsoConnectionDto) {}
+
+export class SsoTestCheckDto {
+  @ApiProperty({
+    example: 'bind',
+    description: 'connect, tls, bind, search (LDAP); metadata, idp_certificates.N (SAML)',
+  })
+  check!: string;
+
+  @ApiProperty()
+  ok!: boolean;
+
+  @ApiProperty({ type: String, nullable: true })
+  error!: string | null;
+}
+
+export class SsoTestReportDto {
+  @ApiProperty()
+  ok!: boolean;
+
+  @ApiProperty({ type: [SsoTestCheckDto] })
+  checks!: SsoTestCheckDto[];
+}
