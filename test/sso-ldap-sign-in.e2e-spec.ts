@@ -8,8 +8,8 @@ import {
   clientAuthentication,
   CookieJar,
   discover,
+  exchangeCallback,
   insecure,
-  REDIRECT_URI,
   registerCodeClient,
   type RegisteredClient,
 } from './support/authorization.js';
@@ -105,18 +105,7 @@ async function finish(flow: Awaited<ReturnType<typeof signInThroughDirectory>>) 
   response = await jar.fetch(`${consent.href}/confirm`, { method: 'POST' });
   response = await jar.fetch(new URL(response.headers.get('location')!, stack.baseUrl));
   const callback = new URL(response.headers.get('location')!);
-  const params = oauth.validateAuthResponse(as, app, callback, request.state);
-  const exchanged = await oauth.authorizationCodeGrantRequest(
-    as,
-    app,
-    clientAuthentication(app),
-    params,
-    REDIRECT_URI,
-    request.codeVerifier,
-    insecure,
-  );
-  const tokens = (await exchanged.json()) as Record<string, string>;
-  expect(exchanged.status, JSON.stringify(tokens)).toBe(200);
+  const tokens = await exchangeCallback(as, app, callback, request);
   return { consentPage, tokens };
 }
 

@@ -168,3 +168,25 @@ export function clientAuthentication(client: RegisteredClient): oauth.ClientAuth
 }
 
 export const insecure = { [oauth.allowInsecureRequests]: true } as const;
+
+/** The code a client's callback carries, checked and exchanged for tokens (a 200 token response). */
+export async function exchangeCallback(
+  as: oauth.AuthorizationServer,
+  client: RegisteredClient,
+  callback: URL,
+  request: { state: string; codeVerifier: string },
+): Promise<Record<string, string>> {
+  const params = oauth.validateAuthResponse(as, client, callback, request.state);
+  const exchanged = await oauth.authorizationCodeGrantRequest(
+    as,
+    client,
+    clientAuthentication(client),
+    params,
+    REDIRECT_URI,
+    request.codeVerifier,
+    insecure,
+  );
+  const tokens = (await exchanged.json()) as Record<string, string>;
+  if (exchanged.status !== 200) throw new Error(`token exchange failed: ${JSON.stringify(tokens)}`);
+  return tokens;
+}

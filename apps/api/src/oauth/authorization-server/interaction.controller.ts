@@ -1,9 +1,15 @@
-import { Controller, Get, Post, Req, Res, VERSION_NEUTRAL } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Get, Post, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { MAX_PASSWORD_LENGTH, UsersService, type UserEntity } from '#auth';
 import { Public } from '../../http/auth.decorator.js';
-import { belongsTo, formText, Interactions, type OpenInteraction } from './interactions.js';
+import {
+  belongsTo,
+  formText,
+  InteractionPages,
+  Interactions,
+  type OpenInteraction,
+} from './interactions.js';
 import { renderConsentPage, renderErrorPage } from './pages.js';
 
 /**
@@ -14,14 +20,7 @@ import { renderConsentPage, renderErrorPage } from './pages.js';
  * account of another one is shown why it cannot go on. Signing in through an
  * organisation's identity provider or directory: SsoInteractionController.
  */
-@ApiTags('OAuth 2.0')
-@ApiProduces('text/html')
-@ApiParam({
-  name: 'uid',
-  description: 'The interaction, bound to a cookie set by /oauth2/authorize',
-})
-@ApiResponse({ status: 400, description: 'No such interaction in this browser (an HTML page)' })
-@Controller({ path: 'oauth2/interaction/:uid', version: VERSION_NEUTRAL })
+@InteractionPages('oauth2/interaction/:uid')
 export class InteractionController {
   constructor(
     private readonly interactions: Interactions,

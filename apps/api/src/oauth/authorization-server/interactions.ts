@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { applyDecorators, Controller, Injectable, VERSION_NEUTRAL } from '@nestjs/common';
+import { ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type Provider from 'oidc-provider';
 import { UsersService, type UserEntity } from '#auth';
@@ -15,6 +16,20 @@ import {
   renderOtherOrganizationPage,
   renderSignInPage,
 } from './pages.js';
+
+/** A controller of interaction pages under `path` (`oauth2/interaction/:uid…`): HTML, bound to the uid. */
+export function InteractionPages(path: string) {
+  return applyDecorators(
+    ApiTags('OAuth 2.0'),
+    ApiProduces('text/html'),
+    ApiParam({
+      name: 'uid',
+      description: 'The interaction, bound to a cookie set by /oauth2/authorize',
+    }),
+    ApiResponse({ status: 400, description: 'No such interaction in this browser (an HTML page)' }),
+    Controller({ path, version: VERSION_NEUTRAL }),
+  );
+}
 
 export type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>;
 

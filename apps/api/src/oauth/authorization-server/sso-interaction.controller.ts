@@ -1,10 +1,10 @@
-import { Controller, Get, Post, Req, Res, VERSION_NEUTRAL } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Get, Post, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { MAX_PASSWORD_LENGTH, UsersService } from '#auth';
 import { SsoSignInService, type SsoSignInResult } from '#sso';
 import { Public } from '../../http/auth.decorator.js';
-import { formText, Interactions, type OpenInteraction } from './interactions.js';
+import { formText, InteractionPages, Interactions, type OpenInteraction } from './interactions.js';
 import { renderDirectorySignInPage } from './pages.js';
 
 /** What each SSO refusal shows: status and words (never which of password or account was wrong). */
@@ -30,14 +30,7 @@ const SSO_REFUSALS: Record<Exclude<SsoSignInResult, { ok: true }>['reason'], [nu
  * through the connection's ACS (SamlAcsController), which hands its checked
  * result to `GET …/sso/saml`. Every way ends in the same consent page.
  */
-@ApiTags('OAuth 2.0')
-@ApiProduces('text/html')
-@ApiParam({
-  name: 'uid',
-  description: 'The interaction, bound to a cookie set by /oauth2/authorize',
-})
-@ApiResponse({ status: 400, description: 'No such interaction in this browser (an HTML page)' })
-@Controller({ path: 'oauth2/interaction/:uid/sso', version: VERSION_NEUTRAL })
+@InteractionPages('oauth2/interaction/:uid/sso')
 export class SsoInteractionController {
   constructor(
     private readonly interactions: Interactions,
