@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Mode } from '#common';
+import { toPublicId, type Mode } from '#common';
 import { TestClient } from './support/client.js';
 import { createOrganization } from './support/factories.js';
 import { startStack, type Stack } from './support/stack.js';
@@ -30,6 +30,9 @@ interface Tenant {
   caseIds: string[];
   /** A history report (queued or built: either way only its tenant reaches it). */
   reportId: string;
+  /** The tenant's organisation's SSO connections path, and its one connection there. */
+  ssoPath: string;
+  ssoConnectionId: string;
 }
 
 let stack: Stack;
@@ -102,6 +105,21 @@ beforeAll(async () => {
         token,
         json: { report_type: 'history', format: 'json' },
       });
+      const ssoPath = `/v2/enterprise/organizations/${toPublicId('organization', owner.organizationId)}/sso-connections`;
+      const sso = await client.post(ssoPath, {
+        token,
+        json: {
+          type: 'ldap',
+          name: `${org}/${mode} directory`,
+          email_domains: [`${org}-${mode}.example.com`.toLowerCase()],
+          url: 'ldaps://ldap.example.com',
+          bind_dn: 'cn=service,dc=example,dc=com',
+          bind_password: `${org}/${mode} secret`,
+          user_base_dn: 'ou=people,dc=example,dc=com',
+          user_filter: '(mail={username})',
+        },
+      });
+      expect(sso.status, sso.text).toBe(201);
       const dowsingBatch = await client.post('/v2/dowsing/batch', {
         token,
         json: { queries: [{ variant: 'query', query_type: 'yes_no', question: `${org}/${mode}` }] },
@@ -123,6 +141,8 @@ beforeAll(async () => {
         analysisBatchIds,
         caseIds: [],
         reportId: report.body.report_id,
+        ssoPath,
+        ssoConnectionId: sso.body.id,
       });
     }
   }
@@ -248,6 +268,16 @@ describe('tenant isolation matrix', () => {
             client.get(`/v2/dowsing/queries/${id}`, { token }),
             client.delete(`/v1/dowsing/queries/${id}`, { token }),
           ]),
+          // Another organisation's connections path, and its connection under the caller's own path.
+          client.get(owner.ssoPath, { token }),
+          client.get(`${owner.ssoPath}/${owner.ssoConnectionId}`, { token }),
+          client.get(`${caller.ssoPath}/${owner.ssoConnectionId}`, { token }),
+          client.patch(`${caller.ssoPath}/${owner.ssoConnectionId}`, {
+            token,
+            json: { name: 'taken' },
+          }),
+          client.post(`${caller.ssoPath}/${owner.ssoConnectionId}/test`, { token }),
+          client.delete(`${caller.ssoPath}/${owner.ssoConnectionId}`, { token }),
           client.get(`/v2/reports/${owner.reportId}`, { token }),
           client.get(`/v2/reports/${owner.reportId}/download`, { token }),
           client.delete(`/v2/reports/${owner.reportId}`, { token }),
@@ -283,6 +313,16 @@ describe('tenant isolation matrix', () => {
         await client.get('/v1/oauth-clients?limit=100', { token: caller.token })
       ).body.results.map((c: { client_id: string }) => c.client_id);
       expect(listed).toEqual(caller.oauthClientIds);
+    }
+  });
+
+  it('never lists another tenant’s SSO connections', async () => {
+    for (const caller of tenants) {
+      const listed = await client.get(`${caller.ssoPath}?per_page=100`, { token: caller.token });
+      expect(
+        listed.body.data.map((c: { id: string }) => c.id),
+        caller.name,
+      ).toEqual([caller.ssoConnectionId]);
     }
   });
 
