@@ -305,6 +305,46 @@ describe('forged responses at the ACS (attack suite)', () => {
     },
   );
 
+  it('takes an unsolicited (IdP-initiated) response only where the connection allows it', async () => {
+    const IDA = 'ida@saml.example.com';
+    const unsolicited = () =>
+      toBase64(
+        sign(responseXml({ ...fieldsFor(''), inResponseTo: null, nameId: IDA }), 'Assertion', {
+          privateKey: idp.privateKey,
+          certificate: idp.certificate,
+        }),
+      );
+    const exists = async () =>
+      (await sql.rows(`SELECT 1 FROM users WHERE email = $1`, [IDA])).length > 0;
+    const jar = new CookieJar();
+    const refused = await jar.fetch(connection.acs_url, {
+      method: 'POST',
+      form: { SAMLResponse: unsolicited() },
+    });
+    expect(refused.status).toBe(403);
+    expect(await exists()).toBe(false);
+
+    const path = `/v2/enterprise/organizations/${toPublicId('organization', org.organizationId)}/sso-connections/${connection.id}`;
+    const token = await org.token();
+    expect((await client.patch(path, { token, json: { allow_idp_initiated: true } })).status).toBe(
+      200,
+    );
+    try {
+      const accepted = await jar.fetch(connection.acs_url, {
+        method: 'POST',
+        form: { SAMLResponse: unsolicited(), RelayState: 'https://evil.example/next' },
+      });
+      expect(accepted.status).toBe(200);
+      expect(accepted.headers.get('location')).toBeNull();
+      const page = await accepted.text();
+      expect(page).toContain('You are signed in');
+      expect(page).not.toContain('evil.example');
+      expect(await exists()).toBe(true);
+    } finally {
+      await client.patch(path, { token, json: { allow_idp_initiated: false } });
+    }
+  });
+
   it('accepts a response signed with the IdP’s own key (so the refusals above are the attacks’)', async () => {
     const { jar, uid, requestId } = await pendingSignIn();
     const xml = sign(responseXml(fieldsFor(requestId)), 'Assertion', {

@@ -5,7 +5,11 @@ import { AppSettings } from '#config';
 import { SsoSignInService } from '#sso';
 import { Public } from '../http/auth.decorator.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
-import { PAGE_HEADERS, renderErrorPage } from '../oauth/authorization-server/pages.js';
+import {
+  PAGE_HEADERS,
+  renderErrorPage,
+  renderIdpSignedInPage,
+} from '../oauth/authorization-server/pages.js';
 import { SSO_CONNECTION_ID } from './sso-connection.dto.js';
 
 /** An interaction uid as oidc-provider makes them: what a RelayState must look like to be followed. */
@@ -38,8 +42,14 @@ export class SamlAcsController {
   @ResourceParam('connection_id', SSO_CONNECTION_ID.example, 'ssoConnection')
   @ApiResponse({ status: 303, description: 'Back to the interaction, which finishes the sign-in' })
   @ApiResponse({
-    status: 400,
-    description: 'No SAMLResponse, or no sign-in to return to (an HTML page)',
+    status: 200,
+    description:
+      'An IdP-initiated sign-in the connection allows: the account is up to date, and the page says to open the application (an HTML page)',
+  })
+  @ApiResponse({ status: 400, description: 'No SAMLResponse (an HTML page)' })
+  @ApiResponse({
+    status: 403,
+    description: 'An IdP-initiated response the connection refuses, or one that fails its checks',
   })
   @ApiResponse({
     status: 404,
@@ -67,13 +77,17 @@ export class SamlAcsController {
     });
     if (result === null) return page(404, 'no enabled SAML connection has this address');
     if (relayState === undefined || !INTERACTION_UID.test(relayState)) {
-      // IdP-initiated (allowed by the connection): there is no application to return to.
-      return page(
-        400,
-        result.ok
-          ? 'you are signed in at your identity provider; open the application you want to use and sign in from there'
-          : 'the identity provider’s answer could not be accepted',
-      );
+      // IdP-initiated (only where the connection allows it: the SP refuses unsolicited
+      // responses otherwise). The account is provisioned and up to date, but no
+      // application is waiting: the person is told where to go, never redirected to
+      // a RelayState the sender chose.
+      if (!result.ok) return page(403, 'the identity provider’s answer could not be accepted');
+      response
+        .status(200)
+        .set(PAGE_HEADERS)
+        .type('html')
+        .send(renderIdpSignedInPage(result.user.email));
+      return;
     }
     await this.sso.rememberSamlResult(relayState, result);
     response.redirect(303, `${this.settings.publicUrl}/oauth2/interaction/${relayState}/sso/saml`);

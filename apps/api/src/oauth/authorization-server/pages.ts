@@ -226,3 +226,13 @@ export function renderErrorPage(error: string, description: string | undefined):
 <p>Go back to the application and try again.</p>`,
   );
 }
+
+/** An IdP-initiated sign-in that was accepted: there is no application waiting for it here. */
+export function renderIdpSignedInPage(email: string): string {
+  return layout(
+    'Signed in',
+    `<h1>You are signed in</h1>
+<p>Your identity provider signed you in as <strong>${escapeHtml(email)}</strong>, and your account here is up to date.</p>
+<p>No application asked for this sign-in: open the application you want to use and choose "Sign in with SSO" there.</p>`,
+  );
+}
