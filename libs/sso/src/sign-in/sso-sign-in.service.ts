@@ -1,4 +1,4 @@
-import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { UsersService, type FederatedRefusal, type UserEntity } from '#auth';
 import { parsePublicId } from '#common';
 import { Sql } from '#database';
@@ -36,6 +36,7 @@ const PENDING_TTL_SECONDS = 300;
  */
 @Injectable()
 export class SsoSignInService implements OnModuleDestroy {
+  private readonly logger = new Logger(SsoSignInService.name);
   /** One directory client (and its connection pool) per connection version. */
   private readonly directories = new Map<string, { version: number; directory: LdapDirectory }>();
 
@@ -86,6 +87,8 @@ export class SsoSignInService implements OnModuleDestroy {
     } catch (error) {
       if (!(error instanceof LdapSignInError)) throw error;
       const credentials = ['invalid_credentials', 'user_not_found', 'ambiguous_user'];
+      // Which of password, person or directory it was: for the operator, never for the page.
+      this.logger.log({ connectionId: connection.id, code: error.code }, 'LDAP sign-in refused');
       return {
         ok: false,
         reason: credentials.includes(error.code) ? 'invalid_credentials' : 'unavailable',
@@ -123,8 +126,13 @@ export class SsoSignInService implements OnModuleDestroy {
     if (!row) return null;
     const connection = SSO_CONNECTION_ROWS.fromRow(row as never);
     const consumed = await this.saml.consume(connection, body);
-    if ('refused' in consumed)
+    if ('refused' in consumed) {
+      this.logger.warn(
+        { connectionId: connection.id, code: consumed.refused },
+        'SAML response refused',
+      );
       return { ok: false, reason: 'saml_refused', detail: consumed.refused };
+    }
     return this.account(connection, 'saml', consumed.identity);
   }
 
