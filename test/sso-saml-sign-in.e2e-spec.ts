@@ -330,6 +330,18 @@ describe('forged responses at the ACS (attack suite)', () => {
       200,
     );
     try {
+      // Its RelayState is the sender's: neither a URL to follow nor a sign-in to finish.
+      const victim = await pendingSignIn();
+      const named = await jar.fetch(connection.acs_url, {
+        method: 'POST',
+        form: { SAMLResponse: unsolicited(), RelayState: victim.uid },
+      });
+      expect(named.status).toBe(200);
+      expect(named.headers.get('location')).toBeNull();
+      const untouched = await victim.jar.fetch(
+        `${stack.baseUrl}/oauth2/interaction/${victim.uid}/sso/saml`,
+      );
+      expect(untouched.status).toBe(400);
       const accepted = await jar.fetch(connection.acs_url, {
         method: 'POST',
         form: { SAMLResponse: unsolicited(), RelayState: 'https://evil.example/next' },
@@ -343,6 +355,19 @@ describe('forged responses at the ACS (attack suite)', () => {
     } finally {
       await client.patch(path, { token, json: { allow_idp_initiated: false } });
     }
+  });
+
+  it('refuses an email outside the connection’s domains, even signed by its IdP', async () => {
+    const { jar, uid, requestId } = await pendingSignIn();
+    const outsider = 'ceo@othercorp.example';
+    const xml = sign(responseXml({ ...fieldsFor(requestId), nameId: outsider }), 'Assertion', {
+      privateKey: idp.privateKey,
+      certificate: idp.certificate,
+    });
+    const back = await post(jar, { SAMLResponse: toBase64(xml), RelayState: uid });
+    expect(back.status).toBe(403);
+    expect(await back.text()).toContain('outside the domains it signs in');
+    expect(await sql.rows(`SELECT 1 FROM users WHERE email = $1`, [outsider])).toEqual([]);
   });
 
   it('accepts a response signed with the IdP’s own key (so the refusals above are the attacks’)', async () => {

@@ -71,17 +71,18 @@ export class SamlAcsController {
         .send(renderErrorPage('invalid_request', description));
     };
     if (samlResponse === '') return page(400, 'the identity provider sent no SAMLResponse');
-    const result = await this.sso.samlResponse(connectionId, {
+    const consumed = await this.sso.samlResponse(connectionId, {
       SAMLResponse: samlResponse,
       ...(relayState !== undefined ? { RelayState: relayState } : {}),
     });
-    if (result === null) return page(404, 'no enabled SAML connection has this address');
-    if (relayState === undefined || !INTERACTION_UID.test(relayState)) {
+    if (consumed === null) return page(404, 'no enabled SAML connection has this address');
+    const { result, solicited } = consumed;
+    const interaction = relayState !== undefined && INTERACTION_UID.test(relayState);
+    if (result.ok && !solicited) {
       // IdP-initiated (only where the connection allows it: the SP refuses unsolicited
       // responses otherwise). The account is provisioned and up to date, but no
-      // application is waiting: the person is told where to go, never redirected to
-      // a RelayState the sender chose.
-      if (!result.ok) return page(403, 'the identity provider’s answer could not be accepted');
+      // application is waiting: the person is told where to go. Its RelayState is the
+      // sender's: never followed as a URL, and never an interaction to finish.
       response
         .status(200)
         .set(PAGE_HEADERS)
@@ -89,6 +90,7 @@ export class SamlAcsController {
         .send(renderIdpSignedInPage(result.user.email));
       return;
     }
+    if (!interaction) return page(403, 'the identity provider’s answer could not be accepted');
     await this.sso.rememberSamlResult(relayState, result);
     response.redirect(303, `${this.settings.publicUrl}/oauth2/interaction/${relayState}/sso/saml`);
   }

@@ -15,7 +15,12 @@ export type SsoSignInResult =
   | { ok: true; user: UserEntity }
   | {
       ok: false;
-      reason: 'invalid_credentials' | 'unavailable' | 'saml_refused' | FederatedRefusal;
+      reason:
+        | 'invalid_credentials'
+        | 'unavailable'
+        | 'saml_refused'
+        | 'foreign_domain'
+        | FederatedRefusal;
       /** For the logs only: the directory's or IdP's own code. */
       detail: string;
     };
@@ -110,12 +115,15 @@ export class SsoSignInService implements OnModuleDestroy {
   /**
    * An IdP's POST to a connection's ACS: the response checked (signature,
    * audience, destination, time, InResponseTo, replay), then the account.
+   * `solicited`: it answers a request we sent (so its RelayState is the
+   * interaction that sent it); an unsolicited one (IdP-initiated, where the
+   * connection allows it) must never finish an interaction its sender names.
    * Null when the connection does not exist or is not an enabled SAML one.
    */
   async samlResponse(
     connectionPublicId: string,
     body: { SAMLResponse: string; RelayState?: string },
-  ): Promise<SsoSignInResult | null> {
+  ): Promise<{ result: SsoSignInResult; solicited: boolean } | null> {
     const id = parsePublicId('ssoConnection', connectionPublicId);
     if (id === null) return null;
     const [row] = await this.sql.rows<Record<string, unknown>>(
@@ -131,9 +139,15 @@ export class SsoSignInService implements OnModuleDestroy {
         { connectionId: connection.id, code: consumed.refused },
         'SAML response refused',
       );
-      return { ok: false, reason: 'saml_refused', detail: consumed.refused };
+      return {
+        result: { ok: false, reason: 'saml_refused', detail: consumed.refused },
+        solicited: false,
+      };
     }
-    return this.account(connection, 'saml', consumed.identity);
+    return {
+      result: await this.account(connection, 'saml', consumed.identity),
+      solicited: consumed.identity.inResponseTo !== null,
+    };
   }
 
   /**
@@ -169,6 +183,16 @@ export class SsoSignInService implements OnModuleDestroy {
     source: 'saml' | 'ldap',
     person: { email: string; name: string | null; groups: string[] },
   ): Promise<SsoSignInResult> {
+    // An IdP or directory vouches only for its own domains: an email elsewhere would take
+    // (emails are unique across organisations) an address another organisation may need.
+    const domain = person.email.trim().toLowerCase().split('@')[1] ?? '';
+    if (!connection.emailDomains.includes(domain)) {
+      this.logger.warn(
+        { connectionId: connection.id, domain },
+        'SSO sign-in refused: an email outside the connection’s domains',
+      );
+      return { ok: false, reason: 'foreign_domain', detail: domain };
+    }
     const scopes = new Set(connection.defaultScopes);
     for (const group of person.groups) {
       for (const scope of connection.groupScopes[group] ?? []) scopes.add(scope);

@@ -13,6 +13,10 @@ const SSO_REFUSALS: Record<Exclude<SsoSignInResult, { ok: true }>['reason'], [nu
   unavailable: [503, 'Your organisation’s directory could not be reached. Try again in a moment.'],
   other_organization: [403, 'This email address belongs to an account of another organisation.'],
   disabled: [403, 'This account is disabled. Ask your administrator.'],
+  foreign_domain: [
+    403,
+    'Your identity provider vouched for an email address outside the domains it signs in. Ask your administrator.',
+  ],
   saml_refused: [
     403,
     'Your identity provider’s answer could not be accepted. Try again, or ask your administrator.',
