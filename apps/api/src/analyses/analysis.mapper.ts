@@ -11,13 +11,8 @@ import {
 } from '#analyses';
 import { AppError, toPublicId } from '#common';
 import type { AnalysisResultsData, AnalysisScoreDetails, EarlierWork } from '#engines';
-import type {
-  AnalysisResultsEnvelopeDto,
-  AnalysisStatusDto,
-  AnalysisSubmittedDto,
-  EarlierWorkDto,
-  MaterialItemDto,
-} from './analysis.dto.js';
+import type { AnalysisResultsEnvelopeDto, EarlierWorkDto } from './analysis-results.dto.js';
+import type { AnalysisStatusDto, AnalysisSubmittedDto, MaterialItemDto } from './analysis.dto.js';
 import { MAX_URL_LENGTH, type SubmitAnalysisDto } from './submit-analysis.dto.js';
 
 /**

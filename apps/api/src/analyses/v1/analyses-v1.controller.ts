@@ -16,12 +16,8 @@ import { ResourceParam } from '../../http/resource-param.decorator.js';
 import { v1Page } from '../../http/v1-list.dto.js';
 import { AnalysisBatchCreatedV1Dto } from '../../batches/v1/batch-v1.dto.js';
 import { toBatchStatusV1 } from '../../batches/v1/batch-v1.mapper.js';
-import {
-  AnalysisResultsEnvelopeDto,
-  AnalysisStatusDto,
-  AnalysisSubmittedDto,
-  ANALYSIS_ID,
-} from '../analysis.dto.js';
+import { AnalysisResultsEnvelopeDto } from '../analysis-results.dto.js';
+import { AnalysisStatusDto, AnalysisSubmittedDto, ANALYSIS_ID } from '../analysis.dto.js';
 import { AnalysisListQueryV1Dto, AnalysisListV1Dto } from '../analysis-list.dto.js';
 import {
   toBatchItem,

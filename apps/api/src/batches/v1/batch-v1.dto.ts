@@ -2,7 +2,8 @@ import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from 
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, ValidateNested } from 'class-validator';
 import { BATCH_KINDS } from '#sessions';
-import { AnalysisResultsEnvelopeDto, AnalysisSubmittedDto } from '../../analyses/analysis.dto.js';
+import { AnalysisResultsEnvelopeDto } from '../../analyses/analysis-results.dto.js';
+import { AnalysisSubmittedDto } from '../../analyses/analysis.dto.js';
 import { DowsingQueryV1Dto } from '../../dowsing/dowsing-response.dto.js';
 import type { RequestExamples } from '../../http/request-examples.js';
 import { CreateSessionV1Dto } from '../../sessions/v1/create-session-v1.dto.js';
