@@ -1,71 +1,37 @@
-import { calibratedTrackRecord } from '#statistics';
 import type {
   ChartAnalysisResult,
   DepthAnalysisResult,
   EnergyDetectionResult,
-  EnergyMapResult,
-  LocationFindingResult,
   MaterialIdentificationResult,
-  MultiPointResult,
 } from './dowsing-variant-results.js';
-import type {
-  DowsingReading,
-  DowsingRequest,
-  DowsingResultData,
-  DowsingVariantInput,
-  GeoPointInput,
-} from './dowsing-engine.js';
+import type { DowsingRequest } from './dowsing-engine.js';
 import {
   DEPTH_TOLERANCE_SHARE,
   informationOptions,
-  LOCATION_ACCURACY_SHARE,
   READINGS_PER_PRECISION,
 } from './dowsing-protocol.js';
-import { type DowsingScore, scoreJudged, supportShare } from './dowsing-score.js';
+import { scoreJudged, supportShare } from './dowsing-score.js';
 import {
   COMPASS_SECTORS,
   ENERGY_SIGNATURES,
   MATERIALS,
-  UNMEASURED_SIGNATURE,
   YES_NO_ANSWERS,
 } from './dowsing-vocabulary.js';
-import { gridGeometry, placeInCircle, radialShare } from './dowsing-variant-geometry.js';
-import { roundSignificant, roundTo, roundToUnitSum } from './rounding.js';
 import {
-  type CategoricalReadings,
-  densestReadings,
-  distance,
-  type Judged,
-  readCategorical,
-  readDepths,
-  readDisc,
-} from './simulated-dowser.js';
+  type Input,
+  type VariantAnswer,
+  categoricalCommon,
+  chooseAmong,
+  meters,
+  percent,
+  place,
+  reading,
+} from './dowsing-variant-parts.js';
+import { energyMap, location, locationFinding, multiPoint } from './simulated-dowsing-places.js';
+import { roundTo, roundToUnitSum } from './rounding.js';
+import { densestReadings, readDepths } from './simulated-dowser.js';
 
-type DowsingLocation = DowsingResultData['locations'][number];
-type Input<V extends DowsingVariantInput['variant']> = Extract<DowsingVariantInput, { variant: V }>;
-
-/**
- * What one variant's readings came to. The engine adds what every variant
- * shares: the statistics of `judged`, the chart and the sentences about
- * chance (simulated-dowsing-engine.ts).
- */
-export interface VariantAnswer {
-  answer: string;
-  judged: Judged;
-  /** The baseline in words: "1 in 3 per reading", "6.25 % per reading (…)". */
-  baselineText: string;
-  /** What one trial is: a reading, or (location_finding) a pass of several marks. */
-  trialNoun: 'reading' | 'pass';
-  /** The chart's readings, each in [0, 1] (docs/statistics.md, "Dowsing", "What is shown"). */
-  chartReadings: number[];
-  /** What the readings pointed at, for the chart's interpretation. */
-  pointedAt: string;
-  coordinates?: DowsingResultData['coordinates'];
-  insights: string[];
-  locations: DowsingLocation[];
-  readings: DowsingReading[];
-  variantResult: Record<string, unknown> | null;
-}
+export type { VariantAnswer };
 
 /** Each variant's answer, from the query's seed. */
 export function answerVariant(request: DowsingRequest, seed: string): VariantAnswer {
@@ -125,129 +91,6 @@ function information(request: DowsingRequest, seed: string, n: number): VariantA
     locations: [],
     readings: [],
     variantResult: null,
-  };
-}
-
-/** location: a point inside context.location, the reading the others gather round. */
-function location(request: DowsingRequest, seed: string, n: number): VariantAnswer {
-  const circle = request.context.location!;
-  const share = LOCATION_ACCURACY_SHARE[request.precisionLevel];
-  const accuracy = circle.radius_meters * share;
-  const read = readDisc(seed, circle.radius_meters, accuracy, n, 1);
-  const [best] = densestReadings(
-    read.marks,
-    (a, b) => distance(a, b) <= accuracy,
-    () => true,
-    1,
-  );
-  const point = placeInCircle(circle, read.marks[best!.index]!);
-  const score = scoreJudged(read);
-  return {
-    answer: `${point.latitude}, ${point.longitude}`,
-    judged: read,
-    baselineText: `${percent(share ** 2)} per reading (the share of the search circle within accuracy of the truth)`,
-    trialNoun: 'reading',
-    chartReadings: read.marks.map((mark) => radialShare(mark, circle)),
-    pointedAt: `${best!.support} of ${n} readings fell within ${meters(accuracy)} of the answer`,
-    coordinates: { ...point, accuracy_meters: roundTo(accuracy, 3) },
-    insights: [
-      `The answer is the reading with the most others within ${meters(accuracy)} of it (${best!.support} of ${n}); ` +
-        `accuracy is ${percent(share)} of the ${meters(circle.radius_meters)} radius at ${request.precisionLevel} precision.`,
-    ],
-    locations: [place(point, score)],
-    readings: [reading(point, score.confidence)],
-    variantResult: null,
-  };
-}
-
-/**
- * multi_point → variant_result:
- * `{ points: [{ name, latitude, longitude, reading, confidence }], strongest }`,
- * points in the request's order; `reading` is the share of readings that
- * chose the point, `confidence` its calibrated share (prior mean 1/k; the
- * points' confidences add up to 1); `strongest` is the name of the point
- * chosen most (ties by lot), also the answer.
- */
-function multiPoint(input: Input<'multi_point'>, seed: string, n: number): VariantAnswer {
-  const names = input.points.map((p) => p.name);
-  const chosen = chooseAmong(seed, names, n);
-  const k = names.length;
-  const shares = roundToUnitSum(
-    chosen.read.counts.map((count) => supportShare(count, n, 1 / k).share),
-  );
-  const points = input.points.map((p, i) => ({
-    name: p.name,
-    latitude: p.latitude,
-    longitude: p.longitude,
-    reading: roundTo(chosen.read.counts[i]! / n),
-    confidence: shares[i]!,
-  }));
-  const strongest = input.points[chosen.top]!;
-  return {
-    ...categoricalCommon(chosen),
-    coordinates: {
-      latitude: strongest.latitude,
-      longitude: strongest.longitude,
-      accuracy_meters: 0,
-    },
-    insights: [
-      `${strongest.name} was chosen by ${chosen.read.counts[chosen.top]} of ${n} readings among ${k} points${chosen.tieNote}.`,
-    ],
-    locations: input.points.map((p, i) =>
-      place(p, {
-        confidence: shares[i]!,
-        confidence_interval: supportShare(chosen.read.counts[i]!, n, 1 / k).confidence_interval,
-      }),
-    ),
-    readings: input.points.map((p, i) => reading(p, shares[i]!)),
-    variantResult: { points, strongest: strongest.name } satisfies MultiPointResult,
-  };
-}
-
-/**
- * energy_map → variant_result:
- * `{ grid: { rows, columns, cells, cell_size_meters: { north_south, east_west } },
- *    strongest_cell: { row, column, latitude, longitude } }`.
- * `cells[row][column]` is the share of readings that chose the cell; row 0
- * is the northernmost, column 0 the westernmost (east < west crosses the
- * antimeridian). Cell sizes are along a meridian and along the box's
- * middle parallel. The strongest cell is the one chosen most (ties by lot);
- * its centre is the answer's coordinates, accurate to its farthest corner.
- */
-function energyMap(input: Input<'energy_map'>, seed: string, n: number): VariantAnswer {
-  const { rows, columns } = input.grid;
-  const k = rows * columns;
-  const labels = Array.from(
-    { length: k },
-    (_, i) => `row ${Math.floor(i / columns)}, column ${i % columns}`,
-  );
-  const chosen = chooseAmong(seed, labels, n);
-  const geometry = gridGeometry(input.bounds, rows, columns);
-  const row = Math.floor(chosen.top / columns);
-  const column = chosen.top % columns;
-  const centre = geometry.centre(row, column);
-  const cells = Array.from({ length: rows }, (_, r) =>
-    Array.from({ length: columns }, (_, c) => roundTo(chosen.read.counts[r * columns + c]! / n)),
-  );
-  const score = scoreJudged(chosen.read);
-  return {
-    ...categoricalCommon(chosen),
-    coordinates: { ...centre, accuracy_meters: roundTo(geometry.halfDiagonal(row, column), 3) },
-    insights: [
-      `The cell at ${chosen.label} was chosen by ${chosen.read.counts[chosen.top]} of ${n} readings; ` +
-        `over ${k} cells chance gives each cell ${roundSignificant(n / k, 3)}${chosen.tieNote}.`,
-    ],
-    locations: [place(centre, score)],
-    readings: chosen.read.counts.map((count, i) =>
-      reading(
-        geometry.centre(Math.floor(i / columns), i % columns),
-        roundTo(calibratedTrackRecord(count, n, 1 / k)),
-      ),
-    ),
-    variantResult: {
-      grid: { rows, columns, cells, cell_size_meters: geometry.cellSize },
-      strongest_cell: { row, column, latitude: centre.latitude, longitude: centre.longitude },
-    } satisfies EnergyMapResult,
   };
 }
 
@@ -373,72 +216,6 @@ function chartAnalysis(input: Input<'chart_analysis'>, seed: string, n: number):
 }
 
 /**
- * location_finding → variant_result:
- * `{ candidates: [{ latitude, longitude, accuracy_meters, confidence }] }`,
- * best first, at most max_candidates, all inside `area`. In each of the n
- * passes the dowser marks max_candidates places; a pass hits when any mark
- * lies within accuracy (radius × 25 %, 10 %, 5 %) of the truth, so the
- * baseline is 1 − (1 − q)^m with q = (accuracy / radius)² — the chance that
- * m random places cover the truth, never above the union bound m·q.
- * Candidates are the marks with the most marks within accuracy, each more
- * than twice the accuracy from those before it; `confidence` is the
- * candidate's calibrated share of the marks (prior mean q).
- */
-function locationFinding(
-  input: Input<'location_finding'>,
-  request: DowsingRequest,
-  seed: string,
-  n: number,
-): VariantAnswer {
-  const { area, max_candidates: m } = input;
-  const share = LOCATION_ACCURACY_SHARE[request.precisionLevel];
-  const accuracy = area.radius_meters * share;
-  const q = share ** 2;
-  const read = readDisc(seed, area.radius_meters, accuracy, n, m);
-  const marks = read.marks.length;
-  const dense = densestReadings(
-    read.marks,
-    (a, b) => distance(a, b) <= accuracy,
-    (a, b) => distance(a, b) > 2 * accuracy,
-    m,
-  );
-  const candidates = dense.map(({ index, support }) => {
-    const point = placeInCircle(area, read.marks[index]!);
-    const backing = supportShare(support, marks, q);
-    return { point, support, confidence: roundTo(backing.share), backing };
-  });
-  const [first] = candidates;
-  return {
-    answer: `${first!.point.latitude}, ${first!.point.longitude}`,
-    judged: read,
-    baselineText: `${percent(read.p0)} per pass (${m} mark${m === 1 ? '' : 's'} a pass, each covering ${percent(q)} of the area)`,
-    trialNoun: 'pass',
-    chartReadings: read.marks.map((mark) => radialShare(mark, area)),
-    pointedAt: `${first!.support} of ${marks} marks fell within ${meters(accuracy)} of the best candidate`,
-    coordinates: { ...first!.point, accuracy_meters: roundTo(accuracy, 3) },
-    insights: [
-      `${n} passes marked ${m} place${m === 1 ? '' : 's'} each for “${input.sought}” (${marks} marks); ` +
-        `${candidates.length} candidate${candidates.length === 1 ? '' : 's'} gathered the most marks within ${meters(accuracy)}, the best ${first!.support}.`,
-    ],
-    locations: candidates.map((c) =>
-      place(c.point, {
-        confidence: c.confidence,
-        confidence_interval: c.backing.confidence_interval,
-      }),
-    ),
-    readings: candidates.map((c) => reading(c.point, c.confidence)),
-    variantResult: {
-      candidates: candidates.map((c) => ({
-        latitude: c.point.latitude,
-        longitude: c.point.longitude,
-        accuracy_meters: roundTo(accuracy, 3),
-        confidence: c.confidence,
-      })),
-    } satisfies LocationFindingResult,
-  };
-}
-
-/**
  * energy_detection → variant_result: `{ signal_strength, energy_signature, window }`:
  * the signature read most (ties by lot) out of ENERGY_SIGNATURES, the share
  * of readings that named it (0..1), and the request's window, echoed.
@@ -459,80 +236,4 @@ function energyDetection(input: Input<'energy_detection'>, seed: string, n: numb
       window: { from: input.window.from, to: input.window.to },
     } satisfies EnergyDetectionResult,
   };
-}
-
-interface Chosen {
-  read: CategoricalReadings;
-  labels: readonly string[];
-  /** Index of the option read most (ties by lot). */
-  top: number;
-  label: string;
-  /** " (tied with …, the tie broken by lot)" or "". */
-  tieNote: string;
-}
-
-function chooseAmong(seed: string, labels: readonly string[], n: number): Chosen {
-  const read = readCategorical(seed, labels.length, n);
-  const top = read.ranking[0]!;
-  const tied = read.ranking.slice(1).filter((i) => read.counts[i] === read.counts[top]);
-  const others = tied.length === 1 ? '' : ` and ${tied.length - 1} more`;
-  return {
-    read,
-    labels,
-    top,
-    label: labels[top]!,
-    tieNote:
-      tied.length === 0 ? '' : ` (tied with ${labels[tied[0]!]}${others}, the tie broken by lot)`,
-  };
-}
-
-/**
- * The fields every choice among k options shares: the answer is the option
- * read most; a reading's number on the chart is its option's index / (k − 1).
- */
-function categoricalCommon(
-  chosen: Chosen,
-): Pick<
-  VariantAnswer,
-  'answer' | 'judged' | 'baselineText' | 'trialNoun' | 'chartReadings' | 'pointedAt'
-> {
-  const k = chosen.labels.length;
-  const n = chosen.read.trials;
-  return {
-    answer: chosen.label,
-    judged: chosen.read,
-    baselineText: `1 in ${k} per reading`,
-    trialNoun: 'reading',
-    chartReadings: chosen.read.picks.map((pick) => roundTo(k === 1 ? 0 : pick / (k - 1))),
-    pointedAt: `${chosen.read.counts[chosen.top]} of ${n} readings chose ${chosen.label}`,
-  };
-}
-
-/** A location the answer names, with what backs it; energy, depth and materials unmeasured. */
-function place(
-  point: GeoPointInput,
-  backing: Pick<DowsingScore, 'confidence' | 'confidence_interval'>,
-): DowsingLocation {
-  return {
-    coordinates: { lat: point.latitude, lng: point.longitude },
-    confidence: backing.confidence,
-    confidence_interval: backing.confidence_interval,
-    energy_signature: UNMEASURED_SIGNATURE,
-    depth_meters: null,
-    material_composition: [],
-  };
-}
-
-function reading(point: GeoPointInput, confidence: number): DowsingReading {
-  return { latitude: point.latitude, longitude: point.longitude, confidence };
-}
-
-function percent(share: number): string {
-  return `${roundSignificant(share * 100, 3)} %`;
-}
-
-function meters(value: number): string {
-  return value < 1_000
-    ? `${roundSignificant(value, 3)} m`
-    : `${roundSignificant(value / 1_000, 3)} km`;
 }
