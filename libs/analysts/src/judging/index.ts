@@ -1,0 +1,1 @@
+export { JudgingModule } from './judging.module.js';

@@ -1,0 +1,1 @@
+export { MembersModule } from './members.module.js';

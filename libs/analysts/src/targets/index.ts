@@ -1,0 +1,1 @@
+export { TargetPoolModule } from './targets.module.js';

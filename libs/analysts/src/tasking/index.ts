@@ -1,0 +1,1 @@
+export { TaskingModule } from './tasking.module.js';
