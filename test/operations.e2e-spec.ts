@@ -2,7 +2,7 @@ import { Controller, Get, type Type } from '@nestjs/common';
 import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CredentialResolver } from '#auth';
+import { CredentialResolver, UsersService } from '#auth';
 import { AUTH_METADATA, Public } from '../apps/api/src/http/auth.decorator.js';
 import { AuthGuard } from '../apps/api/src/http/auth.guard.js';
 import { RequestLimiter } from '../apps/api/src/http/request-limiter.js';
@@ -172,6 +172,7 @@ describe('the route inventory', () => {
       new Reflector(),
       stack.api.get(CredentialResolver),
       stack.api.get(RequestLimiter),
+      stack.api.get(UsersService),
     );
     class Undeclared {
       handler() {}

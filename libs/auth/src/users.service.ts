@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import { AppError, newKey, parsePublicId, type Principal } from '#common';
-import { UserEntity, type IdentitySource } from './entities/user.entity.js';
+import { UserEntity, type IdentitySource, type MemberRole } from './entities/user.entity.js';
 import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 
 /** Someone an SSO connection vouched for, with what their groups map to. */
@@ -20,6 +20,15 @@ export interface FederatedIdentity {
 
 /** Why an SSO sign-in found no account to sign in, in words for the sign-in page. */
 export type FederatedRefusal = 'other_organization' | 'disabled' | 'not_provisioned';
+
+/** A person acting through their own access token, with what they do in the organisation. */
+export interface Member {
+  userId: string;
+  organizationId: string;
+  email: string;
+  name: string;
+  roles: MemberRole[];
+}
 
 /** Local accounts of the authorization server's sign-in page, and people signing in through SSO. */
 @Injectable()
@@ -48,6 +57,39 @@ export class UsersService {
       throw AppError.unauthorized('the user of this token no longer exists');
     }
     return user;
+  }
+
+  /**
+   * The member behind a person's access token (authorization code flow), read
+   * afresh so a role taken away or an account disabled counts at once; null
+   * for a client's token or an API key. A token of a person who no longer
+   * exists here is no longer valid.
+   */
+  async memberOf(principal: Principal): Promise<Member | null> {
+    if (principal.credential !== 'access_token') return null;
+    const userId = parsePublicId('user', principal.subject);
+    if (userId === null) return null;
+    const user = await this.users.findOne({
+      where: { id: userId },
+      select: {
+        id: true,
+        organizationId: true,
+        email: true,
+        name: true,
+        roles: true,
+        disabledAt: true,
+      },
+    });
+    if (!user || user.disabledAt !== null || user.organizationId !== principal.organizationId) {
+      throw AppError.unauthorized('the user of this token no longer exists');
+    }
+    return {
+      userId: user.id,
+      organizationId: user.organizationId,
+      email: user.email,
+      name: user.name,
+      roles: user.roles,
+    };
   }
 
   /** Emails are compared without regard to case (the unique index is on lower(email)). */

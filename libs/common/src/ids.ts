@@ -27,6 +27,12 @@ export const ID_PREFIXES = {
   oauthClient: 'cli',
   user: 'usr',
   ssoConnection: 'sso',
+  assignment: 'asgmt',
+  judgingTask: 'jdg',
+  target: 'tgt',
+  candidate: 'cand',
+  sketch: 'skt',
+  targetPhoto: 'photo',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

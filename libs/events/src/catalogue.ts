@@ -16,6 +16,12 @@ export const EVENT_TYPES = [
   'history.outcome_verified',
   'report.completed',
   'report.failed',
+  'assignment.created',
+  'assignment.declined',
+  'assignment.submitted',
+  'assignment.expired',
+  'judging_task.created',
+  'judging_task.ranked',
   'account.subscription_updated',
   'account.usage_threshold_reached',
   'account.payment_succeeded',
@@ -118,6 +124,32 @@ export interface ReportEventBase extends Sequenced {
   format: string;
 }
 
+/**
+ * Our addition (issue 18): an analyst's assignment on a piece of work. Blind
+ * like the assignment itself: the reference number and the commitment, never
+ * the target, its material or who asked for the work.
+ */
+export interface AssignmentEventBase extends Sequenced {
+  assignment_id: string;
+  /** The session, analysis or dowsing query (`sess_…`, `anal_…`, `dowse_…`). */
+  work_id: string;
+  kind: 'session' | 'analysis' | 'dowsing';
+  analyst_id: string;
+  target_reference_number: string;
+  status: string;
+  deadline: string;
+}
+
+/** Our addition (issue 18): blind judging of a completed piece of work. */
+export interface JudgingTaskEventBase extends Sequenced {
+  judging_task_id: string;
+  work_id: string;
+  kind: 'session' | 'analysis' | 'dowsing';
+  /** Null while no judge who did not work on it is free. */
+  judge_id: string | null;
+  status: string;
+}
+
 interface AccountEventBase extends Sequenced {
   organization_id: string;
 }
@@ -174,6 +206,19 @@ export interface EventDataMap {
     expires_at: string;
   };
   'report.failed': ReportEventBase & { status: 'failed'; failure: string; failed_at: string };
+  'assignment.created': AssignmentEventBase & { target_commitment: string; created_at: string };
+  'assignment.declined': AssignmentEventBase & { declined_at: string };
+  /** `amended`: the analyst replaced an earlier submission (allowed until the deadline). */
+  'assignment.submitted': AssignmentEventBase & { submitted_at: string; amended: boolean };
+  'assignment.expired': AssignmentEventBase & { expired_at: string };
+  'judging_task.created': JudgingTaskEventBase & { candidate_count: number; created_at: string };
+  /** `hit`: the judge ranked the true target first; `true_rank` is where they put it (1 = best). */
+  'judging_task.ranked': JudgingTaskEventBase & {
+    hit: boolean;
+    true_rank: number;
+    candidate_count: number;
+    ranked_at: string;
+  };
   'account.subscription_updated': AccountEventBase & {
     plan: string;
     previous_plan: string;

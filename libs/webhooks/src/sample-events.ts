@@ -13,6 +13,20 @@ const REPORT = {
   report_type: 'history',
   format: 'pdf',
 };
+const ASSIGNMENT = {
+  assignment_id: 'asgmt_01jh2x7v4ke8rbk3a8y0v0d7qz',
+  work_id: SESSION.session_id,
+  kind: 'session' as const,
+  analyst_id: 'analyst_01jh2x7v4ke8rbk3a8y0v0d7qz',
+  target_reference_number: '4821-7305',
+  deadline: '2026-01-15T11:30:00.000Z',
+};
+const JUDGING_TASK = {
+  judging_task_id: 'jdg_01jh2x7v4ke8rbk3a8y0v0d7qz',
+  work_id: SESSION.session_id,
+  kind: 'session' as const,
+  judge_id: 'analyst_01jh2x7v4ke8rbk3a8y0v0d7r0',
+};
 const ORGANIZATION = { organization_id: 'org_01jh2x7v4ke8rbk3a8y0v0d7qz' };
 const NOTICE = {
   notice_id: 'notice_sample',
@@ -150,6 +164,38 @@ const SAMPLES: { [T in EventType]: EventDataMap[T] } = {
     failure: 'the report could not be built',
     failed_at: AT,
     sequence: 1,
+  },
+  'assignment.created': {
+    ...ASSIGNMENT,
+    status: 'assigned',
+    target_commitment: 'd2a84f4b8b650937ec8f73cd8be2c74add5a911ba64df27458ed8229da804a26',
+    created_at: AT,
+    sequence: 1,
+  },
+  'assignment.declined': { ...ASSIGNMENT, status: 'declined', declined_at: AT, sequence: 2 },
+  'assignment.submitted': {
+    ...ASSIGNMENT,
+    status: 'submitted',
+    submitted_at: AT,
+    amended: false,
+    sequence: 2,
+  },
+  'assignment.expired': { ...ASSIGNMENT, status: 'expired', expired_at: AT, sequence: 2 },
+  'judging_task.created': {
+    ...JUDGING_TASK,
+    status: 'pending',
+    candidate_count: 5,
+    created_at: AT,
+    sequence: 1,
+  },
+  'judging_task.ranked': {
+    ...JUDGING_TASK,
+    status: 'ranked',
+    hit: true,
+    true_rank: 1,
+    candidate_count: 5,
+    ranked_at: AT,
+    sequence: 2,
   },
   'account.subscription_updated': {
     ...ORGANIZATION,

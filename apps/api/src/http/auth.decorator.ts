@@ -5,7 +5,8 @@ import {
   type ExecutionContext,
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtension, ApiResponse, ApiSecurity } from '@nestjs/swagger';
-import type { Principal, ScopeName } from '#common';
+import { AppError, type Principal, type ScopeName } from '#common';
+import type { Member } from '#auth';
 import { ErrorEnvelopeDto } from './error-envelope.dto.js';
 import type { ApiRequest } from './request-context.js';
 
@@ -15,6 +16,13 @@ export interface AuthRequirement {
   scopes: ScopeName[];
   /** Only OAuth access tokens, not API keys (e.g. creating API keys). */
   accessTokenOnly?: boolean;
+  /**
+   * Analysts and judges may call it with their own token (their assignments,
+   * judging tasks, submissions, profile). Every other route is for admins and
+   * for the organisation's clients and API keys: a person without the
+   * `admin` role gets 403 there, so the blind never see the targets.
+   */
+  members?: boolean;
 }
 
 export type AuthDeclaration = AuthRequirement | 'public';
@@ -92,6 +100,27 @@ export const CurrentPrincipal = createParamDecorator(
     const principal = context.switchToHttp().getRequest<ApiRequest>().principal;
     if (!principal) throw new Error('CurrentPrincipal used on a route without @Auth');
     return principal;
+  },
+);
+
+/**
+ * The person calling with their own access token (authorization code flow);
+ * 403 for a client's token or an API key — such routes act for a person.
+ */
+export const CurrentMember = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): Member => {
+    const member = context.switchToHttp().getRequest<ApiRequest>().member;
+    if (!member) {
+      throw new AppError(
+        'FORBIDDEN',
+        'This endpoint acts for a person signed in with their own access token',
+        {
+          issue:
+            'sign the person in with the authorization code flow and call with their token; API keys and client credentials act for no one',
+        },
+      );
+    }
+    return member;
   },
 );
 

@@ -1,7 +1,7 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AppError, missingScopes } from '#common';
-import { CredentialResolver, credentialHeadersOf } from '#auth';
+import { CredentialResolver, credentialHeadersOf, UsersService } from '#auth';
 import { AUTH_METADATA, type AuthDeclaration } from './auth.decorator.js';
 import type { Response } from 'express';
 import type { ApiRequest } from './request-context.js';
@@ -14,6 +14,7 @@ export class AuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly credentials: CredentialResolver,
     private readonly limiter: RequestLimiter,
+    private readonly users: UsersService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -47,6 +48,19 @@ export class AuthGuard implements CanActivate {
     }
     const missing = missingScopes(principal.scopes, declaration.scopes);
     if (missing.length > 0) throw AppError.forbidden(missing);
+    const member = await this.users.memberOf(principal);
+    if (member) {
+      request.member = member;
+      if (!declaration.members && !member.roles.includes('admin')) throw membersOnlyTheirWork();
+    }
     return true;
   }
+}
+
+/** Analysts and judges are blind: outside their own work they reach nothing. */
+function membersOnlyTheirWork(): AppError {
+  return new AppError('FORBIDDEN', 'Analysts and judges reach only their own work', {
+    issue:
+      'this endpoint needs the admin role; analysts and judges use /v2/assignments, /v2/judging-tasks and the results endpoints',
+  });
 }

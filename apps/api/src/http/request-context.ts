@@ -1,10 +1,13 @@
 import type { Request } from 'express';
+import type { Member } from '#auth';
 import type { Principal } from '#common';
 
 /** What the HTTP layer attaches to a request. */
 export interface ApiRequest extends Request {
   id: string;
   principal?: Principal;
+  /** Set when the principal is a person's access token. */
+  member?: Member;
 }
 
 /** Version 2 routes answer errors in the version 2 form. */

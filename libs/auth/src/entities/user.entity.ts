@@ -11,6 +11,11 @@ import {
 /** A person who signs in on the authorization page; local accounts keep an argon2id hash. */
 @Entity({ name: 'users' })
 @Check('CHK_users_identity_source', `"identity_source" IN ('local', 'saml', 'ldap')`)
+@Check('CHK_users_roles', `"roles" <@ ARRAY['admin', 'analyst', 'judge']::text[]`)
+@Index('users_invitation_hash_key', ['invitationHash'], {
+  unique: true,
+  where: '"invitation_hash" IS NOT NULL',
+})
 export class UserEntity {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;
@@ -59,6 +64,21 @@ export class UserEntity {
 
   @Column({ name: 'last_sign_in_at', type: 'timestamptz', nullable: true })
   lastSignInAt!: Date | null;
+
+  /** What the person does in the organisation (docs/analysts.md); accounts from before are admins. */
+  @Column({ type: 'text', array: true, default: () => "'{admin}'" })
+  roles!: MemberRole[];
+
+  /** SHA-256 (hex) of the one-time invitation token, until the person sets a password. */
+  @Column({ name: 'invitation_hash', type: 'text', nullable: true })
+  invitationHash!: string | null;
+
+  @Column({ name: 'invitation_expires_at', type: 'timestamptz', nullable: true })
+  invitationExpiresAt!: Date | null;
 }
 
 export type IdentitySource = 'local' | 'saml' | 'ldap';
+
+/** `admin` runs the organisation; `analyst` does blind work; `judge` ranks it (several allowed). */
+export const MEMBER_ROLES = ['admin', 'analyst', 'judge'] as const;
+export type MemberRole = (typeof MEMBER_ROLES)[number];

@@ -20,6 +20,7 @@ import { Reports1764093600000 } from './1764093600000-reports.js';
 import { HistoryRollupGrains1764097200000 } from './1764097200000-history-rollup-grains.js';
 import { SsoConnections1764100800000 } from './1764100800000-sso-connections.js';
 import { SsoUsers1764104400000 } from './1764104400000-sso-users.js';
+import { AnalystWork1764108000000 } from './1764108000000-analyst-work.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   HistoryRollupGrains1764097200000,
   SsoConnections1764100800000,
   SsoUsers1764104400000,
+  AnalystWork1764108000000,
 ];
