@@ -6,6 +6,11 @@ import { DatabaseModule } from '#database';
 import { QueueModule } from '#queue';
 import { AnalysesHttpModule } from './analyses/analyses-http.module.js';
 import { AnalyticsHttpModule } from './analytics/analytics-http.module.js';
+import { AnalystsHttpModule } from './analysts/analysts-http.module.js';
+import { AssignmentsHttpModule } from './assignments/assignments-http.module.js';
+import { InvitationsHttpModule } from './invitations/invitations-http.module.js';
+import { JudgingHttpModule } from './judging/judging-http.module.js';
+import { TargetsHttpModule } from './targets/targets-http.module.js';
 import { ApiKeysHttpModule } from './api-keys/api-keys-http.module.js';
 import { BatchesHttpModule } from './batches/batches-http.module.js';
 import { DowsingHttpModule } from './dowsing/dowsing-http.module.js';
@@ -52,6 +57,11 @@ export class ApiModule {
         AnalysesHttpModule,
         ReportsHttpModule,
         SsoHttpModule,
+        AnalystsHttpModule,
+        AssignmentsHttpModule,
+        JudgingHttpModule,
+        TargetsHttpModule,
+        InvitationsHttpModule,
         DowsingHttpModule,
         AnalyticsHttpModule,
         HistoryHttpModule,
