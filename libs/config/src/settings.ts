@@ -21,6 +21,14 @@ export interface Settings {
   bootstrapAdmin: { email: string; password: string } | null;
   logLevel: LogLevel;
   simulatedStepMs: number;
+  /**
+   * How much faster than the wall clock analyst deadlines run: a deadline is
+   * `duration_minutes` / this after tasking. 1 in production; tests and
+   * demonstrations raise it so a 30-minute deadline passes in seconds.
+   */
+  analystClockScale: number;
+  /** How often the worker closes analyst work whose deadline has passed. */
+  analystDeadlineSweepMs: number;
   workerConcurrency: number;
   workerHealthPort: number | null;
   shutdownGraceMs: number;
@@ -296,6 +304,8 @@ export function parseSettings(env: Env): Settings {
     bootstrapAdmin: bootstrapAdmin(env),
     logLevel: logLevel(env),
     simulatedStepMs: integer(env, 'SIMULATED_STEP_MS', 500, 0, 600_000),
+    analystClockScale: integer(env, 'ANALYST_CLOCK_SCALE', 1, 1, 100_000),
+    analystDeadlineSweepMs: integer(env, 'ANALYST_DEADLINE_SWEEP_MS', 10_000, 100, 3_600_000),
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 50, 1, 1000),
     workerHealthPort: optionalPort(env, 'WORKER_HEALTH_PORT'),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),

@@ -6,8 +6,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   allowed. Accounts from before keep running the organisation (`admin`).
  *   An invitation is a one-time token kept only as its SHA-256.
  * - `work_taskings`: one per piece of work given to people — the random
- *   target reference number, the target's commitment (SHA-256 of
- *   `{nonce}:{target}`) and its nonce (revealed once the work is done),
+ *   target reference number, the target (revealed to the analysts once the
+ *   work is done; deleted with the work), its commitment (SHA-256 of
+ *   `{nonce}:{target}`) and the nonce (revealed with it),
  *   how many analysts, the deadline, and whether it is judged.
  * - `assignments`: one per analyst on a tasking; the submission lives on it
  *   (one per analyst, amended in place until the deadline), its sketches in
@@ -40,6 +41,7 @@ export class AnalystWork1764108000000 implements MigrationInterface {
         "work_kind" text NOT NULL CHECK ("work_kind" IN ('session', 'analysis', 'dowsing')),
         "work_id" uuid NOT NULL,
         "target_reference_number" text NOT NULL,
+        "target" text,
         "target_commitment" text NOT NULL,
         "target_nonce" text NOT NULL,
         "target_id" uuid,
