@@ -34,6 +34,8 @@ describe('settings', () => {
       bootstrapAdmin: null,
       logLevel: 'info',
       simulatedStepMs: 500,
+      analystClockScale: 1,
+      analystDeadlineSweepMs: 10_000,
       bodyLimitBytes: 1024 * 1024,
       historyImportMaxBytes: 64 * 1024 * 1024,
       signingKeySecret: null,
