@@ -7,3 +7,5 @@ export * from './sealed-secrets.js';
 export * from './canonical-json.js';
 export * from './log-serializers.js';
 export * from './storable-text.js';
+export * from './content-sniffing.js';
+export * from './image-dimensions.js';

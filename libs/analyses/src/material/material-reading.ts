@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readPdf, readText, type DocumentFacts } from './document-reading.js';
 import type { MaterialItem, MaterialKind } from './material-item.js';
 import { PHOTO_TYPES, readPhoto, type PhotoFacts } from './photo-reading.js';
-import { mediaTypeEssence, refineContentType, sniffContentType } from './content-sniffing.js';
+import { mediaTypeEssence, refineContentType, sniffContentType } from '#common';
 
 const DOCUMENT_TEXT_TYPES = new Set(['text/plain', 'text/markdown', 'text/csv']);
 const PHOTO_NAMES = 'JPEG, PNG, WebP, GIF, TIFF, HEIC, AVIF or BMP';

@@ -1,5 +1,5 @@
 import exifr from 'exifr';
-import { imageSize } from 'image-size';
+import { imageDimensions, ownBuffer } from '#common';
 import type { PhotoExif } from './material-item.js';
 
 /** Image types read as photos: what image-size measures and browsers show. */
@@ -25,20 +25,8 @@ export interface PhotoFacts {
 /** Dimensions and EXIF facts of an image of one of PHOTO_TYPES; throws when it cannot be measured. */
 export async function readPhoto(bytes: Uint8Array): Promise<PhotoFacts> {
   const own = ownBuffer(bytes);
-  const { width, height } = imageSize(own);
-  if (!(width > 0 && height > 0)) throw new Error('it has no dimensions');
+  const { width, height } = imageDimensions(own);
   return { width, height, exif: await readExif(own) };
-}
-
-/**
- * The bytes in an ArrayBuffer of their own. image-size reads through a DataView
- * that starts at the view's offset but runs to the end of the underlying
- * buffer, so a truncated image in a Buffer slice (small Buffers share Node's
- * pool) would be measured from whatever bytes follow it.
- */
-function ownBuffer(bytes: Uint8Array): Uint8Array {
-  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-  return whole ? bytes : new Uint8Array(bytes);
 }
 
 /**

@@ -8,7 +8,7 @@ import {
 } from './content-sniffing.js';
 
 const fixture = (name: string) =>
-  readFileSync(new URL(`../../../../test/fixtures/reference-material/${name}`, import.meta.url));
+  readFileSync(new URL(`../../../test/fixtures/reference-material/${name}`, import.meta.url));
 const utf8 = (text: string) => new TextEncoder().encode(text);
 
 describe('sniffContentType', () => {
