@@ -2,6 +2,7 @@
 export { binomialTailP } from './binomial.js';
 export { wilsonInterval, Z_95 } from './wilson.js';
 export { rateOf, type Rate } from './rate.js';
+export { meanChance, rateAgainstChance } from './chance-rate.js';
 export { saicAccuracy, saicReliability } from './saic.js';
 export {
   type GeoPoint,
