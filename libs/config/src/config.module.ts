@@ -20,6 +20,8 @@ export abstract class AppSettings implements Settings {
   declare bootstrapAdmin: Settings['bootstrapAdmin'];
   declare logLevel: Settings['logLevel'];
   declare simulatedStepMs: number;
+  declare analystClockScale: number;
+  declare analystDeadlineSweepMs: number;
   declare workerConcurrency: number;
   declare workerHealthPort: number | null;
   declare shutdownGraceMs: number;

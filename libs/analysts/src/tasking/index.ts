@@ -1,1 +1,12 @@
 export { TaskingModule } from './tasking.module.js';
+export { type AssignmentFilters, assignmentPublicId, TaskingService } from './tasking.service.js';
+export { workPublicId } from './assignment-events.js';
+export * from './tasking.js';
+export { commitTarget, targetCommitment, targetReferenceNumber } from './target-commitment.js';
+export {
+  combineSubmissions,
+  type CombinedResults,
+  OPEN_SEARCH_RADIUS_METERS,
+  type RecordForResults,
+  type SubmissionForResults,
+} from './combine-submissions.js';
