@@ -55,7 +55,18 @@ describe('rateAgainstChance', () => {
 
 describe('meanChance', () => {
   it('weighs each baseline by its trials', () => {
-    expect(meanChance([{ p: 0.2, trials: 3 }, { p: 0.5, trials: 1 }])).toBeCloseTo(1.1 / 4, 15);
+    expect(
+      meanChance([
+        { p: 0.2, trials: 3 },
+        { p: 0.5, trials: 1 },
+      ]),
+    ).toBeCloseTo(1.1 / 4, 15);
+    expect(
+      meanChance([
+        { p: 0.2, trials: 3 },
+        { p: 0.5, trials: 0 },
+      ]),
+    ).toBe(0.2);
     expect(meanChance([])).toBe(0);
   });
 });

@@ -26,11 +26,16 @@ export function rateAgainstChance(hits: number, groups: readonly TrialGroup[]): 
   };
 }
 
-/** Σ p_i·trials_i / Σ trials_i: the hit rate chance alone gives on average (0 without trials). */
+/**
+ * Σ p_i·trials_i / Σ trials_i: the hit rate chance alone gives on average (0
+ * without trials); exactly p when every trial has the same p.
+ */
 export function meanChance(groups: readonly TrialGroup[]): number {
+  const used = groups.filter((g) => g.trials > 0);
+  if (used.length > 0 && used.every((g) => g.p === used[0]!.p)) return used[0]!.p;
   let n = 0;
   let expected = 0;
-  for (const { p, trials } of groups) {
+  for (const { p, trials } of used) {
     n += trials;
     expected += p * trials;
   }

@@ -1,4 +1,23 @@
 import { Module } from '@nestjs/common';
+import { DatabaseModule } from '#database';
+import { EventsModule } from '#events';
+import { WaitingJudgingTasks } from './judge-assignment-task.js';
+import { JudgingTasks } from './judging-tasks.js';
+import { JudgingService } from './judging.service.js';
+import { TrackRecords } from './track-records.js';
 
-@Module({})
+/** Blind judging and track records (docs/analysts.md), for the API and the worker alike. */
+@Module({
+  imports: [DatabaseModule, EventsModule],
+  providers: [JudgingService, JudgingTasks, TrackRecords],
+  exports: [JudgingService, JudgingTasks, TrackRecords],
+})
 export class JudgingModule {}
+
+/** The worker's side: waiting judging tasks given out periodically (`judging.assign-waiting`). */
+@Module({
+  imports: [DatabaseModule, JudgingModule],
+  providers: [WaitingJudgingTasks],
+  exports: [WaitingJudgingTasks],
+})
+export class JudgingWorkModule {}
