@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
 import { AnalystsModule } from '#analysts';
+import { TargetsController } from './targets.controller.js';
 
 @Module({
   imports: [AnalystsModule],
-  controllers: [],
+  controllers: [TargetsController],
 })
 export class TargetsHttpModule {}

@@ -1,4 +1,13 @@
 import { Module } from '@nestjs/common';
+import { DatabaseModule } from '#database';
+import { OutboundModule } from '#outbound';
+import { TargetPool } from './target-pool.js';
+import { TargetsService } from './targets.service.js';
 
-@Module({})
+/** The organisation's target pool: managed through TargetsService, drawn from through TargetPool. */
+@Module({
+  imports: [DatabaseModule, OutboundModule],
+  providers: [TargetsService, TargetPool],
+  exports: [TargetsService, TargetPool],
+})
 export class TargetPoolModule {}
