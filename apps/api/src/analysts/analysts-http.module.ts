@@ -1,8 +1,12 @@
 import { Module } from '@nestjs/common';
 import { AnalystsModule } from '#analysts';
+import { AnalystTrackRecords } from './analyst-track-records.js';
+import { AnalystsV2Controller } from './v2/analysts-v2.controller.js';
 
+/** The people API (/v2/analysts): members, their roles, invitations and track records. */
 @Module({
   imports: [AnalystsModule],
-  controllers: [],
+  controllers: [AnalystsV2Controller],
+  providers: [AnalystTrackRecords],
 })
 export class AnalystsHttpModule {}

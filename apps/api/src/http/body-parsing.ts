@@ -12,7 +12,7 @@ const FORM_TYPE = 'application/x-www-form-urlencoded';
  * forms), and so do SAML assertion consumer services (the IdP's auto-posted
  * form); every other body is JSON.
  */
-const FORM_PREFIXES = ['/oauth2/', '/sso/saml/'];
+const FORM_PREFIXES = ['/oauth2/', '/sso/saml/', '/invitations/'];
 
 /**
  * Body parsing is ours rather than Nest's so its errors (malformed JSON, too

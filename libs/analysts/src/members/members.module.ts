@@ -1,4 +1,19 @@
 import { Module } from '@nestjs/common';
+import { DatabaseModule } from '#database';
+import { JudgingModule } from '../judging/judging.module.js';
+import { TaskingModule } from '../tasking/tasking.module.js';
+import { InvitationsService } from './invitations.service.js';
+import { MemberConsequences } from './member-consequences.js';
+import { MembersService } from './members.service.js';
 
-@Module({})
+/**
+ * The people of an organisation: members with roles, and their invitations.
+ * A change of roles moves work (tasking, judging), so this module builds on
+ * theirs; they must never import it back.
+ */
+@Module({
+  imports: [DatabaseModule, TaskingModule, JudgingModule],
+  providers: [MembersService, InvitationsService, MemberConsequences],
+  exports: [MembersService, InvitationsService],
+})
 export class MembersModule {}

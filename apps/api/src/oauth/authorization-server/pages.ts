@@ -62,7 +62,8 @@ const STYLE = `
   ul { padding-left: 1.25rem; }
 `;
 
-function layout(title: string, body: string): string {
+/** The page every HTML answer of the service shares: its head, style and frame. */
+export function layout(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import {
+  TrackRecords,
+  trackRecordSentence,
+  WORK_KINDS,
+  type Analyst,
+  type TrackRecord,
+} from '#analysts';
+import { rateDto } from '../http/rate.dto.js';
+import type { AnalystTrackRecordDto, TrackRecordDto } from './analyst-response.dto.js';
+
+/** A member's track record as GET /v2/analysts/{id} shows it: overall, then by kind of work. */
+@Injectable()
+export class AnalystTrackRecords {
+  constructor(private readonly records: TrackRecords) {}
+
+  async of(analyst: Analyst): Promise<AnalystTrackRecordDto> {
+    const { organizationId, id } = analyst;
+    const [overall, session, analysis, dowsing] = await Promise.all([
+      this.records.of(organizationId, [id]),
+      ...WORK_KINDS.map((kind) => this.records.of(organizationId, [id], { kind })),
+    ]);
+    const dto = (records: Map<string, TrackRecord> | undefined) =>
+      toTrackRecordDto(records!.get(id)!);
+    return {
+      ...dto(overall),
+      by_kind: { session: dto(session), analysis: dto(analysis), dowsing: dto(dowsing) },
+    };
+  }
+}
+
+export function toTrackRecordDto(record: TrackRecord): TrackRecordDto {
+  return {
+    trials: record.trials,
+    hits: record.hits,
+    hit_rate: rateDto(record.hitRate),
+    saic_accuracy: record.saicAccuracy,
+    saic_reliability: record.saicReliability,
+    evidence: record.evidence,
+    summary: trackRecordSentence(record),
+  };
+}

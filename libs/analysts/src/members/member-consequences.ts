@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import type { MemberRole } from '#auth';
+import { JudgingService } from '../judging/judging.service.js';
+import { TaskingService } from '../tasking/tasking.service.js';
+
+/** What a change to a member means for the work: who lost what, who gained what. */
+export interface MemberChange {
+  organizationId: string;
+  userId: string;
+  before: { roles: MemberRole[]; disabled: boolean };
+  after: { roles: MemberRole[]; disabled: boolean };
+}
+
+/**
+ * The work follows the people: someone who stops being an analyst (or is
+ * disabled) gives their open assignments back so others are picked, and a
+ * new judge takes the judging tasks that waited for one. Run after the
+ * change is committed, so the tasking and judging see it.
+ */
+@Injectable()
+export class MemberConsequences {
+  constructor(
+    private readonly tasking: TaskingService,
+    private readonly judging: JudgingService,
+  ) {}
+
+  async apply(change: MemberChange, requestId: string | null): Promise<void> {
+    const wasAnalyst = !change.before.disabled && change.before.roles.includes('analyst');
+    const isAnalyst = !change.after.disabled && change.after.roles.includes('analyst');
+    const wasJudge = !change.before.disabled && change.before.roles.includes('judge');
+    const isJudge = !change.after.disabled && change.after.roles.includes('judge');
+    if (wasAnalyst && !isAnalyst) {
+      await this.tasking.releaseOpenAssignments(change.userId, requestId);
+    }
+    if (!wasJudge && isJudge) await this.judging.assignWaiting(change.organizationId, requestId);
+  }
+}

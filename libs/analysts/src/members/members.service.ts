@@ -1,0 +1,311 @@
+import { Injectable } from '@nestjs/common';
+import type pg from 'pg';
+import { hashPassword, type MemberRole } from '#auth';
+import { AppError, newKey, parsePublicId, toPublicId, type Principal } from '#common';
+import { AppSettings } from '#config';
+import { keysetPage, Sql, type KeysetPage, type PageRequest } from '#database';
+import { INVITATION_TTL_MS, type Analyst, type AnalystStatus, type Invited } from './analyst.js';
+import {
+  ANALYST_COLUMNS,
+  analystConditions,
+  analystFromRow,
+  type AnalystRow,
+} from './analyst-rows.js';
+import { invitationHash, newInvitationToken } from './invitation-tokens.js';
+import { MemberConsequences } from './member-consequences.js';
+import {
+  checkedEmail,
+  checkedName,
+  checkedPassword,
+  checkedRoles,
+  type MemberInput,
+} from './member-fields.js';
+
+/** PostgreSQL's unique_violation. */
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * The people of an organisation (issue 18, docs/analysts.md): members are
+ * rows of `users` with roles, managed by the organisation's admins. People
+ * belong to the organisation, not to a mode: test-mode credentials read
+ * them, but only live-mode ones change them, so a sandbox key can never
+ * make someone who signs in to live data.
+ */
+@Injectable()
+export class MembersService {
+  constructor(
+    private readonly sql: Sql,
+    private readonly settings: AppSettings,
+    private readonly consequences: MemberConsequences,
+  ) {}
+
+  /**
+   * A new member: with `password`, a local account that signs in at once;
+   * without, an invitation (a one-time link to set a password, kept only as
+   * its hash), and an SSO sign-in of the same email lands on this account.
+   * An email already in use is a 409 naming `email`: in this organisation,
+   * with the member's id to change them instead.
+   */
+  async create(
+    principal: Principal,
+    input: MemberInput,
+    requestId: string | null,
+  ): Promise<Invited<Analyst>> {
+    assertLive(principal);
+    const email = checkedEmail(input.email);
+    const name = checkedName(input.name ?? email.split('@')[0]!);
+    const roles = checkedRoles(input.roles ?? ['analyst']);
+    const password = input.password === undefined ? null : checkedPassword(input.password);
+    await this.assertEmailFree(principal.organizationId, email);
+    const { uuid } = newKey('user');
+    const token = password === null ? newInvitationToken() : null;
+    const expiresAt = token === null ? null : new Date(Date.now() + INVITATION_TTL_MS);
+    try {
+      await this.sql.rows(
+        `INSERT INTO users (id, organization_id, email, name, password_hash, roles,
+            invitation_hash, invitation_expires_at)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [
+          uuid,
+          principal.organizationId,
+          email,
+          name,
+          password === null ? null : await hashPassword(password),
+          roles,
+          token === null ? null : invitationHash(token),
+          expiresAt,
+        ],
+      );
+    } catch (error) {
+      // Someone took the email between the check and the insert.
+      if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+      await this.assertEmailFree(principal.organizationId, email);
+      throw error;
+    }
+    await this.consequences.apply(
+      {
+        organizationId: principal.organizationId,
+        userId: uuid,
+        before: { roles: [], disabled: false },
+        after: { roles, disabled: false },
+      },
+      requestId,
+    );
+    return {
+      analyst: await this.read(principal.organizationId, uuid),
+      invitationUrl: this.url(token),
+    };
+  }
+
+  async get(organizationId: string, publicId: string): Promise<Analyst> {
+    const uuid = parsePublicId('analyst', publicId);
+    const found = uuid === null ? null : await this.find(organizationId, uuid);
+    if (!found) throw AppError.notFound('analyst', publicId);
+    return found;
+  }
+
+  /** The organisation's members, newest first, optionally with a role and in a status. */
+  page(
+    organizationId: string,
+    filter: { role?: MemberRole | undefined; status?: AnalystStatus | undefined },
+    request: PageRequest,
+  ): Promise<KeysetPage<Analyst>> {
+    return keysetPage(
+      (text, parameters) => this.sql.rows(text, parameters),
+      {
+        table: 'users',
+        where: analystConditions(organizationId, filter),
+        scope: { organization_id: organizationId },
+        readRows: async (idsSql, parameters) =>
+          (
+            await this.sql.rows<AnalystRow>(
+              `SELECT ${ANALYST_COLUMNS} FROM users WHERE id IN (${idsSql})
+                ORDER BY created_at DESC, id DESC`,
+              parameters,
+            )
+          ).map(analystFromRow),
+      },
+      request,
+    );
+  }
+
+  /**
+   * Changes `name`, `roles` and `disabled`; absent fields stay. The last
+   * active admin of the organisation can be neither demoted nor disabled
+   * (409 naming `roles`, or `disabled`), so someone can always run it.
+   */
+  async update(
+    principal: Principal,
+    publicId: string,
+    input: MemberInput,
+    requestId: string | null,
+  ): Promise<Analyst> {
+    const demoting = input.roles !== undefined && !input.roles.includes('admin');
+    return this.change(principal, publicId, input, requestId, demoting ? 'roles' : 'disabled');
+  }
+
+  /**
+   * Removes a member: the account is disabled and its invitation cleared, but
+   * kept, so their assignments, submissions and judged trials stay in the
+   * history. Removing someone already removed changes nothing.
+   */
+  async disable(principal: Principal, publicId: string, requestId: string | null): Promise<void> {
+    await this.change(principal, publicId, { disabled: true }, requestId, 'roles');
+  }
+
+  /** `lastAdminField`: what a refusal to leave the organisation without an admin names. */
+  private async change(
+    principal: Principal,
+    publicId: string,
+    input: MemberInput,
+    requestId: string | null,
+    lastAdminField: string,
+  ): Promise<Analyst> {
+    assertLive(principal);
+    const name = input.name === undefined ? undefined : checkedName(input.name);
+    const roles = input.roles === undefined ? undefined : checkedRoles(input.roles);
+    const current = await this.get(principal.organizationId, publicId);
+    const disabled = input.disabled ?? current.status === 'disabled';
+    const nextRoles = roles ?? current.roles;
+    const before = await this.sql.transaction(async (tx) => {
+      const locked = await this.lockMember(tx, principal.organizationId, current.id);
+      if (!locked) throw AppError.notFound('analyst', publicId);
+      await assertAdminRemains(tx, locked, { roles: nextRoles, disabled }, lastAdminField);
+      await tx.query(
+        `UPDATE users SET name = COALESCE($2, name), roles = $3,
+            disabled_at = CASE WHEN $4 THEN COALESCE(disabled_at, now()) ELSE NULL END,
+            invitation_hash = CASE WHEN $4 THEN NULL ELSE invitation_hash END,
+            invitation_expires_at = CASE WHEN $4 THEN NULL ELSE invitation_expires_at END,
+            updated_at = now()
+          WHERE id = $1`,
+        [current.id, name ?? null, nextRoles, disabled],
+      );
+      return analystFromRow(locked);
+    });
+    await this.consequences.apply(
+      {
+        organizationId: principal.organizationId,
+        userId: current.id,
+        before: { roles: before.roles, disabled: before.status === 'disabled' },
+        after: { roles: nextRoles, disabled },
+      },
+      requestId,
+    );
+    return this.read(principal.organizationId, current.id);
+  }
+
+  /**
+   * A new invitation for someone who has not yet set a password or signed in
+   * (the first one expired, or was lost): the old link stops working.
+   */
+  async reinvite(principal: Principal, publicId: string): Promise<Invited<Analyst>> {
+    assertLive(principal);
+    const current = await this.get(principal.organizationId, publicId);
+    if (current.status !== 'invited') {
+      throw new AppError('CONFLICT', `The analyst ${publicId} is ${current.status}`, {
+        field: 'status',
+        issue:
+          current.status === 'active'
+            ? 'already signs in: only people who have not yet set a password or signed in are invited'
+            : 'is disabled: enable them first (PATCH with disabled: false)',
+      });
+    }
+    const token = newInvitationToken();
+    await this.sql.rows(
+      `UPDATE users SET invitation_hash = $2, invitation_expires_at = $3, updated_at = now()
+        WHERE id = $1`,
+      [current.id, invitationHash(token), new Date(Date.now() + INVITATION_TTL_MS)],
+    );
+    return {
+      analyst: await this.read(principal.organizationId, current.id),
+      invitationUrl: this.url(token),
+    };
+  }
+
+  private url(token: string | null): string | null {
+    return token === null ? null : `${this.settings.publicUrl}/invitations/${token}`;
+  }
+
+  private async find(organizationId: string, uuid: string): Promise<Analyst | null> {
+    const [row] = await this.sql.rows<AnalystRow>(
+      `SELECT ${ANALYST_COLUMNS} FROM users WHERE id = $1 AND organization_id = $2`,
+      [uuid, organizationId],
+    );
+    return row ? analystFromRow(row) : null;
+  }
+
+  private async read(organizationId: string, uuid: string): Promise<Analyst> {
+    return (await this.find(organizationId, uuid))!;
+  }
+
+  /** Unique across the service (sign-in finds people by email alone). */
+  private async assertEmailFree(organizationId: string, email: string): Promise<void> {
+    const [existing] = await this.sql.rows<{ id: string; organization_id: string }>(
+      `SELECT id, organization_id FROM users WHERE lower(email) = lower($1)`,
+      [email],
+    );
+    if (!existing) return;
+    if (existing.organization_id === organizationId) {
+      const id = toPublicId('analyst', existing.id);
+      throw new AppError('CONFLICT', `${email} is already a member of this organisation`, {
+        field: 'email',
+        issue: `already the analyst ${id}: change them with PATCH /v2/analysts/${id}`,
+      });
+    }
+    throw new AppError('CONFLICT', `${email} already has an account`, {
+      field: 'email',
+      issue: 'belongs to an account of another organisation; an email signs in to one organisation',
+    });
+  }
+
+  /**
+   * The organisation's row is locked first, so two admins demoting each
+   * other at once cannot both pass the last-admin check; then the member's.
+   */
+  private async lockMember(
+    tx: pg.PoolClient,
+    organizationId: string,
+    uuid: string,
+  ): Promise<AnalystRow | null> {
+    await tx.query(`SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE`, [organizationId]);
+    const { rows } = await tx.query<AnalystRow>(
+      `SELECT ${ANALYST_COLUMNS} FROM users WHERE id = $1 AND organization_id = $2 FOR UPDATE`,
+      [uuid, organizationId],
+    );
+    return rows[0] ?? null;
+  }
+}
+
+/** Refuses a change that would leave the organisation without an active admin. */
+async function assertAdminRemains(
+  tx: pg.PoolClient,
+  before: AnalystRow,
+  after: { roles: MemberRole[]; disabled: boolean },
+  field: string,
+): Promise<void> {
+  const member = analystFromRow(before);
+  const activeAdmin = member.status === 'active' && member.roles.includes('admin');
+  const staysAdmin = !after.disabled && after.roles.includes('admin');
+  if (!activeAdmin || staysAdmin) return;
+  const { rows } = await tx.query<{ others: number }>(
+    `SELECT count(*)::int AS others FROM users
+      WHERE organization_id = $1 AND id <> $2 AND 'admin' = ANY (roles)
+        AND disabled_at IS NULL AND (password_hash IS NOT NULL OR last_sign_in_at IS NOT NULL)`,
+    [member.organizationId, member.id],
+  );
+  if (rows[0]!.others > 0) return;
+  throw new AppError('CONFLICT', 'This is the last active admin of the organisation', {
+    field,
+    issue:
+      'the organisation needs at least one active admin: give someone else the admin role first',
+  });
+}
+
+/** A sandbox key must never make (or unmake) someone who signs in to live data. */
+function assertLive(principal: Principal): void {
+  if (principal.mode === 'live') return;
+  throw new AppError('FORBIDDEN', 'People are managed with live-mode credentials', {
+    issue:
+      'members belong to the organisation in both modes; test-mode credentials may read them but not change them',
+  });
+}
