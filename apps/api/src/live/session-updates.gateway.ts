@@ -11,7 +11,7 @@ import type { Redis } from 'ioredis';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { AnalysesService, currentStepOf, progressOf } from '#analyses';
 import { AppError, missingScopes, Scope, type Principal } from '#common';
-import { CredentialResolver, type CredentialHeaders } from '#auth';
+import { CredentialResolver, UsersService, type CredentialHeaders } from '#auth';
 import { AppSettings } from '#config';
 import { eventsChannel } from '#events';
 import { RedisService } from '#queue';
@@ -55,6 +55,8 @@ const CLOSE_HANDSHAKE_MS = 1_000;
 export const CLOSE_GOING_AWAY = 1001;
 /** Private-use close code: the credential expired or was revoked while connected. */
 export const CLOSE_UNAUTHORIZED = 4401;
+/** Private-use close code: the person lost the admin role while connected. */
+export const CLOSE_FORBIDDEN = 4403;
 
 interface LiveConnection {
   readonly socket: WebSocket;
@@ -99,6 +101,11 @@ type UpgradeAwareServer = Server & { shouldUpgradeCallback: (request: IncomingMe
  *   `analysis.progress` {analysis_id, progress, current_step},
  *   `analysis.completed` {analysis_id, confidence_score, results, processing_time, completed_at},
  *   `analysis.error` {analysis_id, error: {code, message}, failed_at}.
+ *
+ * Updates carry results, and results name targets: a person signed in
+ * without the `admin` role (an analyst or a judge, who work blind) is refused
+ * at the handshake (403), and a connected person who loses the role is
+ * closed (4403) at the next heartbeat.
  */
 @Injectable()
 export class SessionUpdatesGateway implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -122,6 +129,7 @@ export class SessionUpdatesGateway implements OnApplicationBootstrap, BeforeAppl
     private readonly limiter: RequestLimiter,
     private readonly quota: ConnectionQuota,
     private readonly settings: AppSettings,
+    private readonly users: UsersService,
   ) {
     this.server.on('headers', (headers, request) => {
       const requestId = this.requestIds.get(request);
@@ -197,6 +205,7 @@ export class SessionUpdatesGateway implements OnApplicationBootstrap, BeforeAppl
       const principal = await this.credentials.resolve(credentials);
       const missing = missingScopes(principal.scopes, [Scope.SessionsRead]);
       if (missing.length > 0) throw AppError.forbidden(missing);
+      if (!(await this.mayWatchWork(principal))) throw blindMember();
       if (this.closing) throw shuttingDown();
       const verdict = await this.limiter.check(principal, requestId);
       if (verdict?.exceeded) throw rateLimited(verdict.exceeded, limitHeaders(verdict));
@@ -395,6 +404,9 @@ export class SessionUpdatesGateway implements OnApplicationBootstrap, BeforeAppl
     connection.revalidating = true;
     try {
       await this.credentials.resolve(connection.credentials);
+      if (!(await this.mayWatchWork(connection.principal))) {
+        connection.socket.close(CLOSE_FORBIDDEN, 'analysts and judges cannot watch work');
+      }
     } catch (error) {
       if (error instanceof AppError && error.code === 'UNAUTHORIZED') {
         connection.socket.close(CLOSE_UNAUTHORIZED, 'credential expired or revoked');
@@ -407,10 +419,28 @@ export class SessionUpdatesGateway implements OnApplicationBootstrap, BeforeAppl
     }
   }
 
+  /**
+   * Clients and API keys watch their organisation's work; a person does only
+   * with the `admin` role (read afresh: a role taken away counts at once). A
+   * disabled person's token is UNAUTHORIZED.
+   */
+  private async mayWatchWork(principal: Principal): Promise<boolean> {
+    const member = await this.users.memberOf(principal);
+    return member === null || member.roles.includes('admin');
+  }
+
   private send(connection: LiveConnection, message: ServerMessage | string): void {
     if (connection.socket.readyState !== WebSocket.OPEN) return;
     connection.socket.send(typeof message === 'string' ? message : JSON.stringify(message));
   }
+}
+
+/** Analysts and judges are blind: live updates carry results and would show them the targets. */
+function blindMember(): AppError {
+  return new AppError('FORBIDDEN', 'Analysts and judges cannot subscribe to work updates', {
+    issue:
+      'live updates carry results; this needs the admin role (analysts and judges use /v2/assignments and /v2/judging-tasks)',
+  });
 }
 
 function shuttingDown(): AppError {
