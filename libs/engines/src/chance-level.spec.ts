@@ -93,7 +93,7 @@ describe('simulated engine at chance (Monte Carlo over fixed seeds)', () => {
       (4 * soloSd) / Math.sqrt(solo.length),
     );
     const groups = outcomes.filter((o) => o.results.collaborative_insights.length > 1);
-    const locationConfidence = groups.map((o) => o.results.coordinates.confidence);
+    const locationConfidence = groups.map((o) => o.results.coordinates!.confidence);
     // Uniform on [0, 1] under the null: mean ½, sd √(1/12).
     expect(Math.abs(mean(locationConfidence) - 0.5)).toBeLessThan(
       (4 * Math.sqrt(1 / 12)) / Math.sqrt(groups.length),

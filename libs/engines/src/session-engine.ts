@@ -26,10 +26,16 @@ export interface SimulatedSketch {
   /** The API turns (seed, index) into a URL; renderSketchSvg draws it. */
   index: number;
   description: string;
+  /**
+   * An analyst's uploaded sketch (`skt_….png`), served as stored; absent for
+   * the simulated engine's sketches, which are redrawn from the seed.
+   */
+  file?: string;
 }
 
 export interface SessionResultsData {
-  coordinates: { latitude: number; longitude: number; confidence: number };
+  /** Null only for analyst work in which nobody gave coordinates. */
+  coordinates: { latitude: number; longitude: number; confidence: number } | null;
   descriptors: string[];
   sketches: SimulatedSketch[];
   confidence_score: number;

@@ -54,7 +54,7 @@ describe('SimulatedSessionEngine', () => {
     expect(results.statistical_validation.sample_size).toBe(12);
     // (hits + ¼·2) / (12 + 2): the calibrated record over the 12 judged trials.
     expect(results.confidence_score).toBeCloseTo((judging.hits + 0.5) / 14, 6);
-    expect(results.coordinates.confidence).toBe(0); // one point has no dispersion
+    expect(results.coordinates!.confidence).toBe(0); // one point has no dispersion
   });
 
   it('scores collaborative sessions over analysts × trials', () => {
@@ -130,7 +130,8 @@ describe('SimulatedSessionEngine', () => {
     fc.assert(
       fc.property(input, fc.string({ minLength: 1, maxLength: 20 }), (work, orgSeed) => {
         const { results } = completed(engine.outcome(work, orgSeed));
-        const { coordinates: c, statistical_validation: s } = results;
+        const { coordinates, statistical_validation: s } = results;
+        const c = coordinates!;
         expect(Math.abs(c.latitude)).toBeLessThanOrEqual(90);
         expect(Math.abs(c.longitude)).toBeLessThanOrEqual(180);
         for (const x of [

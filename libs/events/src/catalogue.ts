@@ -53,7 +53,8 @@ export interface SessionCompletedData extends Sequenced {
   confidence_score: number;
   duration_minutes: number;
   results: {
-    coordinates: { latitude: number; longitude: number };
+    /** Null only for analyst work in which nobody gave coordinates. */
+    coordinates: { latitude: number; longitude: number } | null;
     descriptors: string[];
     sketches: string[];
   };

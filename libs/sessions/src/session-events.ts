@@ -34,7 +34,7 @@ export function sessionCompletedData(
     confidence_score: results.confidence_score,
     duration_minutes: session.durationMinutes,
     results: {
-      coordinates: {
+      coordinates: results.coordinates && {
         latitude: results.coordinates.latitude,
         longitude: results.coordinates.longitude,
       },

@@ -1,5 +1,15 @@
 import { AppError, type Modality, type PrivacyLevel, type SessionType } from '#common';
 
+/** How a live session asks to be done by people (docs/analysts.md); absent: the default engine. */
+export interface SessionPeople {
+  engine?: 'simulated' | 'analyst' | undefined;
+  analystIds?: string[] | undefined;
+  judging?: boolean | undefined;
+  decoyCount?: number | undefined;
+  /** Public id of a pool target the session is about (`tgt_…`). */
+  targetId?: string | undefined;
+}
+
 /** A session to create, every setting decided. */
 export interface NewSession {
   type: SessionType;
@@ -9,6 +19,7 @@ export interface NewSession {
   privacyLevel: PrivacyLevel;
   /** Analysts working independently on it; 1 unless collaborative. */
   analystCount?: number;
+  people?: SessionPeople | undefined;
 }
 
 /**
@@ -27,6 +38,7 @@ export interface SessionRequest {
   privacyLevel?: PrivacyLevel | null | undefined;
   /** Analysts working independently on it; 1 unless collaborative. */
   analystCount?: number | undefined;
+  people?: SessionPeople | undefined;
 }
 
 /** The settings of a session that neither its request nor its template gives. */
@@ -59,5 +71,6 @@ export function requestedSession(
       request.durationMinutes ?? template?.durationMinutes ?? SESSION_DEFAULTS.durationMinutes,
     privacyLevel: request.privacyLevel ?? template?.privacyLevel ?? SESSION_DEFAULTS.privacyLevel,
     ...(request.analystCount !== undefined ? { analystCount: request.analystCount } : {}),
+    ...(request.people !== undefined ? { people: request.people } : {}),
   };
 }

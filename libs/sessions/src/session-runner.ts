@@ -42,6 +42,8 @@ export class SessionRunner {
     );
     const session = row ? sessionFromRow(row) : null;
     if (!session || session.status === 'completed' || session.status === 'failed') return;
+    // People do analyst sessions (AnalystSessions): there is nothing for the worker to pace.
+    if (session.engine === 'analyst') return;
     const [orgSeed, verified] = await Promise.all([
       this.organizations.engineSeed(session.organizationId),
       this.verified.of(tenantOf(session), verifiedSessionsOf(session.type)),

@@ -9,7 +9,8 @@ const RUN_EVERY_MS = 60_000;
 const BATCH = 500;
 
 /**
- * Restarts sessions whose work was lost: their job vanished with Redis's data,
+ * Restarts simulated sessions whose work was lost (analyst sessions wait for
+ * people and end at their deadline): their job vanished with Redis's data,
  * or failed for good, so they sit initiated or in progress, unchanged, far
  * longer than any step takes, and hold places of their organisation's
  * concurrent sessions. Each is enqueued again under an id naming the state it
@@ -52,7 +53,7 @@ export class SessionSweeper implements OnModuleInit {
       updated_at: Date;
     }>(
       `SELECT id, organization_id, mode, updated_at FROM sessions
-        WHERE status IN ('initiated', 'in_progress') AND updated_at < $1
+        WHERE status IN ('initiated', 'in_progress') AND updated_at < $1 AND engine <> 'analyst'
         ORDER BY updated_at LIMIT $2`,
       [new Date(Date.now() - this.staleAfterMs), BATCH],
     );

@@ -1,10 +1,12 @@
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Module } from '@nestjs/common';
+import { AnalystsModule } from '#analysts';
 import { DatabaseModule } from '#database';
 import { EnginesModule } from '#engines';
 import { EventsModule } from '#events';
 import { HistoryModule } from '#history';
 import { OrganizationsModule } from '#organizations';
+import { AnalystSessionDeadlines, AnalystSessions } from './analyst-sessions.js';
 import { BatchRecords } from './batch-records.js';
 import { SessionMerger } from './session-merger.js';
 import { SessionRunner } from './session-runner.js';
@@ -24,8 +26,10 @@ import { SESSION_ENTITIES } from './entities.js';
     OrganizationsModule,
     EnginesModule,
     HistoryModule,
+    AnalystsModule,
   ],
   providers: [
+    AnalystSessions,
     SessionsService,
     SessionListsService,
     SessionTemplatesService,
@@ -33,6 +37,7 @@ import { SESSION_ENTITIES } from './entities.js';
     BatchRecords,
   ],
   exports: [
+    AnalystSessions,
     SessionsService,
     SessionListsService,
     SessionTemplatesService,
@@ -52,7 +57,7 @@ export class SessionsModule {}
     EnginesModule,
     HistoryModule,
   ],
-  providers: [SessionRunner, SessionScheduler, SessionSweeper],
+  providers: [SessionRunner, SessionScheduler, SessionSweeper, AnalystSessionDeadlines],
   exports: [SessionRunner, SessionSweeper],
 })
 export class SessionsWorkModule {}

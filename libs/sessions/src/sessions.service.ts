@@ -9,6 +9,7 @@ import {
   OrganizationLimitsCache,
   type ConcurrentWork,
 } from '#organizations';
+import { AnalystSessions } from './analyst-sessions.js';
 import { BatchRecords } from './batch-records.js';
 import type { BatchEntity } from './entities/batch.entity.js';
 import type { SessionEntity } from './entities/session.entity.js';
@@ -64,6 +65,7 @@ export class SessionsService {
     private readonly engines: EngineRegistry,
     private readonly templates: SessionTemplatesService,
     private readonly batches: BatchRecords,
+    private readonly analystSessions: AnalystSessions,
   ) {}
 
   /** Creates the session and its `session.created` event in one transaction. */
@@ -75,8 +77,14 @@ export class SessionsService {
     // Looked up before the transaction: a cache miss inside it would wait for a second pool
     // connection while holding one, and a burst of creates would deadlock the pool.
     const limits = await this.limits.get(tenant.organizationId);
+    const engine = await this.analystSessions.engineFor(tenant, input.people?.engine);
+    const people =
+      engine === 'analyst'
+        ? await this.analystSessions.prepare(tenant, input.analystCount ?? 1, input.people)
+        : null;
     return this.sql.transaction(async (tx) => {
-      const session = await this.insert(tx, tenant, input, requestId, null);
+      const session = await this.insert(tx, tenant, input, requestId, null, engine);
+      if (people) await this.analystSessions.task(tx, tenant, session, people, requestId);
       await assertConcurrentWorkWithin(tx, tenant, limits, CONCURRENT_SESSIONS);
       return session;
     });
@@ -125,6 +133,7 @@ export class SessionsService {
     input: NewSession,
     requestId: string | null,
     batchId: string | null,
+    engine: string = this.engines.engineFor('session', tenant.mode),
   ): Promise<SessionEntity> {
     const { uuid } = newKey('session');
     const now = new Date();
@@ -139,7 +148,7 @@ export class SessionsService {
       privacyLevel: input.privacyLevel,
       status: 'initiated',
       progress: 0,
-      engine: this.engines.engineFor('session', tenant.mode),
+      engine,
       engineVersion: null,
       engineSeed: null,
       results: null,
@@ -303,6 +312,7 @@ export class SessionsService {
       }
       const failedAt = new Date();
       const sequence = current.eventSequence + 1;
+      await this.analystSessions.cancelled(tx, current, requestId);
       await tx.query(
         `UPDATE sessions SET status = 'failed', failure_reason = 'cancelled', completed_at = $2,
                 event_sequence = $3, updated_at = $2 WHERE id = $1`,
@@ -350,6 +360,7 @@ export class SessionsService {
         [uuid, principal.organizationId, principal.mode],
       );
       if (!rows[0]) throw AppError.notFound('session', publicId);
+      await this.analystSessions.forget(tx, uuid);
       await this.events.redact(tx, principal, 'session_id', publicId, rows[0].created_at);
       await recordAudit(tx, principal, 'session.deleted', publicId, requestId);
     });

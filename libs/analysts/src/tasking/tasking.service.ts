@@ -68,6 +68,20 @@ export class TaskingService {
     return row!.found ? 'analyst' : 'simulated';
   }
 
+  /** The stored id of a target of the tenant's pool named by the request, else INVALID_REQUEST naming `field`. */
+  async poolTarget(tenant: Tenant, publicId: string, field: string): Promise<string> {
+    const id = parsePublicId('target', publicId);
+    const [row] =
+      id === null
+        ? []
+        : await this.sql.rows<{ id: string }>(
+            `SELECT id FROM targets WHERE id = $1 AND organization_id = $2 AND mode = $3`,
+            [id, tenant.organizationId, tenant.mode],
+          );
+    if (!row) throw AppError.invalid(field, 'is not a target of your pool (GET /v2/targets)');
+    return row.id;
+  }
+
   /** When work tasked now is due: `duration_minutes` on the (scaled) analyst clock. */
   deadlineFrom(start: Date, durationMinutes: number): Date {
     return new Date(start.getTime() + (durationMinutes * 60_000) / this.settings.analystClockScale);

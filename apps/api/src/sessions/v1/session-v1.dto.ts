@@ -1,4 +1,5 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { nullableRef } from '../../http/nullable-ref.js';
 import { IsIn, IsOptional } from 'class-validator';
 import {
   MODALITIES,
@@ -97,9 +98,14 @@ export class ValidationMetricsV1Dto {
   reliability!: number;
 }
 
+@ApiExtraModels(CoordinatesV1Dto)
 export class SessionResultsV1Dto {
-  @ApiProperty({ type: CoordinatesV1Dto })
-  coordinates!: CoordinatesV1Dto;
+  @ApiProperty({
+    ...nullableRef(CoordinatesV1Dto),
+    description:
+      'Where the analysts place the target; null only for analyst work in which nobody gave coordinates',
+  })
+  coordinates!: CoordinatesV1Dto | null;
 
   @ApiProperty({ type: [String] })
   descriptors!: string[];

@@ -6,6 +6,7 @@ import { Optional } from '../../http/dto-decorators.js';
 import type { RequestExamples } from '../../http/request-examples.js';
 import { oneOf } from '../../http/validation-messages.js';
 import { SESSION_EXAMPLE, SessionOptionsDto } from '../session-options.dto.js';
+import { WithWorkTasking } from '../../assignments/work-tasking.dto.js';
 
 /** The first built-in template ("Standard remote viewing"), which every organisation has. */
 const STANDARD_TEMPLATE_ID = toPublicId('sessionTemplate', BUILT_IN_TEMPLATES[0]!.id);
@@ -21,8 +22,11 @@ export const CREATE_SESSION_V2_EXAMPLES: RequestExamples = {
   },
 };
 
-/** Body of POST /v2/sessions/create: the spec's session fields, without the v1 quick-start aliases. */
-export class CreateSessionV2Dto extends SessionOptionsDto {
+/**
+ * Body of POST /v2/sessions/create: the spec's session fields, without the v1
+ * quick-start aliases, and how people are to do it (docs/analysts.md).
+ */
+export class CreateSessionV2Dto extends WithWorkTasking(SessionOptionsDto) {
   @ApiPropertyOptional({
     example: STANDARD_TEMPLATE_ID,
     description:

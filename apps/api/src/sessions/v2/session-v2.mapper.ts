@@ -5,6 +5,7 @@ import { completedResults, resultsMetadata, resultsV1 } from '../session-mapping
 import { toStatusV1 } from '../v1/session-v1.mapper.js';
 import type { CreateSessionV2Dto } from './create-session-v2.dto.js';
 import type { SessionV2Dto } from './session-v2.dto.js';
+import { workPeople } from '../../assignments/work-tasking.dto.js';
 
 /** A v2 create body as the service takes it; the template, if named, is applied there. */
 export function toSessionRequestV2(body: CreateSessionV2Dto): SessionRequest {
@@ -15,6 +16,8 @@ export function toSessionRequestV2(body: CreateSessionV2Dto): SessionRequest {
     modality: body.modality,
     durationMinutes: body.duration_minutes,
     privacyLevel: body.privacy_level,
+    ...(body.analyst_count !== undefined ? { analystCount: body.analyst_count } : {}),
+    people: workPeople(body),
   };
 }
 

@@ -1,0 +1,438 @@
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import type pg from 'pg';
+import {
+  combineSubmissions,
+  type RecordForResults,
+  type SubmissionInput,
+  TaskingService,
+  type Tasking,
+  TrackRecords,
+  JudgingService,
+  type TaskingRequest,
+  DEFAULT_DECOY_COUNT,
+} from '#analysts';
+import type { Member } from '#auth';
+import { AppError, parsePublicId, toPublicId, type Tenant } from '#common';
+import { AppSettings } from '#config';
+import { sequencedTransition, Sql } from '#database';
+import { type SessionResultsData, verifiedStatistics } from '#engines';
+import { EventLog } from '#events';
+import { VerifiedRecords } from '#history';
+import { PeriodicTasks } from '#queue';
+import type { SessionEntity } from './entities/session.entity.js';
+import type { SessionPeople } from './session-request.js';
+import { verifiedSessionsOf } from './session-evidence.js';
+import { sessionCompletedData } from './session-events.js';
+import { phaseOf, PROGRESS_STEP } from './session-phase.js';
+import { sessionSketchUrl } from './session-sketches.js';
+import { SELECT_SESSION, SESSION_COLUMNS, sessionFromRow, type SessionRow } from './session-rows.js';
+
+/** The version the `analyst` engine records with its work. */
+export const ANALYST_ENGINE_VERSION = 'analyst-1';
+
+/** How many overdue sessions one deadline sweep closes. */
+const SWEEP_BATCH = 200;
+
+/** How people are to do a session (the create request's `engine` fields). */
+export type SessionTaskingRequest = Pick<
+  TaskingRequest,
+  'analystCount' | 'analystIds' | 'judging' | 'decoyCount' | 'targetId'
+>;
+
+/**
+ * Sessions done by people (the `analyst` engine, docs/analysts.md): tasked to
+ * the organisation's analysts when created, moved on by each submission
+ * (progress is the share of analysts who have submitted), completed when all
+ * have — or at the deadline with at least one submission, else failed with
+ * `deadline_exceeded`. The results combine the submissions.
+ */
+@Injectable()
+export class AnalystSessions {
+  private readonly logger = new Logger(AnalystSessions.name);
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly events: EventLog,
+    private readonly settings: AppSettings,
+    private readonly tasking: TaskingService,
+    private readonly trackRecords: TrackRecords,
+    private readonly judging: JudgingService,
+    private readonly verified: VerifiedRecords,
+  ) {}
+
+  /** The engine of a new session: see TaskingService.engineFor. */
+  engineFor(tenant: Tenant, requested: 'simulated' | 'analyst' | undefined) {
+    return this.tasking.engineFor(tenant, requested);
+  }
+
+  /**
+   * What a session asks of people, checked before it is created: the pool
+   * target it names (400 naming `target_id`), and for judged work enough
+   * decoys in the pool (409 naming `decoy_count`).
+   */
+  async prepare(
+    tenant: Tenant,
+    analystCount: number,
+    people: SessionPeople | undefined,
+  ): Promise<SessionTaskingRequest> {
+    const request: SessionTaskingRequest = {
+      analystCount,
+      analystIds: people?.analystIds,
+      judging: people?.judging ?? false,
+      decoyCount: people?.decoyCount ?? DEFAULT_DECOY_COUNT,
+      targetId:
+        people?.targetId === undefined
+          ? null
+          : await this.tasking.poolTarget(tenant, people.targetId, 'target_id'),
+    };
+    if (request.judging) {
+      await this.judging.assertDecoysAvailable(tenant, request.decoyCount, request.targetId);
+    }
+    return request;
+  }
+
+  /** Tasks a new session in its creating transaction: it is `in_progress` from now, with `session.started`. */
+  async task(
+    tx: pg.PoolClient,
+    tenant: Tenant,
+    session: SessionEntity,
+    request: SessionTaskingRequest,
+    requestId: string | null,
+  ): Promise<void> {
+    const publicId = toPublicId('session', session.id);
+    const tasking = await this.tasking.task(
+      tx,
+      tenant,
+      {
+        ...request,
+        kind: 'session',
+        workId: session.id,
+        workPublicId: publicId,
+        target: session.target,
+        modality: session.modality,
+        questionType: session.type,
+        durationMinutes: session.durationMinutes,
+      },
+      requestId,
+    );
+    const sequence = session.eventSequence + 1;
+    await tx.query(
+      `UPDATE sessions SET status = 'in_progress', started_at = $2, engine_version = $3,
+              estimated_completion = $4, event_sequence = $5, updated_at = $2 WHERE id = $1`,
+      [session.id, tasking.createdAt, ANALYST_ENGINE_VERSION, tasking.deadline, sequence],
+    );
+    Object.assign(session, {
+      status: 'in_progress',
+      startedAt: tasking.createdAt,
+      engineVersion: ANALYST_ENGINE_VERSION,
+      estimatedCompletion: tasking.deadline,
+      eventSequence: sequence,
+    });
+    await this.events.append(
+      tx,
+      tenant,
+      'session.started',
+      {
+        session_id: publicId,
+        type: session.type,
+        status: 'in_progress',
+        started_at: tasking.createdAt.toISOString(),
+        sequence,
+      },
+      requestId,
+    );
+  }
+
+  /**
+   * An assigned analyst's submission (v2 `POST /sessions/{id}/results`):
+   * progress moves to the share who have submitted, announced once per
+   * change (`session.progress_updated`, in whole 10 % steps, never back);
+   * the last submission completes the session in the same transaction.
+   */
+  async submit(
+    member: Member,
+    tenant: Tenant,
+    publicId: string,
+    input: SubmissionInput,
+    requestId: string | null,
+  ): Promise<SessionEntity> {
+    const session = await this.sessionOf(tenant, publicId);
+    if (session.engine !== 'analyst') {
+      throw new AppError(
+        'CONFLICT',
+        `Session ${publicId} is run by the ${session.engine} engine, which makes its own results`,
+        {
+          field: 'engine',
+          issue: `submissions are taken only for sessions of the analyst engine; this one is ${session.engine}`,
+        },
+      );
+    }
+    await sequencedTransition(this.sql, 'sessions', session.id, async (tx, sequence) => {
+      const progress = await this.tasking.submit(
+        tx,
+        member,
+        'session',
+        session.id,
+        publicId,
+        input,
+        requestId,
+      );
+      const current = await this.locked(tx, session.id);
+      if (current.status !== 'in_progress') return false;
+      const reached =
+        Math.floor((progress.submitted / progress.active) * (100 / PROGRESS_STEP)) * PROGRESS_STEP;
+      let next = sequence;
+      if (reached > current.progress) {
+        await tx.query(
+          `UPDATE sessions SET progress = $2, event_sequence = $3, updated_at = now() WHERE id = $1`,
+          [session.id, reached, next],
+        );
+        await this.events.append(
+          tx,
+          tenant,
+          'session.progress_updated',
+          {
+            session_id: publicId,
+            type: session.type,
+            status: 'in_progress',
+            progress: reached,
+            current_phase: phaseOf({ status: 'in_progress', progress: reached }),
+            sequence: next,
+          },
+          requestId,
+        );
+        next += 1;
+      }
+      if (progress.submitted === progress.active) {
+        await this.complete(tx, current, progress.tasking, next, requestId);
+      }
+      return true;
+    });
+    return this.sessionOf(tenant, publicId);
+  }
+
+  /** Closes sessions past their deadline: completed with what was submitted, else failed. */
+  async closeOverdue(): Promise<number> {
+    const overdue = await this.tasking.overdue('session', SWEEP_BATCH);
+    let closed = 0;
+    for (const tasking of overdue) {
+      const changed = await sequencedTransition(
+        this.sql,
+        'sessions',
+        tasking.workId,
+        async (tx, sequence) => {
+          const session = await this.locked(tx, tasking.workId);
+          if (session.status !== 'in_progress' && session.status !== 'initiated') {
+            await this.tasking.close(tx, tasking, 'cancelled', null);
+            return false;
+          }
+          const submitted = await this.tasking.submissions(tx, tasking.id);
+          if (submitted.length > 0) await this.complete(tx, session, tasking, sequence, null);
+          else await this.failAtDeadline(tx, session, tasking, sequence);
+          return true;
+        },
+      );
+      if (changed) closed += 1;
+    }
+    return closed;
+  }
+
+  /** A session was cancelled or deleted: its tasking closes (or goes) with it. */
+  async cancelled(tx: pg.PoolClient, session: SessionEntity, requestId: string | null): Promise<void> {
+    if (session.engine !== 'analyst') return;
+    const tasking = await this.tasking.taskingOf('session', session.id);
+    if (tasking) await this.tasking.close(tx, tasking, 'cancelled', requestId);
+  }
+
+  /** A deleted session's tasking goes with it, target and all. */
+  forget(tx: pg.PoolClient, sessionId: string): Promise<void> {
+    return this.tasking.forget(tx, 'session', sessionId);
+  }
+
+  private async complete(
+    tx: pg.PoolClient,
+    session: SessionEntity,
+    tasking: Tasking,
+    sequence: number,
+    requestId: string | null,
+  ): Promise<void> {
+    const tenant = { organizationId: session.organizationId, mode: session.mode };
+    const submissions = await this.tasking.submissions(tx, tasking.id);
+    const p0 = 1 / (tasking.decoyCount + 1);
+    const [records, verified] = await Promise.all([
+      this.trackRecords.of(
+        session.organizationId,
+        submissions.map((s) => s.userId),
+        { kind: 'session', modality: session.modality },
+      ),
+      this.verified.of(tenant, verifiedSessionsOf(session.type)),
+    ]);
+    const forResults = new Map<string, RecordForResults>();
+    for (const [userId, record] of records) {
+      forResults.set(toPublicId('analyst', userId), {
+        trials: record.trials,
+        hits: record.hits,
+        theta: record.theta,
+        baseline: record.hitRate?.baseline ?? p0,
+        saicAccuracy: record.saicAccuracy,
+        saicReliability: record.saicReliability,
+        established: record.evidence === 'track_record',
+      });
+    }
+    const combined = combineSubmissions(
+      submissions.map((s) => ({
+        analystId: toPublicId('analyst', s.userId),
+        descriptors: s.descriptors ?? [],
+        point:
+          s.latitude !== null && s.longitude !== null
+            ? { latitude: s.latitude, longitude: s.longitude }
+            : null,
+        notes: s.notes,
+      })),
+      forResults,
+      p0,
+      verifiedStatistics(verified),
+    );
+    const sketches = submissions.flatMap((s) =>
+      s.sketches.map((sketch) => ({
+        analyst: toPublicId('analyst', s.userId),
+        file: `${toPublicId('sketch', sketch.id)}.${EXTENSIONS[sketch.contentType] ?? 'bin'}`,
+      })),
+    );
+    const results: SessionResultsData = {
+      coordinates: combined.coordinates,
+      descriptors: combined.descriptors,
+      sketches: sketches.map((sketch, index) => ({
+        index,
+        file: sketch.file,
+        description: `Sketch by ${sketch.analyst}`,
+      })),
+      confidence_score: combined.confidenceScore,
+      validation_metrics: combined.validationMetrics,
+      statistical_validation: combined.statisticalValidation,
+      collaborative_insights: combined.collaborativeInsights,
+    };
+    const completedAt = new Date();
+    await tx.query(
+      `UPDATE sessions SET status = 'completed', progress = 100, completed_at = $2, results = $3,
+              confidence_score = $4, analyst_id = $5, evidence = $6, event_sequence = $7,
+              engine_seed = NULL, updated_at = $2
+        WHERE id = $1`,
+      [
+        session.id,
+        completedAt,
+        results,
+        results.confidence_score,
+        combined.leadAnalystId,
+        combined.evidence,
+        sequence,
+      ],
+    );
+    const completed = { ...session, status: 'completed' as const, results: results as never };
+    await this.events.append(
+      tx,
+      tenant,
+      'session.completed',
+      sessionCompletedData(completed, results, completedAt, sequence, (index) =>
+        sessionSketchUrl(this.settings.publicUrl, completed, index),
+      ),
+      requestId,
+    );
+    await this.tasking.close(tx, tasking, 'completed', requestId);
+    if (tasking.judging) {
+      await this.judging.open(
+        tx,
+        tenant,
+        {
+          taskingId: tasking.id,
+          kind: 'session',
+          workPublicId: toPublicId('session', session.id),
+          modality: session.modality,
+          decoyCount: tasking.decoyCount,
+          targetId: tasking.targetId,
+          truth: { description: session.target, descriptors: [], latitude: null, longitude: null },
+        },
+        requestId,
+      );
+    }
+    this.logger.log(
+      { sessionId: toPublicId('session', session.id), submissions: submissions.length, requestId },
+      'analyst session completed',
+    );
+  }
+
+  private async failAtDeadline(
+    tx: pg.PoolClient,
+    session: SessionEntity,
+    tasking: Tasking,
+    sequence: number,
+  ): Promise<void> {
+    const failedAt = new Date();
+    await tx.query(
+      `UPDATE sessions SET status = 'failed', failure_reason = 'deadline_exceeded', completed_at = $2,
+              event_sequence = $3, updated_at = $2 WHERE id = $1`,
+      [session.id, failedAt, sequence],
+    );
+    await this.events.append(
+      tx,
+      { organizationId: session.organizationId, mode: session.mode },
+      'session.failed',
+      {
+        session_id: toPublicId('session', session.id),
+        type: session.type,
+        status: 'failed',
+        reason: 'deadline_exceeded',
+        message: 'No analyst submitted before the deadline',
+        failed_at: failedAt.toISOString(),
+        sequence,
+      },
+      null,
+    );
+    await this.tasking.close(tx, tasking, 'expired', null);
+  }
+
+  private async sessionOf(tenant: Tenant, publicId: string): Promise<SessionEntity> {
+    const uuid = parsePublicId('session', publicId);
+    const [row] =
+      uuid === null
+        ? []
+        : await this.sql.rows<SessionRow>(SELECT_SESSION, [uuid, tenant.organizationId, tenant.mode]);
+    if (!row) throw AppError.notFound('session', publicId);
+    return sessionFromRow(row);
+  }
+
+  private async locked(tx: pg.PoolClient, id: string): Promise<SessionEntity> {
+    const { rows } = await tx.query<SessionRow>(
+      `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions WHERE id = $1`,
+      [id],
+    );
+    return sessionFromRow(rows[0]!);
+  }
+}
+
+const EXTENSIONS: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/svg+xml': 'svg',
+};
+
+/** The worker closes analyst sessions whose deadline has passed, every ANALYST_DEADLINE_SWEEP_MS. */
+@Injectable()
+export class AnalystSessionDeadlines implements OnModuleInit {
+  constructor(
+    private readonly sessions: AnalystSessions,
+    private readonly periodic: PeriodicTasks,
+    private readonly settings: AppSettings,
+  ) {}
+
+  onModuleInit(): void {
+    this.periodic.register({
+      name: 'sessions.analyst-deadlines',
+      everyMs: this.settings.analystDeadlineSweepMs,
+      run: async () => {
+        const closed = await this.sessions.closeOverdue();
+        return closed > 0 ? { closed } : undefined;
+      },
+    });
+  }
+}
