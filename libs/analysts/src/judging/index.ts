@@ -7,6 +7,7 @@ export {
   type BlindSubmission,
   type JudgingTaskView,
   type ServedFile,
+  type ShownCandidate,
 } from './judging-tasks.js';
 export { blindCandidates, type BlindCandidate } from './candidates.js';
 export {

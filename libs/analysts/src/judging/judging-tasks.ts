@@ -9,6 +9,7 @@ import {
   type KeysetPage,
   type PageRequest,
 } from '#database';
+import { TargetPool } from '../targets/index.js';
 import { blindCandidates, type BlindCandidate } from './candidates.js';
 import { JUDGING_TASK_SELECT, judgingTaskOf, type JudgingTaskRow } from './judging-rows.js';
 import type { JudgeCaller, JudgingTask, JudgingTaskStatus } from './judging-task.js';
@@ -22,10 +23,15 @@ export interface BlindSubmission {
   sketches: { id: string; contentType: string }[];
 }
 
+/** A candidate as shown, with the types of the photos shown. */
+export interface ShownCandidate extends BlindCandidate {
+  photos: { id: string; contentType: string }[];
+}
+
 /** What the judge reads: the task, its candidates as shown and the anonymised submissions. */
 export interface JudgingTaskView {
   task: JudgingTask;
-  candidates: BlindCandidate[];
+  candidates: ShownCandidate[];
   submissions: BlindSubmission[];
 }
 
@@ -42,7 +48,10 @@ export interface ServedFile {
  */
 @Injectable()
 export class JudgingTasks {
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly pool: TargetPool,
+  ) {}
 
   async get(caller: JudgeCaller, publicId: string): Promise<JudgingTask> {
     const uuid = parsePublicId('judgingTask', publicId);
@@ -64,9 +73,25 @@ export class JudgingTasks {
   }
 
   async viewOf(task: JudgingTask): Promise<JudgingTaskView> {
+    const candidates = blindCandidates(task.candidates);
+    const photoIds = candidates.flatMap((c) => c.photoIds);
+    const types = new Map(
+      (
+        await this.sql.rows<{ id: string; content_type: string | null }>(
+          `SELECT id, content_type FROM target_photos WHERE id = ANY ($1::uuid[])`,
+          [photoIds],
+        )
+      ).map((row) => [row.id, row.content_type ?? 'application/octet-stream']),
+    );
     return {
       task,
-      candidates: blindCandidates(task.candidates),
+      candidates: candidates.map((c) => ({
+        ...c,
+        photos: c.photoIds.map((id) => ({
+          id,
+          contentType: types.get(id) ?? 'application/octet-stream',
+        })),
+      })),
       submissions: await this.submissions(task),
     };
   }
@@ -113,12 +138,9 @@ export class JudgingTasks {
     const candidate = blindCandidates(task.candidates).find((c) => c.id === candidateId);
     const photoId = candidate?.photoIds[position - 1];
     if (!candidate || photoId === undefined) throw AppError.notFound('photo', `${position}`);
-    const [photo] = await this.sql.rows<{ content_type: string | null; bytes: Buffer }>(
-      `SELECT content_type, bytes FROM target_photos WHERE id = $1 AND status = 'fetched'`,
-      [photoId],
-    );
+    const photo = await this.pool.photo(task, photoId);
     if (!photo) throw AppError.notFound('photo', `${position}`);
-    return { contentType: await servedType(photo.bytes, photo.content_type), bytes: photo.bytes };
+    return { contentType: await servedType(photo.bytes, photo.contentType), bytes: photo.bytes };
   }
 
   /** A sketch of one of the task's submissions. */

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '#database';
 import { EventsModule } from '#events';
+import { TargetPoolModule } from '../targets/targets.module.js';
 import { WaitingJudgingTasks } from './judge-assignment-task.js';
 import { JudgingTasks } from './judging-tasks.js';
 import { JudgingService } from './judging.service.js';
@@ -8,7 +9,7 @@ import { TrackRecords } from './track-records.js';
 
 /** Blind judging and track records (docs/analysts.md), for the API and the worker alike. */
 @Module({
-  imports: [DatabaseModule, EventsModule],
+  imports: [DatabaseModule, EventsModule, TargetPoolModule],
   providers: [JudgingService, JudgingTasks, TrackRecords],
   exports: [JudgingService, JudgingTasks, TrackRecords],
 })

@@ -3,7 +3,8 @@ import { AppError, newKey, parsePublicId, toPublicId, type Tenant } from '#commo
 import { Sql, type SqlExecutor } from '#database';
 import { EventLog } from '#events';
 import { chooseDecoys, newCandidateId, shapeOf, shuffled } from './candidates.js';
-import { countPoolTargets, poolTarget, samplePool } from './decoy-pool.js';
+import { TargetPool } from '../targets/index.js';
+import { candidateSource, DRAW_SAMPLE } from './decoy-pool.js';
 import { descriptorScores } from './descriptor-scores.js';
 import { JUDGING_TASK_SELECT, judgingTaskOf, type JudgingTaskRow } from './judging-rows.js';
 import type { JudgeCaller, JudgedWork, JudgingTask, StoredCandidate } from './judging-task.js';
@@ -38,6 +39,7 @@ export class JudgingService {
   constructor(
     private readonly sql: Sql,
     private readonly events: EventLog,
+    private readonly pool: TargetPool,
   ) {}
 
   /**
@@ -50,11 +52,7 @@ export class JudgingService {
     decoyCount: number,
     excludeTargetId: string | null,
   ): Promise<void> {
-    const available = await countPoolTargets(
-      { query: async (text, parameters) => ({ rows: await this.sql.rows(text, parameters) }) },
-      tenant,
-      excludeTargetId,
-    );
+    const available = await this.pool.count(tenant, excludeTargetId);
     if (available < decoyCount) throw notEnoughDecoys(decoyCount, available);
   }
 
@@ -70,11 +68,13 @@ export class JudgingService {
     work: JudgedWork,
     requestId: string | null,
   ): Promise<JudgingTask> {
-    const pool = await samplePool(tx, tenant, work.targetId);
-    if (pool.length < work.decoyCount) {
-      throw notEnoughDecoys(work.decoyCount, await countPoolTargets(tx, tenant, work.targetId));
-    }
-    const fromPool = work.targetId === null ? null : await poolTarget(tx, tenant, work.targetId);
+    // A uniform sample of the pool (all of it, when small), from which decoys shaped like the truth are chosen.
+    const pool = (await this.pool.drawDecoys(tx, tenant, DRAW_SAMPLE, work.targetId)).map(
+      candidateSource,
+    );
+    if (pool.length < work.decoyCount) throw notEnoughDecoys(work.decoyCount, pool.length);
+    const target = work.targetId === null ? null : await this.pool.get(tenant, work.targetId);
+    const fromPool = target === null ? null : candidateSource(target);
     const truth: StoredCandidate = {
       id: newCandidateId(),
       target_id: fromPool?.id ?? null,

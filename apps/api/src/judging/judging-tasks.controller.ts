@@ -1,0 +1,238 @@
+import {
+  Body,
+  Controller,
+  createParamDecorator,
+  Get,
+  HttpCode,
+  Param,
+  ParseIntPipe,
+  Post,
+  Query,
+  Res,
+  StreamableFile,
+  type ExecutionContext,
+} from '@nestjs/common';
+import {
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiProduces,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Response } from 'express';
+import { judgeCaller, JudgingTasks, JudgingService, type ServedFile } from '#analysts';
+import type { Member } from '#auth';
+import { AppError, Scope, type Principal } from '#common';
+import { AppSettings } from '#config';
+import { Auth, CurrentPrincipal, RequestId } from '../http/auth.decorator.js';
+import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
+import type { ApiRequest } from '../http/request-context.js';
+import { ApiJsonBody } from '../http/request-examples.js';
+import { ResourceParam } from '../http/resource-param.decorator.js';
+import { pageRequest, v2Page } from '../http/v2-list.js';
+import {
+  CANDIDATE_ID,
+  JUDGING_TASK_ID,
+  JudgingTaskDto,
+  JudgingTaskListDto,
+  JudgingTaskListQueryDto,
+  RANKING_EXAMPLES,
+  RankingDto,
+  SKETCH_ID,
+} from './judging-task.dto.js';
+import { toJudgingTaskDto } from './judging-task.mapper.js';
+
+/**
+ * The member calling, or undefined: checked in the handler (`judge`), after
+ * the body is validated, so a malformed request is a 400 whoever sends it.
+ */
+const MaybeMember = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): Member | undefined =>
+    context.switchToHttp().getRequest<ApiRequest>().member,
+);
+
+/** Served files: what a browser may do with them is nothing but show them. */
+const FILE_TYPES = [
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'image/svg+xml',
+  'application/octet-stream',
+];
+
+const BLIND =
+  'Blind: the task names no analyst, piece of work, target or pool target; candidates come in a random order with ids made for this task, and their photos and the sketches are served through this task’s own URLs.';
+
+/**
+ * Judges' judging tasks (docs/analysts.md, "Blind judging and track
+ * records"): a judge reads only the tasks given to them (another's is 404)
+ * and ranks them; an admin person may read every task but ranks only their
+ * own. Called with the person's own token (authorization code flow).
+ */
+@ApiTags('Judging (v2)')
+@ApiResponse({ status: 400, description: 'VALIDATION_ERROR', type: ErrorEnvelopeDto })
+@Controller({ path: 'judging-tasks', version: '2' })
+export class JudgingTasksController {
+  constructor(
+    private readonly tasks: JudgingTasks,
+    private readonly judging: JudgingService,
+    private readonly settings: AppSettings,
+  ) {}
+
+  @Get()
+  @Auth({ scopes: [Scope.SessionsRead], members: true })
+  @ApiOperation({
+    summary: 'Your judging tasks, newest first',
+    description: `The tasks given to you to rank; \`status\` filters (\`pending\`: yours to rank). Pages with \`per_page\` and the opaque \`cursor\` of the previous page. ${BLIND}`,
+  })
+  @ApiOkResponse({ type: JudgingTaskListDto })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @MaybeMember() member: Member | undefined,
+    @Query() query: JudgingTaskListQueryDto,
+  ): Promise<JudgingTaskListDto> {
+    const caller = judgeCaller(principal, judge(member));
+    const page = await this.tasks.page(caller, query.status, pageRequest('judgingTask', query));
+    const views = await Promise.all(
+      page.rows.slice(0, query.per_page).map((t) => this.tasks.viewOf(t)),
+    );
+    const byId = new Map(views.map((view) => [view.task.id, view]));
+    return v2Page('judgingTask', page, query.per_page, (task) =>
+      toJudgingTaskDto(byId.get(task.id)!, this.settings.publicUrl),
+    );
+  }
+
+  @Get(':judging_task_id')
+  @Auth({ scopes: [Scope.SessionsRead], members: true })
+  @ApiOperation({
+    summary: 'Read a judging task: the submissions and the candidates to rank against them',
+    description: `\`submissions\`: what each analyst gave (descriptors, coordinates, notes, sketches), labelled A, B, …. \`candidates\`: the true target and the decoys drawn from the target pool. Each kind of material (photos, coordinates, descriptors) is shown for every candidate or for none, so its absence marks none of them. ${BLIND}`,
+  })
+  @ResourceParam('judging_task_id', JUDGING_TASK_ID.example, 'judging task')
+  @ApiOkResponse({ type: JudgingTaskDto })
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @MaybeMember() member: Member | undefined,
+    @Param('judging_task_id') id: string,
+  ): Promise<JudgingTaskDto> {
+    const view = await this.tasks.view(judgeCaller(principal, judge(member)), id);
+    return toJudgingTaskDto(view, this.settings.publicUrl);
+  }
+
+  @Post(':judging_task_id/ranking')
+  @HttpCode(200)
+  @Auth({ scopes: [Scope.SessionsWrite], members: true })
+  @ApiOperation({
+    summary: 'Rank the candidates, best match first',
+    description:
+      'Every `candidate_id` of the task once, the one the submissions describe best first. Rank 1 on the true target is a hit; each analyst who submitted gets one judged trial (their track record), with SAIC accuracy and reliability when the true target has descriptors from the vocabulary. Only the task’s judge ranks it (an admin reading another’s task gets 403), once: a task already ranked is 409 naming `ranking`. Announces `judging_task.ranked`. Answers the task with its `ranking`.',
+  })
+  @ResourceParam('judging_task_id', JUDGING_TASK_ID.example, 'judging task')
+  @ApiJsonBody(RankingDto, RANKING_EXAMPLES)
+  @ApiOkResponse({ type: JudgingTaskDto })
+  @ApiResponse({
+    status: 409,
+    description: 'The task is already ranked or cancelled',
+    type: ErrorEnvelopeDto,
+  })
+  async rank(
+    @CurrentPrincipal() principal: Principal,
+    @MaybeMember() member: Member | undefined,
+    @RequestId() requestId: string,
+    @Param('judging_task_id') id: string,
+    @Body() body: RankingDto,
+  ): Promise<JudgingTaskDto> {
+    const caller = judgeCaller(principal, judge(member));
+    const ranked = await this.judging.rank(caller, id, body.ranking, requestId);
+    return toJudgingTaskDto(await this.tasks.viewOf(ranked), this.settings.publicUrl);
+  }
+
+  @Get(':judging_task_id/candidates/:candidate_id/photos/:position')
+  @Auth({ scopes: [Scope.SessionsRead], members: true })
+  @ApiOperation({
+    summary: 'A photo of a candidate, by its position (1 = first)',
+    description:
+      'The bytes, typed by what they are (sniffed), with `X-Content-Type-Options: nosniff` and a sandboxing `Content-Security-Policy`. Only the photos the task shows.',
+  })
+  @ResourceParam('judging_task_id', JUDGING_TASK_ID.example, 'judging task')
+  @ApiParam({ name: 'candidate_id', example: CANDIDATE_ID.example })
+  @ApiParam({ name: 'position', example: 1, schema: { type: 'integer', minimum: 1 } })
+  @ApiProduces(...FILE_TYPES)
+  @ApiOkResponse(fileResponse('The photo'))
+  async photo(
+    @CurrentPrincipal() principal: Principal,
+    @MaybeMember() member: Member | undefined,
+    @Param('judging_task_id') id: string,
+    @Param('candidate_id') candidateId: string,
+    @Param(
+      'position',
+      new ParseIntPipe({
+        exceptionFactory: () => AppError.invalid('position', 'must be a whole number from 1'),
+      }),
+    )
+    position: number,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<StreamableFile> {
+    const caller = judgeCaller(principal, judge(member));
+    return served(await this.tasks.candidatePhoto(caller, id, candidateId, position), response);
+  }
+
+  @Get(':judging_task_id/sketches/:sketch_id')
+  @Auth({ scopes: [Scope.SessionsRead], members: true })
+  @ApiOperation({
+    summary: 'A sketch of one of the submissions',
+    description:
+      "The bytes, typed by what they are (PNG, JPEG, or SVG as sanitised at upload), with `X-Content-Type-Options: nosniff` and `Content-Security-Policy: default-src 'none'; sandbox`, so an SVG can run nothing.",
+  })
+  @ResourceParam('judging_task_id', JUDGING_TASK_ID.example, 'judging task')
+  @ApiParam({ name: 'sketch_id', example: SKETCH_ID.example })
+  @ApiProduces(...FILE_TYPES)
+  @ApiOkResponse(fileResponse('The sketch'))
+  async sketch(
+    @CurrentPrincipal() principal: Principal,
+    @MaybeMember() member: Member | undefined,
+    @Param('judging_task_id') id: string,
+    @Param('sketch_id') sketchId: string,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<StreamableFile> {
+    const caller = judgeCaller(principal, judge(member));
+    return served(await this.tasks.sketch(caller, id, sketchId), response);
+  }
+}
+
+/** The person calling; judging acts for a person, never for an API key or a client. */
+function judge(member: Member | undefined): Member {
+  if (!member) {
+    throw new AppError(
+      'FORBIDDEN',
+      'This endpoint acts for a person signed in with their own access token',
+      {
+        issue:
+          'sign the judge in with the authorization code flow and call with their token; API keys and client credentials act for no one',
+      },
+    );
+  }
+  return member;
+}
+
+function fileResponse(description: string) {
+  return {
+    description,
+    content: Object.fromEntries(
+      FILE_TYPES.map((type) => [type, { schema: { type: 'string' as const, format: 'binary' } }]),
+    ),
+  };
+}
+
+function served(file: ServedFile, response: Response): StreamableFile {
+  response.setHeader('X-Content-Type-Options', 'nosniff');
+  response.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
+  response.setHeader('Cache-Control', 'private, no-store');
+  return new StreamableFile(file.bytes, {
+    type: file.contentType,
+    length: file.bytes.length,
+    disposition: 'inline',
+  });
+}
