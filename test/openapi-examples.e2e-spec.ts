@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toPublicId } from '#common';
 import { operatorToken } from './support/authorization.js';
@@ -72,6 +73,8 @@ const EXPLICIT: Record<string, string> = {
     'sent with the operator’s token (operator only)',
   'POST /v2/sessions/{session_id}/results':
     'answers 409 naming engine: every session here is run by the simulated engine, which takes no submissions',
+  'POST /v2/analysts':
+    'email: a fresh address (an email is one account across the service, so a second send of the same one is 409)',
   'POST /oauth2/token': 'form: a real client’s id and secret (no document can hold a secret)',
   'POST /oauth2/revoke': 'form: as above',
   'POST /oauth2/introspect': 'form: as above',
@@ -177,6 +180,19 @@ async function pathValue(name: string, operation: Operation): Promise<string> {
           'id',
         ),
       );
+    case 'analyst_id':
+      return resource('analyst', async () =>
+        created(
+          await client.post('/v2/analysts', {
+            token,
+            json: {
+              email: `examples.${randomBytes(4).toString('hex')}@example.test`,
+              roles: ['analyst'],
+            },
+          }),
+          'analyst_id',
+        ),
+      );
     case 'case_id':
       // A dowsing query is answered in the request, and its case written with it.
       return resource('case', async () => {
@@ -204,6 +220,9 @@ async function bodyFor(operation: Operation, example: unknown): Promise<any> {
   }
   if (operation.path.endsWith('/merge')) {
     body.session_ids = [await resource('other session', () => completedSession(MERGE_TARGET))];
+  }
+  if (operation.path === '/v2/analysts' && body.email !== undefined) {
+    body.email = `${randomBytes(4).toString('hex')}.${body.email}`;
   }
   if (operation.path === '/v2/system/notices') {
     body.organization_id = toPublicId('organization', org.organizationId);

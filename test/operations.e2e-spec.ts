@@ -44,6 +44,9 @@ const PUBLIC_OPERATIONS = [
   'get /metrics',
   // SAML service-provider metadata: what an IdP administrator imports, public by nature.
   'get /sso/saml/{connection_id}/metadata',
+  // Invitation pages: the one-time token in the path is the credential.
+  'get /invitations/{token}',
+  'post /invitations/{token}',
 ];
 
 describe('health and metrics', () => {

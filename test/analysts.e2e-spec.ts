@@ -1,0 +1,405 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UsersService } from '#auth';
+import { parsePublicId, Scope, toPublicId } from '#common';
+import { Sql } from '#database';
+import { TestClient } from './support/client.js';
+import { createOrganization, type TestOrganization } from './support/factories.js';
+import { addMember } from './support/people.js';
+import { startStack, type Stack } from './support/stack.js';
+
+/**
+ * The people API (issue 18): members of the caller's organisation with
+ * roles, created with a password or invited, listed, changed and removed by
+ * the organisation's admins; the last active admin kept; another
+ * organisation's people 404; an SSO sign-in of an invited email lands on
+ * the same account.
+ */
+
+let stack: Stack;
+let client: TestClient;
+let sql: Sql;
+let org: TestOrganization;
+let token: string;
+
+beforeAll(async () => {
+  stack = await startStack({ worker: false });
+  client = await TestClient.for(stack);
+  sql = stack.api.get(Sql);
+  org = await createOrganization(stack, client);
+  token = await org.token();
+});
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+/** An address no other test (nor an earlier run on the same database) has. */
+function freshEmail(name = 'person'): string {
+  return `${name}.${randomBytes(4).toString('hex')}@example.test`;
+}
+
+async function create(json: Record<string, unknown>, credential = token) {
+  return client.post('/v2/analysts', { token: credential, json });
+}
+
+describe('POST /v2/analysts', () => {
+  it('invites someone without a password: a one-time link, only its hash kept', async () => {
+    const email = freshEmail('ada');
+    const response = await create({ email: email.toUpperCase(), name: 'Ada Lovelace' });
+    expect(response.status, response.text).toBe(201);
+    expect(response.body).toMatchObject({
+      email,
+      name: 'Ada Lovelace',
+      roles: ['analyst'],
+      identity_source: 'local',
+      status: 'invited',
+      last_sign_in_at: null,
+    });
+    expect(response.body.analyst_id).toMatch(/^analyst_/);
+    const expiresIn = Date.parse(response.body.invitation_expires_at) - Date.now();
+    expect(expiresIn).toBeGreaterThan(6.9 * 24 * 3600_000);
+    expect(expiresIn).toBeLessThanOrEqual(7 * 24 * 3600_000);
+    const url = new URL(response.body.invitation_url);
+    expect(url.origin).toBe(new URL(stack.baseUrl).origin);
+    const invitationToken = url.pathname.replace('/invitations/', '');
+    expect(invitationToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const [row] = await sql.rows<{ invitation_hash: string; password_hash: string | null }>(
+      `SELECT invitation_hash, password_hash FROM users WHERE lower(email) = $1`,
+      [email],
+    );
+    expect(row!.password_hash).toBeNull();
+    expect(row!.invitation_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(row!.invitation_hash).not.toContain(invitationToken);
+  });
+
+  it('creates a local account with a password: active at once, no invitation', async () => {
+    const response = await create({
+      email: freshEmail('grace'),
+      name: 'Grace Hopper',
+      roles: ['judge', 'analyst', 'judge'],
+      password: 'correct horse battery staple',
+    });
+    expect(response.status, response.text).toBe(201);
+    expect(response.body).toMatchObject({
+      roles: ['analyst', 'judge'],
+      status: 'active',
+      invitation_expires_at: null,
+    });
+    expect(response.body).not.toHaveProperty('invitation_url');
+    expect(response.text).not.toContain('correct horse');
+  });
+
+  it('names the name after the email when none is given', async () => {
+    const email = freshEmail('lin');
+    const response = await create({ email });
+    expect(response.status).toBe(201);
+    expect(response.body.name).toBe(email.split('@')[0]);
+  });
+
+  it.each([
+    [{}, 'email'],
+    [{ email: 'not an email' }, 'email'],
+    [{ email: 42 }, 'email'],
+    [{ email: freshEmail(), roles: [] }, 'roles'],
+    [{ email: freshEmail(), roles: ['boss'] }, 'roles'],
+    [{ email: freshEmail(), roles: 'analyst' }, 'roles'],
+    [{ email: freshEmail(), name: '   ' }, 'name'],
+    [{ email: freshEmail(), password: 'too short' }, 'password'],
+    [{ email: freshEmail(), password: ' '.repeat(20) }, 'password'],
+    [{ email: freshEmail(), status: 'active' }, 'status'],
+  ])('refuses %j, naming %s', async (json, field) => {
+    const response = await create(json);
+    expect(response.status, response.text).toBe(400);
+    expect(response.body.error.details.field).toBe(field);
+  });
+
+  it('refuses an email already in the organisation (409 naming the member to change)', async () => {
+    const email = freshEmail('twice');
+    const first = await create({ email });
+    const again = await create({ email: email.toUpperCase(), password: 'a long enough password' });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('CONFLICT');
+    expect(again.body.error.details.field).toBe('email');
+    expect(again.body.error.details.issue).toContain(first.body.analyst_id);
+    expect(again.body.error.details.issue).toContain('PATCH');
+  });
+
+  it("refuses an email of another organisation's account (409), revealing nothing of it", async () => {
+    const other = await createOrganization(stack, client);
+    const email = freshEmail('elsewhere');
+    expect((await create({ email }, await other.token())).status).toBe(201);
+    const response = await create({ email });
+    expect(response.status).toBe(409);
+    expect(response.body.error.details.field).toBe('email');
+    expect(response.text).not.toMatch(/analyst_/);
+  });
+
+  it('is for live-mode credentials: a test-mode key reads people but does not change them', async () => {
+    const testKey = await org.apiKey(undefined, 'test');
+    const refused = await client.post('/v2/analysts', {
+      apiKey: testKey,
+      json: { email: freshEmail() },
+    });
+    expect(refused.status).toBe(403);
+    const listed = await client.get('/v2/analysts', { apiKey: testKey });
+    expect(listed.status).toBe(200);
+  });
+
+  it('needs organizations:write to change and organizations:read to read', async () => {
+    const reader = await org.token([Scope.OrganizationsRead]);
+    const refused = await create({ email: freshEmail() }, reader);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.details.required_scopes).toEqual(['organizations:write']);
+    expect((await client.get('/v2/analysts', { token: reader })).status).toBe(200);
+    const none = await org.token([Scope.SessionsRead]);
+    expect((await client.get('/v2/analysts', { token: none })).status).toBe(403);
+  });
+
+  it('works with an API key too', async () => {
+    const key = await org.apiKey([Scope.OrganizationsWrite, Scope.OrganizationsRead]);
+    const response = await client.post('/v2/analysts', {
+      apiKey: key,
+      json: { email: freshEmail(), roles: ['judge'] },
+    });
+    expect(response.status, response.text).toBe(201);
+  });
+});
+
+describe('GET /v2/analysts and /v2/analysts/{analyst_id}', () => {
+  let team: TestOrganization;
+  let teamToken: string;
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    team = await createOrganization(stack, client);
+    teamToken = await team.token();
+    const make = async (key: string, json: Record<string, unknown>) => {
+      const response = await create({ email: freshEmail(key), ...json }, teamToken);
+      expect(response.status, response.text).toBe(201);
+      ids[key] = response.body.analyst_id;
+    };
+    await make('invited', { roles: ['analyst'] });
+    await make('judge', { roles: ['judge'], password: 'a long enough password' });
+    await make('both', { roles: ['analyst', 'judge'], password: 'a long enough password' });
+    await make('gone', { roles: ['analyst'], password: 'a long enough password' });
+    expect((await client.delete(`/v2/analysts/${ids.gone}`, { token: teamToken })).status).toBe(
+      204,
+    );
+  });
+
+  async function listed(query: string): Promise<string[]> {
+    const response = await client.get(`/v2/analysts${query}`, { token: teamToken });
+    expect(response.status, response.text).toBe(200);
+    return response.body.data.map((item: { analyst_id: string }) => item.analyst_id);
+  }
+
+  it('lists every member, newest first, and filters by role and status', async () => {
+    expect(await listed('')).toEqual([ids.gone, ids.both, ids.judge, ids.invited]);
+    expect(await listed('?role=judge')).toEqual([ids.both, ids.judge]);
+    expect(await listed('?role=analyst&status=active')).toEqual([ids.both]);
+    expect(await listed('?status=invited')).toEqual([ids.invited]);
+    expect(await listed('?status=disabled')).toEqual([ids.gone]);
+    expect(await listed('?role=admin')).toEqual([]);
+  });
+
+  it('pages with a cursor', async () => {
+    const first = await client.get('/v2/analysts?per_page=3', { token: teamToken });
+    expect(first.body.pagination).toMatchObject({ total: 4, has_next: true, page: 1 });
+    const second = await client.get(
+      `/v2/analysts?per_page=3&cursor=${first.body.pagination.next_cursor}`,
+      { token: teamToken },
+    );
+    expect(second.body.data.map((a: { analyst_id: string }) => a.analyst_id)).toEqual([
+      ids.invited,
+    ]);
+    expect(second.body.pagination).toMatchObject({ page: 2, has_next: false, has_prev: true });
+  });
+
+  it('refuses unknown filters, naming them', async () => {
+    for (const [query, field] of [
+      ['?role=boss', 'role'],
+      ['?status=asleep', 'status'],
+    ]) {
+      const response = await client.get(`/v2/analysts${query}`, { token: teamToken });
+      expect(response.status).toBe(400);
+      expect(response.body.error.details.field).toBe(field);
+    }
+  });
+
+  it('reads one member with an empty track record, overall and by kind', async () => {
+    const response = await client.get(`/v2/analysts/${ids.both}`, { token: teamToken });
+    expect(response.status, response.text).toBe(200);
+    const empty = {
+      trials: 0,
+      hits: 0,
+      hit_rate: { value: 0, successes: 0, n: 0, ci_low: 0, ci_high: 1, baseline: 0.2, p_value: 1 },
+      saic_accuracy: null,
+      saic_reliability: null,
+      evidence: 'prior',
+    };
+    expect(response.body.track_record).toMatchObject(empty);
+    expect(response.body.track_record.summary).toContain('No judged trials yet');
+    for (const kind of ['session', 'analysis', 'dowsing']) {
+      expect(response.body.track_record.by_kind[kind]).toMatchObject(empty);
+    }
+  });
+
+  it("answers 404 for another organisation's member, a malformed id, or another kind of id", async () => {
+    for (const id of [
+      ids.both,
+      'analyst_nope',
+      toPublicId('user', (await addMember(stack, team, ['analyst'])).userId),
+    ]) {
+      for (const [method, json] of [
+        ['GET', undefined],
+        ['PATCH', { name: 'Taken over' }],
+        ['DELETE', undefined],
+        ['POST', undefined],
+      ] as const) {
+        const path = method === 'POST' ? `/v2/analysts/${id}/invitation` : `/v2/analysts/${id}`;
+        const response = await client.request(method, path, { token, json });
+        expect(response.status, `${method} ${id}`).toBe(404);
+        expect(response.body.error.code).toBe('NOT_FOUND');
+      }
+    }
+    const ours = await client.get('/v2/analysts', { token });
+    expect(ours.text).not.toContain(ids.both);
+    const [row] = await sql.rows<{ name: string; disabled_at: Date | null }>(
+      `SELECT name, disabled_at FROM users WHERE id = $1`,
+      [idOf(ids.both!)],
+    );
+    expect(row).toMatchObject({ disabled_at: null });
+    expect(row!.name).not.toBe('Taken over');
+  });
+});
+
+function idOf(analystId: string): string {
+  return parsePublicId('analyst', analystId)!;
+}
+
+describe('PATCH and DELETE /v2/analysts/{analyst_id}', () => {
+  it('changes the name and roles; absent fields stay', async () => {
+    const created = await create({ email: freshEmail(), name: 'Before', roles: ['analyst'] });
+    const path = `/v2/analysts/${created.body.analyst_id}`;
+    const renamed = await client.patch(path, { token, json: { name: 'After' } });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(renamed.body).toMatchObject({ name: 'After', roles: ['analyst'], status: 'invited' });
+    const judged = await client.patch(path, { token, json: { roles: ['judge', 'analyst'] } });
+    expect(judged.body).toMatchObject({ name: 'After', roles: ['analyst', 'judge'] });
+    for (const [json, field] of [
+      [{ roles: [] }, 'roles'],
+      [{ disabled: 'yes' }, 'disabled'],
+      [{ name: '' }, 'name'],
+      [{ email: 'new@example.test' }, 'email'],
+    ] as const) {
+      const refused = await client.patch(path, { token, json });
+      expect(refused.status, JSON.stringify(json)).toBe(400);
+      expect(refused.body.error.details.field).toBe(field);
+    }
+  });
+
+  it('removes a member by disabling them: history kept, invitation cleared, GET shows them', async () => {
+    const created = await create({ email: freshEmail() });
+    const id = created.body.analyst_id;
+    expect((await client.delete(`/v2/analysts/${id}`, { token })).status).toBe(204);
+    expect((await client.delete(`/v2/analysts/${id}`, { token })).status).toBe(204);
+    const read = await client.get(`/v2/analysts/${id}`, { token });
+    expect(read.body).toMatchObject({ status: 'disabled', invitation_expires_at: null });
+    const [row] = await sql.rows<{ invitation_hash: string | null }>(
+      `SELECT invitation_hash FROM users WHERE id = $1`,
+      [idOf(id)],
+    );
+    expect(row!.invitation_hash).toBeNull();
+    const url = new URL(created.body.invitation_url);
+    expect((await fetch(`${stack.baseUrl}${url.pathname}`)).status).toBe(404);
+    // Enabled again, they are invited once more (no password yet), and can be sent a new link.
+    const enabled = await client.patch(`/v2/analysts/${id}`, { token, json: { disabled: false } });
+    expect(enabled.body.status).toBe('invited');
+    const again = await client.post(`/v2/analysts/${id}/invitation`, { token });
+    expect(again.status, again.text).toBe(201);
+    expect(again.body.invitation_url).not.toBe(created.body.invitation_url);
+  });
+
+  it('invites again only people still invited (409 naming status)', async () => {
+    const created = await create({ email: freshEmail(), password: 'a long enough password' });
+    const response = await client.post(`/v2/analysts/${created.body.analyst_id}/invitation`, {
+      token,
+    });
+    expect(response.status).toBe(409);
+    expect(response.body.error.details.field).toBe('status');
+  });
+
+  it('never leaves the organisation without an active admin', async () => {
+    const team = await createOrganization(stack, client);
+    const teamToken = await team.token();
+    const only = await addMember(stack, team, ['admin', 'analyst']);
+    const path = `/v2/analysts/${only.analystId}`;
+    const demote = await client.patch(path, { token: teamToken, json: { roles: ['analyst'] } });
+    expect(demote.status).toBe(409);
+    expect(demote.body.error.details.field).toBe('roles');
+    const disable = await client.patch(path, { token: teamToken, json: { disabled: true } });
+    expect(disable.status).toBe(409);
+    expect(disable.body.error.details.field).toBe('disabled');
+    const remove = await client.delete(path, { token: teamToken });
+    expect(remove.status).toBe(409);
+    expect(remove.body.error.details.field).toBe('roles');
+    // An invited admin cannot run the organisation yet: it does not count.
+    const invited = await create({ email: freshEmail(), roles: ['admin'] }, teamToken);
+    expect(invited.body.status).toBe('invited');
+    expect((await client.delete(path, { token: teamToken })).status).toBe(409);
+    // A second active admin: now either may go.
+    await addMember(stack, team, ['admin']);
+    const demoted = await client.patch(path, { token: teamToken, json: { roles: ['analyst'] } });
+    expect(demoted.status, demoted.text).toBe(200);
+    expect(demoted.body.roles).toEqual(['analyst']);
+  });
+
+  it('keeps the last admin when two demote each other at once', async () => {
+    const team = await createOrganization(stack, client);
+    const teamToken = await team.token();
+    const [a, b] = await Promise.all([
+      addMember(stack, team, ['admin']),
+      addMember(stack, team, ['admin']),
+    ]);
+    const answers = await Promise.all(
+      [a, b].map((member) =>
+        client.patch(`/v2/analysts/${member.analystId}`, {
+          token: teamToken,
+          json: { roles: ['judge'] },
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+    const admins = await client.get('/v2/analysts?role=admin&status=active', {
+      token: teamToken,
+    });
+    expect(admins.body.data).toHaveLength(1);
+  });
+});
+
+describe('SSO users are matched by email', () => {
+  it('an SSO sign-in of an invited email lands on the same account, now active', async () => {
+    const email = freshEmail('federated');
+    const created = await create({ email, roles: ['analyst'] });
+    const result = await stack.api.get(UsersService).signInFederated({
+      organizationId: org.organizationId,
+      source: 'ldap',
+      connectionId: '00000000-0000-7000-8000-000000000000',
+      email: email.toUpperCase(),
+      name: 'From the directory',
+      groups: [],
+      scopes: ['remote-viewing:read'],
+      provision: false,
+    });
+    expect('user' in result && result.user.id).toBe(idOf(created.body.analyst_id));
+    const read = await client.get(`/v2/analysts/${created.body.analyst_id}`, { token });
+    expect(read.body).toMatchObject({
+      status: 'active',
+      identity_source: 'ldap',
+      roles: ['analyst'],
+      name: 'From the directory',
+    });
+    expect(read.body.last_sign_in_at).not.toBeNull();
+  });
+});
