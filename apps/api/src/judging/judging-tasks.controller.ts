@@ -12,14 +12,7 @@ import {
   StreamableFile,
   type ExecutionContext,
 } from '@nestjs/common';
-import {
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiProduces,
-  ApiResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { judgeCaller, JudgingTasks, JudgingService, type ServedFile } from '#analysts';
 import type { Member } from '#auth';
@@ -159,7 +152,6 @@ export class JudgingTasksController {
   @ResourceParam('judging_task_id', JUDGING_TASK_ID.example, 'judging task')
   @ApiParam({ name: 'candidate_id', example: CANDIDATE_ID.example })
   @ApiParam({ name: 'position', example: 1, schema: { type: 'integer', minimum: 1 } })
-  @ApiProduces(...FILE_TYPES)
   @ApiOkResponse(fileResponse('The photo'))
   async photo(
     @CurrentPrincipal() principal: Principal,
@@ -188,7 +180,6 @@ export class JudgingTasksController {
   })
   @ResourceParam('judging_task_id', JUDGING_TASK_ID.example, 'judging task')
   @ApiParam({ name: 'sketch_id', example: SKETCH_ID.example })
-  @ApiProduces(...FILE_TYPES)
   @ApiOkResponse(fileResponse('The sketch'))
   async sketch(
     @CurrentPrincipal() principal: Principal,
