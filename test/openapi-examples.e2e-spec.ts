@@ -75,6 +75,8 @@ const EXPLICIT: Record<string, string> = {
     'answers 409 naming engine: every session here is run by the simulated engine, which takes no submissions',
   'POST /v2/analysts':
     'email: a fresh address (an email is one account across the service, so a second send of the same one is 409)',
+  'POST /v2/judging-tasks/{judging_task_id}/ranking':
+    'answers 403: ranking acts for the signed-in judge of a task, and a task’s candidate ids are made when it opens (test/judging.e2e-spec.ts sends real rankings)',
   'POST /oauth2/token': 'form: a real client’s id and secret (no document can hold a secret)',
   'POST /oauth2/revoke': 'form: as above',
   'POST /oauth2/introspect': 'form: as above',
@@ -206,6 +208,9 @@ async function pathValue(name: string, operation: Operation): Promise<string> {
         const found = await client.get('/v1/history/search?q=lantern', { token });
         return found.body.results[0].id as string;
       });
+    case 'judging_task_id':
+      // Judging tasks are a judge's (a person's); see EXPLICIT.
+      return toPublicId('judgingTask', '01936d5e-6b0a-7c3e-9d4f-2a1b3c4d5e6f');
     default:
       throw new Error(`${label(operation)}: no real resource for {${name}}; add one here`);
   }
@@ -322,6 +327,8 @@ describe('every documented request example', () => {
         if (label(operation) === 'POST /v2/sessions/{session_id}/results') {
           expect(response.status).toBe(409);
           expect(response.body.error.details.field).toBe('engine');
+        } else if (label(operation) === 'POST /v2/judging-tasks/{judging_task_id}/ranking') {
+          expect(response.status, response.text).toBe(403);
         } else if (response.status >= 300) {
           failures.push(
             `${label(operation)} (example "${name}") → ${response.status} ${response.text}`,

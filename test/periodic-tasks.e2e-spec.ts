@@ -37,6 +37,7 @@ describe('periodic tasks', () => {
         'analyses.sweep': 60_000,
         'reports.sweep': 60_000,
         'sso.metadata-refresh': 3_600_000,
+        'judging.assign-waiting': 300_000,
       });
     } finally {
       await worker.close();
