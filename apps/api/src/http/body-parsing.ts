@@ -3,7 +3,11 @@ import { AppError } from '#common';
 import { sendError } from './error-translation.js';
 import { guardRequestInput } from './input-guards.js';
 import { preferLiteralRoutes } from './route-table.js';
-import { streamedBodyProblem, streamedBodyTypes } from './streamed-bodies.js';
+import {
+  multipartUploadLimits,
+  streamedBodyProblem,
+  streamedBodyTypes,
+} from './streamed-bodies.js';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 const FORM_TYPE = 'application/x-www-form-urlencoded';
@@ -28,9 +32,12 @@ export function installBodyParsing(app: Express, limitBytes: number, publicUrl: 
     express.urlencoded({ extended: false, limit: limitBytes, type: FORM_TYPE }),
   );
   const json = express.json({ limit: limitBytes, type: JSON_TYPES, strict: true });
-  // A route that streams its body (streamed-bodies.ts) gets it unread.
+  // A route that streams its body, or a multipart upload to a route that takes one
+  // (streamed-bodies.ts), gets it unread.
   app.use((request: Request, response: Response, next: NextFunction) =>
-    streamedBodyTypes(request) ? next() : json(request, response, next),
+    streamedBodyTypes(request) || multipartUploadLimits(request)
+      ? next()
+      : json(request, response, next),
   );
   app.use(requireKnownContentType);
   app.use(guardRequestInput);
@@ -43,8 +50,20 @@ export function installBodyParsing(app: Express, limitBytes: number, publicUrl: 
  * A body we did not parse would otherwise reach validation as `{}` and give a
  * misleading error. The OAuth routes answer a wrong content type themselves, in OAuth's error form.
  * A route that streams its body takes only its own media types, with or without a body.
+ * multipart/form-data reaches only the routes that take it (submissions with
+ * sketches), uncompressed; everywhere else it is refused as any other non-JSON body.
  */
 function requireKnownContentType(request: Request, _response: Response, next: NextFunction): void {
+  if (multipartUploadLimits(request)) {
+    const encoding = (request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+    if (encoding === 'identity') return next();
+    return next(
+      new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding ${encoding} is not accepted`, {
+        field: 'Content-Encoding',
+        issue: 'send the body uncompressed',
+      }),
+    );
+  }
   const streamed = streamedBodyTypes(request);
   if (streamed) {
     const problem = streamedBodyProblem(request, streamed);

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { MAX_SKETCH_BYTES, MAX_SKETCHES } from '#analysts';
 import { AppError } from '#common';
 import { IMPORT_MEDIA_TYPES } from '#history';
 
@@ -11,6 +12,51 @@ import { IMPORT_MEDIA_TYPES } from '#history';
 const STREAMED_BODIES: Readonly<Record<string, readonly string[]>> = {
   '/v2/history/import': Object.values(IMPORT_MEDIA_TYPES),
 };
+
+/** What a multipart/form-data body may hold: the limits readMultipartForm enforces. */
+export interface MultipartLimits {
+  maxFiles: number;
+  maxFileBytes: number;
+  maxFields: number;
+  maxFieldBytes: number;
+}
+
+/**
+ * A submission's form: up to MAX_SKETCHES `sketches` of MAX_SKETCH_BYTES each,
+ * and its other fields (descriptors, notes, coordinates…) as text.
+ */
+export const RESULTS_UPLOAD_LIMITS: MultipartLimits = {
+  maxFiles: MAX_SKETCHES,
+  maxFileBytes: MAX_SKETCH_BYTES,
+  maxFields: 100,
+  maxFieldBytes: 64 * 1024,
+};
+
+/**
+ * Routes that take multipart/form-data as well as JSON: analysts' submissions
+ * with their sketches. Such a body is left unread for the route
+ * (readMultipartForm); a JSON body is parsed as everywhere. Every other route
+ * refuses multipart (415).
+ */
+const MULTIPART_ROUTES: readonly { path: RegExp; limits: MultipartLimits }[] = [
+  {
+    path: /^\/v2\/(?:sessions|analysis|dowsing\/queries)\/[^/]+\/results\/?$/i,
+    limits: RESULTS_UPLOAD_LIMITS,
+  },
+];
+
+export const MULTIPART_MEDIA_TYPE = 'multipart/form-data';
+
+/**
+ * The limits of this request's multipart body when it is a POST of
+ * multipart/form-data to a route that takes one; null otherwise (its body is
+ * parsed, or refused, as usual).
+ */
+export function multipartUploadLimits(request: Request): MultipartLimits | null {
+  if (request.method !== 'POST') return null;
+  if (mediaTypeOf(request.headers['content-type']) !== MULTIPART_MEDIA_TYPE) return null;
+  return MULTIPART_ROUTES.find((route) => route.path.test(request.path))?.limits ?? null;
+}
 
 /** Express matches paths case-insensitively and with or without a trailing slash. */
 function pathKey(path: string): string {
@@ -88,7 +134,8 @@ export async function readStreamedBody<T>(
   }
 }
 
-function drain(request: Request): Promise<void> {
+/** Reads off and drops what is left of a body, so the client reads the answer instead of having its upload cut. */
+export function drain(request: Request): Promise<void> {
   if (request.complete || request.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     request

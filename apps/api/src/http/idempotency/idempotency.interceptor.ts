@@ -11,7 +11,8 @@ import type { Response } from 'express';
 import { catchError, mergeMap, of, type Observable } from 'rxjs';
 import { AppError, canonicalJson, type JsonValue, type Principal } from '#common';
 import type { ApiRequest } from '../request-context.js';
-import { streamedBodyTypes } from '../streamed-bodies.js';
+import { multipartRequestHash, readMultipartForm } from '../multipart.js';
+import { multipartUploadLimits, streamedBodyTypes } from '../streamed-bodies.js';
 import { IDEMPOTENCY_WINDOW_HOURS, IdempotencyRecords } from '#idempotency';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -28,6 +29,10 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  * still runs waits for it (up to 10 s) and then replays. A failed first
  * request keeps nothing, so it can be retried with the same key. Routes that
  * stream their body (streamed-bodies.ts) take no part and ignore the header.
+ * A multipart upload (a submission with sketches) is read here, before its
+ * route, and the key is checked against its fields and its files' names and
+ * SHA-256 (multipartRequestHash): a retry that builds the same form again is
+ * replayed, whatever boundary it uses; the route then gets the same form.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -51,9 +56,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
       );
     }
     const route = `POST ${request.originalUrl}`;
-    const requestHash = createHash('sha256')
-      .update(canonicalJson((request.body ?? null) as JsonValue))
-      .digest('hex');
+    const multipart = multipartUploadLimits(request);
+    const requestHash = multipart
+      ? multipartRequestHash(await readMultipartForm(request, multipart))
+      : createHash('sha256')
+          .update(canonicalJson((request.body ?? null) as JsonValue))
+          .digest('hex');
     const response = context.switchToHttp().getResponse<Response>();
     const outcome = await this.keys.begin(principal, key, route, requestHash, request.id);
     switch (outcome.kind) {
