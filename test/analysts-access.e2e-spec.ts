@@ -158,11 +158,12 @@ describe('invitations', () => {
 
   it('refuses a post a browser marks as coming from another site', async () => {
     const { path } = await invite();
-    for (const headers of [
+    const attempts: Record<string, string>[] = [
       { 'sec-fetch-site': 'cross-site' },
       { 'sec-fetch-site': 'same-site' },
       { origin: 'https://attacker.example' },
-    ]) {
+    ];
+    for (const headers of attempts) {
       const response = await client.post(path, {
         form: { password: PASSWORD, password_confirmation: PASSWORD },
         headers,

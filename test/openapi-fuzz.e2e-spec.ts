@@ -154,6 +154,13 @@ async function fixtures(client: TestClient, token: string): Promise<Record<strin
     event_id: [events.body.data[0].id],
     file: ['0.svg', '1.svg', '99.svg', 'x.png'],
     uid: ['unknown-interaction'],
+    analyst_id: [
+      await made(
+        '/v2/analysts',
+        { email: `fuzz.${randomBytes(4).toString('hex')}@example.test` },
+        'analyst_id',
+      ),
+    ],
   };
 }
 
