@@ -57,6 +57,8 @@ export class TargetsController {
   })
   @ApiJsonBody(CreateTargetDto, CREATE_TARGET_EXAMPLES)
   @ApiCreatedResponse({ type: TargetDto })
+  @ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })
+  @ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateTargetDto,
