@@ -34,7 +34,8 @@ let codeClient: RegisteredClient;
 const ADMIN_SCOPES = [...MEMBER_SCOPES, Scope.OrganizationsRead, Scope.OrganizationsWrite];
 
 beforeAll(async () => {
-  stack = await startStack({ worker: false });
+  // A heartbeat each second: a connected person's roles are read again at each.
+  stack = await startStack({ worker: false, env: { WS_HEARTBEAT_SECONDS: '1' } });
   client = await TestClient.for(stack);
   org = await createOrganization(stack, client);
   token = await org.token();
@@ -326,6 +327,30 @@ describe('confinement', () => {
         expect(refused.body.error.message).toContain('cannot subscribe to work updates');
       }
       expect((await handshake(adminToken)).status).toBe(101);
+    });
+
+    it('closes a connected person who loses the admin role (4403) or is removed (4401)', async () => {
+      for (const [change, code] of [
+        [{ roles: ['analyst'] }, 4403],
+        [{ disabled: true }, 4401],
+      ] as const) {
+        const member = await addMember(stack, org, ['admin']);
+        const personal = await memberToken(stack, codeClient, member);
+        const socket = new WebSocket(wsUrl(), {
+          headers: { authorization: `Bearer ${personal}` },
+        });
+        const closed = new Promise<number>((resolve) => socket.once('close', resolve));
+        await new Promise<void>((resolve, reject) => {
+          socket.once('open', () => resolve());
+          socket.once('error', reject);
+        });
+        const changed = await client.patch(`/v2/analysts/${member.analystId}`, {
+          token,
+          json: change,
+        });
+        expect(changed.status, changed.text).toBe(200);
+        expect(await closed).toBe(code);
+      }
     });
   });
 });
