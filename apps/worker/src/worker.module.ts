@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { AnalysesWorkModule } from '#analyses';
+import { JudgingWorkModule } from '#analysts';
 import { AuthWorkModule } from '#auth';
 import { ERROR_SERIALIZERS } from '#common';
 import { ConfigModule, type Settings } from '#config';
@@ -38,6 +39,7 @@ export class WorkerModule {
         AnalysesWorkModule,
         ReportsWorkModule,
         SsoWorkModule,
+        JudgingWorkModule,
         AuthWorkModule,
         WebhooksWorkModule,
         IdempotencyWorkModule,

@@ -1,6 +1,8 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type pg from 'pg';
 import {
+  type Assignment,
+  assignmentPublicId,
   combineSubmissions,
   type RecordForResults,
   type SubmissionInput,
@@ -8,6 +10,7 @@ import {
   type Tasking,
   TrackRecords,
   JudgingService,
+  TargetPool,
   type TaskingRequest,
   DEFAULT_DECOY_COUNT,
 } from '#analysts';
@@ -25,7 +28,12 @@ import { verifiedSessionsOf } from './session-evidence.js';
 import { sessionCompletedData } from './session-events.js';
 import { phaseOf, PROGRESS_STEP } from './session-phase.js';
 import { sessionSketchUrl } from './session-sketches.js';
-import { SELECT_SESSION, SESSION_COLUMNS, sessionFromRow, type SessionRow } from './session-rows.js';
+import {
+  SELECT_SESSION,
+  SESSION_COLUMNS,
+  sessionFromRow,
+  type SessionRow,
+} from './session-rows.js';
 
 /** The version the `analyst` engine records with its work. */
 export const ANALYST_ENGINE_VERSION = 'analyst-1';
@@ -57,6 +65,7 @@ export class AnalystSessions {
     private readonly tasking: TaskingService,
     private readonly trackRecords: TrackRecords,
     private readonly judging: JudgingService,
+    private readonly pool: TargetPool,
     private readonly verified: VerifiedRecords,
   ) {}
 
@@ -155,7 +164,7 @@ export class AnalystSessions {
     publicId: string,
     input: SubmissionInput,
     requestId: string | null,
-  ): Promise<SessionEntity> {
+  ): Promise<Assignment> {
     const session = await this.sessionOf(tenant, publicId);
     if (session.engine !== 'analyst') {
       throw new AppError(
@@ -167,6 +176,7 @@ export class AnalystSessions {
         },
       );
     }
+    let assignmentId = '';
     await sequencedTransition(this.sql, 'sessions', session.id, async (tx, sequence) => {
       const progress = await this.tasking.submit(
         tx,
@@ -177,6 +187,7 @@ export class AnalystSessions {
         input,
         requestId,
       );
+      assignmentId = assignmentPublicId(progress.assignment);
       const current = await this.locked(tx, session.id);
       if (current.status !== 'in_progress') return false;
       const reached =
@@ -208,7 +219,7 @@ export class AnalystSessions {
       }
       return true;
     });
-    return this.sessionOf(tenant, publicId);
+    return this.tasking.assignmentOf(member, tenant.mode, assignmentId);
   }
 
   /** Closes sessions past their deadline: completed with what was submitted, else failed. */
@@ -238,10 +249,24 @@ export class AnalystSessions {
   }
 
   /** A session was cancelled or deleted: its tasking closes (or goes) with it. */
-  async cancelled(tx: pg.PoolClient, session: SessionEntity, requestId: string | null): Promise<void> {
+  async cancelled(
+    tx: pg.PoolClient,
+    session: SessionEntity,
+    requestId: string | null,
+  ): Promise<void> {
     if (session.engine !== 'analyst') return;
     const tasking = await this.tasking.taskingOf('session', session.id);
     if (tasking) await this.tasking.close(tx, tasking, 'cancelled', requestId);
+  }
+
+  /** An analyst's uploaded sketch of the session, as stored. */
+  sketch(session: SessionEntity, sketchId: string) {
+    return this.tasking.sketch(
+      { organizationId: session.organizationId, mode: session.mode },
+      'session',
+      session.id,
+      sketchId,
+    );
   }
 
   /** A deleted session's tasking goes with it, target and all. */
@@ -350,7 +375,7 @@ export class AnalystSessions {
           modality: session.modality,
           decoyCount: tasking.decoyCount,
           targetId: tasking.targetId,
-          truth: { description: session.target, descriptors: [], latitude: null, longitude: null },
+          truth: await this.judgingTruth(tenant, session.target, tasking),
         },
         requestId,
       );
@@ -359,6 +384,23 @@ export class AnalystSessions {
       { sessionId: toPublicId('session', session.id), submissions: submissions.length, requestId },
       'analyst session completed',
     );
+  }
+
+  /**
+   * What the judge ranks as the true target: the pool target the session
+   * names (its description, descriptors and place, so it looks like the
+   * decoys drawn from the same pool), else the session's own target text.
+   */
+  private async judgingTruth(tenant: Tenant, target: string, tasking: Tasking) {
+    const pooled = tasking.targetId === null ? null : await this.pool.get(tenant, tasking.targetId);
+    return pooled
+      ? {
+          description: pooled.description,
+          descriptors: pooled.descriptors,
+          latitude: pooled.latitude,
+          longitude: pooled.longitude,
+        }
+      : { description: target, descriptors: [], latitude: null, longitude: null };
   }
 
   private async failAtDeadline(
@@ -396,7 +438,11 @@ export class AnalystSessions {
     const [row] =
       uuid === null
         ? []
-        : await this.sql.rows<SessionRow>(SELECT_SESSION, [uuid, tenant.organizationId, tenant.mode]);
+        : await this.sql.rows<SessionRow>(SELECT_SESSION, [
+            uuid,
+            tenant.organizationId,
+            tenant.mode,
+          ]);
     if (!row) throw AppError.notFound('session', publicId);
     return sessionFromRow(row);
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, newKey, parsePublicId, toPublicId, type Principal, type Tenant } from '#common';
+import { AppError, newKey, parsePublicId, type Principal, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import { Sql, type SqlExecutor } from '#database';
 import { EngineRegistry, renderSketchSvg } from '#engines';
@@ -11,6 +11,7 @@ import {
 } from '#organizations';
 import { AnalystSessions } from './analyst-sessions.js';
 import { BatchRecords } from './batch-records.js';
+import { sessionSketchUrl } from './session-sketches.js';
 import type { BatchEntity } from './entities/batch.entity.js';
 import type { SessionEntity } from './entities/session.entity.js';
 import { sessionCreatedData } from './session-events.js';
@@ -367,25 +368,49 @@ export class SessionsService {
   }
 
   /**
-   * A sketch of a completed session as SVG, re-drawn from the engine's seed:
-   * of the caller's sessions, or of a public one (shared read-only).
+   * A sketch of a completed session, of the caller's sessions or of a public
+   * one (shared read-only): a simulated sketch (`3.svg`) is redrawn from the
+   * engine's seed; an analyst's upload (`skt_….png`) is served as stored.
    */
-  async sketch(tenant: Tenant, publicId: string, index: number): Promise<string> {
+  async sketch(
+    tenant: Tenant,
+    publicId: string,
+    file: string,
+  ): Promise<{ contentType: string; body: string | Buffer; uploaded: boolean }> {
     const session = await this.get(tenant, publicId).catch((error: unknown) => {
       if (error instanceof AppError && error.code === 'NOT_FOUND') return this.getPublic(publicId);
       throw error;
     });
-    const sketches = (session.results?.sketches ?? []) as { index: number }[];
-    if (session.engineSeed === null || !sketches.some((sketch) => sketch.index === index)) {
-      throw new AppError('NOT_FOUND', `Session ${publicId} has no sketch ${index}`, {
+    const sketches = (session.results?.sketches ?? []) as { index: number; file?: string }[];
+    const notFound = () =>
+      new AppError('NOT_FOUND', `Session ${publicId} has no sketch ${file}`, {
         field: 'sketch',
         issue: 'not found',
       });
+    const uploaded = sketches.find((sketch) => sketch.file !== undefined && sketch.file === file);
+    if (uploaded) {
+      const sketchId = parsePublicId('sketch', file.replace(/\.[a-z]+$/, ''));
+      const stored =
+        sketchId === null ? null : await this.analystSessions.sketch(session, sketchId);
+      if (!stored) throw notFound();
+      return { contentType: stored.contentType, body: stored.bytes, uploaded: true };
     }
-    return renderSketchSvg(session.engineSeed, index);
+    const index = /^(\d{1,2})\.svg$/.exec(file);
+    if (
+      !index ||
+      session.engineSeed === null ||
+      !sketches.some((sketch) => sketch.index === Number(index[1]) && sketch.file === undefined)
+    ) {
+      throw notFound();
+    }
+    return {
+      contentType: 'image/svg+xml; charset=utf-8',
+      body: renderSketchSvg(session.engineSeed, Number(index[1])),
+      uploaded: false,
+    };
   }
 
   sketchUrl(session: SessionEntity, index: number): string {
-    return `${this.settings.publicUrl}/v1/sessions/${toPublicId('session', session.id)}/sketches/${index}.svg`;
+    return sessionSketchUrl(this.settings.publicUrl, session, index);
   }
 }

@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
 import { AnalystsModule } from '#analysts';
+import { AssignmentsV2Controller } from './assignments-v2.controller.js';
 
 @Module({
   imports: [AnalystsModule],
-  controllers: [],
+  controllers: [AssignmentsV2Controller],
 })
 export class AssignmentsHttpModule {}

@@ -85,7 +85,8 @@ export function WithWorkTasking<T extends Type<object>>(Base: T) {
       minimum: 1,
       maximum: MAX_DECOY_COUNT,
       default: DEFAULT_DECOY_COUNT,
-      description: 'Decoys beside the true target in the judging set: chance is 1/(decoy_count + 1)',
+      description:
+        'Decoys beside the true target in the judging set: chance is 1/(decoy_count + 1)',
     })
     @Optional()
     @IsInt(DECOYS_RULE)

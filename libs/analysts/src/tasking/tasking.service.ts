@@ -465,6 +465,28 @@ export class TaskingService {
     return row ? { contentType: row.content_type, bytes: row.bytes } : null;
   }
 
+  /** A sketch of the member's own submission; anyone else's is NOT_FOUND. */
+  async ownSketch(
+    member: Member,
+    mode: Tenant['mode'],
+    assignmentPublicId: string,
+    sketchPublicId: string,
+  ): Promise<{ contentType: string; bytes: Buffer }> {
+    const assignmentId = parsePublicId('assignment', assignmentPublicId);
+    const sketchId = parsePublicId('sketch', sketchPublicId);
+    const [row] =
+      assignmentId === null || sketchId === null
+        ? []
+        : await this.sql.rows<{ content_type: string; bytes: Buffer }>(
+            `SELECT s.content_type, s.bytes FROM assignment_sketches s
+               JOIN assignments a ON a.id = s.assignment_id
+              WHERE s.id = $1 AND a.id = $2 AND a.user_id = $3 AND a.mode = $4`,
+            [sketchId, assignmentId, member.userId, mode],
+          );
+    if (!row) throw AppError.notFound('sketch', sketchPublicId);
+    return { contentType: row.content_type, bytes: row.bytes };
+  }
+
   private async namedAnalysts(
     tx: pg.PoolClient,
     tenant: Tenant,

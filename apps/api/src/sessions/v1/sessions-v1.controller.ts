@@ -8,6 +8,8 @@ import {
   Param,
   Post,
   Query,
+  Res,
+  StreamableFile,
 } from '@nestjs/common';
 import {
   ApiCreatedResponse,
@@ -18,7 +20,9 @@ import {
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { AppError, Scope, type Principal } from '#common';
+import { Scope, type Principal } from '#common';
+import type { Response } from 'express';
+import { servedFile } from '../../http/served-files.js';
 import { SessionsService, SessionListsService } from '#sessions';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
@@ -156,24 +160,38 @@ export class SessionsV1Controller {
 
   @Get(':session_id/sketches/:file')
   @Auth({ scopes: [Scope.SessionsRead] })
-  @Header('Content-Type', 'image/svg+xml; charset=utf-8')
-  @Header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
   @Header('Cache-Control', 'private, max-age=86400, immutable')
-  @ApiOperation({ summary: 'A sketch of a completed session, as SVG' })
+  @ApiOperation({
+    summary: 'A sketch of a completed session',
+    description:
+      "The simulated engine's sketches are SVG drawn from its seed (`0.svg`, `1.svg`, …); analysts' uploads are served as stored (`skt_….png`, `.jpg`, `.svg` — SVG sanitised on upload), inert under `Content-Security-Policy: default-src 'none'; sandbox`. `results.sketches[].url` names each.",
+  })
   @ResourceParam('session_id', 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', 'session')
   @ApiParam({ name: 'file', example: '0.svg' })
-  // Only the image is SVG: the route's errors are the JSON envelope, as everywhere.
+  // Only the image is an image: the route's errors are the JSON envelope, as everywhere.
   @ApiOkResponse({
-    description: 'SVG image',
-    content: { 'image/svg+xml': { schema: { type: 'string' } } },
+    description: 'The sketch',
+    content: {
+      'image/svg+xml': { schema: { type: 'string' } },
+      'image/png': { schema: { type: 'string', format: 'binary' } },
+      'image/jpeg': { schema: { type: 'string', format: 'binary' } },
+    },
   })
   async sketch(
     @CurrentPrincipal() principal: Principal,
     @Param('session_id') id: string,
     @Param('file') file: string,
-  ): Promise<string> {
-    const match = /^(\d{1,2})\.svg$/.exec(file);
-    if (!match) throw AppError.notFound('sketch', file);
-    return this.sessions.sketch(principal, id, Number(match[1]));
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<string | StreamableFile> {
+    const sketch = await this.sessions.sketch(principal, id, file);
+    if (sketch.uploaded) {
+      return servedFile(
+        { contentType: sketch.contentType, bytes: sketch.body as Buffer },
+        response,
+      );
+    }
+    response.setHeader('Content-Type', sketch.contentType);
+    response.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+    return sketch.body as string;
   }
 }

@@ -33,5 +33,7 @@ export class CreateCollaborativeSessionV2Dto extends CreateSessionV2Dto {
   @IsInt(ANALYST_COUNT_RULE)
   @Min(2, ANALYST_COUNT_RULE)
   @Max(MAX_COLLABORATIVE_ANALYSTS, ANALYST_COUNT_RULE)
-  analyst_count?: number;
+  // Narrows the create body's 1–20 to 2–20 with a default of 3; the initializer only
+  // satisfies redeclaring a decorated field (absent stays absent).
+  override analyst_count?: number = undefined;
 }

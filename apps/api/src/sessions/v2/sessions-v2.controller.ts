@@ -1,16 +1,24 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import {
-  ApiBody,
   ApiCreatedResponse,
+  ApiExtraModels,
   ApiOkResponse,
   ApiOperation,
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import { Scope, type Principal } from '#common';
-import { SessionMerger, SessionsService, SessionListsService } from '#sessions';
+import type { Member } from '#auth';
+import { AppSettings } from '#config';
+import { AnalystSessions, SessionMerger, SessionsService, SessionListsService } from '#sessions';
 import type { SessionEntity } from '#sessions';
-import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
+import { AssignmentDto } from '../../assignments/assignment.dto.js';
+import { toAssignmentDto } from '../../assignments/assignment.mapper.js';
+import { submissionRequestBody } from '../../assignments/submission-body.decorator.js';
+import { readSubmission } from '../../assignments/submission-body.js';
+import { SUBMISSION_DESCRIPTION, SubmissionDto } from '../../assignments/submission.dto.js';
+import { Auth, CurrentMember, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
+import type { ApiRequest } from '../../http/request-context.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
@@ -42,6 +50,8 @@ export class SessionsV2Controller {
     private readonly sessions: SessionsService,
     private readonly merger: SessionMerger,
     private readonly lists: SessionListsService,
+    private readonly analystSessions: AnalystSessions,
+    private readonly settings: AppSettings,
   ) {}
 
   @Post('create')
@@ -119,25 +129,36 @@ export class SessionsV2Controller {
 
   @Post(':session_id/results')
   @HttpCode(200)
-  @Auth({ scopes: [Scope.SessionsWrite] })
+  @Auth({ scopes: [Scope.SessionsWrite], members: true })
   @ApiOperation({
     summary: "Submit an analyst's data for a session",
-    description:
-      'For sessions run by the `analyst` engine: the assigned analysts submit their data here and the worker aggregates it. Sessions of the `simulated` engine — every session until the analyst workflow is enabled for your organisation — make their own results, so a submission answers 409 naming `engine`.',
+    description: `For sessions of the \`analyst\` engine (docs/analysts.md). ${SUBMISSION_DESCRIPTION}\n\nA session of the \`simulated\` engine makes its own results: 409 naming \`engine\`.`,
+    requestBody: submissionRequestBody(),
   })
+  @ApiExtraModels(SubmissionDto)
   @ResourceParam('session_id', 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', 'session')
-  @ApiBody({ schema: { type: 'object', additionalProperties: true } })
+  @ApiOkResponse({ type: AssignmentDto, description: 'Your assignment with your submission' })
   @ApiResponse({
     status: 409,
-    description: "The session's engine does not take submissions",
+    description: 'The session takes no submissions (engine), or its deadline has passed',
     type: ErrorEnvelopeDto,
   })
-  @ApiOkResponse({ type: SessionV2Dto })
   async submitResults(
+    @CurrentMember() member: Member,
     @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
     @Param('session_id') id: string,
-  ): Promise<SessionV2Dto> {
-    return this.sessions.submitResults(principal, id);
+    @Req() request: ApiRequest,
+  ): Promise<AssignmentDto> {
+    const submission = await readSubmission(request);
+    const assignment = await this.analystSessions.submit(
+      member,
+      principal,
+      id,
+      submission,
+      requestId,
+    );
+    return toAssignmentDto(assignment, this.settings.publicUrl);
   }
 
   @Post(':session_id/merge')
