@@ -354,3 +354,43 @@ describe('confinement', () => {
     });
   });
 });
+
+describe('the work follows the people', () => {
+  it('someone who stops being an analyst gives their open assignment to another', async () => {
+    const team = await createOrganization(stack, client);
+    const teamToken = await team.token();
+    const teamClient = await memberClient(client, team);
+    const [first, second] = await Promise.all([
+      addMember(stack, team, ['analyst'], 'First Analyst'),
+      addMember(stack, team, ['analyst'], 'Second Analyst'),
+    ]);
+    const [firstToken, secondToken] = await Promise.all(
+      [first, second].map((member) => memberToken(stack, teamClient, member)),
+    );
+    const created = await client.post('/v2/sessions/create', {
+      token: teamToken,
+      json: {
+        type: 'remote_viewing',
+        target: 'The lighthouse at the end of the pier',
+        engine: 'analyst',
+        analyst_count: 1,
+        analyst_ids: [first.analystId],
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const mine = async (personal: string) =>
+      (await client.get('/v2/assignments', { token: personal })).body.data as {
+        status: string;
+      }[];
+    expect((await mine(firstToken)).map((a) => a.status)).toEqual(['assigned']);
+    expect(await mine(secondToken)).toEqual([]);
+
+    const changed = await client.patch(`/v2/analysts/${first.analystId}`, {
+      token: teamToken,
+      json: { roles: ['judge'] },
+    });
+    expect(changed.status, changed.text).toBe(200);
+    expect((await mine(secondToken)).map((a) => a.status)).toEqual(['assigned']);
+    expect((await mine(firstToken)).map((a) => a.status)).not.toContain('assigned');
+  });
+});
