@@ -401,5 +401,8 @@ describe('SSO users are matched by email', () => {
       name: 'From the directory',
     });
     expect(read.body.last_sign_in_at).not.toBeNull();
+    // Signed in through SSO, they are no longer invited: the link no longer sets a password.
+    const link = new URL(created.body.invitation_url as string);
+    expect((await fetch(`${stack.baseUrl}${link.pathname}`)).status).toBe(404);
   });
 });

@@ -19,6 +19,15 @@ export type InvitationOutcome =
   | { refused: string };
 
 /**
+ * An invitation works while it has not expired and the member is still
+ * `invited`: enabled, without a password, never signed in — someone who
+ * signed in through SSO in the meantime no longer needs (nor gets) a local
+ * password through it. `%` stands for the table's alias.
+ */
+const STILL_INVITED = `%invitation_expires_at > now() AND %disabled_at IS NULL
+  AND %password_hash IS NULL AND %last_sign_in_at IS NULL`;
+
+/**
  * The public side of invitations: the one-time link an admin hands a new
  * member, where they set their password. A token is usable once, until it
  * expires, and only while the account is enabled; only its SHA-256 is stored.
@@ -27,14 +36,13 @@ export type InvitationOutcome =
 export class InvitationsService {
   constructor(private readonly sql: Sql) {}
 
-  /** The invitation a token opens, or null (unknown, used, expired or the account disabled). */
+  /** The invitation a token opens, or null (unknown, used, expired, or the member no longer invited). */
   async find(token: string): Promise<OpenInvitation | null> {
     if (!isInvitationToken(token)) return null;
     const [row] = await this.sql.rows<{ email: string; name: string; organization_name: string }>(
       `SELECT u.email, u.name, o.name AS organization_name
         FROM users u JOIN organizations o ON o.id = u.organization_id
-        WHERE u.invitation_hash = $1 AND u.invitation_expires_at > now()
-          AND u.disabled_at IS NULL`,
+        WHERE u.invitation_hash = $1 AND ${STILL_INVITED.replaceAll('%', 'u.')}`,
       [invitationHash(token)],
     );
     return row
@@ -57,7 +65,7 @@ export class InvitationsService {
     const updated = await this.sql.rows(
       `UPDATE users SET password_hash = $2, invitation_hash = NULL, invitation_expires_at = NULL,
           updated_at = now()
-        WHERE invitation_hash = $1 AND invitation_expires_at > now() AND disabled_at IS NULL
+        WHERE invitation_hash = $1 AND ${STILL_INVITED.replaceAll('%', '')}
         RETURNING id`,
       [invitationHash(token), hash],
     );
