@@ -420,7 +420,11 @@ describe('the document', () => {
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toContain('application/json');
     const responses = document.paths['/v1/sessions/{session_id}/sketches/{file}'].get.responses;
-    expect(Object.keys(responses['200'].content)).toEqual(['image/svg+xml']);
+    expect(Object.keys(responses['200'].content)).toEqual([
+      'image/svg+xml',
+      'image/png',
+      'image/jpeg',
+    ]);
     for (const status of ['400', '401', '403', '404', '429', '503']) {
       expect(Object.keys(responses[status].content), status).toEqual(['application/json']);
     }

@@ -33,6 +33,7 @@ describe('periodic tasks', () => {
         'events.retention': 3_600_000,
         'identity.maintain': 3_600_000,
         'idempotency.expire': 3_600_000,
+        'sessions.analyst-deadlines': 10_000,
         'sessions.sweep': 60_000,
         'analyses.sweep': 60_000,
         'reports.sweep': 60_000,

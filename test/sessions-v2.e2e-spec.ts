@@ -242,7 +242,7 @@ describe('POST /v2/mobile/sessions/create and POST /v2/sessions/{id}/results', (
     const other = await createOrganization(stack, client);
     const foreign = await client.post(`/v2/sessions/${id}/results`, {
       token: await other.token(),
-      json: {},
+      json: { descriptors: ['water'] },
     });
     expect(foreign.status).toBe(404);
   });

@@ -30,6 +30,22 @@ export interface Member {
   roles: MemberRole[];
 }
 
+/**
+ * The member a route acts for, or FORBIDDEN: such routes act for a person
+ * signed in with their own token, never for an API key or a client.
+ */
+export function requireMember(member: Member | undefined): Member {
+  if (member) return member;
+  throw new AppError(
+    'FORBIDDEN',
+    'This endpoint acts for a person signed in with their own access token',
+    {
+      issue:
+        'sign the person in with the authorization code flow and call with their token; API keys and client credentials act for no one',
+    },
+  );
+}
+
 /** Local accounts of the authorization server's sign-in page, and people signing in through SSO. */
 @Injectable()
 export class UsersService {

@@ -14,7 +14,7 @@ import {
   type TaskingRequest,
   DEFAULT_DECOY_COUNT,
 } from '#analysts';
-import type { Member } from '#auth';
+import { requireMember, type Member } from '#auth';
 import { AppError, parsePublicId, toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import { sequencedTransition, Sql } from '#database';
@@ -153,13 +153,15 @@ export class AnalystSessions {
   }
 
   /**
-   * An assigned analyst's submission (v2 `POST /sessions/{id}/results`):
+   * An assigned analyst's submission (v2 `POST /sessions/{id}/results`),
+   * answered in this order: an unknown session 404, a simulated one 409
+   * naming `engine`, a caller who is no person 403, no assignment 404:
    * progress moves to the share who have submitted, announced once per
    * change (`session.progress_updated`, in whole 10 % steps, never back);
    * the last submission completes the session in the same transaction.
    */
   async submit(
-    member: Member,
+    caller: Member | undefined,
     tenant: Tenant,
     publicId: string,
     input: SubmissionInput,
@@ -176,6 +178,7 @@ export class AnalystSessions {
         },
       );
     }
+    const member = requireMember(caller);
     let assignmentId = '';
     await sequencedTransition(this.sql, 'sessions', session.id, async (tx, sequence) => {
       const progress = await this.tasking.submit(

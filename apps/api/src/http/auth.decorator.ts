@@ -5,8 +5,8 @@ import {
   type ExecutionContext,
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtension, ApiResponse, ApiSecurity } from '@nestjs/swagger';
-import { AppError, type Principal, type ScopeName } from '#common';
-import type { Member } from '#auth';
+import type { Principal, ScopeName } from '#common';
+import { requireMember, type Member } from '#auth';
 import { ErrorEnvelopeDto } from './error-envelope.dto.js';
 import type { ApiRequest } from './request-context.js';
 
@@ -108,20 +108,18 @@ export const CurrentPrincipal = createParamDecorator(
  * 403 for a client's token or an API key — such routes act for a person.
  */
 export const CurrentMember = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): Member => {
-    const member = context.switchToHttp().getRequest<ApiRequest>().member;
-    if (!member) {
-      throw new AppError(
-        'FORBIDDEN',
-        'This endpoint acts for a person signed in with their own access token',
-        {
-          issue:
-            'sign the person in with the authorization code flow and call with their token; API keys and client credentials act for no one',
-        },
-      );
-    }
-    return member;
-  },
+  (_data: unknown, context: ExecutionContext): Member =>
+    requireMember(context.switchToHttp().getRequest<ApiRequest>().member),
+);
+
+/**
+ * The person calling, or undefined for an API key or a client: for routes
+ * that answer a malformed request or a wrong resource before asking who
+ * calls (`requireMember`).
+ */
+export const OptionalMember = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): Member | undefined =>
+    context.switchToHttp().getRequest<ApiRequest>().member,
 );
 
 export const RequestId = createParamDecorator(

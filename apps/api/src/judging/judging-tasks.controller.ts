@@ -1,7 +1,6 @@
 import {
   Body,
   Controller,
-  createParamDecorator,
   Get,
   HttpCode,
   Param,
@@ -10,17 +9,16 @@ import {
   Query,
   Res,
   StreamableFile,
-  type ExecutionContext,
 } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { judgeCaller, JudgingTasks, JudgingService, type ServedFile } from '#analysts';
-import type { Member } from '#auth';
+import { judgeCaller, JudgingTasks, JudgingService } from '#analysts';
+import { requireMember, type Member } from '#auth';
 import { AppError, Scope, type Principal } from '#common';
 import { AppSettings } from '#config';
-import { Auth, CurrentPrincipal, RequestId } from '../http/auth.decorator.js';
+import { Auth, CurrentPrincipal, OptionalMember, RequestId } from '../http/auth.decorator.js';
+import { servedFile, servedFileResponse } from '../http/served-files.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
-import type { ApiRequest } from '../http/request-context.js';
 import { ApiJsonBody } from '../http/request-examples.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
 import { pageRequest, v2Page } from '../http/v2-list.js';
@@ -35,25 +33,6 @@ import {
   SKETCH_ID,
 } from './judging-task.dto.js';
 import { toJudgingTaskDto } from './judging-task.mapper.js';
-
-/**
- * The member calling, or undefined: checked in the handler (`judge`), after
- * the body is validated, so a malformed request is a 400 whoever sends it.
- */
-const MaybeMember = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): Member | undefined =>
-    context.switchToHttp().getRequest<ApiRequest>().member,
-);
-
-/** Served files: what a browser may do with them is nothing but show them. */
-const FILE_TYPES = [
-  'image/png',
-  'image/jpeg',
-  'image/gif',
-  'image/webp',
-  'image/svg+xml',
-  'application/octet-stream',
-];
 
 const BLIND =
   'Blind: the task names no analyst, piece of work, target or pool target; candidates come in a random order with ids made for this task, and their photos and the sketches are served through this task’s own URLs.';
@@ -83,10 +62,10 @@ export class JudgingTasksController {
   @ApiOkResponse({ type: JudgingTaskListDto })
   async list(
     @CurrentPrincipal() principal: Principal,
-    @MaybeMember() member: Member | undefined,
+    @OptionalMember() member: Member | undefined,
     @Query() query: JudgingTaskListQueryDto,
   ): Promise<JudgingTaskListDto> {
-    const caller = judgeCaller(principal, judge(member));
+    const caller = judgeCaller(principal, requireMember(member));
     const page = await this.tasks.page(caller, query.status, pageRequest('judgingTask', query));
     const views = await Promise.all(
       page.rows.slice(0, query.per_page).map((t) => this.tasks.viewOf(t)),
@@ -107,10 +86,10 @@ export class JudgingTasksController {
   @ApiOkResponse({ type: JudgingTaskDto })
   async get(
     @CurrentPrincipal() principal: Principal,
-    @MaybeMember() member: Member | undefined,
+    @OptionalMember() member: Member | undefined,
     @Param('judging_task_id') id: string,
   ): Promise<JudgingTaskDto> {
-    const view = await this.tasks.view(judgeCaller(principal, judge(member)), id);
+    const view = await this.tasks.view(judgeCaller(principal, requireMember(member)), id);
     return toJudgingTaskDto(view, this.settings.publicUrl);
   }
 
@@ -132,12 +111,12 @@ export class JudgingTasksController {
   })
   async rank(
     @CurrentPrincipal() principal: Principal,
-    @MaybeMember() member: Member | undefined,
+    @OptionalMember() member: Member | undefined,
     @RequestId() requestId: string,
     @Param('judging_task_id') id: string,
     @Body() body: RankingDto,
   ): Promise<JudgingTaskDto> {
-    const caller = judgeCaller(principal, judge(member));
+    const caller = judgeCaller(principal, requireMember(member));
     const ranked = await this.judging.rank(caller, id, body.ranking, requestId);
     return toJudgingTaskDto(await this.tasks.viewOf(ranked), this.settings.publicUrl);
   }
@@ -152,10 +131,10 @@ export class JudgingTasksController {
   @ResourceParam('judging_task_id', JUDGING_TASK_ID.example, 'judging task')
   @ApiParam({ name: 'candidate_id', example: CANDIDATE_ID.example })
   @ApiParam({ name: 'position', example: 1, schema: { type: 'integer', minimum: 1 } })
-  @ApiOkResponse(fileResponse('The photo'))
+  @ApiOkResponse(servedFileResponse('The photo'))
   async photo(
     @CurrentPrincipal() principal: Principal,
-    @MaybeMember() member: Member | undefined,
+    @OptionalMember() member: Member | undefined,
     @Param('judging_task_id') id: string,
     @Param('candidate_id') candidateId: string,
     @Param(
@@ -167,8 +146,8 @@ export class JudgingTasksController {
     position: number,
     @Res({ passthrough: true }) response: Response,
   ): Promise<StreamableFile> {
-    const caller = judgeCaller(principal, judge(member));
-    return served(await this.tasks.candidatePhoto(caller, id, candidateId, position), response);
+    const caller = judgeCaller(principal, requireMember(member));
+    return servedFile(await this.tasks.candidatePhoto(caller, id, candidateId, position), response);
   }
 
   @Get(':judging_task_id/sketches/:sketch_id')
@@ -180,50 +159,15 @@ export class JudgingTasksController {
   })
   @ResourceParam('judging_task_id', JUDGING_TASK_ID.example, 'judging task')
   @ApiParam({ name: 'sketch_id', example: SKETCH_ID.example })
-  @ApiOkResponse(fileResponse('The sketch'))
+  @ApiOkResponse(servedFileResponse('The sketch'))
   async sketch(
     @CurrentPrincipal() principal: Principal,
-    @MaybeMember() member: Member | undefined,
+    @OptionalMember() member: Member | undefined,
     @Param('judging_task_id') id: string,
     @Param('sketch_id') sketchId: string,
     @Res({ passthrough: true }) response: Response,
   ): Promise<StreamableFile> {
-    const caller = judgeCaller(principal, judge(member));
-    return served(await this.tasks.sketch(caller, id, sketchId), response);
+    const caller = judgeCaller(principal, requireMember(member));
+    return servedFile(await this.tasks.sketch(caller, id, sketchId), response);
   }
-}
-
-/** The person calling; judging acts for a person, never for an API key or a client. */
-function judge(member: Member | undefined): Member {
-  if (!member) {
-    throw new AppError(
-      'FORBIDDEN',
-      'This endpoint acts for a person signed in with their own access token',
-      {
-        issue:
-          'sign the judge in with the authorization code flow and call with their token; API keys and client credentials act for no one',
-      },
-    );
-  }
-  return member;
-}
-
-function fileResponse(description: string) {
-  return {
-    description,
-    content: Object.fromEntries(
-      FILE_TYPES.map((type) => [type, { schema: { type: 'string' as const, format: 'binary' } }]),
-    ),
-  };
-}
-
-function served(file: ServedFile, response: Response): StreamableFile {
-  response.setHeader('X-Content-Type-Options', 'nosniff');
-  response.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
-  response.setHeader('Cache-Control', 'private, no-store');
-  return new StreamableFile(file.bytes, {
-    type: file.contentType,
-    length: file.bytes.length,
-    disposition: 'inline',
-  });
 }
