@@ -211,6 +211,12 @@ describe('declining and cancelling', () => {
 
     const second = await create(admin, { engine: 'analyst' });
     expect(await assignmentsOf(a)).toHaveLength(2);
+    const merged = await client.post(`/v2/sessions/${second.body.session_id}/merge`, {
+      token: admin,
+      json: { session_ids: [first.body.session_id] },
+    });
+    expect(merged.status).toBe(409);
+    expect(merged.body.error.details.field).toBe('session_ids');
     const deleted = await client.delete(`/v1/sessions/${second.body.session_id}`, { token: admin });
     expect(deleted.status).toBe(204);
     expect(await assignmentsOf(a)).toHaveLength(1);

@@ -60,6 +60,19 @@ export class SessionMerger {
     }
     const publicIds = [sessionId, ...others];
     const sources = await this.load(tenant, publicIds);
+    const byPeople = sources.findIndex((source) => source.engine === 'analyst');
+    if (byPeople >= 0) {
+      const refusal =
+        'it was done by analysts: its results come from their submissions, which no engine can re-derive';
+      throw new AppError(
+        'CONFLICT',
+        `Session ${publicIds[byPeople]} cannot be merged: ${refusal}`,
+        {
+          field: 'session_ids',
+          issue: `${publicIds[byPeople]}: ${refusal}`,
+        },
+      );
+    }
     const engine = this.engines.session(sources[0]!.engine);
     sources.forEach((source, i) => {
       const refusal = mergeRefusal(source, sources[0]!, engine);
