@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toPublicId, type Mode } from '#common';
 import { TestClient } from './support/client.js';
 import { createOrganization } from './support/factories.js';
+import { addMember } from './support/people.js';
 import { startStack, type Stack } from './support/stack.js';
 import { waitFor } from './support/wait.js';
 
@@ -33,6 +34,9 @@ interface Tenant {
   /** The tenant's organisation's SSO connections path, and its one connection there. */
   ssoPath: string;
   ssoConnectionId: string;
+  /** A target of the tenant's pool, and a member of its organisation (`analyst_…`). */
+  targetId: string;
+  analystId: string;
 }
 
 let stack: Stack;
@@ -124,8 +128,16 @@ beforeAll(async () => {
         token,
         json: { queries: [{ variant: 'query', query_type: 'yes_no', question: `${org}/${mode}` }] },
       });
+      const target = await client.post('/v2/targets', {
+        token,
+        json: { description: `${org}/${mode} target`, descriptors: ['water'] },
+      });
+      expect(target.status, target.text).toBe(201);
+      const member = await addMember(stack, owner, ['analyst', 'judge'], `${org} ${mode} person`);
       tenants.push({
         name: `${org}/${mode}`,
+        targetId: target.body.target_id,
+        analystId: member.analystId,
         dowsingIds: [
           located.body.query_id,
           plain.body.query_id,
@@ -211,6 +223,12 @@ describe('tenant isolation matrix', () => {
       expect(
         (await client.get(`/v2/reports/${tenant.reportId}`, { token: tenant.token })).status,
       ).toBe(200);
+      expect(
+        (await client.get(`/v2/targets/${tenant.targetId}`, { token: tenant.token })).status,
+      ).toBe(200);
+      expect(
+        (await client.get(`/v2/analysts/${tenant.analystId}`, { token: tenant.token })).status,
+      ).toBe(200);
       const patterns = await client.post('/v2/analysis/pattern-recognition', {
         token: tenant.token,
         json: { items: tenant.analysisIds },
@@ -231,7 +249,19 @@ describe('tenant isolation matrix', () => {
           client.get(`/v2/sessions/${owner.sessionId}`, { token }),
           client.get(`/v2/public/sessions/${owner.sessionId}`, { token }),
           client.post(`/v1/sessions/${owner.sessionId}/cancel`, { token }),
-          client.post(`/v2/sessions/${owner.sessionId}/results`, { token, json: {} }),
+          client.post(`/v2/sessions/${owner.sessionId}/results`, {
+            token,
+            json: { descriptors: ['water'] },
+          }),
+          client.get(`/v2/targets/${owner.targetId}`, { token }),
+          client.get(`/v2/targets/${owner.targetId}/photos/photo_01jh2x7v4ke8rbk3a8y0v0d7qz`, {
+            token,
+          }),
+          client.delete(`/v2/targets/${owner.targetId}`, { token }),
+          client.get(`/v2/analysts/${owner.analystId}`, { token }),
+          client.patch(`/v2/analysts/${owner.analystId}`, { token, json: { name: 'taken' } }),
+          client.post(`/v2/analysts/${owner.analystId}/invitation`, { token }),
+          client.delete(`/v2/analysts/${owner.analystId}`, { token }),
           client.post(`/v2/sessions/${owner.sessionId}/merge`, {
             token,
             json: { session_ids: [caller.sessionId] },
@@ -313,6 +343,19 @@ describe('tenant isolation matrix', () => {
         await client.get('/v1/oauth-clients?limit=100', { token: caller.token })
       ).body.results.map((c: { client_id: string }) => c.client_id);
       expect(listed).toEqual(caller.oauthClientIds);
+    }
+  });
+
+  it('never lists another tenant’s targets or people', async () => {
+    for (const caller of tenants) {
+      const targets = await client.get('/v2/targets?per_page=100', { token: caller.token });
+      expect(targets.body.data.map((t: { target_id: string }) => t.target_id)).toEqual([
+        caller.targetId,
+      ]);
+      const people = await client.get('/v2/analysts?per_page=100', { token: caller.token });
+      expect(people.body.data.map((p: { analyst_id: string }) => p.analyst_id)).toEqual([
+        caller.analystId,
+      ]);
     }
   });
 

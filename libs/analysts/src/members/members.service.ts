@@ -161,10 +161,11 @@ export class MembersService {
     requestId: string | null,
     lastAdminField: string,
   ): Promise<Analyst> {
-    assertLive(principal);
     const name = input.name === undefined ? undefined : checkedName(input.name);
     const roles = input.roles === undefined ? undefined : checkedRoles(input.roles);
+    // Another organisation's member is 404 whatever the mode of the credential.
     const current = await this.get(principal.organizationId, publicId);
+    assertLive(principal);
     const disabled = input.disabled ?? current.status === 'disabled';
     const nextRoles = roles ?? current.roles;
     const before = await this.sql.transaction(async (tx) => {
@@ -199,8 +200,8 @@ export class MembersService {
    * (the first one expired, or was lost): the old link stops working.
    */
   async reinvite(principal: Principal, publicId: string): Promise<Invited<Analyst>> {
-    assertLive(principal);
     const current = await this.get(principal.organizationId, publicId);
+    assertLive(principal);
     if (current.status !== 'invited') {
       throw new AppError('CONFLICT', `The analyst ${publicId} is ${current.status}`, {
         field: 'status',
