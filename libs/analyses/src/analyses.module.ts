@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AnalystsModule } from '#analysts';
 import { DatabaseModule } from '#database';
 import { EnginesModule } from '#engines';
 import { EventsModule } from '#events';
@@ -7,6 +8,7 @@ import { HistoryModule } from '#history';
 import { OrganizationsModule } from '#organizations';
 import { SessionsModule } from '#sessions';
 import { AnalysesService } from './analyses.service.js';
+import { AnalystAnalyses, AnalystAnalysisDeadlines } from './analyst-analyses.js';
 import { AnalysisEstimates } from './analysis-estimates.js';
 import { AnalysisListsService } from './analysis-lists.service.js';
 import { AnalysisRunner } from './analysis-runner.js';
@@ -26,9 +28,17 @@ import { PatternRecognitionService } from './pattern-recognition.service.js';
     OrganizationsModule,
     EnginesModule,
     SessionsModule,
+    HistoryModule,
+    AnalystsModule,
   ],
-  providers: [AnalysesService, AnalysisListsService, AnalysisEstimates, PatternRecognitionService],
-  exports: [AnalysesService, AnalysisListsService, PatternRecognitionService],
+  providers: [
+    AnalysesService,
+    AnalysisListsService,
+    AnalysisEstimates,
+    PatternRecognitionService,
+    AnalystAnalyses,
+  ],
+  exports: [AnalysesService, AnalysisListsService, PatternRecognitionService, AnalystAnalyses],
 })
 export class AnalysesModule {}
 
@@ -44,7 +54,13 @@ export class AnalysesModule {}
     ReferenceMaterialModule,
     HistoryModule,
   ],
-  providers: [AnalysisRunner, AnalysisScheduler, AnalysisSweeper, EarlierWorkFinder],
+  providers: [
+    AnalysisRunner,
+    AnalysisScheduler,
+    AnalysisSweeper,
+    EarlierWorkFinder,
+    AnalystAnalysisDeadlines,
+  ],
   exports: [AnalysisRunner, AnalysisSweeper],
 })
 export class AnalysesWorkModule {}

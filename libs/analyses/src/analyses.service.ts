@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, newKey, parsePublicId, type Principal, type Tenant } from '#common';
-import { Sql, type SqlExecutor } from '#database';
+import type pg from 'pg';
+import { Sql } from '#database';
 import { EngineRegistry } from '#engines';
 import { EventLog, recordAudit } from '#events';
 import {
@@ -10,6 +11,7 @@ import {
 } from '#organizations';
 import { BatchRecords, type BatchEntity } from '#sessions';
 import { AnalysisEstimates } from './analysis-estimates.js';
+import { type AnalysisTaskingRequest, AnalystAnalyses } from './analyst-analyses.js';
 import { analysisCreatedData, analysisFailedData } from './analysis-events.js';
 import { descriptionKey, requestFingerprint, type NewAnalysis } from './analysis-request.js';
 import {
@@ -44,6 +46,7 @@ export class AnalysesService {
     private readonly engines: EngineRegistry,
     private readonly estimates: AnalysisEstimates,
     private readonly batches: BatchRecords,
+    private readonly analysts: AnalystAnalyses,
   ) {}
 
   /** Queues the analysis with its `analysis.created` event in one transaction. */
@@ -66,22 +69,42 @@ export class AnalysesService {
     return { batch: batch!, analyses };
   }
 
+  /**
+   * Each analysis is done by the engine its request asks for (AnalystAnalyses.engineFor):
+   * a batch's items are tasked one by one, each with its own tasking fields.
+   */
   private async createMany(
     tenant: Tenant,
     inputs: readonly NewAnalysis[],
     requestId: string | null,
     asBatch: boolean,
   ): Promise<{ batch: BatchEntity | null; analyses: AnalysisEntity[] }> {
-    const engine = this.engines.engineFor('analysis', tenant.mode);
+    const simulated = this.engines.engineFor('analysis', tenant.mode);
+    const defaults = new Map<string | undefined, Promise<'simulated' | 'analyst'>>();
+    const engineOf = (requested: 'simulated' | 'analyst' | undefined) => {
+      if (!defaults.has(requested)) {
+        defaults.set(requested, this.analysts.engineFor(tenant, requested));
+      }
+      return defaults.get(requested)!;
+    };
     // Read before the transaction: a cache miss or a query inside it would wait for a
     // second pool connection while holding one, and a burst of submits would deadlock the pool.
+    const engines = await Promise.all(inputs.map((input) => engineOf(input.people?.engine)));
+    const tasking: (AnalysisTaskingRequest | null)[] = [];
+    for (const [i, input] of inputs.entries()) {
+      tasking.push(
+        engines[i] === 'analyst'
+          ? await this.analysts.prepare(tenant, input.people, asBatch ? `analyses.${i}.` : '')
+          : null,
+      );
+    }
     const [limits, estimates] = await Promise.all([
       this.limits.get(tenant.organizationId),
       this.estimates.estimate(
         inputs.map((input) => ({
           analysisType: input.analysisType,
           priority: input.priority,
-          stepCount: this.engines.analysis(engine).plan(requestOf(input), '').steps.length,
+          stepCount: this.engines.analysis(simulated).plan(requestOf(input), '').steps.length,
           materialCount:
             input.referenceMaterial.photos.length + input.referenceMaterial.documents.length,
         })),
@@ -93,9 +116,18 @@ export class AnalysesService {
         : null;
       const analyses: AnalysisEntity[] = [];
       for (const [i, input] of inputs.entries()) {
-        analyses.push(
-          await this.insert(tx, tenant, input, engine, estimates[i]!, requestId, batch?.id ?? null),
+        const people = tasking[i];
+        const analysis = await this.insert(
+          tx,
+          tenant,
+          input,
+          people ? 'analyst' : simulated,
+          estimates[i]!,
+          requestId,
+          batch?.id ?? null,
         );
+        if (people) await this.analysts.task(tx, tenant, analysis, people, requestId);
+        analyses.push(analysis);
       }
       await assertConcurrentWorkWithin(tx, tenant, limits, CONCURRENT_ANALYSES);
       return { batch, analyses };
@@ -103,7 +135,7 @@ export class AnalysesService {
   }
 
   private async insert(
-    tx: SqlExecutor,
+    tx: pg.PoolClient,
     tenant: Tenant,
     input: NewAnalysis,
     engine: string,
@@ -210,6 +242,7 @@ export class AnalysesService {
         });
       }
       const failedAt = new Date();
+      await this.analysts.cancelled(tx, current, requestId);
       const cancelled: AnalysisEntity = {
         ...current,
         status: 'failed',
@@ -263,6 +296,7 @@ export class AnalysesService {
         [uuid, principal.organizationId, principal.mode],
       );
       if (!rows[0]) throw AppError.notFound('analysis', publicId);
+      await this.analysts.forget(tx, uuid);
       await this.events.redact(tx, principal, 'analysis_id', publicId, rows[0].created_at);
       await recordAudit(tx, principal, 'analysis.deleted', publicId, requestId);
     });

@@ -10,6 +10,21 @@ export interface NewAnalysis {
   priority: AnalysisPriority;
   description: string | null;
   referenceMaterial: ReferenceMaterialRequest;
+  /** How a live analysis asks to be done by people; absent: the default engine. */
+  people?: AnalysisPeople | undefined;
+}
+
+/** The tasking fields of a create request (docs/analysts.md). */
+export interface AnalysisPeople {
+  engine?: 'simulated' | 'analyst' | undefined;
+  analystCount?: number | undefined;
+  analystIds?: string[] | undefined;
+  judging?: boolean | undefined;
+  decoyCount?: number | undefined;
+  /** Public id of a pool target the analysis is about (`tgt_…`). */
+  targetId?: string | undefined;
+  /** Minutes the analysts have (the deadline). */
+  durationMinutes?: number | undefined;
 }
 
 export const DEFAULT_PRIORITY: AnalysisPriority = 'medium';

@@ -65,6 +65,8 @@ export class AnalysisRunner {
   async run(analysisId: string, requestId: string | null, signal?: AbortSignal): Promise<void> {
     const analysis = await this.load(analysisId);
     if (!analysis || analysis.status === 'completed' || analysis.status === 'failed') return;
+    // People do analyst analyses (AnalystAnalyses): there is nothing for the worker to pace.
+    if (analysis.engine === 'analyst') return;
     const orgSeed = await this.organizations.engineSeed(analysis.organizationId);
     // The engine the analysis was created for, whatever the deployment would pick today.
     const engine = this.engines.analysis(analysis.engine);

@@ -63,7 +63,7 @@ export class AnalysisSweeper implements OnModuleInit {
       updated_at: Date;
     }>(
       `SELECT id, organization_id, mode, priority, status, updated_at FROM analyses
-        WHERE status IN ('queued', 'processing') AND updated_at < $1
+        WHERE status IN ('queued', 'processing') AND updated_at < $1 AND engine <> 'analyst'
         ORDER BY updated_at LIMIT $2`,
       [new Date(Date.now() - this.staleAfterMs), BATCH],
     );

@@ -10,3 +10,4 @@ export * from './pattern-recognition.service.js';
 export * from './entities/analysis.entity.js';
 export * from './entities.js';
 export * from './material/index.js';
+export * from './analyst-analyses.js';

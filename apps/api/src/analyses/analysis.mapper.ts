@@ -11,6 +11,7 @@ import {
 } from '#analyses';
 import { AppError, toPublicId } from '#common';
 import type { AnalysisResultsData, AnalysisScoreDetails, EarlierWork } from '#engines';
+import { workPeople } from '../assignments/work-tasking.dto.js';
 import type { AnalysisResultsEnvelopeDto, EarlierWorkDto } from './analysis-results.dto.js';
 import type { AnalysisStatusDto, AnalysisSubmittedDto, MaterialItemDto } from './analysis.dto.js';
 import { MAX_URL_LENGTH, type SubmitAnalysisDto } from './submit-analysis.dto.js';
@@ -42,6 +43,11 @@ export function toNewAnalysis(body: SubmitAnalysisDto, at = ''): NewAnalysis {
       coordinates: material.coordinates
         ? { latitude: material.coordinates.latitude, longitude: material.coordinates.longitude }
         : null,
+    },
+    people: {
+      ...workPeople(body),
+      analystCount: body.analyst_count,
+      durationMinutes: body.duration_minutes,
     },
   };
 }

@@ -5,6 +5,7 @@ import {
   ArrayMinSize,
   IsArray,
   IsIn,
+  IsInt,
   IsNumber,
   IsObject,
   IsString,
@@ -19,6 +20,7 @@ import {
   MAX_PHOTOS,
   DEFAULT_ANALYSIS_TYPE,
   DEFAULT_PRIORITY,
+  DEFAULT_ANALYSIS_DURATION_MINUTES,
 } from '#analyses';
 import {
   ANALYSIS_PRIORITIES,
@@ -28,12 +30,19 @@ import {
   type AnalysisTargetType,
   type AnalysisType,
 } from '#engines';
+import { WithWorkTasking } from '../assignments/work-tasking.dto.js';
 import { Optional, OptionalOrNull } from '../http/dto-decorators.js';
 import type { RequestExamples } from '../http/request-examples.js';
 import { oneOf } from '../http/validation-messages.js';
 
 /** Longest reference URL accepted. */
 export const MAX_URL_LENGTH = 2048;
+/** Bounds of `duration_minutes`: a minute to a week. */
+export const MIN_ANALYST_MINUTES = 1;
+export const MAX_ANALYST_MINUTES = 10_080;
+const DURATION = {
+  message: `must be an integer from ${MIN_ANALYST_MINUTES} to ${MAX_ANALYST_MINUTES}`,
+};
 /** Analyses one batch may submit. */
 export const MAX_ANALYSIS_BATCH_SIZE = 100;
 
@@ -137,8 +146,8 @@ export class ReferenceMaterialDto {
   coordinates?: TargetCoordinatesDto | null;
 }
 
-/** Body of POST /v1/analysis/targets (and its older name, POST /v1/analysis/submit). */
-export class SubmitAnalysisDto {
+/** The fields of an analysis itself, before how people are to do it. */
+class AnalysisFieldsDto {
   @ApiProperty({ enum: ANALYSIS_TARGET_TYPES })
   @IsIn(ANALYSIS_TARGET_TYPES, oneOf(ANALYSIS_TARGET_TYPES))
   target_type!: AnalysisTargetType;
@@ -186,6 +195,23 @@ export class SubmitAnalysisDto {
     message: `must be 1 to ${MAX_DESCRIPTION_LENGTH} characters`,
   })
   description?: string;
+}
+
+/** Body of POST /v1/analysis/targets (and its older name, POST /v1/analysis/submit). */
+export class SubmitAnalysisDto extends WithWorkTasking(AnalysisFieldsDto) {
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: MIN_ANALYST_MINUTES,
+    maximum: MAX_ANALYST_MINUTES,
+    default: DEFAULT_ANALYSIS_DURATION_MINUTES,
+    description:
+      'With the `analyst` engine: minutes the analysts have; the deadline (docs/analysts.md). Ignored by the simulator.',
+  })
+  @Optional()
+  @IsInt(DURATION)
+  @Min(MIN_ANALYST_MINUTES, DURATION)
+  @Max(MAX_ANALYST_MINUTES, DURATION)
+  duration_minutes?: number;
 }
 
 export class SubmitAnalysisBatchDto {

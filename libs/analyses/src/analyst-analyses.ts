@@ -1,0 +1,604 @@
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import type pg from 'pg';
+import {
+  type Assignment,
+  assignmentPublicId,
+  combineSubmissions,
+  type CombinedResults,
+  DEFAULT_DECOY_COUNT,
+  JudgingService,
+  type RecordForResults,
+  type SubmissionInput,
+  TargetPool,
+  TaskingService,
+  type Tasking,
+  type TaskingRequest,
+  TrackRecords,
+} from '#analysts';
+import type { Member } from '#auth';
+import { AppError, parsePublicId, toPublicId, type Tenant } from '#common';
+import { AppSettings } from '#config';
+import { sequencedTransition, Sql } from '#database';
+import {
+  ANALYSIS_DEFAULT_BASELINE,
+  type AnalysisResultsData,
+  type AnalysisScoreDetails,
+  LOW_AGREEMENT,
+  RISK_FACTORS,
+  type RiskFactor,
+  riskLevel,
+  verifiedStatistics,
+} from '#engines';
+import { EventLog } from '#events';
+import { VerifiedRecords } from '#history';
+import { PeriodicTasks } from '#queue';
+import { descriptorAgreement } from '#statistics';
+import {
+  analysisCompletedData,
+  analysisFailedData,
+  analysisProgressData,
+  analysisStartedData,
+} from './analysis-events.js';
+import type { AnalysisPeople } from './analysis-request.js';
+import {
+  ANALYSIS_COLUMNS,
+  analysisFromRow,
+  SELECT_ANALYSIS,
+  type AnalysisRow,
+} from './analysis-rows.js';
+import type { AnalysisEntity } from './entities/analysis.entity.js';
+import { SIGNIFICANCE_LEVEL } from './pattern-recognition.service.js';
+
+/** The version the `analyst` engine records with its work (as for sessions). */
+export const ANALYST_ANALYSIS_ENGINE_VERSION = 'analyst-1';
+
+/**
+ * An analyst analysis's plan as stored: ten equal `analyst_work` steps, so
+ * `progress` (steps done of the plan) is the share of analysts who have
+ * submitted in whole 10 % steps, and `current_step` is `analyst_work`.
+ */
+export const ANALYST_STEPS: readonly string[] = Array.from({ length: 10 }, () => 'analyst_work');
+
+/** Minutes analysts have for an analysis unless the request says (`duration_minutes`). */
+export const DEFAULT_ANALYSIS_DURATION_MINUTES = 1440;
+
+/** How many overdue analyses one deadline sweep closes. */
+const SWEEP_BATCH = 200;
+/** Descriptors listed as key findings. */
+const KEY_FINDINGS = 5;
+
+/** What an analysis asks of people, checked before it is created. */
+export type AnalysisTaskingRequest = Pick<
+  TaskingRequest,
+  'analystCount' | 'analystIds' | 'judging' | 'decoyCount' | 'targetId' | 'durationMinutes'
+>;
+
+/**
+ * Target analyses done by people (the `analyst` engine, docs/analysts.md),
+ * as AnalystSessions does sessions: tasked blind when created (the target is
+ * the analysis's description; its reference material and coordinates are
+ * never shown), moved on by each submission, completed when all have
+ * submitted — or at the deadline with at least one submission, else failed
+ * with `deadline_exceeded`. The results combine the submissions.
+ */
+@Injectable()
+export class AnalystAnalyses {
+  private readonly logger = new Logger(AnalystAnalyses.name);
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly events: EventLog,
+    private readonly tasking: TaskingService,
+    private readonly trackRecords: TrackRecords,
+    private readonly judging: JudgingService,
+    private readonly pool: TargetPool,
+    private readonly verified: VerifiedRecords,
+  ) {}
+
+  /** The engine of a new analysis: see TaskingService.engineFor. */
+  engineFor(tenant: Tenant, requested: 'simulated' | 'analyst' | undefined) {
+    return this.tasking.engineFor(tenant, requested);
+  }
+
+  /**
+   * Checks an analysis's tasking before it is created: the pool target it
+   * names (400 naming `{at}target_id`), and for judged work enough decoys in
+   * the pool (409 naming `decoy_count`).
+   */
+  async prepare(
+    tenant: Tenant,
+    people: AnalysisPeople | undefined,
+    at = '',
+  ): Promise<AnalysisTaskingRequest> {
+    const request: AnalysisTaskingRequest = {
+      analystCount: people?.analystCount ?? 1,
+      analystIds: people?.analystIds,
+      judging: people?.judging ?? false,
+      decoyCount: people?.decoyCount ?? DEFAULT_DECOY_COUNT,
+      durationMinutes: people?.durationMinutes ?? DEFAULT_ANALYSIS_DURATION_MINUTES,
+      targetId:
+        people?.targetId === undefined
+          ? null
+          : await this.tasking.poolTarget(tenant, people.targetId, `${at}target_id`),
+    };
+    if (request.judging) {
+      await this.judging.assertDecoysAvailable(tenant, request.decoyCount, request.targetId);
+    }
+    return request;
+  }
+
+  /**
+   * Tasks a new analysis in its creating transaction: it is `processing`
+   * from now (`analysis.started`), due at the deadline. The blind target is
+   * the description (else "the {target_type} of anal_…"); `question_type` is
+   * the analysis type, which says nothing of the target.
+   */
+  async task(
+    tx: pg.PoolClient,
+    tenant: Tenant,
+    analysis: AnalysisEntity,
+    request: AnalysisTaskingRequest,
+    requestId: string | null,
+  ): Promise<void> {
+    const publicId = toPublicId('analysis', analysis.id);
+    const tasking = await this.tasking.task(
+      tx,
+      tenant,
+      {
+        ...request,
+        kind: 'analysis',
+        workId: analysis.id,
+        workPublicId: publicId,
+        target: analysisTarget(analysis),
+        modality: null,
+        questionType: analysis.analysisType,
+      },
+      requestId,
+    );
+    const sequence = analysis.eventSequence + 1;
+    await tx.query(
+      `UPDATE analyses SET status = 'processing', started_at = $2, engine_version = $3,
+              estimated_completion = $4, steps = $5, steps_done = 0, event_sequence = $6,
+              updated_at = $2
+        WHERE id = $1`,
+      [
+        analysis.id,
+        tasking.createdAt,
+        ANALYST_ANALYSIS_ENGINE_VERSION,
+        tasking.deadline,
+        ANALYST_STEPS,
+        sequence,
+      ],
+    );
+    Object.assign(analysis, {
+      status: 'processing',
+      startedAt: tasking.createdAt,
+      engineVersion: ANALYST_ANALYSIS_ENGINE_VERSION,
+      estimatedCompletion: tasking.deadline,
+      steps: [...ANALYST_STEPS],
+      stepsDone: 0,
+      eventSequence: sequence,
+    });
+    await this.events.append(
+      tx,
+      tenant,
+      'analysis.started',
+      analysisStartedData(analysis, sequence),
+      requestId,
+    );
+  }
+
+  /**
+   * An assigned analyst's submission (v2 `POST /analysis/{id}/results`):
+   * progress moves to the share who have submitted (`analysis.progress_updated`
+   * once per 10 % step reached, never back); the last submission completes
+   * the analysis in the same transaction.
+   */
+  async submit(
+    member: Member,
+    tenant: Tenant,
+    publicId: string,
+    input: SubmissionInput,
+    requestId: string | null,
+  ): Promise<Assignment> {
+    const analysis = await this.analysisOf(tenant, publicId);
+    if (analysis.engine !== 'analyst') {
+      throw new AppError(
+        'CONFLICT',
+        `Analysis ${publicId} is run by the ${analysis.engine} engine, which makes its own results`,
+        {
+          field: 'engine',
+          issue: `submissions are taken only for analyses of the analyst engine; this one is ${analysis.engine}`,
+        },
+      );
+    }
+    let assignmentId = '';
+    await sequencedTransition(this.sql, 'analyses', analysis.id, async (tx, sequence) => {
+      const progress = await this.tasking.submit(
+        tx,
+        member,
+        'analysis',
+        analysis.id,
+        publicId,
+        input,
+        requestId,
+      );
+      assignmentId = assignmentPublicId(progress.assignment);
+      const current = await this.locked(tx, analysis.id);
+      if (current.status !== 'processing') return false;
+      const stepsDone = Math.floor((progress.submitted / progress.active) * ANALYST_STEPS.length);
+      let next = sequence;
+      if (stepsDone > current.stepsDone) {
+        await tx.query(
+          `UPDATE analyses SET steps_done = $2, event_sequence = $3, updated_at = now() WHERE id = $1`,
+          [analysis.id, stepsDone, next],
+        );
+        Object.assign(current, { stepsDone, eventSequence: next });
+        await this.events.append(
+          tx,
+          tenant,
+          'analysis.progress_updated',
+          analysisProgressData(current, next),
+          requestId,
+        );
+        next += 1;
+      }
+      if (progress.submitted === progress.active) {
+        await this.complete(tx, current, progress.tasking, next, requestId);
+      }
+      return true;
+    });
+    return this.tasking.assignmentOf(member, tenant.mode, assignmentId);
+  }
+
+  /** Closes analyses past their deadline: completed with what was submitted, else failed. */
+  async closeOverdue(): Promise<number> {
+    const overdue = await this.tasking.overdue('analysis', SWEEP_BATCH);
+    let closed = 0;
+    for (const tasking of overdue) {
+      const changed = await sequencedTransition(
+        this.sql,
+        'analyses',
+        tasking.workId,
+        async (tx, sequence) => {
+          const analysis = await this.locked(tx, tasking.workId);
+          if (analysis.status !== 'processing' && analysis.status !== 'queued') {
+            await this.tasking.close(tx, tasking, 'cancelled', null);
+            return false;
+          }
+          const submitted = await this.tasking.submissions(tx, tasking.id);
+          if (submitted.length > 0) await this.complete(tx, analysis, tasking, sequence, null);
+          else await this.failAtDeadline(tx, analysis, tasking, sequence);
+          return true;
+        },
+      );
+      if (changed) closed += 1;
+    }
+    return closed;
+  }
+
+  /** An analysis was cancelled: its tasking closes with it. */
+  async cancelled(
+    tx: pg.PoolClient,
+    analysis: AnalysisEntity,
+    requestId: string | null,
+  ): Promise<void> {
+    if (analysis.engine !== 'analyst') return;
+    const tasking = await this.tasking.taskingOf('analysis', analysis.id);
+    if (tasking) await this.tasking.close(tx, tasking, 'cancelled', requestId);
+  }
+
+  /** A deleted analysis's tasking goes with it, target and all. */
+  forget(tx: pg.PoolClient, analysisId: string): Promise<void> {
+    return this.tasking.forget(tx, 'analysis', analysisId);
+  }
+
+  private async complete(
+    tx: pg.PoolClient,
+    analysis: AnalysisEntity,
+    tasking: Tasking,
+    sequence: number,
+    requestId: string | null,
+  ): Promise<void> {
+    const tenant = { organizationId: analysis.organizationId, mode: analysis.mode };
+    const submissions = await this.tasking.submissions(tx, tasking.id);
+    const p0 = 1 / (tasking.decoyCount + 1);
+    const [records, verified] = await Promise.all([
+      this.trackRecords.of(
+        analysis.organizationId,
+        submissions.map((s) => s.userId),
+        { kind: 'analysis' },
+      ),
+      this.verified.of(tenant, {
+        type: 'analysis',
+        subtypes: [analysis.analysisType],
+        defaultP0: ANALYSIS_DEFAULT_BASELINE,
+      }),
+    ]);
+    const forResults = new Map<string, RecordForResults>();
+    let hits = 0;
+    let trials = 0;
+    for (const [userId, record] of records) {
+      hits += record.hits;
+      trials += record.trials;
+      forResults.set(toPublicId('analyst', userId), {
+        trials: record.trials,
+        hits: record.hits,
+        theta: record.theta,
+        baseline: record.hitRate?.baseline ?? p0,
+        saicAccuracy: record.saicAccuracy,
+        saicReliability: record.saicReliability,
+        established: record.evidence === 'track_record',
+      });
+    }
+    const lists = submissions.map((s) => s.descriptors ?? []);
+    const combined = combineSubmissions(
+      submissions.map((s) => ({
+        analystId: toPublicId('analyst', s.userId),
+        descriptors: s.descriptors ?? [],
+        point:
+          s.latitude !== null && s.longitude !== null
+            ? { latitude: s.latitude, longitude: s.longitude }
+            : null,
+        notes: s.notes,
+      })),
+      forResults,
+      p0,
+      verifiedStatistics(verified),
+    );
+    const results = analysisResultsFrom(analysis, submissions, combined);
+    const details: AnalysisScoreDetails = {
+      material: null,
+      analystAgreement: agreementOf(lists),
+      judging:
+        trials > 0 ? { hits, trials, p0, p_value: combined.statisticalValidation.p_value } : null,
+    };
+    const completedAt = new Date();
+    await tx.query(
+      `UPDATE analyses SET status = 'completed', steps_done = $2, completed_at = $3, results = $4,
+              score_details = $5, confidence_score = $6, evidence = $7, event_sequence = $8,
+              engine_seed = NULL, updated_at = $3
+        WHERE id = $1`,
+      [
+        analysis.id,
+        ANALYST_STEPS.length,
+        completedAt,
+        results,
+        details,
+        results.confidence_score,
+        combined.evidence,
+        sequence,
+      ],
+    );
+    const completed: AnalysisEntity = {
+      ...analysis,
+      status: 'completed',
+      completedAt,
+      stepsDone: ANALYST_STEPS.length,
+    };
+    await this.events.append(
+      tx,
+      tenant,
+      'analysis.completed',
+      analysisCompletedData(completed, results, sequence),
+      requestId,
+    );
+    await this.tasking.close(tx, tasking, 'completed', requestId);
+    if (tasking.judging) {
+      await this.judging.open(
+        tx,
+        tenant,
+        {
+          taskingId: tasking.id,
+          kind: 'analysis',
+          workPublicId: toPublicId('analysis', analysis.id),
+          modality: null,
+          decoyCount: tasking.decoyCount,
+          targetId: tasking.targetId,
+          truth: await this.judgingTruth(tenant, analysisTarget(analysis), tasking),
+        },
+        requestId,
+      );
+    }
+    this.logger.log(
+      {
+        analysisId: toPublicId('analysis', analysis.id),
+        submissions: submissions.length,
+        requestId,
+      },
+      'analyst analysis completed',
+    );
+  }
+
+  /** The pool target the analysis names, else its own target text (as for sessions). */
+  private async judgingTruth(tenant: Tenant, target: string, tasking: Tasking) {
+    const pooled = tasking.targetId === null ? null : await this.pool.get(tenant, tasking.targetId);
+    return pooled
+      ? {
+          description: pooled.description,
+          descriptors: pooled.descriptors,
+          latitude: pooled.latitude,
+          longitude: pooled.longitude,
+        }
+      : { description: target, descriptors: [], latitude: null, longitude: null };
+  }
+
+  private async failAtDeadline(
+    tx: pg.PoolClient,
+    analysis: AnalysisEntity,
+    tasking: Tasking,
+    sequence: number,
+  ): Promise<void> {
+    const failedAt = new Date();
+    const message = 'No analyst submitted before the deadline';
+    await tx.query(
+      `UPDATE analyses SET status = 'failed', failure_reason = 'deadline_exceeded',
+              failure_message = $2, completed_at = $3, event_sequence = $4, updated_at = $3
+        WHERE id = $1`,
+      [analysis.id, message, failedAt, sequence],
+    );
+    await this.events.append(
+      tx,
+      { organizationId: analysis.organizationId, mode: analysis.mode },
+      'analysis.failed',
+      analysisFailedData(
+        { ...analysis, completedAt: failedAt },
+        'deadline_exceeded',
+        message,
+        sequence,
+      ),
+      null,
+    );
+    await this.tasking.close(tx, tasking, 'expired', null);
+  }
+
+  private async analysisOf(tenant: Tenant, publicId: string): Promise<AnalysisEntity> {
+    const uuid = parsePublicId('analysis', publicId);
+    const [row] =
+      uuid === null
+        ? []
+        : await this.sql.rows<AnalysisRow>(SELECT_ANALYSIS, [
+            uuid,
+            tenant.organizationId,
+            tenant.mode,
+          ]);
+    if (!row) throw AppError.notFound('analysis', publicId);
+    return analysisFromRow(row);
+  }
+
+  private async locked(tx: pg.PoolClient, id: string): Promise<AnalysisEntity> {
+    const { rows } = await tx.query<AnalysisRow>(
+      `SELECT ${ANALYSIS_COLUMNS.join(', ')} FROM analyses WHERE id = $1`,
+      [id],
+    );
+    return analysisFromRow(rows[0]!);
+  }
+}
+
+/** What the analysts are tasked with blind: the description, else the analysis's own reference. */
+export function analysisTarget(
+  analysis: Pick<AnalysisEntity, 'id' | 'description' | 'targetType'>,
+): string {
+  return (
+    analysis.description ?? `The ${analysis.targetType} of ${toPublicId('analysis', analysis.id)}`
+  );
+}
+
+/**
+ * The AnalysisResults of an analyst analysis (docs/analysts.md, "Analyses
+ * and dowsing by people"), every number from combineSubmissions:
+ * - `summary`: how many analysts worked blind, the most supported
+ *   descriptors with their support, and each analyst's first line of notes;
+ * - `key_findings`: the most supported descriptors (up to 5), each with how
+ *   many analysts reported it, then the combined position when any was given;
+ * - `confidence_score`: combineSubmissions' (verified outcomes, else
+ *   agreement or the calibrated track record);
+ * - `risk_assessment`: the analysts' collective view of how far the result
+ *   can be relied on, in the simulator's named factors and levels
+ *   (riskLevel): `low_analyst_agreement` when several analysts' descriptor
+ *   agreement is below LOW_AGREEMENT (0.5), `prior_only_evidence` when no
+ *   analyst has an established judged track record and nothing is verified,
+ *   `verified_at_chance` when the verified outcomes are not above chance;
+ *   material factors never apply (people do not read the material);
+ * - `recommendations`: what would make it firmer, one per factor;
+ * - `descriptors`: those reported by at least half of the analysts.
+ */
+export function analysisResultsFrom(
+  analysis: Pick<AnalysisEntity, 'targetType'>,
+  submissions: readonly Pick<Assignment, 'notes' | 'descriptors'>[],
+  combined: CombinedResults,
+): AnalysisResultsData {
+  const n = submissions.length;
+  const analysts = `${n} analyst${n === 1 ? '' : 's'}`;
+  const supported = combined.descriptors.slice(0, KEY_FINDINGS);
+  const share = (d: string) => combined.descriptorSupport[d] ?? 0;
+  const count = (d: string) => Math.round(share(d) * n);
+  const notes = submissions
+    .map((s) => s.notes?.split('\n')[0]?.trim())
+    .filter((note): note is string => !!note)
+    .map((note) => note.slice(0, 200));
+  const summary = [
+    `Combined from ${analysts} working blind on this ${analysis.targetType}.`,
+    supported.length > 0
+      ? `Most supported descriptors: ${supported.map((d) => `${d} (${count(d)} of ${n})`).join(', ')}.`
+      : 'No descriptors were reported.',
+    ...(notes.length > 0 ? [`Notes: ${notes.join(' / ')}`] : []),
+  ].join(' ');
+  const keyFindings = supported.map(
+    (d) => `${d}: reported by ${count(d)} of ${n} (${Math.round(share(d) * 100)} %)`,
+  );
+  if (combined.coordinates) {
+    keyFindings.push(
+      `Combined position ${combined.coordinates.latitude}, ${combined.coordinates.longitude} (weighted geometric median, location confidence ${combined.coordinates.confidence})`,
+    );
+  }
+  const confidence = combined.confidenceScore;
+  const agreement = descriptorAgreement(submissions.map((s) => s.descriptors ?? []));
+  const factors = new Set<RiskFactor>();
+  const recommendations: string[] = [];
+  if (n === 1) {
+    recommendations.push(
+      'Task more analysts (analyst_count): several working independently show whether they agree beyond chance.',
+    );
+  } else if (agreement !== null && agreement < LOW_AGREEMENT) {
+    factors.add('low_analyst_agreement');
+    keyFindings.push(
+      `The ${analysts} agree little on what they described (agreement ${round(agreement)})`,
+    );
+    recommendations.push(
+      'Task more analysts (analyst_count): whether their agreement is more than chance needs more of them.',
+    );
+  }
+  if (combined.evidence === 'verified') {
+    if (combined.statisticalValidation.p_value >= SIGNIFICANCE_LEVEL) {
+      factors.add('verified_at_chance');
+      recommendations.push(
+        'Your verified outcomes of this analysis type are not above chance: weigh this confidence as that record, and keep recording outcomes.',
+      );
+    }
+  } else if (combined.evidence === 'prior') {
+    factors.add('prior_only_evidence');
+    recommendations.push(
+      'Judge the work blind (judging: true) so the analysts build judged track records, and record what was really there once it is known: both replace the chance prior behind confidence.',
+    );
+  }
+  const ordered = (Object.keys(RISK_FACTORS) as RiskFactor[]).filter((f) => factors.has(f));
+  return {
+    summary,
+    key_findings: keyFindings,
+    confidence_score: confidence,
+    risk_assessment: { level: riskLevel(ordered), factors: ordered },
+    recommendations,
+    descriptors: combined.descriptors.filter((d) => share(d) >= 0.5),
+  };
+}
+
+/** The worker closes analyst analyses whose deadline has passed, every ANALYST_DEADLINE_SWEEP_MS. */
+@Injectable()
+export class AnalystAnalysisDeadlines implements OnModuleInit {
+  constructor(
+    private readonly analyses: AnalystAnalyses,
+    private readonly periodic: PeriodicTasks,
+    private readonly settings: AppSettings,
+  ) {}
+
+  onModuleInit(): void {
+    this.periodic.register({
+      name: 'analyses.analyst-deadlines',
+      everyMs: this.settings.analystDeadlineSweepMs,
+      run: async () => {
+        const closed = await this.analyses.closeOverdue();
+        return closed > 0 ? { closed } : undefined;
+      },
+    });
+  }
+}
+
+function round(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}
+
+function agreementOf(lists: readonly (readonly string[])[]): number | null {
+  const agreement = descriptorAgreement(lists);
+  return agreement === null ? null : round(agreement);
+}
