@@ -403,7 +403,7 @@ describe('lists, batches and delete', () => {
       kind: 'dowsing',
       status: 'completed',
       total: 3,
-      counts: { processing: 0, completed: 3, failed: 0 },
+      counts: { pending: 0, completed: 3, failed: 0 },
     });
     expect(created.body.queries.map((q: { variant: string }) => q.variant)).toEqual([
       'query',

@@ -36,6 +36,8 @@ describe('periodic tasks', () => {
         'sessions.analyst-deadlines': 10_000,
         'sessions.sweep': 60_000,
         'analyses.sweep': 60_000,
+        'analyses.analyst-deadlines': 10_000,
+        'dowsing.analyst-deadlines': 10_000,
         'reports.sweep': 60_000,
         'sso.metadata-refresh': 3_600_000,
         'judging.assign-waiting': 300_000,

@@ -3,6 +3,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { AnalysesWorkModule } from '#analyses';
 import { JudgingWorkModule } from '#analysts';
 import { AuthWorkModule } from '#auth';
+import { DowsingWorkModule } from '#dowsing';
 import { ERROR_SERIALIZERS } from '#common';
 import { ConfigModule, type Settings } from '#config';
 import { DatabaseModule } from '#database';
@@ -37,6 +38,7 @@ export class WorkerModule {
         EventsWorkModule,
         SessionsWorkModule,
         AnalysesWorkModule,
+        DowsingWorkModule,
         ReportsWorkModule,
         SsoWorkModule,
         JudgingWorkModule,

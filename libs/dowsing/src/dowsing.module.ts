@@ -1,18 +1,20 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AnalystsModule } from '#analysts';
 import { DatabaseModule } from '#database';
 import { EnginesModule } from '#engines';
 import { EventsModule } from '#events';
 import { HistoryModule } from '#history';
 import { OrganizationsModule } from '#organizations';
 import { SessionsModule } from '#sessions';
+import { AnalystDowsing, AnalystDowsingDeadlines } from './analyst-dowsing.js';
 import { DowsingListsService } from './dowsing-lists.service.js';
 import { DowsingService } from './dowsing.service.js';
 import { DOWSING_ENTITIES } from './entities.js';
 import { HeatmapService } from './heatmap.service.js';
 import { TemporalAnalysisService } from './temporal-analysis.service.js';
 
-/** Dowsing queries for API callers (both apps); the simulated engine answers inline, so the worker has nothing of its own yet. */
+/** Dowsing queries for API callers (both apps); the simulated engine answers inline, people through their submissions. */
 @Module({
   imports: [
     TypeOrmModule.forFeature(DOWSING_ENTITIES),
@@ -22,8 +24,28 @@ import { TemporalAnalysisService } from './temporal-analysis.service.js';
     EnginesModule,
     SessionsModule,
     HistoryModule,
+    AnalystsModule,
   ],
-  providers: [DowsingService, DowsingListsService, HeatmapService, TemporalAnalysisService],
-  exports: [DowsingService, DowsingListsService, HeatmapService, TemporalAnalysisService],
+  providers: [
+    DowsingService,
+    DowsingListsService,
+    HeatmapService,
+    TemporalAnalysisService,
+    AnalystDowsing,
+  ],
+  exports: [
+    DowsingService,
+    DowsingListsService,
+    HeatmapService,
+    TemporalAnalysisService,
+    AnalystDowsing,
+  ],
 })
 export class DowsingModule {}
+
+/** The work behind dowsing queries done by people: the worker only (their deadlines). */
+@Module({
+  imports: [DowsingModule],
+  providers: [AnalystDowsingDeadlines],
+})
+export class DowsingWorkModule {}

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, newKey, parsePublicId, type Principal, type Tenant } from '#common';
+import type pg from 'pg';
 import { Sql, type JsonObject, type SqlExecutor } from '#database';
 import {
   DOWSING_DEFAULT_BASELINE,
@@ -13,16 +14,37 @@ import { VerifiedRecords } from '#history';
 import { OrganizationsService } from '#organizations';
 import { BatchRecords, type BatchEntity } from '#sessions';
 import type { VerifiedRecord } from '#statistics';
+import {
+  ANALYST_DOWSING_ENGINE_VERSION,
+  AnalystDowsing,
+  type DowsingPeople,
+  type DowsingTaskingRequest,
+} from './analyst-dowsing.js';
 import { queryCompletedData, queryCreatedData, queryFailedData } from './dowsing-events.js';
 import { QUERY_ROWS } from './dowsing-rows.js';
 import type { DowsingQueryEntity } from './entities/dowsing-query.entity.js';
+
+/** A query to ask, and how people are to answer it (absent: the default engine). */
+export interface NewDowsingQuery {
+  request: DowsingRequest;
+  people?: DowsingPeople | undefined;
+}
+
+/** A query ready to store: the engine's outcome, or the tasking of people who will answer it. */
+interface Answered {
+  request: DowsingRequest;
+  engine: string;
+  outcome: DowsingEngineOutcome | null;
+  people: DowsingTaskingRequest | null;
+}
 
 /**
  * Dowsing queries as API callers see them. The simulated engine answers
  * within the request: the query is stored completed (or failed) with its
  * `dowsing.query_created` and `dowsing.query_completed` events and its
- * located readings, in one transaction. An engine that cannot answer inline
- * (people, issue 18) leaves it `processing` for the worker. The answer rests
+ * located readings, in one transaction. Queries done by people (the
+ * `analyst` engine, AnalystDowsing) are stored `pending` and tasked in the
+ * same transaction; their submissions answer them later. The answer rests
  * on the organisation's verified outcomes of the query type when it has any
  * (VerifiedRecords: one indexed statement per query type asked).
  */
@@ -35,24 +57,34 @@ export class DowsingService {
     private readonly organizations: OrganizationsService,
     private readonly batches: BatchRecords,
     private readonly verified: VerifiedRecords,
+    private readonly analysts: AnalystDowsing,
   ) {}
 
   async create(
     tenant: Tenant,
     request: DowsingRequest,
     requestId: string | null,
+    people?: DowsingPeople,
   ): Promise<DowsingQueryEntity> {
-    const [answered] = await this.answer(tenant, [request]);
+    const [answered] = await this.answer(tenant, [{ request, people }], '');
     return this.sql.transaction((tx) => this.insert(tx, tenant, answered!, requestId, null));
   }
 
-  /** Up to 100 queries of any variant in one transaction: all of them or none. */
+  /**
+   * Up to 100 queries of any variant in one transaction: all of them or none.
+   * Each item is done by the engine it asks for: items of the `analyst`
+   * engine are tasked one by one, each with its own tasking fields.
+   */
   async createBatch(
     tenant: Tenant,
-    requests: readonly DowsingRequest[],
+    requests: readonly (DowsingRequest | NewDowsingQuery)[],
     requestId: string | null,
   ): Promise<{ batch: BatchEntity; queries: DowsingQueryEntity[] }> {
-    const answered = await this.answer(tenant, requests);
+    const answered = await this.answer(
+      tenant,
+      requests.map((item) => ('request' in item ? item : { request: item })),
+      'queries.',
+    );
     return this.sql.transaction(async (tx) => {
       const batch = await this.batches.insert(tx, tenant, 'dowsing', requests.length, requestId);
       const queries: DowsingQueryEntity[] = [];
@@ -63,23 +95,53 @@ export class DowsingService {
     });
   }
 
-  /** The engine's answers, before any transaction (they are pure computation). */
-  private async answer(tenant: Tenant, requests: readonly DowsingRequest[]) {
+  /**
+   * The engine's answers, before any transaction (they are pure computation);
+   * queries for people are checked (AnalystDowsing.prepare) and left unanswered.
+   */
+  private async answer(
+    tenant: Tenant,
+    items: readonly NewDowsingQuery[],
+    at: string,
+  ): Promise<Answered[]> {
     const name = this.engines.engineFor('dowsing', tenant.mode);
     const engine = this.engines.dowsing(name);
-    if (!engine.answersInline) {
-      return requests.map((request) => ({ request, engine: name, outcome: null }));
+    const defaults = new Map<string | undefined, Promise<'simulated' | 'analyst'>>();
+    const engineOf = (requested: 'simulated' | 'analyst' | undefined) => {
+      if (!defaults.has(requested)) {
+        defaults.set(requested, this.analysts.engineFor(tenant, requested));
+      }
+      return defaults.get(requested)!;
+    };
+    const engines = await Promise.all(items.map((item) => engineOf(item.people?.engine)));
+    const tasking: (DowsingTaskingRequest | null)[] = [];
+    for (const [i, item] of items.entries()) {
+      tasking.push(
+        engines[i] === 'analyst'
+          ? await this.analysts.prepare(tenant, item.people, at === '' ? '' : `${at}${i}.`)
+          : null,
+      );
     }
-    const [orgSeed, records] = await Promise.all([
-      this.organizations.engineSeed(tenant.organizationId),
-      this.verifiedRecords(tenant, requests),
-    ]);
+    const inline = items.filter((_, i) => tasking[i] === null).map((item) => item.request);
+    const [orgSeed, records] =
+      inline.length > 0 && engine.answersInline
+        ? await Promise.all([
+            this.organizations.engineSeed(tenant.organizationId),
+            this.verifiedRecords(tenant, inline),
+          ])
+        : ['', new Map<DowsingQueryType, VerifiedRecord>()];
     return Promise.all(
-      requests.map(async (request) => ({
-        request,
-        engine: name,
-        outcome: await engine.run(request, orgSeed, records.get(request.queryType)),
-      })),
+      items.map(async ({ request }, i) => {
+        const people = tasking[i]!;
+        if (people) return { request, engine: 'analyst', outcome: null, people };
+        if (!engine.answersInline) return { request, engine: name, outcome: null, people: null };
+        return {
+          request,
+          engine: name,
+          outcome: await engine.run(request, orgSeed, records.get(request.queryType)),
+          people: null,
+        };
+      }),
     );
   }
 
@@ -102,9 +164,9 @@ export class DowsingService {
   }
 
   private async insert(
-    tx: SqlExecutor,
+    tx: pg.PoolClient,
     tenant: Tenant,
-    answered: { request: DowsingRequest; engine: string; outcome: DowsingEngineOutcome | null },
+    answered: Answered,
     requestId: string | null,
     batchId: string | null,
   ): Promise<DowsingQueryEntity> {
@@ -120,9 +182,11 @@ export class DowsingService {
       precisionLevel: request.precisionLevel,
       context: request.context as JsonObject,
       input: request.input as JsonObject,
-      status: outcome === null ? 'processing' : outcome.status,
+      status: outcome === null ? 'pending' : outcome.status,
       engine: answered.engine,
-      engineVersion: outcome?.engineVersion ?? null,
+      engineVersion: answered.people
+        ? ANALYST_DOWSING_ENGINE_VERSION
+        : (outcome?.engineVersion ?? null),
       engineSeed: outcome?.seed ?? null,
       result: outcome?.status === 'completed' ? (outcome.result as unknown as JsonObject) : null,
       confidence: outcome?.status === 'completed' ? outcome.result.confidence : null,
@@ -143,6 +207,7 @@ export class DowsingService {
       queryCreatedData(query),
       requestId,
     );
+    if (answered.people) await this.analysts.task(tx, tenant, query, answered.people, requestId);
     if (outcome?.status === 'completed') {
       await this.insertReadings(tx, query, outcome.readings);
       await this.events.append(
@@ -231,6 +296,7 @@ export class DowsingService {
         [uuid, principal.organizationId, principal.mode],
       );
       if (!rows[0]) throw AppError.notFound('dowsing query', publicId);
+      await this.analysts.forget(tx, uuid);
       await tx.query('DELETE FROM dowsing_readings WHERE query_id = $1', [uuid]);
       await this.events.redact(tx, principal, 'query_id', publicId, rows[0].created_at);
       await recordAudit(tx, principal, 'dowsing_query.deleted', publicId, requestId);

@@ -11,3 +11,5 @@ export * from './heatmap.service.js';
 export * from './temporal-analysis-buckets.js';
 export * from './temporal-analysis-summary.js';
 export * from './temporal-analysis.service.js';
+export * from './analyst-dowsing.js';
+export * from './analyst-answer.js';

@@ -26,6 +26,8 @@ import {
   type PrecisionLevel,
   type Timeframe,
 } from '#engines';
+import { DEFAULT_DOWSING_DURATION_MINUTES } from '#dowsing';
+import { WithWorkTasking } from '../assignments/work-tasking.dto.js';
 import { Optional } from '../http/dto-decorators.js';
 import { oneOf } from '../http/validation-messages.js';
 
@@ -94,8 +96,31 @@ export class DowsingContextDto {
   parameters?: Record<string, unknown>;
 }
 
-/** What every dowsing body may carry besides its own fields. */
-class DowsingCommonDto {
+/** Bounds of `duration_minutes`: a minute to a week. */
+export const MIN_DOWSING_MINUTES = 1;
+export const MAX_DOWSING_MINUTES = 10_080;
+const DURATION = {
+  message: `must be an integer from ${MIN_DOWSING_MINUTES} to ${MAX_DOWSING_MINUTES}`,
+};
+
+class DowsingBaseDto {}
+
+/** What every dowsing body may carry besides its own fields, with how people are to answer it. */
+class DowsingCommonDto extends WithWorkTasking(DowsingBaseDto) {
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: MIN_DOWSING_MINUTES,
+    maximum: MAX_DOWSING_MINUTES,
+    default: DEFAULT_DOWSING_DURATION_MINUTES,
+    description:
+      'With the `analyst` engine: minutes the analysts have; the deadline (docs/analysts.md). Ignored by the simulator.',
+  })
+  @Optional()
+  @IsInt(DURATION)
+  @Min(MIN_DOWSING_MINUTES, DURATION)
+  @Max(MAX_DOWSING_MINUTES, DURATION)
+  duration_minutes?: number;
+
   @ApiPropertyOptional({
     type: DowsingContextDto,
     description: 'Location, timeframe and free parameters of the question',

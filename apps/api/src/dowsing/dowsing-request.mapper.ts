@@ -1,4 +1,5 @@
 import { AppError } from '#common';
+import type { DowsingPeople } from '#dowsing';
 import {
   dowsingRequestProblem,
   MATERIALS,
@@ -21,6 +22,21 @@ import {
   type MaterialIdentificationDto,
   type MultiPointDto,
 } from './dowsing-request.dto.js';
+import { type WorkTaskingFields, workPeople } from '../assignments/work-tasking.dto.js';
+
+/** The tasking fields of any dowsing body, in the service's form. */
+export function dowsingPeople(
+  body: {
+    analyst_count?: number;
+    duration_minutes?: number;
+  } & WorkTaskingFields,
+): DowsingPeople {
+  return {
+    ...workPeople(body),
+    analystCount: body.analyst_count,
+    durationMinutes: body.duration_minutes,
+  };
+}
 
 /** What each variant asks when the body gives no question, and of which type its answer is. */
 export const VARIANT_DEFAULTS: Record<

@@ -177,7 +177,7 @@ export class DowsingQueryV1Dto {
   @ApiProperty({
     enum: DOWSING_STATUSES,
     description:
-      '`completed` (or `failed`) when answered within the request (201); `processing` when the engine answers later (202)',
+      '`completed` (or `failed`) when answered within the request (201); `pending` while analysts answer it (202; the `analyst` engine), then `completed` or `failed`',
   })
   status!: string;
 

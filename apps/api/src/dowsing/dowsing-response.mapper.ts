@@ -76,5 +76,5 @@ function common(query: DowsingQueryEntity) {
 
 /** What a batch's status counts of a query: answered ones are done. */
 export function dowsingBatchItem(query: DowsingQueryEntity): { status: string; progress: number } {
-  return { status: query.status, progress: query.status === 'processing' ? 0 : 100 };
+  return { status: query.status, progress: query.status === 'pending' ? 0 : 100 };
 }

@@ -2,7 +2,8 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColum
 import { TenantOwned, type JsonObject } from '#database';
 import type { DowsingQueryType, DowsingVariant, PrecisionLevel } from '#engines';
 
-export const DOWSING_STATUSES = ['processing', 'completed', 'failed'] as const;
+/** `pending` while people answer it (the `analyst` engine); the simulator answers at once. */
+export const DOWSING_STATUSES = ['pending', 'completed', 'failed'] as const;
 export type DowsingStatus = (typeof DOWSING_STATUSES)[number];
 
 // The list indexes INCLUDE the filtered columns, which TypeORM cannot declare:

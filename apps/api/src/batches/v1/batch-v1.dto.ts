@@ -50,7 +50,7 @@ export class CreateSessionBatchV1Dto {
   sessions!: CreateSessionV1Dto[];
 }
 
-/** Items per status: the statuses of the batch's kind (sessions: initiated, in_progress; analyses: queued, processing; dowsing: processing). */
+/** Items per status: the statuses of the batch's kind (sessions: initiated, in_progress; analyses: queued, processing; dowsing: pending). */
 export class BatchCountsDto {
   @ApiPropertyOptional({ type: 'integer', description: 'Sessions' })
   initiated?: number;
@@ -61,8 +61,11 @@ export class BatchCountsDto {
   @ApiPropertyOptional({ type: 'integer', description: 'Analyses' })
   queued?: number;
 
-  @ApiPropertyOptional({ type: 'integer', description: 'Analyses and dowsing queries' })
+  @ApiPropertyOptional({ type: 'integer', description: 'Analyses' })
   processing?: number;
+
+  @ApiPropertyOptional({ type: 'integer', description: 'Dowsing queries answered by analysts' })
+  pending?: number;
 
   @ApiProperty({ type: 'integer' })
   completed!: number;

@@ -12,11 +12,11 @@ export interface BatchItem {
 const COUNTS_OF: Record<BatchEntity['kind'], Record<string, number>> = {
   sessions: { initiated: 0, in_progress: 0, completed: 0, failed: 0 },
   analyses: { queued: 0, processing: 0, completed: 0, failed: 0 },
-  dowsing: { processing: 0, completed: 0, failed: 0 },
+  dowsing: { pending: 0, completed: 0, failed: 0 },
 };
 
 /** Statuses of work not yet finished, of any kind. */
-const RUNNING = new Set(['initiated', 'in_progress', 'queued', 'processing']);
+const RUNNING = new Set(['initiated', 'in_progress', 'queued', 'processing', 'pending']);
 
 export function toBatchStatusV1(batch: BatchEntity, items: readonly BatchItem[]): BatchStatusV1Dto {
   const counts: Record<string, number> = { ...COUNTS_OF[batch.kind] };

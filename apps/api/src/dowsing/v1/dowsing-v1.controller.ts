@@ -10,7 +10,7 @@ import {
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Scope, type Principal } from '#common';
-import { DowsingListsService, DowsingService } from '#dowsing';
+import { DowsingListsService, DowsingService, type DowsingPeople } from '#dowsing';
 import type { DowsingRequest } from '#engines';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
@@ -28,7 +28,7 @@ import {
   MaterialIdentificationDto,
   MultiPointDto,
 } from '../dowsing-request.dto.js';
-import { queryRequest, variantRequest } from '../dowsing-request.mapper.js';
+import { dowsingPeople, queryRequest, variantRequest } from '../dowsing-request.mapper.js';
 import {
   DowsingListQueryV1Dto,
   DowsingListV1Dto,
@@ -38,7 +38,7 @@ import {
 import { toQueryV1 } from '../dowsing-response.mapper.js';
 
 const ANSWERED =
-  'Answered within the request: 201 with `status` `completed` (or `failed`, with the reason); `dowsing.query_created` and `dowsing.query_completed` still go through the outbox to webhooks and the event log. An engine that answers later (people) gives 202 with `status` `processing`.';
+  'Answered within the request: 201 with `status` `completed` (or `failed`, with the reason); `dowsing.query_created` and `dowsing.query_completed` still go through the outbox to webhooks and the event log. Live queries done by people (`engine` `analyst`, docs/analysts.md) give 202 with `status` `pending`: the analysts are tasked blind (they see the query type, never the question, area, points or options) and their submissions (POST /v2/dowsing/queries/{query_id}/results) answer it; `dowsing.query_completed` follows, or `dowsing.query_failed` with `deadline_exceeded` when nobody submitted by the deadline.';
 
 /** The 201/202 pair every creating route documents. */
 function ApiAnswered() {
@@ -87,7 +87,7 @@ export class DowsingV1Controller {
     @Body() body: DowsingQueryDto,
     @Res({ passthrough: true }) response: Response,
   ): Promise<DowsingQueryV1Dto> {
-    return this.answer(principal, requestId, queryRequest(body), response);
+    return this.answer(principal, requestId, queryRequest(body), response, dowsingPeople(body));
   }
 
   @Post('multi-point')
@@ -105,7 +105,13 @@ export class DowsingV1Controller {
     @Body() body: MultiPointDto,
     @Res({ passthrough: true }) response: Response,
   ): Promise<DowsingQueryV1Dto> {
-    return this.answer(principal, requestId, variantRequest('multi_point', body), response);
+    return this.answer(
+      principal,
+      requestId,
+      variantRequest('multi_point', body),
+      response,
+      dowsingPeople(body),
+    );
   }
 
   @Post('energy-map')
@@ -123,7 +129,13 @@ export class DowsingV1Controller {
     @Body() body: EnergyMapDto,
     @Res({ passthrough: true }) response: Response,
   ): Promise<DowsingQueryV1Dto> {
-    return this.answer(principal, requestId, variantRequest('energy_map', body), response);
+    return this.answer(
+      principal,
+      requestId,
+      variantRequest('energy_map', body),
+      response,
+      dowsingPeople(body),
+    );
   }
 
   @Post('depth-analysis')
@@ -141,7 +153,13 @@ export class DowsingV1Controller {
     @Body() body: DepthAnalysisDto,
     @Res({ passthrough: true }) response: Response,
   ): Promise<DowsingQueryV1Dto> {
-    return this.answer(principal, requestId, variantRequest('depth_analysis', body), response);
+    return this.answer(
+      principal,
+      requestId,
+      variantRequest('depth_analysis', body),
+      response,
+      dowsingPeople(body),
+    );
   }
 
   @Post('material-identification')
@@ -164,6 +182,7 @@ export class DowsingV1Controller {
       requestId,
       variantRequest('material_identification', body),
       response,
+      dowsingPeople(body),
     );
   }
 
@@ -182,7 +201,13 @@ export class DowsingV1Controller {
     @Body() body: ChartAnalysisDto,
     @Res({ passthrough: true }) response: Response,
   ): Promise<DowsingQueryV1Dto> {
-    return this.answer(principal, requestId, variantRequest('chart_analysis', body), response);
+    return this.answer(
+      principal,
+      requestId,
+      variantRequest('chart_analysis', body),
+      response,
+      dowsingPeople(body),
+    );
   }
 
   @Post('location-finding')
@@ -200,7 +225,13 @@ export class DowsingV1Controller {
     @Body() body: LocationFindingDto,
     @Res({ passthrough: true }) response: Response,
   ): Promise<DowsingQueryV1Dto> {
-    return this.answer(principal, requestId, variantRequest('location_finding', body), response);
+    return this.answer(
+      principal,
+      requestId,
+      variantRequest('location_finding', body),
+      response,
+      dowsingPeople(body),
+    );
   }
 
   @Post('energy-detection')
@@ -218,7 +249,13 @@ export class DowsingV1Controller {
     @Body() body: EnergyDetectionDto,
     @Res({ passthrough: true }) response: Response,
   ): Promise<DowsingQueryV1Dto> {
-    return this.answer(principal, requestId, variantRequest('energy_detection', body), response);
+    return this.answer(
+      principal,
+      requestId,
+      variantRequest('energy_detection', body),
+      response,
+      dowsingPeople(body),
+    );
   }
 
   @Get('queries')
@@ -280,9 +317,10 @@ export class DowsingV1Controller {
     requestId: string,
     request: DowsingRequest,
     response: Response,
+    people: DowsingPeople,
   ): Promise<DowsingQueryV1Dto> {
-    const query = await this.dowsing.create(principal, request, requestId);
-    if (query.status === 'processing') response.status(202);
+    const query = await this.dowsing.create(principal, request, requestId, people);
+    if (query.status === 'pending') response.status(202);
     return toQueryV1(query);
   }
 }

@@ -1,6 +1,7 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import {
   ApiCreatedResponse,
+  ApiExtraModels,
   ApiOkResponse,
   ApiOperation,
   ApiProperty,
@@ -8,17 +9,29 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { Scope, type Principal } from '#common';
-import { DowsingListsService, DowsingService } from '#dowsing';
-import type { DowsingRequest } from '#engines';
+import {
+  AnalystDowsing,
+  DowsingListsService,
+  DowsingService,
+  type NewDowsingQuery,
+} from '#dowsing';
 import { BatchStatusV1Dto } from '../../batches/v1/batch-v1.dto.js';
 import { toBatchStatusV1 } from '../../batches/v1/batch-v1.mapper.js';
-import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
+import type { Member } from '#auth';
+import { AppSettings } from '#config';
+import { AssignmentDto } from '../../assignments/assignment.dto.js';
+import { toAssignmentDto } from '../../assignments/assignment.mapper.js';
+import { submissionRequestBody } from '../../assignments/submission-body.decorator.js';
+import { readSubmission } from '../../assignments/submission-body.js';
+import { SUBMISSION_DESCRIPTION, SubmissionDto } from '../../assignments/submission.dto.js';
+import { Auth, CurrentMember, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
+import type { ApiRequest } from '../../http/request-context.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
 import { pageRequest, v2Page } from '../../http/v2-list.js';
 import type { DowsingQueryDto } from '../dowsing-request.dto.js';
-import { queryRequest, variantRequest } from '../dowsing-request.mapper.js';
+import { dowsingPeople, queryRequest, variantRequest } from '../dowsing-request.mapper.js';
 import {
   DowsingListQueryV2Dto,
   DowsingListV2Dto,
@@ -45,14 +58,50 @@ export class DowsingV2Controller {
   constructor(
     private readonly dowsing: DowsingService,
     private readonly lists: DowsingListsService,
+    private readonly analystDowsing: AnalystDowsing,
+    private readonly settings: AppSettings,
   ) {}
+
+  @Post('queries/:query_id/results')
+  @HttpCode(200)
+  @Auth({ scopes: [Scope.DowsingWrite], members: true })
+  @ApiOperation({
+    summary: "Submit an analyst's answer to a dowsing query",
+    description: `For queries of the \`analyst\` engine (docs/analysts.md, "Analyses and dowsing by people"). You are tasked blind: your assignment shows the query type (\`question_type\`), never the question, the area, the points or the options. Answer with descriptors — a yes/no question with \`yes\` or \`no\` (or \`neutral\`); a question with options (a chart's \`options\`, a material's candidates) with the option you pick as a descriptor; a location question with \`coordinates\`; any other question with descriptors. ${SUBMISSION_DESCRIPTION}\n\nWhen everyone has submitted (or at the deadline) the query is answered from the submissions: the weighted majority of the answers, the weighted plurality of the picks, or the weighted geometric median of the points. A query answered by the \`simulated\` engine takes no submissions: 409 naming \`engine\`.`,
+    requestBody: submissionRequestBody(),
+  })
+  @ApiExtraModels(SubmissionDto)
+  @ResourceParam('query_id', QUERY_ID.example, 'dowsing query')
+  @ApiOkResponse({ type: AssignmentDto, description: 'Your assignment with your submission' })
+  @ApiResponse({
+    status: 409,
+    description: 'The query takes no submissions (engine), or its deadline has passed',
+    type: ErrorEnvelopeDto,
+  })
+  async submitResults(
+    @CurrentMember() member: Member,
+    @CurrentPrincipal() principal: Principal,
+    @RequestId() requestId: string,
+    @Param('query_id') id: string,
+    @Req() request: ApiRequest,
+  ): Promise<AssignmentDto> {
+    const submission = await readSubmission(request);
+    const assignment = await this.analystDowsing.submit(
+      member,
+      principal,
+      id,
+      submission,
+      requestId,
+    );
+    return toAssignmentDto(assignment, this.settings.publicUrl);
+  }
 
   @Post('batch')
   @HttpCode(201)
   @Auth({ scopes: [Scope.DowsingWrite] })
   @ApiOperation({
     summary: 'Ask up to 100 dowsing queries of any variant at once',
-    description: `Up to ${MAX_DOWSING_BATCH_SIZE} items, each a v1 body with \`variant\` naming which; answered and stored in one transaction, all or none (a bad item answers 400 naming it, e.g. \`queries.7.question\`). Follow them with GET /v1/batch/{batch_id}/status and /results.`,
+    description: `Up to ${MAX_DOWSING_BATCH_SIZE} items, each a v1 body with \`variant\` naming which; answered and stored in one transaction, all or none (a bad item answers 400 naming it, e.g. \`queries.7.question\`). Each item takes the tasking fields of its v1 body: in live mode, items done by people (\`engine\` \`analyst\`) are tasked one by one with their own fields and stay \`pending\` until their analysts have submitted (docs/analysts.md). Follow them with GET /v1/batch/{batch_id}/status and /results.`,
   })
   @ApiJsonBody(DowsingBatchDto, DOWSING_BATCH_EXAMPLES)
   @ApiCreatedResponse({ type: DowsingBatchCreatedDto })
@@ -107,9 +156,13 @@ export class DowsingV2Controller {
   }
 }
 
-function batchRequest(item: DowsingBatchItem, at: string): DowsingRequest {
+function batchRequest(item: DowsingBatchItem, at: string): NewDowsingQuery {
   const { variant, ...body } = item;
-  return variant === 'query'
-    ? queryRequest(body as unknown as DowsingQueryDto, at)
-    : variantRequest(variant, body as never, at);
+  return {
+    request:
+      variant === 'query'
+        ? queryRequest(body as unknown as DowsingQueryDto, at)
+        : variantRequest(variant, body as never, at),
+    people: dowsingPeople(body),
+  };
 }

@@ -149,7 +149,7 @@ export class HeatmapScanQueryDto {
   @ApiProperty({
     enum: DOWSING_STATUSES,
     description:
-      '`completed` (cells follow), `failed` (no cells; GET /v2/dowsing/queries/{query_id} says why) or `processing` (an engine that answers later: no cells yet)',
+      '`completed` (cells follow), `failed` (no cells; GET /v2/dowsing/queries/{query_id} says why) or `pending` (analysts are answering it: no cells yet)',
   })
   status!: string;
 }

@@ -1,0 +1,418 @@
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import type pg from 'pg';
+import {
+  type Assignment,
+  assignmentPublicId,
+  combineSubmissions,
+  DEFAULT_DECOY_COUNT,
+  JudgingService,
+  type RecordForResults,
+  type SubmissionInput,
+  TargetPool,
+  TaskingService,
+  type Tasking,
+  type TaskingRequest,
+  TrackRecords,
+} from '#analysts';
+import type { Member } from '#auth';
+import { AppError, parsePublicId, toPublicId, type Tenant } from '#common';
+import { AppSettings } from '#config';
+import { Sql, type JsonObject } from '#database';
+import { DOWSING_DEFAULT_BASELINE, type DowsingVariantInput, verifiedStatistics } from '#engines';
+import { EventLog } from '#events';
+import { VerifiedRecords } from '#history';
+import { PeriodicTasks } from '#queue';
+import { dowsingAnswerFrom, forCombining } from './analyst-answer.js';
+import { queryCompletedData, queryFailedData } from './dowsing-events.js';
+import { QUERY_ROWS } from './dowsing-rows.js';
+import type { DowsingQueryEntity } from './entities/dowsing-query.entity.js';
+
+/** The version the `analyst` engine records with its answers. */
+export const ANALYST_DOWSING_ENGINE_VERSION = 'analyst-1';
+
+/** Minutes analysts have for a dowsing query unless the request says (`duration_minutes`). */
+export const DEFAULT_DOWSING_DURATION_MINUTES = 60;
+
+/** How many overdue queries one deadline sweep closes. */
+const SWEEP_BATCH = 200;
+
+/** How a live query asks to be done by people (the create request's tasking fields). */
+export interface DowsingPeople {
+  engine?: 'simulated' | 'analyst' | undefined;
+  analystCount?: number | undefined;
+  analystIds?: string[] | undefined;
+  judging?: boolean | undefined;
+  decoyCount?: number | undefined;
+  /** Public id of a pool target the query is about (`tgt_…`). */
+  targetId?: string | undefined;
+  /** Minutes the analysts have (the deadline). */
+  durationMinutes?: number | undefined;
+}
+
+/** What a query asks of people, checked before it is created. */
+export type DowsingTaskingRequest = Pick<
+  TaskingRequest,
+  'analystCount' | 'analystIds' | 'judging' | 'decoyCount' | 'targetId' | 'durationMinutes'
+>;
+
+/**
+ * Dowsing queries answered by people (the `analyst` engine, docs/analysts.md):
+ * a query is `pending` from its creation, tasked blind (the target is the
+ * question; its area, points, options and parameters are never shown), and
+ * answered from the submissions when all analysts have submitted — or at the
+ * deadline with at least one, else `failed` with `deadline_exceeded`.
+ */
+@Injectable()
+export class AnalystDowsing {
+  private readonly logger = new Logger(AnalystDowsing.name);
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly events: EventLog,
+    private readonly tasking: TaskingService,
+    private readonly trackRecords: TrackRecords,
+    private readonly judging: JudgingService,
+    private readonly pool: TargetPool,
+    private readonly verified: VerifiedRecords,
+  ) {}
+
+  /** The engine of a new query: see TaskingService.engineFor. */
+  engineFor(tenant: Tenant, requested: 'simulated' | 'analyst' | undefined) {
+    return this.tasking.engineFor(tenant, requested);
+  }
+
+  /** Checks a query's tasking before it is created (as AnalystSessions.prepare). */
+  async prepare(
+    tenant: Tenant,
+    people: DowsingPeople | undefined,
+    at = '',
+  ): Promise<DowsingTaskingRequest> {
+    const request: DowsingTaskingRequest = {
+      analystCount: people?.analystCount ?? 1,
+      analystIds: people?.analystIds,
+      judging: people?.judging ?? false,
+      decoyCount: people?.decoyCount ?? DEFAULT_DECOY_COUNT,
+      durationMinutes: people?.durationMinutes ?? DEFAULT_DOWSING_DURATION_MINUTES,
+      targetId:
+        people?.targetId === undefined
+          ? null
+          : await this.tasking.poolTarget(tenant, people.targetId, `${at}target_id`),
+    };
+    if (request.judging) {
+      await this.judging.assertDecoysAvailable(tenant, request.decoyCount, request.targetId);
+    }
+    return request;
+  }
+
+  /** Tasks a new (pending) query in its creating transaction; `question_type` is its query type. */
+  async task(
+    tx: pg.PoolClient,
+    tenant: Tenant,
+    query: DowsingQueryEntity,
+    request: DowsingTaskingRequest,
+    requestId: string | null,
+  ): Promise<void> {
+    await this.tasking.task(
+      tx,
+      tenant,
+      {
+        ...request,
+        kind: 'dowsing',
+        workId: query.id,
+        workPublicId: toPublicId('dowsing', query.id),
+        target: query.question,
+        modality: null,
+        questionType: query.queryType,
+      },
+      requestId,
+    );
+  }
+
+  /**
+   * An assigned analyst's submission (v2 `POST /dowsing/queries/{id}/results`);
+   * the last one answers the query in the same transaction.
+   */
+  async submit(
+    member: Member,
+    tenant: Tenant,
+    publicId: string,
+    input: SubmissionInput,
+    requestId: string | null,
+  ): Promise<Assignment> {
+    const query = await this.queryOf(tenant, publicId);
+    if (query.engine !== 'analyst') {
+      throw new AppError(
+        'CONFLICT',
+        `Dowsing query ${publicId} was answered by the ${query.engine} engine`,
+        {
+          field: 'engine',
+          issue: `submissions are taken only for queries of the analyst engine; this one is ${query.engine}`,
+        },
+      );
+    }
+    let assignmentId = '';
+    await this.sql.transaction(async (tx) => {
+      const current = await this.locked(tx, query.id);
+      if (!current) throw AppError.notFound('dowsing query', publicId);
+      const progress = await this.tasking.submit(
+        tx,
+        member,
+        'dowsing',
+        query.id,
+        publicId,
+        input,
+        requestId,
+      );
+      assignmentId = assignmentPublicId(progress.assignment);
+      if (current.status !== 'pending') return;
+      if (progress.submitted === progress.active) {
+        await this.complete(tx, current, progress.tasking, requestId);
+      }
+    });
+    return this.tasking.assignmentOf(member, tenant.mode, assignmentId);
+  }
+
+  /** Closes queries past their deadline: answered from what was submitted, else failed. */
+  async closeOverdue(): Promise<number> {
+    const overdue = await this.tasking.overdue('dowsing', SWEEP_BATCH);
+    let closed = 0;
+    for (const tasking of overdue) {
+      const changed = await this.sql.transaction(async (tx) => {
+        const query = await this.locked(tx, tasking.workId);
+        if (!query || query.status !== 'pending') {
+          await this.tasking.close(tx, tasking, 'cancelled', null);
+          return false;
+        }
+        const submitted = await this.tasking.submissions(tx, tasking.id);
+        if (submitted.length > 0) await this.complete(tx, query, tasking, null);
+        else await this.failAtDeadline(tx, query, tasking);
+        return true;
+      });
+      if (changed) closed += 1;
+    }
+    return closed;
+  }
+
+  /** A deleted query's tasking goes with it, target and all. */
+  forget(tx: pg.PoolClient, queryId: string): Promise<void> {
+    return this.tasking.forget(tx, 'dowsing', queryId);
+  }
+
+  private async complete(
+    tx: pg.PoolClient,
+    query: DowsingQueryEntity,
+    tasking: Tasking,
+    requestId: string | null,
+  ): Promise<void> {
+    const tenant = { organizationId: query.organizationId, mode: query.mode };
+    const submissions = await this.tasking.submissions(tx, tasking.id);
+    const p0 = 1 / (tasking.decoyCount + 1);
+    const [records, verified] = await Promise.all([
+      this.trackRecords.of(
+        query.organizationId,
+        submissions.map((s) => s.userId),
+        { kind: 'dowsing' },
+      ),
+      this.verified.of(tenant, {
+        type: 'dowsing',
+        subtypes: [query.queryType],
+        defaultP0: DOWSING_DEFAULT_BASELINE[query.queryType],
+      }),
+    ]);
+    const forResults = new Map<string, RecordForResults>();
+    let hits = 0;
+    let trials = 0;
+    let baselineSum = 0;
+    for (const [userId, record] of records) {
+      const baseline = record.hitRate?.baseline ?? p0;
+      hits += record.hits;
+      trials += record.trials;
+      baselineSum += baseline * record.trials;
+      forResults.set(toPublicId('analyst', userId), {
+        trials: record.trials,
+        hits: record.hits,
+        theta: record.theta,
+        baseline,
+        saicAccuracy: record.saicAccuracy,
+        saicReliability: record.saicReliability,
+        established: record.evidence === 'track_record',
+      });
+    }
+    const input = query.input as unknown as DowsingVariantInput;
+    const combining = forCombining(
+      query.queryType,
+      input,
+      submissions.map((s) => ({
+        analystId: toPublicId('analyst', s.userId),
+        descriptors: s.descriptors ?? [],
+        point:
+          s.latitude !== null && s.longitude !== null
+            ? { latitude: s.latitude, longitude: s.longitude }
+            : null,
+        notes: s.notes,
+      })),
+    );
+    const combined = combineSubmissions(combining, forResults, p0, verifiedStatistics(verified));
+    const result = dowsingAnswerFrom({ queryType: query.queryType, input }, combining, combined, {
+      hits,
+      trials,
+      p0: trials > 0 ? baselineSum / trials : p0,
+    });
+    const completedAt = new Date();
+    const sequence = query.eventSequence + 1;
+    await tx.query(
+      `UPDATE dowsing_queries SET status = 'completed', result = $2, confidence = $3, evidence = $4,
+              engine_version = $5, completed_at = $6, event_sequence = $7, updated_at = $6
+        WHERE id = $1`,
+      [
+        query.id,
+        result,
+        result.confidence,
+        combined.evidence,
+        ANALYST_DOWSING_ENGINE_VERSION,
+        completedAt,
+        sequence,
+      ],
+    );
+    const completed: DowsingQueryEntity = {
+      ...query,
+      status: 'completed',
+      result: result as unknown as JsonObject,
+      completedAt,
+    };
+    const located = submissions.filter((s) => s.latitude !== null && s.longitude !== null);
+    if (query.queryType === 'location' && located.length > 0) {
+      // Each analyst's point is a reading (heatmaps, temporal analysis), at their own confidence.
+      await tx.query(
+        `INSERT INTO dowsing_readings (organization_id, mode, query_id, latitude, longitude, confidence, created_at)
+         SELECT $1, $2, $3, round(r.latitude::numeric, 9)::float8, round(r.longitude::numeric, 9)::float8,
+                r.confidence, $7
+           FROM unnest($4::float8[], $5::float8[], $6::float8[]) AS r(latitude, longitude, confidence)`,
+        [
+          query.organizationId,
+          query.mode,
+          query.id,
+          located.map((s) => s.latitude),
+          located.map((s) => s.longitude),
+          located.map((s) => s.confidence ?? result.confidence),
+          query.createdAt,
+        ],
+      );
+    }
+    await this.events.append(
+      tx,
+      tenant,
+      'dowsing.query_completed',
+      queryCompletedData(completed, result, sequence),
+      requestId,
+    );
+    await this.tasking.close(tx, tasking, 'completed', requestId);
+    if (tasking.judging) {
+      await this.judging.open(
+        tx,
+        tenant,
+        {
+          taskingId: tasking.id,
+          kind: 'dowsing',
+          workPublicId: toPublicId('dowsing', query.id),
+          modality: null,
+          decoyCount: tasking.decoyCount,
+          targetId: tasking.targetId,
+          truth: await this.judgingTruth(tenant, query.question, tasking),
+        },
+        requestId,
+      );
+    }
+    this.logger.log(
+      { queryId: toPublicId('dowsing', query.id), submissions: submissions.length, requestId },
+      'analyst dowsing query answered',
+    );
+  }
+
+  /** The pool target the query names, else its question (as for sessions). */
+  private async judgingTruth(tenant: Tenant, target: string, tasking: Tasking) {
+    const pooled = tasking.targetId === null ? null : await this.pool.get(tenant, tasking.targetId);
+    return pooled
+      ? {
+          description: pooled.description,
+          descriptors: pooled.descriptors,
+          latitude: pooled.latitude,
+          longitude: pooled.longitude,
+        }
+      : { description: target, descriptors: [], latitude: null, longitude: null };
+  }
+
+  private async failAtDeadline(
+    tx: pg.PoolClient,
+    query: DowsingQueryEntity,
+    tasking: Tasking,
+  ): Promise<void> {
+    const failedAt = new Date();
+    const sequence = query.eventSequence + 1;
+    const failed: DowsingQueryEntity = {
+      ...query,
+      status: 'failed',
+      failureReason: 'deadline_exceeded',
+      failureMessage: 'No analyst submitted before the deadline',
+      completedAt: failedAt,
+    };
+    await tx.query(
+      `UPDATE dowsing_queries SET status = 'failed', failure_reason = $2, failure_message = $3,
+              completed_at = $4, event_sequence = $5, updated_at = $4
+        WHERE id = $1`,
+      [query.id, failed.failureReason, failed.failureMessage, failedAt, sequence],
+    );
+    await this.events.append(
+      tx,
+      { organizationId: query.organizationId, mode: query.mode },
+      'dowsing.query_failed',
+      queryFailedData(failed, sequence),
+      null,
+    );
+    await this.tasking.close(tx, tasking, 'expired', null);
+  }
+
+  private async queryOf(tenant: Tenant, publicId: string): Promise<DowsingQueryEntity> {
+    const uuid = parsePublicId('dowsing', publicId);
+    const [row] =
+      uuid === null
+        ? []
+        : await this.sql.rows<Parameters<typeof QUERY_ROWS.fromRow>[0]>(
+            `SELECT ${QUERY_ROWS.selectList} FROM dowsing_queries
+              WHERE id = $1 AND organization_id = $2 AND mode = $3`,
+            [uuid, tenant.organizationId, tenant.mode],
+          );
+    if (!row) throw AppError.notFound('dowsing query', publicId);
+    return QUERY_ROWS.fromRow(row);
+  }
+
+  /** The query's row, held for the transaction; null once deleted. */
+  private async locked(tx: pg.PoolClient, id: string): Promise<DowsingQueryEntity | null> {
+    const { rows } = await tx.query<Parameters<typeof QUERY_ROWS.fromRow>[0]>(
+      `SELECT ${QUERY_ROWS.selectList} FROM dowsing_queries WHERE id = $1 FOR UPDATE`,
+      [id],
+    );
+    return rows[0] ? QUERY_ROWS.fromRow(rows[0]) : null;
+  }
+}
+
+/** The worker closes analyst dowsing queries whose deadline has passed, every ANALYST_DEADLINE_SWEEP_MS. */
+@Injectable()
+export class AnalystDowsingDeadlines implements OnModuleInit {
+  constructor(
+    private readonly dowsing: AnalystDowsing,
+    private readonly periodic: PeriodicTasks,
+    private readonly settings: AppSettings,
+  ) {}
+
+  onModuleInit(): void {
+    this.periodic.register({
+      name: 'dowsing.analyst-deadlines',
+      everyMs: this.settings.analystDeadlineSweepMs,
+      run: async () => {
+        const closed = await this.dowsing.closeOverdue();
+        return closed > 0 ? { closed } : undefined;
+      },
+    });
+  }
+}
