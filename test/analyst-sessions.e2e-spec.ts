@@ -336,5 +336,10 @@ describe('a session done by two analysts and judged blind', () => {
     // submission {water, tall, metal, vertical} describes all of it and only it.
     expect(record.saic_accuracy).toBe(1);
     expect(record.saic_reliability).toBe(1);
+    expect(record.by_modality).toEqual([
+      expect.objectContaining({ kind: 'session', modality: 'visual', trials: 1, hits: 1 }),
+    ]);
+    expect(record.evidence).toBe('prior');
+    expect(record.summary).toContain('too few');
   });
 });

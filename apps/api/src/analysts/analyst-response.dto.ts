@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { MEMBER_ROLES, type IdentitySource, type MemberRole } from '#auth';
-import { ANALYST_STATUSES, type AnalystStatus } from '#analysts';
+import { ANALYST_STATUSES, WORK_KINDS, type AnalystStatus } from '#analysts';
 import { RateDto } from '../http/rate.dto.js';
 import { V2List } from '../http/v2-list.js';
 import { ANALYST_ID } from './analyst.dto.js';
@@ -110,9 +110,28 @@ export class TrackRecordsByKindDto {
   dowsing!: TrackRecordDto;
 }
 
+export class ModalityTrackRecordDto extends TrackRecordDto {
+  @ApiProperty({ enum: WORK_KINDS })
+  kind!: string;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The modality of the work (null: work without one)',
+  })
+  modality!: string | null;
+}
+
 export class AnalystTrackRecordDto extends TrackRecordDto {
   @ApiProperty({ type: TrackRecordsByKindDto, description: 'The same, for each kind of work' })
   by_kind!: TrackRecordsByKindDto;
+
+  @ApiProperty({
+    type: [ModalityTrackRecordDto],
+    description:
+      'The same for each kind of work and modality the analyst has judged trials in (the records their contribution weights come from)',
+  })
+  by_modality!: ModalityTrackRecordDto[];
 }
 
 /** One member, with their track record. */

@@ -16,15 +16,23 @@ export class AnalystTrackRecords {
 
   async of(analyst: Analyst): Promise<AnalystTrackRecordDto> {
     const { organizationId, id } = analyst;
-    const [overall, session, analysis, dowsing] = await Promise.all([
-      this.records.of(organizationId, [id]),
-      ...WORK_KINDS.map((kind) => this.records.of(organizationId, [id], { kind })),
+    const [[overall, session, analysis, dowsing], byModality] = await Promise.all([
+      Promise.all([
+        this.records.of(organizationId, [id]),
+        ...WORK_KINDS.map((kind) => this.records.of(organizationId, [id], { kind })),
+      ]),
+      this.records.byKindAndModality(organizationId, id),
     ]);
     const dto = (records: Map<string, TrackRecord> | undefined) =>
       toTrackRecordDto(records!.get(id)!);
     return {
       ...dto(overall),
       by_kind: { session: dto(session), analysis: dto(analysis), dowsing: dto(dowsing) },
+      by_modality: byModality.map(({ kind, modality, record }) => ({
+        kind,
+        modality,
+        ...toTrackRecordDto(record),
+      })),
     };
   }
 }

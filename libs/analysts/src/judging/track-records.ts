@@ -64,4 +64,58 @@ export class TrackRecords {
     }
     return new Map([...groups].map(([userId, list]) => [userId, trackRecordOf(list)]));
   }
+
+  /**
+   * One analyst's record for each kind of work and modality they have judged
+   * trials in (a modality of null: work without one), kinds and modalities in
+   * alphabetical order.
+   */
+  async byKindAndModality(
+    organizationId: string,
+    userId: string,
+  ): Promise<{ kind: WorkKind; modality: string | null; record: TrackRecord }[]> {
+    const rows = await this.sql.rows<{
+      work_kind: WorkKind;
+      modality: string | null;
+      set_size: number;
+      trials: number;
+      hits: number;
+      scored: number;
+      accuracy_sum: number | null;
+      reliability_sum: number | null;
+    }>(
+      `SELECT t.work_kind, t.modality, t.set_size, count(*)::int AS trials,
+              count(*) FILTER (WHERE t.hit)::int AS hits,
+              count(t.saic_accuracy)::int AS scored,
+              sum(t.saic_accuracy) AS accuracy_sum, sum(t.saic_reliability) AS reliability_sum
+         FROM judged_trials t
+         JOIN judging_tasks j ON j.id = t.judging_task_id AND j.mode = 'live'
+        WHERE t.organization_id = $1 AND t.user_id = $2
+        GROUP BY t.work_kind, t.modality, t.set_size
+        ORDER BY t.work_kind, t.modality NULLS FIRST, t.set_size`,
+      [organizationId, userId],
+    );
+    const groups = new Map<
+      string,
+      { kind: WorkKind; modality: string | null; list: JudgedTrialGroup[] }
+    >();
+    for (const row of rows) {
+      const key = `${row.work_kind}\u0000${row.modality ?? ''}`;
+      const group = groups.get(key) ?? { kind: row.work_kind, modality: row.modality, list: [] };
+      group.list.push({
+        setSize: row.set_size,
+        trials: row.trials,
+        hits: row.hits,
+        scoredTrials: row.scored,
+        accuracySum: row.accuracy_sum ?? 0,
+        reliabilitySum: row.reliability_sum ?? 0,
+      });
+      groups.set(key, group);
+    }
+    return [...groups.values()].map(({ kind, modality, list }) => ({
+      kind,
+      modality,
+      record: trackRecordOf(list),
+    }));
+  }
 }
