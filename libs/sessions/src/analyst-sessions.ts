@@ -3,18 +3,14 @@ import type pg from 'pg';
 import {
   type Assignment,
   assignmentPublicId,
-  combineSubmissions,
-  type RecordForResults,
+  AnalystWork,
+  type PreparedTasking,
+  progressStep,
   type SubmissionInput,
-  TaskingService,
   type Tasking,
-  TrackRecords,
-  JudgingService,
-  TargetPool,
-  type TaskingRequest,
-  DEFAULT_DECOY_COUNT,
+  type WorkPeople,
 } from '#analysts';
-import { requireMember, type Member } from '#auth';
+import type { Member } from '#auth';
 import { AppError, parsePublicId, toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import { sequencedTransition, Sql } from '#database';
@@ -23,10 +19,9 @@ import { EventLog } from '#events';
 import { VerifiedRecords } from '#history';
 import { PeriodicTasks } from '#queue';
 import type { SessionEntity } from './entities/session.entity.js';
-import type { SessionPeople } from './session-request.js';
 import { verifiedSessionsOf } from './session-evidence.js';
 import { sessionCompletedData } from './session-events.js';
-import { phaseOf, PROGRESS_STEP } from './session-phase.js';
+import { phaseOf } from './session-phase.js';
 import { sessionSketchUrl } from './session-sketches.js';
 import {
   SELECT_SESSION,
@@ -37,15 +32,6 @@ import {
 
 /** The version the `analyst` engine records with its work. */
 export const ANALYST_ENGINE_VERSION = 'analyst-1';
-
-/** How many overdue sessions one deadline sweep closes. */
-const SWEEP_BATCH = 200;
-
-/** How people are to do a session (the create request's `engine` fields). */
-export type SessionTaskingRequest = Pick<
-  TaskingRequest,
-  'analystCount' | 'analystIds' | 'judging' | 'decoyCount' | 'targetId'
->;
 
 /**
  * Sessions done by people (the `analyst` engine, docs/analysts.md): tasked to
@@ -62,42 +48,22 @@ export class AnalystSessions {
     private readonly sql: Sql,
     private readonly events: EventLog,
     private readonly settings: AppSettings,
-    private readonly tasking: TaskingService,
-    private readonly trackRecords: TrackRecords,
-    private readonly judging: JudgingService,
-    private readonly pool: TargetPool,
+    private readonly work: AnalystWork,
     private readonly verified: VerifiedRecords,
   ) {}
 
   /** The engine of a new session: see TaskingService.engineFor. */
   engineFor(tenant: Tenant, requested: 'simulated' | 'analyst' | undefined) {
-    return this.tasking.engineFor(tenant, requested);
+    return this.work.engineFor(tenant, requested);
   }
 
-  /**
-   * What a session asks of people, checked before it is created: the pool
-   * target it names (400 naming `target_id`), and for judged work enough
-   * decoys in the pool (409 naming `decoy_count`).
-   */
-  async prepare(
+  /** What a session asks of people, checked before it is created (AnalystWork.prepare). */
+  prepare(
     tenant: Tenant,
     analystCount: number,
-    people: SessionPeople | undefined,
-  ): Promise<SessionTaskingRequest> {
-    const request: SessionTaskingRequest = {
-      analystCount,
-      analystIds: people?.analystIds,
-      judging: people?.judging ?? false,
-      decoyCount: people?.decoyCount ?? DEFAULT_DECOY_COUNT,
-      targetId:
-        people?.targetId === undefined
-          ? null
-          : await this.tasking.poolTarget(tenant, people.targetId, 'target_id'),
-    };
-    if (request.judging) {
-      await this.judging.assertDecoysAvailable(tenant, request.decoyCount, request.targetId);
-    }
-    return request;
+    people: WorkPeople | undefined,
+  ): Promise<PreparedTasking> {
+    return this.work.prepare(tenant, analystCount, people);
   }
 
   /** Tasks a new session in its creating transaction: it is `in_progress` from now, with `session.started`. */
@@ -105,11 +71,11 @@ export class AnalystSessions {
     tx: pg.PoolClient,
     tenant: Tenant,
     session: SessionEntity,
-    request: SessionTaskingRequest,
+    request: PreparedTasking,
     requestId: string | null,
   ): Promise<void> {
     const publicId = toPublicId('session', session.id);
-    const tasking = await this.tasking.task(
+    const tasking = await this.work.tasking.task(
       tx,
       tenant,
       {
@@ -168,20 +134,13 @@ export class AnalystSessions {
     requestId: string | null,
   ): Promise<Assignment> {
     const session = await this.sessionOf(tenant, publicId);
-    if (session.engine !== 'analyst') {
-      throw new AppError(
-        'CONFLICT',
-        `Session ${publicId} is run by the ${session.engine} engine, which makes its own results`,
-        {
-          field: 'engine',
-          issue: `submissions are taken only for sessions of the analyst engine; this one is ${session.engine}`,
-        },
-      );
-    }
-    const member = requireMember(caller);
+    const member = this.work.submitter(
+      { engine: session.engine, noun: 'session', publicId },
+      caller,
+    );
     let assignmentId = '';
     await sequencedTransition(this.sql, 'sessions', session.id, async (tx, sequence) => {
-      const progress = await this.tasking.submit(
+      const progress = await this.work.tasking.submit(
         tx,
         member,
         'session',
@@ -193,8 +152,7 @@ export class AnalystSessions {
       assignmentId = assignmentPublicId(progress.assignment);
       const current = await this.locked(tx, session.id);
       if (current.status !== 'in_progress') return false;
-      const reached =
-        Math.floor((progress.submitted / progress.active) * (100 / PROGRESS_STEP)) * PROGRESS_STEP;
+      const reached = progressStep(progress);
       let next = sequence;
       if (reached > current.progress) {
         await tx.query(
@@ -222,33 +180,24 @@ export class AnalystSessions {
       }
       return true;
     });
-    return this.tasking.assignmentOf(member, tenant.mode, assignmentId);
+    return this.work.tasking.assignmentOf(member, tenant.mode, assignmentId);
   }
 
   /** Closes sessions past their deadline: completed with what was submitted, else failed. */
-  async closeOverdue(): Promise<number> {
-    const overdue = await this.tasking.overdue('session', SWEEP_BATCH);
-    let closed = 0;
-    for (const tasking of overdue) {
-      const changed = await sequencedTransition(
-        this.sql,
-        'sessions',
-        tasking.workId,
-        async (tx, sequence) => {
-          const session = await this.locked(tx, tasking.workId);
-          if (session.status !== 'in_progress' && session.status !== 'initiated') {
-            await this.tasking.close(tx, tasking, 'cancelled', null);
-            return false;
-          }
-          const submitted = await this.tasking.submissions(tx, tasking.id);
-          if (submitted.length > 0) await this.complete(tx, session, tasking, sequence, null);
-          else await this.failAtDeadline(tx, session, tasking, sequence);
-          return true;
-        },
-      );
-      if (changed) closed += 1;
-    }
-    return closed;
+  closeOverdue(): Promise<number> {
+    return this.work.closeOverdue('session', (tasking) =>
+      sequencedTransition(this.sql, 'sessions', tasking.workId, async (tx, sequence) => {
+        const session = await this.locked(tx, tasking.workId);
+        if (session.status !== 'in_progress' && session.status !== 'initiated') {
+          await this.work.tasking.close(tx, tasking, 'cancelled', null);
+          return false;
+        }
+        const submitted = await this.work.tasking.submissions(tx, tasking.id);
+        if (submitted.length > 0) await this.complete(tx, session, tasking, sequence, null);
+        else await this.failAtDeadline(tx, session, tasking, sequence);
+        return true;
+      }),
+    );
   }
 
   /** A session was cancelled or deleted: its tasking closes (or goes) with it. */
@@ -258,13 +207,13 @@ export class AnalystSessions {
     requestId: string | null,
   ): Promise<void> {
     if (session.engine !== 'analyst') return;
-    const tasking = await this.tasking.taskingOf('session', session.id);
-    if (tasking) await this.tasking.close(tx, tasking, 'cancelled', requestId);
+    const tasking = await this.work.tasking.taskingOf('session', session.id);
+    if (tasking) await this.work.tasking.close(tx, tasking, 'cancelled', requestId);
   }
 
   /** An analyst's uploaded sketch of the session, as stored. */
   sketch(session: SessionEntity, sketchId: string) {
-    return this.tasking.sketch(
+    return this.work.tasking.sketch(
       { organizationId: session.organizationId, mode: session.mode },
       'session',
       session.id,
@@ -274,7 +223,7 @@ export class AnalystSessions {
 
   /** A deleted session's tasking goes with it, target and all. */
   forget(tx: pg.PoolClient, sessionId: string): Promise<void> {
-    return this.tasking.forget(tx, 'session', sessionId);
+    return this.work.tasking.forget(tx, 'session', sessionId);
   }
 
   private async complete(
@@ -285,40 +234,12 @@ export class AnalystSessions {
     requestId: string | null,
   ): Promise<void> {
     const tenant = { organizationId: session.organizationId, mode: session.mode };
-    const submissions = await this.tasking.submissions(tx, tasking.id);
-    const p0 = 1 / (tasking.decoyCount + 1);
-    const [records, verified] = await Promise.all([
-      this.trackRecords.of(
-        session.organizationId,
-        submissions.map((s) => s.userId),
-        { kind: 'session', modality: session.modality },
-      ),
-      this.verified.of(tenant, verifiedSessionsOf(session.type)),
-    ]);
-    const forResults = new Map<string, RecordForResults>();
-    for (const [userId, record] of records) {
-      forResults.set(toPublicId('analyst', userId), {
-        trials: record.trials,
-        hits: record.hits,
-        theta: record.theta,
-        baseline: record.hitRate?.baseline ?? p0,
-        saicAccuracy: record.saicAccuracy,
-        saicReliability: record.saicReliability,
-        established: record.evidence === 'track_record',
-      });
-    }
-    const combined = combineSubmissions(
-      submissions.map((s) => ({
-        analystId: toPublicId('analyst', s.userId),
-        descriptors: s.descriptors ?? [],
-        point:
-          s.latitude !== null && s.longitude !== null
-            ? { latitude: s.latitude, longitude: s.longitude }
-            : null,
-        notes: s.notes,
-      })),
-      forResults,
-      p0,
+    const verified = await this.verified.of(tenant, verifiedSessionsOf(session.type));
+    const { submissions, combined } = await this.work.combine(
+      tx,
+      tenant,
+      tasking,
+      session.modality,
       verifiedStatistics(verified),
     );
     const sketches = submissions.flatMap((s) =>
@@ -366,44 +287,22 @@ export class AnalystSessions {
       ),
       requestId,
     );
-    await this.tasking.close(tx, tasking, 'completed', requestId);
-    if (tasking.judging) {
-      await this.judging.open(
-        tx,
-        tenant,
-        {
-          taskingId: tasking.id,
-          kind: 'session',
-          workPublicId: toPublicId('session', session.id),
-          modality: session.modality,
-          decoyCount: tasking.decoyCount,
-          targetId: tasking.targetId,
-          truth: await this.judgingTruth(tenant, session.target, tasking),
-        },
-        requestId,
-      );
-    }
+    await this.work.tasking.close(tx, tasking, 'completed', requestId);
+    await this.work.judge(
+      tx,
+      tenant,
+      tasking,
+      {
+        publicId: toPublicId('session', session.id),
+        modality: session.modality,
+        target: session.target,
+      },
+      requestId,
+    );
     this.logger.log(
       { sessionId: toPublicId('session', session.id), submissions: submissions.length, requestId },
       'analyst session completed',
     );
-  }
-
-  /**
-   * What the judge ranks as the true target: the pool target the session
-   * names (its description, descriptors and place, so it looks like the
-   * decoys drawn from the same pool), else the session's own target text.
-   */
-  private async judgingTruth(tenant: Tenant, target: string, tasking: Tasking) {
-    const pooled = tasking.targetId === null ? null : await this.pool.get(tenant, tasking.targetId);
-    return pooled
-      ? {
-          description: pooled.description,
-          descriptors: pooled.descriptors,
-          latitude: pooled.latitude,
-          longitude: pooled.longitude,
-        }
-      : { description: target, descriptors: [], latitude: null, longitude: null };
   }
 
   private async failAtDeadline(
@@ -433,7 +332,7 @@ export class AnalystSessions {
       },
       null,
     );
-    await this.tasking.close(tx, tasking, 'expired', null);
+    await this.work.tasking.close(tx, tasking, 'expired', null);
   }
 
   private async sessionOf(tenant: Tenant, publicId: string): Promise<SessionEntity> {

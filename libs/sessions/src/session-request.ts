@@ -1,14 +1,5 @@
+import type { WorkPeople } from '#analysts';
 import { AppError, type Modality, type PrivacyLevel, type SessionType } from '#common';
-
-/** How a live session asks to be done by people (docs/analysts.md); absent: the default engine. */
-export interface SessionPeople {
-  engine?: 'simulated' | 'analyst' | undefined;
-  analystIds?: string[] | undefined;
-  judging?: boolean | undefined;
-  decoyCount?: number | undefined;
-  /** Public id of a pool target the session is about (`tgt_…`). */
-  targetId?: string | undefined;
-}
 
 /** A session to create, every setting decided. */
 export interface NewSession {
@@ -19,7 +10,8 @@ export interface NewSession {
   privacyLevel: PrivacyLevel;
   /** Analysts working independently on it; 1 unless collaborative. */
   analystCount?: number;
-  people?: SessionPeople | undefined;
+  /** How a live session asks to be done by people (docs/analysts.md); absent: the default engine. */
+  people?: WorkPeople | undefined;
 }
 
 /**
@@ -38,7 +30,8 @@ export interface SessionRequest {
   privacyLevel?: PrivacyLevel | null | undefined;
   /** Analysts working independently on it; 1 unless collaborative. */
   analystCount?: number | undefined;
-  people?: SessionPeople | undefined;
+  /** How a live session asks to be done by people (docs/analysts.md); absent: the default engine. */
+  people?: WorkPeople | undefined;
 }
 
 /** The settings of a session that neither its request nor its template gives. */

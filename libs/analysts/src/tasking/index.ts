@@ -1,4 +1,10 @@
 export { TaskingModule } from './tasking.module.js';
+export {
+  AnalystWork,
+  type PreparedTasking,
+  progressStep,
+  type WorkPeople,
+} from './analyst-work.js';
 export { type AssignmentFilters, assignmentPublicId, TaskingService } from './tasking.service.js';
 export { workPublicId } from './assignment-events.js';
 export * from './tasking.js';

@@ -1,12 +1,15 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '#database';
 import { EventsModule } from '#events';
+import { JudgingModule } from '../judging/judging.module.js';
+import { TargetPoolModule } from '../targets/targets.module.js';
+import { AnalystWork } from './analyst-work.js';
 import { TaskingService } from './tasking.service.js';
 
-/** Blind tasking: taskings, assignments and submissions, for the work kinds to build on. */
+/** Blind tasking: taskings, assignments and submissions, and what the kinds of work share of it. */
 @Module({
-  imports: [DatabaseModule, EventsModule],
-  providers: [TaskingService],
-  exports: [TaskingService],
+  imports: [DatabaseModule, EventsModule, JudgingModule, TargetPoolModule],
+  providers: [TaskingService, AnalystWork],
+  exports: [TaskingService, AnalystWork],
 })
 export class TaskingModule {}

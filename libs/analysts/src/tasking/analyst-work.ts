@@ -1,0 +1,214 @@
+import { Injectable } from '@nestjs/common';
+import type pg from 'pg';
+import { requireMember, type Member } from '#auth';
+import { AppError, toPublicId, type Tenant } from '#common';
+import type { VerifiedOutcomeStatistics } from '#statistics';
+import { JudgingService } from '../judging/judging.service.js';
+import { TrackRecords } from '../judging/track-records.js';
+import { TargetPool } from '../targets/target-pool.js';
+import {
+  combineSubmissions,
+  type CombinedResults,
+  type RecordForResults,
+} from './combine-submissions.js';
+import {
+  type Assignment,
+  DEFAULT_DECOY_COUNT,
+  type SubmissionProgress,
+  type TaskedKind,
+  type Tasking,
+  type TaskingRequest,
+} from './tasking.js';
+import { TaskingService } from './tasking.service.js';
+
+/** How a create request asks for its work to be done by people (absent: the default engine). */
+export interface WorkPeople {
+  engine?: 'simulated' | 'analyst' | undefined;
+  analystIds?: string[] | undefined;
+  judging?: boolean | undefined;
+  decoyCount?: number | undefined;
+  /** Public id of a pool target the work is about (`tgt_…`). */
+  targetId?: string | undefined;
+}
+
+/** What people are asked, checked: the kind's own fields (work id, target, …) complete it. */
+export type PreparedTasking = Pick<
+  TaskingRequest,
+  'analystCount' | 'analystIds' | 'judging' | 'decoyCount' | 'targetId'
+>;
+
+/** How many overdue pieces of work one deadline sweep closes. */
+const SWEEP_BATCH = 200;
+
+/**
+ * What every kind of work done by people shares (docs/analysts.md): choosing
+ * the engine, checking a tasking before the work exists, taking a submission
+ * in the right order, the progress it reaches, combining the submissions
+ * with the analysts' track records, opening blind judging, and closing work
+ * at its deadline. Each kind (AnalystSessions, AnalystAnalyses,
+ * AnalystDowsing) keeps only what its own table and events need.
+ */
+@Injectable()
+export class AnalystWork {
+  constructor(
+    readonly tasking: TaskingService,
+    private readonly judging: JudgingService,
+    private readonly trackRecords: TrackRecords,
+    private readonly pool: TargetPool,
+  ) {}
+
+  /** The engine of a new piece of work: see TaskingService.engineFor. */
+  engineFor(tenant: Tenant, requested: 'simulated' | 'analyst' | undefined) {
+    return this.tasking.engineFor(tenant, requested);
+  }
+
+  /**
+   * What a request asks of people, checked before the work is created: the
+   * pool target it names (400 naming `{at}target_id`), and for judged work
+   * enough decoys in the pool (409 naming `decoy_count`).
+   */
+  async prepare(
+    tenant: Tenant,
+    analystCount: number,
+    people: WorkPeople | undefined,
+    at = '',
+  ): Promise<PreparedTasking> {
+    const prepared: PreparedTasking = {
+      analystCount,
+      analystIds: people?.analystIds,
+      judging: people?.judging ?? false,
+      decoyCount: people?.decoyCount ?? DEFAULT_DECOY_COUNT,
+      targetId:
+        people?.targetId === undefined
+          ? null
+          : await this.tasking.poolTarget(tenant, people.targetId, `${at}target_id`),
+    };
+    if (prepared.judging) {
+      await this.judging.assertDecoysAvailable(tenant, prepared.decoyCount, prepared.targetId);
+    }
+    return prepared;
+  }
+
+  /**
+   * The person submitting on a piece of work, asked for only once the work is
+   * known to take submissions: work of another engine is 409 naming `engine`
+   * to anyone, then a caller who is no person is 403.
+   */
+  submitter(
+    work: { engine: string; noun: string; publicId: string },
+    caller: Member | undefined,
+  ): Member {
+    if (work.engine !== 'analyst') {
+      throw new AppError(
+        'CONFLICT',
+        `The ${work.noun} ${work.publicId} is done by the ${work.engine} engine, which makes its own results`,
+        {
+          field: 'engine',
+          issue: `submissions are taken only for work of the analyst engine; this one is ${work.engine}`,
+        },
+      );
+    }
+    return requireMember(caller);
+  }
+
+  /** The submissions combined into results (combineSubmissions), weighed by the analysts' records. */
+  async combine(
+    tx: pg.PoolClient,
+    tenant: Tenant,
+    tasking: Tasking,
+    modality: string | null,
+    verified: VerifiedOutcomeStatistics | null,
+  ): Promise<{ submissions: Assignment[]; combined: CombinedResults }> {
+    const submissions = await this.tasking.submissions(tx, tasking.id);
+    const p0 = 1 / (tasking.decoyCount + 1);
+    const records = await this.trackRecords.of(
+      tenant.organizationId,
+      submissions.map((s) => s.userId),
+      { kind: tasking.kind, modality },
+    );
+    const forResults = new Map<string, RecordForResults>();
+    for (const [userId, record] of records) {
+      forResults.set(toPublicId('analyst', userId), {
+        trials: record.trials,
+        hits: record.hits,
+        theta: record.theta,
+        baseline: record.trials > 0 ? record.hitRate.baseline : p0,
+        saicAccuracy: record.saicAccuracy,
+        saicReliability: record.saicReliability,
+        established: record.evidence === 'track_record',
+      });
+    }
+    const combined = combineSubmissions(
+      submissions.map((s) => ({
+        analystId: toPublicId('analyst', s.userId),
+        descriptors: s.descriptors ?? [],
+        point:
+          s.latitude !== null && s.longitude !== null
+            ? { latitude: s.latitude, longitude: s.longitude }
+            : null,
+        notes: s.notes,
+      })),
+      forResults,
+      p0,
+      verified,
+    );
+    return { submissions, combined };
+  }
+
+  /**
+   * Opens blind judging of completed work when its tasking asks for it. The
+   * true candidate is the pool target the work named (so it looks like the
+   * decoys drawn from the same pool), else the work's own target text.
+   */
+  async judge(
+    tx: pg.PoolClient,
+    tenant: Tenant,
+    tasking: Tasking,
+    work: { publicId: string; modality: string | null; target: string },
+    requestId: string | null,
+  ): Promise<void> {
+    if (!tasking.judging) return;
+    const pooled = tasking.targetId === null ? null : await this.pool.get(tenant, tasking.targetId);
+    await this.judging.open(
+      tx,
+      tenant,
+      {
+        taskingId: tasking.id,
+        kind: tasking.kind,
+        workPublicId: work.publicId,
+        modality: work.modality,
+        decoyCount: tasking.decoyCount,
+        targetId: tasking.targetId,
+        truth: pooled
+          ? {
+              description: pooled.description,
+              descriptors: pooled.descriptors,
+              latitude: pooled.latitude,
+              longitude: pooled.longitude,
+            }
+          : { description: work.target, descriptors: [], latitude: null, longitude: null },
+      },
+      requestId,
+    );
+  }
+
+  /**
+   * Closes the kind's work past its deadline, one transaction each (`close`
+   * holds the work's row and says whether it changed it); how many changed.
+   */
+  async closeOverdue(
+    kind: TaskedKind,
+    close: (tasking: Tasking) => Promise<boolean>,
+  ): Promise<number> {
+    let closed = 0;
+    for (const tasking of await this.tasking.overdue(kind, SWEEP_BATCH)) {
+      if (await close(tasking)) closed += 1;
+    }
+    return closed;
+  }
+}
+
+/** Progress after a submission: the share of the analysts on the work who have submitted, in whole 10 % steps. */
+export function progressStep(progress: Pick<SubmissionProgress, 'submitted' | 'active'>): number {
+  return Math.floor((progress.submitted / progress.active) * 10) * 10;
+}
