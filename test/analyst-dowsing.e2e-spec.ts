@@ -70,10 +70,8 @@ async function assignmentOn(analyst: Analyst, workId: string, seen: string[]) {
   const list = await client.get('/v2/assignments?kind=dowsing', { token: analyst.token });
   expect(list.status).toBe(200);
   seen.push(list.text);
-  return (list.body.data as { work_id: string }[]).find((a) => a.work_id === workId) as Record<
-    string,
-    unknown
-  > & { assignment_id: string };
+  const all = list.body.data as (Record<string, unknown> & { assignment_id: string })[];
+  return all.find((a) => a.work_id === workId)!;
 }
 
 describe('a yes/no query answered by two analysts', () => {
@@ -294,6 +292,11 @@ describe('dowsing deadlines and the simulator', () => {
     });
     expect(refused.status).toBe(409);
     expect(refused.body.error.details.field).toBe('engine');
+    const byClient = await client.post(`/v2/dowsing/queries/${simulated.body.query_id}/results`, {
+      token: admin,
+      json: { descriptors: ['yes'] },
+    });
+    expect(byClient.status).toBe(409);
 
     const batch = await client.post('/v2/dowsing/batch', {
       token: admin,

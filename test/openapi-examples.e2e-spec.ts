@@ -73,6 +73,10 @@ const EXPLICIT: Record<string, string> = {
     'sent with the operator’s token (operator only)',
   'POST /v2/sessions/{session_id}/results':
     'answers 409 naming engine: every session here is run by the simulated engine, which takes no submissions',
+  'POST /v2/analysis/{analysis_id}/results':
+    'answers 409 naming engine: the analysis here is run by the simulated engine, which takes no submissions (test/analyst-analyses.e2e-spec.ts sends real ones)',
+  'POST /v2/dowsing/queries/{query_id}/results':
+    'answers 409 naming engine: the query here was answered by the simulated engine (test/analyst-dowsing.e2e-spec.ts sends real submissions)',
   'POST /v2/analysts':
     'email: a fresh address (an email is one account across the service, so a second send of the same one is 409)',
   'POST /v2/judging-tasks/{judging_task_id}/ranking':
@@ -201,13 +205,38 @@ async function pathValue(name: string, operation: Operation): Promise<string> {
         await created(
           await client.post('/v1/dowsing/query', {
             token,
-            json: { query_type: 'yes_no', question: 'Is the brass lantern in the attic?' },
+            json: {
+              query_type: 'yes_no',
+              question: 'Is the brass lantern in the attic?',
+              // Answered at once: by now the organisation has an analyst, who would be the default.
+              engine: 'simulated',
+            },
           }),
           'query_id',
         );
         const found = await client.get('/v1/history/search?q=lantern', { token });
         return found.body.results[0].id as string;
       });
+    case 'analysis_id':
+      return resource('analysis', async () =>
+        created(
+          await client.post('/v1/analysis/targets', {
+            token,
+            json: { target_type: 'object', description: 'The sealed box', engine: 'simulated' },
+          }),
+          'analysis_id',
+        ),
+      );
+    case 'query_id':
+      return resource('query', async () =>
+        created(
+          await client.post('/v1/dowsing/query', {
+            token,
+            json: { query_type: 'yes_no', question: 'Is the box sealed?', engine: 'simulated' },
+          }),
+          'query_id',
+        ),
+      );
     case 'judging_task_id':
       // Judging tasks are a judge's (a person's); see EXPLICIT.
       return toPublicId('judgingTask', '01936d5e-6b0a-7c3e-9d4f-2a1b3c4d5e6f');
@@ -324,7 +353,13 @@ describe('every documented request example', () => {
       }
       for (const { name, value } of documentedExamples(document, operation)) {
         const response = await sendExample(operation, value);
-        if (label(operation) === 'POST /v2/sessions/{session_id}/results') {
+        if (
+          [
+            'POST /v2/sessions/{session_id}/results',
+            'POST /v2/analysis/{analysis_id}/results',
+            'POST /v2/dowsing/queries/{query_id}/results',
+          ].includes(label(operation))
+        ) {
           expect(response.status).toBe(409);
           expect(response.body.error.details.field).toBe('engine');
         } else if (label(operation) === 'POST /v2/judging-tasks/{judging_task_id}/ranking') {

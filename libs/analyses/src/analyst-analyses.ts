@@ -15,7 +15,7 @@ import {
   type TaskingRequest,
   TrackRecords,
 } from '#analysts';
-import type { Member } from '#auth';
+import { type Member, requireMember } from '#auth';
 import { AppError, parsePublicId, toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import { sequencedTransition, Sql } from '#database';
@@ -195,7 +195,7 @@ export class AnalystAnalyses {
    * the analysis in the same transaction.
    */
   async submit(
-    member: Member,
+    caller: Member | undefined,
     tenant: Tenant,
     publicId: string,
     input: SubmissionInput,
@@ -212,6 +212,8 @@ export class AnalystAnalyses {
         },
       );
     }
+    // Work that takes no submissions says so to anyone; only then is the caller asked for.
+    const member = requireMember(caller);
     let assignmentId = '';
     await sequencedTransition(this.sql, 'analyses', analysis.id, async (tx, sequence) => {
       const progress = await this.tasking.submit(

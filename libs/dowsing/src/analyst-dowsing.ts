@@ -14,7 +14,7 @@ import {
   type TaskingRequest,
   TrackRecords,
 } from '#analysts';
-import type { Member } from '#auth';
+import { type Member, requireMember } from '#auth';
 import { AppError, parsePublicId, toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import { Sql, type JsonObject } from '#database';
@@ -133,7 +133,7 @@ export class AnalystDowsing {
    * the last one answers the query in the same transaction.
    */
   async submit(
-    member: Member,
+    caller: Member | undefined,
     tenant: Tenant,
     publicId: string,
     input: SubmissionInput,
@@ -150,6 +150,8 @@ export class AnalystDowsing {
         },
       );
     }
+    // Work that takes no submissions says so to anyone; only then is the caller asked for.
+    const member = requireMember(caller);
     let assignmentId = '';
     await this.sql.transaction(async (tx) => {
       const current = await this.locked(tx, query.id);

@@ -9,7 +9,7 @@ import { toAssignmentDto } from '../../assignments/assignment.mapper.js';
 import { submissionRequestBody } from '../../assignments/submission-body.decorator.js';
 import { readSubmission } from '../../assignments/submission-body.js';
 import { SUBMISSION_DESCRIPTION, SubmissionDto } from '../../assignments/submission.dto.js';
-import { Auth, CurrentMember, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
+import { Auth, CurrentPrincipal, OptionalMember, RequestId } from '../../http/auth.decorator.js';
 import type { ApiRequest } from '../../http/request-context.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
@@ -52,7 +52,7 @@ export class AnalysesV2Controller {
     type: ErrorEnvelopeDto,
   })
   async submitResults(
-    @CurrentMember() member: Member,
+    @OptionalMember() member: Member | undefined,
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId: string,
     @Param('analysis_id') id: string,
