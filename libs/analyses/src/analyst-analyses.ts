@@ -1,21 +1,19 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type pg from 'pg';
 import {
+  AnalystWork,
   type Assignment,
   assignmentPublicId,
   combineSubmissions,
   type CombinedResults,
-  DEFAULT_DECOY_COUNT,
-  JudgingService,
   type RecordForResults,
   type SubmissionInput,
-  TargetPool,
   TaskingService,
   type Tasking,
   type TaskingRequest,
   TrackRecords,
 } from '#analysts';
-import { type Member, requireMember } from '#auth';
+import type { Member } from '#auth';
 import { AppError, parsePublicId, toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import { sequencedTransition, Sql } from '#database';
@@ -62,8 +60,6 @@ export const ANALYST_STEPS: readonly string[] = Array.from({ length: 10 }, () =>
 /** Minutes analysts have for an analysis unless the request says (`duration_minutes`). */
 export const DEFAULT_ANALYSIS_DURATION_MINUTES = 1440;
 
-/** How many overdue analyses one deadline sweep closes. */
-const SWEEP_BATCH = 200;
 /** Descriptors listed as key findings. */
 const KEY_FINDINGS = 5;
 
@@ -88,16 +84,15 @@ export class AnalystAnalyses {
   constructor(
     private readonly sql: Sql,
     private readonly events: EventLog,
+    private readonly work: AnalystWork,
     private readonly tasking: TaskingService,
     private readonly trackRecords: TrackRecords,
-    private readonly judging: JudgingService,
-    private readonly pool: TargetPool,
     private readonly verified: VerifiedRecords,
   ) {}
 
   /** The engine of a new analysis: see TaskingService.engineFor. */
   engineFor(tenant: Tenant, requested: 'simulated' | 'analyst' | undefined) {
-    return this.tasking.engineFor(tenant, requested);
+    return this.work.engineFor(tenant, requested);
   }
 
   /**
@@ -110,21 +105,10 @@ export class AnalystAnalyses {
     people: AnalysisPeople | undefined,
     at = '',
   ): Promise<AnalysisTaskingRequest> {
-    const request: AnalysisTaskingRequest = {
-      analystCount: people?.analystCount ?? 1,
-      analystIds: people?.analystIds,
-      judging: people?.judging ?? false,
-      decoyCount: people?.decoyCount ?? DEFAULT_DECOY_COUNT,
+    return {
+      ...(await this.work.prepare(tenant, people?.analystCount ?? 1, people, at)),
       durationMinutes: people?.durationMinutes ?? DEFAULT_ANALYSIS_DURATION_MINUTES,
-      targetId:
-        people?.targetId === undefined
-          ? null
-          : await this.tasking.poolTarget(tenant, people.targetId, `${at}target_id`),
     };
-    if (request.judging) {
-      await this.judging.assertDecoysAvailable(tenant, request.decoyCount, request.targetId);
-    }
-    return request;
   }
 
   /**
@@ -202,18 +186,10 @@ export class AnalystAnalyses {
     requestId: string | null,
   ): Promise<Assignment> {
     const analysis = await this.analysisOf(tenant, publicId);
-    if (analysis.engine !== 'analyst') {
-      throw new AppError(
-        'CONFLICT',
-        `Analysis ${publicId} is run by the ${analysis.engine} engine, which makes its own results`,
-        {
-          field: 'engine',
-          issue: `submissions are taken only for analyses of the analyst engine; this one is ${analysis.engine}`,
-        },
-      );
-    }
-    // Work that takes no submissions says so to anyone; only then is the caller asked for.
-    const member = requireMember(caller);
+    const member = this.work.submitter(
+      { engine: analysis.engine, noun: 'analysis', publicId },
+      caller,
+    );
     let assignmentId = '';
     await sequencedTransition(this.sql, 'analyses', analysis.id, async (tx, sequence) => {
       const progress = await this.tasking.submit(
@@ -255,28 +231,19 @@ export class AnalystAnalyses {
 
   /** Closes analyses past their deadline: completed with what was submitted, else failed. */
   async closeOverdue(): Promise<number> {
-    const overdue = await this.tasking.overdue('analysis', SWEEP_BATCH);
-    let closed = 0;
-    for (const tasking of overdue) {
-      const changed = await sequencedTransition(
-        this.sql,
-        'analyses',
-        tasking.workId,
-        async (tx, sequence) => {
-          const analysis = await this.locked(tx, tasking.workId);
-          if (analysis.status !== 'processing' && analysis.status !== 'queued') {
-            await this.tasking.close(tx, tasking, 'cancelled', null);
-            return false;
-          }
-          const submitted = await this.tasking.submissions(tx, tasking.id);
-          if (submitted.length > 0) await this.complete(tx, analysis, tasking, sequence, null);
-          else await this.failAtDeadline(tx, analysis, tasking, sequence);
-          return true;
-        },
-      );
-      if (changed) closed += 1;
-    }
-    return closed;
+    return this.work.closeOverdue('analysis', (tasking) =>
+      sequencedTransition(this.sql, 'analyses', tasking.workId, async (tx, sequence) => {
+        const analysis = await this.locked(tx, tasking.workId);
+        if (analysis.status !== 'processing' && analysis.status !== 'queued') {
+          await this.tasking.close(tx, tasking, 'cancelled', null);
+          return false;
+        }
+        const submitted = await this.tasking.submissions(tx, tasking.id);
+        if (submitted.length > 0) await this.complete(tx, analysis, tasking, sequence, null);
+        else await this.failAtDeadline(tx, analysis, tasking, sequence);
+        return true;
+      }),
+    );
   }
 
   /** An analysis was cancelled: its tasking closes with it. */
@@ -309,7 +276,7 @@ export class AnalystAnalyses {
       this.trackRecords.of(
         analysis.organizationId,
         submissions.map((s) => s.userId),
-        { kind: 'analysis' },
+        { kind: 'analysis', modality: null },
       ),
       this.verified.of(tenant, {
         type: 'analysis',
@@ -386,22 +353,17 @@ export class AnalystAnalyses {
       requestId,
     );
     await this.tasking.close(tx, tasking, 'completed', requestId);
-    if (tasking.judging) {
-      await this.judging.open(
-        tx,
-        tenant,
-        {
-          taskingId: tasking.id,
-          kind: 'analysis',
-          workPublicId: toPublicId('analysis', analysis.id),
-          modality: null,
-          decoyCount: tasking.decoyCount,
-          targetId: tasking.targetId,
-          truth: await this.judgingTruth(tenant, analysisTarget(analysis), tasking),
-        },
-        requestId,
-      );
-    }
+    await this.work.judge(
+      tx,
+      tenant,
+      tasking,
+      {
+        publicId: toPublicId('analysis', analysis.id),
+        modality: null,
+        target: analysisTarget(analysis),
+      },
+      requestId,
+    );
     this.logger.log(
       {
         analysisId: toPublicId('analysis', analysis.id),
@@ -410,19 +372,6 @@ export class AnalystAnalyses {
       },
       'analyst analysis completed',
     );
-  }
-
-  /** The pool target the analysis names, else its own target text (as for sessions). */
-  private async judgingTruth(tenant: Tenant, target: string, tasking: Tasking) {
-    const pooled = tasking.targetId === null ? null : await this.pool.get(tenant, tasking.targetId);
-    return pooled
-      ? {
-          description: pooled.description,
-          descriptors: pooled.descriptors,
-          latitude: pooled.latitude,
-          longitude: pooled.longitude,
-        }
-      : { description: target, descriptors: [], latitude: null, longitude: null };
   }
 
   private async failAtDeadline(

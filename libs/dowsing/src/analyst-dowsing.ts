@@ -1,20 +1,19 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type pg from 'pg';
 import {
+  AnalystWork,
   type Assignment,
   assignmentPublicId,
   combineSubmissions,
-  DEFAULT_DECOY_COUNT,
-  JudgingService,
   type RecordForResults,
   type SubmissionInput,
-  TargetPool,
   TaskingService,
   type Tasking,
   type TaskingRequest,
   TrackRecords,
+  type WorkPeople,
 } from '#analysts';
-import { type Member, requireMember } from '#auth';
+import type { Member } from '#auth';
 import { AppError, parsePublicId, toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import { Sql, type JsonObject } from '#database';
@@ -33,18 +32,9 @@ export const ANALYST_DOWSING_ENGINE_VERSION = 'analyst-1';
 /** Minutes analysts have for a dowsing query unless the request says (`duration_minutes`). */
 export const DEFAULT_DOWSING_DURATION_MINUTES = 60;
 
-/** How many overdue queries one deadline sweep closes. */
-const SWEEP_BATCH = 200;
-
 /** How a live query asks to be done by people (the create request's tasking fields). */
-export interface DowsingPeople {
-  engine?: 'simulated' | 'analyst' | undefined;
+export interface DowsingPeople extends WorkPeople {
   analystCount?: number | undefined;
-  analystIds?: string[] | undefined;
-  judging?: boolean | undefined;
-  decoyCount?: number | undefined;
-  /** Public id of a pool target the query is about (`tgt_…`). */
-  targetId?: string | undefined;
   /** Minutes the analysts have (the deadline). */
   durationMinutes?: number | undefined;
 }
@@ -69,16 +59,15 @@ export class AnalystDowsing {
   constructor(
     private readonly sql: Sql,
     private readonly events: EventLog,
+    private readonly work: AnalystWork,
     private readonly tasking: TaskingService,
     private readonly trackRecords: TrackRecords,
-    private readonly judging: JudgingService,
-    private readonly pool: TargetPool,
     private readonly verified: VerifiedRecords,
   ) {}
 
   /** The engine of a new query: see TaskingService.engineFor. */
   engineFor(tenant: Tenant, requested: 'simulated' | 'analyst' | undefined) {
-    return this.tasking.engineFor(tenant, requested);
+    return this.work.engineFor(tenant, requested);
   }
 
   /** Checks a query's tasking before it is created (as AnalystSessions.prepare). */
@@ -87,21 +76,10 @@ export class AnalystDowsing {
     people: DowsingPeople | undefined,
     at = '',
   ): Promise<DowsingTaskingRequest> {
-    const request: DowsingTaskingRequest = {
-      analystCount: people?.analystCount ?? 1,
-      analystIds: people?.analystIds,
-      judging: people?.judging ?? false,
-      decoyCount: people?.decoyCount ?? DEFAULT_DECOY_COUNT,
+    return {
+      ...(await this.work.prepare(tenant, people?.analystCount ?? 1, people, at)),
       durationMinutes: people?.durationMinutes ?? DEFAULT_DOWSING_DURATION_MINUTES,
-      targetId:
-        people?.targetId === undefined
-          ? null
-          : await this.tasking.poolTarget(tenant, people.targetId, `${at}target_id`),
     };
-    if (request.judging) {
-      await this.judging.assertDecoysAvailable(tenant, request.decoyCount, request.targetId);
-    }
-    return request;
   }
 
   /** Tasks a new (pending) query in its creating transaction; `question_type` is its query type. */
@@ -140,18 +118,10 @@ export class AnalystDowsing {
     requestId: string | null,
   ): Promise<Assignment> {
     const query = await this.queryOf(tenant, publicId);
-    if (query.engine !== 'analyst') {
-      throw new AppError(
-        'CONFLICT',
-        `Dowsing query ${publicId} was answered by the ${query.engine} engine`,
-        {
-          field: 'engine',
-          issue: `submissions are taken only for queries of the analyst engine; this one is ${query.engine}`,
-        },
-      );
-    }
-    // Work that takes no submissions says so to anyone; only then is the caller asked for.
-    const member = requireMember(caller);
+    const member = this.work.submitter(
+      { engine: query.engine, noun: 'dowsing query', publicId },
+      caller,
+    );
     let assignmentId = '';
     await this.sql.transaction(async (tx) => {
       const current = await this.locked(tx, query.id);
@@ -176,10 +146,8 @@ export class AnalystDowsing {
 
   /** Closes queries past their deadline: answered from what was submitted, else failed. */
   async closeOverdue(): Promise<number> {
-    const overdue = await this.tasking.overdue('dowsing', SWEEP_BATCH);
-    let closed = 0;
-    for (const tasking of overdue) {
-      const changed = await this.sql.transaction(async (tx) => {
+    return this.work.closeOverdue('dowsing', (tasking) =>
+      this.sql.transaction(async (tx) => {
         const query = await this.locked(tx, tasking.workId);
         if (!query || query.status !== 'pending') {
           await this.tasking.close(tx, tasking, 'cancelled', null);
@@ -189,10 +157,8 @@ export class AnalystDowsing {
         if (submitted.length > 0) await this.complete(tx, query, tasking, null);
         else await this.failAtDeadline(tx, query, tasking);
         return true;
-      });
-      if (changed) closed += 1;
-    }
-    return closed;
+      }),
+    );
   }
 
   /** A deleted query's tasking goes with it, target and all. */
@@ -213,7 +179,7 @@ export class AnalystDowsing {
       this.trackRecords.of(
         query.organizationId,
         submissions.map((s) => s.userId),
-        { kind: 'dowsing' },
+        { kind: 'dowsing', modality: null },
       ),
       this.verified.of(tenant, {
         type: 'dowsing',
@@ -309,39 +275,17 @@ export class AnalystDowsing {
       requestId,
     );
     await this.tasking.close(tx, tasking, 'completed', requestId);
-    if (tasking.judging) {
-      await this.judging.open(
-        tx,
-        tenant,
-        {
-          taskingId: tasking.id,
-          kind: 'dowsing',
-          workPublicId: toPublicId('dowsing', query.id),
-          modality: null,
-          decoyCount: tasking.decoyCount,
-          targetId: tasking.targetId,
-          truth: await this.judgingTruth(tenant, query.question, tasking),
-        },
-        requestId,
-      );
-    }
+    await this.work.judge(
+      tx,
+      tenant,
+      tasking,
+      { publicId: toPublicId('dowsing', query.id), modality: null, target: query.question },
+      requestId,
+    );
     this.logger.log(
       { queryId: toPublicId('dowsing', query.id), submissions: submissions.length, requestId },
       'analyst dowsing query answered',
     );
-  }
-
-  /** The pool target the query names, else its question (as for sessions). */
-  private async judgingTruth(tenant: Tenant, target: string, tasking: Tasking) {
-    const pooled = tasking.targetId === null ? null : await this.pool.get(tenant, tasking.targetId);
-    return pooled
-      ? {
-          description: pooled.description,
-          descriptors: pooled.descriptors,
-          latitude: pooled.latitude,
-          longitude: pooled.longitude,
-        }
-      : { description: target, descriptors: [], latitude: null, longitude: null };
   }
 
   private async failAtDeadline(
