@@ -154,6 +154,41 @@ describe('who may submit', () => {
     expect(unknownField.body.error.details.field).toBe('coordinates.latitude');
     expect((await client.post(path, { ...body, token: assigned.token })).status).toBe(200);
   });
+
+  it('replays a multipart submission sent again with its Idempotency-Key, and refuses a changed one', async () => {
+    const { admin, analysts } = await organisation(2);
+    const [a] = analysts as [Analyst];
+    const created = await create(admin, { engine: 'analyst', analyst_count: 2 });
+    const form = (notes: string) => {
+      const data = new FormData();
+      data.append('descriptors', 'stone');
+      data.append('notes', notes);
+      data.append(
+        'sketches',
+        new Blob(['<svg xmlns="http://www.w3.org/2000/svg"><rect width="3" height="3"/></svg>']),
+        's.svg',
+      );
+      return new Request('http://multipart.invalid/', { method: 'POST', body: data });
+    };
+    const send = async (request: Request) =>
+      client.post(`/v2/sessions/${created.body.session_id}/results`, {
+        token: a.token,
+        headers: { 'idempotency-key': 'submission-1' },
+        raw: {
+          body: Buffer.from(await request.arrayBuffer()),
+          contentType: request.headers.get('content-type')!,
+        },
+      });
+    const first = await send(form('Grey'));
+    expect(first.status).toBe(200);
+    // The same form again: FormData picks a new boundary, the content is what counts.
+    const again = await send(form('Grey'));
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    const changed = await send(form('Green'));
+    expect(changed.status).toBe(409);
+  });
 });
 
 describe('declining and cancelling', () => {
