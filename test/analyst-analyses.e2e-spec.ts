@@ -317,6 +317,41 @@ describe('an analysis done by two analysts', () => {
   });
 });
 
+describe('a judged analysis', () => {
+  it('opens blind judging when it completes, the description as the true candidate', async () => {
+    const { org, admin, codeClient, analysts } = await team(1);
+    const judgeMember = await addMember(stack, org, ['judge'], 'Judge');
+    const judge = await memberToken(stack, codeClient, judgeMember);
+    const decoy = await client.post('/v2/targets', {
+      token: admin,
+      json: { description: 'A quiet meadow', descriptors: ['green', 'flat'] },
+    });
+    expect(decoy.status).toBe(201);
+    const created = await client.post('/v1/analysis/submit', {
+      token: admin,
+      json: analysisBody({ judging: true, decoy_count: 1, duration_minutes: 10_080 }),
+    });
+    expect(created.status).toBe(201);
+    const submitted = await client.post(`/v2/analysis/${created.body.analysis_id}/results`, {
+      token: analysts[0]!.token,
+      json: { descriptors: ['water', 'tall'] },
+    });
+    expect(submitted.body.status).toBe('completed');
+    const list = await client.get('/v2/judging-tasks', { token: judge });
+    expect(list.body.data).toHaveLength(1);
+    const task = await client.get(`/v2/judging-tasks/${list.body.data[0].judging_task_id}`, {
+      token: judge,
+    });
+    expect(task.status).toBe(200);
+    const descriptions = (task.body.candidates as { description: string }[])
+      .map((c) => c.description)
+      .sort();
+    expect(descriptions).toEqual(['A quiet meadow', TARGET]);
+    expect(task.text).not.toContain('material.example');
+    expect(task.text).not.toContain(created.body.analysis_id);
+  });
+});
+
 describe('analysis deadlines', () => {
   it('complete with the submissions in, or fail with deadline_exceeded when there are none', async () => {
     const { admin, analysts } = await team(2);
