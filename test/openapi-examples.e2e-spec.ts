@@ -81,6 +81,8 @@ const EXPLICIT: Record<string, string> = {
     'email: a fresh address (an email is one account across the service, so a second send of the same one is 409)',
   'POST /v2/judging-tasks/{judging_task_id}/ranking':
     'answers 403: ranking acts for the signed-in judge of a task, and a task’s candidate ids are made when it opens (test/judging.e2e-spec.ts sends real rankings)',
+  'POST /v2/assignments/{assignment_id}/decline':
+    'answers 403: declining acts for the signed-in analyst of an assignment (test/analyst-tasking.e2e-spec.ts declines real ones)',
   'POST /oauth2/token': 'form: a real client’s id and secret (no document can hold a secret)',
   'POST /oauth2/revoke': 'form: as above',
   'POST /oauth2/introspect': 'form: as above',
@@ -240,6 +242,9 @@ async function pathValue(name: string, operation: Operation): Promise<string> {
     case 'judging_task_id':
       // Judging tasks are a judge's (a person's); see EXPLICIT.
       return toPublicId('judgingTask', '01936d5e-6b0a-7c3e-9d4f-2a1b3c4d5e6f');
+    case 'assignment_id':
+      // Assignments are an analyst's (a person's); see EXPLICIT.
+      return toPublicId('assignment', '01936d5e-6b0a-7c3e-9d4f-2a1b3c4d5e6f');
     default:
       throw new Error(`${label(operation)}: no real resource for {${name}}; add one here`);
   }
@@ -362,7 +367,12 @@ describe('every documented request example', () => {
         ) {
           expect(response.status).toBe(409);
           expect(response.body.error.details.field).toBe('engine');
-        } else if (label(operation) === 'POST /v2/judging-tasks/{judging_task_id}/ranking') {
+        } else if (
+          [
+            'POST /v2/judging-tasks/{judging_task_id}/ranking',
+            'POST /v2/assignments/{assignment_id}/decline',
+          ].includes(label(operation))
+        ) {
           expect(response.status, response.text).toBe(403);
         } else if (response.status >= 300) {
           failures.push(

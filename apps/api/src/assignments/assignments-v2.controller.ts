@@ -12,10 +12,16 @@ import {
 import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { TaskingService } from '#analysts';
-import type { Member } from '#auth';
+import { requireMember, type Member } from '#auth';
 import { Scope, type Principal } from '#common';
 import { AppSettings } from '#config';
-import { Auth, CurrentMember, CurrentPrincipal, RequestId } from '../http/auth.decorator.js';
+import {
+  Auth,
+  CurrentMember,
+  CurrentPrincipal,
+  OptionalMember,
+  RequestId,
+} from '../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../http/request-examples.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
@@ -102,14 +108,21 @@ export class AssignmentsV2Controller {
   @ApiOkResponse({ type: AssignmentDto })
   @ApiResponse({ status: 409, description: 'Already submitted, or closed', type: ErrorEnvelopeDto })
   async decline(
-    @CurrentMember() member: Member,
+    // Asked for after the body is checked: a malformed request is a 400 whoever sends it.
+    @OptionalMember() member: Member | undefined,
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId: string,
     @Param('assignment_id') id: string,
     @Body() body: DeclineAssignmentDto,
   ): Promise<AssignmentDto> {
     return toAssignmentDto(
-      await this.tasking.decline(member, principal.mode, id, body.reason ?? null, requestId),
+      await this.tasking.decline(
+        requireMember(member),
+        principal.mode,
+        id,
+        body.reason ?? null,
+        requestId,
+      ),
       this.settings.publicUrl,
     );
   }
