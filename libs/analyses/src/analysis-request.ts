@@ -1,3 +1,4 @@
+import type { TimedWorkPeople } from '#analysts';
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '#common';
 import type { AnalysisPriority, AnalysisTargetType, AnalysisType } from '#engines';
@@ -15,17 +16,7 @@ export interface NewAnalysis {
 }
 
 /** The tasking fields of a create request (docs/analysts.md). */
-export interface AnalysisPeople {
-  engine?: 'simulated' | 'analyst' | undefined;
-  analystCount?: number | undefined;
-  analystIds?: string[] | undefined;
-  judging?: boolean | undefined;
-  decoyCount?: number | undefined;
-  /** Public id of a pool target the analysis is about (`tgt_…`). */
-  targetId?: string | undefined;
-  /** Minutes the analysts have (the deadline). */
-  durationMinutes?: number | undefined;
-}
+export type AnalysisPeople = TimedWorkPeople;
 
 export const DEFAULT_PRIORITY: AnalysisPriority = 'medium';
 export const DEFAULT_ANALYSIS_TYPE: AnalysisType = 'comprehensive';

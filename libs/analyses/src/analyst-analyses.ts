@@ -95,20 +95,13 @@ export class AnalystAnalyses {
     return this.work.engineFor(tenant, requested);
   }
 
-  /**
-   * Checks an analysis's tasking before it is created: the pool target it
-   * names (400 naming `{at}target_id`), and for judged work enough decoys in
-   * the pool (409 naming `decoy_count`).
-   */
-  async prepare(
+  /** Checks an analysis's tasking before it is created (AnalystWork.prepareTimed). */
+  prepare(
     tenant: Tenant,
     people: AnalysisPeople | undefined,
     at = '',
   ): Promise<AnalysisTaskingRequest> {
-    return {
-      ...(await this.work.prepare(tenant, people?.analystCount ?? 1, people, at)),
-      durationMinutes: people?.durationMinutes ?? DEFAULT_ANALYSIS_DURATION_MINUTES,
-    };
+    return this.work.prepareTimed(tenant, people, DEFAULT_ANALYSIS_DURATION_MINUTES, at);
   }
 
   /**

@@ -11,7 +11,7 @@ import {
   type Tasking,
   type TaskingRequest,
   TrackRecords,
-  type WorkPeople,
+  type TimedWorkPeople,
 } from '#analysts';
 import type { Member } from '#auth';
 import { AppError, parsePublicId, toPublicId, type Tenant } from '#common';
@@ -33,11 +33,7 @@ export const ANALYST_DOWSING_ENGINE_VERSION = 'analyst-1';
 export const DEFAULT_DOWSING_DURATION_MINUTES = 60;
 
 /** How a live query asks to be done by people (the create request's tasking fields). */
-export interface DowsingPeople extends WorkPeople {
-  analystCount?: number | undefined;
-  /** Minutes the analysts have (the deadline). */
-  durationMinutes?: number | undefined;
-}
+export type DowsingPeople = TimedWorkPeople;
 
 /** What a query asks of people, checked before it is created. */
 export type DowsingTaskingRequest = Pick<
@@ -70,16 +66,13 @@ export class AnalystDowsing {
     return this.work.engineFor(tenant, requested);
   }
 
-  /** Checks a query's tasking before it is created (as AnalystSessions.prepare). */
-  async prepare(
+  /** Checks a query's tasking before it is created (AnalystWork.prepareTimed). */
+  prepare(
     tenant: Tenant,
     people: DowsingPeople | undefined,
     at = '',
   ): Promise<DowsingTaskingRequest> {
-    return {
-      ...(await this.work.prepare(tenant, people?.analystCount ?? 1, people, at)),
-      durationMinutes: people?.durationMinutes ?? DEFAULT_DOWSING_DURATION_MINUTES,
-    };
+    return this.work.prepareTimed(tenant, people, DEFAULT_DOWSING_DURATION_MINUTES, at);
   }
 
   /** Tasks a new (pending) query in its creating transaction; `question_type` is its query type. */

@@ -1,13 +1,54 @@
-import { getSchemaPath } from '@nestjs/swagger';
+import { applyDecorators, HttpCode } from '@nestjs/common';
+import {
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import type { ScopeName } from '#common';
+import { Auth } from '../http/auth.decorator.js';
+import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
+import { ResourceParam } from '../http/resource-param.decorator.js';
+import { AssignmentDto } from './assignment.dto.js';
 import { MAX_SKETCH_BYTES, MAX_SKETCHES } from '#analysts';
-import { SUBMISSION_EXAMPLES, SubmissionDto } from './submission.dto.js';
+import { SUBMISSION_DESCRIPTION, SUBMISSION_EXAMPLES, SubmissionDto } from './submission.dto.js';
 
 /**
- * The results endpoints' body, for their ApiOperation's `requestBody`: JSON, or
- * multipart/form-data with the sketches as files. The controller registers
- * SubmissionDto with ApiExtraModels.
+ * Everything a results route (`POST …/{id}/results`) declares but its path:
+ * 200, the person's own token with `scope` (analysts may call it), the body
+ * (JSON or multipart), the work's path parameter, the answer (the analyst's
+ * assignment) and its 409s. `about` tells what this kind's submissions mean.
  */
-export function submissionRequestBody() {
+export function ApiSubmitResults(work: {
+  noun: string;
+  param: string;
+  example: string;
+  scope: ScopeName;
+  summary: string;
+  about: string;
+}) {
+  return applyDecorators(
+    HttpCode(200),
+    Auth({ scopes: [work.scope], members: true }),
+    ApiOperation({
+      summary: work.summary,
+      description: `${work.about} ${SUBMISSION_DESCRIPTION}\n\nWork of the \`simulated\` engine makes its own results: 409 naming \`engine\`, to any caller.`,
+      requestBody: submissionRequestBody(),
+    }),
+    ApiExtraModels(SubmissionDto),
+    ResourceParam(work.param, work.example, work.noun),
+    ApiOkResponse({ type: AssignmentDto, description: 'Your assignment with your submission' }),
+    ApiResponse({
+      status: 409,
+      description: `The ${work.noun} takes no submissions (engine), or its deadline has passed`,
+      type: ErrorEnvelopeDto,
+    }),
+  );
+}
+
+/** The results routes' body: JSON, or multipart/form-data with the sketches as files. */
+function submissionRequestBody() {
   return {
     required: true,
     content: {

@@ -31,6 +31,13 @@ export interface WorkPeople {
   targetId?: string | undefined;
 }
 
+/** The tasking fields of work whose request also sets how many analysts and the deadline (analyses, dowsing). */
+export interface TimedWorkPeople extends WorkPeople {
+  analystCount?: number | undefined;
+  /** Minutes the analysts have (the deadline). */
+  durationMinutes?: number | undefined;
+}
+
 /** What people are asked, checked: the kind's own fields (work id, target, …) complete it. */
 export type PreparedTasking = Pick<
   TaskingRequest,
@@ -87,6 +94,19 @@ export class AnalystWork {
       await this.judging.assertDecoysAvailable(tenant, prepared.decoyCount, prepared.targetId);
     }
     return prepared;
+  }
+
+  /** As `prepare`, for work whose request sets the analysts and the deadline (one analyst, `defaultMinutes`, unless it says). */
+  async prepareTimed(
+    tenant: Tenant,
+    people: TimedWorkPeople | undefined,
+    defaultMinutes: number,
+    at = '',
+  ): Promise<PreparedTasking & { durationMinutes: number }> {
+    return {
+      ...(await this.prepare(tenant, people?.analystCount ?? 1, people, at)),
+      durationMinutes: people?.durationMinutes ?? defaultMinutes,
+    };
   }
 
   /**

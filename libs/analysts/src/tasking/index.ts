@@ -3,6 +3,7 @@ export {
   AnalystWork,
   type PreparedTasking,
   progressStep,
+  type TimedWorkPeople,
   type WorkPeople,
 } from './analyst-work.js';
 export { type AssignmentFilters, assignmentPublicId, TaskingService } from './tasking.service.js';

@@ -1,17 +1,15 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AnalysisListsService, AnalystAnalyses, PatternRecognitionService } from '#analyses';
 import type { Member } from '#auth';
 import { AppError, Scope, type Principal } from '#common';
 import { AppSettings } from '#config';
 import { AssignmentDto } from '../../assignments/assignment.dto.js';
 import { toAssignmentDto } from '../../assignments/assignment.mapper.js';
-import { submissionRequestBody } from '../../assignments/submission-body.decorator.js';
+import { ApiSubmitResults } from '../../assignments/submission-body.decorator.js';
 import { readSubmission } from '../../assignments/submission-body.js';
-import { SUBMISSION_DESCRIPTION, SubmissionDto } from '../../assignments/submission.dto.js';
 import { Auth, CurrentPrincipal, OptionalMember, RequestId } from '../../http/auth.decorator.js';
 import type { ApiRequest } from '../../http/request-context.js';
-import { ResourceParam } from '../../http/resource-param.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
 import { pageRequest, v2Page } from '../../http/v2-list.js';
@@ -36,20 +34,14 @@ export class AnalysesV2Controller {
   ) {}
 
   @Post(':analysis_id/results')
-  @HttpCode(200)
-  @Auth({ scopes: [Scope.SessionsWrite], members: true })
-  @ApiOperation({
+  @ApiSubmitResults({
+    noun: 'analysis',
+    param: 'analysis_id',
+    example: ANALYSIS_ID.example,
+    scope: Scope.SessionsWrite,
     summary: "Submit an analyst's data for an analysis",
-    description: `For analyses of the \`analyst\` engine (docs/analysts.md, "Analyses and dowsing by people"). The target you were tasked with is the analysis's description; its reference material and coordinates are never shown to you. ${SUBMISSION_DESCRIPTION}\n\nWhen everyone has submitted (or at the deadline) the analysis completes: its results combine the submissions (summary, key findings with their support, confidence, the analysts' collective risk assessment). An analysis of the \`simulated\` engine makes its own results: 409 naming \`engine\`.`,
-    requestBody: submissionRequestBody(),
-  })
-  @ApiExtraModels(SubmissionDto)
-  @ResourceParam('analysis_id', ANALYSIS_ID.example, 'analysis')
-  @ApiOkResponse({ type: AssignmentDto, description: 'Your assignment with your submission' })
-  @ApiResponse({
-    status: 409,
-    description: 'The analysis takes no submissions (engine), or its deadline has passed',
-    type: ErrorEnvelopeDto,
+    about:
+      'For analyses of the `analyst` engine (docs/analysts.md, "Analyses and dowsing by people"). The target you were tasked with is the analysis\'s description; its reference material and coordinates are never shown to you. When everyone has submitted (or at the deadline) the analysis completes: its results combine the submissions (summary, key findings with their support, confidence, the analysts\' collective risk assessment).',
   })
   async submitResults(
     @OptionalMember() member: Member | undefined,

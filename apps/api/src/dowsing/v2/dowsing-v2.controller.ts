@@ -1,7 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import {
   ApiCreatedResponse,
-  ApiExtraModels,
   ApiOkResponse,
   ApiOperation,
   ApiProperty,
@@ -21,9 +20,8 @@ import type { Member } from '#auth';
 import { AppSettings } from '#config';
 import { AssignmentDto } from '../../assignments/assignment.dto.js';
 import { toAssignmentDto } from '../../assignments/assignment.mapper.js';
-import { submissionRequestBody } from '../../assignments/submission-body.decorator.js';
+import { ApiSubmitResults } from '../../assignments/submission-body.decorator.js';
 import { readSubmission } from '../../assignments/submission-body.js';
-import { SUBMISSION_DESCRIPTION, SubmissionDto } from '../../assignments/submission.dto.js';
 import { Auth, CurrentPrincipal, OptionalMember, RequestId } from '../../http/auth.decorator.js';
 import type { ApiRequest } from '../../http/request-context.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
@@ -63,20 +61,14 @@ export class DowsingV2Controller {
   ) {}
 
   @Post('queries/:query_id/results')
-  @HttpCode(200)
-  @Auth({ scopes: [Scope.DowsingWrite], members: true })
-  @ApiOperation({
+  @ApiSubmitResults({
+    noun: 'dowsing query',
+    param: 'query_id',
+    example: QUERY_ID.example,
+    scope: Scope.DowsingWrite,
     summary: "Submit an analyst's answer to a dowsing query",
-    description: `For queries of the \`analyst\` engine (docs/analysts.md, "Analyses and dowsing by people"). You are tasked blind: your assignment shows the query type (\`question_type\`), never the question, the area, the points or the options. Answer with descriptors — a yes/no question with \`yes\` or \`no\` (or \`neutral\`); a question with options (a chart's \`options\`, a material's candidates) with the option you pick as a descriptor; a location question with \`coordinates\`; any other question with descriptors. ${SUBMISSION_DESCRIPTION}\n\nWhen everyone has submitted (or at the deadline) the query is answered from the submissions: the weighted majority of the answers, the weighted plurality of the picks, or the weighted geometric median of the points. A query answered by the \`simulated\` engine takes no submissions: 409 naming \`engine\`.`,
-    requestBody: submissionRequestBody(),
-  })
-  @ApiExtraModels(SubmissionDto)
-  @ResourceParam('query_id', QUERY_ID.example, 'dowsing query')
-  @ApiOkResponse({ type: AssignmentDto, description: 'Your assignment with your submission' })
-  @ApiResponse({
-    status: 409,
-    description: 'The query takes no submissions (engine), or its deadline has passed',
-    type: ErrorEnvelopeDto,
+    about:
+      'For queries of the `analyst` engine (docs/analysts.md, "Analyses and dowsing by people"). You are tasked blind: your assignment shows the query type (`question_type`), never the question, the area, the points or the options. Answer with descriptors — a yes/no question with `yes` or `no` (or `neutral`); a question with options (a chart\'s `options`, a material\'s candidates) with the option you pick as a descriptor; a location question with `coordinates`; any other question with descriptors. When everyone has submitted (or at the deadline) the query is answered from the submissions: the weighted majority of the answers, the weighted plurality of the picks, or the weighted geometric median of the points.',
   })
   async submitResults(
     @OptionalMember() member: Member | undefined,

@@ -1,7 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import {
   ApiCreatedResponse,
-  ApiExtraModels,
   ApiOkResponse,
   ApiOperation,
   ApiResponse,
@@ -14,9 +13,8 @@ import { AnalystSessions, SessionMerger, SessionsService, SessionListsService } 
 import type { SessionEntity } from '#sessions';
 import { AssignmentDto } from '../../assignments/assignment.dto.js';
 import { toAssignmentDto } from '../../assignments/assignment.mapper.js';
-import { submissionRequestBody } from '../../assignments/submission-body.decorator.js';
+import { ApiSubmitResults } from '../../assignments/submission-body.decorator.js';
 import { readSubmission } from '../../assignments/submission-body.js';
-import { SUBMISSION_DESCRIPTION, SubmissionDto } from '../../assignments/submission.dto.js';
 import { Auth, CurrentPrincipal, OptionalMember, RequestId } from '../../http/auth.decorator.js';
 import type { ApiRequest } from '../../http/request-context.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
@@ -128,20 +126,13 @@ export class SessionsV2Controller {
   }
 
   @Post(':session_id/results')
-  @HttpCode(200)
-  @Auth({ scopes: [Scope.SessionsWrite], members: true })
-  @ApiOperation({
+  @ApiSubmitResults({
+    noun: 'session',
+    param: 'session_id',
+    example: 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz',
+    scope: Scope.SessionsWrite,
     summary: "Submit an analyst's data for a session",
-    description: `For sessions of the \`analyst\` engine (docs/analysts.md). ${SUBMISSION_DESCRIPTION}\n\nA session of the \`simulated\` engine makes its own results: 409 naming \`engine\`.`,
-    requestBody: submissionRequestBody(),
-  })
-  @ApiExtraModels(SubmissionDto)
-  @ResourceParam('session_id', 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', 'session')
-  @ApiOkResponse({ type: AssignmentDto, description: 'Your assignment with your submission' })
-  @ApiResponse({
-    status: 409,
-    description: 'The session takes no submissions (engine), or its deadline has passed',
-    type: ErrorEnvelopeDto,
+    about: 'For sessions of the `analyst` engine (docs/analysts.md).',
   })
   async submitResults(
     @OptionalMember() member: Member | undefined,
