@@ -5,6 +5,7 @@ import { AppError, newKey, parsePublicId, toPublicId, type Tenant } from '#commo
 import { AppSettings } from '#config';
 import { Sql, type KeysetPage, keysetPage, type PageRequest, SqlConditions } from '#database';
 import { EventLog } from '#events';
+import { namedAnalysts, OPEN_STATUSES, pickAnalysts } from './analyst-picking.js';
 import { appendAssignmentEvent } from './assignment-events.js';
 import { commitTarget, targetReferenceNumber } from './target-commitment.js';
 import {
@@ -24,9 +25,6 @@ import {
   taskingFromRow,
   type TaskingRow,
 } from './tasking-rows.js';
-
-/** Assignments that still hold an analyst's time. */
-const OPEN = `('assigned', 'submitted')`;
 
 /** Filters of an analyst's own list of assignments. */
 export interface AssignmentFilters {
@@ -100,8 +98,8 @@ export class TaskingService {
     request: TaskingRequest,
     requestId: string | null,
   ): Promise<Tasking> {
-    const named = await this.namedAnalysts(tx, tenant, request);
-    const picked = await this.pickAnalysts(tx, tenant, request.analystCount - named.length, named);
+    const named = await namedAnalysts(tx, tenant, request);
+    const picked = await pickAnalysts(tx, tenant, request.analystCount - named.length, named);
     if (named.length + picked.length < request.analystCount) {
       const available = named.length + picked.length;
       throw new AppError(
@@ -362,7 +360,7 @@ export class TaskingService {
     );
     const { rows: counts } = await tx.query<{ submitted: number; active: number }>(
       `SELECT count(*) FILTER (WHERE status = 'submitted')::int AS submitted,
-              count(*) FILTER (WHERE status IN ${OPEN})::int AS active
+              count(*) FILTER (WHERE status IN ${OPEN_STATUSES})::int AS active
          FROM assignments WHERE tasking_id = $1`,
       [tasking.id],
     );
@@ -487,68 +485,6 @@ export class TaskingService {
     return { contentType: row.content_type, bytes: row.bytes };
   }
 
-  private async namedAnalysts(
-    tx: pg.PoolClient,
-    tenant: Tenant,
-    request: TaskingRequest,
-  ): Promise<string[]> {
-    const ids = request.analystIds ?? [];
-    if (ids.length > request.analystCount) {
-      throw AppError.invalid(
-        'analyst_ids',
-        `names ${ids.length} analysts but analyst_count is ${request.analystCount}`,
-      );
-    }
-    const uuids = ids.map((id, i) => {
-      const uuid = parsePublicId('analyst', id);
-      if (uuid === null)
-        throw AppError.invalid(`analyst_ids[${i}]`, 'must be an analyst id (analyst_…)');
-      if (ids.indexOf(id) !== i) {
-        throw AppError.invalid(
-          `analyst_ids[${i}]`,
-          'names an analyst twice: one person works once on a piece of work',
-        );
-      }
-      return uuid;
-    });
-    if (uuids.length === 0) return [];
-    const { rows } = await tx.query<{ id: string }>(
-      `SELECT id FROM users WHERE id = ANY($1) AND organization_id = $2 AND disabled_at IS NULL
-          AND 'analyst' = ANY(roles)`,
-      [uuids, tenant.organizationId],
-    );
-    const found = new Set(rows.map((row) => row.id));
-    uuids.forEach((uuid, i) => {
-      if (!found.has(uuid)) {
-        throw AppError.invalid(
-          `analyst_ids[${i}]`,
-          'is not an active analyst of your organisation',
-        );
-      }
-    });
-    return uuids;
-  }
-
-  /** Up to `count` active analysts, fewest open assignments first (ties at random), none of `excluded`. */
-  private async pickAnalysts(
-    tx: pg.PoolClient,
-    tenant: { organizationId: string },
-    count: number,
-    excluded: readonly string[],
-  ): Promise<string[]> {
-    if (count <= 0) return [];
-    const { rows } = await tx.query<{ id: string }>(
-      `SELECT u.id FROM users u
-        WHERE u.organization_id = $1 AND u.disabled_at IS NULL AND 'analyst' = ANY(u.roles)
-          AND NOT (u.id = ANY($2))
-        ORDER BY (SELECT count(*) FROM assignments a
-                   WHERE a.user_id = u.id AND a.status IN ${OPEN}), random()
-        LIMIT $3`,
-      [tenant.organizationId, excluded, count],
-    );
-    return rows.map((row) => row.id);
-  }
-
   private async assign(
     tx: pg.PoolClient,
     tasking: Tasking,
@@ -601,7 +537,7 @@ export class TaskingService {
       `SELECT user_id FROM assignments WHERE tasking_id = $1`,
       [assignment.tasking.id],
     );
-    const [replacement] = await this.pickAnalysts(
+    const [replacement] = await pickAnalysts(
       tx,
       assignment.tasking,
       1,
