@@ -391,6 +391,7 @@ describe('SSO users are matched by email', () => {
       groups: [],
       scopes: ['remote-viewing:read'],
       provision: false,
+      roles: ['admin'],
     });
     expect('user' in result && result.user.id).toBe(idOf(created.body.analyst_id));
     const read = await client.get(`/v2/analysts/${created.body.analyst_id}`, { token });

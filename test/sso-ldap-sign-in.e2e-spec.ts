@@ -224,6 +224,33 @@ member: uid=grace,ou=people,dc=example,dc=test
     }
   });
 
+  it('gives the people it provisions the connection’s jit_roles: analysts sign in blind', async () => {
+    const token = await org.token();
+    const patched = await client.patch(connectionPath, { token, json: { jit_roles: ['analyst'] } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.jit_roles).toEqual(['analyst']);
+    const refused = await client.patch(connectionPath, { token, json: { jit_roles: [] } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details.field).toBe('jit_roles');
+    try {
+      const { tokens } = await finish(
+        await signInThroughDirectory('obrien@example.test', 'obrien-third-policeman'),
+      );
+      const [user] = await sql.rows<{ roles: string[] }>(
+        `SELECT roles FROM users WHERE email = $1`,
+        ['obrien@example.test'],
+      );
+      expect(user!.roles).toEqual(['analyst']);
+      // An analyst sees only their own work: the organisation's sessions are not theirs.
+      expect((await client.get('/v1/sessions', { token: tokens.access_token })).status).toBe(403);
+      expect((await client.get('/v2/assignments', { token: tokens.access_token })).status).toBe(
+        200,
+      );
+    } finally {
+      await client.patch(connectionPath, { token, json: { jit_roles: ['admin'] } });
+    }
+  });
+
   it('sends a domain without a connection back to passwords, and a disabled connection signs nobody in', async () => {
     const jar = new CookieJar();
     const request = await authorizationRequest(as, app);

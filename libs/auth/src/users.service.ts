@@ -16,6 +16,8 @@ export interface FederatedIdentity {
   scopes: string[];
   /** Create the account at the first sign-in (the connection's jit_provisioning). */
   provision: boolean;
+  /** The roles of an account created at the first sign-in (the connection's jit_roles). */
+  roles: MemberRole[];
 }
 
 /** Why an SSO sign-in found no account to sign in, in words for the sign-in page. */
@@ -171,6 +173,7 @@ export class UsersService {
         name: identity.name ?? identity.email.split('@')[0]!,
         passwordHash: null,
         disabledAt: null,
+        roles: identity.roles,
         ...changes,
       })
       .orIgnore()

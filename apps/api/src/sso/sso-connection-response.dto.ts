@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { MEMBER_ROLES } from '#auth';
 import { SSO_CONNECTION_TYPES, type SsoConnectionType } from '#sso';
 import { V2List } from '../http/v2-list.js';
 import { SSO_CONNECTION_ID } from './sso-connection.dto.js';
@@ -28,6 +29,13 @@ export class SsoConnectionDto {
 
   @ApiProperty()
   jit_provisioning!: boolean;
+
+  @ApiProperty({
+    enum: MEMBER_ROLES,
+    isArray: true,
+    description: 'Roles of the people it provisions',
+  })
+  jit_roles!: string[];
 
   @ApiProperty()
   enabled!: boolean;

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
+  ArrayNotEmpty,
   IsArray,
   IsBoolean,
   IsIn,
@@ -9,6 +10,7 @@ import {
   IsString,
   MaxLength,
 } from 'class-validator';
+import { MEMBER_ROLES, type MemberRole } from '#auth';
 import { ALL_SCOPES } from '#common';
 import {
   DEFAULT_CLOCK_SKEW_SECONDS,
@@ -83,6 +85,20 @@ export class CreateSsoConnectionDto {
   @Optional()
   @IsBoolean(FLAG)
   jit_provisioning?: boolean;
+
+  @ApiPropertyOptional({
+    enum: MEMBER_ROLES,
+    isArray: true,
+    default: ['admin'],
+    example: ['analyst'],
+    description:
+      'Roles of the people it creates at their first sign-in (docs/analysts.md): `["analyst"]` lets a team of viewers sign in blind from the start. People who already have an account keep their roles.',
+  })
+  @Optional()
+  @IsArray({ message: 'must be a list of roles' })
+  @ArrayNotEmpty({ message: 'must name at least one role' })
+  @IsIn(MEMBER_ROLES, { each: true, message: `must be roles: ${MEMBER_ROLES.join(', ')}` })
+  jit_roles?: MemberRole[];
 
   @ApiPropertyOptional({ default: true, description: 'A disabled connection signs nobody in' })
   @Optional()

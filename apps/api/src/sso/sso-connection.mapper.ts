@@ -13,6 +13,7 @@ export function toSsoConnectionDto(connection: SsoConnection, publicUrl: string)
     default_scopes: connection.defaultScopes,
     group_scopes: connection.groupScopes,
     jit_provisioning: connection.jitProvisioning,
+    jit_roles: connection.jitRoles,
     enabled: connection.enabled,
     created_at: connection.createdAt.toISOString(),
     updated_at: connection.updatedAt.toISOString(),
@@ -65,6 +66,7 @@ export function toSsoConnectionInput(
     defaultScopes: body.default_scopes,
     groupScopes: body.group_scopes,
     jitProvisioning: body.jit_provisioning,
+    jitRoles: body.jit_roles,
     enabled: body.enabled,
     saml: defined({
       idpMetadataXml: body.idp_metadata_xml,

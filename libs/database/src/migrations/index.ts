@@ -21,6 +21,7 @@ import { HistoryRollupGrains1764097200000 } from './1764097200000-history-rollup
 import { SsoConnections1764100800000 } from './1764100800000-sso-connections.js';
 import { SsoUsers1764104400000 } from './1764104400000-sso-users.js';
 import { AnalystWork1764108000000 } from './1764108000000-analyst-work.js';
+import { SsoJitRoles1764111600000 } from './1764111600000-sso-jit-roles.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   SsoConnections1764100800000,
   SsoUsers1764104400000,
   AnalystWork1764108000000,
+  SsoJitRoles1764111600000,
 ];

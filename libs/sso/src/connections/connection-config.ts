@@ -47,6 +47,7 @@ export interface SsoConnectionInput {
   defaultScopes?: string[];
   groupScopes?: Record<string, string[]>;
   jitProvisioning?: boolean;
+  jitRoles?: string[];
   enabled?: boolean;
   saml?: SamlInput;
   ldap?: LdapInput;

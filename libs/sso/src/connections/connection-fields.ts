@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { MEMBER_ROLES, type MemberRole } from '#auth';
 import { AppError, isScope, type Principal } from '#common';
 import { MAX_EMAIL_DOMAINS, type SsoConnectionType } from './sso-connection.js';
 import type { SsoConnectionInput } from './connection-config.js';
@@ -33,6 +34,22 @@ export function checkedDomains(domains: string[]): string[] {
     throw AppError.invalid('email_domains', 'lists a domain twice');
   }
   return normalised;
+}
+
+/** The roles a connection gives the people it provisions: a non-empty list of member roles. */
+export function checkedJitRoles(roles: unknown): MemberRole[] {
+  if (!Array.isArray(roles) || roles.length === 0) {
+    throw AppError.invalid('jit_roles', `must be a non-empty list of ${MEMBER_ROLES.join(', ')}`);
+  }
+  for (const role of roles) {
+    if (!(MEMBER_ROLES as readonly unknown[]).includes(role)) {
+      throw AppError.invalid(
+        'jit_roles',
+        `unknown role ${String(role)}: one of ${MEMBER_ROLES.join(', ')}`,
+      );
+    }
+  }
+  return [...new Set(roles as MemberRole[])].sort();
 }
 
 export function checkedScopes(principal: Principal, scopes: unknown, field: string): string[] {

@@ -12,6 +12,7 @@ const FIELDS = {
   default_scopes: 'defaultScopes',
   group_scopes: 'groupScopes',
   jit_provisioning: 'jitProvisioning',
+  jit_roles: 'jitRoles',
   enabled: 'enabled',
   config: 'config',
   metadata_fetched_at: 'metadataFetchedAt',

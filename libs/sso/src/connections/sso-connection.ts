@@ -1,3 +1,4 @@
+import type { MemberRole } from '#auth';
 import type { Mode } from '#common';
 import type { LdapSettings } from '../ldap/index.js';
 
@@ -38,6 +39,8 @@ export interface SsoConnection {
   defaultScopes: string[];
   groupScopes: Record<string, string[]>;
   jitProvisioning: boolean;
+  /** Roles of the people it provisions (docs/analysts.md); existing people keep theirs. */
+  jitRoles: MemberRole[];
   enabled: boolean;
   config: SamlConfig | LdapConfig;
   metadataFetchedAt: Date | null;

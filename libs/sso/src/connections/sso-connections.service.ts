@@ -30,6 +30,7 @@ import { SSO_CONNECTION_ROWS } from './sso-connection-rows.js';
 import {
   assertOwnFields,
   checkedDomains,
+  checkedJitRoles,
   checkedScopes,
   claimDomains,
 } from './connection-fields.js';
@@ -91,6 +92,7 @@ export class SsoConnectionsService {
       defaultScopes: fields.defaultScopes ?? [],
       groupScopes: fields.groupScopes ?? {},
       jitProvisioning: input.jitProvisioning ?? true,
+      jitRoles: input.jitRoles === undefined ? ['admin'] : checkedJitRoles(input.jitRoles),
       enabled: input.enabled ?? true,
       config,
       metadataFetchedAt: fetchedAt,
@@ -173,6 +175,7 @@ export class SsoConnectionsService {
       defaultScopes: fields.defaultScopes ?? current.defaultScopes,
       groupScopes: fields.groupScopes ?? current.groupScopes,
       jitProvisioning: input.jitProvisioning ?? current.jitProvisioning,
+      jitRoles: input.jitRoles === undefined ? current.jitRoles : checkedJitRoles(input.jitRoles),
       enabled: input.enabled ?? current.enabled,
       config,
       metadataFetchedAt: fetchedAt,

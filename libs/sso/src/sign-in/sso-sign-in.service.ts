@@ -206,6 +206,7 @@ export class SsoSignInService implements OnModuleDestroy {
       groups: [...new Set(person.groups)].sort(),
       scopes: [...scopes].sort(),
       provision: connection.jitProvisioning,
+      roles: connection.jitRoles,
     });
     return 'user' in signedIn
       ? { ok: true, user: signedIn.user }
