@@ -233,6 +233,30 @@ describe('declining and cancelling', () => {
     expect(done.analyst_id ?? done.metadata.analyst_id).toBe(b.analystId);
   });
 
+  it('closes the work at once when the last analyst who had yet to submit declines and nobody is free', async () => {
+    const { admin, analysts } = await organisation(2);
+    const [a, b] = analysts as [Analyst, Analyst];
+    const created = await create(admin, { engine: 'analyst', analyst_count: 2 });
+    const sessionId = created.body.session_id as string;
+    const submitted = await client.post(`/v2/sessions/${sessionId}/results`, {
+      token: a.token,
+      json: { descriptors: ['light'] },
+    });
+    expect(submitted.status).toBe(200);
+    const [theirs] = await assignmentsOf(b);
+    await client.post(`/v2/assignments/${theirs!.assignment_id}/decline`, {
+      token: b.token,
+      json: {},
+    });
+    // The deadline is 30 minutes away (30 s on this clock's scale ÷ 60): the sweep closes it first.
+    const completed = await waitFor(async () => {
+      const current = await session(admin, sessionId);
+      return current.status === 'completed' ? current : null;
+    }, 20_000);
+    expect(completed.results.collaborative_insights).toHaveLength(1);
+    expect(completed.results.descriptors).toEqual(['light']);
+  });
+
   it('cancels the assignments of a cancelled session and forgets those of a deleted one', async () => {
     const { org, admin, analysts } = await organisation(1);
     const [a] = analysts as [Analyst];

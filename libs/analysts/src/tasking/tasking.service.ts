@@ -226,7 +226,9 @@ export class TaskingService {
   /**
    * The analyst turns an assignment down before submitting: it is `declined`
    * and another analyst (least loaded, not already on the work) takes the
-   * analyst's place with the same deadline, when there is one.
+   * analyst's place with the same deadline, when there is one. When there is
+   * none and nobody left on the work has yet to submit, the work is closed at
+   * the next deadline sweep (completed with what was submitted, else failed).
    */
   async decline(
     member: Member,
@@ -543,7 +545,23 @@ export class TaskingService {
       1,
       rows.map((row) => row.user_id),
     );
-    if (replacement) await this.assign(tx, assignment.tasking, replacement, requestId);
+    if (replacement) {
+      await this.assign(tx, assignment.tasking, replacement, requestId);
+      return;
+    }
+    // Nobody free to take the place: when everyone still on the work has submitted, or
+    // nobody is left, there is nothing more to wait for, and the deadline sweep closes it now.
+    const { rows: counts } = await tx.query<{ waiting: number }>(
+      `SELECT count(*) FILTER (WHERE status = 'assigned')::int AS waiting
+         FROM assignments WHERE tasking_id = $1`,
+      [assignment.tasking.id],
+    );
+    if (counts[0]!.waiting === 0) {
+      await tx.query(`UPDATE work_taskings SET deadline = LEAST(deadline, $2) WHERE id = $1`, [
+        assignment.tasking.id,
+        now,
+      ]);
+    }
   }
 }
 
