@@ -29,7 +29,16 @@ const unusedVarsOptions = {
 };
 
 export default defineConfig(
-  globalIgnores(['dist/', 'node_modules/', '.data/', 'coverage/', 'bench/results/']),
+  globalIgnores([
+    'dist/',
+    '**/dist/',
+    'node_modules/',
+    '.data/',
+    'coverage/',
+    'bench/results/',
+    // Generated from the served OpenAPI document (test/sdk-types.e2e-spec.ts checks it).
+    'packages/sdk/src/generated/',
+  ]),
   js.configs.recommended,
   tseslint.configs.recommended,
   {
