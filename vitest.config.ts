@@ -34,7 +34,7 @@ export default defineConfig({
           name: 'unit',
           // The projects run one after the other: unit first, so a broken rule fails in seconds.
           sequence: { groupOrder: 0 },
-          include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts'],
+          include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts', 'packages/*/src/**/*.spec.ts'],
           // Pure code: one module graph per thread is safe, and several times faster.
           pool: 'threads',
           isolate: false,

@@ -1,0 +1,42 @@
+import type * as Api from '../generated/types.gen.js';
+import type { BodyOf, FiltersOf, ResultOf } from '../api-types.js';
+import { cursorList, type CursorPage, type ListIterator } from '../pagination.js';
+import type { RequestOptions } from '../transport.js';
+import { Resource, segment } from './resource.js';
+
+export type HistoryCase = ResultOf<Api.HistoryV1ControllerGetV1Responses>;
+export type HistorySearchItem = Api.HistorySearchV2Dto['data'][number];
+export type HistoryFilters = FiltersOf<Api.HistoryV2ControllerSearchCasesV2Data, 'cursor'>;
+
+/** The searchable history of finished work. */
+export class History extends Resource {
+  /** Every case matching the search, best first (`GET /v2/history/search`). */
+  search(
+    filters: HistoryFilters = {},
+    options?: RequestOptions,
+  ): ListIterator<HistorySearchItem, CursorPage<HistorySearchItem>> {
+    return cursorList((cursor) =>
+      this.call(
+        { method: 'GET', path: '/v2/history/search', query: { ...filters, cursor } },
+        options,
+      ),
+    );
+  }
+
+  /** `GET /v1/history/{case_id}`. */
+  get(caseId: string, options?: RequestOptions): Promise<HistoryCase> {
+    return this.call({ method: 'GET', path: `/v1/history/${segment(caseId)}` }, options);
+  }
+
+  /** `PUT /v1/history/{case_id}/outcome`: what really happened (verified outcomes). */
+  recordOutcome(
+    caseId: string,
+    body: BodyOf<Api.HistoryV1ControllerRecordOutcomeV1Data>,
+    options?: RequestOptions,
+  ): Promise<ResultOf<Api.HistoryV1ControllerRecordOutcomeV1Responses>> {
+    return this.call(
+      { method: 'PUT', path: `/v1/history/${segment(caseId)}/outcome`, body },
+      options,
+    );
+  }
+}

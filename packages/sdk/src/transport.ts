@@ -1,0 +1,279 @@
+import { ConnectionError, errorFromResponse, SasError } from './errors.js';
+
+/** How a client proves who it is: an API key, an OAuth client's credentials, or a token you hold. */
+export type Credentials =
+  | { apiKey: string }
+  | { clientId: string; clientSecret: string; scope?: string }
+  | { accessToken: string };
+
+/** Per-request options every call takes as its last argument. */
+export interface RequestOptions {
+  /** Another credential for this request only. */
+  auth?: Credentials;
+  /** For a POST: the key that makes retries safe; the SDK makes one (and keeps it across retries) when absent. */
+  idempotencyKey?: string;
+  /** Retries after a 408, 429, 5xx or network failure (default: the client's, 3). */
+  maxRetries?: number;
+  /** Give up on one attempt after this long (default: the client's, 60 s). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+}
+
+export interface TransportConfig {
+  baseUrl: string;
+  credentials: Credentials;
+  maxRetries: number;
+  timeoutMs: number;
+  fetch: typeof fetch;
+  userAgent?: string | undefined;
+  /** How the SDK waits between retries (tests may speed it up). */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** One call: the method, the path (with its parameters filled), the query and the JSON body. */
+export interface Call {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: Record<string, unknown> | undefined;
+  body?: unknown;
+}
+
+/** The longest the SDK ever waits before a retry, whatever the service says (as stripe-node). */
+export const MAX_RETRY_DELAY_MS = 60_000;
+/** The first backoff; each retry doubles it. */
+export const INITIAL_RETRY_DELAY_MS = 1_000;
+/** The spec: a 429 without `Retry-After` means 60 seconds. */
+export const RATE_LIMIT_FALLBACK_MS = 60_000;
+
+const RETRYABLE = (status: number) => status === 408 || status === 429 || status >= 500;
+
+/**
+ * The HTTP side of the client: authentication, an Idempotency-Key on every
+ * POST (the same one across its retries), retries with exponential backoff
+ * and jitter that honour `Retry-After`, and typed errors.
+ */
+export class Transport {
+  private readonly tokens = new TokenCache();
+
+  constructor(private readonly config: TransportConfig) {}
+
+  get baseUrl(): string {
+    return this.config.baseUrl;
+  }
+
+  async request<T>(call: Call, options: RequestOptions = {}): Promise<T> {
+    return (await this.send(call, options)).body as T;
+  }
+
+  /** The answer with its headers, for callers that need them (`requestId`, downloads). */
+  async send(
+    call: Call,
+    options: RequestOptions = {},
+  ): Promise<{ response: Response; body: unknown }> {
+    const credentials = options.auth ?? this.config.credentials;
+    const maxRetries = options.maxRetries ?? this.config.maxRetries;
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      ...(this.config.userAgent ? { 'user-agent': this.config.userAgent } : {}),
+      ...options.headers,
+    };
+    if (call.body !== undefined) headers['content-type'] = 'application/json';
+    // Retrying a POST is safe only with a key; the SDK adds one so every POST may be retried.
+    if (call.method === 'POST') {
+      headers['idempotency-key'] = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+    }
+    const url = this.url(call);
+    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+    let refreshedToken = false;
+    for (let attempt = 0; ; attempt += 1) {
+      const authorization = await this.authorization(credentials, options.signal);
+      let response: Response;
+      try {
+        response = await this.config.fetch(url, {
+          method: call.method,
+          headers: { ...headers, ...authorization },
+          ...(body !== undefined ? { body } : {}),
+          signal: attemptSignal(options.timeoutMs ?? this.config.timeoutMs, options.signal),
+        });
+      } catch (error) {
+        if (options.signal?.aborted) throw error;
+        if (attempt >= maxRetries) throw connectionError(error);
+        await this.config.sleep(backoffMs(attempt + 1), options.signal);
+        continue;
+      }
+      const parsed = await readBody(response);
+      if (response.ok) return { response, body: parsed };
+      // A cached token may have been revoked or outlived: fetch a new one, once.
+      if (response.status === 401 && 'clientId' in credentials && !refreshedToken) {
+        this.tokens.forget(credentials);
+        refreshedToken = true;
+        attempt -= 1;
+        continue;
+      }
+      const error = errorFromResponse(response.status, parsed, response.headers);
+      if (!RETRYABLE(response.status) || attempt >= maxRetries) throw error;
+      await this.config.sleep(retryDelayMs(response, attempt + 1), options.signal);
+    }
+  }
+
+  /** The headers that authenticate a request with these credentials. */
+  async authorization(
+    credentials: Credentials,
+    signal?: AbortSignal,
+  ): Promise<Record<string, string>> {
+    if ('apiKey' in credentials) return { 'x-api-key': credentials.apiKey };
+    if ('accessToken' in credentials) return { authorization: `Bearer ${credentials.accessToken}` };
+    const token = await this.tokens.get(credentials, () => this.issueToken(credentials, signal));
+    return { authorization: `Bearer ${token}` };
+  }
+
+  private async issueToken(
+    credentials: { clientId: string; clientSecret: string; scope?: string },
+    signal?: AbortSignal,
+  ): Promise<{ token: string; expiresInSeconds: number }> {
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: credentials.clientId,
+      client_secret: credentials.clientSecret,
+      ...(credentials.scope ? { scope: credentials.scope } : {}),
+    });
+    const response = await this.config.fetch(`${this.config.baseUrl}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: form.toString(),
+      signal: attemptSignal(this.config.timeoutMs, signal),
+    });
+    const body = (await readBody(response)) as Record<string, unknown> | null;
+    if (!response.ok || typeof body?.access_token !== 'string') {
+      const oauthError = typeof body?.error === 'string' ? body.error : `HTTP_${response.status}`;
+      const description =
+        typeof body?.error_description === 'string' ? body.error_description : 'no token issued';
+      throw new SasError(
+        `The token endpoint refused the client credentials: ${description}`,
+        response.status,
+        oauthError,
+        {},
+        response.headers.get('x-request-id'),
+        null,
+        response.headers,
+      );
+    }
+    return {
+      token: body.access_token,
+      expiresInSeconds: typeof body.expires_in === 'number' ? body.expires_in : 300,
+    };
+  }
+
+  private url(call: Call): string {
+    const url = new URL(`${this.config.baseUrl}${call.path}`);
+    for (const [name, value] of Object.entries(call.query ?? {})) {
+      if (value === undefined || value === null) continue;
+      url.searchParams.set(name, value instanceof Date ? value.toISOString() : String(value));
+    }
+    return url.toString();
+  }
+}
+
+/**
+ * OAuth access tokens of client credentials, kept until a minute before they
+ * expire (or a tenth of their life, for short ones) and shared by concurrent
+ * requests: one token request at a time per client.
+ */
+class TokenCache {
+  private readonly entries = new Map<string, Promise<{ token: string; renewAt: number }>>();
+
+  async get(
+    credentials: { clientId: string; scope?: string },
+    issue: () => Promise<{ token: string; expiresInSeconds: number }>,
+  ): Promise<string> {
+    const key = `${credentials.clientId} ${credentials.scope ?? ''}`;
+    const cached = this.entries.get(key);
+    if (cached) {
+      const entry = await cached.catch(() => null);
+      if (entry && Date.now() < entry.renewAt) return entry.token;
+    }
+    const pending = issue().then(({ token, expiresInSeconds }) => ({
+      token,
+      renewAt:
+        Date.now() + Math.max(0, expiresInSeconds - Math.min(60, expiresInSeconds / 10)) * 1000,
+    }));
+    this.entries.set(key, pending);
+    pending.catch(() => this.entries.delete(key));
+    return (await pending).token;
+  }
+
+  forget(credentials: { clientId: string; scope?: string }): void {
+    this.entries.delete(`${credentials.clientId} ${credentials.scope ?? ''}`);
+  }
+}
+
+/**
+ * How long to wait before retry `retry` (1, 2, …): what `Retry-After` says
+ * (seconds or an HTTP date), else 60 s for a 429 (the spec), else the
+ * exponential backoff — never more than MAX_RETRY_DELAY_MS.
+ */
+export function retryDelayMs(
+  response: Pick<Response, 'status' | 'headers'>,
+  retry: number,
+): number {
+  const header = response.headers.get('retry-after');
+  if (header !== null) {
+    const seconds = /^\d+$/.test(header.trim())
+      ? Number(header) * 1000
+      : Date.parse(header) - Date.now();
+    if (Number.isFinite(seconds)) return Math.min(MAX_RETRY_DELAY_MS, Math.max(0, seconds));
+  }
+  if (response.status === 429) return RATE_LIMIT_FALLBACK_MS;
+  return backoffMs(retry);
+}
+
+/** 1 s, 2 s, 4 s, … up to 60 s, each less up to a quarter at random so clients spread out. */
+export function backoffMs(retry: number, random: () => number = Math.random): number {
+  const base = Math.min(MAX_RETRY_DELAY_MS, INITIAL_RETRY_DELAY_MS * 2 ** (retry - 1));
+  return Math.round(base * (1 - 0.25 * random()));
+}
+
+/** Waits, or stops waiting when the caller aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}
+
+function attemptSignal(timeoutMs: number, signal?: AbortSignal): AbortSignal {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  return signal ? AbortSignal.any([signal, timeout]) : timeout;
+}
+
+async function readBody(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (text === '') return null;
+  if (!(response.headers.get('content-type') ?? '').includes('json')) return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function connectionError(error: unknown): ConnectionError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new ConnectionError(
+    `The service could not be reached: ${reason}`,
+    0,
+    'CONNECTION_ERROR',
+    {},
+    null,
+    null,
+  );
+}
