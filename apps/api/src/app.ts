@@ -11,7 +11,7 @@ import { collectProcessMetrics, httpMetricsMiddleware } from './health/metrics.j
 import { installBodyParsing } from './http/body-parsing.js';
 import { requestIdMiddleware } from './http/request-id.middleware.js';
 import { createValidationPipe } from './http/validation.js';
-import { SessionUpdatesGateway } from './live/session-updates.gateway.js';
+import { LiveSockets } from './live/live-sockets.js';
 import { buildOpenApiDocument, mountOpenApi } from './openapi.js';
 
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -37,9 +37,9 @@ export async function createApiApp(settings: Settings): Promise<INestApplication
     response.redirect(308, `/oauth2/authorize${query}`);
   });
   app.get(AuthorizationServer).mount(express);
-  // Live session updates: WebSocket upgrades of /v1/sessions/ws, outside Express.
+  // WebSockets (live updates /v1/sessions/ws, event listening /v2/events/listen), outside Express.
   const server = app.getHttpServer() as Server;
-  app.get(SessionUpdatesGateway).attach(server);
+  app.get(LiveSockets).attach(server);
   // Idle keep-alive connections outlive clients' and load balancers' own idle timeouts
   // (undici 4 s, common proxies 60 s), so the client always closes first: with Node's
   // 5 s default a request sent as the server closes the socket fails with ECONNRESET.

@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { DatabaseModule } from '#database';
 import { EventDispatcher } from './event-dispatcher.js';
 import { EventLog } from './event-log.js';
+import { EventTrigger } from './event-trigger.js';
 import { EventReader } from './event-reader.js';
 import { OutboxFanOuts } from './outbox-fan-out.js';
 import { OutboxRelay } from './outbox-relay.js';
@@ -12,8 +13,8 @@ import { EVENT_ENTITIES } from './entities.js';
 /** Writing and reading events, and the registries consumers of events register with (both apps). */
 @Module({
   imports: [TypeOrmModule.forFeature(EVENT_ENTITIES), DatabaseModule],
-  providers: [EventLog, EventReader, SystemNotices, EventDispatcher, OutboxFanOuts],
-  exports: [EventLog, EventReader, SystemNotices, EventDispatcher, OutboxFanOuts],
+  providers: [EventLog, EventReader, SystemNotices, EventDispatcher, OutboxFanOuts, EventTrigger],
+  exports: [EventLog, EventReader, SystemNotices, EventDispatcher, OutboxFanOuts, EventTrigger],
 })
 export class EventsModule {}
 

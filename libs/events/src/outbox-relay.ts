@@ -13,6 +13,7 @@ import { JobProducer, QUEUE, RedisService } from '#queue';
 import { toEnvelope, type EventEnvelope } from './envelope.js';
 import { EventDispatcher } from './event-dispatcher.js';
 import { OutboxFanOuts } from './outbox-fan-out.js';
+import { isTriggeredSample } from './sample-events.js';
 
 /** What the relay publishes on the events channel for each event. */
 export interface RelayedEvent {
@@ -100,13 +101,14 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
         return toEnvelope(row);
       });
       // A job only for events something handles (new work starts from `*.created`): the
-      // progress of running work, which is most events, needs none.
+      // progress of running work, which is most events, needs none; nor does a triggered
+      // sample, which names no real work.
       await this.jobs.addBulk(
         QUEUE.events,
         'dispatch',
         rows
           .map((row, i) => ({ row, envelope: envelopes[i]! }))
-          .filter(({ row }) => this.dispatcher.handles(row.type))
+          .filter(({ row }) => this.dispatcher.handles(row.type) && !isTriggeredSample(row.data))
           .map(({ row, envelope }) => ({
             data: { eventId: row.id, requestId: row.requestId },
             options: { jobId: envelope.id },

@@ -4,7 +4,6 @@ import type { EventEnvelope } from '#events';
 import {
   errorMessage,
   parseClientMessage,
-  parseRelayedEvent,
   subscribedMessage,
   toAnalysisUpdate,
   toLiveUpdate,
@@ -12,6 +11,7 @@ import {
   topicOf,
   unsubscribedMessage,
 } from './session-update-messages.js';
+import { parseRelayedEvent } from './relayed-events.js';
 
 const SESSION = newId('session');
 const ANALYSIS = newId('analysis');

@@ -1,5 +1,5 @@
-import { MODES, parsePublicId, type ErrorCode, type Mode } from '#common';
-import type { EventDataMap, EventEnvelope, RelayedEvent } from '#events';
+import { parsePublicId, type ErrorCode } from '#common';
+import type { EventDataMap, EventEnvelope } from '#events';
 
 /**
  * The live-update protocol (JSON text frames on /v1/sessions/ws), as pure
@@ -323,26 +323,4 @@ export function toLiveUpdate(
   const analysis = toAnalysisUpdate(event);
   if (analysis) return { topic: { kind: 'analysis', id: analysis.analysis_id }, update: analysis };
   return null;
-}
-
-/** A message of the events channel, or null when it is not shaped like one (it is then dropped). */
-export function parseRelayedEvent(text: string): RelayedEvent | null {
-  let value: Partial<RelayedEvent>;
-  try {
-    value = JSON.parse(text) as Partial<RelayedEvent>;
-  } catch {
-    return null;
-  }
-  const { organizationId, mode, event } = value ?? {};
-  if (
-    typeof organizationId !== 'string' ||
-    !(MODES as readonly unknown[]).includes(mode) ||
-    typeof event?.id !== 'string' ||
-    typeof event.type !== 'string' ||
-    typeof event.data !== 'object' ||
-    event.data === null
-  ) {
-    return null;
-  }
-  return { organizationId, mode: mode as Mode, event };
 }

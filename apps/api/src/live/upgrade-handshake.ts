@@ -6,17 +6,18 @@ import { errorEnvelope } from '../http/error-envelope.js';
 import { REQUEST_ID_HEADER } from '../http/request-id.middleware.js';
 
 /**
- * The HTTP side of the live-update WebSocket: which upgrades are ours, where
+ * The HTTP side of the API's WebSockets: which upgrades are ours, where
  * their credential is, and how a refused one is answered (a plain HTTP
  * response in the service's error envelope, before any WebSocket exists).
  */
 
-export const LIVE_UPDATES_PATH = '/v1/sessions/ws';
-
-/** A WebSocket upgrade of the live-update path; every other request stays with Express. */
-export function isLiveUpdatesUpgrade(request: IncomingMessage): boolean {
-  const path = (request.url ?? '').split('?', 1)[0];
-  return request.headers.upgrade?.toLowerCase() === 'websocket' && path === LIVE_UPDATES_PATH;
+/** A WebSocket upgrade of one of `paths`; every other request stays with Express. */
+export function isWebSocketUpgrade(
+  request: IncomingMessage,
+  paths: { has(path: string): boolean },
+): boolean {
+  const path = (request.url ?? '').split('?', 1)[0]!;
+  return request.headers.upgrade?.toLowerCase() === 'websocket' && paths.has(path);
 }
 
 /** The caller's `X-Request-Id` when it is a well-formed `req_` id, else a new one (as for HTTP). */
@@ -43,18 +44,22 @@ export function handshakeCredentials(request: IncomingMessage): CredentialHeader
   return { authorization: `Bearer ${token}`, apiKey };
 }
 
-/** Answers the upgrade with an HTTP error in the service's envelope and closes the connection. */
+/**
+ * Answers the upgrade with an HTTP error in the service's envelope (the
+ * version 2 form for a `/v2/` path, as for HTTP) and closes the connection.
+ */
 export function refuseUpgrade(
   socket: Duplex,
   error: AppError,
   requestId: string,
   publicUrl: string,
+  version2: boolean,
 ): void {
   if (!socket.writable) {
     socket.destroy();
     return;
   }
-  const { status, body } = errorEnvelope(error, requestId, false, publicUrl);
+  const { status, body } = errorEnvelope(error, requestId, version2, publicUrl);
   const json = JSON.stringify(body);
   const headers: Record<string, string> = {
     ...error.headers,

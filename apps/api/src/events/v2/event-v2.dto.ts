@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDateString, IsIn, IsOptional } from 'class-validator';
-import { EVENT_TYPES } from '#events';
+import { EVENT_TYPES, type EventType } from '#events';
+import type { RequestExamples } from '../../http/request-examples.js';
 import { oneOf } from '../../http/validation-messages.js';
 import { V2List, V2ListQueryDto } from '../../http/v2-list.js';
 
@@ -41,4 +42,32 @@ export class EventListQueryDto extends V2ListQueryDto {
   @IsOptional()
   @IsDateString({ strict: true }, { message: 'must be an ISO 8601 date-time' })
   created_before?: string;
+}
+
+export class TriggerEventDto {
+  @ApiProperty({
+    enum: EVENT_TYPES,
+    example: 'session.completed',
+    description: 'The event type to send a sample of',
+  })
+  @IsIn(EVENT_TYPES, oneOf(EVENT_TYPES))
+  type!: EventType;
+}
+
+export const TRIGGER_EVENT_EXAMPLES: RequestExamples = {
+  completed: {
+    summary: 'A sample session.completed',
+    value: { type: 'session.completed' },
+  },
+};
+
+export class TriggeredEventDto {
+  @ApiProperty({ example: 'evt_01jh2x7v4ke8rbk3a8y0v0d7qz' })
+  id!: string;
+
+  @ApiProperty({ enum: EVENT_TYPES, example: 'session.completed' })
+  type!: string;
+
+  @ApiProperty({ description: 'true when triggered with a live credential' })
+  livemode!: boolean;
 }
