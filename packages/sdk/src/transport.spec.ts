@@ -64,7 +64,9 @@ describe('retries', () => {
     expect(waits).toEqual([2_000]);
     expect(seen).toHaveLength(2);
     const keys = seen.map((request) => request.headers['idempotency-key']);
-    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[0]).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
     expect(keys[1]).toBe(keys[0]);
     expect(seen[0]!.headers['x-api-key']).toBe('sk_test_key');
   });

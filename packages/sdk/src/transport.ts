@@ -81,7 +81,7 @@ export class Transport {
     if (call.body !== undefined) headers['content-type'] = 'application/json';
     // Retrying a POST is safe only with a key; the SDK adds one so every POST may be retried.
     if (call.method === 'POST') {
-      headers['idempotency-key'] = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+      headers['idempotency-key'] = options.idempotencyKey ?? idempotencyKey();
     }
     const url = this.url(call);
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
@@ -232,6 +232,19 @@ export function retryDelayMs(
 export function backoffMs(retry: number, random: () => number = Math.random): number {
   const base = Math.min(MAX_RETRY_DELAY_MS, INITIAL_RETRY_DELAY_MS * 2 ** (retry - 1));
   return Math.round(base * (1 - 0.25 * random()));
+}
+
+/**
+ * A random version 4 UUID. `crypto.randomUUID` exists only in secure
+ * contexts (https, localhost); `getRandomValues` everywhere, so a page served
+ * over plain http can still send keys.
+ */
+export function idempotencyKey(): string {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** Waits, or stops waiting when the caller aborts. */
