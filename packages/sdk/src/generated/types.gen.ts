@@ -5022,6 +5022,22 @@ export type EventListV2Dto = {
     pagination: PaginationDto;
 };
 
+export type TriggerEventDto = {
+    /**
+     * The event type to send a sample of
+     */
+    type: 'session.created' | 'session.started' | 'session.completed' | 'session.failed' | 'session.progress_updated' | 'analysis.created' | 'analysis.started' | 'analysis.progress_updated' | 'analysis.completed' | 'analysis.failed' | 'dowsing.query_created' | 'dowsing.query_completed' | 'dowsing.query_failed' | 'history.outcome_verified' | 'report.completed' | 'report.failed' | 'assignment.created' | 'assignment.declined' | 'assignment.submitted' | 'assignment.expired' | 'judging_task.created' | 'judging_task.ranked' | 'account.subscription_updated' | 'account.usage_threshold_reached' | 'account.payment_succeeded' | 'account.payment_failed' | 'system.maintenance_scheduled' | 'system.service_disruption' | 'system.security_alert' | 'webhook.failed';
+};
+
+export type TriggeredEventDto = {
+    id: string;
+    type: 'session.created' | 'session.started' | 'session.completed' | 'session.failed' | 'session.progress_updated' | 'analysis.created' | 'analysis.started' | 'analysis.progress_updated' | 'analysis.completed' | 'analysis.failed' | 'dowsing.query_created' | 'dowsing.query_completed' | 'dowsing.query_failed' | 'history.outcome_verified' | 'report.completed' | 'report.failed' | 'assignment.created' | 'assignment.declined' | 'assignment.submitted' | 'assignment.expired' | 'judging_task.created' | 'judging_task.ranked' | 'account.subscription_updated' | 'account.usage_threshold_reached' | 'account.payment_succeeded' | 'account.payment_failed' | 'system.maintenance_scheduled' | 'system.service_disruption' | 'system.security_alert' | 'webhook.failed';
+    /**
+     * true when triggered with a live credential
+     */
+    livemode: boolean;
+};
+
 export type CreateSystemNoticeDto = {
     type: 'system.maintenance_scheduled' | 'system.service_disruption' | 'system.security_alert';
     title: string;
@@ -7068,27 +7084,27 @@ export type SessionsV2ControllerListV2Data = {
          */
         confidence_score?: number;
         /**
-         * Sessions whose confidence_score is > this; combine operators for a range
+         * Sessions whose confidence_score is > this (e.g. 0.8); combine operators for a range
          */
         'confidence_score[gt]'?: number;
         /**
-         * Sessions whose confidence_score is ≥ this; combine operators for a range
+         * Sessions whose confidence_score is ≥ this (e.g. 0.8); combine operators for a range
          */
         'confidence_score[gte]'?: number;
         /**
-         * Sessions whose confidence_score is < this; combine operators for a range
+         * Sessions whose confidence_score is < this (e.g. 0.8); combine operators for a range
          */
         'confidence_score[lt]'?: number;
         /**
-         * Sessions whose confidence_score is ≤ this; combine operators for a range
+         * Sessions whose confidence_score is ≤ this (e.g. 0.8); combine operators for a range
          */
         'confidence_score[lte]'?: number;
         /**
-         * Sessions created after this date or time
+         * Sessions created after this date or time (e.g. 2026-01-01)
          */
         created_after?: string;
         /**
-         * Sessions this analyst worked on
+         * Sessions this analyst worked on (an `analyst_…` id)
          */
         analyst_id?: string;
     };
@@ -12926,6 +12942,62 @@ export type EventsV2ControllerListV2Responses = {
 };
 
 export type EventsV2ControllerListV2Response = EventsV2ControllerListV2Responses[keyof EventsV2ControllerListV2Responses];
+
+export type EventsV2ControllerTriggerEventV2Data = {
+    body: TriggerEventDto;
+    headers?: {
+        /**
+         * Makes retries safe: the first successful response to this key (with this route and body) is kept for 24 hours and returned again, with `Idempotent-Replayed: true`, to a retry by the same credential, which does not run again. The same key with another request, or from another credential, → 409. Keys are per organisation and mode; stored responses are encrypted, since they may hold a secret shown once.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v2/events/trigger';
+};
+
+export type EventsV2ControllerTriggerEventV2Errors = {
+    /**
+     * VALIDATION_ERROR
+     */
+    400: ErrorEnvelopeDto;
+    /**
+     * Missing, invalid or expired credential
+     */
+    401: ErrorEnvelopeDto;
+    /**
+     * Requires scope organizations:write
+     */
+    403: ErrorEnvelopeDto;
+    /**
+     * CONFLICT naming `Idempotency-Key`: the key was used with a different request or by another credential, or its first request is still running (`Retry-After`)
+     */
+    409: ErrorEnvelopeDto;
+    /**
+     * PAYLOAD_TOO_LARGE: the body is larger than BODY_LIMIT (1 MiB unless configured)
+     */
+    413: ErrorEnvelopeDto;
+    /**
+     * UNSUPPORTED_MEDIA_TYPE: the body is not `application/json` (or is in an unsupported charset)
+     */
+    415: ErrorEnvelopeDto;
+    /**
+     * RATE_LIMITED: the organisation's requests per minute (by plan) or its hourly or daily quota (by tier) is used up for this mode; `details.field` names it (`requests_per_minute`, `requests_per_hour`, `requests_per_day`) with `limit` and `window`. Every authenticated response carries the X-RateLimit-* and RateLimit headers.
+     */
+    429: ErrorEnvelopeDto;
+    /**
+     * SERVICE_UNAVAILABLE: request limits cannot be counted right now and the deployment refuses uncounted requests (RATE_LIMIT_ON_REDIS_FAILURE=deny); see `Retry-After`. Also when PostgreSQL cannot be reached: SERVICE_UNAVAILABLE with `Retry-After` (5 seconds); nothing was done, retry
+     */
+    503: ErrorEnvelopeDto;
+};
+
+export type EventsV2ControllerTriggerEventV2Error = EventsV2ControllerTriggerEventV2Errors[keyof EventsV2ControllerTriggerEventV2Errors];
+
+export type EventsV2ControllerTriggerEventV2Responses = {
+    202: TriggeredEventDto;
+};
+
+export type EventsV2ControllerTriggerEventV2Response = EventsV2ControllerTriggerEventV2Responses[keyof EventsV2ControllerTriggerEventV2Responses];
 
 export type EventsV2ControllerGetV2Data = {
     body?: never;

@@ -108,8 +108,7 @@ const ScoreFilter = (operator: ScoreOperator | null) =>
     description:
       operator === null
         ? 'Sessions whose confidence_score equals this'
-        : `Sessions whose confidence_score is ${{ eq: '=', gt: '>', gte: '≥', lt: '<', lte: '≤' }[operator]} this; combine operators for a range`,
-    ...(operator === null ? {} : { example: 0.8 }),
+        : `Sessions whose confidence_score is ${{ eq: '=', gt: '>', gte: '≥', lt: '<', lte: '≤' }[operator]} this (e.g. 0.8); combine operators for a range`,
   });
 
 export class SessionListQueryV2Dto extends V2ListQueryDto {
@@ -138,16 +137,16 @@ export class SessionListQueryV2Dto extends V2ListQueryDto {
   @ScoreFilter('lte')
   'confidence_score[lte]'?: number;
 
+  // Optional filters carry no example: Swagger UI's "Try it out" would send them all at once.
   @ApiPropertyOptional({
     format: 'date-time',
-    example: '2026-01-01',
-    description: 'Sessions created after this date or time',
+    description: 'Sessions created after this date or time (e.g. 2026-01-01)',
   })
   @IsOptional()
   @IsDateString({ strict: true }, { message: 'must be an ISO 8601 date or date-time' })
   created_after?: string;
 
-  @ApiPropertyOptional({ example: 'analyst_sim_1', description: 'Sessions this analyst worked on' })
+  @ApiPropertyOptional({ description: 'Sessions this analyst worked on (an `analyst_…` id)' })
   @IsOptional()
   @IsString({ message: 'must be an analyst id' })
   @MaxLength(100, { message: 'must be an analyst id' })
