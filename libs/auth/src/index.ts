@@ -2,6 +2,7 @@ export * from './token-constants.js';
 export * from './secret-hash.js';
 export * from './signing-keys.service.js';
 export * from './access-tokens.js';
+export * from './dashboard-clients.js';
 export * from './oauth-clients.service.js';
 export * from './oauth-client-registry.service.js';
 export * from './credentials.js';

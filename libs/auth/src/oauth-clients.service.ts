@@ -91,4 +91,36 @@ export class OAuthClientsService {
       },
     );
   }
+
+  /**
+   * Creates or updates one of the dashboard's public clients (see
+   * dashboard-clients.ts): PKCE, no secret, rotating refresh tokens, every
+   * scope (a person's roles and SSO groups still bound what a token does),
+   * the callback under PUBLIC_URL as it is now.
+   */
+  async ensureDashboardClient(
+    organizationId: string,
+    mode: Mode,
+    clientId: string,
+    redirectUri: string,
+  ): Promise<void> {
+    const fields = {
+      organizationId,
+      mode,
+      clientName: 'Dashboard',
+      secretHash: null,
+      tokenEndpointAuthMethod: 'none',
+      grantTypes: ['authorization_code', 'refresh_token'],
+      redirectUris: [redirectUri],
+      scopes: [...ALL_SCOPES],
+      deletedAt: null,
+    };
+    await this.clients
+      .createQueryBuilder()
+      .insert()
+      .values({ id: newKey('oauthClient').uuid, clientId, ...fields })
+      .orIgnore()
+      .execute();
+    await this.clients.update({ clientId }, fields);
+  }
 }

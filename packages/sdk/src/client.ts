@@ -1,4 +1,5 @@
 import { Analyses } from './resources/analyses.js';
+import { Analytics } from './resources/analytics.js';
 import { ApiKeys } from './resources/api-keys.js';
 import { Dowsing } from './resources/dowsing.js';
 import { History } from './resources/history.js';
@@ -39,6 +40,7 @@ export class Client {
   readonly history: History;
   readonly webhooks: Webhooks;
   readonly apiKeys: ApiKeys;
+  readonly analytics: Analytics;
   private readonly transport: Transport;
   private readonly credentials: Credentials;
 
@@ -63,6 +65,7 @@ export class Client {
     this.history = new History(this.transport);
     this.webhooks = new Webhooks(this.transport);
     this.apiKeys = new ApiKeys(this.transport);
+    this.analytics = new Analytics(this.transport);
   }
 
   /**

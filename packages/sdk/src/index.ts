@@ -26,4 +26,5 @@ export type * from './resources/dowsing.js';
 export type * from './resources/history.js';
 export type * from './resources/webhooks.js';
 export type * from './resources/api-keys.js';
+export type * from './resources/analytics.js';
 export type * as Api from './generated/types.gen.js';

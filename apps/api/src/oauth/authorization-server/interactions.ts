@@ -2,7 +2,7 @@ import { applyDecorators, Controller, Injectable, VERSION_NEUTRAL } from '@nestj
 import { ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type Provider from 'oidc-provider';
-import { UsersService, type UserEntity } from '#auth';
+import { isFirstPartyClient, UsersService, type UserEntity } from '#auth';
 import { parsePublicId, toPublicId } from '#common';
 import { AppSettings } from '#config';
 import { OrganizationsService } from '#organizations';
@@ -38,6 +38,8 @@ export interface Requester {
   clientName: string;
   organizationId: string | null;
   organizationName: string;
+  /** The service's own dashboard, which signs in people of every organisation. */
+  firstParty: boolean;
 }
 
 /** An interaction this browser holds, at the step a route expects, with who is asking. */
@@ -181,7 +183,16 @@ export class Interactions {
     const organizationId = client ? clientOrganizationId(client) : null;
     const organization =
       organizationId === null ? null : await this.organizations.get(organizationId);
+    if (client && isFirstPartyClient(client.clientId)) {
+      return {
+        clientName: 'the dashboard',
+        organizationId: null,
+        organizationName: '',
+        firstParty: true,
+      };
+    }
     return {
+      firstParty: false,
       clientName: client?.clientName ?? 'An application',
       organizationId: organization?.id ?? null,
       organizationName: organization?.name ?? 'an unknown organisation',
@@ -190,7 +201,9 @@ export class Interactions {
 }
 
 export function belongsTo(user: UserEntity | null, requester: Requester): boolean {
-  return user !== null && user.organizationId === requester.organizationId;
+  return (
+    user !== null && (requester.firstParty || user.organizationId === requester.organizationId)
+  );
 }
 
 /** A text field of a submitted form, or ''. */

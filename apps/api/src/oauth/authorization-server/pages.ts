@@ -87,6 +87,8 @@ function errorBlock(message: string | undefined): string {
 
 /** Who registered the application: users can only allow their own organisation's. */
 function ownerLine(organizationName: string): string {
+  // The service's own dashboard (first-party) belongs to no one organisation.
+  if (organizationName === '') return '';
   return `<p class="muted">Registered by the organisation <strong>${escapeHtml(organizationName)}</strong>; only its members can allow it.</p>`;
 }
 

@@ -2,7 +2,7 @@ import type { Configuration, JWK, KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { ALL_SCOPES, parsePublicId, toPublicId } from '#common';
 import type { UsersService } from '#auth';
-import { ACCESS_TOKEN_TTL_SECONDS, SIGNING_ALGORITHM } from '#auth';
+import { ACCESS_TOKEN_TTL_SECONDS, isFirstPartyClient, SIGNING_ALGORITHM } from '#auth';
 import type { Sql } from '#database';
 import { ClientsAdapter, PostgresOidcAdapter } from './oidc-adapter.js';
 import { renderErrorPage } from './pages.js';
@@ -137,6 +137,21 @@ export function providerConfiguration(deps: ProviderDependencies): Configuration
     // Only the code and refresh grants come here; a client registered for refresh_token gets one.
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,
+    // The dashboard is the service itself: its people are not asked to consent to it.
+    loadExistingGrant: async (ctx) => {
+      const { client, session, result, provider } = ctx.oidc;
+      const grantId =
+        (result?.consent as { grantId?: string } | undefined)?.grantId ??
+        (client ? session?.grantIdFor(client.clientId) : undefined);
+      if (grantId) return provider.Grant.find(grantId);
+      if (!client || !session?.accountId || !isFirstPartyClient(client.clientId)) return undefined;
+      const grant = new provider.Grant({ clientId: client.clientId, accountId: session.accountId });
+      // The API's scopes are registered as the provider's scopes too (see `scopes`): both kinds.
+      grant.addOIDCScope(client.scope ?? '');
+      grant.addResourceScope(publicUrl, client.scope ?? '');
+      await grant.save();
+      return grant;
+    },
     // The sign-in and consent pages are served by InteractionController.
     interactions: { url: (_ctx, interaction) => `/oauth2/interaction/${interaction.uid}` },
     findAccount: async (_ctx, accountId) => {
@@ -152,11 +167,15 @@ export function providerConfiguration(deps: ProviderDependencies): Configuration
       // At the token endpoint the provider has the authenticated client already.
       const client = ctx.oidc.client ?? (await ctx.oidc.provider.Client.find(token.clientId!));
       if (!client) throw new errors.InvalidClient('client not found');
-      const organizationId = client['organization_id'] as string;
+      let organizationId = client['organization_id'] as string;
       const accountId = 'accountId' in token ? token.accountId : undefined;
+      const firstParty = isFirstPartyClient(client.clientId);
+      // The dashboard's clients act for a person only, in the person's organisation.
+      if (firstParty && !accountId) throw new errors.InvalidGrant('a person must sign in');
       if (accountId) {
         const user = await users.findById(parsePublicId('user', accountId)!);
         if (!user) throw new errors.InvalidGrant('the account no longer exists');
+        if (firstParty) organizationId = toPublicId('organization', user.organizationId);
         // The consent pages allow only the client's own organisation; a grant that says otherwise is refused.
         if (toPublicId('organization', user.organizationId) !== organizationId) {
           throw new errors.InvalidGrant(

@@ -1,0 +1,194 @@
+import type { ApiKey, CreateApiKey } from '@sas/sdk';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { ApiError } from '../api-error';
+import type { Mode } from '../auth/oauth';
+import { useSession } from '../auth/session';
+import { ALL_SCOPES, type Scope } from '../scopes';
+
+/** List, create (the key shown once) and revoke API keys. */
+export function ApiKeysPage() {
+  const { client, tokens } = useSession();
+  const queryClient = useQueryClient();
+  const keys = useQuery({
+    queryKey: ['api-keys', tokens.mode],
+    queryFn: async () => {
+      const all: ApiKey[] = [];
+      for await (const key of client.apiKeys.list()) all.push(key);
+      return all;
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (id: string) => client.apiKeys.revoke(id),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['api-keys'] }),
+  });
+  const active = keys.data?.filter((key) => key.revoked_at === null) ?? [];
+  return (
+    <>
+      <h1>API keys</h1>
+      <CreateKey />
+      <section aria-labelledby="keys">
+        <h2 id="keys">Your keys</h2>
+        {keys.isPending && <p>Loading…</p>}
+        {keys.isError && <ApiError error={keys.error} />}
+        {revoke.isError && <ApiError error={revoke.error} />}
+        {keys.data && active.length === 0 && (
+          <p>No active keys. Create one above to call the API from your code.</p>
+        )}
+        {active.length > 0 && (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col">Mode</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Last used</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {active.map((key) => (
+                <tr key={key.id}>
+                  <th scope="row">{key.name}</th>
+                  <td>
+                    <code>{key.prefix}…</code>
+                  </td>
+                  <td>{key.mode}</td>
+                  <td>{key.scopes.join(', ')}</td>
+                  <td>
+                    {key.expires_at ? new Date(key.expires_at).toLocaleDateString() : 'never'}
+                  </td>
+                  <td>
+                    {key.last_used_at ? new Date(key.last_used_at).toLocaleString() : 'never'}
+                  </td>
+                  <td>
+                    <button
+                      type="button"
+                      className="danger"
+                      disabled={revoke.isPending}
+                      onClick={() => revoke.mutate(key.id)}
+                    >
+                      Revoke <span className="visually-hidden">{key.name}</span>
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </>
+  );
+}
+
+function CreateKey() {
+  const { client, tokens } = useSession();
+  const queryClient = useQueryClient();
+  const [name, setName] = useState('');
+  const [mode, setMode] = useState<Mode>(tokens.mode);
+  const [scopes, setScopes] = useState<Set<Scope>>(new Set(['remote-viewing:read']));
+  const [expires, setExpires] = useState('');
+  const [copied, setCopied] = useState(false);
+  const create = useMutation({
+    mutationFn: (body: CreateApiKey) => client.apiKeys.create(body),
+    onSuccess: () => {
+      setCopied(false);
+      setName('');
+      return queryClient.invalidateQueries({ queryKey: ['api-keys'] });
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate({
+      name,
+      mode,
+      scopes: [...scopes],
+      expires_at: expires ? new Date(`${expires}T23:59:59Z`).toISOString() : null,
+    });
+  };
+  const toggle = (scope: Scope, on: boolean) => {
+    const next = new Set(scopes);
+    if (on) next.add(scope);
+    else next.delete(scope);
+    setScopes(next);
+  };
+  return (
+    <section aria-labelledby="create">
+      <h2 id="create">Create a key</h2>
+      <form onSubmit={submit} className="form">
+        <label htmlFor="key-name">Name</label>
+        <input
+          id="key-name"
+          required
+          maxLength={100}
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+        />
+        <fieldset>
+          <legend>Mode</legend>
+          {(['test', 'live'] as Mode[]).map((value) => (
+            <label key={value}>
+              <input
+                type="radio"
+                name="key-mode"
+                value={value}
+                checked={mode === value}
+                onChange={() => setMode(value)}
+              />
+              {value === 'live' ? 'Live' : 'Test'}
+            </label>
+          ))}
+        </fieldset>
+        <fieldset>
+          <legend>Scopes</legend>
+          <div className="scopes">
+            {ALL_SCOPES.map((scope) => (
+              <label key={scope}>
+                <input
+                  type="checkbox"
+                  checked={scopes.has(scope)}
+                  onChange={(event) => toggle(scope, event.target.checked)}
+                />
+                {scope}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <label htmlFor="key-expires">Expires (optional)</label>
+        <input
+          id="key-expires"
+          type="date"
+          value={expires}
+          onChange={(event) => setExpires(event.target.value)}
+        />
+        <button type="submit" disabled={create.isPending || scopes.size === 0}>
+          Create key
+        </button>
+      </form>
+      {create.isError && <ApiError error={create.error} />}
+      {create.data && (
+        <div className="created" role="status">
+          <p>
+            Your new {create.data.mode} key <strong>{create.data.name}</strong>. Copy it now: it is
+            not shown again.
+          </p>
+          <code className="secret" data-testid="new-key">
+            {create.data.key}
+          </code>{' '}
+          <button
+            type="button"
+            onClick={() =>
+              void navigator.clipboard.writeText(create.data.key).then(() => setCopied(true))
+            }
+          >
+            {copied ? 'Copied' : 'Copy key'}
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,22 @@
+// The dashboard's build: `vite build --config apps/dashboard/vite.config.ts` → dist/dashboard,
+// served by the API at /dashboard (apps/api/src/dashboard/dashboard-assets.ts).
+import { fileURLToPath } from 'node:url';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+
+export default defineConfig({
+  root,
+  base: '/dashboard/',
+  plugins: [react()],
+  build: {
+    outDir: fileURLToPath(new URL('../../dist/dashboard', import.meta.url)),
+    emptyOutDir: true,
+    // The CSP allows no inline script, so nothing is inlined, not even the module preload polyfill.
+    modulePreload: { polyfill: false },
+    assetsInlineLimit: 0,
+    manifest: true,
+    sourcemap: false,
+  },
+});

@@ -1,0 +1,172 @@
+import { readFileSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DASHBOARD_CLIENT_IDS } from '#auth';
+import { ADMIN } from './support/authorization.js';
+import { launchChromium } from './support/browser.js';
+import { TestClient } from './support/client.js';
+import { startStack, type Stack } from './support/stack.js';
+
+// The dashboard as built by `npm run build` (the pretest step), served by the real API.
+const AXE = readFileSync('node_modules/axe-core/axe.min.js', 'utf8');
+
+let stack: Stack;
+let client: TestClient;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+/** Every refresh token the dashboard was given, read off the token endpoint's answers. */
+const refreshTokens: string[] = [];
+
+beforeAll(async () => {
+  stack = await startStack({ worker: false });
+  client = await TestClient.for(stack);
+  browser = await launchChromium();
+  // bypassCSP lets the test inject axe-core; the CSP header itself is asserted on the responses.
+  context = await browser.newContext({ bypassCSP: true });
+  page = await context.newPage();
+  page.on('response', (response) => {
+    if (!response.url().endsWith('/oauth2/token') || response.status() !== 200) return;
+    void response
+      .json()
+      .then((body: { refresh_token?: string }) => {
+        if (body.refresh_token) refreshTokens.push(body.refresh_token);
+      })
+      .catch(() => undefined);
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+async function seriousViolations(): Promise<string[]> {
+  await page.evaluate(AXE);
+  const results = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(): Promise<any> } }).axe;
+    return axe.run();
+  });
+  return (results.violations as { id: string; impact: string; help: string }[])
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id}: ${violation.help}`);
+}
+
+/** Static files are no API operation: plain fetch, outside the contract checks of TestClient. */
+async function fetchText(path: string) {
+  const response = await fetch(`${stack.baseUrl}${path}`);
+  return {
+    status: response.status,
+    headers: Object.fromEntries(response.headers),
+    text: await response.text(),
+  };
+}
+
+/** Tokens live in memory only: nothing like a JWT or a refresh token in web storage. */
+async function expectNoTokenStored(): Promise<void> {
+  const stored = await page.evaluate(() =>
+    JSON.stringify([{ ...localStorage }, { ...sessionStorage }]),
+  );
+  expect(stored).not.toMatch(/eyJ/);
+  for (const token of refreshTokens) expect(stored).not.toContain(token);
+}
+
+describe('the dashboard', () => {
+  it('is served with a strict CSP, caches hashed assets and falls back to index.html', async () => {
+    const index = await fetchText('/dashboard/');
+    expect(index.status).toBe(200);
+    const csp = index.headers['content-security-policy'] as string;
+    for (const directive of [
+      "default-src 'self'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+      "form-action 'self'",
+    ]) {
+      expect(csp).toContain(directive);
+    }
+    expect(csp).not.toContain('unsafe-inline');
+    expect(index.headers['cache-control']).toBe('no-cache');
+    expect(index.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
+
+    const deep = await fetchText('/dashboard/api-keys');
+    expect(deep.status).toBe(200);
+    expect(deep.text).toBe(index.text);
+
+    const asset = /src="(\/dashboard\/assets\/[^"]+\.js)"/.exec(index.text)![1]!;
+    const script = await fetchText(asset);
+    expect(script.status).toBe(200);
+    expect(script.headers['cache-control']).toContain('immutable');
+    expect(script.headers['cache-control']).toContain('max-age=31536000');
+  });
+
+  it('signs the admin in, shows the overview, creates, uses and revokes a test key, signs out', async () => {
+    await page.goto(`${stack.baseUrl}/dashboard/`);
+    // The real sign-in page of the authorization server; no consent page for the service's own app.
+    await page.getByLabel('Email address').fill(ADMIN.email);
+    await page.getByLabel('Password').fill(ADMIN.password);
+    await page.getByLabel('Password').press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.getByRole('heading', { name: 'Usage against plan and tier' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/dashboard/');
+    await expectNoTokenStored();
+    expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(1);
+    expect(await page.getByRole('main').count()).toBe(1);
+    expect(await page.getByRole('banner').count()).toBe(1);
+    expect(await seriousViolations()).toEqual([]);
+
+    // Keyboard only: Tab reaches the main navigation, and from the API keys page the form.
+    const overviewLink = page.getByRole('link', { name: 'Overview' });
+    for (let presses = 0; presses < 20; presses++) {
+      await page.keyboard.press('Tab');
+      if (await overviewLink.evaluate((link) => link === document.activeElement)) break;
+    }
+    expect(await overviewLink.evaluate((link) => link === document.activeElement)).toBe(true);
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    await page.getByText('No active keys').waitFor();
+    const nameField = page.getByLabel('Name');
+    for (let presses = 0; presses < 30; presses++) {
+      await page.keyboard.press('Tab');
+      if (await nameField.evaluate((field) => field === document.activeElement)) break;
+    }
+    expect(await nameField.evaluate((field) => field === document.activeElement)).toBe(true);
+    await page.keyboard.type('Browser test key');
+    expect(await seriousViolations()).toEqual([]);
+
+    // Test mode: signing in again with the test-mode client, no password asked (the browser is
+    // signed in at the authorization server); marked on the page; the form creates test keys.
+    await page.getByRole('radio', { name: 'Test' }).first().check();
+    await page.getByText('Test mode: you are seeing test data').waitFor();
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    await page.getByLabel('Name').fill('Browser test key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.getByTestId('new-key').textContent())!.trim();
+    expect(key).toMatch(/^sk_test_/);
+    const used = await client.get('/v2/sessions', { apiKey: key });
+    expect(used.status).toBe(200);
+
+    await page.getByRole('row', { name: /Browser test key/ }).waitFor();
+    await page.getByRole('button', { name: 'Revoke Browser test key' }).click();
+    await page.getByText('No active keys').waitFor();
+    expect((await client.get('/v2/sessions', { apiKey: key })).status).toBe(401);
+    await expectNoTokenStored();
+
+    // Sign out revokes the refresh token.
+    expect(refreshTokens.length).toBeGreaterThan(0);
+    await page.getByText('Account').click();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
+    const refresh = await client.post('/oauth2/token', {
+      form: {
+        grant_type: 'refresh_token',
+        refresh_token: refreshTokens.at(-1)!,
+        client_id: DASHBOARD_CLIENT_IDS.test,
+      },
+    });
+    expect(refresh.status).toBe(400);
+    expect(refresh.body.error).toBe('invalid_grant');
+  });
+});
