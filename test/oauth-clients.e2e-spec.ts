@@ -593,6 +593,24 @@ describe('the bootstrap client', () => {
   });
 });
 
+describe('the dashboard’s sign-in clients', () => {
+  it('cannot be changed, redirected or deleted, even by the operator (409), nor seen by others', async () => {
+    const operator = (await tokenRequest(BOOTSTRAP_CLIENT_ID, BOOTSTRAP_CLIENT_SECRET)).body
+      .access_token as string;
+    for (const response of [
+      await patch('sas-dashboard', { redirect_uris: ['https://evil.example.com/cb'] }, operator),
+      await remove('sas-dashboard', operator),
+    ]) {
+      expect(response.status).toBe(409);
+      expect(response.body.error).toMatchObject({
+        code: 'CONFLICT',
+        details: { field: 'client_id', issue: expect.stringContaining('registers them itself') },
+      });
+    }
+    expect((await remove('sas-dashboard-test')).status).toBe(404);
+  });
+});
+
 describe('tenant isolation', () => {
   it('answers 404 to another organisation and to the other mode, and leaves the client alone', async () => {
     const created = await register(machine);

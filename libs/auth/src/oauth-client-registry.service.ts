@@ -6,6 +6,7 @@ import { AppError, isScope, missingScopes, newKey, type Principal, type Tenant }
 import { AppSettings } from '#config';
 import { OAuthClientEntity } from './entities/oauth-client.entity.js';
 import { hashSecret } from './secret-hash.js';
+import { isFirstPartyClient } from './dashboard-clients.js';
 
 /** RFC 7591 grant types a client may register. */
 export const OAUTH_GRANT_TYPES = [
@@ -233,6 +234,17 @@ export class OAuthClientRegistryService {
           {
             field: 'client_id',
             issue: 'set BOOTSTRAP_CLIENT_ID / BOOTSTRAP_CLIENT_SECRET and restart to change it',
+          },
+        );
+      }
+      // They sign in people of every organisation without consent: only the service defines them.
+      if (isFirstPartyClient(current.clientId)) {
+        throw new AppError(
+          'CONFLICT',
+          "The dashboard's sign-in clients are the service's own and cannot be changed through the API",
+          {
+            field: 'client_id',
+            issue: 'the service registers them itself at every start',
           },
         );
       }
