@@ -57,6 +57,9 @@ export function Shell() {
           <li>
             <Link to="/api-keys">API keys</Link>
           </li>
+          <li>
+            <Link to="/webhooks">Webhooks</Link>
+          </li>
         </ul>
       </nav>
       <main id="main" className="main" tabIndex={-1}>
