@@ -6,12 +6,11 @@ import {
   assignmentPublicId,
   combineSubmissions,
   type CombinedResults,
-  type RecordForResults,
+  pooledTrials,
   type SubmissionInput,
   TaskingService,
   type Tasking,
   type TaskingRequest,
-  TrackRecords,
 } from '#analysts';
 import type { Member } from '#auth';
 import { AppError, parsePublicId, toPublicId, type Tenant } from '#common';
@@ -86,7 +85,6 @@ export class AnalystAnalyses {
     private readonly events: EventLog,
     private readonly work: AnalystWork,
     private readonly tasking: TaskingService,
-    private readonly trackRecords: TrackRecords,
     private readonly verified: VerifiedRecords,
   ) {}
 
@@ -263,51 +261,17 @@ export class AnalystAnalyses {
     requestId: string | null,
   ): Promise<void> {
     const tenant = { organizationId: analysis.organizationId, mode: analysis.mode };
-    const submissions = await this.tasking.submissions(tx, tasking.id);
-    const p0 = 1 / (tasking.decoyCount + 1);
-    const [records, verified] = await Promise.all([
-      this.trackRecords.of(
-        analysis.organizationId,
-        submissions.map((s) => s.userId),
-        { kind: 'analysis', modality: null },
-      ),
+    const [{ submissions, forCombining, records, p0 }, verified] = await Promise.all([
+      this.work.inputs(tx, tenant, tasking, null),
       this.verified.of(tenant, {
         type: 'analysis',
         subtypes: [analysis.analysisType],
         defaultP0: ANALYSIS_DEFAULT_BASELINE,
       }),
     ]);
-    const forResults = new Map<string, RecordForResults>();
-    let hits = 0;
-    let trials = 0;
-    for (const [userId, record] of records) {
-      hits += record.hits;
-      trials += record.trials;
-      forResults.set(toPublicId('analyst', userId), {
-        trials: record.trials,
-        hits: record.hits,
-        theta: record.theta,
-        baseline: record.hitRate?.baseline ?? p0,
-        saicAccuracy: record.saicAccuracy,
-        saicReliability: record.saicReliability,
-        established: record.evidence === 'track_record',
-      });
-    }
+    const { hits, trials } = pooledTrials(records, p0);
     const lists = submissions.map((s) => s.descriptors ?? []);
-    const combined = combineSubmissions(
-      submissions.map((s) => ({
-        analystId: toPublicId('analyst', s.userId),
-        descriptors: s.descriptors ?? [],
-        point:
-          s.latitude !== null && s.longitude !== null
-            ? { latitude: s.latitude, longitude: s.longitude }
-            : null,
-        notes: s.notes,
-      })),
-      forResults,
-      p0,
-      verifiedStatistics(verified),
-    );
+    const combined = combineSubmissions(forCombining, records, p0, verifiedStatistics(verified));
     const results = analysisResultsFrom(analysis, submissions, combined);
     const details: AnalysisScoreDetails = {
       material: null,

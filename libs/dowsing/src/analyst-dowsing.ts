@@ -5,12 +5,11 @@ import {
   type Assignment,
   assignmentPublicId,
   combineSubmissions,
-  type RecordForResults,
+  pooledTrials,
   type SubmissionInput,
   TaskingService,
   type Tasking,
   type TaskingRequest,
-  TrackRecords,
   type TimedWorkPeople,
 } from '#analysts';
 import type { Member } from '#auth';
@@ -57,7 +56,6 @@ export class AnalystDowsing {
     private readonly events: EventLog,
     private readonly work: AnalystWork,
     private readonly tasking: TaskingService,
-    private readonly trackRecords: TrackRecords,
     private readonly verified: VerifiedRecords,
   ) {}
 
@@ -166,59 +164,23 @@ export class AnalystDowsing {
     requestId: string | null,
   ): Promise<void> {
     const tenant = { organizationId: query.organizationId, mode: query.mode };
-    const submissions = await this.tasking.submissions(tx, tasking.id);
-    const p0 = 1 / (tasking.decoyCount + 1);
-    const [records, verified] = await Promise.all([
-      this.trackRecords.of(
-        query.organizationId,
-        submissions.map((s) => s.userId),
-        { kind: 'dowsing', modality: null },
-      ),
+    const [{ submissions, forCombining: answers, records, p0 }, verified] = await Promise.all([
+      this.work.inputs(tx, tenant, tasking, null),
       this.verified.of(tenant, {
         type: 'dowsing',
         subtypes: [query.queryType],
         defaultP0: DOWSING_DEFAULT_BASELINE[query.queryType],
       }),
     ]);
-    const forResults = new Map<string, RecordForResults>();
-    let hits = 0;
-    let trials = 0;
-    let baselineSum = 0;
-    for (const [userId, record] of records) {
-      const baseline = record.hitRate?.baseline ?? p0;
-      hits += record.hits;
-      trials += record.trials;
-      baselineSum += baseline * record.trials;
-      forResults.set(toPublicId('analyst', userId), {
-        trials: record.trials,
-        hits: record.hits,
-        theta: record.theta,
-        baseline,
-        saicAccuracy: record.saicAccuracy,
-        saicReliability: record.saicReliability,
-        established: record.evidence === 'track_record',
-      });
-    }
     const input = query.input as unknown as DowsingVariantInput;
-    const combining = forCombining(
-      query.queryType,
-      input,
-      submissions.map((s) => ({
-        analystId: toPublicId('analyst', s.userId),
-        descriptors: s.descriptors ?? [],
-        point:
-          s.latitude !== null && s.longitude !== null
-            ? { latitude: s.latitude, longitude: s.longitude }
-            : null,
-        notes: s.notes,
-      })),
+    const combining = forCombining(query.queryType, input, answers);
+    const combined = combineSubmissions(combining, records, p0, verifiedStatistics(verified));
+    const result = dowsingAnswerFrom(
+      { queryType: query.queryType, input },
+      combining,
+      combined,
+      pooledTrials(records, p0),
     );
-    const combined = combineSubmissions(combining, forResults, p0, verifiedStatistics(verified));
-    const result = dowsingAnswerFrom({ queryType: query.queryType, input }, combining, combined, {
-      hits,
-      trials,
-      p0: trials > 0 ? baselineSum / trials : p0,
-    });
     const completedAt = new Date();
     const sequence = query.eventSequence + 1;
     await tx.query(

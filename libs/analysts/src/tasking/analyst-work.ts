@@ -10,6 +10,7 @@ import {
   combineSubmissions,
   type CombinedResults,
   type RecordForResults,
+  type SubmissionForResults,
 } from './combine-submissions.js';
 import {
   type Assignment,
@@ -43,6 +44,32 @@ export type PreparedTasking = Pick<
   TaskingRequest,
   'analystCount' | 'analystIds' | 'judging' | 'decoyCount' | 'targetId'
 >;
+
+/** What combining a tasking's submissions starts from (AnalystWork.inputs). */
+export interface CombiningInputs {
+  submissions: Assignment[];
+  forCombining: SubmissionForResults[];
+  /** By analyst id (`analyst_…`). */
+  records: Map<string, RecordForResults>;
+  /** Chance: 1 / (decoys + 1). */
+  p0: number;
+}
+
+/** The analysts' judged trials pooled: hits, trials and their mean chance baseline (p0 when none). */
+export function pooledTrials(
+  records: ReadonlyMap<string, RecordForResults>,
+  p0: number,
+): { hits: number; trials: number; p0: number } {
+  let hits = 0;
+  let trials = 0;
+  let baselines = 0;
+  for (const record of records.values()) {
+    hits += record.hits;
+    trials += record.trials;
+    baselines += record.baseline * record.trials;
+  }
+  return { hits, trials, p0: trials > 0 ? baselines / trials : p0 };
+}
 
 /** How many overdue pieces of work one deadline sweep closes. */
 const SWEEP_BATCH = 200;
@@ -131,14 +158,17 @@ export class AnalystWork {
     return requireMember(caller);
   }
 
-  /** The submissions combined into results (combineSubmissions), weighed by the analysts' records. */
-  async combine(
+  /**
+   * What combining a tasking's submissions starts from: the submissions, as
+   * combineSubmissions takes them, the analysts' track records on this kind
+   * of work (and modality) keyed by analyst id, and chance (1 / judging set).
+   */
+  async inputs(
     tx: pg.PoolClient,
     tenant: Tenant,
     tasking: Tasking,
     modality: string | null,
-    verified: VerifiedOutcomeStatistics | null,
-  ): Promise<{ submissions: Assignment[]; combined: CombinedResults }> {
+  ): Promise<CombiningInputs> {
     const submissions = await this.tasking.submissions(tx, tasking.id);
     const p0 = 1 / (tasking.decoyCount + 1);
     const records = await this.trackRecords.of(
@@ -158,21 +188,33 @@ export class AnalystWork {
         established: record.evidence === 'track_record',
       });
     }
-    const combined = combineSubmissions(
-      submissions.map((s) => ({
-        analystId: toPublicId('analyst', s.userId),
-        descriptors: s.descriptors ?? [],
-        point:
-          s.latitude !== null && s.longitude !== null
-            ? { latitude: s.latitude, longitude: s.longitude }
-            : null,
-        notes: s.notes,
-      })),
-      forResults,
-      p0,
-      verified,
+    const forCombining = submissions.map((s) => ({
+      analystId: toPublicId('analyst', s.userId),
+      descriptors: s.descriptors ?? [],
+      point:
+        s.latitude !== null && s.longitude !== null
+          ? { latitude: s.latitude, longitude: s.longitude }
+          : null,
+      notes: s.notes,
+    }));
+    return { submissions, forCombining, records: forResults, p0 };
+  }
+
+  /** The submissions combined into results (combineSubmissions), weighed by the analysts' records. */
+  async combine(
+    tx: pg.PoolClient,
+    tenant: Tenant,
+    tasking: Tasking,
+    modality: string | null,
+    verified: VerifiedOutcomeStatistics | null,
+  ): Promise<{ submissions: Assignment[]; combined: CombinedResults }> {
+    const { submissions, forCombining, records, p0 } = await this.inputs(
+      tx,
+      tenant,
+      tasking,
+      modality,
     );
-    return { submissions, combined };
+    return { submissions, combined: combineSubmissions(forCombining, records, p0, verified) };
   }
 
   /**

@@ -1,6 +1,8 @@
 export { TaskingModule } from './tasking.module.js';
 export {
   AnalystWork,
+  type CombiningInputs,
+  pooledTrials,
   type PreparedTasking,
   progressStep,
   type TimedWorkPeople,
