@@ -213,7 +213,7 @@ export class AnalystSessions {
 
   /** An analyst's uploaded sketch of the session, as stored. */
   sketch(session: SessionEntity, sketchId: string) {
-    return this.work.tasking.sketch(
+    return this.work.sketches.ofWork(
       { organizationId: session.organizationId, mode: session.mode },
       'session',
       session.id,

@@ -11,7 +11,7 @@ import {
 } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { TaskingService } from '#analysts';
+import { SubmittedSketches, TaskingService } from '#analysts';
 import { requireMember, type Member } from '#auth';
 import { Scope, type Principal } from '#common';
 import { AppSettings } from '#config';
@@ -51,6 +51,7 @@ const OWN =
 export class AssignmentsV2Controller {
   constructor(
     private readonly tasking: TaskingService,
+    private readonly sketches: SubmittedSketches,
     private readonly settings: AppSettings,
   ) {}
 
@@ -143,6 +144,6 @@ export class AssignmentsV2Controller {
     @Param('sketch_id') sketchId: string,
     @Res({ passthrough: true }) response: Response,
   ): Promise<StreamableFile> {
-    return servedFile(await this.tasking.ownSketch(member, principal.mode, id, sketchId), response);
+    return servedFile(await this.sketches.own(member, principal.mode, id, sketchId), response);
   }
 }

@@ -20,6 +20,7 @@ import {
   type Tasking,
   type TaskingRequest,
 } from './tasking.js';
+import { SubmittedSketches } from './submitted-sketches.js';
 import { TaskingService } from './tasking.service.js';
 
 /** How a create request asks for its work to be done by people (absent: the default engine). */
@@ -86,6 +87,7 @@ const SWEEP_BATCH = 200;
 export class AnalystWork {
   constructor(
     readonly tasking: TaskingService,
+    readonly sketches: SubmittedSketches,
     private readonly judging: JudgingService,
     private readonly trackRecords: TrackRecords,
     private readonly pool: TargetPool,

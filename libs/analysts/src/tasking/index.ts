@@ -1,4 +1,5 @@
 export { TaskingModule } from './tasking.module.js';
+export { SubmittedSketches } from './submitted-sketches.js';
 export {
   AnalystWork,
   type CombiningInputs,
