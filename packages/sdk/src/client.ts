@@ -1,9 +1,16 @@
 import { Analyses } from './resources/analyses.js';
+import { Analysts } from './resources/analysts.js';
 import { Analytics } from './resources/analytics.js';
 import { ApiKeys } from './resources/api-keys.js';
+import { Assignments } from './resources/assignments.js';
 import { Dowsing } from './resources/dowsing.js';
 import { History } from './resources/history.js';
+import { JudgingTasks } from './resources/judging-tasks.js';
+import { Profiles } from './resources/profile.js';
+import { Reports } from './resources/reports.js';
 import { Sessions } from './resources/sessions.js';
+import { Organizations, SsoConnections } from './resources/sso-connections.js';
+import { Targets } from './resources/targets.js';
 import { Webhooks } from './resources/webhooks.js';
 import { type Credentials, sleep, Transport } from './transport.js';
 import { waitForWork, type WaitOptions, type WorkRef } from './wait.js';
@@ -41,6 +48,15 @@ export class Client {
   readonly webhooks: Webhooks;
   readonly apiKeys: ApiKeys;
   readonly analytics: Analytics;
+  readonly reports: Reports;
+  /** The person signed in (tokens of the authorization code flow). */
+  readonly profile: Profiles;
+  readonly analysts: Analysts;
+  readonly assignments: Assignments;
+  readonly judgingTasks: JudgingTasks;
+  readonly targets: Targets;
+  readonly organizations: Organizations;
+  readonly ssoConnections: SsoConnections;
   private readonly transport: Transport;
   private readonly credentials: Credentials;
 
@@ -66,6 +82,14 @@ export class Client {
     this.webhooks = new Webhooks(this.transport);
     this.apiKeys = new ApiKeys(this.transport);
     this.analytics = new Analytics(this.transport);
+    this.reports = new Reports(this.transport);
+    this.profile = new Profiles(this.transport);
+    this.analysts = new Analysts(this.transport);
+    this.assignments = new Assignments(this.transport);
+    this.judgingTasks = new JudgingTasks(this.transport);
+    this.targets = new Targets(this.transport);
+    this.organizations = new Organizations(this.transport);
+    this.ssoConnections = new SsoConnections(this.transport);
   }
 
   /**

@@ -31,12 +31,20 @@ export interface TransportConfig {
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-/** One call: the method, the path (with its parameters filled), the query and the JSON body. */
+/** One call: the method, the path (with its parameters filled), the query and the body. */
 export interface Call {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   query?: Record<string, unknown> | undefined;
+  /** A JSON body. */
   body?: unknown;
+  /**
+   * A body sent as it is instead (a form with files, NDJSON, CSV); `type` is
+   * its media type, left out for a FormData, whose boundary fetch sets.
+   */
+  content?: { body: string | Blob | FormData; type?: string };
+  /** `blob`: the answer is a file (a sketch, a photo, a report), read as a Blob. */
+  as?: 'blob';
 }
 
 /** The longest the SDK ever waits before a retry, whatever the service says (as stripe-node). */
@@ -74,17 +82,22 @@ export class Transport {
     const credentials = options.auth ?? this.config.credentials;
     const maxRetries = options.maxRetries ?? this.config.maxRetries;
     const headers: Record<string, string> = {
-      accept: 'application/json',
+      accept: call.as === 'blob' ? '*/*' : 'application/json',
       ...(this.config.userAgent ? { 'user-agent': this.config.userAgent } : {}),
       ...options.headers,
     };
     if (call.body !== undefined) headers['content-type'] = 'application/json';
+    if (call.content?.type) headers['content-type'] = call.content.type;
     // Retrying a POST is safe only with a key; the SDK adds one so every POST may be retried.
     if (call.method === 'POST') {
       headers['idempotency-key'] = options.idempotencyKey ?? idempotencyKey();
     }
     const url = this.url(call);
-    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+    const body = call.content
+      ? call.content.body
+      : call.body === undefined
+        ? undefined
+        : JSON.stringify(call.body);
     let refreshedToken = false;
     for (let attempt = 0; ; attempt += 1) {
       const authorization = await this.authorization(credentials, options.signal);
@@ -102,6 +115,7 @@ export class Transport {
         await this.config.sleep(backoffMs(attempt + 1), options.signal);
         continue;
       }
+      if (response.ok && call.as === 'blob') return { response, body: await response.blob() };
       const parsed = await readBody(response);
       if (response.ok) return { response, body: parsed };
       // A cached token may have been revoked or outlived: fetch a new one, once.

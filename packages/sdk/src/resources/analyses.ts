@@ -3,7 +3,7 @@ import type { BodyOf, FiltersOf, ResultOf } from '../api-types.js';
 import { cursorList, type CursorPage, type ListIterator } from '../pagination.js';
 import type { RequestOptions } from '../transport.js';
 import type { Assignment } from './sessions.js';
-import { Resource, segment } from './resource.js';
+import { Resource, segment, type Submission, submissionCall } from './resource.js';
 
 export type Analysis = ResultOf<Api.AnalysesV1ControllerStatusV1Responses>;
 export type AnalysisResults = ResultOf<Api.AnalysesV1ControllerResultsV1Responses>;
@@ -54,15 +54,11 @@ export class Analyses extends Resource {
     await this.call({ method: 'DELETE', path: `/v1/analysis/${segment(id)}` }, options);
   }
 
-  /** `POST /v2/analysis/{id}/results`: an assigned analyst's submission (their own token). */
-  submitResults(
-    id: string,
-    body: BodyOf<Api.AnalysesV2ControllerSubmitResultsV2Data>,
-    options?: RequestOptions,
-  ): Promise<Assignment> {
-    return this.call(
-      { method: 'POST', path: `/v2/analysis/${segment(id)}/results`, body },
-      options,
-    );
+  /**
+   * `POST /v2/analysis/{id}/results`: an assigned analyst's submission (their own
+   * token); with `sketches`, sent as multipart/form-data.
+   */
+  submitResults(id: string, submission: Submission, options?: RequestOptions): Promise<Assignment> {
+    return this.call(submissionCall(`/v2/analysis/${segment(id)}/results`, submission), options);
   }
 }

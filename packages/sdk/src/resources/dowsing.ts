@@ -3,7 +3,7 @@ import type { BodyOf, FiltersOf, ResultOf } from '../api-types.js';
 import { cursorList, type CursorPage, type ListIterator } from '../pagination.js';
 import type { RequestOptions } from '../transport.js';
 import type { Assignment } from './sessions.js';
-import { Resource, segment } from './resource.js';
+import { Resource, segment, type Submission, submissionCall } from './resource.js';
 
 export type DowsingQuery = ResultOf<Api.DowsingV2ControllerGetV2Responses>;
 export type CreateDowsingQuery = BodyOf<Api.DowsingV1ControllerQueryV1Data>;
@@ -42,14 +42,13 @@ export class Dowsing extends Resource {
     await this.call({ method: 'DELETE', path: `/v1/dowsing/queries/${segment(id)}` }, options);
   }
 
-  /** `POST /v2/dowsing/queries/{id}/results`: an assigned analyst's answer (their own token). */
-  submitResults(
-    id: string,
-    body: BodyOf<Api.DowsingV2ControllerSubmitResultsV2Data>,
-    options?: RequestOptions,
-  ): Promise<Assignment> {
+  /**
+   * `POST /v2/dowsing/queries/{id}/results`: an assigned analyst's submission (their own
+   * token); with `sketches`, sent as multipart/form-data.
+   */
+  submitResults(id: string, submission: Submission, options?: RequestOptions): Promise<Assignment> {
     return this.call(
-      { method: 'POST', path: `/v2/dowsing/queries/${segment(id)}/results`, body },
+      submissionCall(`/v2/dowsing/queries/${segment(id)}/results`, submission),
       options,
     );
   }

@@ -6,6 +6,7 @@ import { Resource, segment } from './resource.js';
 
 export type HistoryCase = ResultOf<Api.HistoryV1ControllerGetV1Responses>;
 export type HistorySearchItem = Api.HistorySearchV2Dto['data'][number];
+export type HistoryImportReport = ResultOf<Api.HistoryImportV2ControllerImportCasesV2Responses>;
 export type HistoryFilters = FiltersOf<Api.HistoryV2ControllerSearchCasesV2Data, 'cursor'>;
 
 /** The searchable history of finished work. */
@@ -39,4 +40,28 @@ export class History extends Resource {
       options,
     );
   }
+
+  /**
+   * `POST /v2/history/import`: finished work from elsewhere, as NDJSON (one
+   * case per line) or CSV; the answer is the per-row report. `dryRun` checks
+   * and counts without storing anything.
+   */
+  import(
+    content: string | Blob,
+    format: 'ndjson' | 'csv',
+    { dryRun = false }: { dryRun?: boolean } = {},
+    options?: RequestOptions,
+  ): Promise<HistoryImportReport> {
+    return this.call(
+      {
+        method: 'POST',
+        path: '/v2/history/import',
+        query: dryRun ? { dry_run: true } : {},
+        content: { body: content, type: IMPORT_TYPES[format] },
+      },
+      options,
+    );
+  }
 }
+
+const IMPORT_TYPES = { ndjson: 'application/x-ndjson', csv: 'text/csv' } as const;

@@ -2,7 +2,7 @@ import type * as Api from '../generated/types.gen.js';
 import type { BodyOf, FiltersOf, ResultOf } from '../api-types.js';
 import { cursorList, type CursorPage, type ListIterator } from '../pagination.js';
 import type { RequestOptions } from '../transport.js';
-import { Resource, segment } from './resource.js';
+import { Resource, segment, type Submission, submissionCall } from './resource.js';
 
 export type Session = Api.SessionV2Dto;
 export type SessionResults = Api.SessionResultsEnvelopeV1Dto;
@@ -63,16 +63,12 @@ export class Sessions extends Resource {
     await this.call({ method: 'DELETE', path: `/v1/sessions/${segment(id)}` }, options);
   }
 
-  /** `POST /v2/sessions/{id}/results`: an assigned analyst's submission (their own token). */
-  submitResults(
-    id: string,
-    body: SessionSubmission,
-    options?: RequestOptions,
-  ): Promise<Assignment> {
-    return this.call(
-      { method: 'POST', path: `/v2/sessions/${segment(id)}/results`, body },
-      options,
-    );
+  /**
+   * `POST /v2/sessions/{id}/results`: an assigned analyst's submission (their own
+   * token); with `sketches`, sent as multipart/form-data.
+   */
+  submitResults(id: string, submission: Submission, options?: RequestOptions): Promise<Assignment> {
+    return this.call(submissionCall(`/v2/sessions/${segment(id)}/results`, submission), options);
   }
 
   /** `POST /v2/sessions/{id}/merge`. */

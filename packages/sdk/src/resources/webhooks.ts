@@ -1,5 +1,5 @@
 import type * as Api from '../generated/types.gen.js';
-import type { BodyOf, FiltersOf, ResultOf } from '../api-types.js';
+import type { BodyOf, FiltersOf, QueryOf, ResultOf } from '../api-types.js';
 import { cursorList, type CursorPage, type ListIterator } from '../pagination.js';
 import type { RequestOptions } from '../transport.js';
 import { Resource, segment } from './resource.js';
@@ -79,5 +79,28 @@ export class Webhooks extends Resource {
         options,
       ),
     );
+  }
+
+  /** `POST /v2/webhooks/{id}/deliveries/{delivery_id}/retry`: one more attempt now. */
+  retryDelivery(
+    id: string,
+    deliveryId: string,
+    options?: RequestOptions,
+  ): Promise<ResultOf<Api.WebhooksV2ControllerRetryDeliveryV2Responses>> {
+    return this.call(
+      {
+        method: 'POST',
+        path: `/v2/webhooks/${segment(id)}/deliveries/${segment(deliveryId)}/retry`,
+      },
+      options,
+    );
+  }
+
+  /** `POST /v2/webhooks/events/replay`: the events of a range sent again to one endpoint. */
+  replay(
+    range: QueryOf<Api.WebhooksV2ControllerReplayV2Data>,
+    options?: RequestOptions,
+  ): Promise<ResultOf<Api.WebhooksV2ControllerReplayV2Responses>> {
+    return this.call({ method: 'POST', path: '/v2/webhooks/events/replay', query: range }, options);
   }
 }
