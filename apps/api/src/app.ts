@@ -6,7 +6,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import type { Settings } from '#config';
 import { ApiModule } from './api.module.js';
-import { dashboardDirectory, mountDashboard } from './dashboard/dashboard-assets.js';
+import { mountDashboard } from './dashboard/dashboard-assets.js';
 import { AuthorizationServer } from './oauth/authorization-server/authorization-server.js';
 import { collectProcessMetrics, httpMetricsMiddleware } from './health/metrics.js';
 import { installBodyParsing } from './http/body-parsing.js';
@@ -38,7 +38,7 @@ export async function createApiApp(settings: Settings): Promise<INestApplication
     response.redirect(308, `/oauth2/authorize${query}`);
   });
   app.get(AuthorizationServer).mount(express);
-  mountDashboard(express, settings.publicUrl, dashboardDirectory());
+  mountDashboard(express, settings.publicUrl, settings.dashboardDir);
   // WebSockets (live updates /v1/sessions/ws, event listening /v2/events/listen), outside Express.
   const server = app.getHttpServer() as Server;
   app.get(LiveSockets).attach(server);

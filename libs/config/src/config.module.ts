@@ -26,6 +26,7 @@ export abstract class AppSettings implements Settings {
   declare workerHealthPort: number | null;
   declare shutdownGraceMs: number;
   declare bodyLimitBytes: number;
+  declare dashboardDir: string;
   declare historyImportMaxBytes: number;
   declare signingKeySecret: string | null;
   declare signingKeyRotationDays: number;

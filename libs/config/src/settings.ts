@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 
 /**
@@ -33,6 +34,8 @@ export interface Settings {
   workerHealthPort: number | null;
   shutdownGraceMs: number;
   bodyLimitBytes: number;
+  /** Where the built dashboard is (dist/dashboard of the working directory by default). */
+  dashboardDir: string;
   /** Largest history import (POST /v2/history/import), which is streamed rather than parsed whole. */
   historyImportMaxBytes: number;
   signingKeySecret: string | null;
@@ -310,6 +313,7 @@ export function parseSettings(env: Env): Settings {
     workerHealthPort: optionalPort(env, 'WORKER_HEALTH_PORT'),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     bodyLimitBytes: byteSize(env, 'BODY_LIMIT', 1024 ** 2),
+    dashboardDir: resolve(text(env, 'DASHBOARD_DIR') ?? join('dist', 'dashboard')),
     historyImportMaxBytes: byteSize(env, 'HISTORY_IMPORT_MAX_BYTES', 64 * 1024 ** 2, 1024),
     signingKeySecret,
     signingKeyRotationDays: integer(env, 'SIGNING_KEY_ROTATION_DAYS', 90, 0, 3650),

@@ -1,11 +1,13 @@
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import express, { type Express, type Response } from 'express';
 
 /**
  * The dashboard's policy: its own scripts, styles and API only (WebSockets to
  * this origin included, which 'self' covers in current browsers; ws: and wss:
- * of the same host are named for older ones), nothing inline, never framed.
+ * of the same host are named for older ones), images also from blob: URLs
+ * (sketches and photos are fetched with the token, then shown), nothing
+ * inline, never framed.
  */
 export function dashboardCsp(publicUrl: string): string {
   const socket = publicUrl.replace(/^http/, 'ws');
@@ -13,17 +15,12 @@ export function dashboardCsp(publicUrl: string): string {
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
-    "img-src 'self' data:",
+    "img-src 'self' data: blob:",
     `connect-src 'self' ${socket}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",
     "form-action 'self'",
   ].join('; ');
-}
-
-/** Where `vite build` puts the dashboard (dist/dashboard), from the working directory: npm runs at the root. */
-export function dashboardDirectory(): string {
-  return resolve(process.cwd(), 'dist', 'dashboard');
 }
 
 /**
