@@ -10,7 +10,7 @@ export {
   type WebhookHeaders,
   WebhookVerificationError,
 } from './webhook-signatures.js';
-export { type CursorPage, ListIterator, type OffsetPage } from './pagination.js';
+export { CursorList, type CursorPage, ListIterator, type OffsetPage } from './pagination.js';
 export {
   backoffMs,
   type Credentials,

@@ -50,15 +50,30 @@ export class ListIterator<T, P> implements AsyncIterable<T> {
   }
 }
 
-/** A version 2 list: follows `pagination.next_cursor` until it is null. */
+/**
+ * A version 2 list, which follows `pagination.next_cursor` until it is null;
+ * `page(cursor)` reads one page alone, for interfaces that show a page at a
+ * time (the dashboard's "Next page").
+ */
+export class CursorList<T> extends ListIterator<T, CursorPage<T>> {
+  constructor(private readonly fetchPage: (cursor: string | undefined) => Promise<CursorPage<T>>) {
+    super(
+      () => fetchPage(undefined),
+      (page) => (page.pagination.next_cursor ? fetchPage(page.pagination.next_cursor) : null),
+      (page) => page.data,
+    );
+  }
+
+  /** The first page, or the page a `next_cursor` points at. */
+  page(cursor?: string): Promise<CursorPage<T>> {
+    return this.fetchPage(cursor);
+  }
+}
+
 export function cursorList<T>(
   fetchPage: (cursor: string | undefined) => Promise<CursorPage<T>>,
-): ListIterator<T, CursorPage<T>> {
-  return new ListIterator(
-    () => fetchPage(undefined),
-    (page) => (page.pagination.next_cursor ? fetchPage(page.pagination.next_cursor) : null),
-    (page) => page.data,
-  );
+): CursorList<T> {
+  return new CursorList(fetchPage);
 }
 
 /** A version 1 list: moves `offset` on by the page's items while `has_more`. */

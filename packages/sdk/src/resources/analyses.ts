@@ -1,6 +1,6 @@
 import type * as Api from '../generated/types.gen.js';
 import type { BodyOf, FiltersOf, ResultOf } from '../api-types.js';
-import { cursorList, type CursorPage, type ListIterator } from '../pagination.js';
+import { type CursorList, cursorList } from '../pagination.js';
 import type { RequestOptions } from '../transport.js';
 import type { Assignment } from './sessions.js';
 import { Resource, segment, type Submission, submissionCall } from './resource.js';
@@ -32,10 +32,7 @@ export class Analyses extends Resource {
   }
 
   /** Every analysis matching the filters, newest first (`GET /v2/analysis`). */
-  list(
-    filters: AnalysisFilters = {},
-    options?: RequestOptions,
-  ): ListIterator<AnalysisListItem, CursorPage<AnalysisListItem>> {
+  list(filters: AnalysisFilters = {}, options?: RequestOptions): CursorList<AnalysisListItem> {
     return cursorList((cursor) =>
       this.call({ method: 'GET', path: '/v2/analysis', query: { ...filters, cursor } }, options),
     );

@@ -1,6 +1,6 @@
 import type * as Api from '../generated/types.gen.js';
 import type { BodyOf, FiltersOf, ResultOf } from '../api-types.js';
-import { cursorList, type CursorPage, type ListIterator } from '../pagination.js';
+import { type CursorList, cursorList } from '../pagination.js';
 import type { RequestOptions } from '../transport.js';
 import { Resource, segment } from './resource.js';
 
@@ -23,10 +23,7 @@ export class Analysts extends Resource {
     return this.call({ method: 'GET', path: `/v2/analysts/${segment(id)}` }, options);
   }
 
-  list(
-    filters: AnalystFilters = {},
-    options?: RequestOptions,
-  ): ListIterator<Analyst, CursorPage<Analyst>> {
+  list(filters: AnalystFilters = {}, options?: RequestOptions): CursorList<Analyst> {
     return cursorList((cursor) =>
       this.call({ method: 'GET', path: '/v2/analysts', query: { ...filters, cursor } }, options),
     );

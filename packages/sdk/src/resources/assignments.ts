@@ -1,6 +1,6 @@
 import type * as Api from '../generated/types.gen.js';
 import type { FiltersOf, ResultOf } from '../api-types.js';
-import { cursorList, type CursorPage, type ListIterator } from '../pagination.js';
+import { type CursorList, cursorList } from '../pagination.js';
 import type { RequestOptions } from '../transport.js';
 import { Resource, segment } from './resource.js';
 
@@ -9,10 +9,7 @@ export type AssignmentFilters = FiltersOf<Api.AssignmentsV2ControllerListV2Data,
 
 /** The signed-in analyst's assignments: blind until the work closes. */
 export class Assignments extends Resource {
-  list(
-    filters: AssignmentFilters = {},
-    options?: RequestOptions,
-  ): ListIterator<AssignmentDetail, CursorPage<AssignmentDetail>> {
+  list(filters: AssignmentFilters = {}, options?: RequestOptions): CursorList<AssignmentDetail> {
     return cursorList((cursor) =>
       this.call({ method: 'GET', path: '/v2/assignments', query: { ...filters, cursor } }, options),
     );

@@ -1,6 +1,6 @@
 import type * as Api from '../generated/types.gen.js';
 import type { BodyOf, FiltersOf, ResultOf } from '../api-types.js';
-import { cursorList, type CursorPage, type ListIterator } from '../pagination.js';
+import { type CursorList, cursorList } from '../pagination.js';
 import type { RequestOptions } from '../transport.js';
 import type { Assignment } from './sessions.js';
 import { Resource, segment, type Submission, submissionCall } from './resource.js';
@@ -25,10 +25,7 @@ export class Dowsing extends Resource {
   }
 
   /** Every query matching the filters, newest first (`GET /v2/dowsing/queries`). */
-  list(
-    filters: DowsingFilters = {},
-    options?: RequestOptions,
-  ): ListIterator<DowsingQuery, CursorPage<DowsingQuery>> {
+  list(filters: DowsingFilters = {}, options?: RequestOptions): CursorList<DowsingQuery> {
     return cursorList((cursor) =>
       this.call(
         { method: 'GET', path: '/v2/dowsing/queries', query: { ...filters, cursor } },

@@ -1,6 +1,6 @@
 import type * as Api from '../generated/types.gen.js';
 import type { BodyOf, FiltersOf, ResultOf } from '../api-types.js';
-import { cursorList, type CursorPage, type ListIterator } from '../pagination.js';
+import { type CursorList, cursorList } from '../pagination.js';
 import type { RequestOptions } from '../transport.js';
 import { Resource, segment } from './resource.js';
 
@@ -12,10 +12,7 @@ export type HistoryFilters = FiltersOf<Api.HistoryV2ControllerSearchCasesV2Data,
 /** The searchable history of finished work. */
 export class History extends Resource {
   /** Every case matching the search, best first (`GET /v2/history/search`). */
-  search(
-    filters: HistoryFilters = {},
-    options?: RequestOptions,
-  ): ListIterator<HistorySearchItem, CursorPage<HistorySearchItem>> {
+  search(filters: HistoryFilters = {}, options?: RequestOptions): CursorList<HistorySearchItem> {
     return cursorList((cursor) =>
       this.call(
         { method: 'GET', path: '/v2/history/search', query: { ...filters, cursor } },

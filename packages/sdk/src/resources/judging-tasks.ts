@@ -1,6 +1,6 @@
 import type * as Api from '../generated/types.gen.js';
 import type { FiltersOf, ResultOf } from '../api-types.js';
-import { cursorList, type CursorPage, type ListIterator } from '../pagination.js';
+import { type CursorList, cursorList } from '../pagination.js';
 import type { RequestOptions } from '../transport.js';
 import { Resource, segment } from './resource.js';
 
@@ -9,10 +9,7 @@ export type JudgingTaskFilters = FiltersOf<Api.JudgingTasksControllerListV2Data,
 
 /** Blind judging: the signed-in judge's tasks, their candidates' material, the ranking. */
 export class JudgingTasks extends Resource {
-  list(
-    filters: JudgingTaskFilters = {},
-    options?: RequestOptions,
-  ): ListIterator<JudgingTask, CursorPage<JudgingTask>> {
+  list(filters: JudgingTaskFilters = {}, options?: RequestOptions): CursorList<JudgingTask> {
     return cursorList((cursor) =>
       this.call(
         { method: 'GET', path: '/v2/judging-tasks', query: { ...filters, cursor } },

@@ -1,6 +1,6 @@
 import type * as Api from '../generated/types.gen.js';
 import type { BodyOf, ResultOf } from '../api-types.js';
-import { cursorList, type CursorPage, type ListIterator } from '../pagination.js';
+import { type CursorList, cursorList } from '../pagination.js';
 import type { RequestOptions } from '../transport.js';
 import { Resource, segment } from './resource.js';
 
@@ -21,7 +21,7 @@ export class Reports extends Resource {
     return this.call({ method: 'GET', path: `/v2/reports/${segment(id)}` }, options);
   }
 
-  list(options?: RequestOptions): ListIterator<Report, CursorPage<Report>> {
+  list(options?: RequestOptions): CursorList<Report> {
     return cursorList((cursor) =>
       this.call({ method: 'GET', path: '/v2/reports', query: { cursor } }, options),
     );

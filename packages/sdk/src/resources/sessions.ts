@@ -1,6 +1,6 @@
 import type * as Api from '../generated/types.gen.js';
 import type { BodyOf, FiltersOf, ResultOf } from '../api-types.js';
-import { cursorList, type CursorPage, type ListIterator } from '../pagination.js';
+import { type CursorList, cursorList } from '../pagination.js';
 import type { RequestOptions } from '../transport.js';
 import { Resource, segment, type Submission, submissionCall } from './resource.js';
 
@@ -41,10 +41,7 @@ export class Sessions extends Resource {
   }
 
   /** Every session matching the filters, newest first, page after page (`GET /v2/sessions`). */
-  list(
-    filters: SessionFilters = {},
-    options?: RequestOptions,
-  ): ListIterator<Session, CursorPage<Session>> {
+  list(filters: SessionFilters = {}, options?: RequestOptions): CursorList<Session> {
     return cursorList((cursor) =>
       this.call({ method: 'GET', path: '/v2/sessions', query: { ...filters, cursor } }, options),
     );

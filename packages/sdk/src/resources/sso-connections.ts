@@ -1,6 +1,6 @@
 import type * as Api from '../generated/types.gen.js';
 import type { BodyOf, ResultOf } from '../api-types.js';
-import { cursorList, type CursorPage, type ListIterator } from '../pagination.js';
+import { type CursorList, cursorList } from '../pagination.js';
 import type { RequestOptions } from '../transport.js';
 import { Resource, segment } from './resource.js';
 
@@ -17,7 +17,7 @@ export class Organizations extends Resource {
     return this.call({ method: 'POST', path: '/v2/enterprise/organizations', body }, options);
   }
 
-  list(options?: RequestOptions): ListIterator<Organization, CursorPage<Organization>> {
+  list(options?: RequestOptions): CursorList<Organization> {
     return cursorList((cursor) =>
       this.call(
         { method: 'GET', path: '/v2/enterprise/organizations', query: { cursor } },
@@ -57,10 +57,7 @@ export class SsoConnections extends Resource {
     return this.call({ method: 'GET', path: this.path(organizationId, id) }, options);
   }
 
-  list(
-    organizationId: string,
-    options?: RequestOptions,
-  ): ListIterator<SsoConnection, CursorPage<SsoConnection>> {
+  list(organizationId: string, options?: RequestOptions): CursorList<SsoConnection> {
     return cursorList((cursor) =>
       this.call({ method: 'GET', path: this.path(organizationId), query: { cursor } }, options),
     );

@@ -1,6 +1,6 @@
 import type * as Api from '../generated/types.gen.js';
 import type { BodyOf, ResultOf } from '../api-types.js';
-import { cursorList, type CursorPage, type ListIterator } from '../pagination.js';
+import { type CursorList, cursorList } from '../pagination.js';
 import type { RequestOptions } from '../transport.js';
 import { Resource, segment } from './resource.js';
 
@@ -18,7 +18,7 @@ export class Targets extends Resource {
     return this.call({ method: 'GET', path: `/v2/targets/${segment(id)}` }, options);
   }
 
-  list(options?: RequestOptions): ListIterator<Target, CursorPage<Target>> {
+  list(options?: RequestOptions): CursorList<Target> {
     return cursorList((cursor) =>
       this.call({ method: 'GET', path: '/v2/targets', query: { cursor } }, options),
     );

@@ -1,6 +1,6 @@
 import type * as Api from '../generated/types.gen.js';
 import type { BodyOf, FiltersOf, QueryOf, ResultOf } from '../api-types.js';
-import { cursorList, type CursorPage, type ListIterator } from '../pagination.js';
+import { type CursorList, cursorList } from '../pagination.js';
 import type { RequestOptions } from '../transport.js';
 import { Resource, segment } from './resource.js';
 
@@ -24,7 +24,7 @@ export class Webhooks extends Resource {
   }
 
   /** Every endpoint (`GET /v2/webhooks`). */
-  list(options?: RequestOptions): ListIterator<WebhookEndpoint, CursorPage<WebhookEndpoint>> {
+  list(options?: RequestOptions): CursorList<WebhookEndpoint> {
     return cursorList((cursor) =>
       this.call({ method: 'GET', path: '/v2/webhooks', query: { cursor } }, options),
     );
@@ -68,7 +68,7 @@ export class Webhooks extends Resource {
     id: string,
     filters: DeliveryFilters = {},
     options?: RequestOptions,
-  ): ListIterator<WebhookDelivery, CursorPage<WebhookDelivery>> {
+  ): CursorList<WebhookDelivery> {
     return cursorList((cursor) =>
       this.call(
         {
