@@ -2,7 +2,7 @@
 // served by the API at /dashboard (apps/api/src/dashboard/dashboard-assets.ts).
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defaultClientConditions, defineConfig } from 'vite';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -10,6 +10,9 @@ export default defineConfig({
   root,
   base: '/dashboard/',
   plugins: [react()],
+  // The SDK from its TypeScript source (its "source" export), as the dashboard's typecheck reads
+  // it: a change to the SDK shows in the next dashboard build without building the SDK first.
+  resolve: { conditions: ['source', ...defaultClientConditions] },
   build: {
     outDir: fileURLToPath(new URL('../../dist/dashboard', import.meta.url)),
     emptyOutDir: true,
