@@ -1,0 +1,346 @@
+import type { AnalysisFilters, CreateAnalysis } from '@sas/sdk';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate } from '@tanstack/react-router';
+import { type FormEvent, useState } from 'react';
+import { ApiError } from '../../api-error';
+import { useSession } from '../../auth/session';
+import { Pager, useCursorPages } from '../../components/cursor-pages';
+import { dateTime, Field, Options, PER_PAGE, percent, Status, words } from './common';
+
+const TARGET_TYPES = ['location', 'person', 'object', 'event'] as const;
+const ANALYSIS_TYPES = ['comprehensive', 'quick_scan', 'deep_dive'] as const;
+const PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
+const STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
+
+/** Target analyses: submit one, and the list with the v2 filters, a page at a time. */
+export function AnalysesPage() {
+  return (
+    <>
+      <h1>Analyses</h1>
+      <CreateAnalysisForm />
+      <AnalysisList />
+    </>
+  );
+}
+
+const lines = (text: string) =>
+  text
+    .split(/\s*\n\s*/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+function CreateAnalysisForm() {
+  const { client, tokens } = useSession();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const [targetType, setTargetType] = useState<CreateAnalysis['target_type']>('location');
+  const [description, setDescription] = useState('');
+  const [analysisType, setAnalysisType] = useState('');
+  const [priority, setPriority] = useState('');
+  const [photos, setPhotos] = useState('');
+  const [documents, setDocuments] = useState('');
+  const [latitude, setLatitude] = useState('');
+  const [longitude, setLongitude] = useState('');
+  const [engine, setEngine] = useState('');
+  const create = useMutation({
+    mutationFn: (body: CreateAnalysis) => client.analyses.create(body),
+    onSuccess: async (submitted) => {
+      await queryClient.invalidateQueries({ queryKey: ['analyses', tokens.mode] });
+      await navigate({
+        to: '/analyses/$analysisId',
+        params: { analysisId: submitted.analysis_id },
+      });
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const material: NonNullable<CreateAnalysis['reference_material']> = {
+      ...(lines(photos).length ? { photos: lines(photos) } : {}),
+      ...(lines(documents).length ? { documents: lines(documents) } : {}),
+      ...(latitude !== '' || longitude !== ''
+        ? { coordinates: { latitude: Number(latitude), longitude: Number(longitude) } }
+        : {}),
+    };
+    create.mutate({
+      target_type: targetType,
+      ...(description.trim() ? { description: description.trim() } : {}),
+      ...(analysisType ? { analysis_type: analysisType as CreateAnalysis['analysis_type'] } : {}),
+      ...(priority ? { priority: priority as CreateAnalysis['priority'] } : {}),
+      ...(Object.keys(material).length ? { reference_material: material } : {}),
+      ...(engine ? { engine: engine as CreateAnalysis['engine'] } : {}),
+    });
+  };
+  const error = create.error;
+  return (
+    <section aria-labelledby="new-analysis">
+      <h2 id="new-analysis">Analyse a target</h2>
+      <form className="work-form" onSubmit={submit} noValidate>
+        <Field label="Target type" fields={['target_type']} error={error}>
+          {(props) => (
+            <select
+              {...props}
+              value={targetType}
+              onChange={(event) =>
+                setTargetType(event.target.value as CreateAnalysis['target_type'])
+              }
+            >
+              <Options values={TARGET_TYPES} />
+            </select>
+          )}
+        </Field>
+        <Field
+          label="Description (optional)"
+          fields={['description']}
+          error={error}
+          hint="What the target is; earlier work with the same description is cross-referenced."
+        >
+          {(props) => (
+            <input
+              {...props}
+              value={description}
+              onChange={(event) => setDescription(event.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="Depth" fields={['analysis_type']} error={error}>
+          {(props) => (
+            <select
+              {...props}
+              value={analysisType}
+              onChange={(event) => setAnalysisType(event.target.value)}
+            >
+              <option value="">Default (comprehensive)</option>
+              <Options values={ANALYSIS_TYPES} />
+            </select>
+          )}
+        </Field>
+        <Field label="Priority" fields={['priority']} error={error}>
+          {(props) => (
+            <select
+              {...props}
+              value={priority}
+              onChange={(event) => setPriority(event.target.value)}
+            >
+              <option value="">Default (medium)</option>
+              <Options values={PRIORITIES} />
+            </select>
+          )}
+        </Field>
+        <fieldset>
+          <legend>Reference material (optional)</legend>
+          <Field
+            label="Photo URLs"
+            fields={['reference_material.photos']}
+            error={error}
+            hint="https addresses, one a line (up to 20)"
+          >
+            {(props) => (
+              <textarea
+                {...props}
+                rows={3}
+                cols={40}
+                value={photos}
+                onChange={(event) => setPhotos(event.target.value)}
+              />
+            )}
+          </Field>
+          <Field
+            label="Document URLs"
+            fields={['reference_material.documents']}
+            error={error}
+            hint="PDF or plain text, one a line (up to 20)"
+          >
+            {(props) => (
+              <textarea
+                {...props}
+                rows={3}
+                cols={40}
+                value={documents}
+                onChange={(event) => setDocuments(event.target.value)}
+              />
+            )}
+          </Field>
+          <Field
+            label="Latitude"
+            fields={['reference_material.coordinates.latitude', 'reference_material.coordinates']}
+            error={error}
+          >
+            {(props) => (
+              <input
+                {...props}
+                type="number"
+                step="any"
+                value={latitude}
+                onChange={(event) => setLatitude(event.target.value)}
+              />
+            )}
+          </Field>
+          <Field
+            label="Longitude"
+            fields={['reference_material.coordinates.longitude']}
+            error={error}
+          >
+            {(props) => (
+              <input
+                {...props}
+                type="number"
+                step="any"
+                value={longitude}
+                onChange={(event) => setLongitude(event.target.value)}
+              />
+            )}
+          </Field>
+        </fieldset>
+        <Field
+          label="Engine"
+          fields={['engine']}
+          error={error}
+          hint={
+            tokens.mode === 'test'
+              ? 'Test mode always runs the simulator, which completes in seconds.'
+              : 'Analysts when your organisation has an active analyst, else the simulator.'
+          }
+        >
+          {(props) => (
+            <select
+              {...props}
+              value={engine}
+              disabled={tokens.mode === 'test'}
+              onChange={(event) => setEngine(event.target.value)}
+            >
+              <option value="">Default</option>
+              <option value="analyst">Analysts (blind tasking)</option>
+              <option value="simulated">Simulator</option>
+            </select>
+          )}
+        </Field>
+        <div className="form-actions">
+          <button type="submit" disabled={create.isPending}>
+            {create.isPending ? 'Submitting…' : 'Submit analysis'}
+          </button>
+        </div>
+        {error && <ApiError error={error} />}
+      </form>
+    </section>
+  );
+}
+
+function AnalysisList() {
+  const { client, tokens } = useSession();
+  const [status, setStatus] = useState('');
+  const [targetType, setTargetType] = useState('');
+  const [priority, setPriority] = useState('');
+  const [perPage, setPerPage] = useState<number>(25);
+  const filters: AnalysisFilters = {
+    per_page: perPage,
+    ...(status ? { status: status as AnalysisFilters['status'] } : {}),
+    ...(targetType ? { target_type: targetType as AnalysisFilters['target_type'] } : {}),
+    ...(priority ? { priority: priority as AnalysisFilters['priority'] } : {}),
+  };
+  const pages = useCursorPages(['analyses', tokens.mode, filters], (cursor) =>
+    client.analyses.list(filters).page(cursor),
+  );
+  const filtered = Object.keys(filters).length > 1;
+  return (
+    <section aria-labelledby="analysis-list">
+      <h2 id="analysis-list">Your analyses</h2>
+      <form className="filters" aria-label="Filter analyses" onSubmit={(e) => e.preventDefault()}>
+        <Field label="Status" fields={[]}>
+          {(props) => (
+            <select {...props} value={status} onChange={(event) => setStatus(event.target.value)}>
+              <Options values={STATUSES} any="Any status" />
+            </select>
+          )}
+        </Field>
+        <Field label="Target type" fields={[]}>
+          {(props) => (
+            <select
+              {...props}
+              value={targetType}
+              onChange={(event) => setTargetType(event.target.value)}
+            >
+              <Options values={TARGET_TYPES} any="Any target type" />
+            </select>
+          )}
+        </Field>
+        <Field label="Priority" fields={[]}>
+          {(props) => (
+            <select
+              {...props}
+              value={priority}
+              onChange={(event) => setPriority(event.target.value)}
+            >
+              <Options values={PRIORITIES} any="Any priority" />
+            </select>
+          )}
+        </Field>
+        <Field label="Per page" fields={[]}>
+          {(props) => (
+            <select
+              {...props}
+              value={perPage}
+              onChange={(event) => setPerPage(Number(event.target.value))}
+            >
+              {PER_PAGE.map((value) => (
+                <option key={value} value={value}>
+                  {value}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      </form>
+      {pages.query.isSuccess && pages.items.length === 0 && (
+        <p>
+          {filtered
+            ? 'No analysis matches these filters. Clear a filter to see more.'
+            : 'No analyses yet in this mode. Submit a target with the form above, or from the API.'}
+        </p>
+      )}
+      {pages.items.length > 0 && (
+        <table>
+          <caption className="visually-hidden">Analyses, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Analysis</th>
+              <th scope="col">Target</th>
+              <th scope="col">Depth</th>
+              <th scope="col">Priority</th>
+              <th scope="col">Status</th>
+              <th scope="col" className="number">
+                Confidence
+              </th>
+              <th scope="col">Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {pages.items.map((analysis) => (
+              <tr key={analysis.analysis_id}>
+                <th scope="row">
+                  <Link to="/analyses/$analysisId" params={{ analysisId: analysis.analysis_id }}>
+                    <code>{analysis.analysis_id}</code>
+                  </Link>
+                </th>
+                <td>
+                  {words(analysis.target_type)}
+                  {analysis.description && `: ${analysis.description}`}
+                </td>
+                <td>{words(analysis.analysis_type)}</td>
+                <td>{analysis.priority}</td>
+                <td>
+                  <Status value={analysis.status} />
+                  {analysis.status === 'processing' && ` ${analysis.progress} %`}
+                </td>
+                <td className="number">
+                  {analysis.confidence_score === null ? '–' : percent(analysis.confidence_score)}
+                </td>
+                <td>{dateTime(analysis.created_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <Pager pages={pages} label="Analyses" />
+    </section>
+  );
+}

@@ -1,0 +1,342 @@
+import type { CreateDowsingQuery, DowsingFilters } from '@sas/sdk';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate } from '@tanstack/react-router';
+import { type FormEvent, useState } from 'react';
+import { ApiError } from '../../api-error';
+import { useSession } from '../../auth/session';
+import { Pager, useCursorPages } from '../../components/cursor-pages';
+import { dateTime, Field, Options, PER_PAGE, percent, Status, words } from './common';
+
+const QUERY_TYPES = ['yes_no', 'information', 'location'] as const;
+const STATUSES = ['pending', 'completed', 'failed'] as const;
+const PRECISION = ['standard', 'high', 'maximum'] as const;
+const TIMEFRAMES = ['past', 'present', 'future'] as const;
+const VARIANTS = [
+  'query',
+  'multi_point',
+  'energy_map',
+  'depth_analysis',
+  'material_identification',
+  'chart_analysis',
+  'location_finding',
+  'energy_detection',
+] as const;
+
+/** Dowsing queries: ask one, and the list with the v2 filters, a page at a time. */
+export function DowsingQueriesPage() {
+  return (
+    <>
+      <h1>Dowsing queries</h1>
+      <AskForm />
+      <QueryList />
+    </>
+  );
+}
+
+type QueryType = CreateDowsingQuery['query_type'];
+
+function AskForm() {
+  const { client, tokens } = useSession();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const [queryType, setQueryType] = useState<QueryType>('yes_no');
+  const [question, setQuestion] = useState('');
+  const [precision, setPrecision] = useState('');
+  const [timeframe, setTimeframe] = useState('');
+  const [latitude, setLatitude] = useState('');
+  const [longitude, setLongitude] = useState('');
+  const [radius, setRadius] = useState('');
+  const [options, setOptions] = useState('');
+  const [engine, setEngine] = useState('');
+  const ask = useMutation({
+    mutationFn: (body: CreateDowsingQuery) => client.dowsing.create(body),
+    onSuccess: async (asked) => {
+      await queryClient.invalidateQueries({ queryKey: ['dowsing-queries', tokens.mode] });
+      await navigate({ to: '/dowsing/$queryId', params: { queryId: asked.query_id } });
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const choices = options
+      .split('\n')
+      .map((option) => option.trim())
+      .filter(Boolean);
+    const located = latitude !== '' || longitude !== '' || radius !== '';
+    const context: NonNullable<CreateDowsingQuery['context']> = {
+      ...(timeframe ? { timeframe: timeframe as 'past' | 'present' | 'future' } : {}),
+      ...(located
+        ? {
+            location: {
+              latitude: Number(latitude),
+              longitude: Number(longitude),
+              radius_meters: Number(radius),
+            },
+          }
+        : {}),
+      ...(queryType === 'information' && choices.length
+        ? { parameters: { options: choices } }
+        : {}),
+    };
+    ask.mutate({
+      query_type: queryType,
+      question,
+      ...(precision ? { precision_level: precision as CreateDowsingQuery['precision_level'] } : {}),
+      ...(Object.keys(context).length ? { context } : {}),
+      ...(engine ? { engine: engine as CreateDowsingQuery['engine'] } : {}),
+    });
+  };
+  const error = ask.error;
+  return (
+    <section aria-labelledby="new-query">
+      <h2 id="new-query">Ask a question</h2>
+      <form className="work-form" onSubmit={submit} noValidate>
+        <Field label="Kind of question" fields={['query_type']} error={error}>
+          {(props) => (
+            <select
+              {...props}
+              value={queryType}
+              onChange={(event) => setQueryType(event.target.value as QueryType)}
+            >
+              <option value="yes_no">Yes or no</option>
+              <option value="information">Information (choose among options)</option>
+              <option value="location">Location (within a search circle)</option>
+            </select>
+          )}
+        </Field>
+        <Field label="Question" fields={['question']} error={error}>
+          {(props) => (
+            <input
+              {...props}
+              value={question}
+              onChange={(event) => setQuestion(event.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="Precision" fields={['precision_level']} error={error}>
+          {(props) => (
+            <select
+              {...props}
+              value={precision}
+              onChange={(event) => setPrecision(event.target.value)}
+            >
+              <option value="">Default (standard)</option>
+              <Options values={PRECISION} />
+            </select>
+          )}
+        </Field>
+        <Field label="Timeframe (optional)" fields={['context.timeframe']} error={error}>
+          {(props) => (
+            <select
+              {...props}
+              value={timeframe}
+              onChange={(event) => setTimeframe(event.target.value)}
+            >
+              <Options values={TIMEFRAMES} any="Not given" />
+            </select>
+          )}
+        </Field>
+        {queryType === 'information' && (
+          <Field
+            label="Options"
+            fields={['context.parameters.options', 'context.parameters']}
+            error={error}
+            hint="One a line, 2 to 100: the answer is one of them."
+          >
+            {(props) => (
+              <textarea
+                {...props}
+                rows={4}
+                cols={40}
+                value={options}
+                onChange={(event) => setOptions(event.target.value)}
+              />
+            )}
+          </Field>
+        )}
+        <fieldset>
+          <legend>Search circle {queryType === 'location' ? '(required)' : '(optional)'}</legend>
+          <Field
+            label="Latitude"
+            fields={['context.location.latitude', 'context.location']}
+            error={error}
+          >
+            {(props) => (
+              <input
+                {...props}
+                type="number"
+                step="any"
+                value={latitude}
+                onChange={(event) => setLatitude(event.target.value)}
+              />
+            )}
+          </Field>
+          <Field label="Longitude" fields={['context.location.longitude']} error={error}>
+            {(props) => (
+              <input
+                {...props}
+                type="number"
+                step="any"
+                value={longitude}
+                onChange={(event) => setLongitude(event.target.value)}
+              />
+            )}
+          </Field>
+          <Field label="Radius in metres" fields={['context.location.radius_meters']} error={error}>
+            {(props) => (
+              <input
+                {...props}
+                type="number"
+                min={1}
+                value={radius}
+                onChange={(event) => setRadius(event.target.value)}
+              />
+            )}
+          </Field>
+        </fieldset>
+        <Field
+          label="Engine"
+          fields={['engine']}
+          error={error}
+          hint={
+            tokens.mode === 'test'
+              ? 'Test mode always runs the simulator, which answers at once.'
+              : 'Analysts when your organisation has an active analyst, else the simulator.'
+          }
+        >
+          {(props) => (
+            <select
+              {...props}
+              value={engine}
+              disabled={tokens.mode === 'test'}
+              onChange={(event) => setEngine(event.target.value)}
+            >
+              <option value="">Default</option>
+              <option value="analyst">Analysts (blind tasking)</option>
+              <option value="simulated">Simulator</option>
+            </select>
+          )}
+        </Field>
+        <div className="form-actions">
+          <button type="submit" disabled={ask.isPending}>
+            {ask.isPending ? 'Asking…' : 'Ask'}
+          </button>
+        </div>
+        {error && <ApiError error={error} />}
+      </form>
+    </section>
+  );
+}
+
+function QueryList() {
+  const { client, tokens } = useSession();
+  const [queryType, setQueryType] = useState('');
+  const [status, setStatus] = useState('');
+  const [variant, setVariant] = useState('');
+  const [perPage, setPerPage] = useState<number>(25);
+  const filters: DowsingFilters = {
+    per_page: perPage,
+    ...(queryType ? { query_type: queryType as DowsingFilters['query_type'] } : {}),
+    ...(status ? { status: status as DowsingFilters['status'] } : {}),
+    ...(variant ? { variant: variant as DowsingFilters['variant'] } : {}),
+  };
+  const pages = useCursorPages(['dowsing-queries', tokens.mode, filters], (cursor) =>
+    client.dowsing.list(filters).page(cursor),
+  );
+  const filtered = Object.keys(filters).length > 1;
+  return (
+    <section aria-labelledby="query-list">
+      <h2 id="query-list">Your questions</h2>
+      <form
+        className="filters"
+        aria-label="Filter dowsing queries"
+        onSubmit={(e) => e.preventDefault()}
+      >
+        <Field label="Kind" fields={[]}>
+          {(props) => (
+            <select
+              {...props}
+              value={queryType}
+              onChange={(event) => setQueryType(event.target.value)}
+            >
+              <Options values={QUERY_TYPES} any="Any kind" />
+            </select>
+          )}
+        </Field>
+        <Field label="Status" fields={[]}>
+          {(props) => (
+            <select {...props} value={status} onChange={(event) => setStatus(event.target.value)}>
+              <Options values={STATUSES} any="Any status" />
+            </select>
+          )}
+        </Field>
+        <Field label="Variant" fields={[]}>
+          {(props) => (
+            <select {...props} value={variant} onChange={(event) => setVariant(event.target.value)}>
+              <Options values={VARIANTS} any="Any variant" />
+            </select>
+          )}
+        </Field>
+        <Field label="Per page" fields={[]}>
+          {(props) => (
+            <select
+              {...props}
+              value={perPage}
+              onChange={(event) => setPerPage(Number(event.target.value))}
+            >
+              {PER_PAGE.map((value) => (
+                <option key={value} value={value}>
+                  {value}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      </form>
+      {pages.query.isSuccess && pages.items.length === 0 && (
+        <p>
+          {filtered
+            ? 'No question matches these filters. Clear a filter to see more.'
+            : 'No dowsing queries yet in this mode. Ask one with the form above, or from the API.'}
+        </p>
+      )}
+      {pages.items.length > 0 && (
+        <table>
+          <caption className="visually-hidden">Dowsing queries, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Question</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Variant</th>
+              <th scope="col">Status</th>
+              <th scope="col">Answer</th>
+              <th scope="col" className="number">
+                Confidence
+              </th>
+              <th scope="col">Asked</th>
+            </tr>
+          </thead>
+          <tbody>
+            {pages.items.map((query) => (
+              <tr key={query.query_id}>
+                <th scope="row">
+                  <Link to="/dowsing/$queryId" params={{ queryId: query.query_id }}>
+                    {query.question}
+                  </Link>
+                </th>
+                <td>{words(query.query_type)}</td>
+                <td>{words(query.variant)}</td>
+                <td>
+                  <Status value={query.status} />
+                </td>
+                <td>{query.result?.answer ?? '–'}</td>
+                <td className="number">{query.result ? percent(query.result.confidence) : '–'}</td>
+                <td>{dateTime(query.created_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <Pager pages={pages} label="Dowsing queries" />
+    </section>
+  );
+}

@@ -1,0 +1,231 @@
+import type { Session } from '@sas/sdk';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
+import { ApiError } from '../../api-error';
+import { useSession } from '../../auth/session';
+import {
+  ConfirmButton,
+  dateTime,
+  Facts,
+  interval,
+  percent,
+  Place,
+  ProgressBar,
+  pValue,
+  Status,
+  useLiveProgress,
+  words,
+} from './common';
+
+const route = getRouteApi('/sessions/$sessionId');
+
+/** One session: live progress while it runs, then its results and their statistics. */
+export function SessionPage() {
+  const { sessionId } = route.useParams();
+  const { client, tokens } = useSession();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const key = ['session', tokens.mode, sessionId];
+  const session = useQuery({ queryKey: key, queryFn: () => client.sessions.get(sessionId) });
+  const live = useLiveProgress(session.data, sessionId, key, () => {
+    void queryClient.invalidateQueries({ queryKey: ['sessions', tokens.mode] });
+  });
+  const cancel = useMutation({
+    mutationFn: () => client.sessions.cancel(sessionId),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: key }),
+  });
+  const remove = useMutation({
+    mutationFn: () => client.sessions.delete(sessionId),
+    onSuccess: async () => {
+      queryClient.removeQueries({ queryKey: key });
+      await queryClient.invalidateQueries({ queryKey: ['sessions', tokens.mode] });
+      await navigate({ to: '/sessions' });
+    },
+  });
+  const data = session.data;
+  const running = data !== undefined && data.status !== 'completed' && data.status !== 'failed';
+  const progress = Math.max(live ?? 0, data?.progress ?? 0);
+  return (
+    <>
+      <p>
+        <Link to="/sessions">← All sessions</Link>
+      </p>
+      <h1>
+        Session <code>{sessionId}</code>
+      </h1>
+      {session.isPending && <p>Loading…</p>}
+      {session.isError && <ApiError error={session.error} />}
+      {data && (
+        <>
+          <section aria-labelledby="session-status">
+            <h2 id="session-status">Status</h2>
+            <p role="status">
+              <Status value={data.status} />{' '}
+              {running && `${words(data.current_phase)}: following it live…`}
+              {data.status === 'failed' &&
+                `Failed${data.failure_reason ? `: ${words(data.failure_reason)}` : ''}.`}
+              {data.status === 'completed' && 'Completed: the results are below.'}
+            </p>
+            <ProgressBar
+              label="Session progress"
+              value={data.status === 'completed' ? 100 : progress}
+            />
+            <Facts
+              rows={[
+                ['Type', words(data.type)],
+                ['Modality', data.modality && words(data.modality)],
+                ['Duration', `${data.duration_minutes} minutes`],
+                ['Privacy', words(data.privacy_level)],
+                [
+                  'Engine',
+                  `${data.metadata.engine}${data.metadata.engine_version ? ` ${data.metadata.engine_version}` : ''}`,
+                ],
+                ['Analysts', data.analyst_count],
+                ['Created', dateTime(data.created_at)],
+                [
+                  running ? 'Expected by' : 'Completed',
+                  running ? dateTime(data.estimated_completion) : dateTime(data.completed_at),
+                ],
+                ['Merged from', data.merged_from?.join(', ')],
+              ]}
+            />
+            <div className="actions">
+              {running && (
+                <button
+                  type="button"
+                  className="danger"
+                  disabled={cancel.isPending}
+                  onClick={() => cancel.mutate()}
+                >
+                  Cancel session
+                </button>
+              )}
+              <ConfirmButton
+                label="Delete session"
+                question="Delete this session and its results for good?"
+                confirmLabel="Yes, delete it"
+                pending={remove.isPending}
+                onConfirm={() => remove.mutate()}
+              />
+            </div>
+            {cancel.isError && <ApiError error={cancel.error} />}
+            {remove.isError && <ApiError error={remove.error} />}
+          </section>
+          {data.results && <Results session={data} results={data.results} />}
+        </>
+      )}
+    </>
+  );
+}
+
+function Results({
+  session,
+  results,
+}: {
+  session: Session;
+  results: NonNullable<Session['results']>;
+}) {
+  const stats = results.statistical_validation;
+  return (
+    <section aria-labelledby="session-results" data-testid="session-results">
+      <h2 id="session-results">Results</h2>
+      <Facts
+        rows={[
+          ['Confidence', percent(results.confidence_score)],
+          ['Evidence', session.metadata.evidence && words(session.metadata.evidence)],
+          [
+            'Coordinates',
+            results.coordinates && (
+              <>
+                <Place
+                  latitude={results.coordinates.latitude}
+                  longitude={results.coordinates.longitude}
+                />{' '}
+                ({percent(results.coordinates.confidence)} confidence)
+              </>
+            ),
+          ],
+          ['Analyst', session.metadata.analyst_id],
+        ]}
+      />
+      <h3>Descriptors</h3>
+      {results.descriptors.length === 0 ? (
+        <p>No descriptors.</p>
+      ) : (
+        <ul className="descriptors">
+          {results.descriptors.map((descriptor) => (
+            <li key={descriptor}>{descriptor}</li>
+          ))}
+        </ul>
+      )}
+      <h3>Statistics</h3>
+      <table>
+        <caption className="visually-hidden">Statistics of the results</caption>
+        <tbody>
+          <tr>
+            <th scope="row">Hit rate, 95 % interval</th>
+            <td>{interval(stats.confidence_interval)}</td>
+          </tr>
+          <tr>
+            <th scope="row">p-value (by chance)</th>
+            <td>{pValue(stats.p_value)}</td>
+          </tr>
+          <tr>
+            <th scope="row">Sample size</th>
+            <td>
+              {stats.sample_size}{' '}
+              {session.metadata.evidence === 'verified' ? 'verified outcomes' : 'judged trials'}
+            </td>
+          </tr>
+          <tr>
+            <th scope="row">Accuracy (share of the target described)</th>
+            <td>{percent(results.validation_metrics.accuracy)}</td>
+          </tr>
+          <tr>
+            <th scope="row">Reliability (share of the response correct)</th>
+            <td>{percent(results.validation_metrics.reliability)}</td>
+          </tr>
+        </tbody>
+      </table>
+      <h3>Sketches</h3>
+      {results.sketches.length === 0 ? (
+        <p>No sketches.</p>
+      ) : (
+        <ul>
+          {results.sketches.map((sketch) => (
+            <li key={sketch.url}>
+              {sketch.description} <span className="muted">({sketch.url.split('/').pop()})</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {results.collaborative_insights.length > 0 && (
+        <>
+          <h3>Analysts' contributions</h3>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Analyst</th>
+                <th scope="col" className="number">
+                  Weight
+                </th>
+                <th scope="col">Key insights</th>
+              </tr>
+            </thead>
+            <tbody>
+              {results.collaborative_insights.map((insight) => (
+                <tr key={insight.analyst_id}>
+                  <th scope="row">
+                    <code>{insight.analyst_id}</code>
+                  </th>
+                  <td className="number">{percent(insight.contribution_weight)}</td>
+                  <td>{insight.key_insights.join('; ')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+    </section>
+  );
+}
