@@ -109,7 +109,6 @@ export function AssignmentsPage() {
                     to="/assignments/$assignmentId"
                     params={{ assignmentId: assignment.assignment_id }}
                   >
-                    <span className="visually-hidden">Assignment </span>
                     {assignment.target_reference_number}
                   </Link>
                 </th>
