@@ -144,8 +144,16 @@ describe('the dashboard organisation pages', () => {
     const still = await client.get(`/v2/analysts/${admin.analystId}`, { token });
     expect(still.body.roles).toEqual(['admin']);
 
-    // Disabling asks first; Cancel keeps Ada.
+    // A new invitation link replaces the old one, which stops working.
     await page.getByRole('button', { name: 'Manage Ada Analyst' }).click();
+    await detail.getByRole('button', { name: 'Send a new invitation link' }).click();
+    await page.getByText('A new invitation link for').waitFor();
+    const renewed = (await page.getByTestId('invitation-url').textContent())!.trim();
+    expect(renewed).not.toBe(invitationUrl);
+    expect((await fetch(renewed)).status).toBe(200);
+    expect((await fetch(invitationUrl)).status).toBe(404);
+
+    // Disabling asks first; Cancel keeps Ada.
     await detail.getByRole('button', { name: 'Disable Ada Analyst' }).click();
     await detail.getByRole('button', { name: 'Cancel' }).click();
     expect((await client.get(`/v2/analysts/${ada!.analyst_id}`, { token })).body.status).toBe(

@@ -12,6 +12,7 @@ import {
   ReadOnlyInTestMode,
   ROLE_LABELS,
   ROLES,
+  useFocusOnMount,
 } from './shared';
 
 type Status = NonNullable<AnalystFilters['status']>;
@@ -314,6 +315,7 @@ function MemberDetail({
 }) {
   const { client, tokens } = useSession();
   const queryClient = useQueryClient();
+  const heading = useFocusOnMount<HTMLHeadingElement>();
   const member = useQuery({
     queryKey: ['members', tokens.mode, 'detail', id],
     queryFn: () => client.analysts.get(id),
@@ -348,7 +350,9 @@ function MemberDetail({
   const data = member.data;
   return (
     <section id="member-detail" className="panel" aria-labelledby="member-detail-heading">
-      <h2 id="member-detail-heading">{data ? data.name : 'Member'}</h2>
+      <h2 id="member-detail-heading" tabIndex={-1} ref={heading}>
+        {data ? data.name : 'Member'}
+      </h2>
       {member.isPending && <p>Loading…</p>}
       {member.isError && <ApiError error={member.error} />}
       {data && (

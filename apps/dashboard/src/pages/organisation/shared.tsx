@@ -116,6 +116,13 @@ export function ConfirmButton({
   );
 }
 
+/** A heading that takes the focus when its panel opens, so the keyboard lands where the panel is. */
+export function useFocusOnMount<T extends HTMLElement>() {
+  const ref = useRef<T>(null);
+  useEffect(() => ref.current?.focus(), []);
+  return ref;
+}
+
 /** Test-mode credentials may read but not change this: said plainly, the forms disabled. */
 export function ReadOnlyInTestMode({ what }: { what: string }) {
   return (

@@ -5,7 +5,15 @@ import { ApiError } from '../../api-error';
 import { useSession } from '../../auth/session';
 import { Pager, useCursorPages } from '../../components/cursor-pages';
 import { ALL_SCOPES, type Scope } from '../../scopes';
-import { ConfirmButton, CopyValue, type MemberRole, ROLE_LABELS, ROLES, splitList } from './shared';
+import {
+  ConfirmButton,
+  CopyValue,
+  type MemberRole,
+  ROLE_LABELS,
+  ROLES,
+  splitList,
+  useFocusOnMount,
+} from './shared';
 
 type ConnectionType = 'saml' | 'ldap';
 type IdpSource = 'xml' | 'url' | 'fields';
@@ -408,6 +416,7 @@ function ConnectionDetail({
   const { client, profile } = useSession();
   const queryClient = useQueryClient();
   const organizationId = profile.organization_id;
+  const heading = useFocusOnMount<HTMLHeadingElement>();
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['sso-connections'] });
   const test = useMutation({
     mutationFn: () => client.ssoConnections.test(organizationId, connection.id),
@@ -421,7 +430,7 @@ function ConnectionDetail({
   });
   return (
     <section id="connection-detail" className="panel" aria-labelledby="connection-heading">
-      <h2 id="connection-heading">
+      <h2 id="connection-heading" tabIndex={-1} ref={heading}>
         {connection.name} ({connection.type.toUpperCase()})
       </h2>
       <dl className="facts">
