@@ -9,6 +9,7 @@ import {
   formatDate,
   isCaseType,
   Snippet,
+  snippetText,
   typeLabel,
   verdictLabel,
 } from './labels';
@@ -110,7 +111,7 @@ export function HistoryPage() {
                     <Link to="/history/$caseId" params={{ caseId: item.id }}>
                       {item.target}
                     </Link>
-                    {item.snippet && (
+                    {item.snippet && snippetText(item.snippet) !== item.target && (
                       <p className="snippet muted">
                         <Snippet html={item.snippet} />
                       </p>

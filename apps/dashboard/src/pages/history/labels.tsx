@@ -50,6 +50,11 @@ function unescape(text: string): string {
   return text.replace(/&(amp|lt|gt|quot|#39|#x27);/g, (entity) => ENTITIES[entity] ?? entity);
 }
 
+/** A snippet's plain text (to tell whether it says more than the target). */
+export function snippetText(html: string): string {
+  return unescape(html.replace(/<\/?mark>/g, ''));
+}
+
 /**
  * A search snippet (HTML-escaped text with `<mark>` around the matched words)
  * as React elements, without inserting HTML into the page.

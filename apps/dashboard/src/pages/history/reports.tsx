@@ -11,14 +11,14 @@ const REPORT_TYPES: { value: Report['report_type']; label: string; help: string 
   {
     value: 'history',
     label: 'History',
-    help: 'one row per case in the range, with counts by type and hit rates',
+    help: 'One row per case in the range, with counts by type and hit rates',
   },
   {
     value: 'performance',
     label: 'Performance',
-    help: 'hit rates with intervals per engine, analyst, type and modality (over every case)',
+    help: 'Hit rates with intervals per engine, analyst, type and modality (over every case)',
   },
-  { value: 'usage', label: 'Usage', help: 'work finished per day and kind in the range' },
+  { value: 'usage', label: 'Usage', help: 'Work finished per day and kind in the range' },
 ];
 
 const FORMATS: { value: Report['format']; label: string }[] = [
