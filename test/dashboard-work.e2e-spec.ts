@@ -64,11 +64,13 @@ describe('the dashboard Work pages', () => {
     const form = page.getByRole('region', { name: 'Start a session' });
     await form.getByRole('button', { name: 'Start session' }).click();
     await form.getByRole('alert').getByText('Request id').waitFor();
-    await expect.poll(() => form.getByLabel('Target').getAttribute('aria-invalid')).toBe('true');
+    await expect
+      .poll(() => form.getByLabel('Target', { exact: true }).getAttribute('aria-invalid'))
+      .toBe('true');
     expect(await seriousViolations(page)).toEqual([]);
 
     // Keyboard only: Tab to the target, type it, Enter submits the form.
-    expect(await tabTo(page, form.getByLabel('Target'))).toBe(true);
+    expect(await tabTo(page, form.getByLabel('Target', { exact: true }))).toBe(true);
     await page.keyboard.type('Envelope 4711 [slow]');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: /^Session sess_/ }).waitFor();
@@ -115,6 +117,15 @@ describe('the dashboard Work pages', () => {
     await row.waitFor();
     expect(await row.textContent()).toContain('completed');
     await expect.poll(() => list.getByRole('link', { name: /^sess_/ }).count()).toBe(1);
+
+    // The filters live in the address: Back from the session finds them still applied.
+    expect(new URL(page.url()).searchParams.get('type')).toBe('remote_viewing');
+    await row.getByRole('link', { name: sessionId }).click();
+    await page.getByRole('heading', { level: 1, name: /^Session sess_/ }).waitFor();
+    await page.goBack();
+    await row.waitFor();
+    expect(await filters.getByLabel('Type').inputValue()).toBe('remote_viewing');
+    expect(await filters.getByLabel('Status').inputValue()).toBe('completed');
   });
 
   it('pages through a filtered list longer than one page', async () => {

@@ -1,16 +1,34 @@
 import type { AnalysisFilters, CreateAnalysis } from '@sas/sdk';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Link, useNavigate } from '@tanstack/react-router';
+import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../../api-error';
 import { useSession } from '../../auth/session';
 import { Pager, useCursorPages } from '../../components/cursor-pages';
-import { dateTime, Field, Options, PER_PAGE, percent, Status, words } from './common';
+import {
+  blindWorkFields,
+  type BlindWork,
+  BlindWorkFields,
+  dateTime,
+  Field,
+  NO_BLIND_WORK,
+  Options,
+  PER_PAGE,
+  percent,
+  Status,
+  words,
+} from './common';
+import {
+  ANALYSIS_STATUSES as STATUSES,
+  type AnalysisSearch,
+  analysisSearch,
+  PRIORITIES,
+  TARGET_TYPES,
+} from './search';
 
-const TARGET_TYPES = ['location', 'person', 'object', 'event'] as const;
+const listRoute = getRouteApi('/analyses');
+
 const ANALYSIS_TYPES = ['comprehensive', 'quick_scan', 'deep_dive'] as const;
-const PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
-const STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
 
 /** Target analyses: submit one, and the list with the v2 filters, a page at a time. */
 export function AnalysesPage() {
@@ -41,7 +59,7 @@ function CreateAnalysisForm() {
   const [documents, setDocuments] = useState('');
   const [latitude, setLatitude] = useState('');
   const [longitude, setLongitude] = useState('');
-  const [engine, setEngine] = useState('');
+  const [blind, setBlind] = useState<BlindWork>(NO_BLIND_WORK);
   const create = useMutation({
     mutationFn: (body: CreateAnalysis) => client.analyses.create(body),
     onSuccess: async (submitted) => {
@@ -67,7 +85,7 @@ function CreateAnalysisForm() {
       ...(analysisType ? { analysis_type: analysisType as CreateAnalysis['analysis_type'] } : {}),
       ...(priority ? { priority: priority as CreateAnalysis['priority'] } : {}),
       ...(Object.keys(material).length ? { reference_material: material } : {}),
-      ...(engine ? { engine: engine as CreateAnalysis['engine'] } : {}),
+      ...blindWorkFields(blind),
     });
   };
   const error = create.error;
@@ -191,29 +209,12 @@ function CreateAnalysisForm() {
             )}
           </Field>
         </fieldset>
-        <Field
-          label="Engine"
-          fields={['engine']}
+        <BlindWorkFields
+          value={blind}
+          onChange={setBlind}
           error={error}
-          hint={
-            tokens.mode === 'test'
-              ? 'Test mode always runs the simulator, which completes in seconds.'
-              : 'Analysts when your organisation has an active analyst, else the simulator.'
-          }
-        >
-          {(props) => (
-            <select
-              {...props}
-              value={engine}
-              disabled={tokens.mode === 'test'}
-              onChange={(event) => setEngine(event.target.value)}
-            >
-              <option value="">Default</option>
-              <option value="analyst">Analysts (blind tasking)</option>
-              <option value="simulated">Simulator</option>
-            </select>
-          )}
-        </Field>
+          done="completes in seconds"
+        />
         <div className="form-actions">
           <button type="submit" disabled={create.isPending}>
             {create.isPending ? 'Submitting…' : 'Submit analysis'}
@@ -227,15 +228,21 @@ function CreateAnalysisForm() {
 
 function AnalysisList() {
   const { client, tokens } = useSession();
-  const [status, setStatus] = useState('');
-  const [targetType, setTargetType] = useState('');
-  const [priority, setPriority] = useState('');
-  const [perPage, setPerPage] = useState<number>(25);
+  const search = listRoute.useSearch();
+  const navigate = useNavigate();
+  const update = (patch: Partial<AnalysisSearch>) =>
+    void navigate({
+      to: '/analyses',
+      search: analysisSearch({ ...search, ...patch }),
+      replace: true,
+    });
   const filters: AnalysisFilters = {
-    per_page: perPage,
-    ...(status ? { status: status as AnalysisFilters['status'] } : {}),
-    ...(targetType ? { target_type: targetType as AnalysisFilters['target_type'] } : {}),
-    ...(priority ? { priority: priority as AnalysisFilters['priority'] } : {}),
+    per_page: search.per_page ?? 25,
+    ...(search.status ? { status: search.status as AnalysisFilters['status'] } : {}),
+    ...(search.target_type
+      ? { target_type: search.target_type as AnalysisFilters['target_type'] }
+      : {}),
+    ...(search.priority ? { priority: search.priority as AnalysisFilters['priority'] } : {}),
   };
   const pages = useCursorPages(['analyses', tokens.mode, filters], (cursor) =>
     client.analyses.list(filters).page(cursor),
@@ -247,7 +254,13 @@ function AnalysisList() {
       <form className="filters" aria-label="Filter analyses" onSubmit={(e) => e.preventDefault()}>
         <Field label="Status" fields={[]}>
           {(props) => (
-            <select {...props} value={status} onChange={(event) => setStatus(event.target.value)}>
+            <select
+              {...props}
+              value={search.status ?? ''}
+              onChange={(event) =>
+                update({ status: (event.target.value || undefined) as AnalysisSearch['status'] })
+              }
+            >
               <Options values={STATUSES} any="Any status" />
             </select>
           )}
@@ -256,8 +269,12 @@ function AnalysisList() {
           {(props) => (
             <select
               {...props}
-              value={targetType}
-              onChange={(event) => setTargetType(event.target.value)}
+              value={search.target_type ?? ''}
+              onChange={(event) =>
+                update({
+                  target_type: (event.target.value || undefined) as AnalysisSearch['target_type'],
+                })
+              }
             >
               <Options values={TARGET_TYPES} any="Any target type" />
             </select>
@@ -267,8 +284,12 @@ function AnalysisList() {
           {(props) => (
             <select
               {...props}
-              value={priority}
-              onChange={(event) => setPriority(event.target.value)}
+              value={search.priority ?? ''}
+              onChange={(event) =>
+                update({
+                  priority: (event.target.value || undefined) as AnalysisSearch['priority'],
+                })
+              }
             >
               <Options values={PRIORITIES} any="Any priority" />
             </select>
@@ -278,8 +299,8 @@ function AnalysisList() {
           {(props) => (
             <select
               {...props}
-              value={perPage}
-              onChange={(event) => setPerPage(Number(event.target.value))}
+              value={search.per_page ?? 25}
+              onChange={(event) => update({ per_page: Number(event.target.value) })}
             >
               {PER_PAGE.map((value) => (
                 <option key={value} value={value}>

@@ -1,5 +1,5 @@
 import { SasError, type WorkRef } from '@sas/sdk';
-import { type QueryKey, useQueryClient } from '@tanstack/react-query';
+import { type QueryKey, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useId, useState } from 'react';
 import { useSession } from '../../auth/session';
 import './work.css';
@@ -227,3 +227,156 @@ export function Options({ values, any }: { values: readonly string[]; any?: stri
 }
 
 export const PER_PAGE = [10, 25, 50, 100] as const;
+
+/** What the three create forms share about who does the work and how it is judged. */
+export interface BlindWork {
+  engine: string;
+  analystCount: string;
+  judging: boolean;
+  decoyCount: string;
+  targetId: string;
+}
+
+export const NO_BLIND_WORK: BlindWork = {
+  engine: '',
+  analystCount: '',
+  judging: false,
+  decoyCount: '',
+  targetId: '',
+};
+
+/** The API fields of the shared part of a create body, only those given. */
+export function blindWorkFields(value: BlindWork) {
+  return {
+    ...(value.engine ? { engine: value.engine as 'simulated' | 'analyst' } : {}),
+    ...(value.analystCount ? { analyst_count: Number(value.analystCount) } : {}),
+    ...(value.judging ? { judging: true } : {}),
+    ...(value.judging && value.decoyCount ? { decoy_count: Number(value.decoyCount) } : {}),
+    ...(value.targetId ? { target_id: value.targetId } : {}),
+  };
+}
+
+/**
+ * Engine, analysts, blind judging and the pool target: the fields sessions,
+ * analyses and dowsing queries share (test mode always runs the simulator).
+ */
+export function BlindWorkFields({
+  value,
+  onChange,
+  error,
+  done,
+}: {
+  value: BlindWork;
+  onChange: (value: BlindWork) => void;
+  error: unknown;
+  /** How long the simulator takes, for the hint. */
+  done: string;
+}) {
+  const { client, tokens } = useSession();
+  const targets = useQuery({
+    queryKey: ['targets', tokens.mode, 'choices'],
+    queryFn: () => client.targets.list().toArray(100),
+    staleTime: 60_000,
+  });
+  const set = (patch: Partial<BlindWork>) => onChange({ ...value, ...patch });
+  const test = tokens.mode === 'test';
+  return (
+    <fieldset>
+      <legend>Who does the work</legend>
+      <Field
+        label="Engine"
+        fields={['engine']}
+        error={error}
+        hint={
+          test
+            ? `Test mode always runs the simulator, which ${done}.`
+            : 'Analysts when your organisation has an active analyst, else the simulator.'
+        }
+      >
+        {(props) => (
+          <select
+            {...props}
+            value={value.engine}
+            disabled={test}
+            onChange={(event) => set({ engine: event.target.value })}
+          >
+            <option value="">Default</option>
+            <option value="analyst">Analysts (blind tasking)</option>
+            <option value="simulated">Simulator</option>
+          </select>
+        )}
+      </Field>
+      <Field
+        label="Analysts (optional)"
+        fields={['analyst_count']}
+        error={error}
+        hint="Working independently on it"
+      >
+        {(props) => (
+          <input
+            {...props}
+            type="number"
+            min={1}
+            inputMode="numeric"
+            value={value.analystCount}
+            onChange={(event) => set({ analystCount: event.target.value })}
+          />
+        )}
+      </Field>
+      <Field
+        label="Target from your pool (optional)"
+        fields={['target_id']}
+        error={error}
+        hint={
+          targets.data?.length === 0
+            ? 'Your pool is empty: add targets under Organisation to judge against them.'
+            : 'The truth judging compares with; never shown to analysts.'
+        }
+      >
+        {(props) => (
+          <select
+            {...props}
+            value={value.targetId}
+            onChange={(event) => set({ targetId: event.target.value })}
+          >
+            <option value="">None</option>
+            {targets.data?.map((target) => (
+              <option key={target.target_id} value={target.target_id}>
+                {target.description}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <div className="field">
+        <label>
+          <input
+            type="checkbox"
+            checked={value.judging}
+            onChange={(event) => set({ judging: event.target.checked })}
+          />{' '}
+          Judge it blind once completed
+        </label>
+      </div>
+      {value.judging && (
+        <Field
+          label="Decoys"
+          fields={['decoy_count']}
+          error={error}
+          hint="Beside the true target; chance is 1 in decoys + 1"
+        >
+          {(props) => (
+            <input
+              {...props}
+              type="number"
+              min={1}
+              inputMode="numeric"
+              value={value.decoyCount}
+              onChange={(event) => set({ decoyCount: event.target.value })}
+            />
+          )}
+        </Field>
+      )}
+    </fieldset>
+  );
+}

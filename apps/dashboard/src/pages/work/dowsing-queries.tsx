@@ -1,26 +1,35 @@
 import type { CreateDowsingQuery, DowsingFilters } from '@sas/sdk';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Link, useNavigate } from '@tanstack/react-router';
+import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../../api-error';
 import { useSession } from '../../auth/session';
 import { Pager, useCursorPages } from '../../components/cursor-pages';
-import { dateTime, Field, Options, PER_PAGE, percent, Status, words } from './common';
+import {
+  blindWorkFields,
+  type BlindWork,
+  BlindWorkFields,
+  dateTime,
+  Field,
+  NO_BLIND_WORK,
+  Options,
+  PER_PAGE,
+  percent,
+  Status,
+  words,
+} from './common';
+import {
+  type DowsingSearch,
+  dowsingSearch,
+  QUERY_STATUSES as STATUSES,
+  QUERY_TYPES,
+  VARIANTS,
+} from './search';
 
-const QUERY_TYPES = ['yes_no', 'information', 'location'] as const;
-const STATUSES = ['pending', 'completed', 'failed'] as const;
+const listRoute = getRouteApi('/dowsing');
+
 const PRECISION = ['standard', 'high', 'maximum'] as const;
 const TIMEFRAMES = ['past', 'present', 'future'] as const;
-const VARIANTS = [
-  'query',
-  'multi_point',
-  'energy_map',
-  'depth_analysis',
-  'material_identification',
-  'chart_analysis',
-  'location_finding',
-  'energy_detection',
-] as const;
 
 /** Dowsing queries: ask one, and the list with the v2 filters, a page at a time. */
 export function DowsingQueriesPage() {
@@ -47,7 +56,7 @@ function AskForm() {
   const [longitude, setLongitude] = useState('');
   const [radius, setRadius] = useState('');
   const [options, setOptions] = useState('');
-  const [engine, setEngine] = useState('');
+  const [blind, setBlind] = useState<BlindWork>(NO_BLIND_WORK);
   const ask = useMutation({
     mutationFn: (body: CreateDowsingQuery) => client.dowsing.create(body),
     onSuccess: async (asked) => {
@@ -82,7 +91,7 @@ function AskForm() {
       question,
       ...(precision ? { precision_level: precision as CreateDowsingQuery['precision_level'] } : {}),
       ...(Object.keys(context).length ? { context } : {}),
-      ...(engine ? { engine: engine as CreateDowsingQuery['engine'] } : {}),
+      ...blindWorkFields(blind),
     });
   };
   const error = ask.error;
@@ -193,29 +202,7 @@ function AskForm() {
             )}
           </Field>
         </fieldset>
-        <Field
-          label="Engine"
-          fields={['engine']}
-          error={error}
-          hint={
-            tokens.mode === 'test'
-              ? 'Test mode always runs the simulator, which answers at once.'
-              : 'Analysts when your organisation has an active analyst, else the simulator.'
-          }
-        >
-          {(props) => (
-            <select
-              {...props}
-              value={engine}
-              disabled={tokens.mode === 'test'}
-              onChange={(event) => setEngine(event.target.value)}
-            >
-              <option value="">Default</option>
-              <option value="analyst">Analysts (blind tasking)</option>
-              <option value="simulated">Simulator</option>
-            </select>
-          )}
-        </Field>
+        <BlindWorkFields value={blind} onChange={setBlind} error={error} done="answers at once" />
         <div className="form-actions">
           <button type="submit" disabled={ask.isPending}>
             {ask.isPending ? 'Asking…' : 'Ask'}
@@ -229,15 +216,19 @@ function AskForm() {
 
 function QueryList() {
   const { client, tokens } = useSession();
-  const [queryType, setQueryType] = useState('');
-  const [status, setStatus] = useState('');
-  const [variant, setVariant] = useState('');
-  const [perPage, setPerPage] = useState<number>(25);
+  const search = listRoute.useSearch();
+  const navigate = useNavigate();
+  const update = (patch: Partial<DowsingSearch>) =>
+    void navigate({
+      to: '/dowsing',
+      search: dowsingSearch({ ...search, ...patch }),
+      replace: true,
+    });
   const filters: DowsingFilters = {
-    per_page: perPage,
-    ...(queryType ? { query_type: queryType as DowsingFilters['query_type'] } : {}),
-    ...(status ? { status: status as DowsingFilters['status'] } : {}),
-    ...(variant ? { variant: variant as DowsingFilters['variant'] } : {}),
+    per_page: search.per_page ?? 25,
+    ...(search.query_type ? { query_type: search.query_type as DowsingFilters['query_type'] } : {}),
+    ...(search.status ? { status: search.status as DowsingFilters['status'] } : {}),
+    ...(search.variant ? { variant: search.variant as DowsingFilters['variant'] } : {}),
   };
   const pages = useCursorPages(['dowsing-queries', tokens.mode, filters], (cursor) =>
     client.dowsing.list(filters).page(cursor),
@@ -255,8 +246,12 @@ function QueryList() {
           {(props) => (
             <select
               {...props}
-              value={queryType}
-              onChange={(event) => setQueryType(event.target.value)}
+              value={search.query_type ?? ''}
+              onChange={(event) =>
+                update({
+                  query_type: (event.target.value || undefined) as DowsingSearch['query_type'],
+                })
+              }
             >
               <Options values={QUERY_TYPES} any="Any kind" />
             </select>
@@ -264,14 +259,26 @@ function QueryList() {
         </Field>
         <Field label="Status" fields={[]}>
           {(props) => (
-            <select {...props} value={status} onChange={(event) => setStatus(event.target.value)}>
+            <select
+              {...props}
+              value={search.status ?? ''}
+              onChange={(event) =>
+                update({ status: (event.target.value || undefined) as DowsingSearch['status'] })
+              }
+            >
               <Options values={STATUSES} any="Any status" />
             </select>
           )}
         </Field>
         <Field label="Variant" fields={[]}>
           {(props) => (
-            <select {...props} value={variant} onChange={(event) => setVariant(event.target.value)}>
+            <select
+              {...props}
+              value={search.variant ?? ''}
+              onChange={(event) =>
+                update({ variant: (event.target.value || undefined) as DowsingSearch['variant'] })
+              }
+            >
               <Options values={VARIANTS} any="Any variant" />
             </select>
           )}
@@ -280,8 +287,8 @@ function QueryList() {
           {(props) => (
             <select
               {...props}
-              value={perPage}
-              onChange={(event) => setPerPage(Number(event.target.value))}
+              value={search.per_page ?? 25}
+              onChange={(event) => update({ per_page: Number(event.target.value) })}
             >
               {PER_PAGE.map((value) => (
                 <option key={value} value={value}>

@@ -1,14 +1,28 @@
 import type { CreateSession, SessionFilters } from '@sas/sdk';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Link, useNavigate } from '@tanstack/react-router';
+import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../../api-error';
 import { useSession } from '../../auth/session';
 import { Pager, useCursorPages } from '../../components/cursor-pages';
-import { dateTime, Field, Options, PER_PAGE, percent, Status, words } from './common';
+import {
+  blindWorkFields,
+  type BlindWork,
+  BlindWorkFields,
+  dateTime,
+  Field,
+  NO_BLIND_WORK,
+  Options,
+  PER_PAGE,
+  percent,
+  Status,
+  words,
+} from './common';
+import { SESSION_STATUSES, SESSION_TYPES, type SessionSearch, sessionSearch } from './search';
 
-const TYPES = ['remote_viewing', 'dowsing', 'automatic_writing'] as const;
-const STATUSES = ['initiated', 'in_progress', 'completed', 'failed'] as const;
+const listRoute = getRouteApi('/sessions');
+
+const TYPES = SESSION_TYPES;
 const MODALITIES = ['visual', 'kinesthetic', 'auditory'] as const;
 const PRIVACY = ['private', 'public', 'classified'] as const;
 
@@ -32,7 +46,7 @@ function CreateSessionForm() {
   const [modality, setModality] = useState('');
   const [duration, setDuration] = useState('');
   const [privacy, setPrivacy] = useState('');
-  const [engine, setEngine] = useState('');
+  const [blind, setBlind] = useState<BlindWork>(NO_BLIND_WORK);
   const create = useMutation({
     mutationFn: (body: CreateSession) => client.sessions.create(body),
     onSuccess: async (session) => {
@@ -49,7 +63,7 @@ function CreateSessionForm() {
       ...(modality ? { modality: modality as CreateSession['modality'] } : {}),
       ...(duration ? { duration_minutes: Number(duration) } : {}),
       ...(privacy ? { privacy_level: privacy as CreateSession['privacy_level'] } : {}),
-      ...(engine ? { engine: engine as CreateSession['engine'] } : {}),
+      ...blindWorkFields(blind),
     });
   };
   const error = create.error;
@@ -117,29 +131,12 @@ function CreateSessionForm() {
             </select>
           )}
         </Field>
-        <Field
-          label="Engine"
-          fields={['engine']}
+        <BlindWorkFields
+          value={blind}
+          onChange={setBlind}
           error={error}
-          hint={
-            tokens.mode === 'test'
-              ? 'Test mode always runs the simulator, which completes in seconds.'
-              : 'Analysts when your organisation has an active analyst, else the simulator.'
-          }
-        >
-          {(props) => (
-            <select
-              {...props}
-              value={engine}
-              disabled={tokens.mode === 'test'}
-              onChange={(event) => setEngine(event.target.value)}
-            >
-              <option value="">Default</option>
-              <option value="analyst">Analysts (blind tasking)</option>
-              <option value="simulated">Simulator</option>
-            </select>
-          )}
-        </Field>
+          done="completes in seconds"
+        />
         <div className="form-actions">
           <button type="submit" disabled={create.isPending}>
             {create.isPending ? 'Starting…' : 'Start session'}
@@ -153,19 +150,31 @@ function CreateSessionForm() {
 
 function SessionList() {
   const { client, tokens } = useSession();
-  const [status, setStatus] = useState('');
-  const [type, setType] = useState('');
-  const [createdAfter, setCreatedAfter] = useState('');
-  const [minConfidence, setMinConfidence] = useState('');
-  const [analystId, setAnalystId] = useState('');
-  const [perPage, setPerPage] = useState<number>(25);
+  const search = listRoute.useSearch();
+  const navigate = useNavigate();
+  const update = (patch: Partial<SessionSearch>) =>
+    void navigate({
+      to: '/sessions',
+      search: sessionSearch({ ...search, ...patch }),
+      replace: true,
+    });
+  // Typed filters go to the address when complete (Enter or leaving the field), not per key.
+  const [minConfidence, setMinConfidence] = useState(search.min_confidence?.toString() ?? '');
+  const [analystId, setAnalystId] = useState(search.analyst_id ?? '');
+  const applyTyped = () =>
+    update({
+      min_confidence: minConfidence === '' ? undefined : Number(minConfidence),
+      analyst_id: analystId.trim() || undefined,
+    });
   const filters: SessionFilters = {
-    per_page: perPage,
-    ...(status ? { status: status as SessionFilters['status'] } : {}),
-    ...(type ? { type: type as SessionFilters['type'] } : {}),
-    ...(createdAfter ? { created_after: createdAfter } : {}),
-    ...(minConfidence !== '' ? { 'confidence_score[gte]': Number(minConfidence) / 100 } : {}),
-    ...(analystId.trim() ? { analyst_id: analystId.trim() } : {}),
+    per_page: search.per_page ?? 25,
+    ...(search.status ? { status: search.status } : {}),
+    ...(search.type ? { type: search.type } : {}),
+    ...(search.created_after ? { created_after: search.created_after } : {}),
+    ...(search.min_confidence !== undefined
+      ? { 'confidence_score[gte]': search.min_confidence / 100 }
+      : {}),
+    ...(search.analyst_id ? { analyst_id: search.analyst_id } : {}),
   };
   const pages = useCursorPages(['sessions', tokens.mode, filters], (cursor) =>
     client.sessions.list(filters).page(cursor),
@@ -174,18 +183,37 @@ function SessionList() {
   return (
     <section aria-labelledby="session-list">
       <h2 id="session-list">Your sessions</h2>
-      <form className="filters" aria-label="Filter sessions" onSubmit={(e) => e.preventDefault()}>
+      <form
+        className="filters"
+        aria-label="Filter sessions"
+        onSubmit={(event) => {
+          event.preventDefault();
+          applyTyped();
+        }}
+      >
         <Field label="Status" fields={[]}>
           {(props) => (
-            <select {...props} value={status} onChange={(event) => setStatus(event.target.value)}>
-              <Options values={STATUSES} any="Any status" />
+            <select
+              {...props}
+              value={search.status ?? ''}
+              onChange={(event) =>
+                update({ status: (event.target.value || undefined) as SessionSearch['status'] })
+              }
+            >
+              <Options values={SESSION_STATUSES} any="Any status" />
             </select>
           )}
         </Field>
         <Field label="Type" fields={[]}>
           {(props) => (
-            <select {...props} value={type} onChange={(event) => setType(event.target.value)}>
-              <Options values={TYPES} any="Any type" />
+            <select
+              {...props}
+              value={search.type ?? ''}
+              onChange={(event) =>
+                update({ type: (event.target.value || undefined) as SessionSearch['type'] })
+              }
+            >
+              <Options values={SESSION_TYPES} any="Any type" />
             </select>
           )}
         </Field>
@@ -194,8 +222,8 @@ function SessionList() {
             <input
               {...props}
               type="date"
-              value={createdAfter}
-              onChange={(event) => setCreatedAfter(event.target.value)}
+              value={search.created_after ?? ''}
+              onChange={(event) => update({ created_after: event.target.value || undefined })}
             />
           )}
         </Field>
@@ -209,6 +237,7 @@ function SessionList() {
               step={1}
               value={minConfidence}
               onChange={(event) => setMinConfidence(event.target.value)}
+              onBlur={applyTyped}
             />
           )}
         </Field>
@@ -219,6 +248,7 @@ function SessionList() {
               placeholder="analyst_…"
               value={analystId}
               onChange={(event) => setAnalystId(event.target.value)}
+              onBlur={applyTyped}
             />
           )}
         </Field>
@@ -226,8 +256,8 @@ function SessionList() {
           {(props) => (
             <select
               {...props}
-              value={perPage}
-              onChange={(event) => setPerPage(Number(event.target.value))}
+              value={search.per_page ?? 25}
+              onChange={(event) => update({ per_page: Number(event.target.value) })}
             >
               {PER_PAGE.map((value) => (
                 <option key={value} value={value}>
@@ -237,6 +267,9 @@ function SessionList() {
             </select>
           )}
         </Field>
+        <button type="submit" className="visually-hidden" tabIndex={-1}>
+          Apply filters
+        </button>
       </form>
       {pages.query.isSuccess && pages.items.length === 0 && (
         <p>
