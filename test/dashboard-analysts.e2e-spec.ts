@@ -149,16 +149,36 @@ describe('the analysts’ and judges’ pages', () => {
     const longitude = Number(await page.getByLabel('Longitude').inputValue());
     expect(Math.abs(latitude - 48.86)).toBeLessThan(1);
     expect(Math.abs(longitude - 2.29)).toBeLessThan(1);
+    // The keyboard moves the marker too (a degree a press), the fields following.
+    await map.focus();
+    await page.keyboard.press('ArrowUp');
+    await expect
+      .poll(async () => Number(await page.getByLabel('Latitude').inputValue()))
+      .toBeCloseTo(latitude + 1, 4);
+    await page.keyboard.press('ArrowDown');
+    await expect
+      .poll(async () => Number(await page.getByLabel('Latitude').inputValue()))
+      .toBeCloseTo(latitude, 4);
 
     await page.getByLabel('Notes (optional)').fill('Iron beams, a sense of height.');
     await page.getByLabel('Your confidence, 0–100 % (optional)').fill('70');
     await page.getByLabel('Upload sketches (PNG, JPEG or SVG)').setInputFiles(PNG_PATH);
     await page.getByRole('img', { name: 'Sketch to send: plain.png' }).waitFor();
+    // A drawing made in the page joins the sketches as a PNG.
+    await page.getByText('Or draw a sketch here').click();
+    const canvas = (await page.getByRole('img', { name: 'Drawing area' }).boundingBox())!;
+    await page.mouse.move(canvas.x + 20, canvas.y + 20);
+    await page.mouse.down();
+    await page.mouse.move(canvas.x + 120, canvas.y + 80, { steps: 5 });
+    await page.mouse.up();
+    await page.getByRole('button', { name: 'Add drawing to sketches' }).click();
+    await page.getByRole('img', { name: 'Sketch to send: drawing-1.png' }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'Submit', exact: true }).click();
 
     await page.getByRole('heading', { level: 2, name: 'What you submitted' }).waitFor();
     await page.getByRole('img', { name: 'Your sketch 1' }).waitFor();
+    await page.getByRole('img', { name: 'Your sketch 2' }).waitFor();
     expect(await page.getByTestId('assignment-status').textContent()).toBe('Submitted');
     await blind();
 
@@ -173,8 +193,9 @@ describe('the analysts’ and judges’ pages', () => {
     );
     expect(submitted.submission.coordinates.latitude).toBeCloseTo(latitude, 4);
     expect(submitted.submission.confidence).toBe(0.7);
-    expect(submitted.submission.sketches).toHaveLength(1);
-    expect(submitted.submission.sketches[0].content_type).toBe('image/png');
+    expect(
+      submitted.submission.sketches.map((sketch: { content_type: string }) => sketch.content_type),
+    ).toEqual(['image/png', 'image/png']);
     const stored = await fetch(submitted.submission.sketches[0].url, {
       headers: { authorization: `Bearer ${first.token}` },
     });

@@ -62,7 +62,7 @@ export function AssignmentPage() {
         <Link to="/assignments">← Your assignments</Link>
       </p>
       <h1>Assignment {current.target_reference_number}</h1>
-      <dl className="facts">
+      <dl className="mw-facts">
         <dt>Target reference number</dt>
         <dd>{current.target_reference_number}</dd>
         <dt>Kind</dt>
@@ -116,7 +116,7 @@ function SubmittedWork({ assignment }: { assignment: AssignmentDetail }) {
   return (
     <section aria-labelledby="submitted-heading">
       <h2 id="submitted-heading">What you submitted</h2>
-      <dl className="facts">
+      <dl className="mw-facts">
         <dt>Sent</dt>
         <dd>{absoluteTime(submission.submitted_at)}</dd>
         <dt>Descriptors</dt>
@@ -130,7 +130,7 @@ function SubmittedWork({ assignment }: { assignment: AssignmentDetail }) {
         {submission.notes && (
           <>
             <dt>Notes</dt>
-            <dd className="notes">{submission.notes}</dd>
+            <dd className="mw-notes">{submission.notes}</dd>
           </>
         )}
         {submission.confidence !== null && (
@@ -141,7 +141,7 @@ function SubmittedWork({ assignment }: { assignment: AssignmentDetail }) {
         )}
       </dl>
       {submission.sketches.length > 0 ? (
-        <ul className="sketches" aria-label="Your sketches">
+        <ul className="mw-sketches" aria-label="Your sketches">
           {submission.sketches.map((sketch, index) => (
             <li key={sketch.sketch_id}>
               <BlobImage
@@ -153,7 +153,7 @@ function SubmittedWork({ assignment }: { assignment: AssignmentDetail }) {
                 ]}
                 load={() => client.assignments.sketch(assignment.assignment_id, sketch.sketch_id)}
                 alt={`Your sketch ${index + 1}`}
-                className="sketch-image"
+                className="mw-sketch-image"
               />
             </li>
           ))}

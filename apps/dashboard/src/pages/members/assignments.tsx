@@ -53,7 +53,7 @@ export function AssignmentsPage() {
         </p>
       )}
       <form
-        className="filters"
+        className="mw-filters"
         aria-label="Filter assignments"
         onSubmit={(e) => e.preventDefault()}
       >

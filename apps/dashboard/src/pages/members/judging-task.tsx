@@ -39,7 +39,7 @@ export function JudgingTaskPage() {
         <Link to="/judging">← Your judging tasks</Link>
       </p>
       <h1>Judging task</h1>
-      <dl className="facts">
+      <dl className="mw-facts">
         <dt>Kind of work</dt>
         <dd>{KIND_LABELS[current.kind]}</dd>
         <dt>Status</dt>
@@ -76,11 +76,11 @@ function Submissions({ task }: { task: JudgingTask }) {
     <section aria-labelledby="submissions-heading">
       <h2 id="submissions-heading">What the analysts submitted</h2>
       {task.submissions.length === 0 && <p className="muted">No submissions.</p>}
-      <div className="side-by-side">
+      <div className="mw-side-by-side">
         {task.submissions.map((submission) => (
-          <article key={submission.submission_id} className="card">
+          <article key={submission.submission_id} className="mw-card">
             <h3>Submission {submission.submission_id}</h3>
-            <dl className="facts">
+            <dl className="mw-facts">
               <dt>Descriptors</dt>
               <dd>{submission.descriptors.join(', ') || 'None'}</dd>
               {submission.coordinates && (
@@ -94,7 +94,7 @@ function Submissions({ task }: { task: JudgingTask }) {
               {submission.notes && (
                 <>
                   <dt>Notes</dt>
-                  <dd className="notes">{submission.notes}</dd>
+                  <dd className="mw-notes">{submission.notes}</dd>
                 </>
               )}
             </dl>
@@ -106,7 +106,7 @@ function Submissions({ task }: { task: JudgingTask }) {
                   queryKey={['judging-sketch', tokens.mode, task.judging_task_id, sketchId]}
                   load={() => client.judgingTasks.sketch(task.judging_task_id, sketchId)}
                   alt={`Submission ${submission.submission_id}, sketch ${index + 1}`}
-                  className="sketch-image"
+                  className="mw-sketch-image"
                 />
               );
             })}
@@ -155,7 +155,7 @@ function CandidateBody({
               client.judgingTasks.photo(task.judging_task_id, candidate.candidate_id, position)
             }
             alt={`${label}, photo ${index + 1}`}
-            className="photo"
+            className="mw-photo"
           />
         );
       })}
@@ -177,13 +177,13 @@ function Candidates({ task }: { task: JudgingTask }) {
     <section aria-labelledby="candidates-heading">
       <h2 id="candidates-heading">{task.ranking ? 'Your ranking' : 'Candidates'}</h2>
       <ol
-        className="side-by-side candidates"
+        className="mw-side-by-side mw-candidates"
         aria-label={task.ranking ? 'Your ranking' : 'Candidates'}
       >
         {order.map((id, index) => (
-          <li key={id} className="card">
+          <li key={id} className="mw-card">
             <h3>
-              {task.ranking && <span className="rank">{index + 1}. </span>}
+              {task.ranking && <span className="mw-rank">{index + 1}. </span>}
               {names.get(id)}
             </h3>
             <CandidateBody task={task} candidate={byId.get(id)!} label={names.get(id)!} />
@@ -258,7 +258,7 @@ function Ranking({
       </p>
       <ol
         ref={list}
-        className="side-by-side candidates"
+        className="mw-side-by-side mw-candidates"
         aria-label="Ranking, best match first"
         aria-describedby="ranking-help"
       >
@@ -267,7 +267,7 @@ function Ranking({
             key={id}
             data-candidate={id}
             data-testid="candidate"
-            className={dragging === id ? 'card dragging' : 'card'}
+            className={dragging === id ? 'mw-card mw-dragging' : 'mw-card'}
             draggable
             onDragStart={(event) => {
               event.dataTransfer.setData('text/plain', id);
@@ -282,10 +282,10 @@ function Ranking({
             onDrop={(event) => drop(event, id)}
           >
             <h3>
-              <span className="rank">{index + 1}. </span>
+              <span className="mw-rank">{index + 1}. </span>
               {names.get(id)}
             </h3>
-            <div className="actions">
+            <div className="mw-moves">
               <button
                 type="button"
                 data-move="up"
@@ -318,7 +318,7 @@ function Ranking({
           Submit ranking…
         </button>
       ) : (
-        <div className="confirm" role="group" aria-labelledby="confirm-ranking">
+        <div className="mw-confirm" role="group" aria-labelledby="confirm-ranking">
           <p id="confirm-ranking">
             Send this ranking ({order.map((id) => names.get(id)).join(', ')})? A task is ranked
             once: it cannot be changed afterwards.

@@ -35,7 +35,7 @@ export function JudgingTasksPage() {
         </p>
       )}
       <form
-        className="filters"
+        className="mw-filters"
         aria-label="Filter judging tasks"
         onSubmit={(e) => e.preventDefault()}
       >

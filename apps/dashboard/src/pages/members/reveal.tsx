@@ -20,12 +20,12 @@ export function Reveal({
     staleTime: Infinity,
   });
   return (
-    <section aria-labelledby="reveal" className="reveal">
+    <section aria-labelledby="reveal" className="mw-reveal">
       <h2 id="reveal">The target, revealed</h2>
-      <p className="target" data-testid="revealed-target">
+      <p className="mw-target" data-testid="revealed-target">
         {target}
       </p>
-      <dl className="facts">
+      <dl className="mw-facts">
         <dt>Reference number</dt>
         <dd>{assignment.target_reference_number}</dd>
         <dt>Nonce</dt>
@@ -45,10 +45,12 @@ export function Reveal({
         {check.isPending && 'Checking…'}
         {check.isError && 'The check could not run in this browser.'}
         {check.data === true && (
-          <strong className="verified">✓ sha256(nonce:target) matches the commitment</strong>
+          <strong className="mw-verified">✓ sha256(nonce:target) matches the commitment</strong>
         )}
         {check.data === false && (
-          <strong className="mismatch">✗ sha256(nonce:target) does not match the commitment</strong>
+          <strong className="mw-mismatch">
+            ✗ sha256(nonce:target) does not match the commitment
+          </strong>
         )}
       </p>
     </section>

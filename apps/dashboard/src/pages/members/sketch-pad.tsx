@@ -68,7 +68,7 @@ export function SketchPad({ onAdd, disabled }: { onAdd: (file: File) => void; di
   };
 
   return (
-    <div className="sketch-pad">
+    <div className="mw-sketch-pad">
       <canvas
         ref={canvas}
         width={WIDTH}

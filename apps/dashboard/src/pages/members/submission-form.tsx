@@ -121,11 +121,11 @@ export function SubmissionForm({
           earlier ones; send none to keep them.
         </p>
       )}
-      <form className="form submission" onSubmit={send} noValidate>
+      <form className="form mw-submission" onSubmit={send} noValidate>
         <fieldset>
           <legend>Descriptors: what you perceived</legend>
           {(Object.keys(VOCABULARY) as (keyof typeof VOCABULARY)[]).map((sense) => (
-            <fieldset key={sense} className="terms">
+            <fieldset key={sense} className="mw-terms">
               <legend>{SENSES[sense]}</legend>
               {VOCABULARY[sense].map((term) => (
                 <label key={term}>
@@ -161,7 +161,7 @@ export function SubmissionForm({
               setLongitude(String(next.longitude));
             }}
           />
-          <div className="coordinates">
+          <div className="mw-coordinates">
             <label>
               Latitude{' '}
               <input
@@ -226,7 +226,7 @@ export function SubmissionForm({
             accept="image/png,image/jpeg,image/svg+xml"
             onChange={pick}
           />
-          <details className="draw">
+          <details className="mw-draw">
             <summary>Or draw a sketch here</summary>
             <SketchPad
               disabled={sketches.length >= MAX_SKETCHES}
@@ -234,7 +234,7 @@ export function SubmissionForm({
             />
           </details>
           {sketches.length > 0 && (
-            <ul className="sketches" aria-label="Sketches to send">
+            <ul className="mw-sketches" aria-label="Sketches to send">
               {sketches.map((file, index) => (
                 <li key={`${file.name}-${index}`}>
                   <FilePreview file={file} />
@@ -279,7 +279,7 @@ function FilePreview({ file }: { file: File }) {
   }, [file]);
   return (
     <figure>
-      {url && <img src={url} alt={`Sketch to send: ${file.name}`} className="sketch-image" />}
+      {url && <img src={url} alt={`Sketch to send: ${file.name}`} className="mw-sketch-image" />}
       <figcaption>
         {file.name} <span className="muted">({Math.ceil(file.size / 1024)} KiB)</span>
       </figcaption>

@@ -110,7 +110,7 @@ export function WorldMap({
   };
 
   return (
-    <div className="world-map">
+    <div className="mw-world-map">
       <svg
         ref={svg}
         viewBox="-180 -90 360 180"
@@ -121,16 +121,16 @@ export function WorldMap({
         onClick={place}
         onKeyDown={move}
       >
-        <rect x={-180} y={-90} width={360} height={180} className="sea" />
-        <path d={LAND_PATH} className="land" />
+        <rect x={-180} y={-90} width={360} height={180} className="mw-sea" />
+        <path d={LAND_PATH} className="mw-land" />
         {MERIDIANS.map((lon) => (
-          <line key={`m${lon}`} x1={lon} x2={lon} y1={-90} y2={90} className="graticule" />
+          <line key={`m${lon}`} x1={lon} x2={lon} y1={-90} y2={90} className="mw-graticule" />
         ))}
         {PARALLELS.map((lat) => (
-          <line key={`p${lat}`} x1={-180} x2={180} y1={-lat} y2={-lat} className="graticule" />
+          <line key={`p${lat}`} x1={-180} x2={180} y1={-lat} y2={-lat} className="mw-graticule" />
         ))}
         {value && (
-          <g className="marker" data-testid="map-marker">
+          <g className="mw-marker" data-testid="map-marker">
             <circle cx={value.longitude} cy={-value.latitude} r={3} />
             <line
               x1={value.longitude - 6}
