@@ -72,6 +72,8 @@ describe('the dashboard Work pages', () => {
     // Keyboard only: Tab to the target, type it, Enter submits the form.
     expect(await tabTo(page, form.getByLabel('Target', { exact: true }))).toBe(true);
     await page.keyboard.type('Envelope 4711 [slow]');
+    const sockets: string[] = [];
+    page.on('websocket', (socket) => sockets.push(socket.url()));
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: /^Session sess_/ }).waitFor();
     const sessionId = /sess_\w+/.exec(new URL(page.url()).pathname)![0];
@@ -91,6 +93,8 @@ describe('the dashboard Work pages', () => {
       )
       .toBe(100);
     expect([...seen].some((value) => value > 0 && value < 100)).toBe(true);
+    // The page subscribed to the work over the service's WebSocket.
+    expect(sockets.some((url) => new URL(url).pathname === '/v1/sessions/ws')).toBe(true);
     const results = page.getByTestId('session-results');
     await results.getByRole('heading', { name: 'Results' }).waitFor({ timeout: 20_000 });
     await page.getByRole('status').getByText('Completed').first().waitFor();

@@ -200,7 +200,7 @@ function Results({ envelope }: { envelope: AnalysisResults }) {
           ],
           [
             'Engine',
-            `${metadata.engine}${metadata.engine_version ? ` ${metadata.engine_version}` : ''}`,
+            `${metadata.engine}${metadata.engine_version ? ` (${metadata.engine_version})` : ''}`,
           ],
           [
             'Material read',

@@ -98,9 +98,10 @@ export function useLiveProgress<T extends { status: string }>(
 ): number | null {
   const { client } = useSession();
   const queryClient = useQueryClient();
-  const [progress, setProgress] = useState<number | null>(null);
-  const running = work !== undefined && !TERMINAL.has(work.status);
   const id = typeof ref === 'string' ? ref : JSON.stringify(ref);
+  // Kept with the id it belongs to: the page may be reused for another piece of work.
+  const [progress, setProgress] = useState<{ id: string; value: number } | null>(null);
+  const running = work !== undefined && !TERMINAL.has(work.status);
   const keyText = JSON.stringify(queryKey);
   useEffect(() => {
     if (!running) return;
@@ -109,7 +110,7 @@ export function useLiveProgress<T extends { status: string }>(
       .waitFor(ref, {
         signal: controller.signal,
         onProgress: (value) => {
-          if (!controller.signal.aborted) setProgress(value);
+          if (!controller.signal.aborted) setProgress({ id, value });
         },
       })
       .then((finished) => {
@@ -124,7 +125,7 @@ export function useLiveProgress<T extends { status: string }>(
     return () => controller.abort();
     // The work's id, the key and whether it still runs decide the subscription.
   }, [running, id, keyText, client]);
-  return progress;
+  return progress?.id === id ? progress.value : null;
 }
 
 /** The progress bar of a piece of work, with an accessible name and the figure beside it. */

@@ -67,7 +67,7 @@ export function DowsingQueryPage() {
                 ['Precision', data.metadata.precision_level],
                 [
                   'Engine',
-                  `${data.metadata.engine}${data.metadata.engine_version ? ` ${data.metadata.engine_version}` : ''}`,
+                  `${data.metadata.engine}${data.metadata.engine_version ? ` (${data.metadata.engine_version})` : ''}`,
                 ],
                 ['Asked', dateTime(data.created_at)],
                 ['Answered', data.completed_at && dateTime(data.completed_at)],

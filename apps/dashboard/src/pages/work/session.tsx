@@ -78,7 +78,7 @@ export function SessionPage() {
                 ['Privacy', words(data.privacy_level)],
                 [
                   'Engine',
-                  `${data.metadata.engine}${data.metadata.engine_version ? ` ${data.metadata.engine_version}` : ''}`,
+                  `${data.metadata.engine}${data.metadata.engine_version ? ` (${data.metadata.engine_version})` : ''}`,
                 ],
                 ['Analysts', data.analyst_count],
                 ['Created', dateTime(data.created_at)],
