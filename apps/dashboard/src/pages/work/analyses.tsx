@@ -215,7 +215,7 @@ function CreateAnalysisForm() {
           error={error}
           done="completes in seconds"
         />
-        <div className="form-actions">
+        <div className="work-form-actions">
           <button type="submit" disabled={create.isPending}>
             {create.isPending ? 'Submitting…' : 'Submit analysis'}
           </button>
@@ -251,7 +251,11 @@ function AnalysisList() {
   return (
     <section aria-labelledby="analysis-list">
       <h2 id="analysis-list">Your analyses</h2>
-      <form className="filters" aria-label="Filter analyses" onSubmit={(e) => e.preventDefault()}>
+      <form
+        className="work-filters"
+        aria-label="Filter analyses"
+        onSubmit={(e) => e.preventDefault()}
+      >
         <Field label="Status" fields={[]}>
           {(props) => (
             <select
@@ -328,7 +332,7 @@ function AnalysisList() {
               <th scope="col">Depth</th>
               <th scope="col">Priority</th>
               <th scope="col">Status</th>
-              <th scope="col" className="number">
+              <th scope="col" className="work-number">
                 Confidence
               </th>
               <th scope="col">Created</th>
@@ -352,7 +356,7 @@ function AnalysisList() {
                   <Status value={analysis.status} />
                   {analysis.status === 'processing' && ` ${analysis.progress} %`}
                 </td>
-                <td className="number">
+                <td className="work-number">
                   {analysis.confidence_score === null ? '–' : percent(analysis.confidence_score)}
                 </td>
                 <td>{dateTime(analysis.created_at)}</td>

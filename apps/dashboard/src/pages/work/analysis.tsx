@@ -217,7 +217,7 @@ function Results({ envelope }: { envelope: AnalysisResults }) {
       {results.descriptors.length > 0 && (
         <>
           <h3>Descriptors</h3>
-          <ul className="descriptors">
+          <ul className="work-descriptors">
             {results.descriptors.map((descriptor) => (
               <li key={descriptor}>{descriptor}</li>
             ))}
@@ -302,10 +302,10 @@ function Results({ envelope }: { envelope: AnalysisResults }) {
               <tr>
                 <th scope="col">Work</th>
                 <th scope="col">Relation</th>
-                <th scope="col" className="number">
+                <th scope="col" className="work-number">
                   Distance
                 </th>
-                <th scope="col" className="number">
+                <th scope="col" className="work-number">
                   Confidence
                 </th>
               </tr>
@@ -325,10 +325,10 @@ function Results({ envelope }: { envelope: AnalysisResults }) {
                     )}
                   </th>
                   <td>{words(work.relation)}</td>
-                  <td className="number">
+                  <td className="work-number">
                     {work.distance_meters === null ? '–' : `${Math.round(work.distance_meters)} m`}
                   </td>
-                  <td className="number">
+                  <td className="work-number">
                     {work.confidence_score === null ? '–' : percent(work.confidence_score)}
                   </td>
                 </tr>

@@ -57,7 +57,7 @@ export function Field({
     .filter(Boolean)
     .join(' ');
   return (
-    <div className="field">
+    <div className="work-field">
       <label htmlFor={id}>{label}</label>
       {children({
         id,
@@ -65,12 +65,12 @@ export function Field({
         ...(issue ? { 'aria-invalid': true } : {}),
       })}
       {hint && (
-        <span id={`${id}-hint`} className="hint">
+        <span id={`${id}-hint`} className="work-hint">
           {hint}
         </span>
       )}
       {issue && (
-        <span id={`${id}-error`} className="field-error">
+        <span id={`${id}-error`} className="work-field-error">
           {issue}
         </span>
       )}
@@ -80,7 +80,7 @@ export function Field({
 
 /** A status as a small badge (its colour from the status, its meaning from the text). */
 export function Status({ value }: { value: string }) {
-  return <span className={`status status-${value}`}>{words(value)}</span>;
+  return <span className={`work-status work-status-${value}`}>{words(value)}</span>;
 }
 
 const TERMINAL = new Set(['completed', 'failed']);
@@ -132,7 +132,7 @@ export function useLiveProgress<T extends { status: string }>(
 export function ProgressBar({ label, value }: { label: string; value: number }) {
   const clamped = Math.max(0, Math.min(100, Math.round(value)));
   return (
-    <div className="progress">
+    <div className="work-progress">
       <progress aria-label={label} max={100} value={clamped} data-testid="work-progress">
         {clamped} %
       </progress>
@@ -164,7 +164,7 @@ export function ConfirmButton({
     );
   }
   return (
-    <div className="confirm" role="group" aria-label={question}>
+    <div className="work-confirm" role="group" aria-label={question}>
       <p>{question}</p>
       <button
         type="button"
@@ -186,7 +186,7 @@ export function ConfirmButton({
 /** A definition list of label / value rows, skipping the empty ones. */
 export function Facts({ rows }: { rows: [string, ReactNode][] }) {
   return (
-    <dl className="facts">
+    <dl className="work-facts">
       {rows
         .filter(([, value]) => value !== null && value !== undefined && value !== '')
         .map(([term, value]) => (
@@ -349,7 +349,7 @@ export function BlindWorkFields({
           </select>
         )}
       </Field>
-      <div className="field">
+      <div className="work-field">
         <label>
           <input
             type="checkbox"

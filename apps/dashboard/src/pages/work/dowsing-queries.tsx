@@ -203,7 +203,7 @@ function AskForm() {
           </Field>
         </fieldset>
         <BlindWorkFields value={blind} onChange={setBlind} error={error} done="answers at once" />
-        <div className="form-actions">
+        <div className="work-form-actions">
           <button type="submit" disabled={ask.isPending}>
             {ask.isPending ? 'Asking…' : 'Ask'}
           </button>
@@ -238,7 +238,7 @@ function QueryList() {
     <section aria-labelledby="query-list">
       <h2 id="query-list">Your questions</h2>
       <form
-        className="filters"
+        className="work-filters"
         aria-label="Filter dowsing queries"
         onSubmit={(e) => e.preventDefault()}
       >
@@ -316,7 +316,7 @@ function QueryList() {
               <th scope="col">Variant</th>
               <th scope="col">Status</th>
               <th scope="col">Answer</th>
-              <th scope="col" className="number">
+              <th scope="col" className="work-number">
                 Confidence
               </th>
               <th scope="col">Asked</th>
@@ -336,7 +336,9 @@ function QueryList() {
                   <Status value={query.status} />
                 </td>
                 <td>{query.result?.answer ?? '–'}</td>
-                <td className="number">{query.result ? percent(query.result.confidence) : '–'}</td>
+                <td className="work-number">
+                  {query.result ? percent(query.result.confidence) : '–'}
+                </td>
                 <td>{dateTime(query.created_at)}</td>
               </tr>
             ))}

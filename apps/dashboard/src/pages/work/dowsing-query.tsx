@@ -101,7 +101,7 @@ function Answer({
   return (
     <section aria-labelledby="query-answer" data-testid="dowsing-answer">
       <h2 id="query-answer">Answer</h2>
-      <p className="answer">
+      <p className="work-answer">
         <strong>{result.answer}</strong>
       </p>
       <Facts
@@ -160,7 +160,7 @@ function Answer({
         {words(result.chart_data.chart_type)}: {result.chart_data.interpretation}
       </p>
       <div
-        className="readings"
+        className="work-readings"
         role="img"
         aria-label={`${result.chart_data.readings.length} readings: ${result.chart_data.readings
           .map((reading) => reading.toFixed(2))
@@ -177,7 +177,7 @@ function Answer({
             <thead>
               <tr>
                 <th scope="col">Place</th>
-                <th scope="col" className="number">
+                <th scope="col" className="work-number">
                   Confidence
                 </th>
                 <th scope="col">95 % interval</th>
@@ -195,7 +195,7 @@ function Answer({
                       longitude={location.coordinates.lng}
                     />
                   </th>
-                  <td className="number">{percent(location.confidence)}</td>
+                  <td className="work-number">{percent(location.confidence)}</td>
                   <td>{interval(location.confidence_interval)}</td>
                   <td>{location.energy_signature}</td>
                   <td>{location.depth_meters === null ? '–' : `${location.depth_meters} m`}</td>

@@ -152,7 +152,7 @@ function Results({
       {results.descriptors.length === 0 ? (
         <p>No descriptors.</p>
       ) : (
-        <ul className="descriptors">
+        <ul className="work-descriptors">
           {results.descriptors.map((descriptor) => (
             <li key={descriptor}>{descriptor}</li>
           ))}
@@ -206,7 +206,7 @@ function Results({
             <thead>
               <tr>
                 <th scope="col">Analyst</th>
-                <th scope="col" className="number">
+                <th scope="col" className="work-number">
                   Weight
                 </th>
                 <th scope="col">Key insights</th>
@@ -218,7 +218,7 @@ function Results({
                   <th scope="row">
                     <code>{insight.analyst_id}</code>
                   </th>
-                  <td className="number">{percent(insight.contribution_weight)}</td>
+                  <td className="work-number">{percent(insight.contribution_weight)}</td>
                   <td>{insight.key_insights.join('; ')}</td>
                 </tr>
               ))}

@@ -137,7 +137,7 @@ function CreateSessionForm() {
           error={error}
           done="completes in seconds"
         />
-        <div className="form-actions">
+        <div className="work-form-actions">
           <button type="submit" disabled={create.isPending}>
             {create.isPending ? 'Starting…' : 'Start session'}
           </button>
@@ -184,7 +184,7 @@ function SessionList() {
     <section aria-labelledby="session-list">
       <h2 id="session-list">Your sessions</h2>
       <form
-        className="filters"
+        className="work-filters"
         aria-label="Filter sessions"
         onSubmit={(event) => {
           event.preventDefault();
@@ -286,10 +286,10 @@ function SessionList() {
               <th scope="col">Session</th>
               <th scope="col">Type</th>
               <th scope="col">Status</th>
-              <th scope="col" className="number">
+              <th scope="col" className="work-number">
                 Progress
               </th>
-              <th scope="col" className="number">
+              <th scope="col" className="work-number">
                 Confidence
               </th>
               <th scope="col">Created</th>
@@ -307,8 +307,8 @@ function SessionList() {
                 <td>
                   <Status value={session.status} />
                 </td>
-                <td className="number">{session.progress} %</td>
-                <td className="number">
+                <td className="work-number">{session.progress} %</td>
+                <td className="work-number">
                   {session.results ? percent(session.results.confidence_score) : '–'}
                 </td>
                 <td>{dateTime(session.created_at)}</td>
