@@ -1,12 +1,12 @@
 import type { ApiKey, CreateApiKey } from '@sas/sdk';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, type ReactNode, useState } from 'react';
 import { ApiError } from '../api-error';
 import type { Mode } from '../auth/oauth';
 import { useSession } from '../auth/session';
 import { ALL_SCOPES, type Scope } from '../scopes';
 
-/** List, create (the key shown once) and revoke API keys. */
+/** List, create (the key shown once), rotate with an overlap and revoke API keys. */
 export function ApiKeysPage() {
   const { client, tokens } = useSession();
   const queryClient = useQueryClient();
@@ -22,11 +22,13 @@ export function ApiKeysPage() {
     mutationFn: (id: string) => client.apiKeys.revoke(id),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['api-keys'] }),
   });
+  const [rotating, setRotating] = useState<ApiKey | null>(null);
   const active = keys.data?.filter((key) => key.revoked_at === null) ?? [];
   return (
     <>
       <h1>API keys</h1>
       <CreateKey />
+      {rotating && <RotateKey apiKey={rotating} onClose={() => setRotating(null)} />}
       <section aria-labelledby="keys">
         <h2 id="keys">Your keys</h2>
         {keys.isPending && <p>Loading…</p>}
@@ -65,7 +67,10 @@ export function ApiKeysPage() {
                   <td>
                     {key.last_used_at ? new Date(key.last_used_at).toLocaleString() : 'never'}
                   </td>
-                  <td>
+                  <td className="actions">
+                    <button type="button" onClick={() => setRotating(key)}>
+                      Rotate <span className="visually-hidden">{key.name}</span>
+                    </button>
                     <button
                       type="button"
                       className="danger"
@@ -92,11 +97,9 @@ function CreateKey() {
   const [mode, setMode] = useState<Mode>(tokens.mode);
   const [scopes, setScopes] = useState<Set<Scope>>(new Set(['remote-viewing:read']));
   const [expires, setExpires] = useState('');
-  const [copied, setCopied] = useState(false);
   const create = useMutation({
     mutationFn: (body: CreateApiKey) => client.apiKeys.create(body),
     onSuccess: () => {
-      setCopied(false);
       setName('');
       return queryClient.invalidateQueries({ queryKey: ['api-keys'] });
     },
@@ -171,24 +174,110 @@ function CreateKey() {
       </form>
       {create.isError && <ApiError error={create.error} />}
       {create.data && (
-        <div className="created" role="status">
-          <p>
-            Your new {create.data.mode} key <strong>{create.data.name}</strong>. Copy it now: it is
-            not shown again.
-          </p>
-          <code className="secret" data-testid="new-key">
-            {create.data.key}
-          </code>{' '}
-          <button
-            type="button"
-            onClick={() =>
-              void navigator.clipboard.writeText(create.data.key).then(() => setCopied(true))
-            }
-          >
-            {copied ? 'Copied' : 'Copy key'}
-          </button>
-        </div>
+        <KeyShownOnce
+          apiKey={create.data}
+          intro={
+            <>
+              Your new {create.data.mode} key <strong>{create.data.name}</strong>.
+            </>
+          }
+        />
       )}
     </section>
+  );
+}
+
+/** Rotation periods offered; the API takes any number of seconds (default a day). */
+const OVERLAPS = [
+  { seconds: 0, label: 'Stop the old key now' },
+  { seconds: 3600, label: '1 hour' },
+  { seconds: 24 * 3600, label: '24 hours' },
+  { seconds: 7 * 24 * 3600, label: '7 days' },
+];
+
+/**
+ * A new key with the same name, mode and scopes; the old one keeps working
+ * for the overlap, so deployments can switch without a failed request.
+ */
+function RotateKey({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void }) {
+  const { client } = useSession();
+  const queryClient = useQueryClient();
+  const [overlap, setOverlap] = useState(24 * 3600);
+  const rotate = useMutation({
+    mutationFn: () => client.apiKeys.rotate(apiKey.id, { overlap_seconds: overlap }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['api-keys'] }),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    rotate.mutate();
+  };
+  const previous = rotate.data?.previous;
+  const oldUntil = previous && !previous.revoked_at ? previous.expires_at : null;
+  return (
+    <section aria-labelledby="rotate">
+      <h2 id="rotate">Rotate {apiKey.name}</h2>
+      {!rotate.data && (
+        <form onSubmit={submit} className="form">
+          <label htmlFor="rotate-overlap">Keep the old key working for</label>
+          <select
+            id="rotate-overlap"
+            value={overlap}
+            onChange={(event) => setOverlap(Number(event.target.value))}
+          >
+            {OVERLAPS.map((option) => (
+              <option key={option.seconds} value={option.seconds}>
+                {option.label}
+              </option>
+            ))}
+          </select>
+          <div className="actions">
+            <button type="submit" disabled={rotate.isPending}>
+              Rotate key
+            </button>
+            <button type="button" onClick={onClose}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
+      {rotate.isError && <ApiError error={rotate.error} />}
+      {rotate.data && (
+        <>
+          <KeyShownOnce
+            apiKey={rotate.data}
+            intro={
+              <>
+                The new key for <strong>{rotate.data.name}</strong>.{' '}
+                {oldUntil
+                  ? `The old key (${rotate.data.previous.prefix}…) works until ${new Date(oldUntil).toLocaleString()}.`
+                  : 'The old key has stopped working.'}
+              </>
+            }
+          />
+          <button type="button" onClick={onClose}>
+            Done
+          </button>
+        </>
+      )}
+    </section>
+  );
+}
+
+/** A secret key the API shows once, with a copy button. */
+function KeyShownOnce({ apiKey, intro }: { apiKey: { key: string }; intro: ReactNode }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="created" role="status">
+      <p>{intro} Copy it now: it is not shown again.</p>
+      <code className="secret" data-testid="new-key">
+        {apiKey.key}
+      </code>{' '}
+      <button
+        type="button"
+        onClick={() => void navigator.clipboard.writeText(apiKey.key).then(() => setCopied(true))}
+      >
+        {copied ? 'Copied' : 'Copy key'}
+      </button>
+    </div>
   );
 }

@@ -96,11 +96,14 @@ export class Webhooks extends Resource {
     );
   }
 
-  /** `POST /v2/webhooks/events/replay`: the events of a range sent again to one endpoint. */
+  /**
+   * `GET /v2/webhooks/events/replay` (a GET, as the API's contract has it): the
+   * events of a range sent again to one endpoint; `dry_run` only counts them.
+   */
   replay(
     range: QueryOf<Api.WebhooksV2ControllerReplayV2Data>,
     options?: RequestOptions,
   ): Promise<ResultOf<Api.WebhooksV2ControllerReplayV2Responses>> {
-    return this.call({ method: 'POST', path: '/v2/webhooks/events/replay', query: range }, options);
+    return this.call({ method: 'GET', path: '/v2/webhooks/events/replay', query: range }, options);
   }
 }
