@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN } from './support/authorization.js';
-import { launchChromium } from './support/browser.js';
+import { ADMIN, operatorToken } from './support/authorization.js';
+import { TestClient } from './support/client.js';
+import { openBrowser, seriousViolations, signIn } from './support/dashboard.js';
 import {
   createTestCertificateAuthority,
   startHttpsReceiver,
@@ -13,13 +13,12 @@ import { startStack, type Stack } from './support/stack.js';
 
 // The dashboard as built by `npm run build`, served by the real API, with the real worker
 // delivering to a real HTTPS receiver whose CA the service trusts through configuration.
-const AXE = readFileSync('node_modules/axe-core/axe.min.js', 'utf8');
 
 let ca: TestCertificateAuthority;
 let receiver: HttpsReceiver;
 let stack: Stack;
+let client: TestClient;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
@@ -31,12 +30,9 @@ beforeAll(async () => {
       WEBHOOK_PRIVATE_ALLOWLIST: '127.0.0.1',
     },
   });
-  browser = await launchChromium();
-  context = await browser.newContext({
-    bypassCSP: true,
-    permissions: ['clipboard-read', 'clipboard-write'],
-  });
-  page = await context.newPage();
+  client = await TestClient.for(stack);
+
+  ({ browser, page } = await openBrowser({ permissions: ['clipboard-read', 'clipboard-write'] }));
 }, 60_000);
 
 afterAll(async () => {
@@ -46,24 +42,15 @@ afterAll(async () => {
   await ca?.cleanup();
 });
 
-async function seriousViolations(): Promise<string[]> {
-  await page.evaluate(AXE);
-  const results = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(): Promise<any> } }).axe;
-    return axe.run();
-  });
-  return (results.violations as { id: string; impact: string; help: string }[])
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id}: ${violation.help}`);
+/** A time as a datetime-local field takes it, in this machine's zone (the browser's too). */
+function localDateTime(date: Date): string {
+  const pad = (value: number) => String(value).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
 
 describe('the dashboard webhooks page', () => {
-  it('creates an endpoint, shows its secret once, sends a test event and logs its delivery', async () => {
-    await page.goto(`${stack.baseUrl}/dashboard/`);
-    await page.getByLabel('Email address').fill(ADMIN.email);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByLabel('Password').press('Enter');
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  it('creates an endpoint, shows its secret once, tests, retries, edits and replays', async () => {
+    await signIn(page, stack.baseUrl, ADMIN, { heading: 'Overview' });
 
     await page
       .getByRole('navigation', { name: 'Main' })
@@ -72,7 +59,7 @@ describe('the dashboard webhooks page', () => {
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
     await page.getByText('No endpoints yet').waitFor();
     expect(new URL(page.url()).pathname).toBe('/dashboard/webhooks');
-    expect(await seriousViolations()).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
 
     // An event type the API does not know: its error is shown, with the request id.
     await page.getByLabel('Endpoint URL (https)').fill(receiver.url);
@@ -114,7 +101,7 @@ describe('the dashboard webhooks page', () => {
     });
     const attempt = delivery.getByRole('row', { name: /^1\b/ });
     expect(await attempt.textContent()).toContain('200');
-    expect(await seriousViolations()).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
 
     // Rotating shows the new secret once, in place of the old one.
     await row.getByRole('button', { name: /Rotate secret/ }).click();
@@ -122,5 +109,45 @@ describe('the dashboard webhooks page', () => {
     const rotated = (await page.getByTestId('webhook-secret').textContent())!.trim();
     expect(rotated).toMatch(/^whsec_/);
     expect(rotated).not.toBe(secret);
+
+    // Retry: one more attempt of the finished delivery, with the same event id.
+    await delivery.getByRole('button', { name: /Retry now/ }).click();
+    const [first, retried] = await receiver.waitForRequests(2, 20_000);
+    expect(retried!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+    await delivery.getByRole('row', { name: /^2\b/ }).waitFor({ timeout: 20_000 });
+
+    // Edit: the endpoint now takes session.completed only, as the API confirms.
+    await row.getByRole('button', { name: /^Edit/ }).click();
+    await page.getByLabel('Events', { exact: true }).last().fill('session.completed');
+    await page.getByRole('button', { name: 'Save endpoint' }).click();
+    await page.getByRole('heading', { name: 'Edit endpoint' }).waitFor({ state: 'detached' });
+    await expect
+      .poll(async () => row.getByRole('cell').first().textContent())
+      .toBe('session.completed');
+    const token = await operatorToken(client);
+    const endpoints = await client.get('/v2/webhooks', { token });
+    expect(endpoints.body.data[0].events).toEqual(['session.completed']);
+
+    // Replay: a real event, delivered once, then sent again with its own event id.
+    const session = await client.post('/v2/sessions/create', {
+      token,
+      json: { type: 'remote_viewing', target: 'Replayed in the dashboard' },
+    });
+    expect(session.status).toBe(201);
+    const [, , completed] = await receiver.waitForRequests(3, 30_000);
+    expect(JSON.parse(completed!.rawBody)).toMatchObject({ type: 'session.completed' });
+    await page.getByLabel('From').fill(localDateTime(new Date(Date.now() - 3_600_000)));
+    await page.getByRole('button', { name: 'Count only' }).click();
+    const replayed = page.getByRole('status').filter({ hasText: /matching events/ });
+    await replayed.waitFor();
+    expect(await replayed.textContent()).toBe(
+      'Would send 0 of 1 matching events (1 already acknowledged).',
+    );
+    await page.getByLabel('Also events the endpoint already acknowledged').check();
+    await page.getByRole('button', { name: 'Replay', exact: true }).click();
+    await page.getByText('Sending 1 of 1 matching events.').waitFor();
+    const again = (await receiver.waitForRequests(4, 30_000))[3]!;
+    expect(again.headers['webhook-id']).toBe(completed!.headers['webhook-id']);
+    expect(await seriousViolations(page)).toEqual([]);
   });
 });

@@ -1,19 +1,16 @@
-import { readFileSync } from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_CLIENT_IDS } from '#auth';
 import { ADMIN } from './support/authorization.js';
-import { launchChromium } from './support/browser.js';
+import { isFocused, openBrowser, seriousViolations } from './support/dashboard.js';
 import { TestClient } from './support/client.js';
 import { startStack, type Stack } from './support/stack.js';
 
 // The dashboard as built by `npm run build` (the pretest step), served by the real API.
-const AXE = readFileSync('node_modules/axe-core/axe.min.js', 'utf8');
 
 let stack: Stack;
 let client: TestClient;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 /** Every refresh token the dashboard was given, read off the token endpoint's answers. */
 const refreshTokens: string[] = [];
@@ -21,10 +18,7 @@ const refreshTokens: string[] = [];
 beforeAll(async () => {
   stack = await startStack({ worker: false });
   client = await TestClient.for(stack);
-  browser = await launchChromium();
-  // bypassCSP lets the test inject axe-core; the CSP header itself is asserted on the responses.
-  context = await browser.newContext({ bypassCSP: true });
-  page = await context.newPage();
+  ({ browser, page } = await openBrowser());
   page.on('response', (response) => {
     if (!response.url().endsWith('/oauth2/token') || response.status() !== 200) return;
     void response
@@ -40,17 +34,6 @@ afterAll(async () => {
   await browser?.close();
   await stack?.close();
 });
-
-async function seriousViolations(): Promise<string[]> {
-  await page.evaluate(AXE);
-  const results = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(): Promise<any> } }).axe;
-    return axe.run();
-  });
-  return (results.violations as { id: string; impact: string; help: string }[])
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id}: ${violation.help}`);
-}
 
 /** Static files are no API operation: plain fetch, outside the contract checks of TestClient. */
 async function fetchText(path: string) {
@@ -70,11 +53,6 @@ async function expectNoTokenStored(): Promise<void> {
   expect(stored).not.toMatch(/eyJ/);
   for (const token of refreshTokens) expect(stored).not.toContain(token);
 }
-
-/** Run in the page: whether the element has the keyboard focus (the test's tsconfig has no DOM). */
-const isFocused = (element: unknown) =>
-  element ===
-  (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement;
 
 describe('the dashboard', () => {
   it('is served with a strict CSP, caches hashed assets and falls back to index.html', async () => {
@@ -106,7 +84,7 @@ describe('the dashboard', () => {
     expect(script.headers['cache-control']).toContain('max-age=31536000');
   });
 
-  it('signs the admin in, shows the overview, creates, uses and revokes a test key, signs out', async () => {
+  it('signs the admin in, shows the overview, creates, uses, rotates and revokes a test key, signs out', async () => {
     await page.goto(`${stack.baseUrl}/dashboard/`);
     // The real sign-in page of the authorization server; no consent page for the service's own app.
     await page.getByLabel('Email address').fill(ADMIN.email);
@@ -119,7 +97,7 @@ describe('the dashboard', () => {
     expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(1);
     expect(await page.getByRole('main').count()).toBe(1);
     expect(await page.getByRole('banner').count()).toBe(1);
-    expect(await seriousViolations()).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
 
     // Keyboard only: Tab reaches the main navigation, and from the API keys page the form.
     const overviewLink = page.getByRole('link', { name: 'Overview' });
@@ -139,7 +117,7 @@ describe('the dashboard', () => {
     }
     expect(await nameField.evaluate(isFocused)).toBe(true);
     await page.keyboard.type('Browser test key');
-    expect(await seriousViolations()).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
 
     // Test mode: signing in again with the test-mode client, no password asked (the browser is
     // signed in at the authorization server); marked on the page; the form creates test keys.
@@ -154,9 +132,30 @@ describe('the dashboard', () => {
     expect(used.status).toBe(200);
 
     await page.getByRole('row', { name: /Browser test key/ }).waitFor();
-    await page.getByRole('button', { name: 'Revoke Browser test key' }).click();
+
+    // Rotation with an overlap: the new key is shown once, and both keys work until it ends.
+    await page.getByRole('button', { name: 'Rotate Browser test key' }).click();
+    await page.getByLabel('Keep the old key working for').selectOption({ label: '1 hour' });
+    await page.getByRole('button', { name: 'Rotate key' }).click();
+    await page.getByText(/The old key \(sk_test_.*\) works until/).waitFor();
+    const rotated = (await page.getByTestId('new-key').last().textContent())!.trim();
+    expect(rotated).toMatch(/^sk_test_/);
+    expect(rotated).not.toBe(key);
+    for (const usable of [key, rotated]) {
+      expect((await client.get('/v2/sessions', { apiKey: usable })).status).toBe(200);
+    }
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Done' }).click();
+
+    const revoke = page.getByRole('button', { name: 'Revoke Browser test key' });
+    await expect.poll(() => revoke.count()).toBe(2);
+    await revoke.first().click();
+    await expect.poll(() => revoke.count()).toBe(1);
+    await revoke.click();
     await page.getByText('No active keys').waitFor();
-    expect((await client.get('/v2/sessions', { apiKey: key })).status).toBe(401);
+    for (const revoked of [key, rotated]) {
+      expect((await client.get('/v2/sessions', { apiKey: revoked })).status).toBe(401);
+    }
     await expectNoTokenStored();
 
     // Sign out revokes the refresh token.
