@@ -1,4 +1,5 @@
-import { Client } from '@sas/sdk';
+import { Client, type Profile } from '@sas/sdk';
+import { useQuery } from '@tanstack/react-query';
 import {
   createContext,
   type ReactNode,
@@ -9,9 +10,11 @@ import {
   useRef,
   useState,
 } from 'react';
+import { ApiError } from '../api-error';
 import {
   beginSignIn,
   CALLBACK_PATH,
+  claimsOf,
   completeSignIn,
   type Mode,
   refreshTokens,
@@ -29,9 +32,15 @@ type State =
   | { status: 'signed-out' }
   | { status: 'failed'; message: string };
 
+export type Role = Profile['roles'][number];
+
 export interface Session {
   tokens: Tokens;
   client: Client;
+  /** The person signed in: name, email, organisation and roles (what the navigation offers). */
+  profile: Profile;
+  /** Whether the person has this role. */
+  can(role: Role): boolean;
   switchMode(mode: Mode): void;
   signOut(): Promise<void>;
 }
@@ -125,10 +134,46 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   }
   if (!tokens || !client) return <Notice title="Signing in…" />;
   return (
-    <SessionContext.Provider value={{ tokens, client, switchMode, signOut }}>
+    <SignedIn tokens={tokens} client={client} switchMode={switchMode} signOut={signOut}>
       {children}
-    </SessionContext.Provider>
+    </SignedIn>
   );
+}
+
+/** Reads who signed in (their roles decide the pages) before showing any page. */
+function SignedIn({
+  children,
+  ...session
+}: Omit<Session, 'profile' | 'can'> & { children: ReactNode }) {
+  const profile = useQuery({
+    // The person, not the token: a refreshed token must not read it again (nor blank the page).
+    queryKey: ['profile', session.tokens.mode, claimsOf(session.tokens.accessToken).sub],
+    queryFn: () => session.client.profile.get(),
+    staleTime: Infinity,
+  });
+  const value = useMemo(
+    () =>
+      profile.data
+        ? {
+            ...session,
+            profile: profile.data,
+            can: (role: Role) => profile.data.roles.includes(role),
+          }
+        : null,
+    [profile.data, session.tokens, session.client],
+  );
+  if (profile.isError) {
+    return (
+      <Notice title="Your account could not be read">
+        <ApiError error={profile.error} />
+        <button type="button" onClick={() => void session.signOut()}>
+          Sign out
+        </button>
+      </Notice>
+    );
+  }
+  if (!value) return <Notice title="Signing in…" />;
+  return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }
 
 function Notice({ title, children }: { title: string; children?: ReactNode }) {

@@ -8,6 +8,34 @@ const percent = (value: number) => `${(value * 100).toFixed(1)} %`;
 
 /** The v2 dashboard figures (GET /v2/analytics/dashboard) of this organisation and mode. */
 export function OverviewPage() {
+  const { can } = useSession();
+  return can('admin') ? <OrganisationOverview /> : <MemberOverview />;
+}
+
+/** Analysts and judges land here: their own work, nothing of the organisation's. */
+function MemberOverview() {
+  const { can, profile } = useSession();
+  return (
+    <>
+      <h1>Welcome, {profile.name}</h1>
+      <ul>
+        {can('analyst') && (
+          <li>
+            <Link to="/assignments">Your assignments</Link>: the work you are tasked with, blind.
+          </li>
+        )}
+        {can('judge') && (
+          <li>
+            <Link to="/judging">Your judging tasks</Link>: rank candidates against the analysts'
+            material.
+          </li>
+        )}
+      </ul>
+    </>
+  );
+}
+
+function OrganisationOverview() {
   const { client, tokens } = useSession();
   const dashboard = useQuery({
     queryKey: ['dashboard', tokens.mode],
