@@ -107,6 +107,8 @@ export class CreateSsoConnectionDto {
 
   // --- SAML ---
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     description:
       "SAML: the IdP's metadata XML (entity id, SSO URL, signing certificates). One IdP source: this, `idp_metadata_url`, or `idp_entity_id` + `idp_sso_url` + `idp_certificates`.",
   })
@@ -116,6 +118,8 @@ export class CreateSsoConnectionDto {
   idp_metadata_xml?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     example: 'https://example.okta.com/app/exk123/sso/saml/metadata',
     description:
       'SAML: an https URL of the IdP metadata, fetched under the webhook destination policy (public addresses, verified TLS) and read again daily',
@@ -126,6 +130,8 @@ export class CreateSsoConnectionDto {
   idp_metadata_url?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     description: "SAML: the IdP's entity id (with idp_sso_url and idp_certificates)",
   })
   @OptionalOrNull()
@@ -134,6 +140,8 @@ export class CreateSsoConnectionDto {
   idp_entity_id?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     description: "SAML: the IdP's single sign-on URL (https, HTTP-Redirect binding)",
   })
   @OptionalOrNull()
@@ -199,6 +207,8 @@ export class CreateSsoConnectionDto {
   allow_insecure?: boolean;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     description:
       "LDAP: PEM of the CA(s) the directory's certificate must chain to (else the public roots)",
   })
@@ -244,6 +254,8 @@ export class CreateSsoConnectionDto {
   user_filter?: string;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     description: "LDAP: where groups are searched (with group_filter); else the users' memberOf",
   })
   @OptionalOrNull()
@@ -252,6 +264,8 @@ export class CreateSsoConnectionDto {
   group_base_dn?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     example: '(member={dn})',
     description: "LDAP: the group filter; `{dn}` is the user's DN, escaped",
   })

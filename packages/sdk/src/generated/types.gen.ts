@@ -1403,27 +1403,19 @@ export type CreateSsoConnectionDto = {
     /**
      * SAML: the IdP's metadata XML (entity id, SSO URL, signing certificates). One IdP source: this, `idp_metadata_url`, or `idp_entity_id` + `idp_sso_url` + `idp_certificates`.
      */
-    idp_metadata_xml?: {
-        [key: string]: never;
-    };
+    idp_metadata_xml?: string | null;
     /**
      * SAML: an https URL of the IdP metadata, fetched under the webhook destination policy (public addresses, verified TLS) and read again daily
      */
-    idp_metadata_url?: {
-        [key: string]: never;
-    };
+    idp_metadata_url?: string | null;
     /**
      * SAML: the IdP's entity id (with idp_sso_url and idp_certificates)
      */
-    idp_entity_id?: {
-        [key: string]: never;
-    };
+    idp_entity_id?: string | null;
     /**
      * SAML: the IdP's single sign-on URL (https, HTTP-Redirect binding)
      */
-    idp_sso_url?: {
-        [key: string]: never;
-    };
+    idp_sso_url?: string | null;
     /**
      * SAML: PEM certificates the IdP signs with; list the old and the new one while it rotates its key
      */
@@ -1451,9 +1443,7 @@ export type CreateSsoConnectionDto = {
     /**
      * LDAP: PEM of the CA(s) the directory's certificate must chain to (else the public roots)
      */
-    ca_certificate?: {
-        [key: string]: never;
-    };
+    ca_certificate?: string | null;
     /**
      * LDAP: the service account that searches
      */
@@ -1469,15 +1459,11 @@ export type CreateSsoConnectionDto = {
     /**
      * LDAP: where groups are searched (with group_filter); else the users' memberOf
      */
-    group_base_dn?: {
-        [key: string]: never;
-    };
+    group_base_dn?: string | null;
     /**
      * LDAP: the group filter; `{dn}` is the user's DN, escaped
      */
-    group_filter?: {
-        [key: string]: never;
-    };
+    group_filter?: string | null;
     /**
      * LDAP: the attribute holding a group's name
      */
@@ -1586,27 +1572,19 @@ export type UpdateSsoConnectionDto = {
     /**
      * SAML: the IdP's metadata XML (entity id, SSO URL, signing certificates). One IdP source: this, `idp_metadata_url`, or `idp_entity_id` + `idp_sso_url` + `idp_certificates`.
      */
-    idp_metadata_xml?: {
-        [key: string]: never;
-    };
+    idp_metadata_xml?: string | null;
     /**
      * SAML: an https URL of the IdP metadata, fetched under the webhook destination policy (public addresses, verified TLS) and read again daily
      */
-    idp_metadata_url?: {
-        [key: string]: never;
-    };
+    idp_metadata_url?: string | null;
     /**
      * SAML: the IdP's entity id (with idp_sso_url and idp_certificates)
      */
-    idp_entity_id?: {
-        [key: string]: never;
-    };
+    idp_entity_id?: string | null;
     /**
      * SAML: the IdP's single sign-on URL (https, HTTP-Redirect binding)
      */
-    idp_sso_url?: {
-        [key: string]: never;
-    };
+    idp_sso_url?: string | null;
     /**
      * SAML: PEM certificates the IdP signs with; list the old and the new one while it rotates its key
      */
@@ -1634,9 +1612,7 @@ export type UpdateSsoConnectionDto = {
     /**
      * LDAP: PEM of the CA(s) the directory's certificate must chain to (else the public roots)
      */
-    ca_certificate?: {
-        [key: string]: never;
-    };
+    ca_certificate?: string | null;
     /**
      * LDAP: the service account that searches
      */
@@ -1652,15 +1628,11 @@ export type UpdateSsoConnectionDto = {
     /**
      * LDAP: where groups are searched (with group_filter); else the users' memberOf
      */
-    group_base_dn?: {
-        [key: string]: never;
-    };
+    group_base_dn?: string | null;
     /**
      * LDAP: the group filter; `{dn}` is the user's DN, escaped
      */
-    group_filter?: {
-        [key: string]: never;
-    };
+    group_filter?: string | null;
     /**
      * LDAP: the attribute holding a group's name
      */
@@ -5099,27 +5071,19 @@ export type CreateSsoConnectionDtoWritable = {
     /**
      * SAML: the IdP's metadata XML (entity id, SSO URL, signing certificates). One IdP source: this, `idp_metadata_url`, or `idp_entity_id` + `idp_sso_url` + `idp_certificates`.
      */
-    idp_metadata_xml?: {
-        [key: string]: never;
-    };
+    idp_metadata_xml?: string | null;
     /**
      * SAML: an https URL of the IdP metadata, fetched under the webhook destination policy (public addresses, verified TLS) and read again daily
      */
-    idp_metadata_url?: {
-        [key: string]: never;
-    };
+    idp_metadata_url?: string | null;
     /**
      * SAML: the IdP's entity id (with idp_sso_url and idp_certificates)
      */
-    idp_entity_id?: {
-        [key: string]: never;
-    };
+    idp_entity_id?: string | null;
     /**
      * SAML: the IdP's single sign-on URL (https, HTTP-Redirect binding)
      */
-    idp_sso_url?: {
-        [key: string]: never;
-    };
+    idp_sso_url?: string | null;
     /**
      * SAML: PEM certificates the IdP signs with; list the old and the new one while it rotates its key
      */
@@ -5147,9 +5111,7 @@ export type CreateSsoConnectionDtoWritable = {
     /**
      * LDAP: PEM of the CA(s) the directory's certificate must chain to (else the public roots)
      */
-    ca_certificate?: {
-        [key: string]: never;
-    };
+    ca_certificate?: string | null;
     /**
      * LDAP: the service account that searches
      */
@@ -5169,15 +5131,11 @@ export type CreateSsoConnectionDtoWritable = {
     /**
      * LDAP: where groups are searched (with group_filter); else the users' memberOf
      */
-    group_base_dn?: {
-        [key: string]: never;
-    };
+    group_base_dn?: string | null;
     /**
      * LDAP: the group filter; `{dn}` is the user's DN, escaped
      */
-    group_filter?: {
-        [key: string]: never;
-    };
+    group_filter?: string | null;
     /**
      * LDAP: the attribute holding a group's name
      */
@@ -5227,27 +5185,19 @@ export type UpdateSsoConnectionDtoWritable = {
     /**
      * SAML: the IdP's metadata XML (entity id, SSO URL, signing certificates). One IdP source: this, `idp_metadata_url`, or `idp_entity_id` + `idp_sso_url` + `idp_certificates`.
      */
-    idp_metadata_xml?: {
-        [key: string]: never;
-    };
+    idp_metadata_xml?: string | null;
     /**
      * SAML: an https URL of the IdP metadata, fetched under the webhook destination policy (public addresses, verified TLS) and read again daily
      */
-    idp_metadata_url?: {
-        [key: string]: never;
-    };
+    idp_metadata_url?: string | null;
     /**
      * SAML: the IdP's entity id (with idp_sso_url and idp_certificates)
      */
-    idp_entity_id?: {
-        [key: string]: never;
-    };
+    idp_entity_id?: string | null;
     /**
      * SAML: the IdP's single sign-on URL (https, HTTP-Redirect binding)
      */
-    idp_sso_url?: {
-        [key: string]: never;
-    };
+    idp_sso_url?: string | null;
     /**
      * SAML: PEM certificates the IdP signs with; list the old and the new one while it rotates its key
      */
@@ -5275,9 +5225,7 @@ export type UpdateSsoConnectionDtoWritable = {
     /**
      * LDAP: PEM of the CA(s) the directory's certificate must chain to (else the public roots)
      */
-    ca_certificate?: {
-        [key: string]: never;
-    };
+    ca_certificate?: string | null;
     /**
      * LDAP: the service account that searches
      */
@@ -5297,15 +5245,11 @@ export type UpdateSsoConnectionDtoWritable = {
     /**
      * LDAP: where groups are searched (with group_filter); else the users' memberOf
      */
-    group_base_dn?: {
-        [key: string]: never;
-    };
+    group_base_dn?: string | null;
     /**
      * LDAP: the group filter; `{dn}` is the user's DN, escaped
      */
-    group_filter?: {
-        [key: string]: never;
-    };
+    group_filter?: string | null;
     /**
      * LDAP: the attribute holding a group's name
      */

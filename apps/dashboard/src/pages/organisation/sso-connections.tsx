@@ -18,12 +18,15 @@ import {
 type ConnectionType = 'saml' | 'ldap';
 type IdpSource = 'xml' | 'url' | 'fields';
 
-/**
- * The generated body types mistype the nullable text fields (idp_metadata_xml,
- * ca_certificate, group_filter…) as objects; the API takes strings. The body
- * is built as the API documents it and handed to the SDK through this cast.
- */
-type Body = Record<string, unknown>;
+/** LDAP settings sent only when filled in (the API has defaults for them). */
+const OPTIONAL_LDAP_FIELDS = [
+  'ca_certificate',
+  'group_base_dn',
+  'group_filter',
+  'group_name_attribute',
+  'email_attribute',
+  'name_attribute',
+] as const;
 
 /** The organisation's SAML and LDAP sign-in connections: create, test, SP metadata, edit, delete. */
 export function SsoConnectionsPage() {
@@ -117,8 +120,8 @@ function CreateConnection({ onCreated }: { onCreated: (connection: SsoConnection
   const [jitRoles, setJitRoles] = useState<Set<MemberRole>>(new Set(['admin']));
   const [scopes, setScopes] = useState<Set<Scope>>(new Set());
   const create = useMutation({
-    mutationFn: (body: Body) =>
-      client.ssoConnections.create(profile.organization_id, body as CreateSsoConnection),
+    mutationFn: (body: CreateSsoConnection) =>
+      client.ssoConnections.create(profile.organization_id, body),
     onSuccess: (connection) => {
       onCreated(connection);
       return queryClient.invalidateQueries({ queryKey: ['sso-connections'] });
@@ -164,7 +167,7 @@ function CreateConnection({ onCreated }: { onCreated: (connection: SsoConnection
     </>
   );
   const flag = (name: string, label: string) => (
-    <label className="block-label">
+    <label className="org-block-label">
       <input
         type="checkbox"
         checked={flags[name] ?? false}
@@ -175,7 +178,7 @@ function CreateConnection({ onCreated }: { onCreated: (connection: SsoConnection
   );
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const body: Body = {
+    const body: CreateSsoConnection = {
       type,
       name: text('name'),
       email_domains: splitList(form.email_domains ?? ''),
@@ -185,9 +188,6 @@ function CreateConnection({ onCreated }: { onCreated: (connection: SsoConnection
     };
     const groups = parseGroupScopes(form.group_scopes ?? '');
     if (Object.keys(groups).length > 0) body.group_scopes = groups;
-    const optional = (name: string) => {
-      if (text(name)) body[name] = text(name);
-    };
     if (type === 'saml') {
       if (source === 'xml') body.idp_metadata_xml = text('idp_metadata_xml');
       if (source === 'url') body.idp_metadata_url = text('idp_metadata_url');
@@ -207,15 +207,8 @@ function CreateConnection({ onCreated }: { onCreated: (connection: SsoConnection
       body.bind_password = form.bind_password ?? '';
       body.user_base_dn = text('user_base_dn');
       body.user_filter = text('user_filter');
-      for (const name of [
-        'ca_certificate',
-        'group_base_dn',
-        'group_filter',
-        'group_name_attribute',
-        'email_attribute',
-        'name_attribute',
-      ]) {
-        optional(name);
+      for (const name of OPTIONAL_LDAP_FIELDS) {
+        if (text(name)) body[name] = text(name);
       }
     }
     create.mutate(body);
@@ -226,7 +219,7 @@ function CreateConnection({ onCreated }: { onCreated: (connection: SsoConnection
       <form className="form" onSubmit={submit}>
         <fieldset>
           <legend>Type</legend>
-          <label className="block-label">
+          <label className="org-block-label">
             <input
               type="radio"
               name="sso-type"
@@ -235,7 +228,7 @@ function CreateConnection({ onCreated }: { onCreated: (connection: SsoConnection
             />
             SAML 2.0 identity provider (Okta, Entra ID, Keycloak, ADFS…)
           </label>
-          <label className="block-label">
+          <label className="org-block-label">
             <input
               type="radio"
               name="sso-type"
@@ -253,7 +246,7 @@ function CreateConnection({ onCreated }: { onCreated: (connection: SsoConnection
           <p className="muted">
             Their roles (choose Analyst alone for a team of viewers who must work blind):
           </p>
-          <div className="inline-checks">
+          <div className="org-inline-checks">
             {ROLES.map((role) => (
               <label key={role}>
                 <input
@@ -298,7 +291,7 @@ function CreateConnection({ onCreated }: { onCreated: (connection: SsoConnection
           <fieldset>
             <legend>Identity provider</legend>
             <div className="form">
-              <div className="inline-checks" role="radiogroup" aria-label="Describe the IdP by">
+              <div className="org-inline-checks" role="radiogroup" aria-label="Describe the IdP by">
                 {(
                   [
                     ['xml', 'Its metadata XML'],
@@ -388,12 +381,13 @@ function CreateConnection({ onCreated }: { onCreated: (connection: SsoConnection
 }
 
 /** "group: scope scope" lines into the API's group_scopes map. */
-function parseGroupScopes(text: string): Record<string, string[]> {
-  const groups: Record<string, string[]> = {};
+function parseGroupScopes(text: string): Record<string, Scope[]> {
+  const groups: Record<string, Scope[]> = {};
   for (const line of text.split('\n')) {
     const match = /^\s*(.+?)\s*:\s+(.+)$/.exec(line);
     if (!match) continue;
-    groups[match[1]!] = match[2]!.split(/[\s,]+/).filter(Boolean);
+    // Typed as the person wrote them: the API refuses an unknown scope, naming it.
+    groups[match[1]!] = match[2]!.split(/[\s,]+/).filter(Boolean) as Scope[];
   }
   return groups;
 }
@@ -429,11 +423,11 @@ function ConnectionDetail({
     },
   });
   return (
-    <section id="connection-detail" className="panel" aria-labelledby="connection-heading">
+    <section id="connection-detail" className="org-panel" aria-labelledby="connection-heading">
       <h2 id="connection-heading" tabIndex={-1} ref={heading}>
         {connection.name} ({connection.type.toUpperCase()})
       </h2>
-      <dl className="facts">
+      <dl className="org-facts">
         <dt>Connection id</dt>
         <dd>
           <code>{connection.id}</code>
@@ -538,9 +532,9 @@ function ConnectionDetail({
               {test.data.ok ? 'The connection works.' : 'The connection failed a check.'}
             </strong>
           </p>
-          <ul className="checks">
+          <ul className="org-checks">
             {test.data.checks.map((check) => (
-              <li key={check.check} className={check.ok ? 'check-ok' : 'check-failed'}>
+              <li key={check.check} className={check.ok ? 'org-check-ok' : 'org-check-failed'}>
                 {check.ok ? '✓ passed' : '✗ failed'}: {check.check}
                 {check.error && ` — ${check.error}`}
               </li>
@@ -602,7 +596,7 @@ function EditConnection({
           value={domains}
           onChange={(event) => setDomains(event.target.value)}
         />
-        <label className="block-label">
+        <label className="org-block-label">
           <input
             type="checkbox"
             checked={enabled}
@@ -610,14 +604,14 @@ function EditConnection({
           />
           Enabled (a disabled connection signs nobody in)
         </label>
-        <label className="block-label">
+        <label className="org-block-label">
           <input type="checkbox" checked={jit} onChange={(event) => setJit(event.target.checked)} />
           Create accounts at first sign-in
         </label>
         <fieldset>
           <legend>Roles of the people it creates</legend>
           {ROLES.map((role) => (
-            <label key={role} className="block-label">
+            <label key={role} className="org-block-label">
               <input
                 type="checkbox"
                 checked={jitRoles.has(role)}
