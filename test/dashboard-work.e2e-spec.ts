@@ -109,6 +109,14 @@ describe('the dashboard Work pages', () => {
     const text = await results.textContent();
     expect(text).toContain(read.body.results.descriptors[0]);
     expect(text).toContain(`${(low! * 100).toFixed(1)} % – ${(high! * 100).toFixed(1)} %`);
+    // Its sketches, fetched with the token and shown (the image really decoded).
+    const sketches = read.body.results.sketches as { description: string }[];
+    expect(sketches.length).toBeGreaterThan(0);
+    const sketch = results.getByRole('img', { name: sketches[0]!.description });
+    await sketch.waitFor();
+    await expect
+      .poll(() => sketch.evaluate((image) => (image as { naturalWidth: number }).naturalWidth))
+      .toBeGreaterThan(0);
     expect(await seriousViolations(page)).toEqual([]);
 
     // The list, filtered to remote viewing: this session, none of the seeded dowsing ones.

@@ -34,7 +34,7 @@ export class JudgingTasks extends Resource {
     );
   }
 
-  /** A candidate's photo (its position among the candidate's photos, from 0), as a file. */
+  /** A candidate's photo (its position among the candidate's photos, from 1), as a file. */
   photo(
     id: string,
     candidateId: string,

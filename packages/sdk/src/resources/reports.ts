@@ -1,10 +1,11 @@
 import type * as Api from '../generated/types.gen.js';
-import type { BodyOf, ResultOf } from '../api-types.js';
+import type { BodyOf, FiltersOf, ResultOf } from '../api-types.js';
 import { type CursorList, cursorList } from '../pagination.js';
 import type { RequestOptions } from '../transport.js';
 import { Resource, segment } from './resource.js';
 
 export type Report = ResultOf<Api.ReportsV2ControllerGetV2Responses>;
+export type ReportFilters = FiltersOf<Api.ReportsV2ControllerListV2Data, 'cursor'>;
 export type GenerateReport = BodyOf<Api.ReportsV2ControllerGenerateV2Data>;
 
 /** Reports (`/v2/reports`): generated in the background, then downloaded. */
@@ -21,9 +22,9 @@ export class Reports extends Resource {
     return this.call({ method: 'GET', path: `/v2/reports/${segment(id)}` }, options);
   }
 
-  list(options?: RequestOptions): CursorList<Report> {
+  list(filters: ReportFilters = {}, options?: RequestOptions): CursorList<Report> {
     return cursorList((cursor) =>
-      this.call({ method: 'GET', path: '/v2/reports', query: { cursor } }, options),
+      this.call({ method: 'GET', path: '/v2/reports', query: { ...filters, cursor } }, options),
     );
   }
 

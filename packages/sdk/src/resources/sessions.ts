@@ -47,6 +47,14 @@ export class Sessions extends Resource {
     );
   }
 
+  /** A sketch of the session's results (`results.sketches[].url` ends with its file name), as a file. */
+  sketch(id: string, file: string, options?: RequestOptions): Promise<Blob> {
+    return this.call(
+      { method: 'GET', path: `/v1/sessions/${segment(id)}/sketches/${segment(file)}`, as: 'blob' },
+      options,
+    );
+  }
+
   /** `POST /v1/sessions/{id}/cancel`: an unfinished session becomes `failed` (`cancelled`). */
   cancel(
     id: string,

@@ -1,6 +1,7 @@
 import type { Session } from '@sas/sdk';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
+import { BlobImage } from '../../components/blob-image';
 import { ApiError } from '../../api-error';
 import { useSession } from '../../auth/session';
 import {
@@ -125,6 +126,7 @@ function Results({
   session: Session;
   results: NonNullable<Session['results']>;
 }) {
+  const { client } = useSession();
   const stats = results.statistical_validation;
   return (
     <section aria-labelledby="session-results" data-testid="session-results">
@@ -191,12 +193,25 @@ function Results({
       {results.sketches.length === 0 ? (
         <p>No sketches.</p>
       ) : (
-        <ul>
-          {results.sketches.map((sketch) => (
-            <li key={sketch.url}>
-              {sketch.description} <span className="muted">({sketch.url.split('/').pop()})</span>
-            </li>
-          ))}
+        <ul className="work-sketches">
+          {results.sketches.map((sketch) => {
+            const file = sketch.url.split('/').pop() ?? '';
+            return (
+              <li key={sketch.url}>
+                <figure>
+                  <BlobImage
+                    queryKey={['session-sketch', session.session_id, file]}
+                    load={() => client.sessions.sketch(session.session_id, file)}
+                    alt={sketch.description || `Sketch ${file}`}
+                    className="work-sketch"
+                  />
+                  <figcaption>
+                    {sketch.description} <span className="muted">({file})</span>
+                  </figcaption>
+                </figure>
+              </li>
+            );
+          })}
         </ul>
       )}
       {results.collaborative_insights.length > 0 && (
