@@ -270,7 +270,7 @@ function OutcomeForm({ value, onSaved }: { value: HistoryCase; onSaved: () => vo
         <fieldset>
           <legend>Verdict (required)</legend>
           {VERDICTS.map((entry) => (
-            <label key={entry.value} className="check">
+            <label key={entry.value} className="history-check">
               <input
                 type="radio"
                 name="verdict"
@@ -326,7 +326,7 @@ function OutcomeForm({ value, onSaved }: { value: HistoryCase; onSaved: () => vo
           value={verification}
           onChange={(event) => setVerification(event.target.value)}
         />
-        <label className="check">
+        <label className="history-check">
           <input
             type="checkbox"
             checked={independent}
@@ -334,7 +334,7 @@ function OutcomeForm({ value, onSaved }: { value: HistoryCase; onSaved: () => vo
           />
           Verified independently (by someone outside the team)
         </label>
-        <label className="check">
+        <label className="history-check">
           <input
             type="checkbox"
             checked={accuracy}

@@ -112,7 +112,7 @@ export function HistoryPage() {
                       {item.target}
                     </Link>
                     {item.snippet && snippetText(item.snippet) !== item.target && (
-                      <p className="snippet muted">
+                      <p className="history-snippet muted">
                         <Snippet html={item.snippet} />
                       </p>
                     )}

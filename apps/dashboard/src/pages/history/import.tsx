@@ -99,7 +99,7 @@ export function ImportPage() {
                 : `${file.name}: choose the format.`
               : 'Files ending in .ndjson, .jsonl or .json read as NDJSON; .csv as CSV.'}
           </p>
-          <label className="check">
+          <label className="history-check">
             <input
               type="checkbox"
               checked={dryRun}
@@ -244,7 +244,7 @@ function RowFormat() {
       </ul>
       <h3>NDJSON</h3>
       <p>One JSON object per line; blank lines are ignored.</p>
-      <pre className="example" tabIndex={0} aria-label="NDJSON example">
+      <pre className="history-example" tabIndex={0} aria-label="NDJSON example">
         {NDJSON_EXAMPLE}
       </pre>
       <h3>CSV</h3>
@@ -255,7 +255,7 @@ function RowFormat() {
         <code>process.phases</code>) as one cell separated by <code>;</code>; <code>true</code>/
         <code>false</code>; an empty cell means not given. The header is line 1.
       </p>
-      <pre className="example" tabIndex={0} aria-label="CSV example">
+      <pre className="history-example" tabIndex={0} aria-label="CSV example">
         {CSV_EXAMPLE}
       </pre>
     </section>

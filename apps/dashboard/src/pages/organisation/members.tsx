@@ -282,7 +282,7 @@ function RoleChoice({
     <fieldset>
       <legend>{legend}</legend>
       {ROLES.map((role) => (
-        <label key={role} className="block-label">
+        <label key={role} className="org-block-label">
           <input
             type="checkbox"
             checked={roles.has(role)}
@@ -349,7 +349,7 @@ function MemberDetail({
   };
   const data = member.data;
   return (
-    <section id="member-detail" className="panel" aria-labelledby="member-detail-heading">
+    <section id="member-detail" className="org-panel" aria-labelledby="member-detail-heading">
       <h2 id="member-detail-heading" tabIndex={-1} ref={heading}>
         {data ? data.name : 'Member'}
       </h2>
@@ -357,7 +357,7 @@ function MemberDetail({
       {member.isError && <ApiError error={member.error} />}
       {data && (
         <>
-          <dl className="facts">
+          <dl className="org-facts">
             <dt>Email</dt>
             <dd>{data.email}</dd>
             <dt>Member id</dt>
@@ -443,7 +443,7 @@ function TrackRecord({ member }: { member: Analyst }) {
       <h3>Track record</h3>
       <p data-testid="track-record-summary">{record.summary}</p>
       {record.trials > 0 && (
-        <dl className="facts">
+        <dl className="org-facts">
           <dt>Judged trials</dt>
           <dd>
             {record.trials} ({record.hits} hits)

@@ -33,7 +33,7 @@ export function CopyValue({
   const [copied, setCopied] = useState(false);
   useEffect(() => setCopied(false), [value]);
   return (
-    <span className="copy-value">
+    <span className="org-copy-value">
       <code className="secret" data-testid={testId}>
         {value}
       </code>{' '}
@@ -90,7 +90,7 @@ export function ConfirmButton({
   }
   return (
     <span
-      className="confirm"
+      className="org-confirm"
       role="group"
       aria-label={question}
       onKeyDown={(event) => {
@@ -126,7 +126,7 @@ export function useFocusOnMount<T extends HTMLElement>() {
 /** Test-mode credentials may read but not change this: said plainly, the forms disabled. */
 export function ReadOnlyInTestMode({ what }: { what: string }) {
   return (
-    <p className="notice-box" role="note">
+    <p className="org-notice-box" role="note">
       Test mode: you can see {what} here, but only change them in live mode. Switch to Live in the
       header to make changes.
     </p>

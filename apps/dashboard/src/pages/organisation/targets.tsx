@@ -30,7 +30,7 @@ export function TargetsPage() {
           <p>The pool is empty. Add a target above, with photos if you have them.</p>
         )}
         {pages.items.length > 0 && (
-          <ul className="targets">
+          <ul className="org-targets">
             {pages.items.map((target) => (
               <TargetItem key={target.target_id} target={target} />
             ))}
@@ -175,7 +175,7 @@ function TargetItem({ target }: { target: Target }) {
     <li data-testid="target">
       <h3>{short}</h3>
       {short !== target.description && <p>{target.description}</p>}
-      <dl className="facts">
+      <dl className="org-facts">
         <dt>Target id</dt>
         <dd>
           <code>{target.target_id}</code>
@@ -192,7 +192,7 @@ function TargetItem({ target }: { target: Target }) {
         <dd>{new Date(target.created_at).toLocaleString()}</dd>
       </dl>
       {target.photos.length > 0 && (
-        <ul className="photos" aria-label={`Photos of ${short}`}>
+        <ul className="org-photos" aria-label={`Photos of ${short}`}>
           {target.photos.map((photo, index) => (
             <li key={photo.photo_id}>
               {photo.status === 'fetched' ? (
@@ -202,7 +202,7 @@ function TargetItem({ target }: { target: Target }) {
                   alt={`Photo ${index + 1} of ${short}`}
                 />
               ) : (
-                <p className="check-failed">
+                <p className="org-check-failed">
                   Photo {index + 1} failed: {photo.failure}
                   <br />
                   <span className="muted secret">{photo.source_url}</span>
