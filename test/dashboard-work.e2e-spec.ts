@@ -112,7 +112,7 @@ describe('the dashboard Work pages', () => {
     // Its sketches, fetched with the token and shown (the image really decoded).
     const sketches = read.body.results.sketches as { description: string }[];
     expect(sketches.length).toBeGreaterThan(0);
-    const sketch = results.getByRole('img', { name: sketches[0]!.description });
+    const sketch = results.getByRole('img', { name: sketches[0]!.description }).first();
     await sketch.waitFor();
     await expect
       .poll(() => sketch.evaluate((image) => (image as { naturalWidth: number }).naturalWidth))

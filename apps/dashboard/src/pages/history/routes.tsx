@@ -1,19 +1,28 @@
-import { createRoute } from '@tanstack/react-router';
+import { createRoute, lazyRouteComponent } from '@tanstack/react-router';
 import { rootRoute } from '../../root-route';
-import { HistoryPage, validateHistorySearch } from './history';
-import { CasePage } from './case';
-import { ImportPage } from './import';
-import { ReportsPage } from './reports';
+import { validateHistorySearch } from './search';
 
 export const historyRoutes = [
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/history',
-    component: HistoryPage,
+    component: lazyRouteComponent(() => import('./history'), 'HistoryPage'),
     // The search's filters live in the URL: a search can be bookmarked, shared and gone back to.
     validateSearch: validateHistorySearch,
   }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/history/$caseId', component: CasePage }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/history/import', component: ImportPage }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/reports', component: ReportsPage }),
+  createRoute({
+    getParentRoute: () => rootRoute,
+    path: '/history/$caseId',
+    component: lazyRouteComponent(() => import('./case'), 'CasePage'),
+  }),
+  createRoute({
+    getParentRoute: () => rootRoute,
+    path: '/history/import',
+    component: lazyRouteComponent(() => import('./import'), 'ImportPage'),
+  }),
+  createRoute({
+    getParentRoute: () => rootRoute,
+    path: '/reports',
+    component: lazyRouteComponent(() => import('./reports'), 'ReportsPage'),
+  }),
 ] as const;

@@ -1,25 +1,25 @@
-import { createRoute } from '@tanstack/react-router';
+import { createRoute, lazyRouteComponent } from '@tanstack/react-router';
 import { rootRoute } from '../../root-route';
-import { AssignmentsPage } from './assignments';
-import { AssignmentPage } from './assignment';
-import { JudgingTasksPage } from './judging-tasks';
-import { JudgingTaskPage } from './judging-task';
 
 export const memberRoutes = [
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/assignments',
-    component: AssignmentsPage,
+    component: lazyRouteComponent(() => import('./assignments'), 'AssignmentsPage'),
   }),
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/assignments/$assignmentId',
-    component: AssignmentPage,
+    component: lazyRouteComponent(() => import('./assignment'), 'AssignmentPage'),
   }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/judging', component: JudgingTasksPage }),
+  createRoute({
+    getParentRoute: () => rootRoute,
+    path: '/judging',
+    component: lazyRouteComponent(() => import('./judging-tasks'), 'JudgingTasksPage'),
+  }),
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/judging/$taskId',
-    component: JudgingTaskPage,
+    component: lazyRouteComponent(() => import('./judging-task'), 'JudgingTaskPage'),
   }),
 ] as const;

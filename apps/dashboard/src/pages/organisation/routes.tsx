@@ -1,23 +1,20 @@
-import { createRoute } from '@tanstack/react-router';
+import { createRoute, lazyRouteComponent } from '@tanstack/react-router';
 import { rootRoute } from '../../root-route';
-import { MembersPage } from './members';
-import { SsoConnectionsPage } from './sso-connections';
-import { TargetsPage } from './targets';
 
 export const organisationRoutes = [
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/organisation/members',
-    component: MembersPage,
+    component: lazyRouteComponent(() => import('./members'), 'MembersPage'),
   }),
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/organisation/sso',
-    component: SsoConnectionsPage,
+    component: lazyRouteComponent(() => import('./sso-connections'), 'SsoConnectionsPage'),
   }),
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/organisation/targets',
-    component: TargetsPage,
+    component: lazyRouteComponent(() => import('./targets'), 'TargetsPage'),
   }),
 ] as const;

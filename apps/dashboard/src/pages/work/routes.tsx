@@ -1,46 +1,40 @@
-import { createRoute } from '@tanstack/react-router';
+import { createRoute, lazyRouteComponent } from '@tanstack/react-router';
 import { rootRoute } from '../../root-route';
-import { SessionsPage } from './sessions';
-import { SessionPage } from './session';
-import { AnalysesPage } from './analyses';
-import { AnalysisPage } from './analysis';
-import { DowsingQueriesPage } from './dowsing-queries';
-import { DowsingQueryPage } from './dowsing-query';
 import { analysisSearch, dowsingSearch, sessionSearch } from './search';
 
 export const workRoutes = [
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/sessions',
-    component: SessionsPage,
+    component: lazyRouteComponent(() => import('./sessions'), 'SessionsPage'),
     // The list's filters live in the address: Back from a session keeps them, links share them.
     validateSearch: sessionSearch,
   }),
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/sessions/$sessionId',
-    component: SessionPage,
+    component: lazyRouteComponent(() => import('./session'), 'SessionPage'),
   }),
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/analyses',
-    component: AnalysesPage,
+    component: lazyRouteComponent(() => import('./analyses'), 'AnalysesPage'),
     validateSearch: analysisSearch,
   }),
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/analyses/$analysisId',
-    component: AnalysisPage,
+    component: lazyRouteComponent(() => import('./analysis'), 'AnalysisPage'),
   }),
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/dowsing',
-    component: DowsingQueriesPage,
+    component: lazyRouteComponent(() => import('./dowsing-queries'), 'DowsingQueriesPage'),
     validateSearch: dowsingSearch,
   }),
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/dowsing/$queryId',
-    component: DowsingQueryPage,
+    component: lazyRouteComponent(() => import('./dowsing-query'), 'DowsingQueryPage'),
   }),
 ] as const;
