@@ -4,7 +4,7 @@ import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../../api-error';
 import { useSession } from '../../auth/session';
-import { Pager, useCursorPages } from '../../components/cursor-pages';
+import { useCursorPages } from '../../components/cursor-pages';
 import {
   blindWorkFields,
   type BlindWork,
@@ -13,18 +13,12 @@ import {
   Field,
   NO_BLIND_WORK,
   Options,
-  PER_PAGE,
   percent,
   Status,
   words,
 } from './common';
-import {
-  ANALYSIS_STATUSES as STATUSES,
-  type AnalysisSearch,
-  analysisSearch,
-  PRIORITIES,
-  TARGET_TYPES,
-} from './search';
+import { PerPageFilter, SelectFilter, useSearchUpdate, WorkList } from './list';
+import { ANALYSIS_STATUSES as STATUSES, analysisSearch, PRIORITIES, TARGET_TYPES } from './search';
 
 const listRoute = getRouteApi('/analyses');
 
@@ -229,13 +223,7 @@ function CreateAnalysisForm() {
 function AnalysisList() {
   const { client, tokens } = useSession();
   const search = listRoute.useSearch();
-  const navigate = useNavigate();
-  const update = (patch: Partial<AnalysisSearch>) =>
-    void navigate({
-      to: '/analyses',
-      search: analysisSearch({ ...search, ...patch }),
-      replace: true,
-    });
+  const update = useSearchUpdate('/analyses', search, analysisSearch);
   const filters: AnalysisFilters = {
     per_page: search.per_page ?? 25,
     ...(search.status ? { status: search.status as AnalysisFilters['status'] } : {}),
@@ -247,125 +235,78 @@ function AnalysisList() {
   const pages = useCursorPages(['analyses', tokens.mode, filters], (cursor) =>
     client.analyses.list(filters).page(cursor),
   );
-  const filtered = Object.keys(filters).length > 1;
   return (
-    <section aria-labelledby="analysis-list">
-      <h2 id="analysis-list">Your analyses</h2>
-      <form
-        className="work-filters"
-        aria-label="Filter analyses"
-        onSubmit={(e) => e.preventDefault()}
-      >
-        <Field label="Status" fields={[]}>
-          {(props) => (
-            <select
-              {...props}
-              value={search.status ?? ''}
-              onChange={(event) =>
-                update({ status: (event.target.value || undefined) as AnalysisSearch['status'] })
-              }
-            >
-              <Options values={STATUSES} any="Any status" />
-            </select>
-          )}
-        </Field>
-        <Field label="Target type" fields={[]}>
-          {(props) => (
-            <select
-              {...props}
-              value={search.target_type ?? ''}
-              onChange={(event) =>
-                update({
-                  target_type: (event.target.value || undefined) as AnalysisSearch['target_type'],
-                })
-              }
-            >
-              <Options values={TARGET_TYPES} any="Any target type" />
-            </select>
-          )}
-        </Field>
-        <Field label="Priority" fields={[]}>
-          {(props) => (
-            <select
-              {...props}
-              value={search.priority ?? ''}
-              onChange={(event) =>
-                update({
-                  priority: (event.target.value || undefined) as AnalysisSearch['priority'],
-                })
-              }
-            >
-              <Options values={PRIORITIES} any="Any priority" />
-            </select>
-          )}
-        </Field>
-        <Field label="Per page" fields={[]}>
-          {(props) => (
-            <select
-              {...props}
-              value={search.per_page ?? 25}
-              onChange={(event) => update({ per_page: Number(event.target.value) })}
-            >
-              {PER_PAGE.map((value) => (
-                <option key={value} value={value}>
-                  {value}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-      </form>
-      {pages.query.isSuccess && pages.items.length === 0 && (
-        <p>
-          {filtered
-            ? 'No analysis matches these filters. Clear a filter to see more.'
-            : 'No analyses yet in this mode. Submit a target with the form above, or from the API.'}
-        </p>
+    <WorkList
+      id="analysis-list"
+      heading="Your analyses"
+      filtersLabel="Filter analyses"
+      filters={
+        <>
+          <SelectFilter
+            label="Status"
+            value={search.status}
+            values={STATUSES}
+            any="Any status"
+            onChange={(status) => update({ status })}
+          />
+          <SelectFilter
+            label="Target type"
+            value={search.target_type}
+            values={TARGET_TYPES}
+            any="Any target type"
+            onChange={(target_type) => update({ target_type })}
+          />
+          <SelectFilter
+            label="Priority"
+            value={search.priority}
+            values={PRIORITIES}
+            any="Any priority"
+            onChange={(priority) => update({ priority })}
+          />
+          <PerPageFilter value={search.per_page} onChange={(per_page) => update({ per_page })} />
+        </>
+      }
+      pages={pages}
+      filtered={Object.keys(filters).length > 1}
+      empty={{
+        filtered: 'No analysis matches these filters. Clear a filter to see more.',
+        none: 'No analyses yet in this mode. Submit a target with the form above, or from the API.',
+      }}
+      caption="Analyses, newest first"
+      columns={[
+        { label: 'Analysis' },
+        { label: 'Target' },
+        { label: 'Depth' },
+        { label: 'Priority' },
+        { label: 'Status' },
+        { label: 'Confidence', number: true },
+        { label: 'Created' },
+      ]}
+      rowKey={(analysis) => analysis.analysis_id}
+      row={(analysis) => (
+        <>
+          <th scope="row">
+            <Link to="/analyses/$analysisId" params={{ analysisId: analysis.analysis_id }}>
+              <code>{analysis.analysis_id}</code>
+            </Link>
+          </th>
+          <td>
+            {words(analysis.target_type)}
+            {analysis.description && `: ${analysis.description}`}
+          </td>
+          <td>{words(analysis.analysis_type)}</td>
+          <td>{analysis.priority}</td>
+          <td>
+            <Status value={analysis.status} />
+            {analysis.status === 'processing' && ` ${analysis.progress} %`}
+          </td>
+          <td className="work-number">
+            {analysis.confidence_score === null ? '–' : percent(analysis.confidence_score)}
+          </td>
+          <td>{dateTime(analysis.created_at)}</td>
+        </>
       )}
-      {pages.items.length > 0 && (
-        <table>
-          <caption className="visually-hidden">Analyses, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Analysis</th>
-              <th scope="col">Target</th>
-              <th scope="col">Depth</th>
-              <th scope="col">Priority</th>
-              <th scope="col">Status</th>
-              <th scope="col" className="work-number">
-                Confidence
-              </th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {pages.items.map((analysis) => (
-              <tr key={analysis.analysis_id}>
-                <th scope="row">
-                  <Link to="/analyses/$analysisId" params={{ analysisId: analysis.analysis_id }}>
-                    <code>{analysis.analysis_id}</code>
-                  </Link>
-                </th>
-                <td>
-                  {words(analysis.target_type)}
-                  {analysis.description && `: ${analysis.description}`}
-                </td>
-                <td>{words(analysis.analysis_type)}</td>
-                <td>{analysis.priority}</td>
-                <td>
-                  <Status value={analysis.status} />
-                  {analysis.status === 'processing' && ` ${analysis.progress} %`}
-                </td>
-                <td className="work-number">
-                  {analysis.confidence_score === null ? '–' : percent(analysis.confidence_score)}
-                </td>
-                <td>{dateTime(analysis.created_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <Pager pages={pages} label="Analyses" />
-    </section>
+      pagerLabel="Analyses"
+    />
   );
 }

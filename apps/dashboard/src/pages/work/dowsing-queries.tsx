@@ -4,7 +4,7 @@ import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../../api-error';
 import { useSession } from '../../auth/session';
-import { Pager, useCursorPages } from '../../components/cursor-pages';
+import { useCursorPages } from '../../components/cursor-pages';
 import {
   blindWorkFields,
   type BlindWork,
@@ -13,18 +13,12 @@ import {
   Field,
   NO_BLIND_WORK,
   Options,
-  PER_PAGE,
   percent,
   Status,
   words,
 } from './common';
-import {
-  type DowsingSearch,
-  dowsingSearch,
-  QUERY_STATUSES as STATUSES,
-  QUERY_TYPES,
-  VARIANTS,
-} from './search';
+import { PerPageFilter, SelectFilter, useSearchUpdate, WorkList } from './list';
+import { dowsingSearch, QUERY_STATUSES as STATUSES, QUERY_TYPES, VARIANTS } from './search';
 
 const listRoute = getRouteApi('/dowsing');
 
@@ -217,13 +211,7 @@ function AskForm() {
 function QueryList() {
   const { client, tokens } = useSession();
   const search = listRoute.useSearch();
-  const navigate = useNavigate();
-  const update = (patch: Partial<DowsingSearch>) =>
-    void navigate({
-      to: '/dowsing',
-      search: dowsingSearch({ ...search, ...patch }),
-      replace: true,
-    });
+  const update = useSearchUpdate('/dowsing', search, dowsingSearch);
   const filters: DowsingFilters = {
     per_page: search.per_page ?? 25,
     ...(search.query_type ? { query_type: search.query_type as DowsingFilters['query_type'] } : {}),
@@ -233,119 +221,72 @@ function QueryList() {
   const pages = useCursorPages(['dowsing-queries', tokens.mode, filters], (cursor) =>
     client.dowsing.list(filters).page(cursor),
   );
-  const filtered = Object.keys(filters).length > 1;
   return (
-    <section aria-labelledby="query-list">
-      <h2 id="query-list">Your questions</h2>
-      <form
-        className="work-filters"
-        aria-label="Filter dowsing queries"
-        onSubmit={(e) => e.preventDefault()}
-      >
-        <Field label="Kind" fields={[]}>
-          {(props) => (
-            <select
-              {...props}
-              value={search.query_type ?? ''}
-              onChange={(event) =>
-                update({
-                  query_type: (event.target.value || undefined) as DowsingSearch['query_type'],
-                })
-              }
-            >
-              <Options values={QUERY_TYPES} any="Any kind" />
-            </select>
-          )}
-        </Field>
-        <Field label="Status" fields={[]}>
-          {(props) => (
-            <select
-              {...props}
-              value={search.status ?? ''}
-              onChange={(event) =>
-                update({ status: (event.target.value || undefined) as DowsingSearch['status'] })
-              }
-            >
-              <Options values={STATUSES} any="Any status" />
-            </select>
-          )}
-        </Field>
-        <Field label="Variant" fields={[]}>
-          {(props) => (
-            <select
-              {...props}
-              value={search.variant ?? ''}
-              onChange={(event) =>
-                update({ variant: (event.target.value || undefined) as DowsingSearch['variant'] })
-              }
-            >
-              <Options values={VARIANTS} any="Any variant" />
-            </select>
-          )}
-        </Field>
-        <Field label="Per page" fields={[]}>
-          {(props) => (
-            <select
-              {...props}
-              value={search.per_page ?? 25}
-              onChange={(event) => update({ per_page: Number(event.target.value) })}
-            >
-              {PER_PAGE.map((value) => (
-                <option key={value} value={value}>
-                  {value}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-      </form>
-      {pages.query.isSuccess && pages.items.length === 0 && (
-        <p>
-          {filtered
-            ? 'No question matches these filters. Clear a filter to see more.'
-            : 'No dowsing queries yet in this mode. Ask one with the form above, or from the API.'}
-        </p>
+    <WorkList
+      id="query-list"
+      heading="Your questions"
+      filtersLabel="Filter dowsing queries"
+      filters={
+        <>
+          <SelectFilter
+            label="Kind"
+            value={search.query_type}
+            values={QUERY_TYPES}
+            any="Any kind"
+            onChange={(query_type) => update({ query_type })}
+          />
+          <SelectFilter
+            label="Status"
+            value={search.status}
+            values={STATUSES}
+            any="Any status"
+            onChange={(status) => update({ status })}
+          />
+          <SelectFilter
+            label="Variant"
+            value={search.variant}
+            values={VARIANTS}
+            any="Any variant"
+            onChange={(variant) => update({ variant })}
+          />
+          <PerPageFilter value={search.per_page} onChange={(per_page) => update({ per_page })} />
+        </>
+      }
+      pages={pages}
+      filtered={Object.keys(filters).length > 1}
+      empty={{
+        filtered: 'No question matches these filters. Clear a filter to see more.',
+        none: 'No dowsing queries yet in this mode. Ask one with the form above, or from the API.',
+      }}
+      caption="Dowsing queries, newest first"
+      columns={[
+        { label: 'Question' },
+        { label: 'Kind' },
+        { label: 'Variant' },
+        { label: 'Status' },
+        { label: 'Answer' },
+        { label: 'Confidence', number: true },
+        { label: 'Asked' },
+      ]}
+      rowKey={(query) => query.query_id}
+      row={(query) => (
+        <>
+          <th scope="row">
+            <Link to="/dowsing/$queryId" params={{ queryId: query.query_id }}>
+              {query.question}
+            </Link>
+          </th>
+          <td>{words(query.query_type)}</td>
+          <td>{words(query.variant)}</td>
+          <td>
+            <Status value={query.status} />
+          </td>
+          <td>{query.result?.answer ?? '–'}</td>
+          <td className="work-number">{query.result ? percent(query.result.confidence) : '–'}</td>
+          <td>{dateTime(query.created_at)}</td>
+        </>
       )}
-      {pages.items.length > 0 && (
-        <table>
-          <caption className="visually-hidden">Dowsing queries, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Question</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Variant</th>
-              <th scope="col">Status</th>
-              <th scope="col">Answer</th>
-              <th scope="col" className="work-number">
-                Confidence
-              </th>
-              <th scope="col">Asked</th>
-            </tr>
-          </thead>
-          <tbody>
-            {pages.items.map((query) => (
-              <tr key={query.query_id}>
-                <th scope="row">
-                  <Link to="/dowsing/$queryId" params={{ queryId: query.query_id }}>
-                    {query.question}
-                  </Link>
-                </th>
-                <td>{words(query.query_type)}</td>
-                <td>{words(query.variant)}</td>
-                <td>
-                  <Status value={query.status} />
-                </td>
-                <td>{query.result?.answer ?? '–'}</td>
-                <td className="work-number">
-                  {query.result ? percent(query.result.confidence) : '–'}
-                </td>
-                <td>{dateTime(query.created_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <Pager pages={pages} label="Dowsing queries" />
-    </section>
+      pagerLabel="Dowsing queries"
+    />
   );
 }

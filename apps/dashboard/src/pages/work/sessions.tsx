@@ -4,7 +4,7 @@ import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../../api-error';
 import { useSession } from '../../auth/session';
-import { Pager, useCursorPages } from '../../components/cursor-pages';
+import { useCursorPages } from '../../components/cursor-pages';
 import {
   blindWorkFields,
   type BlindWork,
@@ -13,12 +13,12 @@ import {
   Field,
   NO_BLIND_WORK,
   Options,
-  PER_PAGE,
   percent,
   Status,
   words,
 } from './common';
-import { SESSION_STATUSES, SESSION_TYPES, type SessionSearch, sessionSearch } from './search';
+import { PerPageFilter, SelectFilter, useSearchUpdate, WorkList } from './list';
+import { SESSION_STATUSES, SESSION_TYPES, sessionSearch } from './search';
 
 const listRoute = getRouteApi('/sessions');
 
@@ -151,13 +151,7 @@ function CreateSessionForm() {
 function SessionList() {
   const { client, tokens } = useSession();
   const search = listRoute.useSearch();
-  const navigate = useNavigate();
-  const update = (patch: Partial<SessionSearch>) =>
-    void navigate({
-      to: '/sessions',
-      search: sessionSearch({ ...search, ...patch }),
-      replace: true,
-    });
+  const update = useSearchUpdate('/sessions', search, sessionSearch);
   // Typed filters go to the address when complete (Enter or leaving the field), not per key.
   const [minConfidence, setMinConfidence] = useState(search.min_confidence?.toString() ?? '');
   const [analystId, setAnalystId] = useState(search.analyst_id ?? '');
@@ -179,145 +173,104 @@ function SessionList() {
   const pages = useCursorPages(['sessions', tokens.mode, filters], (cursor) =>
     client.sessions.list(filters).page(cursor),
   );
-  const filtered = Object.keys(filters).length > 1;
   return (
-    <section aria-labelledby="session-list">
-      <h2 id="session-list">Your sessions</h2>
-      <form
-        className="work-filters"
-        aria-label="Filter sessions"
-        onSubmit={(event) => {
-          event.preventDefault();
-          applyTyped();
-        }}
-      >
-        <Field label="Status" fields={[]}>
-          {(props) => (
-            <select
-              {...props}
-              value={search.status ?? ''}
-              onChange={(event) =>
-                update({ status: (event.target.value || undefined) as SessionSearch['status'] })
-              }
-            >
-              <Options values={SESSION_STATUSES} any="Any status" />
-            </select>
-          )}
-        </Field>
-        <Field label="Type" fields={[]}>
-          {(props) => (
-            <select
-              {...props}
-              value={search.type ?? ''}
-              onChange={(event) =>
-                update({ type: (event.target.value || undefined) as SessionSearch['type'] })
-              }
-            >
-              <Options values={SESSION_TYPES} any="Any type" />
-            </select>
-          )}
-        </Field>
-        <Field label="Created after" fields={[]}>
-          {(props) => (
-            <input
-              {...props}
-              type="date"
-              value={search.created_after ?? ''}
-              onChange={(event) => update({ created_after: event.target.value || undefined })}
-            />
-          )}
-        </Field>
-        <Field label="Confidence at least (%)" fields={[]}>
-          {(props) => (
-            <input
-              {...props}
-              type="number"
-              min={0}
-              max={100}
-              step={1}
-              value={minConfidence}
-              onChange={(event) => setMinConfidence(event.target.value)}
-              onBlur={applyTyped}
-            />
-          )}
-        </Field>
-        <Field label="Analyst id" fields={[]}>
-          {(props) => (
-            <input
-              {...props}
-              placeholder="analyst_…"
-              value={analystId}
-              onChange={(event) => setAnalystId(event.target.value)}
-              onBlur={applyTyped}
-            />
-          )}
-        </Field>
-        <Field label="Per page" fields={[]}>
-          {(props) => (
-            <select
-              {...props}
-              value={search.per_page ?? 25}
-              onChange={(event) => update({ per_page: Number(event.target.value) })}
-            >
-              {PER_PAGE.map((value) => (
-                <option key={value} value={value}>
-                  {value}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <button type="submit" className="visually-hidden" tabIndex={-1}>
-          Apply filters
-        </button>
-      </form>
-      {pages.query.isSuccess && pages.items.length === 0 && (
-        <p>
-          {filtered
-            ? 'No session matches these filters. Clear a filter to see more.'
-            : 'No sessions yet in this mode. Start one with the form above, or from the API.'}
-        </p>
+    <WorkList
+      id="session-list"
+      heading="Your sessions"
+      filtersLabel="Filter sessions"
+      onApply={applyTyped}
+      filters={
+        <>
+          <SelectFilter
+            label="Status"
+            value={search.status}
+            values={SESSION_STATUSES}
+            any="Any status"
+            onChange={(status) => update({ status })}
+          />
+          <SelectFilter
+            label="Type"
+            value={search.type}
+            values={SESSION_TYPES}
+            any="Any type"
+            onChange={(type) => update({ type })}
+          />
+          <Field label="Created after" fields={[]}>
+            {(props) => (
+              <input
+                {...props}
+                type="date"
+                value={search.created_after ?? ''}
+                onChange={(event) => update({ created_after: event.target.value || undefined })}
+              />
+            )}
+          </Field>
+          <Field label="Confidence at least (%)" fields={[]}>
+            {(props) => (
+              <input
+                {...props}
+                type="number"
+                min={0}
+                max={100}
+                step={1}
+                value={minConfidence}
+                onChange={(event) => setMinConfidence(event.target.value)}
+                onBlur={applyTyped}
+              />
+            )}
+          </Field>
+          <Field label="Analyst id" fields={[]}>
+            {(props) => (
+              <input
+                {...props}
+                placeholder="analyst_…"
+                value={analystId}
+                onChange={(event) => setAnalystId(event.target.value)}
+                onBlur={applyTyped}
+              />
+            )}
+          </Field>
+          <PerPageFilter value={search.per_page} onChange={(per_page) => update({ per_page })} />
+          <button type="submit" className="visually-hidden" tabIndex={-1}>
+            Apply filters
+          </button>
+        </>
+      }
+      pages={pages}
+      filtered={Object.keys(filters).length > 1}
+      empty={{
+        filtered: 'No session matches these filters. Clear a filter to see more.',
+        none: 'No sessions yet in this mode. Start one with the form above, or from the API.',
+      }}
+      caption="Sessions, newest first"
+      columns={[
+        { label: 'Session' },
+        { label: 'Type' },
+        { label: 'Status' },
+        { label: 'Progress', number: true },
+        { label: 'Confidence', number: true },
+        { label: 'Created' },
+      ]}
+      rowKey={(session) => session.session_id}
+      row={(session) => (
+        <>
+          <th scope="row">
+            <Link to="/sessions/$sessionId" params={{ sessionId: session.session_id }}>
+              <code>{session.session_id}</code>
+            </Link>
+          </th>
+          <td>{words(session.type)}</td>
+          <td>
+            <Status value={session.status} />
+          </td>
+          <td className="work-number">{session.progress} %</td>
+          <td className="work-number">
+            {session.results ? percent(session.results.confidence_score) : '–'}
+          </td>
+          <td>{dateTime(session.created_at)}</td>
+        </>
       )}
-      {pages.items.length > 0 && (
-        <table>
-          <caption className="visually-hidden">Sessions, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Session</th>
-              <th scope="col">Type</th>
-              <th scope="col">Status</th>
-              <th scope="col" className="work-number">
-                Progress
-              </th>
-              <th scope="col" className="work-number">
-                Confidence
-              </th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {pages.items.map((session) => (
-              <tr key={session.session_id}>
-                <th scope="row">
-                  <Link to="/sessions/$sessionId" params={{ sessionId: session.session_id }}>
-                    <code>{session.session_id}</code>
-                  </Link>
-                </th>
-                <td>{words(session.type)}</td>
-                <td>
-                  <Status value={session.status} />
-                </td>
-                <td className="work-number">{session.progress} %</td>
-                <td className="work-number">
-                  {session.results ? percent(session.results.confidence_score) : '–'}
-                </td>
-                <td>{dateTime(session.created_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <Pager pages={pages} label="Sessions" />
-    </section>
+      pagerLabel="Sessions"
+    />
   );
 }
