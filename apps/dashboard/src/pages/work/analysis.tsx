@@ -1,21 +1,10 @@
 import type { Analysis, AnalysisResults } from '@sas/sdk';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
+import { useQuery } from '@tanstack/react-query';
+import { getRouteApi, Link } from '@tanstack/react-router';
 import { ApiError } from '../../api-error';
 import { useSession } from '../../auth/session';
-import {
-  ConfirmButton,
-  dateTime,
-  Facts,
-  interval,
-  percent,
-  Place,
-  ProgressBar,
-  pValue,
-  Status,
-  useLiveProgress,
-  words,
-} from './common';
+import { dateTime, Facts, interval, percent, Place, pValue, Status, words } from './common';
+import { failure, useWork, WorkPage, WorkStatus } from './detail';
 
 const route = getRouteApi('/analyses/$analysisId');
 
@@ -23,104 +12,68 @@ const route = getRouteApi('/analyses/$analysisId');
 export function AnalysisPage() {
   const { analysisId } = route.useParams();
   const { client, tokens } = useSession();
-  const queryClient = useQueryClient();
-  const navigate = useNavigate();
-  const key = ['analysis', tokens.mode, analysisId];
-  const analysis = useQuery({ queryKey: key, queryFn: () => client.analyses.get(analysisId) });
-  const live = useLiveProgress(analysis.data, analysisId, key, () => {
-    void queryClient.invalidateQueries({ queryKey: ['analyses', tokens.mode] });
+  const work = useWork({
+    kind: 'analysis',
+    list: 'analyses',
+    listPath: '/analyses',
+    id: analysisId,
+    get: () => client.analyses.get(analysisId),
+    remove: () => client.analyses.delete(analysisId),
+    cancel: { run: () => client.analyses.cancel(analysisId), returnsWork: true },
   });
-  const data = analysis.data;
   const results = useQuery({
     queryKey: ['analysis-results', tokens.mode, analysisId],
     queryFn: () => client.analyses.results(analysisId),
-    enabled: data?.status === 'completed',
+    enabled: work.query.data?.status === 'completed',
   });
-  const cancel = useMutation({
-    mutationFn: () => client.analyses.cancel(analysisId),
-    onSuccess: (cancelled) => queryClient.setQueryData(key, cancelled),
-  });
-  const remove = useMutation({
-    mutationFn: () => client.analyses.delete(analysisId),
-    onSuccess: async () => {
-      queryClient.removeQueries({ queryKey: key });
-      await queryClient.invalidateQueries({ queryKey: ['analyses', tokens.mode] });
-      await navigate({ to: '/analyses' });
-    },
-  });
-  const running = data !== undefined && data.status !== 'completed' && data.status !== 'failed';
-  const progress = Math.max(live ?? 0, data?.progress ?? 0);
   return (
-    <>
-      <p>
-        <Link to="/analyses">← All analyses</Link>
-      </p>
-      <h1>
-        Analysis <code>{analysisId}</code>
-      </h1>
-      {analysis.isPending && <p>Loading…</p>}
-      {analysis.isError && <ApiError error={analysis.error} />}
-      {data && (
+    <WorkPage
+      back={{ to: '/analyses', label: '← All analyses' }}
+      title={
         <>
-          <section aria-labelledby="analysis-status">
-            <h2 id="analysis-status">Status</h2>
-            <p role="status">
-              <Status value={data.status} />{' '}
-              {running && `${words(data.current_step)}: following it live…`}
-              {data.status === 'failed' &&
-                `Failed${data.failure_reason ? `: ${words(data.failure_reason)}` : ''}${
-                  data.failure_message ? ` (${data.failure_message})` : ''
-                }.`}
-              {data.status === 'completed' && 'Completed: the results are below.'}
-            </p>
-            <ProgressBar
-              label="Analysis progress"
-              value={data.status === 'completed' ? 100 : progress}
-            />
-            <Facts
-              rows={[
-                ['Target type', words(data.target_type)],
-                ['Description', data.description],
-                ['Depth', words(data.analysis_type)],
-                ['Priority', data.priority],
-                ['Created', dateTime(data.created_at)],
-                ['Started', data.started_at && dateTime(data.started_at)],
-                [
-                  running ? 'Expected by' : 'Completed',
-                  running ? dateTime(data.estimated_completion) : dateTime(data.completed_at),
-                ],
-                ['Processing time', data.processing_time],
-                ['Batch', data.batch_id],
-              ]}
-            />
-            <div className="actions">
-              {running && (
-                <button
-                  type="button"
-                  className="danger"
-                  disabled={cancel.isPending}
-                  onClick={() => cancel.mutate()}
-                >
-                  Cancel analysis
-                </button>
-              )}
-              <ConfirmButton
-                label="Delete analysis"
-                question="Delete this analysis and its results for good?"
-                confirmLabel="Yes, delete it"
-                pending={remove.isPending}
-                onConfirm={() => remove.mutate()}
-              />
-            </div>
-            {cancel.isError && <ApiError error={cancel.error} />}
-            {remove.isError && <ApiError error={remove.error} />}
-          </section>
+          Analysis <code>{analysisId}</code>
+        </>
+      }
+      query={work.query}
+    >
+      {(data) => (
+        <>
+          <WorkStatus
+            id="analysis-status"
+            heading="Status"
+            work={work}
+            status={data.status}
+            message={
+              <>
+                {work.running && `${words(data.current_step)}: following it live…`}
+                {data.status === 'failed' && failure(data.failure_reason, data.failure_message)}
+                {data.status === 'completed' && 'Completed: the results are below.'}
+              </>
+            }
+            progressLabel="Analysis progress"
+            facts={[
+              ['Target type', words(data.target_type)],
+              ['Description', data.description],
+              ['Depth', words(data.analysis_type)],
+              ['Priority', data.priority],
+              ['Created', dateTime(data.created_at)],
+              ['Started', data.started_at && dateTime(data.started_at)],
+              [
+                work.running ? 'Expected by' : 'Completed',
+                work.running ? dateTime(data.estimated_completion) : dateTime(data.completed_at),
+              ],
+              ['Processing time', data.processing_time],
+              ['Batch', data.batch_id],
+            ]}
+            noun="analysis"
+            deleteQuestion="Delete this analysis and its results for good?"
+          />
           <Material analysis={data} />
           {results.isError && <ApiError error={results.error} />}
           {results.data?.results && <Results envelope={results.data} />}
         </>
       )}
-    </>
+    </WorkPage>
   );
 }
 

@@ -1,91 +1,59 @@
 import type { DowsingQuery } from '@sas/sdk';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
-import { ApiError } from '../../api-error';
+import { getRouteApi } from '@tanstack/react-router';
 import { useSession } from '../../auth/session';
-import {
-  ConfirmButton,
-  dateTime,
-  Facts,
-  interval,
-  percent,
-  Place,
-  pValue,
-  Status,
-  useLiveProgress,
-  words,
-} from './common';
+import { dateTime, Facts, interval, percent, Place, pValue, words } from './common';
+import { engine, failure, useWork, WorkPage, WorkStatus } from './detail';
 
 const route = getRouteApi('/dowsing/$queryId');
 
 /** One dowsing query: its answer, the readings and the statistics with their intervals. */
 export function DowsingQueryPage() {
   const { queryId } = route.useParams();
-  const { client, tokens } = useSession();
-  const queryClient = useQueryClient();
-  const navigate = useNavigate();
-  const key = ['dowsing-query', tokens.mode, queryId];
-  const query = useQuery({ queryKey: key, queryFn: () => client.dowsing.get(queryId) });
-  // People answer pending queries (the analyst engine): wait for them while the page is open.
-  useLiveProgress(query.data, queryId, key, () => {
-    void queryClient.invalidateQueries({ queryKey: ['dowsing-queries', tokens.mode] });
+  const { client } = useSession();
+  // People answer pending queries (the analyst engine): useWork waits for them while the page is open.
+  const work = useWork({
+    kind: 'dowsing-query',
+    list: 'dowsing-queries',
+    listPath: '/dowsing',
+    id: queryId,
+    get: () => client.dowsing.get(queryId),
+    remove: () => client.dowsing.delete(queryId),
   });
-  const remove = useMutation({
-    mutationFn: () => client.dowsing.delete(queryId),
-    onSuccess: async () => {
-      queryClient.removeQueries({ queryKey: key });
-      await queryClient.invalidateQueries({ queryKey: ['dowsing-queries', tokens.mode] });
-      await navigate({ to: '/dowsing' });
-    },
-  });
-  const data = query.data;
   return (
-    <>
-      <p>
-        <Link to="/dowsing">← All dowsing queries</Link>
-      </p>
-      <h1>Dowsing query</h1>
-      {query.isPending && <p>Loading…</p>}
-      {query.isError && <ApiError error={query.error} />}
-      {data && (
+    <WorkPage
+      back={{ to: '/dowsing', label: '← All dowsing queries' }}
+      title="Dowsing query"
+      query={work.query}
+    >
+      {(data) => (
         <>
-          <section aria-labelledby="query-status">
-            <h2 id="query-status">{data.question}</h2>
-            <p role="status">
-              <Status value={data.status} />{' '}
-              {data.status === 'pending' && 'Analysts are answering it; this page follows it.'}
-              {data.status === 'failed' &&
-                `Failed${data.failure_reason ? `: ${words(data.failure_reason)}` : ''}${
-                  data.failure_message ? ` (${data.failure_message})` : ''
-                }.`}
-            </p>
-            <Facts
-              rows={[
-                ['Id', <code key="id">{data.query_id}</code>],
-                ['Kind', words(data.query_type)],
-                ['Variant', words(data.variant)],
-                ['Precision', data.metadata.precision_level],
-                [
-                  'Engine',
-                  `${data.metadata.engine}${data.metadata.engine_version ? ` (${data.metadata.engine_version})` : ''}`,
-                ],
-                ['Asked', dateTime(data.created_at)],
-                ['Answered', data.completed_at && dateTime(data.completed_at)],
-              ]}
-            />
-            <ConfirmButton
-              label="Delete query"
-              question="Delete this query and its answer for good?"
-              confirmLabel="Yes, delete it"
-              pending={remove.isPending}
-              onConfirm={() => remove.mutate()}
-            />
-            {remove.isError && <ApiError error={remove.error} />}
-          </section>
+          <WorkStatus
+            id="query-status"
+            heading={data.question}
+            work={work}
+            status={data.status}
+            message={
+              <>
+                {data.status === 'pending' && 'Analysts are answering it; this page follows it.'}
+                {data.status === 'failed' && failure(data.failure_reason, data.failure_message)}
+              </>
+            }
+            facts={[
+              ['Id', <code key="id">{data.query_id}</code>],
+              ['Kind', words(data.query_type)],
+              ['Variant', words(data.variant)],
+              ['Precision', data.metadata.precision_level],
+              ['Engine', engine(data.metadata)],
+              ['Asked', dateTime(data.created_at)],
+              ['Answered', data.completed_at && dateTime(data.completed_at)],
+            ]}
+            noun="query"
+            deleteQuestion="Delete this query and its answer for good?"
+          />
           {data.result && <Answer query={data} result={data.result} />}
         </>
       )}
-    </>
+    </WorkPage>
   );
 }
 

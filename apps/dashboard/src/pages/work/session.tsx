@@ -1,121 +1,71 @@
 import type { Session } from '@sas/sdk';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
+import { getRouteApi } from '@tanstack/react-router';
 import { BlobImage } from '../../components/blob-image';
-import { ApiError } from '../../api-error';
 import { useSession } from '../../auth/session';
-import {
-  ConfirmButton,
-  dateTime,
-  Facts,
-  interval,
-  percent,
-  Place,
-  ProgressBar,
-  pValue,
-  Status,
-  useLiveProgress,
-  words,
-} from './common';
+import { dateTime, Facts, interval, percent, Place, pValue, words } from './common';
+import { engine, failure, useWork, WorkPage, WorkStatus } from './detail';
 
 const route = getRouteApi('/sessions/$sessionId');
 
 /** One session: live progress while it runs, then its results and their statistics. */
 export function SessionPage() {
   const { sessionId } = route.useParams();
-  const { client, tokens } = useSession();
-  const queryClient = useQueryClient();
-  const navigate = useNavigate();
-  const key = ['session', tokens.mode, sessionId];
-  const session = useQuery({ queryKey: key, queryFn: () => client.sessions.get(sessionId) });
-  const live = useLiveProgress(session.data, sessionId, key, () => {
-    void queryClient.invalidateQueries({ queryKey: ['sessions', tokens.mode] });
+  const { client } = useSession();
+  const work = useWork({
+    kind: 'session',
+    list: 'sessions',
+    listPath: '/sessions',
+    id: sessionId,
+    get: () => client.sessions.get(sessionId),
+    remove: () => client.sessions.delete(sessionId),
+    cancel: { run: () => client.sessions.cancel(sessionId), returnsWork: false },
   });
-  const cancel = useMutation({
-    mutationFn: () => client.sessions.cancel(sessionId),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: key }),
-  });
-  const remove = useMutation({
-    mutationFn: () => client.sessions.delete(sessionId),
-    onSuccess: async () => {
-      queryClient.removeQueries({ queryKey: key });
-      await queryClient.invalidateQueries({ queryKey: ['sessions', tokens.mode] });
-      await navigate({ to: '/sessions' });
-    },
-  });
-  const data = session.data;
-  const running = data !== undefined && data.status !== 'completed' && data.status !== 'failed';
-  const progress = Math.max(live ?? 0, data?.progress ?? 0);
   return (
-    <>
-      <p>
-        <Link to="/sessions">← All sessions</Link>
-      </p>
-      <h1>
-        Session <code>{sessionId}</code>
-      </h1>
-      {session.isPending && <p>Loading…</p>}
-      {session.isError && <ApiError error={session.error} />}
-      {data && (
+    <WorkPage
+      back={{ to: '/sessions', label: '← All sessions' }}
+      title={
         <>
-          <section aria-labelledby="session-status">
-            <h2 id="session-status">Status</h2>
-            <p role="status">
-              <Status value={data.status} />{' '}
-              {running && `${words(data.current_phase)}: following it live…`}
-              {data.status === 'failed' &&
-                `Failed${data.failure_reason ? `: ${words(data.failure_reason)}` : ''}.`}
-              {data.status === 'completed' && 'Completed: the results are below.'}
-            </p>
-            <ProgressBar
-              label="Session progress"
-              value={data.status === 'completed' ? 100 : progress}
-            />
-            <Facts
-              rows={[
-                ['Type', words(data.type)],
-                ['Modality', data.modality && words(data.modality)],
-                ['Duration', `${data.duration_minutes} minutes`],
-                ['Privacy', words(data.privacy_level)],
-                [
-                  'Engine',
-                  `${data.metadata.engine}${data.metadata.engine_version ? ` (${data.metadata.engine_version})` : ''}`,
-                ],
-                ['Analysts', data.analyst_count],
-                ['Created', dateTime(data.created_at)],
-                [
-                  running ? 'Expected by' : 'Completed',
-                  running ? dateTime(data.estimated_completion) : dateTime(data.completed_at),
-                ],
-                ['Merged from', data.merged_from?.join(', ')],
-              ]}
-            />
-            <div className="actions">
-              {running && (
-                <button
-                  type="button"
-                  className="danger"
-                  disabled={cancel.isPending}
-                  onClick={() => cancel.mutate()}
-                >
-                  Cancel session
-                </button>
-              )}
-              <ConfirmButton
-                label="Delete session"
-                question="Delete this session and its results for good?"
-                confirmLabel="Yes, delete it"
-                pending={remove.isPending}
-                onConfirm={() => remove.mutate()}
-              />
-            </div>
-            {cancel.isError && <ApiError error={cancel.error} />}
-            {remove.isError && <ApiError error={remove.error} />}
-          </section>
+          Session <code>{sessionId}</code>
+        </>
+      }
+      query={work.query}
+    >
+      {(data) => (
+        <>
+          <WorkStatus
+            id="session-status"
+            heading="Status"
+            work={work}
+            status={data.status}
+            message={
+              <>
+                {work.running && `${words(data.current_phase)}: following it live…`}
+                {data.status === 'failed' && failure(data.failure_reason)}
+                {data.status === 'completed' && 'Completed: the results are below.'}
+              </>
+            }
+            progressLabel="Session progress"
+            facts={[
+              ['Type', words(data.type)],
+              ['Modality', data.modality && words(data.modality)],
+              ['Duration', `${data.duration_minutes} minutes`],
+              ['Privacy', words(data.privacy_level)],
+              ['Engine', engine(data.metadata)],
+              ['Analysts', data.analyst_count],
+              ['Created', dateTime(data.created_at)],
+              [
+                work.running ? 'Expected by' : 'Completed',
+                work.running ? dateTime(data.estimated_completion) : dateTime(data.completed_at),
+              ],
+              ['Merged from', data.merged_from?.join(', ')],
+            ]}
+            noun="session"
+            deleteQuestion="Delete this session and its results for good?"
+          />
           {data.results && <Results session={data} results={data.results} />}
         </>
       )}
-    </>
+    </WorkPage>
   );
 }
 
