@@ -6,15 +6,17 @@ import { ApiError } from '../../api-error';
 import { useSession } from '../../auth/session';
 import { useCursorPages } from '../../components/cursor-pages';
 import {
-  blindWorkFields,
   type BlindWork,
+  blindWorkFields,
   BlindWorkFields,
   dateTime,
-  Field,
+  InputField,
   NO_BLIND_WORK,
   Options,
   percent,
+  SelectField,
   Status,
+  TextareaField,
   words,
 } from './common';
 import { PerPageFilter, SelectFilter, useSearchUpdate, WorkList } from './list';
@@ -87,121 +89,83 @@ function CreateAnalysisForm() {
     <section aria-labelledby="new-analysis">
       <h2 id="new-analysis">Analyse a target</h2>
       <form className="work-form" onSubmit={submit} noValidate>
-        <Field label="Target type" fields={['target_type']} error={error}>
-          {(props) => (
-            <select
-              {...props}
-              value={targetType}
-              onChange={(event) =>
-                setTargetType(event.target.value as CreateAnalysis['target_type'])
-              }
-            >
-              <Options values={TARGET_TYPES} />
-            </select>
-          )}
-        </Field>
-        <Field
+        <SelectField
+          label="Target type"
+          fields={['target_type']}
+          error={error}
+          value={targetType}
+          onChange={setTargetType}
+        >
+          <Options values={TARGET_TYPES} />
+        </SelectField>
+        <InputField
           label="Description (optional)"
           fields={['description']}
           error={error}
           hint="What the target is; earlier work with the same description is cross-referenced."
+          value={description}
+          onChange={setDescription}
+        />
+        <SelectField
+          label="Depth"
+          fields={['analysis_type']}
+          error={error}
+          value={analysisType}
+          onChange={setAnalysisType}
         >
-          {(props) => (
-            <input
-              {...props}
-              value={description}
-              onChange={(event) => setDescription(event.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="Depth" fields={['analysis_type']} error={error}>
-          {(props) => (
-            <select
-              {...props}
-              value={analysisType}
-              onChange={(event) => setAnalysisType(event.target.value)}
-            >
-              <option value="">Default (comprehensive)</option>
-              <Options values={ANALYSIS_TYPES} />
-            </select>
-          )}
-        </Field>
-        <Field label="Priority" fields={['priority']} error={error}>
-          {(props) => (
-            <select
-              {...props}
-              value={priority}
-              onChange={(event) => setPriority(event.target.value)}
-            >
-              <option value="">Default (medium)</option>
-              <Options values={PRIORITIES} />
-            </select>
-          )}
-        </Field>
+          <option value="">Default (comprehensive)</option>
+          <Options values={ANALYSIS_TYPES} />
+        </SelectField>
+        <SelectField
+          label="Priority"
+          fields={['priority']}
+          error={error}
+          value={priority}
+          onChange={setPriority}
+        >
+          <option value="">Default (medium)</option>
+          <Options values={PRIORITIES} />
+        </SelectField>
         <fieldset>
           <legend>Reference material (optional)</legend>
-          <Field
+          <TextareaField
             label="Photo URLs"
             fields={['reference_material.photos']}
             error={error}
             hint="https addresses, one a line (up to 20)"
-          >
-            {(props) => (
-              <textarea
-                {...props}
-                rows={3}
-                cols={40}
-                value={photos}
-                onChange={(event) => setPhotos(event.target.value)}
-              />
-            )}
-          </Field>
-          <Field
+            rows={3}
+            cols={40}
+            value={photos}
+            onChange={setPhotos}
+          />
+          <TextareaField
             label="Document URLs"
             fields={['reference_material.documents']}
             error={error}
             hint="PDF or plain text, one a line (up to 20)"
-          >
-            {(props) => (
-              <textarea
-                {...props}
-                rows={3}
-                cols={40}
-                value={documents}
-                onChange={(event) => setDocuments(event.target.value)}
-              />
-            )}
-          </Field>
-          <Field
+            rows={3}
+            cols={40}
+            value={documents}
+            onChange={setDocuments}
+          />
+          <InputField
             label="Latitude"
             fields={['reference_material.coordinates.latitude', 'reference_material.coordinates']}
             error={error}
-          >
-            {(props) => (
-              <input
-                {...props}
-                type="number"
-                step="any"
-                value={latitude}
-                onChange={(event) => setLatitude(event.target.value)}
-              />
-            )}
-          </Field>
-          <Field
+            type="number"
+            step="any"
+            value={latitude}
+            onChange={setLatitude}
+          />
+          <InputField
             label="Longitude"
             fields={['reference_material.coordinates.longitude']}
             error={error}
-          >
-            {(props) => (
-              <input
-                {...props}
-                type="number"
-                step="any"
-                value={longitude}
-                onChange={(event) => setLongitude(event.target.value)}
-              />
-            )}
-          </Field>
+            type="number"
+            step="any"
+            value={longitude}
+            onChange={setLongitude}
+          />
         </fieldset>
         <BlindWorkFields
           value={blind}

@@ -1,6 +1,14 @@
 import { SasError, type WorkRef } from '@sas/sdk';
 import { type QueryKey, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type ReactNode, useEffect, useId, useState } from 'react';
+import {
+  type InputHTMLAttributes,
+  type ReactNode,
+  type SelectHTMLAttributes,
+  type TextareaHTMLAttributes,
+  useEffect,
+  useId,
+  useState,
+} from 'react';
 import { useSession } from '../../auth/session';
 import './work.css';
 
@@ -44,7 +52,8 @@ export function Field({
   hint?: ReactNode;
   /** The last API error, if any: shown here when it names one of `fields`. */
   error?: unknown;
-  fields: string[];
+  /** The API fields whose complaints belong here (none for a list's filters). */
+  fields?: string[];
   children: (props: {
     id: string;
     'aria-describedby'?: string;
@@ -52,7 +61,7 @@ export function Field({
   }) => ReactNode;
 }) {
   const id = useId();
-  const issue = error ? fieldIssue(error, ...fields) : null;
+  const issue = error && fields ? fieldIssue(error, ...fields) : null;
   const described = [hint ? `${id}-hint` : null, issue ? `${id}-error` : null]
     .filter(Boolean)
     .join(' ');
@@ -75,6 +84,101 @@ export function Field({
         </span>
       )}
     </div>
+  );
+}
+
+/** What a Field needs, for the controls below that bring their own. */
+interface FieldFrame {
+  label: string;
+  hint?: ReactNode;
+  error?: unknown;
+  fields?: string[];
+}
+
+/** A Field holding an input, its text in `value` and every change given to `onChange`. */
+export function InputField({
+  label,
+  hint,
+  error,
+  fields,
+  value,
+  onChange,
+  ...input
+}: FieldFrame &
+  Omit<InputHTMLAttributes<HTMLInputElement>, 'id' | 'value' | 'onChange'> & {
+    value: string;
+    onChange: (value: string) => void;
+  }) {
+  return (
+    <Field label={label} hint={hint} error={error} fields={fields}>
+      {(props) => (
+        <input
+          {...props}
+          {...input}
+          value={value}
+          onChange={(event) => onChange(event.target.value)}
+        />
+      )}
+    </Field>
+  );
+}
+
+/** A Field holding a textarea, like InputField. */
+export function TextareaField({
+  label,
+  hint,
+  error,
+  fields,
+  value,
+  onChange,
+  ...textarea
+}: FieldFrame &
+  Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, 'id' | 'value' | 'onChange'> & {
+    value: string;
+    onChange: (value: string) => void;
+  }) {
+  return (
+    <Field label={label} hint={hint} error={error} fields={fields}>
+      {(props) => (
+        <textarea
+          {...props}
+          {...textarea}
+          value={value}
+          onChange={(event) => onChange(event.target.value)}
+        />
+      )}
+    </Field>
+  );
+}
+
+/** A Field holding a select of `children` options, like InputField. */
+export function SelectField<T extends string>({
+  label,
+  hint,
+  error,
+  fields,
+  value,
+  onChange,
+  children,
+  ...select
+}: FieldFrame &
+  Omit<SelectHTMLAttributes<HTMLSelectElement>, 'id' | 'value' | 'onChange'> & {
+    value: T;
+    onChange: (value: T) => void;
+  }) {
+  return (
+    <Field label={label} hint={hint} error={error} fields={fields}>
+      {(props) => (
+        <select
+          {...props}
+          {...select}
+          value={value}
+          onChange={(event) => onChange(event.target.value as T)}
+        >
+          {children}
+        </select>
+      )}
+    </Field>
   );
 }
 
@@ -284,7 +388,7 @@ export function BlindWorkFields({
   return (
     <fieldset>
       <legend>Who does the work</legend>
-      <Field
+      <SelectField
         label="Engine"
         fields={['engine']}
         error={error}
@@ -293,38 +397,26 @@ export function BlindWorkFields({
             ? `Test mode always runs the simulator, which ${done}.`
             : 'Analysts when your organisation has an active analyst, else the simulator.'
         }
+        value={value.engine}
+        disabled={test}
+        onChange={(engine) => set({ engine })}
       >
-        {(props) => (
-          <select
-            {...props}
-            value={value.engine}
-            disabled={test}
-            onChange={(event) => set({ engine: event.target.value })}
-          >
-            <option value="">Default</option>
-            <option value="analyst">Analysts (blind tasking)</option>
-            <option value="simulated">Simulator</option>
-          </select>
-        )}
-      </Field>
-      <Field
+        <option value="">Default</option>
+        <option value="analyst">Analysts (blind tasking)</option>
+        <option value="simulated">Simulator</option>
+      </SelectField>
+      <InputField
         label="Analysts (optional)"
         fields={['analyst_count']}
         error={error}
         hint="Working independently on it"
-      >
-        {(props) => (
-          <input
-            {...props}
-            type="number"
-            min={1}
-            inputMode="numeric"
-            value={value.analystCount}
-            onChange={(event) => set({ analystCount: event.target.value })}
-          />
-        )}
-      </Field>
-      <Field
+        type="number"
+        min={1}
+        inputMode="numeric"
+        value={value.analystCount}
+        onChange={(analystCount) => set({ analystCount })}
+      />
+      <SelectField
         label="Target from your pool (optional)"
         fields={['target_id']}
         error={error}
@@ -333,22 +425,16 @@ export function BlindWorkFields({
             ? 'Your pool is empty: add targets under Organisation to judge against them.'
             : 'The truth judging compares with; never shown to analysts.'
         }
+        value={value.targetId}
+        onChange={(targetId) => set({ targetId })}
       >
-        {(props) => (
-          <select
-            {...props}
-            value={value.targetId}
-            onChange={(event) => set({ targetId: event.target.value })}
-          >
-            <option value="">None</option>
-            {targets.data?.map((target) => (
-              <option key={target.target_id} value={target.target_id}>
-                {target.description}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
+        <option value="">None</option>
+        {targets.data?.map((target) => (
+          <option key={target.target_id} value={target.target_id}>
+            {target.description}
+          </option>
+        ))}
+      </SelectField>
       <div className="work-field">
         <label>
           <input
@@ -360,23 +446,17 @@ export function BlindWorkFields({
         </label>
       </div>
       {value.judging && (
-        <Field
+        <InputField
           label="Decoys"
           fields={['decoy_count']}
           error={error}
           hint="Beside the true target; chance is 1 in decoys + 1"
-        >
-          {(props) => (
-            <input
-              {...props}
-              type="number"
-              min={1}
-              inputMode="numeric"
-              value={value.decoyCount}
-              onChange={(event) => set({ decoyCount: event.target.value })}
-            />
-          )}
-        </Field>
+          type="number"
+          min={1}
+          inputMode="numeric"
+          value={value.decoyCount}
+          onChange={(decoyCount) => set({ decoyCount })}
+        />
       )}
     </fieldset>
   );

@@ -6,15 +6,17 @@ import { ApiError } from '../../api-error';
 import { useSession } from '../../auth/session';
 import { useCursorPages } from '../../components/cursor-pages';
 import {
-  blindWorkFields,
   type BlindWork,
+  blindWorkFields,
   BlindWorkFields,
   dateTime,
-  Field,
+  InputField,
   NO_BLIND_WORK,
   Options,
   percent,
+  SelectField,
   Status,
+  TextareaField,
   words,
 } from './common';
 import { PerPageFilter, SelectFilter, useSearchUpdate, WorkList } from './list';
@@ -93,108 +95,84 @@ function AskForm() {
     <section aria-labelledby="new-query">
       <h2 id="new-query">Ask a question</h2>
       <form className="work-form" onSubmit={submit} noValidate>
-        <Field label="Kind of question" fields={['query_type']} error={error}>
-          {(props) => (
-            <select
-              {...props}
-              value={queryType}
-              onChange={(event) => setQueryType(event.target.value as QueryType)}
-            >
-              <option value="yes_no">Yes or no</option>
-              <option value="information">Information (choose among options)</option>
-              <option value="location">Location (within a search circle)</option>
-            </select>
-          )}
-        </Field>
-        <Field label="Question" fields={['question']} error={error}>
-          {(props) => (
-            <input
-              {...props}
-              value={question}
-              onChange={(event) => setQuestion(event.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="Precision" fields={['precision_level']} error={error}>
-          {(props) => (
-            <select
-              {...props}
-              value={precision}
-              onChange={(event) => setPrecision(event.target.value)}
-            >
-              <option value="">Default (standard)</option>
-              <Options values={PRECISION} />
-            </select>
-          )}
-        </Field>
-        <Field label="Timeframe (optional)" fields={['context.timeframe']} error={error}>
-          {(props) => (
-            <select
-              {...props}
-              value={timeframe}
-              onChange={(event) => setTimeframe(event.target.value)}
-            >
-              <Options values={TIMEFRAMES} any="Not given" />
-            </select>
-          )}
-        </Field>
+        <SelectField
+          label="Kind of question"
+          fields={['query_type']}
+          error={error}
+          value={queryType}
+          onChange={setQueryType}
+        >
+          <option value="yes_no">Yes or no</option>
+          <option value="information">Information (choose among options)</option>
+          <option value="location">Location (within a search circle)</option>
+        </SelectField>
+        <InputField
+          label="Question"
+          fields={['question']}
+          error={error}
+          value={question}
+          onChange={setQuestion}
+        />
+        <SelectField
+          label="Precision"
+          fields={['precision_level']}
+          error={error}
+          value={precision}
+          onChange={setPrecision}
+        >
+          <option value="">Default (standard)</option>
+          <Options values={PRECISION} />
+        </SelectField>
+        <SelectField
+          label="Timeframe (optional)"
+          fields={['context.timeframe']}
+          error={error}
+          value={timeframe}
+          onChange={setTimeframe}
+        >
+          <Options values={TIMEFRAMES} any="Not given" />
+        </SelectField>
         {queryType === 'information' && (
-          <Field
+          <TextareaField
             label="Options"
             fields={['context.parameters.options', 'context.parameters']}
             error={error}
             hint="One a line, 2 to 100: the answer is one of them."
-          >
-            {(props) => (
-              <textarea
-                {...props}
-                rows={4}
-                cols={40}
-                value={options}
-                onChange={(event) => setOptions(event.target.value)}
-              />
-            )}
-          </Field>
+            rows={4}
+            cols={40}
+            value={options}
+            onChange={setOptions}
+          />
         )}
         <fieldset>
           <legend>Search circle {queryType === 'location' ? '(required)' : '(optional)'}</legend>
-          <Field
+          <InputField
             label="Latitude"
             fields={['context.location.latitude', 'context.location']}
             error={error}
-          >
-            {(props) => (
-              <input
-                {...props}
-                type="number"
-                step="any"
-                value={latitude}
-                onChange={(event) => setLatitude(event.target.value)}
-              />
-            )}
-          </Field>
-          <Field label="Longitude" fields={['context.location.longitude']} error={error}>
-            {(props) => (
-              <input
-                {...props}
-                type="number"
-                step="any"
-                value={longitude}
-                onChange={(event) => setLongitude(event.target.value)}
-              />
-            )}
-          </Field>
-          <Field label="Radius in metres" fields={['context.location.radius_meters']} error={error}>
-            {(props) => (
-              <input
-                {...props}
-                type="number"
-                min={1}
-                value={radius}
-                onChange={(event) => setRadius(event.target.value)}
-              />
-            )}
-          </Field>
+            type="number"
+            step="any"
+            value={latitude}
+            onChange={setLatitude}
+          />
+          <InputField
+            label="Longitude"
+            fields={['context.location.longitude']}
+            error={error}
+            type="number"
+            step="any"
+            value={longitude}
+            onChange={setLongitude}
+          />
+          <InputField
+            label="Radius in metres"
+            fields={['context.location.radius_meters']}
+            error={error}
+            type="number"
+            min={1}
+            value={radius}
+            onChange={setRadius}
+          />
         </fieldset>
         <BlindWorkFields value={blind} onChange={setBlind} error={error} done="answers at once" />
         <div className="work-form-actions">

@@ -6,14 +6,16 @@ import { ApiError } from '../../api-error';
 import { useSession } from '../../auth/session';
 import { useCursorPages } from '../../components/cursor-pages';
 import {
-  blindWorkFields,
   type BlindWork,
+  blindWorkFields,
   BlindWorkFields,
   dateTime,
   Field,
+  InputField,
   NO_BLIND_WORK,
   Options,
   percent,
+  SelectField,
   Status,
   words,
 } from './common';
@@ -97,40 +99,34 @@ function CreateSessionForm() {
             />
           )}
         </Field>
-        <Field label="Modality (optional)" fields={['modality']} error={error}>
-          {(props) => (
-            <select
-              {...props}
-              value={modality}
-              onChange={(event) => setModality(event.target.value)}
-            >
-              <Options values={MODALITIES} any="Default" />
-            </select>
-          )}
-        </Field>
-        <Field
+        <SelectField
+          label="Modality (optional)"
+          fields={['modality']}
+          error={error}
+          value={modality}
+          onChange={setModality}
+        >
+          <Options values={MODALITIES} any="Default" />
+        </SelectField>
+        <InputField
           label="Duration in minutes (optional)"
           fields={['duration_minutes']}
           error={error}
           hint="5 to 180"
+          type="number"
+          inputMode="numeric"
+          value={duration}
+          onChange={setDuration}
+        />
+        <SelectField
+          label="Privacy (optional)"
+          fields={['privacy_level']}
+          error={error}
+          value={privacy}
+          onChange={setPrivacy}
         >
-          {(props) => (
-            <input
-              {...props}
-              type="number"
-              inputMode="numeric"
-              value={duration}
-              onChange={(event) => setDuration(event.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="Privacy (optional)" fields={['privacy_level']} error={error}>
-          {(props) => (
-            <select {...props} value={privacy} onChange={(event) => setPrivacy(event.target.value)}>
-              <Options values={PRIVACY} any="Default" />
-            </select>
-          )}
-        </Field>
+          <Options values={PRIVACY} any="Default" />
+        </SelectField>
         <BlindWorkFields
           value={blind}
           onChange={setBlind}
@@ -205,31 +201,25 @@ function SessionList() {
               />
             )}
           </Field>
-          <Field label="Confidence at least (%)" fields={[]}>
-            {(props) => (
-              <input
-                {...props}
-                type="number"
-                min={0}
-                max={100}
-                step={1}
-                value={minConfidence}
-                onChange={(event) => setMinConfidence(event.target.value)}
-                onBlur={applyTyped}
-              />
-            )}
-          </Field>
-          <Field label="Analyst id" fields={[]}>
-            {(props) => (
-              <input
-                {...props}
-                placeholder="analyst_…"
-                value={analystId}
-                onChange={(event) => setAnalystId(event.target.value)}
-                onBlur={applyTyped}
-              />
-            )}
-          </Field>
+          <InputField
+            label="Confidence at least (%)"
+            fields={[]}
+            type="number"
+            min={0}
+            max={100}
+            step={1}
+            value={minConfidence}
+            onChange={setMinConfidence}
+            onBlur={applyTyped}
+          />
+          <InputField
+            label="Analyst id"
+            fields={[]}
+            placeholder="analyst_…"
+            value={analystId}
+            onChange={setAnalystId}
+            onBlur={applyTyped}
+          />
           <PerPageFilter value={search.per_page} onChange={(per_page) => update({ per_page })} />
           <button type="submit" className="visually-hidden" tabIndex={-1}>
             Apply filters
