@@ -10,7 +10,7 @@ import {
   type MemberRole,
   percent,
   ReadOnlyInTestMode,
-  ROLE_LABELS,
+  RoleChecks,
   ROLES,
   useFocusOnMount,
 } from './shared';
@@ -281,21 +281,7 @@ function RoleChoice({
   return (
     <fieldset>
       <legend>{legend}</legend>
-      {ROLES.map((role) => (
-        <label key={role} className="org-block-label">
-          <input
-            type="checkbox"
-            checked={roles.has(role)}
-            onChange={(event) => {
-              const next = new Set(roles);
-              if (event.target.checked) next.add(role);
-              else next.delete(role);
-              onChange(next);
-            }}
-          />
-          {ROLE_LABELS[role]}
-        </label>
-      ))}
+      <RoleChecks roles={roles} onChange={onChange} labelClassName="org-block-label" />
       {roles.size === 0 && <p className="muted">Choose at least one role.</p>}
     </fieldset>
   );

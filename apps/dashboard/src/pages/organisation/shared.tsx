@@ -19,6 +19,33 @@ export const splitList = (text: string) =>
     .map((item) => item.trim())
     .filter((item) => item.length > 0);
 
+/** A checkbox a role, ticked for the roles in `roles`; each change gives the new set. */
+export function RoleChecks({
+  roles,
+  onChange,
+  labelClassName,
+}: {
+  roles: Set<MemberRole>;
+  onChange: (roles: Set<MemberRole>) => void;
+  labelClassName?: string;
+}) {
+  return ROLES.map((role) => (
+    <label key={role} className={labelClassName}>
+      <input
+        type="checkbox"
+        checked={roles.has(role)}
+        onChange={(event) => {
+          const next = new Set(roles);
+          if (event.target.checked) next.add(role);
+          else next.delete(role);
+          onChange(next);
+        }}
+      />
+      {ROLE_LABELS[role]}
+    </label>
+  ));
+}
+
 /** A value shown once or worth copying (an invitation link, a metadata URL) with its Copy button. */
 export function CopyValue({
   value,

@@ -9,8 +9,7 @@ import {
   ConfirmButton,
   CopyValue,
   type MemberRole,
-  ROLE_LABELS,
-  ROLES,
+  RoleChecks,
   splitList,
   useFocusOnMount,
 } from './shared';
@@ -247,21 +246,7 @@ function CreateConnection({ onCreated }: { onCreated: (connection: SsoConnection
             Their roles (choose Analyst alone for a team of viewers who must work blind):
           </p>
           <div className="org-inline-checks">
-            {ROLES.map((role) => (
-              <label key={role}>
-                <input
-                  type="checkbox"
-                  checked={jitRoles.has(role)}
-                  onChange={(event) => {
-                    const next = new Set(jitRoles);
-                    if (event.target.checked) next.add(role);
-                    else next.delete(role);
-                    setJitRoles(next);
-                  }}
-                />
-                {ROLE_LABELS[role]}
-              </label>
-            ))}
+            <RoleChecks roles={jitRoles} onChange={setJitRoles} />
           </div>
         </fieldset>
         <fieldset>
@@ -610,21 +595,7 @@ function EditConnection({
         </label>
         <fieldset>
           <legend>Roles of the people it creates</legend>
-          {ROLES.map((role) => (
-            <label key={role} className="org-block-label">
-              <input
-                type="checkbox"
-                checked={jitRoles.has(role)}
-                onChange={(event) => {
-                  const next = new Set(jitRoles);
-                  if (event.target.checked) next.add(role);
-                  else next.delete(role);
-                  setJitRoles(next);
-                }}
-              />
-              {ROLE_LABELS[role]}
-            </label>
-          ))}
+          <RoleChecks roles={jitRoles} onChange={setJitRoles} labelClassName="org-block-label" />
         </fieldset>
         {connection.type === 'ldap' && (
           <>
