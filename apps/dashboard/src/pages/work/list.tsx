@@ -1,6 +1,7 @@
 import { useNavigate } from '@tanstack/react-router';
 import type { FormEvent, ReactNode } from 'react';
-import { Pager, type CursorPages } from '../../components/cursor-pages';
+import type { CursorPages } from '../../components/cursor-pages';
+import { PagedTable } from '../../components/paged-table';
 import { Field, Options, PER_PAGE } from './common';
 
 /** The three lists of work, whose filters stand in their address. */
@@ -80,15 +81,9 @@ export function PerPageFilter({
   );
 }
 
-/** A column of a work list; numbers are set right. */
-export interface Column {
-  label: string;
-  number?: boolean;
-}
-
 /**
- * A list of work under its heading: the filters, what to do when nothing is
- * there, the table a page at a time, and the pager.
+ * A list of work under its heading: the filters, then the table a page at a
+ * time, with what to do when nothing is there.
  */
 export function WorkList<T>({
   id,
@@ -117,7 +112,8 @@ export function WorkList<T>({
   filtered: boolean;
   empty: { filtered: string; none: string };
   caption: string;
-  columns: Column[];
+  /** The columns' headings; numbers are set right. */
+  columns: { label: string; number?: boolean }[];
   rowKey: (item: T) => string;
   /** A row's cells, its first a row header. */
   row: (item: T) => ReactNode;
@@ -136,33 +132,18 @@ export function WorkList<T>({
       >
         {filters}
       </form>
-      {pages.query.isSuccess && pages.items.length === 0 && (
-        <p>{filtered ? empty.filtered : empty.none}</p>
-      )}
-      {pages.items.length > 0 && (
-        <table>
-          <caption className="visually-hidden">{caption}</caption>
-          <thead>
-            <tr>
-              {columns.map((column) => (
-                <th
-                  key={column.label}
-                  scope="col"
-                  className={column.number ? 'work-number' : undefined}
-                >
-                  {column.label}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {pages.items.map((item) => (
-              <tr key={rowKey(item)}>{row(item)}</tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <Pager pages={pages} label={pagerLabel} />
+      <PagedTable
+        pages={pages}
+        empty={filtered ? empty.filtered : empty.none}
+        caption={caption}
+        columns={columns.map(({ label, number }) => ({
+          label,
+          ...(number ? { className: 'work-number' } : {}),
+        }))}
+        rowKey={rowKey}
+        row={row}
+        label={pagerLabel}
+      />
     </section>
   );
 }
