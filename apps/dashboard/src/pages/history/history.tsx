@@ -3,14 +3,7 @@ import { getRouteApi, Link } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
 import { useSession } from '../../auth/session';
 import { Pager, useCursorPages } from '../../components/cursor-pages';
-import {
-  CASE_TYPES,
-  formatDate,
-  Snippet,
-  snippetText,
-  typeLabel,
-  verdictLabel,
-} from './labels';
+import { CASE_TYPES, formatDate, Snippet, snippetText, typeLabel, verdictLabel } from './labels';
 import { type HistorySearch, validateHistorySearch } from './search';
 import './history.css';
 
