@@ -3,3 +3,4 @@ export * from './redis.service.js';
 export * from './job-producer.js';
 export * from './queue.module.js';
 export * from './periodic-tasks.js';
+export * from './dependency-outage.js';

@@ -1,6 +1,7 @@
 import { HttpException, Logger, NotFoundException } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { AppError } from '#common';
+import { isDependencyUnavailable } from '#queue';
 import { errorEnvelope } from './error-envelope.js';
 import { OAuthError } from './oauth-error.js';
 import { isVersion2, type ApiRequest } from './request-context.js';
@@ -8,6 +9,9 @@ import { REQUEST_ID_HEADER } from './request-id.middleware.js';
 import { allowedMethods } from './route-table.js';
 
 const logger = new Logger('HttpErrors');
+
+/** Shared with the worker, which waits such failures out instead of answering 503. */
+export { isDependencyUnavailable };
 
 /** Errors raised by body-parser carry a `type`; they are the client's fault, never a 500. */
 interface BodyParserError {
@@ -85,56 +89,6 @@ export function toAppError(error: unknown, request: Request): AppError {
 
 /** What a client waiting out an outage is told: the pool reconnects as soon as PostgreSQL answers. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
-
-/** Node's codes for a connection that could not be made or was lost. */
-const CONNECTION_ERROR_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'EHOSTDOWN',
-  'ENETUNREACH',
-  'ENETDOWN',
-  'EAI_AGAIN',
-]);
-
-/** SQLSTATEs of a server that is going away or full: admin, crash and start-up shutdown, too many connections. */
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
-
-/** node-postgres and its pool say a connection failed in words, without a code. */
-const CONNECTION_MESSAGES = [
-  /^Connection terminated/,
-  /is not queryable$/,
-  /^timeout exceeded when trying to connect$/,
-];
-
-/**
- * A failure of the connection to a dependency (PostgreSQL above all) rather
- * than of the request: refused, reset or lost connections, connection-class
- * SQLSTATEs (class 08, shutdown, too many connections) and the pool's connect
- * timeout, found on the error or anything it wraps (TypeORM's driverError,
- * `cause`, the attempts of an AggregateError).
- */
-export function isDependencyUnavailable(error: unknown, depth = 0): boolean {
-  if (typeof error !== 'object' || error === null || depth > 4) return false;
-  const { code, message, driverError, cause, errors } = error as {
-    code?: unknown;
-    message?: unknown;
-    driverError?: unknown;
-    cause?: unknown;
-    errors?: unknown;
-  };
-  if (typeof code === 'string') {
-    if (CONNECTION_ERROR_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code)) return true;
-    if (/^08[0-9A-Z]{3}$/.test(code)) return true;
-  }
-  if (typeof message === 'string' && CONNECTION_MESSAGES.some((pattern) => pattern.test(message)))
-    return true;
-  const wrapped = [driverError, cause, ...(Array.isArray(errors) ? errors : [])];
-  return wrapped.some((inner) => inner !== error && isDependencyUnavailable(inner, depth + 1));
-}
 
 /** During an outage every request fails alike: one warning every few seconds says so. */
 const WARN_EVERY_MS = 5_000;

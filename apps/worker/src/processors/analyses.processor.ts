@@ -3,7 +3,7 @@ import { Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { AnalysisRunner } from '#analyses';
 import { AppSettings } from '#config';
-import { QUEUE, type JobData } from '#queue';
+import { JobProducer, pauseDuringOutage, QUEUE, type JobData } from '#queue';
 
 /**
  * Runs analyses, highest priority first (BullMQ job priorities). A job stays
@@ -17,6 +17,7 @@ export class AnalysesProcessor extends WorkerHost implements OnApplicationBootst
   constructor(
     private readonly runner: AnalysisRunner,
     private readonly settings: AppSettings,
+    private readonly jobs: JobProducer,
   ) {
     super();
   }
@@ -26,7 +27,10 @@ export class AnalysesProcessor extends WorkerHost implements OnApplicationBootst
   }
 
   async process(job: Job<JobData<'analyses', 'run'>>): Promise<void> {
-    await this.runner.run(job.data.analysisId, job.data.requestId);
+    // PostgreSQL away: the job waits, its attempts untouched, and resumes from the stored state.
+    await pauseDuringOutage(this.jobs.queue(QUEUE.analyses), () =>
+      this.runner.run(job.data.analysisId, job.data.requestId),
+    );
   }
 
   /** Errors of the queue worker itself, logged rather than printed as bare stack traces. */

@@ -2,7 +2,7 @@ import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { EventDispatcher, EventReader } from '#events';
-import { QUEUE, type JobData } from '#queue';
+import { JobProducer, pauseDuringOutage, QUEUE, type JobData } from '#queue';
 
 /** Hands each relayed event to the handlers registered for its type. */
 @Processor(QUEUE.events, { concurrency: 20 })
@@ -12,15 +12,19 @@ export class EventsProcessor extends WorkerHost {
   constructor(
     private readonly events: EventReader,
     private readonly dispatcher: EventDispatcher,
+    private readonly jobs: JobProducer,
   ) {
     super();
   }
 
   async process(job: Job<JobData<'events', 'dispatch'>>): Promise<void> {
-    const event = await this.events.byId(job.data.eventId);
-    // Pruned by retention before it was handled: nothing left to do.
-    if (!event) return;
-    await this.dispatcher.dispatch(event);
+    // PostgreSQL away: the job waits, its attempts untouched (handlers are idempotent).
+    await pauseDuringOutage(this.jobs.queue(QUEUE.events), async () => {
+      const event = await this.events.byId(job.data.eventId);
+      // Pruned by retention before it was handled: nothing left to do.
+      if (!event) return;
+      await this.dispatcher.dispatch(event);
+    });
   }
 
   /**

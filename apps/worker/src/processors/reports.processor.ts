@@ -2,7 +2,7 @@ import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { ReportRunner } from '#reports';
-import { QUEUE, type JobData } from '#queue';
+import { JobProducer, pauseDuringOutage, QUEUE, type JobData } from '#queue';
 
 /**
  * Builds reports, one at a time per worker (the queue's default concurrency):
@@ -13,12 +13,18 @@ import { QUEUE, type JobData } from '#queue';
 export class ReportsProcessor extends WorkerHost {
   private readonly logger = new Logger(ReportsProcessor.name);
 
-  constructor(private readonly runner: ReportRunner) {
+  constructor(
+    private readonly runner: ReportRunner,
+    private readonly jobs: JobProducer,
+  ) {
     super();
   }
 
   async process(job: Job<JobData<'reports', 'build'>>): Promise<void> {
-    await this.runner.run(job.data.reportId, job.data.requestId);
+    // PostgreSQL away: the job waits, its attempts untouched, and resumes from the stored state.
+    await pauseDuringOutage(this.jobs.queue(QUEUE.reports), () =>
+      this.runner.run(job.data.reportId, job.data.requestId),
+    );
   }
 
   @OnWorkerEvent('error')

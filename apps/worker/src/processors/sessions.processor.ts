@@ -2,7 +2,7 @@ import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { AppSettings } from '#config';
-import { QUEUE, type JobData } from '#queue';
+import { JobProducer, pauseDuringOutage, QUEUE, type JobData } from '#queue';
 import { SessionRunner } from '#sessions';
 
 /**
@@ -16,6 +16,7 @@ export class SessionsProcessor extends WorkerHost implements OnApplicationBootst
   constructor(
     private readonly runner: SessionRunner,
     private readonly settings: AppSettings,
+    private readonly jobs: JobProducer,
   ) {
     super();
   }
@@ -25,7 +26,10 @@ export class SessionsProcessor extends WorkerHost implements OnApplicationBootst
   }
 
   async process(job: Job<JobData<'sessions', 'run'>>): Promise<void> {
-    await this.runner.run(job.data.sessionId, job.data.requestId);
+    // PostgreSQL away: the job waits, its attempts untouched, and resumes from the stored state.
+    await pauseDuringOutage(this.jobs.queue(QUEUE.sessions), () =>
+      this.runner.run(job.data.sessionId, job.data.requestId),
+    );
   }
 
   /**
