@@ -29,7 +29,7 @@ export class AnalysisListsService {
   private readonly lists: TenantLists<AnalysisEntity, string>;
 
   constructor(sql: Sql) {
-    this.lists = new TenantLists(sql, 'analyses', ANALYSIS_ROWS);
+    this.lists = new TenantLists(sql, 'analyses', ANALYSIS_ROWS, 'replicas');
   }
 
   list(
@@ -37,7 +37,7 @@ export class AnalysisListsService {
     filter: AnalysisFilter,
     page: { limit: number; offset: number },
   ): Promise<{ records: AnalysisEntity[]; total: number }> {
-    return this.lists.list(() => conditions(tenant, filter), page);
+    return this.lists.list(tenant, () => conditions(tenant, filter), page);
   }
 
   page(

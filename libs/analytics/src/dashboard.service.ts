@@ -88,7 +88,10 @@ SELECT id, type, created_at FROM events
  WHERE organization_id = $1 AND mode = $2
  ORDER BY created_at DESC, id DESC LIMIT $3`;
 
-/** One call's worth of a tenant's state for a dashboard: five indexed statements run together. */
+/**
+ * One call's worth of a tenant's state for a dashboard: five indexed
+ * statements run together, on a read replica when one is usable (Sql.reader).
+ */
 @Injectable()
 export class DashboardService {
   constructor(
@@ -99,11 +102,12 @@ export class DashboardService {
   async of(tenant: Tenant, now = new Date()): Promise<Dashboard> {
     const scope = [tenant.organizationId, tenant.mode];
     const monthAgo = new Date(now.getTime() - DASHBOARD_WINDOWS.last_30d * 3_600_000);
+    const sql = await this.sql.reader(tenant);
     const [work, running, limits, cases, webhooks, recent] = await Promise.all([
-      this.sql.rows<Record<string, string>>(WORK_SQL, [...scope, now]),
-      this.sql.rows<{ sessions: string; analyses: string }>(RUNNING_SQL, scope),
+      sql.rows<Record<string, string>>(WORK_SQL, [...scope, now]),
+      sql.rows<{ sessions: string; analyses: string }>(RUNNING_SQL, scope),
       this.limits.get(tenant.organizationId),
-      this.sql.rows<TallyRow>(
+      sql.rows<TallyRow>(
         ROLLUP_SQL,
         rollupParameters(
           tenant,
@@ -111,8 +115,8 @@ export class DashboardService {
           null,
         ),
       ),
-      this.sql.rows<Record<string, string>>(WEBHOOKS_SQL, [...scope, now]),
-      this.sql.rows<{ id: string; type: string; created_at: Date }>(RECENT_SQL, [
+      sql.rows<Record<string, string>>(WEBHOOKS_SQL, [...scope, now]),
+      sql.rows<{ id: string; type: string; created_at: Date }>(RECENT_SQL, [
         ...scope,
         RECENT_ACTIVITY,
       ]),

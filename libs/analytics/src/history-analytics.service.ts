@@ -29,8 +29,8 @@ export const DEFAULT_TREND_SPAN: Readonly<Record<TemporalInterval, number>> = {
 /**
  * Analytics over a tenant's history, read from the rollups the triggers of
  * migration 1764090000000 keep (never the cases themselves, except the cut
- * days at a date-time bound): one indexed statement a request. Classified
- * cases are never counted.
+ * days at a date-time bound): one indexed statement a request, on a read
+ * replica when one is usable (Sql.reader). Classified cases are never counted.
  */
 @Injectable()
 export class HistoryAnalyticsService {
@@ -81,9 +81,10 @@ export class HistoryAnalyticsService {
       dateBefore: null,
       analystId: null,
     };
+    const sql = await this.sql.reader(tenant);
     const [engines, analysts, cases] = await Promise.all([
-      this.sql.rows<EngineRow>(ENGINE_PERFORMANCE_SQL, enginePerformanceParameters(tenant)),
-      this.sql.rows<TallyRow & { analyst: string }>(ANALYST_PERFORMANCE_SQL, [
+      sql.rows<EngineRow>(ENGINE_PERFORMANCE_SQL, enginePerformanceParameters(tenant)),
+      sql.rows<TallyRow & { analyst: string }>(ANALYST_PERFORMANCE_SQL, [
         tenant.organizationId,
         tenant.mode,
       ]),
@@ -100,12 +101,13 @@ export class HistoryAnalyticsService {
     };
   }
 
-  private rows(
+  private async rows(
     tenant: Tenant,
     filters: CaseFilters,
     bucket: TemporalInterval | null,
   ): Promise<TallyRow[]> {
-    return this.sql.rows<TallyRow>(ROLLUP_SQL, rollupParameters(tenant, filters, bucket));
+    const sql = await this.sql.reader(tenant);
+    return sql.rows<TallyRow>(ROLLUP_SQL, rollupParameters(tenant, filters, bucket));
   }
 }
 

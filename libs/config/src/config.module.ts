@@ -12,6 +12,8 @@ import {
 export abstract class AppSettings implements Settings {
   declare databaseUrl: string;
   declare databasePoolMax: number;
+  declare databaseReplicaUrls: string[];
+  declare databaseReplicaMaxLagMs: number;
   declare redisUrl: string;
   declare redisPrefix: string;
   declare port: number;

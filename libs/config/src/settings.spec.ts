@@ -26,6 +26,8 @@ describe('settings', () => {
 
   it('have the documented defaults', () => {
     expect(parseSettings(base)).toMatchObject({
+      databaseReplicaUrls: [],
+      databaseReplicaMaxLagMs: 5_000,
       redisUrl: 'redis://127.0.0.1:6379',
       redisPrefix: 'sas',
       port: 3000,
@@ -71,6 +73,43 @@ describe('settings', () => {
     expect(parseSettings({ ...base, PUBLIC_URL: 'https://api.example.com/' }).publicUrl).toBe(
       'https://api.example.com',
     );
+  });
+
+  describe('read replicas', () => {
+    it('are a comma-separated list of PostgreSQL URLs, none when unset or empty', () => {
+      expect(
+        parseSettings({
+          ...base,
+          DATABASE_REPLICA_URLS:
+            ' postgres://reader@10.0.0.2:5432/x ,postgresql://reader:secret@10.0.0.3/x',
+          DATABASE_REPLICA_MAX_LAG_MS: '250',
+        }),
+      ).toMatchObject({
+        databaseReplicaUrls: [
+          'postgres://reader@10.0.0.2:5432/x',
+          'postgresql://reader:secret@10.0.0.3/x',
+        ],
+        databaseReplicaMaxLagMs: 250,
+      });
+      expect(parseSettings({ ...base, DATABASE_REPLICA_URLS: '  ' }).databaseReplicaUrls).toEqual(
+        [],
+      );
+    });
+
+    it.each([
+      ['postgres://a@h/x,', 'entry 2 is empty'],
+      ['postgres://a@h/x,,postgres://b@h/x', 'entry 2 is empty'],
+      ['not a url', 'entry 1 is not a valid URL'],
+      ['postgres://a@h/x,mysql://reader:hunter2@h/x', 'entry 2 must use one of postgres:'],
+    ])('stop on %j naming the setting and the entry, never its text', (value, problem) => {
+      expect(problemWith({ DATABASE_REPLICA_URLS: value })).toBe('DATABASE_REPLICA_URLS');
+      try {
+        parseSettings({ ...base, DATABASE_REPLICA_URLS: value });
+      } catch (error) {
+        expect((error as SettingsError).message).toContain(problem);
+        expect((error as SettingsError).message).not.toContain('hunter2');
+      }
+    });
   });
 
   it('read the webhook settings', () => {
@@ -206,6 +245,8 @@ describe('settings', () => {
     [{ WEBHOOK_RETRY_SCALE: 'fast' }, 'WEBHOOK_RETRY_SCALE'],
     [{ EVENT_RETENTION_DAYS: '0' }, 'EVENT_RETENTION_DAYS'],
     [{ REPORT_RETENTION_DAYS: '0' }, 'REPORT_RETENTION_DAYS'],
+    [{ DATABASE_REPLICA_MAX_LAG_MS: '50' }, 'DATABASE_REPLICA_MAX_LAG_MS'],
+    [{ DATABASE_REPLICA_MAX_LAG_MS: 'soon' }, 'DATABASE_REPLICA_MAX_LAG_MS'],
   ])('stop on %j naming %s', (env, setting) => {
     expect(problemWith(env)).toBe(setting);
   });

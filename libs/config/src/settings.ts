@@ -12,6 +12,10 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export interface Settings {
   databaseUrl: string;
   databasePoolMax: number;
+  /** Streaming replicas serving list, search and analytics reads; empty: the primary serves every read. */
+  databaseReplicaUrls: string[];
+  /** A replica further behind the primary than this serves no reads until it catches up. */
+  databaseReplicaMaxLagMs: number;
   redisUrl: string;
   /** Namespace of every Redis key and channel, so several deployments (or test runs) can share a Redis. */
   redisPrefix: string;
@@ -133,6 +137,27 @@ function url(env: Env, name: string, fallback: string | undefined, protocols: st
     throw new SettingsError(name, `must use one of ${protocols.join(', ')}`);
   }
   return raw;
+}
+
+/** A comma-separated list of URLs (none when unset); an error names the entry's position, never its text. */
+function urlList(env: Env, name: string, protocols: string[]): string[] {
+  const entries = (text(env, name) ?? '').split(',').map((entry) => entry.trim());
+  if (entries.length === 1 && entries[0] === '') return [];
+  return entries.map((entry, index) => {
+    // The entry itself may hold a password: name its position only.
+    const where = `entry ${index + 1}`;
+    if (entry === '') throw new SettingsError(name, `${where} is empty`);
+    let parsed: URL;
+    try {
+      parsed = new URL(entry);
+    } catch {
+      throw new SettingsError(name, `${where} is not a valid URL`);
+    }
+    if (!protocols.includes(parsed.protocol)) {
+      throw new SettingsError(name, `${where} must use one of ${protocols.join(', ')}`);
+    }
+    return entry;
+  });
 }
 
 const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2 };
@@ -299,6 +324,8 @@ export function parseSettings(env: Env): Settings {
   return {
     databaseUrl: url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
     databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 500),
+    databaseReplicaUrls: urlList(env, 'DATABASE_REPLICA_URLS', ['postgres:', 'postgresql:']),
+    databaseReplicaMaxLagMs: integer(env, 'DATABASE_REPLICA_MAX_LAG_MS', 5_000, 100, 600_000),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
     redisPrefix: redisPrefix(env),
     port,

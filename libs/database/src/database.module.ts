@@ -2,9 +2,15 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppSettings } from '#config';
 import { dataSourceOptions, ensureDatabase } from './data-source.js';
+import { ReadReplicas } from './replicas/read-replicas.js';
+import { WritePositions } from './replicas/write-positions.js';
 import { Sql } from './sql.js';
 
-/** The PostgreSQL connection shared by every feature module; each registers its own entities. */
+/**
+ * The PostgreSQL connection shared by every feature module; each registers
+ * its own entities. The read replicas (DATABASE_REPLICA_URLS) are plain pg
+ * pools next to it, reached only through `Sql.reader` (docs/scaling-postgres.md).
+ */
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
@@ -19,7 +25,7 @@ import { Sql } from './sql.js';
       },
     }),
   ],
-  providers: [Sql],
-  exports: [TypeOrmModule, Sql],
+  providers: [Sql, ReadReplicas, WritePositions],
+  exports: [TypeOrmModule, Sql, WritePositions],
 })
 export class DatabaseModule {}

@@ -9,3 +9,4 @@ export * from './sequenced-transition.js';
 export * from './row-mapping.js';
 export * from './tenant-lists.js';
 export * from './geo-sql.js';
+export * from './replicas/index.js';

@@ -29,7 +29,7 @@ export class DowsingListsService {
   private readonly lists: TenantLists<DowsingQueryEntity, string>;
 
   constructor(sql: Sql) {
-    this.lists = new TenantLists(sql, 'dowsing_queries', QUERY_ROWS);
+    this.lists = new TenantLists(sql, 'dowsing_queries', QUERY_ROWS, 'replicas');
   }
 
   list(
@@ -37,7 +37,7 @@ export class DowsingListsService {
     filter: DowsingFilter,
     page: { limit: number; offset: number },
   ): Promise<{ records: DowsingQueryEntity[]; total: number }> {
-    return this.lists.list(() => conditions(tenant, filter), page);
+    return this.lists.list(tenant, () => conditions(tenant, filter), page);
   }
 
   page(

@@ -68,7 +68,9 @@ export class TemporalAnalysisService {
     const covering = bucketsCovering(dateFrom, dateTo, interval);
     if (!covering) throw tooManyBuckets(dateFrom, dateTo, interval);
     const window = { from: covering[0]!.start, to: covering[covering.length - 1]!.end };
-    const rows = await this.sql.rows<BucketRow>(...bucketsSql(tenant, request, window));
+    // An analytics read: on a read replica when one is usable (Sql.reader).
+    const sql = await this.sql.reader(tenant);
+    const rows = await sql.rows<BucketRow>(...bucketsSql(tenant, request, window));
     const found = new Map(rows.map((row) => [new Date(row.bucket).getTime(), row]));
     const now = Date.now();
     const buckets = covering.map(({ start, end }): TemporalBucket => {

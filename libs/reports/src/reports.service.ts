@@ -38,7 +38,7 @@ export class ReportsService {
     private readonly jobs: JobProducer,
     private readonly settings: AppSettings,
   ) {
-    this.lists = new TenantLists(sql, 'reports', REPORT_ROWS);
+    this.lists = new TenantLists(sql, 'reports', REPORT_ROWS, 'replicas');
   }
 
   async create(tenant: Tenant, input: NewReport, requestId: string | null): Promise<Report> {

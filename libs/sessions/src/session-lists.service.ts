@@ -30,7 +30,11 @@ export interface SessionFilter {
   analystId?: string | undefined;
 }
 
-/** The lists of a tenant's sessions: v1's offset pages and v2's filtered keyset pages. */
+/**
+ * The lists of a tenant's sessions: v1's offset pages and v2's filtered
+ * keyset pages, read from a replica that has replayed the tenant's own
+ * writes when one is configured (Sql.reader).
+ */
 @Injectable()
 export class SessionListsService {
   constructor(private readonly sql: Sql) {}
@@ -48,13 +52,14 @@ export class SessionListsService {
     const filters = [tenant.organizationId, tenant.mode, query.status ?? null, query.type ?? null];
     const where = `organization_id = $1 AND mode = $2
       AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR type = $4)`;
+    const sql = await this.sql.reader(tenant);
     const [rows, [{ total }]] = await Promise.all([
-      this.sql.rows<SessionRow>(
+      sql.rows<SessionRow>(
         `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions WHERE ${where}
           ORDER BY created_at DESC, id DESC LIMIT $5 OFFSET $6`,
         [...filters, page.limit, page.offset],
       ),
-      this.sql.rows<{ total: number }>(
+      sql.rows<{ total: number }>(
         `SELECT count(*)::int AS total FROM sessions WHERE ${where}`,
         filters,
       ) as Promise<[{ total: number }]>,
@@ -85,8 +90,9 @@ export class SessionListsService {
     for (const { operator, value } of filter.confidenceScore ?? []) {
       where.and(`confidence_score ${SQL_COMPARISON[operator]} ${where.param(value)}`);
     }
+    const sql = await this.sql.reader(tenant);
     return keysetPage(
-      (text, parameters) => this.sql.rows(text, parameters),
+      (text, parameters) => sql.rows(text, parameters),
       {
         table: 'sessions',
         where,
@@ -94,7 +100,7 @@ export class SessionListsService {
         // The page's ids and rows in one statement, through the plain-SQL mapper.
         readRows: async (idsSql, parameters) =>
           (
-            await this.sql.rows<SessionRow>(
+            await sql.rows<SessionRow>(
               `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions WHERE id IN (${idsSql})
                 ORDER BY created_at DESC, id DESC`,
               parameters,

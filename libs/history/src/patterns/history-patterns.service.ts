@@ -30,7 +30,9 @@ export class HistoryPatternsService {
   constructor(private readonly sql: Sql) {}
 
   async patterns(tenant: Tenant, filters: PatternFilters): Promise<HistoryPatterns> {
-    const [aggregates] = await this.sql.rows<PatternAggregates>(HISTORY_PATTERNS_SQL, [
+    // On a read replica when one is usable: the heaviest read of the history (Sql.reader).
+    const sql = await this.sql.reader(tenant);
+    const [aggregates] = await sql.rows<PatternAggregates>(HISTORY_PATTERNS_SQL, [
       tenant.organizationId,
       tenant.mode,
       filters.type,

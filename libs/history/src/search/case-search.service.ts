@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, type Tenant } from '#common';
-import { countMatching, EXACT_COUNT_LIMIT, plannedRows, Sql, type SqlConditions } from '#database';
+import {
+  countMatching,
+  EXACT_COUNT_LIMIT,
+  plannedRows,
+  Sql,
+  type SqlConditions,
+  type SqlReader,
+} from '#database';
 import type { HistoryCase } from '../history-case.js';
 import { CASE_ROWS, type HistoryCaseColumn } from '../history-rows.js';
 import type { CaseSearchFilters } from './case-search-filters.js';
@@ -66,7 +73,9 @@ interface Ranked {
 /**
  * Searches a tenant's history (docs/history.md): version 1's offset pages
  * and version 2's cursor pages over the same order — with text, the ranked
- * window then older matches newest first; without, newest first.
+ * window then older matches newest first; without, newest first. Each
+ * search reads from one replica that has replayed the tenant's own writes,
+ * when replicas are configured (Sql.reader).
  */
 @Injectable()
 export class CaseSearchService {
@@ -79,32 +88,33 @@ export class CaseSearchService {
     page: { limit: number; offset: number },
   ): Promise<{ hits: CaseHit[]; hasMore: boolean; total: number; totalEstimated: boolean }> {
     await this.assertSearchable(filters.text);
+    const sql = await this.sql.reader(tenant);
     const wanted = { limit: page.limit + 1, offset: page.offset };
     let ids: Ranked[];
     let counted: { total: number; totalEstimated: boolean };
     if (filters.text === null) {
       [ids, counted] = await Promise.all([
-        this.newest(tenant, filters, wanted),
-        this.count(tenant, filters),
+        this.newest(sql, tenant, filters, wanted),
+        this.count(sql, tenant, filters),
       ]);
     } else {
-      const window = await this.rankedWindow(tenant, filters);
+      const window = await this.rankedWindow(sql, tenant, filters);
       const ranked = window.ranked.slice(wanted.offset, wanted.offset + wanted.limit);
       const tailOffset = Math.max(wanted.offset, RANKED_WINDOW);
       const [tail, windowCounted] = await Promise.all([
         window.full && wanted.offset + wanted.limit > RANKED_WINDOW
-          ? this.newest(tenant, filters, {
+          ? this.newest(sql, tenant, filters, {
               limit: wanted.offset + wanted.limit - tailOffset,
               offset: tailOffset,
             })
           : Promise.resolve([]),
-        this.windowCount(tenant, filters, window),
+        this.windowCount(sql, tenant, filters, window),
       ]);
       ids = [...ranked, ...tail];
       counted = windowCounted;
     }
     const shown = ids.slice(0, page.limit);
-    const hits = await this.read(shown, filters.text);
+    const hits = await this.read(sql, shown, filters.text);
     const hasMore = ids.length > page.limit;
     // An estimate never claims fewer cases than the pages already shown.
     const total = Math.max(counted.total, page.offset + shown.length + (hasMore ? 1 : 0));
@@ -121,33 +131,36 @@ export class CaseSearchService {
     if (filters.text === null && cursor?.kind === 'window') {
       throw AppError.invalid('cursor', 'continues a search with q: send the same q with it');
     }
+    const sql = await this.sql.reader(tenant);
     const wanted = perPage + 1;
     let found: (Ranked & { inWindow: boolean })[];
     let count: { total: number; totalEstimated: boolean };
     if (filters.text === null || cursor?.kind === 'after') {
       const after = cursor?.kind === 'after' ? cursor.id : null;
       const [rows, counted] = await Promise.all([
-        this.newest(tenant, filters, { limit: wanted, after }),
+        this.newest(sql, tenant, filters, { limit: wanted, after }),
         filters.text === null
-          ? this.count(tenant, filters)
-          : this.rankedWindow(tenant, filters).then((w) => this.windowCount(tenant, filters, w)),
+          ? this.count(sql, tenant, filters)
+          : this.rankedWindow(sql, tenant, filters).then((w) =>
+              this.windowCount(sql, tenant, filters, w),
+            ),
       ]);
       found = rows.map((hit) => ({ ...hit, inWindow: false }));
       count = counted;
     } else {
       const position = cursor?.position ?? 0;
-      const window = await this.rankedWindow(tenant, filters);
+      const window = await this.rankedWindow(sql, tenant, filters);
       found = window.ranked
         .slice(position, position + wanted)
         .map((hit) => ({ ...hit, inWindow: true }));
       if (found.length < wanted && window.full) {
-        const older = await this.newest(tenant, filters, {
+        const older = await this.newest(sql, tenant, filters, {
           limit: wanted - found.length,
           after: window.oldestId,
         });
         found.push(...older.map((hit) => ({ ...hit, inWindow: false })));
       }
-      count = await this.windowCount(tenant, filters, window);
+      count = await this.windowCount(sql, tenant, filters, window);
     }
     const before = cursor === null ? 0 : cursor.kind === 'window' ? cursor.position : cursor.seen;
     const shown = found.slice(0, perPage);
@@ -160,7 +173,7 @@ export class CaseSearchService {
         : { kind: 'after', id: last.id, seen };
     }
     return {
-      hits: await this.read(shown, filters.text),
+      hits: await this.read(sql, shown, filters.text),
       ...count,
       before,
       next,
@@ -182,8 +195,6 @@ export class CaseSearchService {
     }
   }
 
-  private run = (text: string, parameters: unknown[]) => this.sql.rows(text, parameters);
-
   /**
    * Cases matching a search without text: exact up to EXACT_COUNT_LIMIT,
    * else an estimate. With an area, a sample first — how many of the newest
@@ -192,11 +203,12 @@ export class CaseSearchService {
    * GiST index (whose own estimate is a constant guess).
    */
   private async count(
+    sql: SqlReader,
     tenant: Tenant,
     filters: CaseSearchFilters,
   ): Promise<{ total: number; totalEstimated: boolean }> {
     const exact = async () => {
-      const { total, estimated } = await countMatching(this.run, {
+      const { total, estimated } = await countMatching(runOn(sql), {
         table: 'history_cases',
         where: searchConditions(tenant, filters),
       });
@@ -205,7 +217,7 @@ export class CaseSearchService {
     if (!hasLocation(filters)) return exact();
     const where = searchConditions(tenant, filters, { location: false });
     const inArea = locationCondition(where, filters);
-    const [{ walked, matched }] = (await this.sql.rows<{ walked: number; matched: number }>(
+    const [{ walked, matched }] = (await sql.rows<{ walked: number; matched: number }>(
       `SELECT count(*)::int AS walked, (count(*) FILTER (WHERE ${inArea}))::int AS matched
          FROM (SELECT ${LOCATED_COLUMNS} FROM history_cases WHERE ${where.sql}
                 ORDER BY date DESC, id DESC LIMIT ${where.param(LOCATION_WALK_ROWS)}) AS newest`,
@@ -215,7 +227,7 @@ export class CaseSearchService {
     const share = matched / walked;
     const others = searchConditions(tenant, filters, { location: false });
     const estimate = Math.round(
-      share * (await plannedRows(this.run, { table: 'history_cases', where: others })),
+      share * (await plannedRows(runOn(sql), { table: 'history_cases', where: others })),
     );
     if (estimate > EXACT_COUNT_LIMIT) return { total: estimate, totalEstimated: true };
     const counted = await exact();
@@ -226,12 +238,13 @@ export class CaseSearchService {
 
   /** A text search's total from its window: exact when the window holds every match. */
   private async windowCount(
+    sql: SqlReader,
     tenant: Tenant,
     filters: CaseSearchFilters,
     window: { ranked: Ranked[]; full: boolean },
   ): Promise<{ total: number; totalEstimated: boolean }> {
     if (!window.full) return { total: window.ranked.length, totalEstimated: false };
-    const planned = await plannedRows(this.run, {
+    const planned = await plannedRows(runOn(sql), {
       table: 'history_cases',
       where: searchConditions(tenant, filters),
     });
@@ -243,10 +256,11 @@ export class CaseSearchService {
    * first); `full` when more match, so older matches follow.
    */
   private async rankedWindow(
+    sql: SqlReader,
     tenant: Tenant,
     filters: CaseSearchFilters,
   ): Promise<{ ranked: Ranked[]; full: boolean; oldestId: string | null }> {
-    const rows = await this.newest(tenant, filters, { limit: RANKED_WINDOW + 1 });
+    const rows = await this.newest(sql, tenant, filters, { limit: RANKED_WINDOW + 1 });
     const window = rows.slice(0, RANKED_WINDOW);
     // Array#sort is stable: equal relevance keeps the newest first.
     const ranked = [...window].sort((a, b) => (b.relevance ?? 0) - (a.relevance ?? 0));
@@ -263,6 +277,7 @@ export class CaseSearchService {
    * text. A search with an area walks first (LOCATION_WALK_ROWS).
    */
   private async newest(
+    sql: SqlReader,
     tenant: Tenant,
     filters: CaseSearchFilters,
     page: { limit: number; offset?: number; after?: string | null },
@@ -272,10 +287,10 @@ export class CaseSearchService {
         MAX_LOCATION_WALK_ROWS,
         Math.max(LOCATION_WALK_ROWS, 100 * (page.limit + (page.offset ?? 0))),
       );
-      const walked = await this.newestMatches(tenant, filters, page, rows);
+      const walked = await this.newestMatches(sql, tenant, filters, page, rows);
       if (walked.length === page.limit) return walked;
     }
-    return this.newestMatches(tenant, filters, page, null);
+    return this.newestMatches(sql, tenant, filters, page, null);
   }
 
   /**
@@ -283,6 +298,7 @@ export class CaseSearchService {
    * newest `walk` cases of the other filters with the area applied to them.
    */
   private newestMatches(
+    sql: SqlReader,
     tenant: Tenant,
     filters: CaseSearchFilters,
     page: { limit: number; offset?: number; after?: string | null },
@@ -298,7 +314,7 @@ export class CaseSearchService {
       page.offset ? ` OFFSET ${where.param(page.offset)}` : ''
     }`;
     if (walk === null) {
-      return this.sql.rows<Ranked>(
+      return sql.rows<Ranked>(
         `SELECT id, ${relevance} AS relevance FROM history_cases WHERE ${where.sql} ${pageSql}`,
         where.parameters,
       );
@@ -306,7 +322,7 @@ export class CaseSearchService {
     const inner = where.sql;
     const walkLimit = where.param(walk);
     const inArea = locationCondition(where, filters);
-    return this.sql.rows<Ranked>(
+    return sql.rows<Ranked>(
       `SELECT id, ${relevance} AS relevance
          FROM (SELECT id, date, document, ${LOCATED_COLUMNS} FROM history_cases WHERE ${inner}
                 ORDER BY date DESC, id DESC LIMIT ${walkLimit}) AS newest
@@ -316,7 +332,11 @@ export class CaseSearchService {
   }
 
   /** The cases of a page, in its order, with their snippets when there is text. */
-  private async read(page: readonly Ranked[], text: string | null): Promise<CaseHit[]> {
+  private async read(
+    sql: SqlReader,
+    page: readonly Ranked[],
+    text: string | null,
+  ): Promise<CaseHit[]> {
     if (page.length === 0) return [];
     const parameters: unknown[] = [page.map((hit) => hit.id)];
     const snippet =
@@ -327,9 +347,7 @@ export class CaseSearchService {
              websearch_to_tsquery('english', $2),
              'StartSel=${MATCH_START}, StopSel=${MATCH_END}, MaxWords=30, MinWords=12')`;
     if (text !== null) parameters.push(text);
-    const rows = await this.sql.rows<
-      Record<HistoryCaseColumn, unknown> & { snippet: string | null }
-    >(
+    const rows = await sql.rows<Record<HistoryCaseColumn, unknown> & { snippet: string | null }>(
       `SELECT ${CASE_ROWS.selectList}, ${snippet} AS snippet FROM history_cases WHERE id = ANY($1::uuid[])`,
       parameters,
     );
@@ -341,6 +359,10 @@ export class CaseSearchService {
         : [];
     });
   }
+}
+
+function runOn(sql: SqlReader) {
+  return (text: string, parameters: unknown[]) => sql.rows(text, parameters);
 }
 
 /** Cases older than the case `id` (of the tenant: another tenant's id names no case, and so no page). */

@@ -1,0 +1,3 @@
+export * from './lsn.js';
+export * from './read-replicas.js';
+export * from './write-positions.js';

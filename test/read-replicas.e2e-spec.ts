@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Tenant } from '#common';
+import { runMigrations } from '#database';
+import { SessionsService } from '#sessions';
+import { TestClient } from './support/client.js';
+import { createOrganization } from './support/factories.js';
+import { startReplicatedCluster, type PrivateReplicatedCluster } from './support/pg-replica.js';
+import { startStack, type Stack } from './support/stack.js';
+import { waitFor } from './support/wait.js';
+
+/**
+ * Read replicas (docs/scaling-postgres.md) against a real streaming replica:
+ * a private primary and a `pg_basebackup -R` standby of it, so replay can be
+ * paused and the standby stopped without touching the shared server. The
+ * API's DATABASE_URL is the private primary, DATABASE_REPLICA_URLS its
+ * standby. A session written in-process stands for a write the reader did
+ * not make through the API (the worker's are such writes): no read-your-
+ * writes mark, so while replay is paused a list served by the replica does
+ * not show it.
+ */
+const DATABASE = 'sas_replicas';
+
+let cluster: PrivateReplicatedCluster;
+/** Replicas may lag a minute: while replay is paused they keep serving (stale) lists. */
+let stack: Stack;
+/** Replicas may lag half a second: a paused replica is soon skipped. */
+let strict: Stack;
+let client: TestClient;
+let strictClient: TestClient;
+
+beforeAll(async () => {
+  cluster = await startReplicatedCluster();
+  await runMigrations({ url: cluster.primaryUrl(DATABASE) });
+  await cluster.caughtUp();
+  const env = (maxLagMs: number) => ({
+    DATABASE_URL: cluster.primaryUrl(DATABASE),
+    DATABASE_REPLICA_URLS: cluster.replicaUrl(DATABASE),
+    DATABASE_REPLICA_MAX_LAG_MS: String(maxLagMs),
+  });
+  stack = await startStack({ worker: false, env: env(60_000) });
+  strict = await startStack({ worker: false, env: env(500) });
+  client = await TestClient.for(stack);
+  strictClient = await TestClient.for(strict);
+});
+
+afterAll(async () => {
+  await strict?.close();
+  await stack?.close();
+  await cluster?.close();
+});
+
+/** A session written in-process, as the worker writes: no read-your-writes mark for the tenant. */
+async function quietSession(tenant: Tenant, target: string): Promise<void> {
+  await stack.api.get(SessionsService).create(
+    tenant,
+    {
+      type: 'remote_viewing',
+      target,
+      modality: null,
+      durationMinutes: 30,
+      privacyLevel: 'public',
+    },
+    null,
+  );
+}
+
+/** How many sessions the tenant's version 2 list shows. */
+async function listed(on: TestClient, token: string): Promise<number> {
+  const response = await on.get('/v2/sessions?per_page=100', { token });
+  expect(response.status).toBe(200);
+  return (response.body.data as unknown[]).length;
+}
+
+async function v1Total(on: TestClient, token: string): Promise<number> {
+  const response = await on.get('/v1/sessions', { token });
+  expect(response.status).toBe(200);
+  return response.body.total as number;
+}
+
+/** Waits until the replica has replayed everything and the tenant's lists show `count` sessions. */
+async function caughtUpTo(token: string, count: number): Promise<void> {
+  await cluster.caughtUp();
+  await waitFor(async () => ((await listed(client, token)) === count ? true : null));
+}
+
+describe('read replicas', () => {
+  it('serve list reads (stale while replay is paused), and the writer reads its own write at once', async () => {
+    const reader = await createOrganization(stack, client);
+    const writer = await createOrganization(stack, client);
+    const readerTenant: Tenant = { organizationId: reader.organizationId, mode: 'live' };
+    // An API key: both APIs accept it (a token is checked against the issuing API's signing key).
+    const [readerToken, writerToken] = [await reader.apiKey(), await writer.token()];
+    await quietSession(readerTenant, 'Before the pause');
+    await caughtUpTo(readerToken, 1);
+
+    await cluster.pauseReplay();
+    try {
+      await quietSession(readerTenant, 'Written while paused');
+      const written = await client.post('/v2/sessions/create', {
+        token: writerToken,
+        json: { type: 'remote_viewing', target: 'My own write', privacy_level: 'public' },
+      });
+      expect(written.status).toBe(201);
+
+      // The writer's lists come from the primary: its own write is there at once (v1 and v2).
+      expect(await listed(client, writerToken)).toBe(1);
+      expect(await v1Total(client, writerToken)).toBe(1);
+      // …though the replica has not replayed it.
+      const onReplica = await cluster.query<{ count: number }>(
+        'replica',
+        `SELECT count(*)::int AS count FROM sessions WHERE target = 'My own write'`,
+        DATABASE,
+      );
+      expect(onReplica[0]!.count).toBe(0);
+
+      // The reader made no write: its lists come from the paused replica, without the new session.
+      expect(await listed(client, readerToken)).toBe(1);
+      expect(await v1Total(client, readerToken)).toBe(1);
+      // …read by the API's own replica pool.
+      const readers = await cluster.query<{ count: number }>(
+        'replica',
+        `SELECT count(*)::int AS count FROM pg_stat_activity
+          WHERE application_name = 'session-analysis-service-reads'`,
+      );
+      expect(readers[0]!.count).toBeGreaterThan(0);
+
+      // With a half-second lag bound, the same paused replica is skipped: the primary answers.
+      await waitFor(async () => ((await listed(strictClient, readerToken)) === 2 ? true : null));
+      // The lenient API still reads the replica.
+      expect(await listed(client, readerToken)).toBe(1);
+    } finally {
+      await cluster.resumeReplay();
+    }
+    await caughtUpTo(readerToken, 2);
+  });
+
+  it('answer from the primary when the replica is stopped, and serve again once it is back', async () => {
+    const reader = await createOrganization(stack, client);
+    const tenant: Tenant = { organizationId: reader.organizationId, mode: 'live' };
+    const token = await reader.token();
+    await quietSession(tenant, 'First');
+    await caughtUpTo(token, 1);
+
+    await cluster.stopReplica();
+    try {
+      await quietSession(tenant, 'Second');
+      // Every read succeeds, fresh: the first may hit the stopped replica's pool and fall back.
+      for (let read = 0; read < 10; read++) {
+        expect(await listed(client, token)).toBe(2);
+        expect(await v1Total(client, token)).toBe(2);
+      }
+    } finally {
+      await cluster.startReplica();
+    }
+
+    await caughtUpTo(token, 2);
+    await cluster.pauseReplay();
+    try {
+      await quietSession(tenant, 'Third');
+      // Back in turn: the paused replica serves the (stale) list again.
+      await waitFor(async () => ((await listed(client, token)) === 2 ? true : null));
+    } finally {
+      await cluster.resumeReplay();
+    }
+    await caughtUpTo(token, 3);
+  });
+});
