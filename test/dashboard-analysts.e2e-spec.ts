@@ -109,9 +109,16 @@ describe('the analysts’ and judges’ pages', () => {
       expect(html).not.toContain(truthId);
     };
 
-    // The analyst lands on their assignments: only their own work in the navigation.
-    await signIn(page, stack.baseUrl, first, { path: '/assignments', heading: 'Assignments' });
+    // The analyst lands on a welcome page pointing to their own work (no organisation figures),
+    // and sees only their own work in the navigation.
+    await signIn(page, stack.baseUrl, first, { heading: 'Welcome, Analyst One' });
     expect(await navigationLinks(page)).toEqual(['Assignments']);
+    expect(await page.getByRole('heading', { name: 'Usage against plan and tier' }).count()).toBe(
+      0,
+    );
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole('link', { name: 'Your assignments' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Assignments' }).waitFor();
     const rows = page.getByRole('table').getByRole('row');
     await rows.nth(1).waitFor();
     expect(await rows.count()).toBe(2); // the header and their one assignment
