@@ -4,6 +4,7 @@ import { HealthCheckService } from '@nestjs/terminus';
 import type { Response } from 'express';
 import { Public } from '../http/auth.decorator.js';
 import { ReadinessChecks } from './readiness.js';
+import { ShutdownDrain } from './shutdown-drain.js';
 
 const HEALTH_SCHEMA = {
   type: 'object',
@@ -17,6 +18,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly readiness: ReadinessChecks,
+    private readonly drain: ShutdownDrain,
   ) {}
 
   @Get('live')
@@ -29,10 +31,21 @@ export class HealthController {
 
   @Get('ready')
   @Public()
-  @ApiOperation({ summary: 'Readiness: PostgreSQL, Redis and the queues answer' })
+  @ApiOperation({
+    summary:
+      'Readiness: PostgreSQL, Redis and the queues answer, and the instance is not shutting down',
+  })
   @ApiOkResponse({ schema: HEALTH_SCHEMA })
-  @ApiResponse({ status: 503, description: 'A dependency is down', schema: HEALTH_SCHEMA })
+  @ApiResponse({
+    status: 503,
+    description: 'A dependency is down, or the instance is draining before it stops',
+    schema: HEALTH_SCHEMA,
+  })
   async ready(@Res({ passthrough: true }) response: Response) {
+    if (this.drain.draining) {
+      response.status(503);
+      return { status: 'shutting_down' };
+    }
     try {
       return await this.health.check(this.readiness.all());
     } catch (error) {

@@ -4,11 +4,12 @@ import { DatabaseModule } from '#database';
 import { HealthController } from './health.controller.js';
 import { MetricsController } from './metrics.controller.js';
 import { ReadinessChecks } from './readiness.js';
+import { ShutdownDrain } from './shutdown-drain.js';
 
-/** Liveness and readiness (PostgreSQL, Redis, the queues) and the Prometheus metrics. */
+/** Liveness, readiness (PostgreSQL, Redis, the queues; failing while draining) and the Prometheus metrics. */
 @Module({
   imports: [TerminusModule, DatabaseModule],
   controllers: [HealthController, MetricsController],
-  providers: [ReadinessChecks],
+  providers: [ReadinessChecks, ShutdownDrain],
 })
 export class HealthModule {}
