@@ -77,6 +77,15 @@ async function v1Total(on: TestClient, token: string): Promise<number> {
   return response.body.total as number;
 }
 
+/** Sessions of the last day on the tenant's analytics dashboard. */
+async function dashboardSessions(on: TestClient, token: string): Promise<number> {
+  const response = await on.get('/v2/analytics/dashboard', { token });
+  expect(response.status).toBe(200);
+  return (response.body.work as { kind: string; counts: { last_24h: number } }[])
+    .filter((work) => work.kind === 'session')
+    .reduce((sum, work) => sum + work.counts.last_24h, 0);
+}
+
 /** Waits until the replica has replayed everything and the tenant's lists show `count` sessions. */
 async function caughtUpTo(token: string, count: number): Promise<void> {
   await cluster.caughtUp();
@@ -116,6 +125,8 @@ describe('read replicas', () => {
       // The reader made no write: its lists come from the paused replica, without the new session.
       expect(await listed(client, readerToken)).toBe(1);
       expect(await v1Total(client, readerToken)).toBe(1);
+      // So does its analytics dashboard.
+      expect(await dashboardSessions(client, readerToken)).toBe(1);
       // …read by the API's own replica pool.
       const readers = await cluster.query<{ count: number }>(
         'replica',
@@ -126,8 +137,10 @@ describe('read replicas', () => {
 
       // With a half-second lag bound, the same paused replica is skipped: the primary answers.
       await waitFor(async () => ((await listed(strictClient, readerToken)) === 2 ? true : null));
+      expect(await dashboardSessions(strictClient, readerToken)).toBe(2);
       // The lenient API still reads the replica.
       expect(await listed(client, readerToken)).toBe(1);
+      expect(await dashboardSessions(client, readerToken)).toBe(1);
     } finally {
       await cluster.resumeReplay();
     }
