@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import { appendFile, chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,8 +9,25 @@ import { freePort } from './stack.js';
 
 const run = promisify(execFile);
 
-/** Debian's PostgreSQL 15 server binaries (package postgresql-15), as on the shared server. */
-export const PG_BIN = process.env.TEST_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+/**
+ * The server binaries: TEST_PG_BIN, else the newest Debian `postgresql-N`
+ * under /usr/lib/postgresql (CI installs `postgresql`, as for the shared server).
+ */
+function serverBinaries(): string {
+  if (process.env.TEST_PG_BIN) return process.env.TEST_PG_BIN;
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((version) => existsSync(join(root, version, 'bin', 'pg_basebackup')))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  if (versions.length === 0) {
+    throw new Error(
+      `no PostgreSQL server binaries under ${root} (Debian package postgresql); set TEST_PG_BIN`,
+    );
+  }
+  return join(root, versions[0]!, 'bin');
+}
 
 /**
  * A private PostgreSQL primary and one streaming replica of it (physical
@@ -46,6 +64,7 @@ function asPostgres(command: string, args: string[]): Promise<{ stdout: string }
 }
 
 export async function startReplicatedCluster(): Promise<PrivateReplicatedCluster> {
+  const bin = serverBinaries();
   const dir = await mkdtemp(join(tmpdir(), 'private-pg-'));
   // The servers run as `postgres`: they create their data directories in here.
   await chmod(dir, 0o777);
@@ -54,7 +73,7 @@ export async function startReplicatedCluster(): Promise<PrivateReplicatedCluster
   const [primaryPort, replicaPort] = [await freePort(), await freePort()];
   const started = new Set<string>();
   const pgCtl = (dataDir: string, ...args: string[]) =>
-    asPostgres(join(PG_BIN, 'pg_ctl'), ['-D', dataDir, ...args]);
+    asPostgres(join(bin, 'pg_ctl'), ['-D', dataDir, ...args]);
   const start = async (dataDir: string) => {
     await pgCtl(
       dataDir,
@@ -129,7 +148,7 @@ export async function startReplicatedCluster(): Promise<PrivateReplicatedCluster
   };
 
   try {
-    await asPostgres(join(PG_BIN, 'initdb'), [
+    await asPostgres(join(bin, 'initdb'), [
       '-D',
       primaryDir,
       '-U',
@@ -159,7 +178,7 @@ export async function startReplicatedCluster(): Promise<PrivateReplicatedCluster
       ].join('\n'),
     );
     await start(primaryDir);
-    await asPostgres(join(PG_BIN, 'pg_basebackup'), [
+    await asPostgres(join(bin, 'pg_basebackup'), [
       '-h',
       '127.0.0.1',
       '-p',
