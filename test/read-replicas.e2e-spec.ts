@@ -10,10 +10,10 @@ import { waitFor } from './support/wait.js';
 
 /**
  * Read replicas (docs/scaling-postgres.md) against a real streaming replica:
- * a private primary and a `pg_basebackup -R` standby of it, so replay can be
- * paused and the standby stopped without touching the shared server. The
- * API's DATABASE_URL is the private primary, DATABASE_REPLICA_URLS its
- * standby. A session written in-process stands for a write the reader did
+ * a private primary and two `pg_basebackup -R` standbys of it, so replay can
+ * be paused and standbys stopped without touching the shared server. The
+ * API's DATABASE_URL is the private primary, DATABASE_REPLICA_URLS its two
+ * standbys. A session written in-process stands for a write the reader did
  * not make through the API (the worker's are such writes): no read-your-
  * writes mark, so while replay is paused a list served by the replica does
  * not show it.
@@ -29,12 +29,12 @@ let client: TestClient;
 let strictClient: TestClient;
 
 beforeAll(async () => {
-  cluster = await startReplicatedCluster();
+  cluster = await startReplicatedCluster({ replicas: 2 });
   await runMigrations({ url: cluster.primaryUrl(DATABASE) });
   await cluster.caughtUp();
   const env = (maxLagMs: number) => ({
     DATABASE_URL: cluster.primaryUrl(DATABASE),
-    DATABASE_REPLICA_URLS: cluster.replicaUrl(DATABASE),
+    DATABASE_REPLICA_URLS: `${cluster.replicaUrl(DATABASE, 0)},${cluster.replicaUrl(DATABASE, 1)}`,
     DATABASE_REPLICA_MAX_LAG_MS: String(maxLagMs),
   });
   stack = await startStack({ worker: false, env: env(60_000) });
@@ -92,6 +92,11 @@ async function caughtUpTo(token: string, count: number): Promise<void> {
   await waitFor(async () => ((await listed(client, token)) === count ? true : null));
 }
 
+/** Both standbys at once: pauseReplay, resumeReplay, stopReplica or startReplica. */
+async function everyReplica(action: (replica: number) => Promise<void>): Promise<void> {
+  await Promise.all([action(0), action(1)]);
+}
+
 describe('read replicas', () => {
   it('serve list reads (stale while replay is paused), and the writer reads its own write at once', async () => {
     const reader = await createOrganization(stack, client);
@@ -102,7 +107,7 @@ describe('read replicas', () => {
     await quietSession(readerTenant, 'Before the pause');
     await caughtUpTo(readerToken, 1);
 
-    await cluster.pauseReplay();
+    await everyReplica((replica) => cluster.pauseReplay(replica));
     try {
       await quietSession(readerTenant, 'Written while paused');
       const written = await client.post('/v2/sessions/create', {
@@ -114,26 +119,32 @@ describe('read replicas', () => {
       // The writer's lists come from the primary: its own write is there at once (v1 and v2).
       expect(await listed(client, writerToken)).toBe(1);
       expect(await v1Total(client, writerToken)).toBe(1);
-      // …though the replica has not replayed it.
-      const onReplica = await cluster.query<{ count: number }>(
-        'replica',
-        `SELECT count(*)::int AS count FROM sessions WHERE target = 'My own write'`,
-        DATABASE,
-      );
-      expect(onReplica[0]!.count).toBe(0);
+      // …though neither replica has replayed it.
+      for (const replica of [0, 1]) {
+        const onReplica = await cluster.query<{ count: number }>(
+          { replica },
+          `SELECT count(*)::int AS count FROM sessions WHERE target = 'My own write'`,
+          DATABASE,
+        );
+        expect(onReplica[0]!.count).toBe(0);
+      }
 
       // The reader made no write: its lists come from the paused replica, without the new session.
       expect(await listed(client, readerToken)).toBe(1);
       expect(await v1Total(client, readerToken)).toBe(1);
       // So does its analytics dashboard.
       expect(await dashboardSessions(client, readerToken)).toBe(1);
-      // …read by the API's own replica pool.
-      const readers = await cluster.query<{ count: number }>(
-        'replica',
-        `SELECT count(*)::int AS count FROM pg_stat_activity
-          WHERE application_name = 'session-analysis-service-reads'`,
-      );
-      expect(readers[0]!.count).toBeGreaterThan(0);
+      // …read by the API's own replica pools.
+      let readers = 0;
+      for (const replica of [0, 1]) {
+        const [{ count }] = await cluster.query<{ count: number }>(
+          { replica },
+          `SELECT count(*)::int AS count FROM pg_stat_activity
+            WHERE application_name = 'session-analysis-service-reads'`,
+        );
+        readers += count;
+      }
+      expect(readers).toBeGreaterThan(0);
 
       // With a half-second lag bound, the same paused replica is skipped: the primary answers.
       await waitFor(async () => ((await listed(strictClient, readerToken)) === 2 ? true : null));
@@ -142,38 +153,62 @@ describe('read replicas', () => {
       expect(await listed(client, readerToken)).toBe(1);
       expect(await dashboardSessions(client, readerToken)).toBe(1);
     } finally {
-      await cluster.resumeReplay();
+      await everyReplica((replica) => cluster.resumeReplay(replica));
     }
     await caughtUpTo(readerToken, 2);
   });
 
-  it('answer from the primary when the replica is stopped, and serve again once it is back', async () => {
+  it('take turns: one paused, one caught up, and consecutive lists alternate between them', async () => {
+    const reader = await createOrganization(stack, client);
+    const tenant: Tenant = { organizationId: reader.organizationId, mode: 'live' };
+    const token = await reader.token();
+    await quietSession(tenant, 'Seen by both');
+    await caughtUpTo(token, 1);
+
+    await cluster.pauseReplay(0);
+    try {
+      await quietSession(tenant, 'Replica 1 only');
+      await cluster.caughtUp();
+      // Round robin: replica 0 answers 1, replica 1 answers 2, in turn.
+      await waitFor(async () => {
+        const counts: number[] = [];
+        for (let read = 0; read < 6; read++) counts.push(await listed(client, token));
+        const alternating = counts.every((count, at) => at === 0 || count !== counts[at - 1]);
+        return alternating && counts.includes(1) && counts.includes(2) ? true : null;
+      });
+    } finally {
+      await cluster.resumeReplay(0);
+    }
+    await caughtUpTo(token, 2);
+  });
+
+  it('answer from the primary when the replicas are stopped, and serve again once they are back', async () => {
     const reader = await createOrganization(stack, client);
     const tenant: Tenant = { organizationId: reader.organizationId, mode: 'live' };
     const token = await reader.token();
     await quietSession(tenant, 'First');
     await caughtUpTo(token, 1);
 
-    await cluster.stopReplica();
+    await everyReplica((replica) => cluster.stopReplica(replica));
     try {
       await quietSession(tenant, 'Second');
-      // Every read succeeds, fresh: the first may hit the stopped replica's pool and fall back.
+      // Every read succeeds, fresh: the first may hit a stopped replica's pool and fall back.
       for (let read = 0; read < 10; read++) {
         expect(await listed(client, token)).toBe(2);
         expect(await v1Total(client, token)).toBe(2);
       }
     } finally {
-      await cluster.startReplica();
+      await everyReplica((replica) => cluster.startReplica(replica));
     }
 
     await caughtUpTo(token, 2);
-    await cluster.pauseReplay();
+    await everyReplica((replica) => cluster.pauseReplay(replica));
     try {
       await quietSession(tenant, 'Third');
       // Back in turn: the paused replica serves the (stale) list again.
       await waitFor(async () => ((await listed(client, token)) === 2 ? true : null));
     } finally {
-      await cluster.resumeReplay();
+      await everyReplica((replica) => cluster.resumeReplay(replica));
     }
     await caughtUpTo(token, 3);
   });

@@ -30,31 +30,29 @@ function serverBinaries(): string {
 }
 
 /**
- * A private PostgreSQL primary and one streaming replica of it (physical
+ * A private PostgreSQL primary and streaming replicas of it (physical
  * replication, `pg_basebackup -R`), each on a free port, in a temporary
  * directory: the shared server at 5432 is never reconfigured. PostgreSQL
  * refuses to run as root, so when the tests run as root the servers run as
  * the `postgres` user (`runuser`). Everything is stopped and removed by
- * `close`.
+ * `close`. Replicas are numbered from 0.
  */
 export interface PrivateReplicatedCluster {
-  primaryPort: number;
-  replicaPort: number;
   /** postgres://postgres@127.0.0.1:PORT/<database> on the primary. */
   primaryUrl(database: string): string;
-  replicaUrl(database: string): string;
-  /** Runs one statement on the primary or the replica (maintenance database unless told). */
+  replicaUrl(database: string, replica?: number): string;
+  /** Runs one statement on the primary or a replica (the maintenance database unless told). */
   query<T extends pg.QueryResultRow>(
-    server: 'primary' | 'replica',
+    server: 'primary' | { replica: number },
     text: string,
     database?: string,
   ): Promise<T[]>;
-  /** Waits until the replica has replayed everything the primary has written so far. */
+  /** Waits until the running, unpaused replicas have replayed everything the primary has written. */
   caughtUp(timeoutMs?: number): Promise<void>;
-  pauseReplay(): Promise<void>;
-  resumeReplay(): Promise<void>;
-  stopReplica(): Promise<void>;
-  startReplica(): Promise<void>;
+  pauseReplay(replica?: number): Promise<void>;
+  resumeReplay(replica?: number): Promise<void>;
+  stopReplica(replica?: number): Promise<void>;
+  startReplica(replica?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -63,45 +61,61 @@ function asPostgres(command: string, args: string[]): Promise<{ stdout: string }
   return root ? run('runuser', ['-u', 'postgres', '--', command, ...args]) : run(command, args);
 }
 
-export async function startReplicatedCluster(): Promise<PrivateReplicatedCluster> {
+interface Server {
+  name: string;
+  dataDir: string;
+  port: number;
+  running: boolean;
+  paused: boolean;
+}
+
+export async function startReplicatedCluster(
+  options: { replicas?: number } = {},
+): Promise<PrivateReplicatedCluster> {
   const bin = serverBinaries();
   const dir = await mkdtemp(join(tmpdir(), 'private-pg-'));
   // The servers run as `postgres`: they create their data directories in here.
   await chmod(dir, 0o777);
-  const primaryDir = join(dir, 'primary');
-  const replicaDir = join(dir, 'replica');
-  const [primaryPort, replicaPort] = [await freePort(), await freePort()];
-  const started = new Set<string>();
-  const pgCtl = (dataDir: string, ...args: string[]) =>
-    asPostgres(join(bin, 'pg_ctl'), ['-D', dataDir, ...args]);
-  const start = async (dataDir: string) => {
-    await pgCtl(
-      dataDir,
-      '-l',
-      join(dir, `${dataDir === primaryDir ? 'primary' : 'replica'}.log`),
-      '-w',
-      '-t',
-      '60',
-      'start',
-    );
-    started.add(dataDir);
+  const server = async (name: string): Promise<Server> => ({
+    name,
+    dataDir: join(dir, name),
+    port: await freePort(),
+    running: false,
+    paused: false,
+  });
+  const primary = await server('primary');
+  const replicas: Server[] = [];
+  for (let index = 0; index < (options.replicas ?? 1); index++) {
+    replicas.push(await server(`replica-${index}`));
+  }
+  const replica = (index: number) => {
+    const found = replicas[index];
+    if (!found) throw new Error(`there is no replica ${index}`);
+    return found;
   };
-  const stop = async (dataDir: string) => {
-    if (!started.has(dataDir)) return;
-    await pgCtl(dataDir, '-m', 'fast', '-w', '-t', '60', 'stop');
-    started.delete(dataDir);
+  const pgCtl = (target: Server, ...args: string[]) =>
+    asPostgres(join(bin, 'pg_ctl'), ['-D', target.dataDir, ...args]);
+  const start = async (target: Server) => {
+    await pgCtl(target, '-l', join(dir, `${target.name}.log`), '-w', '-t', '60', 'start');
+    target.running = true;
+    // A replica starts replaying, whatever it did before it stopped.
+    target.paused = false;
+  };
+  const stop = async (target: Server) => {
+    if (!target.running) return;
+    await pgCtl(target, '-m', 'fast', '-w', '-t', '60', 'stop');
+    target.running = false;
   };
   const url = (port: number, database: string) =>
     `postgres://postgres@127.0.0.1:${port}/${encodeURIComponent(database)}`;
 
   async function query<T extends pg.QueryResultRow>(
-    server: 'primary' | 'replica',
+    target: 'primary' | { replica: number },
     text: string,
     database = 'postgres',
   ): Promise<T[]> {
-    const client = new pg.Client({
-      connectionString: url(server === 'primary' ? primaryPort : replicaPort, database),
-    });
+    const port = target === 'primary' ? primary.port : replica(target.replica).port;
+    const client = new pg.Client({ connectionString: url(port, database) });
     await client.connect();
     try {
       return (await client.query<T>(text)).rows;
@@ -111,10 +125,8 @@ export async function startReplicatedCluster(): Promise<PrivateReplicatedCluster
   }
 
   const cluster: PrivateReplicatedCluster = {
-    primaryPort,
-    replicaPort,
-    primaryUrl: (database) => url(primaryPort, database),
-    replicaUrl: (database) => url(replicaPort, database),
+    primaryUrl: (database) => url(primary.port, database),
+    replicaUrl: (database, index = 0) => url(replica(index).port, database),
     query,
     async caughtUp(timeoutMs = 30_000) {
       const [{ lsn }] = await query<{ lsn: string }>(
@@ -122,27 +134,33 @@ export async function startReplicatedCluster(): Promise<PrivateReplicatedCluster
         'SELECT pg_current_wal_lsn()::text AS lsn',
       );
       const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const [{ behind }] = await query<{ behind: boolean }>(
-          'replica',
-          `SELECT pg_last_wal_replay_lsn() < '${lsn}'::pg_lsn AS behind`,
-        );
-        if (!behind) return;
-        if (Date.now() > deadline) throw new Error(`the replica has not replayed ${lsn} yet`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
+      for (const [index, target] of replicas.entries()) {
+        if (!target.running || target.paused) continue;
+        for (;;) {
+          const [{ behind }] = await query<{ behind: boolean }>(
+            { replica: index },
+            `SELECT pg_last_wal_replay_lsn() < '${lsn}'::pg_lsn AS behind`,
+          );
+          if (!behind) break;
+          if (Date.now() > deadline) {
+            throw new Error(`${target.name} has not replayed ${lsn} yet`);
+          }
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
       }
     },
-    async pauseReplay() {
-      await query('replica', 'SELECT pg_wal_replay_pause()');
+    async pauseReplay(index = 0) {
+      await query({ replica: index }, 'SELECT pg_wal_replay_pause()');
+      replica(index).paused = true;
     },
-    async resumeReplay() {
-      await query('replica', 'SELECT pg_wal_replay_resume()');
+    async resumeReplay(index = 0) {
+      await query({ replica: index }, 'SELECT pg_wal_replay_resume()');
+      replica(index).paused = false;
     },
-    stopReplica: () => stop(replicaDir),
-    startReplica: () => start(replicaDir),
+    stopReplica: (index = 0) => stop(replica(index)),
+    startReplica: (index = 0) => start(replica(index)),
     async close() {
-      await stop(replicaDir).catch(() => undefined);
-      await stop(primaryDir).catch(() => undefined);
+      for (const target of [...replicas, primary]) await stop(target).catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
     },
   };
@@ -150,7 +168,7 @@ export async function startReplicatedCluster(): Promise<PrivateReplicatedCluster
   try {
     await asPostgres(join(bin, 'initdb'), [
       '-D',
-      primaryDir,
+      primary.dataDir,
       '-U',
       'postgres',
       '-A',
@@ -161,15 +179,15 @@ export async function startReplicatedCluster(): Promise<PrivateReplicatedCluster
       '--locale',
       'C.UTF-8',
     ]);
-    // Only TCP on 127.0.0.1 (sockets in our own directory); WAL kept for a streaming standby.
+    // Only TCP on 127.0.0.1 (sockets in our own directory); WAL kept for streaming standbys.
     await appendFile(
-      join(primaryDir, 'postgresql.conf'),
+      join(primary.dataDir, 'postgresql.conf'),
       [
-        `port = ${primaryPort}`,
+        `port = ${primary.port}`,
         `listen_addresses = '127.0.0.1'`,
         `unix_socket_directories = '${dir}'`,
         'wal_level = replica',
-        'max_wal_senders = 5',
+        'max_wal_senders = 10',
         'hot_standby = on',
         // Throwaway data: no need to wait for the disk.
         'fsync = off',
@@ -177,24 +195,26 @@ export async function startReplicatedCluster(): Promise<PrivateReplicatedCluster
         '',
       ].join('\n'),
     );
-    await start(primaryDir);
-    await asPostgres(join(bin, 'pg_basebackup'), [
-      '-h',
-      '127.0.0.1',
-      '-p',
-      String(primaryPort),
-      '-U',
-      'postgres',
-      '-D',
-      replicaDir,
-      '-R',
-      '-X',
-      'stream',
-      '--no-sync',
-    ]);
-    // The copied postgresql.conf names the primary's port: the last setting wins.
-    await appendFile(join(replicaDir, 'postgresql.conf'), `port = ${replicaPort}\n`);
-    await start(replicaDir);
+    await start(primary);
+    for (const target of replicas) {
+      await asPostgres(join(bin, 'pg_basebackup'), [
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(primary.port),
+        '-U',
+        'postgres',
+        '-D',
+        target.dataDir,
+        '-R',
+        '-X',
+        'stream',
+        '--no-sync',
+      ]);
+      // The copied postgresql.conf names the primary's port: the last setting wins.
+      await appendFile(join(target.dataDir, 'postgresql.conf'), `port = ${target.port}\n`);
+      await start(target);
+    }
     return cluster;
   } catch (error) {
     await cluster.close();
