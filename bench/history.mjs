@@ -132,6 +132,7 @@ async function call(url, { method = 'GET', headers, body, expect = 200, timeout 
 /**
  * A stand-in for the lib's `Sql` (rows only, which is all the search and similar services use)
  * on a plain pg Pool, recording each statement in the order it is issued and how long it took.
+ * `reader` is `Sql.reader` without replicas: the same pool.
  */
 function recordingSql(pool) {
   let log = null;
@@ -143,6 +144,9 @@ function recordingSql(pool) {
       const taken = log;
       log = null;
       return taken;
+    },
+    async reader() {
+      return this;
     },
     async rows(text, parameters) {
       const entry = { text, parameters, ms: null };
