@@ -31,16 +31,11 @@ export class HealthController {
 
   @Get('ready')
   @Public()
-  @ApiOperation({
-    summary:
-      'Readiness: PostgreSQL, Redis and the queues answer, and the instance is not shutting down',
-  })
+  @ApiOperation({ summary: 'Readiness: PostgreSQL, Redis and the queues answer' })
   @ApiOkResponse({ schema: HEALTH_SCHEMA })
-  @ApiResponse({
-    status: 503,
-    description: 'A dependency is down, or the instance is draining before it stops',
-    schema: HEALTH_SCHEMA,
-  })
+  // Also 503 `shutting_down` from SIGTERM on, while the instance drains (ShutdownDrain). The
+  // texts here are the SDK's generated ones too: changing them means regenerating it.
+  @ApiResponse({ status: 503, description: 'A dependency is down', schema: HEALTH_SCHEMA })
   async ready(@Res({ passthrough: true }) response: Response) {
     if (this.drain.draining) {
       response.status(503);
