@@ -279,6 +279,8 @@ async function startHaproxy(ctx, count) {
   const haproxy = startChild('haproxy', CONFIG.haproxy, ['-db', '-f', 'deploy/haproxy.cfg'], {
     HAPROXY_BIND: `127.0.0.1:${ctx.publicPort}`,
     HAPROXY_LOG_LEVEL: 'err',
+    // Enough for BENCH_CONNECTIONS and the server side, within common open-file limits.
+    HAPROXY_MAXCONN: String(Math.max(1024, CONFIG.connections * 4)),
     API_CHECK_INTERVAL: '500ms',
     ...servers,
   });

@@ -51,8 +51,9 @@ beforeAll(async () => {
   });
   // Two sessions at a time per worker, each a few steps long: a burst spreads over both.
   const workerEnv = { ...env, WORKER_CONCURRENCY: '2', SIMULATED_STEP_MS: '40', LOG_LEVEL: 'info' };
-  apis = [await spawnApi(env), await spawnApi(env)];
-  workers = [await spawnWorker(workerEnv), await spawnWorker(workerEnv)];
+  const slowStart = { readyTimeoutMs: 90_000 };
+  apis = [await spawnApi(env, slowStart), await spawnApi(env, slowStart)];
+  workers = [await spawnWorker(workerEnv, slowStart), await spawnWorker(workerEnv, slowStart)];
   await Promise.all([...apis, ...workers].map((child) => child.ready));
   admin = await startStack({ worker: false, env: { PUBLIC_URL: `http://127.0.0.1:${lbPort}` } });
   lb = await startHaproxy({ port: lbPort, servers: apis.map((api) => api.url) });
@@ -115,7 +116,8 @@ function workerThatRan(sessionId: string): number[] {
     .map(({ index }) => index);
 }
 
-describe('two API instances and two workers behind haproxy', () => {
+// Generous: CI machines run other test files beside this one's six processes.
+describe('two API instances and two workers behind haproxy', { timeout: 120_000 }, () => {
   it('streams live updates of work either worker ran, over WebSockets through haproxy', async () => {
     const org = await createOrganization(admin, client);
     const apiKey = await org.apiKey();

@@ -44,6 +44,8 @@ export async function startHaproxy(options: HaproxyOptions): Promise<Haproxy> {
       HAPROXY_BIND: `127.0.0.1:${port}`,
       API_CHECK_INTERVAL: options.checkInterval ?? '250ms',
       HAPROXY_LOG_LEVEL: 'warning',
+      // Few connections, so it starts whatever the machine's open-file limit.
+      HAPROXY_MAXCONN: '512',
       ...servers,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
