@@ -16,14 +16,15 @@ export function drainMs(shutdownGraceMs: number): number {
 }
 
 /**
- * Leaving a load balancer's rotation without failing a request. At SIGTERM or
- * SIGINT /health/ready starts failing at once (HAProxy, a Kubernetes readiness
+ * Leaving a load balancer's rotation without failing a request. At SIGTERM (what
+ * Docker, Kubernetes and systemd send) /health/ready starts failing at once (HAProxy, a Kubernetes readiness
  * probe see it), while the API keeps serving for the drain period; only then does
  * the shutdown go on: hooks first, then the HTTP server stops listening and lets
  * in-flight requests finish. The wait is a destroy hook: Nest runs those from the
  * root module outwards, so this one (a feature module's) holds the libraries'
  * (API-key cache subscription, SSO) until the drain is over.
- * A close without a signal (the tests' in-process apps) does not wait.
+ * SIGINT (Ctrl-C at a terminal) and a close without a signal (the tests'
+ * in-process apps) do not wait.
  */
 @Injectable()
 export class ShutdownDrain implements OnApplicationBootstrap, OnModuleDestroy {
@@ -47,12 +48,10 @@ export class ShutdownDrain implements OnApplicationBootstrap, OnModuleDestroy {
   onApplicationBootstrap(): void {
     // Runs in the same emit as Nest's own shutdown listener, before its first await.
     process.once('SIGTERM', this.onSignal);
-    process.once('SIGINT', this.onSignal);
   }
 
   async onModuleDestroy(): Promise<void> {
     process.off('SIGTERM', this.onSignal);
-    process.off('SIGINT', this.onSignal);
     if (this.signalledAt === null) return;
     const left = this.signalledAt + this.drainMs - Date.now();
     if (left > 0) await sleep(left);
