@@ -10,7 +10,7 @@ import { waitFor } from './wait.js';
  */
 
 export const HAPROXY_CONFIG = fileURLToPath(new URL('../../deploy/haproxy.cfg', import.meta.url));
-const HAPROXY = process.env.HAPROXY_BIN ?? '/usr/sbin/haproxy';
+export const HAPROXY_BIN = process.env.HAPROXY_BIN ?? '/usr/sbin/haproxy';
 
 export interface Haproxy {
   /** http://127.0.0.1:PORT */
@@ -38,7 +38,7 @@ export async function startHaproxy(options: HaproxyOptions): Promise<Haproxy> {
     servers[`API_${i + 1}`] = new URL(server).host;
     if (i >= 2) servers[`API_${i + 1}_STATE`] = 'enabled';
   });
-  const child: ChildProcess = spawn(HAPROXY, ['-db', '-f', HAPROXY_CONFIG], {
+  const child: ChildProcess = spawn(HAPROXY_BIN, ['-db', '-f', HAPROXY_CONFIG], {
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HAPROXY_BIND: `127.0.0.1:${port}`,
