@@ -55,6 +55,14 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { Agent as UndiciAgent, request as undiciRequest } from 'undici';
 import { describeError, errorToJson } from './errors.mjs';
+import {
+  NOISE,
+  cpuMs,
+  findDependencyPids,
+  freePort,
+  machineSnapshot,
+  quietMachine,
+} from './machine.mjs';
 import { BENCH_LIMITS, assertUnthrottled } from './limits.mjs';
 import { PhaseRunner } from './phases.mjs';
 import {
@@ -151,7 +159,6 @@ CONFIG.history = {
 CONFIG.reports = { enabled: env.BENCH_REPORTS !== '0' };
 const TARGETS = { readRatio: 0.9, createRatio: 0.8, fixedRateP99Ms: 15 };
 const MAX_ERROR_SHARE = 0.01;
-const NOISE = { otherPct: 15, stealPct: 5 }; // flag phases where something else took this much CPU (% of one core)
 const CREATE_BODY = JSON.stringify({
   type: 'remote_viewing',
   target: 'The object in the sealed envelope #4711',
@@ -233,18 +240,6 @@ async function runToCompletion(name, args, childEnv) {
 // ------------------------------------------------------------------ helpers
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitFor(url, child, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
@@ -330,89 +325,6 @@ function summarize(base, latencies, okCount, failures, durationS) {
   };
 }
 const round2 = (value) => (value === null ? null : Math.round(value * 100) / 100);
-
-/** CPU time (user + system, all threads) of a process in ms, from /proc (Linux); null elsewhere. */
-const CLK_TCK = 100; // USER_HZ, 100 on every mainstream Linux
-function cpuMs(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK; // utime, stime
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Machine-wide CPU accounting (Linux): busy and steal time of all cores, and the CPU time of
- * PostgreSQL and Redis processes, so a phase disturbed by something else can be flagged.
- */
-const dependencyPids = { postmaster: null, redis: null }; // set in main() when PostgreSQL / Redis run on this machine
-
-function machineSnapshot() {
-  try {
-    const cpu = readFileSync('/proc/stat', 'utf8')
-      .split('\n')[0]
-      .trim()
-      .split(/\s+/)
-      .slice(1)
-      .map(Number);
-    const [user, nice, system, idle, iowait, irq, softirq, steal] = cpu;
-    const databases = new Map(); // pid → CPU ms, per process so that backends ending mid-phase do not skew the sum
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        const pid = Number(entry);
-        const ppid = Number(fields[1]);
-        const ours =
-          pid === dependencyPids.redis ||
-          pid === dependencyPids.postmaster ||
-          ppid === dependencyPids.postmaster;
-        if (!ours) continue;
-        databases.set(entry, ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK);
-      } catch {
-        // the process ended meanwhile
-      }
-    }
-    return {
-      busyMs: ((user + nice + system + irq + softirq) * 1000) / CLK_TCK,
-      stealMs: (steal * 1000) / CLK_TCK,
-      idleMs: ((idle + iowait) * 1000) / CLK_TCK,
-      databases,
-    };
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Between phases both servers are idle, so CPU in use then is someone else's: wait (up to
- * `maxWaitS`) until it is under `NOISE.otherPct` % of a core, so phases are not disturbed.
- */
-async function quietMachine(maxWaitS = 30) {
-  const deadline = Date.now() + maxWaitS * 1000;
-  let said = false;
-  for (;;) {
-    const before = machineSnapshot();
-    const bench = process.cpuUsage();
-    await sleep(1_000);
-    const after = machineSnapshot();
-    if (!before || !after) return;
-    const own = (process.cpuUsage(bench).user + process.cpuUsage(bench).system) / 1000;
-    const otherPct = Math.round(
-      ((after.busyMs - before.busyMs + after.stealMs - before.stealMs - own) / 1000) * 100,
-    );
-    if (otherPct <= NOISE.otherPct) return;
-    if (Date.now() > deadline) {
-      log(`  other load still at ${otherPct} % of a core after ${maxWaitS} s; measuring anyway`);
-      return;
-    }
-    if (!said) log(`  waiting for other load on the machine to settle (${otherPct} % of a core) …`);
-    said = true;
-  }
-}
 
 /** Runs a phase; adds the server process's CPU time and how busy the rest of the machine was. */
 async function measured(pid, run) {
@@ -1539,33 +1451,6 @@ async function startCompleter(keptPublicId, organizationPublicId) {
       return firstError;
     },
   };
-}
-
-/** The PostgreSQL postmaster and Redis server processes, when they run on this machine (for the CPU split). */
-async function findDependencyPids(db) {
-  try {
-    const { rows } = await db.query('SELECT pg_backend_pid() AS pid');
-    const stat = readFileSync(`/proc/${rows[0].pid}/stat`, 'utf8');
-    dependencyPids.postmaster = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    // PostgreSQL runs elsewhere (or in a container with its own PID namespace)
-  }
-  const redis = new Redis(CONFIG.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    const pid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]);
-    if (
-      pid &&
-      existsSync(`/proc/${pid}/stat`) &&
-      readFileSync(`/proc/${pid}/stat`, 'utf8').includes('(redis-server)')
-    )
-      dependencyPids.redis = pid;
-  } catch {
-    // not reachable here; the API will report it
-  } finally {
-    redis.disconnect();
-  }
 }
 
 /** Proves both servers do the same thing before timing them. */
