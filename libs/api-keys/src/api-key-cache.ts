@@ -1,8 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { AppSettings } from '#config';
 import type { ApiKeyEntity } from './api-key.entity.js';
-import { RedisService } from '#queue';
+import { RedisService, type RedisClient } from '#queue';
 
 /** How long a verified key is trusted from memory before the database is asked again. */
 const TTL_MS = 30_000;
@@ -18,7 +17,7 @@ const MAX_ENTRIES = 10_000;
 export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(ApiKeyCache.name);
   private readonly entries = new Map<string, { key: ApiKeyEntity; cachedAt: number }>();
-  private subscriber: Redis | null = null;
+  private subscriber: RedisClient | null = null;
   private readonly channel: string;
 
   constructor(

@@ -15,6 +15,7 @@ export abstract class AppSettings implements Settings {
   declare databaseReplicaUrls: string[];
   declare databaseReplicaMaxLagMs: number;
   declare redisUrl: string;
+  declare redisClusterNodes: Settings['redisClusterNodes'];
   declare redisPrefix: string;
   declare port: number;
   declare publicUrl: string;

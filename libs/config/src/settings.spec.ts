@@ -112,6 +112,36 @@ describe('settings', () => {
     });
   });
 
+  describe('Redis Cluster nodes', () => {
+    it('are a comma-separated host:port list, none when unset or empty', () => {
+      expect(parseSettings(base).redisClusterNodes).toEqual([]);
+      expect(parseSettings({ ...base, REDIS_CLUSTER_NODES: ' ' }).redisClusterNodes).toEqual([]);
+      expect(
+        parseSettings({
+          ...base,
+          REDIS_CLUSTER_NODES: ' 10.0.0.5:6379 ,redis-1.internal:7001,[::1]:7002',
+        }).redisClusterNodes,
+      ).toEqual([
+        { host: '10.0.0.5', port: 6379 },
+        { host: 'redis-1.internal', port: 7001 },
+        { host: '::1', port: 7002 },
+      ]);
+    });
+
+    it.each([
+      ['10.0.0.5:6379,', 'entry 2 is empty'],
+      ['10.0.0.5', 'entry 1 "10.0.0.5" is not host:port'],
+      ['10.0.0.5:6379,redis-1:0', 'entry 2 "redis-1:0" is not host:port'],
+      ['10.0.0.5:70000', 'entry 1 "10.0.0.5:70000" is not host:port'],
+      ['redis://10.0.0.5:6379', 'entry 1 "redis://10.0.0.5:6379" is not host:port'],
+      ['10.0.0.5:6379,user:hunter2@10.0.0.6:6379', 'entry 2 is not host:port'],
+    ])('stop on %j naming the setting and the bad entry', (value, problem) => {
+      expect(problemWith({ REDIS_CLUSTER_NODES: value })).toBe('REDIS_CLUSTER_NODES');
+      expect(() => parseSettings({ ...base, REDIS_CLUSTER_NODES: value })).toThrow(problem);
+      expect(() => parseSettings({ ...base, REDIS_CLUSTER_NODES: value })).not.toThrow('hunter2');
+    });
+  });
+
   it('read the webhook settings', () => {
     const { webhooks } = parseSettings({ ...base, WEBHOOK_RETRY_SCALE: '0.001' });
     expect(webhooks.retryScale).toBe(0.001);

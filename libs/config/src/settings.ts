@@ -17,6 +17,12 @@ export interface Settings {
   /** A replica further behind the primary than this serves no reads until it catches up. */
   databaseReplicaMaxLagMs: number;
   redisUrl: string;
+  /**
+   * Nodes of a Redis Cluster (any few of its masters: the rest are discovered).
+   * When set, every Redis use goes to the cluster and REDIS_URL only lends its
+   * user, password and TLS (`rediss:`) to the nodes. Empty: the one REDIS_URL.
+   */
+  redisClusterNodes: RedisNode[];
   /** Namespace of every Redis key and channel, so several deployments (or test runs) can share a Redis. */
   redisPrefix: string;
   port: number;
@@ -94,6 +100,11 @@ export interface OutboundSettings {
   materialTimeoutMs: number;
 }
 
+export interface RedisNode {
+  host: string;
+  port: number;
+}
+
 export class SettingsError extends Error {
   constructor(
     readonly setting: string,
@@ -157,6 +168,25 @@ function urlList(env: Env, name: string, protocols: string[]): string[] {
       throw new SettingsError(name, `${where} must use one of ${protocols.join(', ')}`);
     }
     return entry;
+  });
+}
+
+/** `host:port,host:port,…` (none when unset); an error names the setting and the bad entry. */
+function redisNodes(env: Env, name: string): RedisNode[] {
+  const entries = (text(env, name) ?? '').split(',').map((entry) => entry.trim());
+  if (entries.length === 1 && entries[0] === '') return [];
+  return entries.map((entry, index) => {
+    const where = `entry ${index + 1}`;
+    if (entry === '') throw new SettingsError(name, `${where} is empty`);
+    // host:port, or [IPv6]:port; no scheme, user or password (those come from REDIS_URL).
+    const match = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/.exec(entry);
+    const port = match ? Number(match[3]) : NaN;
+    if (!match || port < 1 || port > 65535) {
+      // An entry with credentials in it is not echoed (the password belongs in REDIS_URL).
+      const shown = entry.includes('@') ? '' : ` "${entry}"`;
+      throw new SettingsError(name, `${where}${shown} is not host:port (e.g. 10.0.0.5:6379)`);
+    }
+    return { host: (match[1] ?? match[2])!, port };
   });
 }
 
@@ -327,6 +357,7 @@ export function parseSettings(env: Env): Settings {
     databaseReplicaUrls: urlList(env, 'DATABASE_REPLICA_URLS', ['postgres:', 'postgresql:']),
     databaseReplicaMaxLagMs: integer(env, 'DATABASE_REPLICA_MAX_LAG_MS', 5_000, 100, 600_000),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    redisClusterNodes: redisNodes(env, 'REDIS_CLUSTER_NODES'),
     redisPrefix: redisPrefix(env),
     port,
     publicUrl,

@@ -1,5 +1,6 @@
 export * from './queues.js';
 export * from './redis.service.js';
+export * from './redis-connections.js';
 export * from './job-producer.js';
 export * from './queue.module.js';
 export * from './periodic-tasks.js';

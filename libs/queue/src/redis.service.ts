@@ -1,17 +1,19 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { Redis } from 'ioredis';
 import { AppSettings } from '#config';
+import { createRedisClient, type RedisClient } from './redis-connections.js';
 
 /** The process's general-purpose Redis connection (counters, pub/sub publishing, health). */
 @Injectable()
 export class RedisService implements OnApplicationShutdown {
-  readonly client: Redis;
+  readonly client: RedisClient;
+  /** BullMQ's connections on a cluster (see `queueConnection`), closed once the workers are. */
+  private readonly queueConnections: RedisClient[] = [];
 
-  constructor(settings: AppSettings) {
+  constructor(private readonly settings: AppSettings) {
     // Fail commands fast while Redis is away instead of queueing them forever. Every
     // authenticated request counts itself here: commands issued in the same tick by
     // concurrent requests go out in one write (auto-pipelining), not one syscall each.
-    this.client = new Redis(settings.redisUrl, {
+    this.client = createRedisClient(settings, {
       maxRetriesPerRequest: 2,
       enableAutoPipelining: true,
     });
@@ -20,13 +22,33 @@ export class RedisService implements OnApplicationShutdown {
   }
 
   /** A separate connection in subscriber mode (a subscribed connection cannot run other commands). */
-  subscriber(): Redis {
+  subscriber(): RedisClient {
     const connection = this.client.duplicate();
     connection.on('error', () => undefined);
     return connection;
   }
 
+  /**
+   * A connection for one queue's BullMQ Queue and Worker on a Redis Cluster.
+   * BullMQ accepts a cluster only as a client instance, which it treats as
+   * shared and leaves open; this service closes it at shutdown, which Nest
+   * runs after the workers have finished their jobs (this global module is
+   * shut down last).
+   */
+  queueConnection(): RedisClient {
+    // Commands of blocked-for-work workers wait for Redis to return, as BullMQ requires.
+    const connection = createRedisClient(this.settings, { maxRetriesPerRequest: null });
+    // BullMQ reports errors while it uses the connection; this keeps one after it stops listening.
+    connection.on('error', () => undefined);
+    this.queueConnections.push(connection);
+    return connection;
+  }
+
   async onApplicationShutdown(): Promise<void> {
-    await this.client.quit().catch(() => this.client.disconnect());
+    await Promise.all(
+      [this.client, ...this.queueConnections].map((connection) =>
+        connection.quit().catch(() => connection.disconnect()),
+      ),
+    );
   }
 }

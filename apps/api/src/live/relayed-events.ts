@@ -4,11 +4,10 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { MODES, type Mode } from '#common';
 import { AppSettings } from '#config';
 import { eventsChannel, type RelayedEvent } from '#events';
-import { RedisService } from '#queue';
+import { RedisService, type RedisClient } from '#queue';
 
 export type RelayedEventListener = (relayed: RelayedEvent) => void;
 
@@ -23,7 +22,7 @@ export type RelayedEventListener = (relayed: RelayedEvent) => void;
 export class RelayedEvents implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(RelayedEvents.name);
   private readonly listeners: RelayedEventListener[] = [];
-  private subscriber: Redis | null = null;
+  private subscriber: RedisClient | null = null;
 
   constructor(
     private readonly redis: RedisService,
@@ -46,7 +45,7 @@ export class RelayedEvents implements OnApplicationBootstrap, BeforeApplicationS
     await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
   }
 
-  private async listen(subscriber: Redis): Promise<void> {
+  private async listen(subscriber: RedisClient): Promise<void> {
     try {
       await subscriber.subscribe(eventsChannel(this.settings.redisPrefix));
     } catch (error) {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CacheItem, CacheProvider } from '@node-saml/node-saml';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 
 /**
  * Pending AuthnRequests: node-saml's CacheProvider (request id → issue
@@ -28,7 +28,7 @@ function digest(...parts: string[]): string {
 
 export class RedisSamlRequestStore implements SamlRequestStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     private readonly keyPrefix: string,
     readonly ttlMs: number = DEFAULT_REQUEST_TTL_MS,
   ) {}
@@ -72,7 +72,7 @@ export class RedisSamlRequestStore implements SamlRequestStore {
 
 export class RedisSamlReplayStore implements SamlReplayStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     private readonly keyPrefix: string,
   ) {}
 
@@ -95,7 +95,7 @@ export class RedisSamlStores {
   readonly requests: RedisSamlRequestStore;
   readonly assertions: RedisSamlReplayStore;
 
-  constructor(redis: Redis, keyPrefix: string, requestTtlMs = DEFAULT_REQUEST_TTL_MS) {
+  constructor(redis: Redis | Cluster, keyPrefix: string, requestTtlMs = DEFAULT_REQUEST_TTL_MS) {
     this.requests = new RedisSamlRequestStore(redis, keyPrefix, requestTtlMs);
     this.assertions = new RedisSamlReplayStore(redis, keyPrefix);
   }

@@ -44,13 +44,15 @@ export class AttemptLimiter {
     address: string,
   ): Promise<number> {
     const keys = this.keys(kind, identifier, address);
-    const pipeline = this.redis.client.multi();
-    for (const { key } of keys) pipeline.get(key).pttl(key);
-    const replies = (await pipeline.exec()) ?? [];
+    // One transaction per key: on a Redis Cluster the address's and the
+    // identifier's counters may sit on different nodes.
+    const replies = await Promise.all(
+      keys.map(({ key }) => this.redis.client.multi().get(key).pttl(key).exec()),
+    );
     let wait = 0;
     keys.forEach(({ identifierKey }, index) => {
-      const count = Number(replies[index * 2]?.[1] ?? 0);
-      const ttl = Number(replies[index * 2 + 1]?.[1] ?? 0);
+      const count = Number(replies[index]?.[0]?.[1] ?? 0);
+      const ttl = Number(replies[index]?.[1]?.[1] ?? 0);
       const limit = identifierKey ? policy.perIdentifier : policy.perAddress;
       if (count >= limit) wait = Math.max(wait, Math.ceil(Math.max(ttl, 1000) / 1000));
     });
@@ -63,12 +65,13 @@ export class AttemptLimiter {
     identifier: string | undefined,
     address: string,
   ): Promise<void> {
-    const pipeline = this.redis.client.multi();
-    for (const { key } of this.keys(kind, identifier, address)) {
-      // NX: the window starts at the first failure and is not pushed back by later ones.
-      pipeline.incr(key).expire(key, policy.windowSeconds, 'NX');
-    }
-    await pipeline.exec();
+    // One transaction per key (a cluster may keep them on different nodes). NX: the
+    // window starts at the first failure and is not pushed back by later ones.
+    await Promise.all(
+      this.keys(kind, identifier, address).map(({ key }) =>
+        this.redis.client.multi().incr(key).expire(key, policy.windowSeconds, 'NX').exec(),
+      ),
+    );
   }
 
   /** A success forgives the identifier's failures (not the address's). */
