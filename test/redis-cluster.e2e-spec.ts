@@ -1,0 +1,207 @@
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { Scope } from '#common';
+import { QUEUE } from '#queue';
+import { TestClient } from './support/client.js';
+import { createOrganization, type TestOrganization } from './support/factories.js';
+import {
+  createTestCertificateAuthority,
+  startHttpsReceiver,
+  type HttpsReceiver,
+  type TestCertificateAuthority,
+} from './support/https-receiver.js';
+import { startPrivateRedisCluster, type PrivateRedisCluster } from './support/redis-cluster.js';
+import { startStack, type Stack } from './support/stack.js';
+import { waitFor } from './support/wait.js';
+
+// The whole service on a private three-master Redis Cluster (REDIS_CLUSTER_NODES):
+// instance `a` with the worker, instance `b` without, both on the cluster only.
+
+let cluster: PrivateRedisCluster;
+let ca: TestCertificateAuthority;
+let receiver: HttpsReceiver;
+let a: Stack;
+let b: Stack;
+let clientA: TestClient;
+let clientB: TestClient;
+let org: TestOrganization;
+let token: string;
+const sockets: WebSocket[] = [];
+
+beforeAll(async () => {
+  cluster = await startPrivateRedisCluster();
+  ca = await createTestCertificateAuthority();
+  receiver = await startHttpsReceiver({ certificate: ca.leaf });
+  const env = {
+    REDIS_CLUSTER_NODES: cluster.nodes,
+    // Nothing may reach the shared Redis: a REDIS_URL nobody listens on.
+    REDIS_URL: 'redis://127.0.0.1:1',
+    WEBHOOK_EXTRA_CA_FILE: ca.caFile,
+    WEBHOOK_PRIVATE_ALLOWLIST: '127.0.0.1',
+  };
+  a = await startStack({ env });
+  // Behind the same public URL as `a`, so it accepts a's access tokens.
+  const other = await startStack({ worker: false, env: { ...env, PUBLIC_URL: a.baseUrl } });
+  const { port } = other.api.getHttpServer().address() as AddressInfo;
+  b = { ...other, baseUrl: `http://127.0.0.1:${port}` };
+  [clientA, clientB] = await Promise.all([TestClient.for(a), TestClient.for(b)]);
+  org = await createOrganization(a, clientA);
+  token = await org.token();
+}, 90_000);
+
+afterAll(async () => {
+  for (const socket of sockets) socket.terminate();
+  await b?.close();
+  await a?.close();
+  await receiver?.close();
+  await ca?.cleanup();
+  await cluster?.close();
+});
+
+/** A live-update socket on `stack`, keeping every message it receives. */
+async function liveSocket(stack: Stack): Promise<{ socket: WebSocket; messages: any[] }> {
+  const socket = new WebSocket(`${stack.baseUrl.replace(/^http/, 'ws')}/v1/sessions/ws`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  sockets.push(socket);
+  const messages: any[] = [];
+  socket.on('message', (data) => messages.push(JSON.parse(String(data))));
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  return { socket, messages };
+}
+
+describe('the service on a Redis Cluster', () => {
+  it('runs sessions through the queues, fans live updates out and delivers webhooks', async () => {
+    const hook = await clientA.post('/v1/webhooks', {
+      token,
+      json: { url: receiver.url, events: ['session.completed'] },
+    });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+
+    // [slow]: progress steps of 200 ms, so the subscription is in place before the end.
+    const created = await clientA.post('/v1/sessions', {
+      token,
+      json: { type: 'remote_viewing', target: 'cluster-wide [slow]' },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.session_id as string;
+
+    // The worker (with `a`) publishes; `b`, with no worker, hears it through Redis pub/sub.
+    const live = await liveSocket(b);
+    live.socket.send(JSON.stringify({ type: 'subscribe', session_id: id }));
+    const completed = await waitFor(
+      async () => live.messages.find((m) => m.type === 'session.completed') ?? null,
+      30_000,
+    );
+    expect(completed).toMatchObject({ session_id: id, event_id: expect.any(String) });
+
+    const read = await clientB.get(`/v1/sessions/${id}`, { token });
+    expect(read.body).toMatchObject({ session_id: id, status: 'completed' });
+
+    // A second session, not watched, completes too: the queue keeps working.
+    const second = await clientB.post('/v1/sessions', {
+      token,
+      json: { type: 'dowsing', target: 'cluster-wide again' },
+    });
+    expect(second.status).toBe(201);
+    await expect
+      .poll(
+        async () =>
+          (await clientA.get(`/v1/sessions/${second.body.session_id}`, { token })).body.status,
+        { timeout: 30_000, interval: 100 },
+      )
+      .toBe('completed');
+
+    const deliveries = await receiver.waitForRequests(2, 30_000);
+    const bodies = deliveries.map((request) => JSON.parse(request.rawBody));
+    expect(bodies.map((body) => body.type)).toEqual(['session.completed', 'session.completed']);
+    expect(bodies.map((body) => body.data.session_id).sort()).toEqual(
+      [id, second.body.session_id].sort(),
+    );
+    expect(bodies.find((body) => body.data.session_id === id).id).toBe(completed.event_id);
+  });
+
+  it('counts request limits there: 429 once the minute is used up', async () => {
+    const limited = await createOrganization(a, clientA, 'live', 'enterprise', {
+      tier: 'custom',
+      requestsPerMinute: 3,
+    });
+    const apiKey = await limited.apiKey();
+    // Counted across both instances: one count in the cluster.
+    for (const client of [clientA, clientB, clientA]) {
+      expect((await client.get('/v1/sessions', { apiKey })).status).toBe(200);
+    }
+    const refused = await clientB.get('/v1/sessions', { apiKey });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({
+      code: 'RATE_LIMITED',
+      details: { field: 'requests_per_minute', limit: 3, window: 'minute' },
+    });
+  });
+
+  it('counts failed client credentials (a counter per address and per client)', async () => {
+    const attempt = () =>
+      clientA.post('/oauth2/token', {
+        form: {
+          grant_type: 'client_credentials',
+          client_id: org.clientId,
+          client_secret: 'not-the-secret',
+        },
+      });
+    for (let i = 0; i < 3; i++) expect((await attempt()).status).toBe(401);
+    const counters = await cluster.keys(`${a.settings.redisPrefix}:attempts:*`);
+    expect(counters.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('replays an idempotent create', async () => {
+    const key = randomUUID();
+    const request = {
+      token,
+      json: { type: 'dowsing', target: 'Idempotent on a cluster' },
+      headers: { 'Idempotency-Key': key },
+    };
+    const first = await clientA.post('/v1/sessions', request);
+    expect(first.status).toBe(201);
+    const retry = await clientB.post('/v1/sessions', request);
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body).toEqual(first.body);
+  });
+
+  it('drops a revoked API key on the other instance too, where it was cached', async () => {
+    const createdKey = await clientA.post('/v1/api-keys', {
+      token,
+      json: { name: 'cluster', scopes: [Scope.SessionsRead] },
+    });
+    expect(createdKey.status).toBe(201);
+    const { id, key } = createdKey.body as { id: string; key: string };
+    // 404: the key is accepted (and now cached by `b`); the session does not exist.
+    const probe = '/v1/sessions/sess_01m82sfbpbenftg57hv349pfkd';
+    expect((await clientB.get(probe, { apiKey: key })).status).toBe(404);
+
+    expect((await clientA.post(`/v1/api-keys/${id}/revoke`, { token })).status).toBe(200);
+    // Well before the cache's 30 s: the invalidation came over the cluster's pub/sub.
+    await expect
+      .poll(async () => (await clientB.get(probe, { apiKey: key })).status, {
+        timeout: 10_000,
+        interval: 50,
+      })
+      .toBe(401);
+  });
+
+  it('spreads its keys over the nodes, each queue under its own hash tag', async () => {
+    const perNode = await cluster.keysPerNode();
+    expect(perNode.filter((count) => count > 0).length).toBeGreaterThanOrEqual(2);
+
+    const prefix = a.settings.redisPrefix;
+    const sessionsQueue = await cluster.keys(`{${prefix}:${QUEUE.sessions}}:${QUEUE.sessions}:*`);
+    expect(sessionsQueue.length).toBeGreaterThan(0);
+    // Nothing of BullMQ under the single-Redis layout.
+    expect(await cluster.keys(`${prefix}:${QUEUE.sessions}:*`)).toEqual([]);
+  });
+});
