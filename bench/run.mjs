@@ -122,6 +122,8 @@ const CONFIG = {
     // The worker's own settings (passed through to it unchanged), to size the direct reference.
     endpointConcurrency: positiveInt('WEBHOOK_ENDPOINT_CONCURRENCY', 10),
     workerConcurrency: positiveInt('WEBHOOK_WORKER_CONCURRENCY', 100),
+    // CPU profiles of the worker over the drain and the paced windows (bench/results/profiles/).
+    profile: env.BENCH_WEBHOOK_PROFILE === '1',
   },
 };
 CONFIG.lists = {
@@ -2074,17 +2076,23 @@ async function webhookPhase(ctx, result) {
     if (backlogEvents === 0) throw new Error(`no backlog: ${problems.join('; ')}`);
     log(`  ${backlogEvents} session.created events in the outbox; starting the worker …`);
     const { first: firstArrival } = await receiver.reset();
-    worker = startChild('worker', ['dist/apps/worker/src/main.js'], {
-      ...shared,
-      LOG_LEVEL: CONFIG.logLevel,
-      // Sessions would run in this worker too: one at a time, each step 10 min, so its CPU is the
-      // event pipeline's (relay, fan-out, dispatch, delivery) and not the simulated sessions'.
-      WORKER_CONCURRENCY: '1',
-      SIMULATED_STEP_MS: '600000',
-      SHUTDOWN_GRACE_MS: '3000',
-      WEBHOOK_EXTRA_CA_FILE: caFile,
-      WEBHOOK_PRIVATE_ALLOWLIST: '127.0.0.1',
-    });
+    const workerArgs = W.profile ? ['--import', './bench/cpu-profile-hook.mjs'] : [];
+    worker = startChild(
+      'worker',
+      [...workerArgs, 'dist/apps/worker/src/main.js'],
+      {
+        ...shared,
+        LOG_LEVEL: CONFIG.logLevel,
+        // Sessions would run in this worker too: one at a time, each step 10 min, so its CPU is the
+        // event pipeline's (relay, fan-out, dispatch, delivery) and not the simulated sessions'.
+        WORKER_CONCURRENCY: '1',
+        SIMULATED_STEP_MS: '600000',
+        SHUTDOWN_GRACE_MS: '3000',
+        WEBHOOK_EXTRA_CA_FILE: caFile,
+        WEBHOOK_PRIVATE_ALLOWLIST: '127.0.0.1',
+      },
+      { ipc: W.profile },
+    );
     const workerDied = worker.exited.then(() => {
       throw new Error(workerGone());
     });
@@ -2095,10 +2103,12 @@ async function webhookPhase(ctx, result) {
       WAIT.startMs,
       'first webhook delivery',
     );
+    if (W.profile) await profileWorker(worker, 'start');
     const pids = { worker: worker.pid, receiver: receiver.child.pid };
     const drainStart = cpuSnapshot(pids);
     const drained = await Promise.race([receiver.wait(expected), workerDied]);
     const pendingAfterDrain = await settled(ids);
+    if (W.profile) await profileWorker(worker, 'stop', 'drain', drained.count);
     const drain = cpuBetween(drainStart, cpuSnapshot(pids));
     if (drained.count < expected)
       problems.push(
@@ -2171,6 +2181,7 @@ async function webhookPhase(ctx, result) {
     const latencyPids = { worker: worker.pid, api: api.pid, receiver: receiver.child.pid };
     const client = new RawClient(apiBase, 10);
     const pacedFrom = new Date();
+    if (W.profile) await profileWorker(worker, 'start');
     const latencyStart = cpuSnapshot(latencyPids);
     const creates = await paced(
       {
@@ -2186,6 +2197,7 @@ async function webhookPhase(ctx, result) {
     const latencyExpected = creates.ok * W.endpoints;
     const arrived = await Promise.race([receiver.wait(latencyExpected), workerDied]);
     const pendingAfterLatency = await settled(ids);
+    if (W.profile) await profileWorker(worker, 'stop', 'latency', arrived.count);
     const latencyCpu = cpuBetween(latencyStart, cpuSnapshot(latencyPids));
     if (creates.ok < W.pacedRate * W.pacedDuration)
       problems.push(
@@ -2253,6 +2265,34 @@ async function webhookPhase(ctx, result) {
     );
     log(`Webhook phase done in ${((performance.now() - phaseStarted) / 1000).toFixed(1)} s.`);
   }
+}
+
+/**
+ * BENCH_WEBHOOK_PROFILE=1: the worker runs with bench/cpu-profile-hook.mjs; its profile of one
+ * window goes to bench/results/profiles/worker-webhooks-<window>.cpuprofile, with the sidecar
+ * profile-summary.mjs reads per-delivery costs from.
+ */
+async function profileWorker(worker, action, window, deliveries) {
+  const file = join(RESULTS, 'profiles', `worker-webhooks-${window}.cpuprofile`);
+  if (action === 'stop') {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(
+      file.replace(/\.cpuprofile$/, '.json'),
+      `${JSON.stringify({ server: 'worker', phase: `webhooks-${window}`, requests: deliveries })}\n`,
+    );
+  }
+  const answered = new Promise((resolve) => {
+    const onMessage = (message) => {
+      if (message?.profileStarted || message?.profileWritten) {
+        worker.off('message', onMessage);
+        resolve();
+      }
+    };
+    worker.on('message', onMessage);
+  });
+  worker.send(action === 'start' ? { profile: 'start' } : { profile: 'stop', file });
+  await Promise.race([answered, sleep(15_000)]);
+  if (action === 'stop') log(`  worker CPU profile: ${file}`);
 }
 
 /** The phase's webhooks removed through the API; through SQL when the API does not answer. */

@@ -1,5 +1,5 @@
 import { rootCertificates } from 'node:tls';
-import { Agent } from 'undici';
+import { Agent, Pool } from 'undici';
 import { AppSettings } from '#config';
 import { DestinationPolicy } from './destination-policy.js';
 
@@ -25,8 +25,35 @@ export function createOutboundAgent(
   policy: DestinationPolicy,
   timeouts: OutboundTimeouts,
 ): Agent {
+  return new Agent(outboundOptions(settings, policy, timeouts));
+}
+
+/**
+ * The same, for one origin: at most `connections` sockets, kept alive between
+ * requests, one request at a time on each (no pipelining). Every new socket is
+ * resolved through the destination policy like the agent's.
+ */
+export function createOutboundPool(
+  origin: string,
+  settings: AppSettings,
+  policy: DestinationPolicy,
+  timeouts: OutboundTimeouts,
+  connections: number,
+): Pool {
+  return new Pool(origin, {
+    ...outboundOptions(settings, policy, timeouts),
+    connections,
+    pipelining: 1,
+  });
+}
+
+function outboundOptions(
+  settings: AppSettings,
+  policy: DestinationPolicy,
+  timeouts: OutboundTimeouts,
+): Agent.Options {
   const extra = settings.outbound.extraCaPem;
-  return new Agent({
+  return {
     connect: {
       ...(extra ? { ca: [...rootCertificates, extra] } : {}),
       rejectUnauthorized: true,
@@ -36,5 +63,5 @@ export function createOutboundAgent(
     },
     headersTimeout: timeouts.headersMs,
     bodyTimeout: timeouts.bodyMs,
-  });
+  };
 }

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 
 /**
  * Signing of webhook deliveries; receivers verify with the SDK's
@@ -30,8 +30,25 @@ function standardKey(secret: string): Buffer {
     : Buffer.from(secret, 'utf8');
 }
 
+/** HMAC keys of recent secrets: making a key object of the raw bytes is most of a signature's cost. */
+const KEYS_KEPT = 1000;
+const keys = new Map<string, { service: KeyObject; standard: KeyObject }>();
+
+function keysOf(secret: string): { service: KeyObject; standard: KeyObject } {
+  let pair = keys.get(secret);
+  if (!pair) {
+    pair = {
+      service: createSecretKey(Buffer.from(secret, 'utf8')),
+      standard: createSecretKey(standardKey(secret)),
+    };
+    if (keys.size >= KEYS_KEPT) keys.clear();
+    keys.set(secret, pair);
+  }
+  return pair;
+}
+
 export function serviceSignature(secret: string, body: string): string {
-  return 'sha256=' + createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex');
+  return 'sha256=' + createHmac('sha256', keysOf(secret).service).update(body).digest('hex');
 }
 
 export function standardSignature(
@@ -40,7 +57,7 @@ export function standardSignature(
   timestamp: number,
   body: string,
 ): string {
-  const digest = createHmac('sha256', standardKey(secret))
+  const digest = createHmac('sha256', keysOf(secret).standard)
     .update(`${id}.${timestamp}.${body}`)
     .digest('base64');
   return `v1,${digest}`;

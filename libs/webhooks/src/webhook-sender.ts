@@ -1,18 +1,26 @@
 import { isIP } from 'node:net';
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { request, type Agent } from 'undici';
+import type { Pool } from 'undici';
 import { AppSettings } from '#config';
 import {
   bareHost,
-  createOutboundAgent,
+  createOutboundPool,
   describeTransportError,
   DestinationPolicy,
+  type OutboundTimeouts,
 } from '#outbound';
 import { DELIVERY_TIMEOUT_MS } from './retry-schedule.js';
 
 /** How much of a receiver's answer is kept with the attempt. */
 export const RESPONSE_BODY_LIMIT = 1024;
 const USER_AGENT = 'SessionAnalysisService-Webhooks/1.0';
+const TIMEOUTS: OutboundTimeouts = {
+  connectMs: DELIVERY_TIMEOUT_MS,
+  headersMs: DELIVERY_TIMEOUT_MS,
+  bodyMs: DELIVERY_TIMEOUT_MS,
+};
+/** An endpoint's pool unused this long is closed (its sockets close sooner, when idle). */
+const POOL_IDLE_MS = 10 * 60_000;
 
 export interface SendOutcome {
   statusCode: number | null;
@@ -30,20 +38,22 @@ export interface SendOutcome {
  */
 @Injectable()
 export class WebhookSender implements OnApplicationShutdown {
-  private readonly agent: Agent;
+  /** One connection pool per endpoint and origin, as many sockets as the endpoint's cap. */
+  private readonly pools = new Map<string, { pool: Pool; usedAt: number }>();
+  private sweptAt = Date.now();
 
   constructor(
-    settings: AppSettings,
+    private readonly settings: AppSettings,
     private readonly policy: DestinationPolicy,
-  ) {
-    this.agent = createOutboundAgent(settings, policy, {
-      connectMs: DELIVERY_TIMEOUT_MS,
-      headersMs: DELIVERY_TIMEOUT_MS,
-      bodyMs: DELIVERY_TIMEOUT_MS,
-    });
-  }
+  ) {}
 
-  async send(url: string, headers: Record<string, string>, body: string): Promise<SendOutcome> {
+  /** POSTs `body` to the endpoint `webhookId`'s `url` over its kept-alive connections. */
+  async send(
+    webhookId: string,
+    url: string,
+    headers: Record<string, string>,
+    body: string,
+  ): Promise<SendOutcome> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const target = new URL(url);
@@ -52,9 +62,9 @@ export class WebhookSender implements OnApplicationShutdown {
     const refusal = isIP(host) ? this.policy.refusal(host, host) : null;
     if (refusal !== null) return failure(`refused destination: ${refusal}`, 0);
     try {
-      const response = await request(target, {
+      const response = await this.poolFor(webhookId, target.origin).request({
+        path: target.pathname + target.search,
         method: 'POST',
-        dispatcher: this.agent,
         headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...headers },
         body,
         signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
@@ -74,7 +84,39 @@ export class WebhookSender implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.agent.close().catch(() => undefined);
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map(({ pool }) => pool.close().catch(() => undefined)));
+  }
+
+  private poolFor(webhookId: string, origin: string): Pool {
+    const now = Date.now();
+    if (now - this.sweptAt > POOL_IDLE_MS) this.sweep(now);
+    const key = `${webhookId} ${origin}`;
+    let entry = this.pools.get(key);
+    if (!entry) {
+      const pool = createOutboundPool(
+        origin,
+        this.settings,
+        this.policy,
+        TIMEOUTS,
+        this.settings.webhooks.endpointConcurrency,
+      );
+      entry = { pool, usedAt: now };
+      this.pools.set(key, entry);
+    }
+    entry.usedAt = now;
+    return entry.pool;
+  }
+
+  /** Closes the pools of endpoints not sent to for a while (deleted, or their URL changed). */
+  private sweep(now: number): void {
+    this.sweptAt = now;
+    for (const [key, { pool, usedAt }] of this.pools) {
+      if (now - usedAt < POOL_IDLE_MS) continue;
+      this.pools.delete(key);
+      pool.close().catch(() => undefined);
+    }
   }
 }
 

@@ -1,0 +1,155 @@
+import type { EntityManager } from 'typeorm';
+import { newKey, toPublicId } from '#common';
+import type { EventEntity, EventLog } from '#events';
+import { CLAIM_LOCK, type ClaimedDelivery, type ClaimedWebhook } from './delivery-claims.js';
+import type { DeliveryState } from './entities/webhook-delivery.entity.js';
+import type { WebhookStatus } from './entities/webhook.entity.js';
+import type { SendOutcome } from './webhook-sender.js';
+
+/** How a delivery's attempt (or its cancellation) ended, ready to be written. */
+export interface DeliveryResult {
+  delivery: ClaimedDelivery;
+  /** The delivery's state after this: `pending` with `delayMs` when another attempt follows. */
+  state: DeliveryState;
+  /** Attempts made, this one included (unchanged for a cancellation). */
+  attempts: number;
+  delayMs: number;
+  statusCode: number | null;
+  /** The delivery's `last_error`. */
+  error: string | null;
+  /** The attempt's record; null when the delivery was cancelled without one. */
+  attempt: { startedAt: Date; outcome: SendOutcome } | null;
+  /** What this outcome does to the webhook: back to enabled, disabled (410) or failed (exhausted). */
+  webhookChange: 'recovered' | 'gone' | 'exhausted' | null;
+}
+
+/**
+ * Writes the outcomes of delivery attempts together: one INSERT of their
+ * attempts, one UPDATE of the deliveries, one of the events' pending counts,
+ * then what an outcome does to its webhook (rare: each on its own).
+ */
+export class AttemptRecords {
+  constructor(private readonly events: EventLog) {}
+
+  /**
+   * Writes `results` (the attempts, the deliveries, the events' pending counts) in one
+   * statement; with `lock`, that statement also takes the claim lock (CLAIM_LOCK).
+   */
+  async write(manager: EntityManager, results: DeliveryResult[], lock = false): Promise<void> {
+    if (results.length === 0) {
+      if (lock) await manager.query(`SELECT ${CLAIM_LOCK}`);
+      return;
+    }
+    const attempts = results.filter((result) => result.attempt !== null);
+    // Data-modifying CTEs run whatever the final SELECT reads; an event's `pending_webhooks`
+    // counts its fan-out deliveries not yet settled.
+    await manager.query(
+      `WITH attempts AS (
+         INSERT INTO webhook_attempts
+           (id, delivery_id, attempt_number, started_at, duration_ms, status_code, response_body, error)
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::timestamptz[], $5::int[],
+                              $6::int[], $7::text[], $8::text[])
+       ), outcomes AS (
+         UPDATE webhook_deliveries d
+            SET attempts = u.attempts, state = u.state, last_status_code = u.status_code,
+                last_error = u.error, lease_until = NULL,
+                next_attempt_at = CASE WHEN u.state = 'pending'
+                                       THEN now() + u.delay_ms * interval '1 millisecond' END,
+                completed_at = CASE WHEN u.state = 'pending' THEN NULL ELSE now() END
+           FROM unnest($9::uuid[], $10::int[], $11::text[], $12::int[], $13::text[], $14::int[])
+             AS u(id, attempts, state, status_code, error, delay_ms)
+          WHERE d.id = u.id
+         RETURNING d.event_id, d.origin, d.state
+       ), settled AS (
+         UPDATE events e SET pending_webhooks = greatest(e.pending_webhooks - s.settled, 0)
+           FROM (SELECT event_id, count(*)::int AS settled FROM outcomes
+                  WHERE state <> 'pending' AND origin = 'event' GROUP BY event_id) s
+          WHERE e.id = s.event_id
+       )
+       SELECT ${lock ? CLAIM_LOCK : '1'}`,
+      [
+        attempts.map(() => newKey('webhookAttempt').uuid),
+        attempts.map((result) => result.delivery.id),
+        attempts.map((result) => result.attempts),
+        attempts.map((result) => result.attempt!.startedAt.toISOString()),
+        attempts.map((result) => result.attempt!.outcome.durationMs),
+        attempts.map((result) => result.attempt!.outcome.statusCode),
+        attempts.map((result) => result.attempt!.outcome.responseBody),
+        attempts.map((result) => result.attempt!.outcome.error),
+        results.map((result) => result.delivery.id),
+        results.map((result) => result.attempts),
+        results.map((result) => result.state),
+        results.map((result) => result.statusCode),
+        results.map((result) => result.error),
+        results.map((result) => result.delayMs),
+      ],
+    );
+    for (const result of results) {
+      const { webhook, event } = result.delivery;
+      if (!webhook || !event) continue;
+      if (result.webhookChange === 'recovered') {
+        await setStatus(manager, webhook, 'failed', 'enabled', null);
+      } else if (result.webhookChange === 'gone') {
+        await setStatus(manager, webhook, null, 'disabled', 'the receiver answered 410 Gone');
+      } else if (result.webhookChange === 'exhausted') {
+        await this.exhausted(manager, result, webhook, event);
+      }
+    }
+  }
+
+  /** After the last attempt: the webhook is marked failed and `webhook.failed` announces it. */
+  private async exhausted(
+    manager: EntityManager,
+    result: DeliveryResult,
+    webhook: ClaimedWebhook,
+    event: EventEntity,
+  ): Promise<void> {
+    await setStatus(
+      manager,
+      webhook,
+      'enabled',
+      'failed',
+      `every attempt to deliver event ${toPublicId('event', event.id)} failed`,
+    );
+    // A failure notice that cannot be delivered announces nothing new; stopping here prevents loops.
+    if (event.type === 'webhook.failed') return;
+    const [[{ event_sequence: sequence }]] = (await manager.query(
+      `UPDATE webhooks SET event_sequence = event_sequence + 1 WHERE id = $1 RETURNING event_sequence`,
+      [webhook.id],
+    )) as [[{ event_sequence: number }], number];
+    await this.events.append(
+      manager,
+      { organizationId: webhook.organizationId, mode: webhook.mode },
+      'webhook.failed',
+      {
+        webhook_id: toPublicId('webhook', webhook.id),
+        url: webhook.url,
+        delivery_id: toPublicId('webhookDelivery', result.delivery.id),
+        event_id: toPublicId('event', event.id),
+        event_type: event.type,
+        attempts: result.attempts,
+        last_status_code: result.statusCode,
+        last_error: result.error,
+        failed_at: new Date().toISOString(),
+        sequence,
+      },
+      null,
+    );
+  }
+}
+
+/** Moves the webhook to `status`, only from `from` when given (a disabled webhook stays disabled). */
+async function setStatus(
+  manager: EntityManager,
+  webhook: ClaimedWebhook,
+  from: WebhookStatus | null,
+  status: WebhookStatus,
+  reason: string | null,
+): Promise<void> {
+  await manager.query(
+    `UPDATE webhooks SET status = $3, status_reason = $4, active = active AND $3 <> 'disabled',
+            updated_at = now()
+      WHERE id = $1 AND ($2::text IS NULL OR status = $2)`,
+    [webhook.id, from, status, reason],
+  );
+}

@@ -1,0 +1,205 @@
+import type { EntityManager } from 'typeorm';
+import type { Mode } from '#common';
+import { EventEntity } from '#events';
+import type { DeliveryOrigin } from './entities/webhook-delivery.entity.js';
+import type { EnvelopeFormat, WebhookStatus } from './entities/webhook.entity.js';
+
+/** How long a worker holds a delivery it is sending; a crashed worker's deliveries are picked up after it. */
+export const LEASE_SECONDS = 15;
+/** Due deliveries looked at per claim, so one busy endpoint's backlog does not hide the others'. */
+const CLAIM_WINDOW = 1000;
+
+/** What sending a delivery needs of its webhook, read with the claim. */
+export interface ClaimedWebhook {
+  id: string;
+  organizationId: string;
+  mode: Mode;
+  url: string;
+  active: boolean;
+  status: WebhookStatus;
+  envelopeFormat: EnvelopeFormat;
+  secretSealed: string;
+  previousSecretSealed: string | null;
+  previousSecretExpiresAt: Date | null;
+}
+
+export interface ClaimedDelivery {
+  id: string;
+  webhookId: string;
+  eventId: string;
+  origin: DeliveryOrigin;
+  /** Attempts made before this one. */
+  attempts: number;
+  maxAttempts: number;
+  /** Null when deleted since the delivery was created (and the event, by retention). */
+  webhook: ClaimedWebhook | null;
+  event: EventEntity | null;
+}
+
+/**
+ * Leases due deliveries, at most `$1` in flight per endpoint (counting every
+ * worker's leases) and one at a time per replay, at most `$2` of them, and
+ * returns each with its webhook and event: one statement, one round trip. Its
+ * first row (there is always one) also says how many were due and when the
+ * next one not yet due will be.
+ */
+const CLAIM = `
+WITH due AS (
+  SELECT id, webhook_id, replay_id, next_attempt_at FROM webhook_deliveries
+   WHERE state = 'pending' AND next_attempt_at <= now()
+     AND (lease_until IS NULL OR lease_until < now())
+   ORDER BY next_attempt_at, id
+   LIMIT ${CLAIM_WINDOW}
+), ranked AS (
+  SELECT due.*,
+         row_number() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS webhook_rank,
+         row_number() OVER (PARTITION BY replay_id ORDER BY next_attempt_at, id) AS replay_rank
+    FROM due
+), busy AS (
+  SELECT webhook_id, count(*) AS in_flight, array_agg(replay_id) AS replays
+    FROM webhook_deliveries
+   WHERE state = 'pending' AND lease_until >= now()
+   GROUP BY webhook_id
+), claimed AS (
+  UPDATE webhook_deliveries d
+     SET lease_until = now() + interval '${LEASE_SECONDS} seconds'
+    FROM (
+      SELECT r.id FROM ranked r LEFT JOIN busy b USING (webhook_id)
+       WHERE r.webhook_rank + coalesce(b.in_flight, 0) <= $1
+         AND (r.replay_id IS NULL
+              OR (r.replay_rank = 1 AND NOT coalesce(r.replay_id = ANY(b.replays), false)))
+       ORDER BY r.next_attempt_at, r.id
+       LIMIT $2
+    ) picked
+   WHERE d.id = picked.id
+  RETURNING d.id, d.webhook_id, d.event_id, d.origin, d.attempts, d.max_attempts, d.next_attempt_at
+)
+SELECT m.due_count, m.next_due,
+       c.id, c.webhook_id, c.event_id, c.origin, c.attempts, c.max_attempts,
+       w.id AS w_id, w.organization_id AS w_organization_id, w.mode AS w_mode, w.url AS w_url,
+       w.active AS w_active, w.status AS w_status, w.envelope_format AS w_envelope_format,
+       w.secret_sealed AS w_secret_sealed, w.previous_secret_sealed AS w_previous_secret_sealed,
+       w.previous_secret_expires_at AS w_previous_secret_expires_at,
+       e.id AS e_id, e.organization_id AS e_organization_id, e.mode AS e_mode, e.type AS e_type,
+       e.data AS e_data, e.request_id AS e_request_id, e.pending_webhooks AS e_pending_webhooks,
+       e.created_at AS e_created_at, e.target_webhook_id AS e_target_webhook_id,
+       e.relayed_at AS e_relayed_at
+  FROM (SELECT (SELECT count(*) FROM due)::int AS due_count,
+               (SELECT min(next_attempt_at) FROM webhook_deliveries
+                 WHERE state = 'pending' AND next_attempt_at > now()) AS next_due) m
+  LEFT JOIN claimed c ON true
+  LEFT JOIN webhooks w ON w.id = c.webhook_id
+  LEFT JOIN events e ON e.id = c.event_id
+ ORDER BY c.next_attempt_at, c.id`;
+
+interface ClaimRow {
+  due_count: number;
+  next_due: Date | null;
+  id: string | null;
+  webhook_id: string;
+  event_id: string;
+  origin: DeliveryOrigin;
+  attempts: number;
+  max_attempts: number;
+  w_id: string | null;
+  w_organization_id: string;
+  w_mode: Mode;
+  w_url: string;
+  w_active: boolean;
+  w_status: WebhookStatus;
+  w_envelope_format: EnvelopeFormat;
+  w_secret_sealed: string;
+  w_previous_secret_sealed: string | null;
+  w_previous_secret_expires_at: Date | null;
+  e_id: string | null;
+  e_organization_id: string;
+  e_mode: Mode;
+  e_type: string;
+  e_data: Record<string, unknown>;
+  e_request_id: string | null;
+  e_pending_webhooks: number;
+  e_created_at: Date;
+  e_target_webhook_id: string | null;
+  e_relayed_at: Date | null;
+}
+
+export interface Claim {
+  deliveries: ClaimedDelivery[];
+  /** Due deliveries left unclaimed (over the capacity, an endpoint's cap, a replay's order). */
+  heldBack: boolean;
+  /** When the next delivery not due yet will be, or null when none is scheduled. */
+  nextDue: Date | null;
+}
+
+/** The advisory lock that serialises claims; taken in its own statement, before the claim's. */
+export const CLAIM_LOCK = `pg_advisory_xact_lock(hashtext('webhook-delivery-claim'))`;
+
+/**
+ * Leases up to `limit` due deliveries with what sending them needs. Claims are
+ * serialised by an advisory lock, which the caller's transaction must hold
+ * already (CLAIM_LOCK, taken by an earlier statement so that the claim's
+ * snapshot sees every lease committed before it): so the per-endpoint cap
+ * holds across every worker.
+ */
+export async function claimDeliveries(
+  manager: EntityManager,
+  endpointConcurrency: number,
+  limit: number,
+): Promise<Claim> {
+  const rows = (await manager.query(CLAIM, [endpointConcurrency, limit])) as ClaimRow[];
+  // One webhook object per endpoint, shared by its deliveries.
+  const webhooks = new Map<string, ClaimedWebhook>();
+  const deliveries = rows
+    .filter((row) => row.id !== null)
+    .map((row) => ({
+      id: row.id!,
+      webhookId: row.webhook_id,
+      eventId: row.event_id,
+      origin: row.origin,
+      attempts: row.attempts,
+      maxAttempts: row.max_attempts,
+      webhook: row.w_id === null ? null : webhookOf(row, webhooks),
+      event: row.e_id === null ? null : eventOf(row),
+    }));
+  const [meta] = rows;
+  return {
+    deliveries,
+    heldBack: (meta?.due_count ?? 0) > deliveries.length,
+    nextDue: meta?.next_due ?? null,
+  };
+}
+
+function webhookOf(row: ClaimRow, webhooks: Map<string, ClaimedWebhook>): ClaimedWebhook {
+  let webhook = webhooks.get(row.webhook_id);
+  if (!webhook) {
+    webhook = {
+      id: row.webhook_id,
+      organizationId: row.w_organization_id,
+      mode: row.w_mode,
+      url: row.w_url,
+      active: row.w_active,
+      status: row.w_status,
+      envelopeFormat: row.w_envelope_format,
+      secretSealed: row.w_secret_sealed,
+      previousSecretSealed: row.w_previous_secret_sealed,
+      previousSecretExpiresAt: row.w_previous_secret_expires_at,
+    };
+    webhooks.set(row.webhook_id, webhook);
+  }
+  return webhook;
+}
+
+function eventOf(row: ClaimRow): EventEntity {
+  return Object.assign(new EventEntity(), {
+    id: row.event_id,
+    organizationId: row.e_organization_id,
+    mode: row.e_mode,
+    type: row.e_type,
+    data: row.e_data,
+    requestId: row.e_request_id,
+    pendingWebhooks: row.e_pending_webhooks,
+    createdAt: row.e_created_at,
+    targetWebhookId: row.e_target_webhook_id,
+    relayedAt: row.e_relayed_at,
+  });
+}
