@@ -20,11 +20,19 @@ export function usesRedisCluster(settings: RedisSettings): boolean {
 export function createRedisClient(settings: RedisSettings, options: RedisOptions): RedisClient {
   if (!usesRedisCluster(settings)) return new Redis(settings.redisUrl, options);
   const { enableAutoPipelining, ...nodeOptions } = options;
-  return new Cluster(settings.redisClusterNodes, {
+  const cluster = new Cluster(settings.redisClusterNodes, {
     // Auto-pipelining is a cluster option: commands are grouped per node.
     enableAutoPipelining,
     redisOptions: { ...credentialsOf(settings.redisUrl), ...nodeOptions },
   });
+  if (typeof options.maxRetriesPerRequest === 'number') {
+    // maxRetriesPerRequest bounds a command's wait on one node's reconnection, but a
+    // cluster keeps commands it cannot place (every node away) in a queue of its own,
+    // without limit. Once first connected it keeps none: commands fail at once while
+    // the cluster is away, as they do on a single Redis after the retries.
+    cluster.once('ready', () => (cluster.options.enableOfflineQueue = false));
+  }
+  return cluster;
 }
 
 /**

@@ -2,6 +2,13 @@ import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { AppSettings } from '#config';
 import { createRedisClient, type RedisClient } from './redis-connections.js';
 
+/**
+ * Fail commands fast while Redis is away instead of queueing them forever. Every
+ * authenticated request counts itself here: commands issued in the same tick by
+ * concurrent requests go out in one write (auto-pipelining), not one syscall each.
+ */
+const GENERAL_OPTIONS = { maxRetriesPerRequest: 2, enableAutoPipelining: true };
+
 /** The process's general-purpose Redis connection (counters, pub/sub publishing, health). */
 @Injectable()
 export class RedisService implements OnApplicationShutdown {
@@ -10,20 +17,14 @@ export class RedisService implements OnApplicationShutdown {
   private readonly queueConnections: RedisClient[] = [];
 
   constructor(private readonly settings: AppSettings) {
-    // Fail commands fast while Redis is away instead of queueing them forever. Every
-    // authenticated request counts itself here: commands issued in the same tick by
-    // concurrent requests go out in one write (auto-pipelining), not one syscall each.
-    this.client = createRedisClient(settings, {
-      maxRetriesPerRequest: 2,
-      enableAutoPipelining: true,
-    });
+    this.client = createRedisClient(settings, GENERAL_OPTIONS);
     // Connection errors are retried by ioredis; health checks report them.
     this.client.on('error', () => undefined);
   }
 
   /** A separate connection in subscriber mode (a subscribed connection cannot run other commands). */
   subscriber(): RedisClient {
-    const connection = this.client.duplicate();
+    const connection = createRedisClient(this.settings, GENERAL_OPTIONS);
     connection.on('error', () => undefined);
     return connection;
   }
