@@ -1,10 +1,14 @@
-import type { EntityManager } from 'typeorm';
+import { Logger } from '@nestjs/common';
+import type { DataSource, EntityManager } from 'typeorm';
 import { newKey, toPublicId } from '#common';
 import type { EventEntity, EventLog } from '#events';
-import { CLAIM_LOCK, type ClaimedDelivery, type ClaimedWebhook } from './delivery-claims.js';
+import type { ClaimedDelivery, ClaimedWebhook } from './delivery-claims.js';
 import type { DeliveryState } from './entities/webhook-delivery.entity.js';
 import type { WebhookStatus } from './entities/webhook.entity.js';
 import type { SendOutcome } from './webhook-sender.js';
+
+/** Most outcomes one statement writes. */
+const MAX_BATCH = 500;
 
 /** How a delivery's attempt (or its cancellation) ended, ready to be written. */
 export interface DeliveryResult {
@@ -24,22 +28,77 @@ export interface DeliveryResult {
 }
 
 /**
- * Writes the outcomes of delivery attempts together: one INSERT of their
- * attempts, one UPDATE of the deliveries, one of the events' pending counts,
- * then what an outcome does to its webhook (rare: each on its own).
+ * Writes the outcomes of delivery attempts together, whatever ended while the
+ * previous batch was being written going in the next: one statement for the
+ * attempts, the deliveries and the events' pending counts (atomic on its own),
+ * in a transaction with what an outcome does to its webhook when it does
+ * anything (rare). A busy worker makes one round trip per batch instead of
+ * five per delivery; an idle one writes each outcome at once. Until its
+ * outcome is written a delivery stays leased, so a crash before that sends it
+ * again (at least once).
  */
 export class AttemptRecords {
-  constructor(private readonly events: EventLog) {}
+  private readonly logger = new Logger(AttemptRecords.name);
+  private queue: DeliveryResult[] = [];
+  private writing: Promise<void> | null = null;
 
-  /**
-   * Writes `results` (the attempts, the deliveries, the events' pending counts) in one
-   * statement; with `lock`, that statement also takes the claim lock (CLAIM_LOCK).
-   */
-  async write(manager: EntityManager, results: DeliveryResult[], lock = false): Promise<void> {
-    if (results.length === 0) {
-      if (lock) await manager.query(`SELECT ${CLAIM_LOCK}`);
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly events: EventLog,
+    /** After each batch, written or not (a failed one's leases expire and they are sent again). */
+    private readonly written: (results: DeliveryResult[]) => void,
+  ) {}
+
+  record(result: DeliveryResult): void {
+    this.queue.push(result);
+    this.writing ??= this.writeAll();
+  }
+
+  /** Resolves once everything recorded so far is written (or has failed). */
+  async flushed(): Promise<void> {
+    while (this.writing) await this.writing;
+  }
+
+  private async writeAll(): Promise<void> {
+    try {
+      // Lets the answers read in the same turn of the event loop join the first batch.
+      await new Promise((resolve) => setImmediate(resolve));
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, MAX_BATCH);
+        await this.writeBatch(batch).catch(async (error: unknown) => {
+          if (batch.length === 1) return this.failed(batch, error);
+          // One outcome the batch could not take (or a deadlock with another worker) must not
+          // hold the others back: each is written on its own.
+          this.logger.warn({ err: error }, 'writing delivery outcomes failed; one by one');
+          for (const result of batch) {
+            await this.writeBatch([result]).catch((alone: unknown) => this.failed([result], alone));
+          }
+        });
+        this.written(batch);
+      }
+    } finally {
+      this.writing = null;
+    }
+  }
+
+  private failed(results: DeliveryResult[], error: unknown): void {
+    this.logger.error(
+      { err: error, deliveries: results.map((r) => toPublicId('webhookDelivery', r.delivery.id)) },
+      'recording a webhook delivery failed; its lease will expire and it will be sent again',
+    );
+  }
+
+  private async writeBatch(results: DeliveryResult[]): Promise<void> {
+    if (results.every((result) => result.webhookChange === null)) {
+      await this.write(this.dataSource.manager, results);
       return;
     }
+    await this.dataSource.transaction((manager) => this.write(manager, results));
+  }
+
+  /** The statements of `write`, for a caller's transaction. */
+  async write(manager: EntityManager, results: DeliveryResult[]): Promise<void> {
+    if (results.length === 0) return;
     const attempts = results.filter((result) => result.attempt !== null);
     // Data-modifying CTEs run whatever the final SELECT reads; an event's `pending_webhooks`
     // counts its fan-out deliveries not yet settled.
@@ -66,7 +125,7 @@ export class AttemptRecords {
                   WHERE state <> 'pending' AND origin = 'event' GROUP BY event_id) s
           WHERE e.id = s.event_id
        )
-       SELECT ${lock ? CLAIM_LOCK : '1'}`,
+       SELECT 1`,
       [
         attempts.map(() => newKey('webhookAttempt').uuid),
         attempts.map((result) => result.delivery.id),

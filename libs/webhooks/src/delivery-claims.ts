@@ -1,4 +1,5 @@
-import type { EntityManager } from 'typeorm';
+import type { PoolClient, QueryResult } from 'pg';
+import type { DataSource } from 'typeorm';
 import type { Mode } from '#common';
 import { EventEntity } from '#events';
 import type { DeliveryOrigin } from './entities/webhook-delivery.entity.js';
@@ -37,13 +38,14 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Leases due deliveries, at most `$1` in flight per endpoint (counting every
- * worker's leases) and one at a time per replay, at most `$2` of them, and
+ * Leases due deliveries, at most `endpointConcurrency` in flight per endpoint
+ * (counting every worker's leases) and one at a time per replay, at most
+ * `limit` of them, and
  * returns each with its webhook and event: one statement, one round trip. Its
  * first row (there is always one) also says how many were due and when the
  * next one not yet due will be.
  */
-const CLAIM = `
+const claimStatement = (endpointConcurrency: number, limit: number) => `
 WITH due AS (
   SELECT id, webhook_id, replay_id, next_attempt_at FROM webhook_deliveries
    WHERE state = 'pending' AND next_attempt_at <= now()
@@ -65,11 +67,11 @@ WITH due AS (
      SET lease_until = now() + interval '${LEASE_SECONDS} seconds'
     FROM (
       SELECT r.id FROM ranked r LEFT JOIN busy b USING (webhook_id)
-       WHERE r.webhook_rank + coalesce(b.in_flight, 0) <= $1
+       WHERE r.webhook_rank + coalesce(b.in_flight, 0) <= ${endpointConcurrency}
          AND (r.replay_id IS NULL
               OR (r.replay_rank = 1 AND NOT coalesce(r.replay_id = ANY(b.replays), false)))
        ORDER BY r.next_attempt_at, r.id
-       LIMIT $2
+       LIMIT ${limit}
     ) picked
    WHERE d.id = picked.id
   RETURNING d.id, d.webhook_id, d.event_id, d.origin, d.attempts, d.max_attempts, d.next_attempt_at
@@ -131,22 +133,37 @@ export interface Claim {
   nextDue: Date | null;
 }
 
-/** The advisory lock that serialises claims; taken in its own statement, before the claim's. */
-export const CLAIM_LOCK = `pg_advisory_xact_lock(hashtext('webhook-delivery-claim'))`;
+/** The advisory lock that serialises claims. */
+const CLAIM_LOCK = `SELECT pg_advisory_xact_lock(hashtext('webhook-delivery-claim'))`;
 
 /**
- * Leases up to `limit` due deliveries with what sending them needs. Claims are
- * serialised by an advisory lock, which the caller's transaction must hold
- * already (CLAIM_LOCK, taken by an earlier statement so that the claim's
- * snapshot sees every lease committed before it): so the per-endpoint cap
- * holds across every worker.
+ * Leases up to `limit` due deliveries with what sending them needs, in one
+ * round trip: the claim lock and the claim go as one simple-protocol query
+ * (its two statements are one transaction, so the lock is held until the
+ * claim commits; the claim's statement takes its snapshot after the lock, so
+ * it sees every lease committed before). So the per-endpoint cap holds across
+ * every worker. The two numbers are written into the text, which a query
+ * without parameters needs; both are checked integers.
  */
 export async function claimDeliveries(
-  manager: EntityManager,
+  dataSource: DataSource,
   endpointConcurrency: number,
   limit: number,
 ): Promise<Claim> {
-  const rows = (await manager.query(CLAIM, [endpointConcurrency, limit])) as ClaimRow[];
+  if (!Number.isSafeInteger(endpointConcurrency) || !Number.isSafeInteger(limit)) {
+    throw new Error(`claim: not integers (${endpointConcurrency}, ${limit})`);
+  }
+  const runner = dataSource.createQueryRunner('master');
+  let rows: ClaimRow[];
+  try {
+    const client = (await runner.connect()) as PoolClient;
+    const results = (await client.query(
+      `${CLAIM_LOCK}; ${claimStatement(endpointConcurrency, limit)}`,
+    )) as unknown as QueryResult<ClaimRow>[];
+    rows = results[1]!.rows;
+  } finally {
+    await runner.release();
+  }
   // One webhook object per endpoint, shared by its deliveries.
   const webhooks = new Map<string, ClaimedWebhook>();
   const deliveries = rows

@@ -29,8 +29,6 @@ export { LEASE_SECONDS } from './delivery-claims.js';
 const IDLE_POLL_MS = 1000;
 /** How often to look again while due deliveries wait only for another worker's to end. */
 const HELD_BACK_POLL_MS = 50;
-/** Most outcomes one pass writes. */
-const MAX_BATCH = 500;
 /** Sealed secrets opened, kept so a delivery does not decrypt its endpoint's secret again. */
 const OPENED_SECRETS_KEPT = 1000;
 
@@ -39,19 +37,20 @@ const OPENED_SECRETS_KEPT = 1000;
  * by an advisory lock so the per-endpoint cap (WEBHOOK_ENDPOINT_CONCURRENCY)
  * holds across every worker; deliveries of one replay go one at a time, in
  * event order. Each attempt's outcome, the next attempt's time and any
- * `webhook.failed` event commit in one transaction, together with the
- * outcomes of the other attempts that ended meanwhile and the claim of the
- * deliveries that take their place.
+ * `webhook.failed` event commit together, in one statement with the outcomes
+ * of the other attempts that ended meanwhile (AttemptRecords).
  */
 @Injectable()
 export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(WebhookDeliverer.name);
   /** Attempts being sent. */
   private readonly sending = new Set<Promise<void>>();
-  /** Outcomes waiting for the next pass to write them. */
-  private finished: DeliveryResult[] = [];
   /** Deliveries this worker holds a lease on: being sent, or their outcome not yet written. */
   private held = 0;
+  /** A claim pass is running: room made meanwhile may be claimable right after it. */
+  private claiming = false;
+  /** The last pass left due deliveries unclaimed (no room: ours or an endpoint's cap). */
+  private heldBack = false;
   private readonly pump: WakeUpPump;
   private readonly records: AttemptRecords;
   private readonly openedSecrets = new Map<string, string>();
@@ -62,16 +61,16 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
     events: EventLog,
     private readonly settings: AppSettings,
   ) {
-    // Woken when deliveries become due (NOTIFY at commit), when attempts end (their outcomes are
-    // written and what they held claimed again in one pass), and at the next due time.
+    // Woken when deliveries become due (NOTIFY at commit), when written outcomes make room that
+    // due deliveries wait for, and at the next due time.
     this.pump = new WakeUpPump({
       name: WebhookDeliverer.name,
       databaseUrl: settings.databaseUrl,
       channel: DELIVERIES_CHANNEL,
-      pass: () => this.pass(),
+      pass: () => this.claimDue(),
       retryMs: IDLE_POLL_MS,
     });
-    this.records = new AttemptRecords(events);
+    this.records = new AttemptRecords(dataSource, events, (results) => this.written(results));
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -83,7 +82,7 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
     // Attempts in flight finish (each is bounded by the 5 s timeout) and are written, so none is
     // sent twice.
     await Promise.allSettled([...this.sending]);
-    while (this.finished.length > 0) await this.writeAlone(this.finished.splice(0, MAX_BATCH));
+    await this.records.flushed();
   }
 
   /** Claims and starts what is due now, or right after the pass in progress. */
@@ -91,63 +90,42 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
     this.pump.wake();
   }
 
-  /**
-   * One pass, one transaction: writes the outcomes of the attempts that ended since the last
-   * pass, then claims (under the claim lock) as many due deliveries as there is room for, and
-   * starts them. Returns how long to sleep before looking again.
-   */
-  private async pass(): Promise<number> {
-    const results = this.finished.splice(0, MAX_BATCH);
-    const capacity = this.settings.webhooks.workerConcurrency - this.held + results.length;
-    let claim: Claim | null;
-    try {
-      claim = await this.dataSource.transaction(async (manager) => {
-        await this.records.write(manager, results, capacity > 0);
-        if (capacity <= 0) return null;
-        return claimDeliveries(manager, this.settings.webhooks.endpointConcurrency, capacity);
-      });
-    } catch (error) {
-      if (results.length === 0) throw error;
-      // An outcome the batch could not take (or a deadlock with another worker) must not hold
-      // the others back: each is written on its own, and the claim waits for the next pass.
-      this.logger.warn({ err: error }, 'writing delivery outcomes failed; writing them one by one');
-      for (const result of results) await this.writeAlone([result]);
-      return 0;
+  /** Claims and starts due deliveries; returns how long to sleep before looking again. */
+  private async claimDue(): Promise<number> {
+    const capacity = this.settings.webhooks.workerConcurrency - this.held;
+    if (capacity <= 0) {
+      this.heldBack = true; // written outcomes wake the pump
+      return IDLE_POLL_MS;
     }
-    this.held -= results.length;
-    if (this.finished.length > 0) this.wake(); // more than one batch ended meanwhile
-    if (claim === null) return IDLE_POLL_MS; // full: ending attempts wake the pump
+    this.claiming = true;
+    let claim: Claim;
+    try {
+      claim = await claimDeliveries(
+        this.dataSource,
+        this.settings.webhooks.endpointConcurrency,
+        capacity,
+      );
+    } finally {
+      this.claiming = false;
+    }
     this.held += claim.deliveries.length;
     this.startAll(claim.deliveries);
+    this.heldBack = claim.heldBack;
     if (claim.heldBack) {
-      // Due deliveries wait for room: ours wake the pump as they end; another worker's are polled.
+      // Due deliveries wait for room: ours wake the pump as they are written; another worker's
+      // are polled for.
       return this.held > 0 ? IDLE_POLL_MS : HELD_BACK_POLL_MS;
     }
     if (claim.nextDue === null) return IDLE_POLL_MS;
     return Math.min(IDLE_POLL_MS, Math.max(10, claim.nextDue.getTime() - Date.now()));
   }
 
-  /** Writes outcomes in a transaction of their own; one that fails is logged, its lease expires. */
-  private async writeAlone(results: DeliveryResult[]): Promise<void> {
-    try {
-      await this.dataSource.transaction((manager) => this.records.write(manager, results));
-    } catch (error) {
-      this.logger.error(
-        {
-          err: error,
-          deliveries: results.map((r) => toPublicId('webhookDelivery', r.delivery.id)),
-        },
-        'recording a webhook delivery failed; its lease will expire and it will be sent again',
-      );
-    } finally {
-      this.held -= results.length;
+  private written(results: DeliveryResult[]): void {
+    this.held -= results.length;
+    // Room matters only to deliveries already due; a retry scheduled moves the next due time.
+    if (this.heldBack || this.claiming || results.some((result) => result.state === 'pending')) {
+      this.wake();
     }
-  }
-
-  private ended(result: DeliveryResult): void {
-    this.finished.push(result);
-    // Outcomes that end in the same turn of the event loop go in the same pass.
-    if (this.finished.length === 1) setImmediate(() => this.wake());
   }
 
   private startAll(claimed: ClaimedDelivery[]): void {
@@ -171,7 +149,7 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
   ): void {
     const task = this.deliver(delivery, bodyOf)
       .then(
-        (result) => this.ended(result),
+        (result) => this.records.record(result),
         (error: unknown) => {
           this.held -= 1;
           this.logger.error(
