@@ -412,7 +412,7 @@ async function main() {
   const printRound = (kind) => (r) =>
     log(
       `  ${kind}: ${r.finished} done, steady ${r.steadyPerS}/s, first to last ${r.firstToLastPerS}/s over ${r.spanS} s; ` +
-        `worker ${r.cpu.workerPct} % of a core (${kind === 'service' ? r.workerCpuMsPerSession : r.workerCpuMsPerJob} ms CPU each)` +
+        `worker ${r.cpu.workerPct} % of a core (${kind.startsWith('service') ? r.workerCpuMsPerSession : r.workerCpuMsPerJob} ms CPU each)` +
         (kind.startsWith('service') ? `, API ${r.cpu.apiPct} %` : '') +
         `, PostgreSQL+Redis ${r.cpu.postgresAndRedisPct} %, other ${r.cpu.otherPct} %, machine ${r.cpu.machineBusyPct} % of one core` +
         (kind.startsWith('service') ? `; ${r.eventsPerSession} events per session` : ''),
