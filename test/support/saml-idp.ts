@@ -102,7 +102,19 @@ export async function startSamlIdp(options: { users: SamlIdpUser[] }): Promise<S
   let output = '';
   const server: ChildProcess = spawn(
     'php',
-    ['-d', `session.save_path=${join(dir, 'sessions')}`, '-S', `127.0.0.1:${port}`, '-t', WWW],
+    [
+      '-d',
+      `session.save_path=${join(dir, 'sessions')}`,
+      // The built-in server is not the "cli" SAPI, so OPcache is on and looks at a file's
+      // timestamp at most every 2 s: a service provider rewritten just before a sign-in would
+      // still be read as it was. The tests rewrite the metadata between sign-ins.
+      '-d',
+      'opcache.enable=0',
+      '-S',
+      `127.0.0.1:${port}`,
+      '-t',
+      WWW,
+    ],
     {
       env: { ...process.env, SIMPLESAMLPHP_CONFIG_DIR: dir },
       stdio: ['ignore', 'pipe', 'pipe'],
