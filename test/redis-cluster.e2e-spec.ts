@@ -49,16 +49,18 @@ beforeAll(async () => {
   [clientA, clientB] = await Promise.all([TestClient.for(a), TestClient.for(b)]);
   org = await createOrganization(a, clientA);
   token = await org.token();
-}, 90_000);
+}, 240_000);
 
 afterAll(async () => {
   for (const socket of sockets) socket.terminate();
+  // The workers finish their jobs before closing: they need the cluster up to do so.
+  if (cluster && !cluster.running) await cluster.start();
   await b?.close();
   await a?.close();
   await receiver?.close();
   await ca?.cleanup();
   await cluster?.close();
-});
+}, 180_000);
 
 /** A live-update socket on `stack`, keeping every message it receives. */
 async function liveSocket(stack: Stack): Promise<{ socket: WebSocket; messages: any[] }> {
@@ -204,4 +206,52 @@ describe('the service on a Redis Cluster', () => {
     // Nothing of BullMQ under the single-Redis layout.
     expect(await cluster.keys(`${prefix}:${QUEUE.sessions}:*`)).toEqual([]);
   });
+
+  // Last: it takes the whole cluster away.
+  it('serves without counting while the cluster is away, and runs sessions again once it is back', async () => {
+    const apiKey = await org.apiKey();
+    expect(
+      (await clientA.get('/v1/sessions', { apiKey })).headers.get('x-ratelimit-limit'),
+    ).not.toBeNull();
+
+    await cluster.stop();
+    // Once the API has seen the nodes go: allowed, uncounted (RATE_LIMIT_ON_REDIS_FAILURE=allow).
+    await expect
+      .poll(
+        async () => {
+          const response = await clientB.get('/v1/sessions', { apiKey });
+          return [response.status, response.headers.get('x-ratelimit-limit')];
+        },
+        { timeout: 60_000, interval: 200 },
+      )
+      .toEqual([200, null]);
+    await expect
+      .poll(async () => (await clientA.get('/health/ready')).status, { timeout: 60_000 })
+      .toBe(503);
+
+    // Back empty (no persistence), with the same slots: the queues work again.
+    await cluster.start();
+    await expect
+      .poll(async () => (await clientA.get('/health/ready')).status, { timeout: 60_000 })
+      .toBe(200);
+    const created = await clientB.post('/v1/sessions', {
+      token,
+      json: { type: 'dowsing', target: 'after the cluster came back' },
+    });
+    expect(created.status).toBe(201);
+    await expect
+      .poll(
+        async () =>
+          (await clientA.get(`/v1/sessions/${created.body.session_id}`, { token })).body.status,
+        { timeout: 120_000, interval: 200 },
+      )
+      .toBe('completed');
+    await expect
+      .poll(
+        async () =>
+          (await clientB.get('/v1/sessions', { apiKey })).headers.get('x-ratelimit-limit'),
+        { timeout: 30_000, interval: 200 },
+      )
+      .not.toBeNull();
+  }, 300_000);
 });

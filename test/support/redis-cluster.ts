@@ -23,6 +23,12 @@ export interface PrivateRedisCluster {
   keysPerNode(): Promise<number[]>;
   /** Keys matching `pattern` across the cluster (SCAN on every node). */
   keys(pattern: string): Promise<string[]>;
+  /** Whether the nodes are running (false between `stop` and `start`). */
+  readonly running: boolean;
+  /** Takes every node away (SIGKILL): the whole cluster is down. */
+  stop(): Promise<void>;
+  /** Starts the nodes again on their ports, empty but with their cluster configuration; resolves at `cluster_state:ok`. */
+  start(): Promise<void>;
   /** Stops the servers and removes their directory. */
   close(): Promise<void>;
 }
@@ -32,29 +38,13 @@ export async function startPrivateRedisCluster(
 ): Promise<PrivateRedisCluster> {
   const readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
   const dir = await mkdtemp(join(tmpdir(), 'private-redis-cluster-'));
-  const servers: ChildProcess[] = [];
   const ports: number[] = [];
+  let servers: ChildProcess[] = [];
   let output = '';
-  const close = async () => {
-    await Promise.all(
-      servers.map(
-        (server) =>
-          new Promise<void>((resolve) => {
-            if (server.exitCode !== null || server.signalCode !== null) return resolve();
-            server.once('close', () => resolve());
-            server.kill('SIGKILL');
-          }),
-      ),
-    );
-    for (const server of servers) liveServers.delete(server);
-    await rm(dir, { recursive: true, force: true });
-  };
 
-  try {
-    for (let i = 0; i < 3; i++) {
-      const port = await clusterPort(ports);
+  async function startNodes(): Promise<void> {
+    servers = ports.map((port) => {
       const nodeDir = join(dir, String(port));
-      await mkdir(nodeDir);
       const server = spawn(
         'redis-server',
         [
@@ -64,6 +54,7 @@ export async function startPrivateRedisCluster(
           '127.0.0.1',
           '--cluster-enabled',
           'yes',
+          // Written at `cluster create`: a restarted node rejoins the same cluster.
           '--cluster-config-file',
           join(nodeDir, 'nodes.conf'),
           '--save',
@@ -79,19 +70,54 @@ export async function startPrivateRedisCluster(
         ],
         { stdio: ['ignore', 'pipe', 'pipe'] },
       );
-      servers.push(server);
       liveServers.add(server);
       server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
       server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-      ports.push(port);
-    }
+      return server;
+    });
     await waitUntil(readyTimeoutMs, async () => {
       const pongs = await Promise.all(ports.map((port) => nodeCommand(port, ['ping'])));
       return pongs.every((reply) => reply === 'PONG');
     }).catch((error: Error) => {
       throw new Error(`${error.message}: the cluster's servers did not start; output:\n${output}`);
     });
+  }
 
+  /** Every node must agree the slots are covered before a client may rely on it. */
+  function clusterOk(): Promise<void> {
+    return waitUntil(readyTimeoutMs, async () => {
+      const infos = await Promise.all(ports.map((port) => nodeCommand(port, ['cluster', 'info'])));
+      return infos.every((info) => String(info).includes('cluster_state:ok'));
+    });
+  }
+
+  async function stop(): Promise<void> {
+    await Promise.all(
+      servers.map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            liveServers.delete(server);
+            if (server.exitCode !== null || server.signalCode !== null) return resolve();
+            server.once('close', () => resolve());
+            server.kill('SIGKILL');
+          }),
+      ),
+    );
+    servers = [];
+  }
+
+  async function close(): Promise<void> {
+    await stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+
+  try {
+    for (let i = 0; i < 3; i++) {
+      const port = await clusterPort(ports);
+      await mkdir(join(dir, String(port)));
+      ports.push(port);
+    }
+    await startNodes();
     await run('redis-cli', [
       '--cluster',
       'create',
@@ -100,11 +126,7 @@ export async function startPrivateRedisCluster(
       '0',
       '--cluster-yes',
     ]);
-    // Every node must agree the slots are covered before a client may rely on it.
-    await waitUntil(readyTimeoutMs, async () => {
-      const infos = await Promise.all(ports.map((port) => nodeCommand(port, ['cluster', 'info'])));
-      return infos.every((info) => String(info).includes('cluster_state:ok'));
-    });
+    await clusterOk();
   } catch (error) {
     await close();
     throw error;
@@ -135,6 +157,15 @@ export async function startPrivateRedisCluster(
         }),
       );
       return perNode.flat();
+    },
+    get running() {
+      return servers.length > 0;
+    },
+    stop,
+    async start() {
+      if (servers.length > 0) throw new Error('the private cluster is already running');
+      await startNodes();
+      await clusterOk();
     },
     close,
   };
