@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { newKey, toPublicId } from '#common';
 import type { EventEntity } from '#events';
 import { OutboxFanOuts, type OutboxFanOut } from '#events';
-import { notifyDeliverers } from './delivery-notifications.js';
+import { DELIVERIES_CHANNEL } from './delivery-notifications.js';
 import { MAX_ATTEMPTS } from './retry-schedule.js';
 
 interface Subscriber {
@@ -26,8 +26,8 @@ export function receives(webhook: Subscriber, event: EventEntity): boolean {
 
 /**
  * Creates one delivery per (event, subscribed active webhook) inside the
- * relay's transaction. The unique (webhook, event) index makes a repeated
- * pass harmless; PostgreSQL holds the deliveries from here on, so nothing
+ * relay's transaction, in one statement after reading the webhooks. The
+ * unique (webhook, event) index makes a repeated pass harmless; PostgreSQL holds the deliveries from here on, so nothing
  * queued in Redis can be lost.
  */
 @Injectable()
@@ -61,21 +61,31 @@ export class WebhookFanOut implements OutboxFanOut, OnModuleInit {
       }
     }
     if (rows.id.length === 0) return counts;
+    // One statement: the deliveries, the events' pending counts, and the deliverers woken at commit.
     await manager.query(
-      `INSERT INTO webhook_deliveries
-         (id, organization_id, mode, webhook_id, event_id, origin, max_attempts, next_attempt_at)
-       SELECT d.id, d.organization_id, d.mode, d.webhook_id, d.event_id, 'event', $6, now()
-         FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::uuid[])
-           AS d(id, organization_id, mode, webhook_id, event_id)
-       ON CONFLICT (webhook_id, event_id) WHERE origin = 'event' DO NOTHING`,
-      [rows.id, tenants.organization, tenants.mode, rows.webhook, rows.event, MAX_ATTEMPTS],
+      `WITH deliveries AS (
+         INSERT INTO webhook_deliveries
+           (id, organization_id, mode, webhook_id, event_id, origin, max_attempts, next_attempt_at)
+         SELECT d.id, d.organization_id, d.mode, d.webhook_id, d.event_id, 'event', $6, now()
+           FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::uuid[])
+             AS d(id, organization_id, mode, webhook_id, event_id)
+         ON CONFLICT (webhook_id, event_id) WHERE origin = 'event' DO NOTHING
+       ), pending AS (
+         UPDATE events e SET pending_webhooks = c.pending
+           FROM unnest($7::uuid[], $8::int[]) AS c(id, pending) WHERE e.id = c.id
+       )
+       SELECT pg_notify('${DELIVERIES_CHANNEL}', '')`,
+      [
+        rows.id,
+        tenants.organization,
+        tenants.mode,
+        rows.webhook,
+        rows.event,
+        MAX_ATTEMPTS,
+        [...counts.keys()],
+        [...counts.values()],
+      ],
     );
-    await manager.query(
-      `UPDATE events e SET pending_webhooks = c.pending
-         FROM unnest($1::uuid[], $2::int[]) AS c(id, pending) WHERE e.id = c.id`,
-      [[...counts.keys()], [...counts.values()]],
-    );
-    await notifyDeliverers(manager);
     return counts;
   }
 }
