@@ -5,6 +5,7 @@
 //   node bench/memory.mjs
 //   BENCH_MEMORY_REQUESTS=50000 BENCH_MEMORY_DELIVERIES=10000 node bench/memory.mjs   (a quick check)
 //   BENCH_MEMORY_SNAPSHOTS=1 node bench/memory.mjs   (heap snapshots after the warm-up and at the end)
+//   BENCH_MEMORY_WORKER_FLAGS="--max-old-space-size=160" node bench/memory.mjs   (node flags for the worker)
 //
 // 1. Starts the API and one worker, each with bench/memory-hook.mjs preloaded (node --import,
 //    --expose-gc, an IPC channel), and bench/webhook-receiver.mjs (HTTPS, a throwaway CA the worker
@@ -61,6 +62,8 @@ const CONFIG = {
   connections: positiveInt('BENCH_CONNECTIONS', 50),
   poolMax: positiveInt('DATABASE_POOL_MAX', 10),
   snapshots: env.BENCH_MEMORY_SNAPSHOTS === '1',
+  // Node flags for the worker only (e.g. "--max-old-space-size=160"), to see what bounds its RSS.
+  workerFlags: (env.BENCH_MEMORY_WORKER_FLAGS ?? '').split(' ').filter(Boolean),
   clientId: 'sas-bench-memory-client',
   clientSecret: 'sas-bench-memory-secret-2e8c5a1f7b3d',
   signingKeySecret: env.SIGNING_KEY_SECRET || 'sas-bench-signing-key-secret-5c1e8a7d3f90b2e4',
@@ -194,6 +197,7 @@ async function setUp(partial) {
   const worker = await services.startWorker(shared, {
     logDir: RESULTS,
     ...hooked,
+    nodeArgs: [...CONFIG.workerFlags, ...hooked.nodeArgs],
     env: {
       // The event pipeline's work, not the simulated sessions' (as npm run bench's webhook phase).
       WORKER_CONCURRENCY: '1',
@@ -241,6 +245,9 @@ function startSampler(ctx) {
       sample.workerHeapUsedKb = heaps[1] ? Math.round(heaps[1].heapUsed / 1024) : null;
       sample.apiHeapTotalKb = heaps[0] ? Math.round(heaps[0].heapTotal / 1024) : null;
       sample.workerHeapTotalKb = heaps[1] ? Math.round(heaps[1].heapTotal / 1024) : null;
+      // Memory V8 is told about outside its heap (Buffers, native objects bound to JS ones).
+      sample.apiExternalKb = heaps[0] ? Math.round(heaps[0].external / 1024) : null;
+      sample.workerExternalKb = heaps[1] ? Math.round(heaps[1].external / 1024) : null;
       samples.push(sample);
       await sleep(Math.max(0, 1000 - ((performance.now() - started) % 1000)));
     }
@@ -388,12 +395,16 @@ function summary(samples, warmupEnd) {
     const warm = samples[warmupEnd - 1]?.[`${name}RssKb`] ?? after[0];
     const end = after.at(-1);
     const max = Math.max(...after);
+    // Growth that goes on is a leak; growth that stopped was a longer warm-up: the second half.
+    const half = after[Math.floor(after.length / 2)];
     out[name] = {
       warmupRssMb: round(warm / MB),
+      halfwayRssMb: round(half / MB),
       endRssMb: round(end / MB),
       maxRssMb: round(max / MB),
       endRatio: round(end / warm, 3),
       maxRatio: round(max / warm, 3),
+      secondHalfRatio: round(end / half, 3),
       flat: end / warm <= 1 + CONFIG.flatShare && max / warm <= 1 + CONFIG.flatShare,
     };
   }
@@ -404,11 +415,11 @@ function lines(result) {
   const out = [
     '',
     `Resident memory over ${result.requests.toLocaleString('en')} requests and ${result.deliveries.toLocaleString('en')} webhook deliveries (after a warm-up of ${CONFIG.warmupRequests.toLocaleString('en')}); flat = end and max within ${CONFIG.flatShare * 100} % of after warm-up:`,
-    '  process    after warm-up    end      max     end/warm  max/warm  flat',
+    '  process    after warm-up  halfway     end      max   end/warm  max/warm  flat  end/halfway',
   ];
   for (const [name, r] of Object.entries(result.rss))
     out.push(
-      `  ${name.padEnd(9)} ${String(r.warmupRssMb).padStart(9)} MB ${String(r.endRssMb).padStart(6)} MB ${String(r.maxRssMb).padStart(6)} MB ${r.endRatio.toFixed(3).padStart(8)}× ${r.maxRatio.toFixed(3).padStart(8)}×  ${name === 'receiver' ? '(the bench’s)' : r.flat ? 'yes' : 'NO'}`,
+      `  ${name.padEnd(9)} ${String(r.warmupRssMb).padStart(9)} MB ${String(r.halfwayRssMb).padStart(6)} MB ${String(r.endRssMb).padStart(6)} MB ${String(r.maxRssMb).padStart(6)} MB ${r.endRatio.toFixed(3).padStart(8)}× ${r.maxRatio.toFixed(3).padStart(8)}×  ${name === 'receiver' ? '  — ' : r.flat ? ' yes' : '  NO'}  ${r.secondHalfRatio.toFixed(3).padStart(8)}×`,
     );
   out.push('  heap after a full GC (live JS objects), after warm-up → end:');
   for (const name of ['api', 'worker']) {
