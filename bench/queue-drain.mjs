@@ -406,7 +406,7 @@ async function main() {
     const sorted = values.filter((v) => v !== null).sort((a, b) => a - b);
     if (sorted.length === 0) return null;
     const mid = Math.floor(sorted.length / 2);
-    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+    return round(sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2, 3);
   };
 
   const printRound = (kind) => (r) =>
