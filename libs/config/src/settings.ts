@@ -1,6 +1,21 @@
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import ipaddr from 'ipaddr.js';
+import {
+  byteSize,
+  choice,
+  type Env,
+  firstSet,
+  integer,
+  optionalPort,
+  pemFile,
+  positiveNumber,
+  privateAllowlist,
+  SettingsError,
+  text,
+  url,
+  urlList,
+} from './settings-values.js';
+
+export { SettingsError } from './settings-values.js';
 
 /**
  * Every setting of the service, parsed and validated in one place. Nothing else
@@ -105,72 +120,6 @@ export interface RedisNode {
   port: number;
 }
 
-export class SettingsError extends Error {
-  constructor(
-    readonly setting: string,
-    readonly problem: string,
-  ) {
-    super(`Invalid setting ${setting}: ${problem}`);
-    this.name = 'SettingsError';
-  }
-}
-
-type Env = Record<string, string | undefined>;
-
-function text(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value === '' ? undefined : value;
-}
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = text(env, name);
-  if (raw === undefined) return fallback;
-  if (!/^-?\d+$/.test(raw)) throw new SettingsError(name, `"${raw}" is not a whole number`);
-  const value = Number(raw);
-  if (value < min || value > max) {
-    throw new SettingsError(name, `${value} is outside the allowed range ${min} to ${max}`);
-  }
-  return value;
-}
-
-function url(env: Env, name: string, fallback: string | undefined, protocols: string[]): string {
-  const raw = text(env, name) ?? fallback;
-  if (raw === undefined) {
-    throw new SettingsError(name, 'is required');
-  }
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new SettingsError(name, 'is not a valid URL');
-  }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new SettingsError(name, `must use one of ${protocols.join(', ')}`);
-  }
-  return raw;
-}
-
-/** A comma-separated list of URLs (none when unset); an error names the entry's position, never its text. */
-function urlList(env: Env, name: string, protocols: string[]): string[] {
-  const entries = (text(env, name) ?? '').split(',').map((entry) => entry.trim());
-  if (entries.length === 1 && entries[0] === '') return [];
-  return entries.map((entry, index) => {
-    // The entry itself may hold a password: name its position only.
-    const where = `entry ${index + 1}`;
-    if (entry === '') throw new SettingsError(name, `${where} is empty`);
-    let parsed: URL;
-    try {
-      parsed = new URL(entry);
-    } catch {
-      throw new SettingsError(name, `${where} is not a valid URL`);
-    }
-    if (!protocols.includes(parsed.protocol)) {
-      throw new SettingsError(name, `${where} must use one of ${protocols.join(', ')}`);
-    }
-    return entry;
-  });
-}
-
 /** `host:port,host:port,…` (none when unset); an error names the setting and the bad entry. */
 function redisNodes(env: Env, name: string): RedisNode[] {
   const entries = (text(env, name) ?? '').split(',').map((entry) => entry.trim());
@@ -188,21 +137,6 @@ function redisNodes(env: Env, name: string): RedisNode[] {
     }
     return { host: (match[1] ?? match[2])!, port };
   });
-}
-
-const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2 };
-
-/** Bytes, or a size with a unit (`512kb`, `20mb`), between 1kb and `maxMb` megabytes. */
-function byteSize(env: Env, name: string, fallback: number, maxMb = 64): number {
-  const raw = text(env, name);
-  if (raw === undefined) return fallback;
-  const match = /^(\d+)\s*(b|kb|mb)?$/i.exec(raw);
-  if (!match) throw new SettingsError(name, `"${raw}" is not a size such as 1048576, 512kb or 1mb`);
-  const bytes = Number(match[1]) * SIZE_UNITS[(match[2] ?? '').toLowerCase()]!;
-  if (bytes < 1024 || bytes > maxMb * 1024 ** 2) {
-    throw new SettingsError(name, `must be between 1kb and ${maxMb}mb`);
-  }
-  return bytes;
 }
 
 function bootstrapClient(env: Env): Settings['bootstrapClient'] {
@@ -262,76 +196,12 @@ function logLevel(env: Env): LogLevel {
   return raw as LogLevel;
 }
 
-function optionalPort(env: Env, name: string): number | null {
-  return text(env, name) === undefined ? null : integer(env, name, 0, 1, 65535);
-}
-
 function redisPrefix(env: Env): string {
   const value = text(env, 'REDIS_PREFIX') ?? 'sas';
   if (!/^[A-Za-z0-9_-]{1,32}$/.test(value)) {
     throw new SettingsError('REDIS_PREFIX', 'must be 1 to 32 letters, digits, "_" or "-"');
   }
   return value;
-}
-
-function positiveNumber(env: Env, name: string, fallback: number, max: number): number {
-  const raw = text(env, name);
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!/^\d*\.?\d+(e-?\d+)?$/i.test(raw) || !(value > 0) || value > max) {
-    throw new SettingsError(name, `"${raw}" is not a number greater than 0 and at most ${max}`);
-  }
-  return value;
-}
-
-/**
- * The first of `names` that is set (not empty), so a renamed setting keeps
- * working under its old name: the new name wins when both are set, and errors
- * name the variable actually read. `names[0]` when none is set.
- */
-function firstSet(env: Env, names: [string, ...string[]]): string {
-  return names.find((name) => text(env, name) !== undefined) ?? names[0];
-}
-
-function pemFile(env: Env, name: string): string | null {
-  const path = text(env, name);
-  if (path === undefined) return null;
-  let pem: string;
-  try {
-    pem = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new SettingsError(name, `cannot read ${path}: ${(error as Error).message}`);
-  }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new SettingsError(name, `${path} holds no PEM certificate`);
-  }
-  return pem;
-}
-
-function privateAllowlist(env: Env, name: string): string[] {
-  const entries = (text(env, name) ?? '')
-    .split(',')
-    .map((entry) => entry.trim().toLowerCase())
-    .filter((entry) => entry !== '');
-  for (const entry of entries) {
-    const isCidr = entry.includes('/');
-    if (isCidr ? !isValidCidr(entry) : !/^[a-z0-9.:-]+$/.test(entry)) {
-      throw new SettingsError(
-        name,
-        `"${entry}" is neither a host name, an IP address nor a CIDR range`,
-      );
-    }
-  }
-  return entries;
-}
-
-function isValidCidr(value: string): boolean {
-  try {
-    ipaddr.parseCIDR(value);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export function parseSettings(env: Env): Settings {
@@ -409,12 +279,4 @@ export function parseSettings(env: Env): Settings {
       signInPerAddress: integer(env, 'SIGN_IN_RATE_PER_ADDRESS', 30, 1, 1_000_000),
     },
   };
-}
-
-function choice<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
-  const raw = (text(env, name) ?? fallback).toLowerCase();
-  if (!(allowed as readonly string[]).includes(raw)) {
-    throw new SettingsError(name, `must be one of ${allowed.join(', ')}`);
-  }
-  return raw as T;
 }
