@@ -4,6 +4,7 @@ import { type FormEvent, type ReactNode, useState } from 'react';
 import { ApiError } from '../api-error';
 import type { Mode } from '../auth/oauth';
 import { useSession } from '../auth/session';
+import { CopyValue } from '../components/copy-value';
 import { ALL_SCOPES, type Scope } from '../scopes';
 
 /** List, create (the key shown once), rotate with an overlap and revoke API keys. */
@@ -265,19 +266,10 @@ function RotateKey({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void })
 
 /** A secret key the API shows once, with a copy button. */
 function KeyShownOnce({ apiKey, intro }: { apiKey: { key: string }; intro: ReactNode }) {
-  const [copied, setCopied] = useState(false);
   return (
     <div className="created" role="status">
       <p>{intro} Copy it now: it is not shown again.</p>
-      <code className="secret" data-testid="new-key">
-        {apiKey.key}
-      </code>{' '}
-      <button
-        type="button"
-        onClick={() => void navigator.clipboard.writeText(apiKey.key).then(() => setCopied(true))}
-      >
-        {copied ? 'Copied' : 'Copy key'}
-      </button>
+      <CopyValue value={apiKey.key} label="key" testId="new-key" />
     </div>
   );
 }

@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../api-error';
 import { useSession } from '../auth/session';
+import { CopyValue } from '../components/copy-value';
 import { Pager, useCursorPages } from '../components/cursor-pages';
 
 /** A secret the API shows once: after creating an endpoint or rotating its secret. */
@@ -187,24 +188,13 @@ function CreateEndpoint({ onCreated }: { onCreated: (shown: ShownSecret) => void
 }
 
 function SecretShownOnce({ shown }: { shown: ShownSecret }) {
-  const [copied, setCopied] = useState<string | null>(null);
   return (
     <div className="created" role="status">
       <p>
         {shown.rotated ? 'The new signing secret' : 'The signing secret'} of{' '}
         <code>{shown.url}</code>. Copy it now: it is not shown again.
       </p>
-      <code className="secret" data-testid="webhook-secret">
-        {shown.secret}
-      </code>{' '}
-      <button
-        type="button"
-        onClick={() =>
-          void navigator.clipboard.writeText(shown.secret).then(() => setCopied(shown.secret))
-        }
-      >
-        {copied === shown.secret ? 'Copied' : 'Copy secret'}
-      </button>
+      <CopyValue value={shown.secret} label="secret" testId="webhook-secret" />
     </div>
   );
 }

@@ -3,10 +3,10 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
 import { ApiError } from '../../api-error';
 import { useSession } from '../../auth/session';
+import { CopyValue } from '../../components/copy-value';
 import { Pager, useCursorPages } from '../../components/cursor-pages';
 import {
   ConfirmButton,
-  CopyValue,
   type MemberRole,
   percent,
   ReadOnlyInTestMode,

@@ -3,16 +3,10 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../../api-error';
 import { useSession } from '../../auth/session';
+import { CopyValue } from '../../components/copy-value';
 import { Pager, useCursorPages } from '../../components/cursor-pages';
 import { ALL_SCOPES, type Scope } from '../../scopes';
-import {
-  ConfirmButton,
-  CopyValue,
-  type MemberRole,
-  RoleChecks,
-  splitList,
-  useFocusOnMount,
-} from './shared';
+import { ConfirmButton, type MemberRole, RoleChecks, splitList, useFocusOnMount } from './shared';
 
 type ConnectionType = 'saml' | 'ldap';
 type IdpSource = 'xml' | 'url' | 'fields';
