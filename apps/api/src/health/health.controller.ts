@@ -33,9 +33,12 @@ export class HealthController {
   @Public()
   @ApiOperation({ summary: 'Readiness: PostgreSQL, Redis and the queues answer' })
   @ApiOkResponse({ schema: HEALTH_SCHEMA })
-  // Also 503 `shutting_down` from SIGTERM on, while the instance drains (ShutdownDrain). The
-  // texts here are the SDK's generated ones too: changing them means regenerating it.
-  @ApiResponse({ status: 503, description: 'A dependency is down', schema: HEALTH_SCHEMA })
+  @ApiResponse({
+    status: 503,
+    description:
+      'A dependency is down (`error`), or the instance is draining after SIGTERM (`shutting_down`): a load balancer takes it out while it still serves',
+    schema: HEALTH_SCHEMA,
+  })
   async ready(@Res({ passthrough: true }) response: Response) {
     if (this.drain.draining) {
       response.status(503);

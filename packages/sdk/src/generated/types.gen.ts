@@ -13084,7 +13084,7 @@ export type HealthControllerReadyErrors = {
      */
     400: ErrorEnvelopeDto;
     /**
-     * A dependency is down
+     * A dependency is down (`error`), or the instance is draining after SIGTERM (`shutting_down`): a load balancer takes it out while it still serves
      */
     503: {
         status: 'ok' | 'error' | 'degraded' | 'shutting_down';
