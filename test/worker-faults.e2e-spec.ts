@@ -44,6 +44,10 @@ const env = {
   // Two sessions at a time, each about ten steps of 150 ms: a batch is caught half done.
   WORKER_CONCURRENCY: '2',
   SIMULATED_STEP_MS: '150',
+  // A killed worker's jobs are taken over once their lock has run out and a stalled-job check
+  // has seen it: about 5 + 1 s here instead of BullMQ's 30 + 30 s.
+  QUEUE_LOCK_DURATION_MS: '5000',
+  QUEUE_STALLED_INTERVAL_MS: '1000',
 };
 
 beforeAll(async () => {
@@ -191,8 +195,8 @@ describe('a worker killed with SIGKILL in the middle of a batch', () => {
       expect(atKill.completed ?? 0).toBeLessThan(ids.length);
 
       worker = await startWorker();
-      // The killed worker's sessions come back when BullMQ sees their jobs stalled (a 30 s
-      // lock and a 30 s check: about a minute, longer on a loaded machine).
+      // The killed worker's sessions come back when BullMQ sees their jobs stalled (a 5 s lock
+      // and a 1 s check); the deadline leaves room for a loaded machine.
       await allCompleted(ids, 180_000);
       await expectEveryEventDelivered(ids);
     },

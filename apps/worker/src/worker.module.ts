@@ -19,6 +19,16 @@ import { EventsProcessor } from './processors/events.processor.js';
 import { MaintenanceProcessor } from './processors/maintenance.processor.js';
 import { ReportsProcessor } from './processors/reports.processor.js';
 import { SessionsProcessor } from './processors/sessions.processor.js';
+import { withQueueWorkerOptions } from './queue-worker-options.js';
+
+/** One per queue; each BullMQ Worker also takes QUEUE_LOCK_DURATION_MS and QUEUE_STALLED_INTERVAL_MS. */
+const PROCESSORS = [
+  EventsProcessor,
+  SessionsProcessor,
+  AnalysesProcessor,
+  ReportsProcessor,
+  MaintenanceProcessor,
+];
 
 /** The worker: the features' work modules (relay, runners, deliverer, periodic tasks) and one thin processor per queue. */
 @Module({})
@@ -46,13 +56,7 @@ export class WorkerModule {
         WebhooksWorkModule,
         IdempotencyWorkModule,
       ],
-      providers: [
-        EventsProcessor,
-        SessionsProcessor,
-        AnalysesProcessor,
-        ReportsProcessor,
-        MaintenanceProcessor,
-      ],
+      providers: PROCESSORS.map((processor) => withQueueWorkerOptions(processor, settings)),
     };
   }
 }

@@ -3,6 +3,7 @@ import { Global, Module } from '@nestjs/common';
 import {
   parseSettings,
   type OutboundSettings,
+  type QueueLockSettings,
   type RateLimitSettings,
   type Settings,
   type WebhookSettings,
@@ -26,6 +27,7 @@ export abstract class AppSettings implements Settings {
   declare analystClockScale: number;
   declare analystDeadlineSweepMs: number;
   declare workerConcurrency: number;
+  declare queueLocks: QueueLockSettings;
   declare workerHealthPort: number | null;
   declare shutdownGraceMs: number;
   declare bodyLimitBytes: number;

@@ -38,6 +38,7 @@ describe('settings', () => {
       simulatedStepMs: 500,
       analystClockScale: 1,
       analystDeadlineSweepMs: 10_000,
+      queueLocks: { lockDurationMs: 30_000, stalledIntervalMs: 30_000 },
       bodyLimitBytes: 1024 * 1024,
       historyImportMaxBytes: 64 * 1024 * 1024,
       signingKeySecret: null,
@@ -222,6 +223,22 @@ describe('settings', () => {
     });
   });
 
+  it('read the queue lock settings', () => {
+    expect(
+      parseSettings({ ...base, QUEUE_LOCK_DURATION_MS: '5000', QUEUE_STALLED_INTERVAL_MS: '1000' })
+        .queueLocks,
+    ).toEqual({ lockDurationMs: 5_000, stalledIntervalMs: 1_000 });
+    // BullMQ takes a job back only once its lock has run out, so a check less frequent than
+    // the lock is allowed: it only delays the takeover.
+    expect(
+      parseSettings({
+        ...base,
+        QUEUE_LOCK_DURATION_MS: '10000',
+        QUEUE_STALLED_INTERVAL_MS: '60000',
+      }).queueLocks,
+    ).toEqual({ lockDurationMs: 10_000, stalledIntervalMs: 60_000 });
+  });
+
   it('read sizes with units', () => {
     expect(parseSettings({ ...base, BODY_LIMIT: '512kb' }).bodyLimitBytes).toBe(512 * 1024);
     expect(parseSettings({ ...base, BODY_LIMIT: '2mb' }).bodyLimitBytes).toBe(2 * 1024 * 1024);
@@ -277,6 +294,12 @@ describe('settings', () => {
     [{ REPORT_RETENTION_DAYS: '0' }, 'REPORT_RETENTION_DAYS'],
     [{ DATABASE_REPLICA_MAX_LAG_MS: '50' }, 'DATABASE_REPLICA_MAX_LAG_MS'],
     [{ DATABASE_REPLICA_MAX_LAG_MS: 'soon' }, 'DATABASE_REPLICA_MAX_LAG_MS'],
+    [{ QUEUE_LOCK_DURATION_MS: '1000' }, 'QUEUE_LOCK_DURATION_MS'],
+    [{ QUEUE_LOCK_DURATION_MS: '30s' }, 'QUEUE_LOCK_DURATION_MS'],
+    [{ QUEUE_LOCK_DURATION_MS: '7200000' }, 'QUEUE_LOCK_DURATION_MS'],
+    [{ QUEUE_STALLED_INTERVAL_MS: '0' }, 'QUEUE_STALLED_INTERVAL_MS'],
+    [{ QUEUE_STALLED_INTERVAL_MS: '999' }, 'QUEUE_STALLED_INTERVAL_MS'],
+    [{ QUEUE_STALLED_INTERVAL_MS: '1.5' }, 'QUEUE_STALLED_INTERVAL_MS'],
   ])('stop on %j naming %s', (env, setting) => {
     expect(problemWith(env)).toBe(setting);
   });

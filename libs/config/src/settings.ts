@@ -56,6 +56,8 @@ export interface Settings {
   /** How often the worker closes analyst work whose deadline has passed. */
   analystDeadlineSweepMs: number;
   workerConcurrency: number;
+  /** BullMQ's job locks and stalled-job check, for every queue worker of the worker app. */
+  queueLocks: QueueLockSettings;
   workerHealthPort: number | null;
   shutdownGraceMs: number;
   bodyLimitBytes: number;
@@ -77,6 +79,19 @@ export interface Settings {
   /** Days a generated report is kept; the worker deletes expired ones and they answer 404. */
   reportRetentionDays: number;
   rateLimits: RateLimitSettings;
+}
+
+/**
+ * How soon the jobs of a worker that died (SIGKILL, lost host) go to another
+ * worker. A running job holds a lock that its worker renews every half of
+ * `lockDurationMs`; every `stalledIntervalMs` BullMQ moves active jobs whose
+ * lock has run out back to waiting. A job whose worker lives keeps its lock,
+ * whatever the two values: they only set how long a dead worker's jobs wait,
+ * about lockDurationMs + stalledIntervalMs.
+ */
+export interface QueueLockSettings {
+  lockDurationMs: number;
+  stalledIntervalMs: number;
 }
 
 export interface RateLimitSettings {
@@ -238,6 +253,13 @@ export function parseSettings(env: Env): Settings {
     analystClockScale: integer(env, 'ANALYST_CLOCK_SCALE', 1, 1, 100_000),
     analystDeadlineSweepMs: integer(env, 'ANALYST_DEADLINE_SWEEP_MS', 10_000, 100, 3_600_000),
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 50, 1, 1000),
+    queueLocks: {
+      // At least 5 s: the lock is renewed every half of it, and a busy event loop that misses
+      // a renewal makes a live job look stalled (run twice, failed the second time).
+      lockDurationMs: integer(env, 'QUEUE_LOCK_DURATION_MS', 30_000, 5_000, 3_600_000),
+      // At least 1 s: each check is a script over the queue's active jobs, per queue and worker.
+      stalledIntervalMs: integer(env, 'QUEUE_STALLED_INTERVAL_MS', 30_000, 1_000, 3_600_000),
+    },
     workerHealthPort: optionalPort(env, 'WORKER_HEALTH_PORT'),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     bodyLimitBytes: byteSize(env, 'BODY_LIMIT', 1024 ** 2),
