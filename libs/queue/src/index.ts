@@ -5,3 +5,4 @@ export * from './job-producer.js';
 export * from './queue.module.js';
 export * from './periodic-tasks.js';
 export * from './dependency-outage.js';
+export * from './redis-data-loss.js';

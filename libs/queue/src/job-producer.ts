@@ -48,6 +48,17 @@ export class JobProducer {
     );
   }
 
+  /**
+   * Whether any of these jobs is still waiting, delayed or running: the queue
+   * will reach its work. A finished job, or one Redis does not hold, is not.
+   */
+  async anyPending(queue: QueueName, jobIds: readonly string[]): Promise<boolean> {
+    const states = await Promise.all(jobIds.map((id) => this.queues[queue].getJobState(id)));
+    return states.some(
+      (state) => state !== 'completed' && state !== 'failed' && state !== 'unknown',
+    );
+  }
+
   queue(name: QueueName): Queue {
     return this.queues[name];
   }

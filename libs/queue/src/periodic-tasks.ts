@@ -6,8 +6,17 @@ export interface PeriodicTask {
   name: string;
   everyMs: number;
   /** One run; what it returns is logged when it did something. */
-  run: () => Promise<Record<string, number | string | null> | void>;
+  run: () => Promise<TaskOutcome>;
+  /**
+   * What to do at once, in the worker that noticed, when Redis came back
+   * without its data (RedisDataLoss): tasks that put back work whose job was
+   * lost do it here without the thresholds of their periodic run, which stays
+   * the fallback. Logged like `run`.
+   */
+  recover?: () => Promise<TaskOutcome>;
 }
+
+export type TaskOutcome = Record<string, number | string | null> | void;
 
 /**
  * The periodic tasks of the features a worker runs. Features register theirs

@@ -5,6 +5,7 @@ import { JobProducer } from './job-producer.js';
 import { PeriodicTasks } from './periodic-tasks.js';
 import { QUEUE } from './queues.js';
 import { queuePrefix, usesRedisCluster } from './redis-connections.js';
+import { RedisDataLoss } from './redis-data-loss.js';
 import { RedisService } from './redis.service.js';
 
 /** Completed jobs are kept a day so a re-added job id within that time stays a no-op. */
@@ -49,7 +50,7 @@ function queueRegistration(name: string): RegisterQueueAsyncOptions {
     }),
     BullModule.registerQueueAsync(...Object.values(QUEUE).map(queueRegistration)),
   ],
-  providers: [JobProducer, RedisService, PeriodicTasks],
-  exports: [BullModule, JobProducer, RedisService, PeriodicTasks],
+  providers: [JobProducer, RedisService, PeriodicTasks, RedisDataLoss],
+  exports: [BullModule, JobProducer, RedisService, PeriodicTasks, RedisDataLoss],
 })
 export class QueueModule {}
