@@ -16,7 +16,8 @@ import { waitFor } from './support/wait.js';
  * Analyses survive the parts of the system dying under them: PostgreSQL
  * holds each analysis and the step it reached, so a worker killed mid-run is
  * resumed where it stopped, and work whose jobs vanished with Redis's data is
- * enqueued again by the sweeper. (Material servers that hang, trickle or
+ * enqueued again by the worker that notices, or else by the sweeper once it
+ * is stale. (Material servers that hang, trickle or
  * redirect to loopback are findings, not faults: test/analyses.e2e-spec.ts.)
  */
 let stack: Stack;
@@ -170,7 +171,7 @@ describe('Redis stopped and restarted empty with analyses waiting in the queue',
   }
 
   it(
-    'runs the analyses whose jobs vanished once the sweeper finds them stale, each once',
+    'runs the analyses whose jobs vanished at once, each once, when the worker sees Redis came back empty',
     { timeout: 60_000 },
     async () => {
       // A backlog: jobs in Redis that no worker takes (the pause flag goes with Redis's data).
@@ -180,35 +181,53 @@ describe('Redis stopped and restarted empty with analyses waiting in the queue',
         const { prioritized } = await queue.getJobCounts('prioritized');
         return prioritized === waiting.length ? true : null;
       }, 30_000);
+      const sweeper = stack.worker!.get(AnalysisSweeper);
+      // A wait in the queue is an ordinary backlog: nothing is enqueued again, by either path.
+      expect(await sweeper.runOnce()).toBe(0);
+      expect(await sweeper.recoverLostJobs()).toBe(0);
 
       await redis.stop('kill');
       const during = await submit('submitted while Redis was away');
       await redis.start();
 
-      // Its event was relayed after Redis came back: queued as usual, nothing to sweep.
-      await completed(during);
-      for (const id of waiting) {
-        expect((await client.get(`/v1/analysis/${id}`, { token })).body.status).toBe('queued');
-        expect(await queue.getJob(id)).toBeUndefined();
+      // The worker sees its data marker gone once its connection is back, and enqueues the
+      // waiting ones again under their first job's id without the sweep's staleness wait; the
+      // one submitted meanwhile is queued by its relayed event as usual.
+      for (const id of [...waiting, during]) await completed(id);
+      for (const id of [...waiting, during]) {
+        const job = await queue.getJob(id);
+        expect(await job?.getState(), id).toBe('completed');
+        const events = await eventsOf(id);
+        expect(ofType(events, 'analysis.started'), id).toHaveLength(1);
+        expect(ofType(events, 'analysis.completed'), id).toHaveLength(1);
       }
+    },
+  );
 
+  it(
+    'runs an analysis whose job vanished while Redis kept its data once the sweeper finds it stale',
+    { timeout: 60_000 },
+    async () => {
+      await queue.pause();
+      const id = await submit('job removed');
+      await waitFor(async () => ((await queue.getJob(id)) ? true : null), 30_000);
+      // Lost without Redis losing its data (no worker is told): only the periodic sweep sees it.
+      await queue.remove(id);
       const sweeper = stack.worker!.get(AnalysisSweeper);
       // A wait shorter than staleAfterMs is an ordinary backlog: nothing is enqueued again.
       expect(await sweeper.runOnce()).toBe(0);
       // As if staleAfterMs (over a minute) had gone by, without waiting for it.
       await stack.api.get(Sql).rows(
         `UPDATE analyses SET updated_at = updated_at - make_interval(secs => $2)
-            WHERE id = ANY($1::uuid[])`,
-        [waiting.map((id) => parsePublicId('analysis', id)), sweeper.staleAfterMs / 1000 + 1],
+            WHERE id = $1::uuid`,
+        [parsePublicId('analysis', id), sweeper.staleAfterMs / 1000 + 1],
       );
-      expect(await sweeper.runOnce()).toBe(waiting.length);
-
-      for (const id of waiting) await completed(id);
-      for (const id of [...waiting, during]) {
-        const events = await eventsOf(id);
-        expect(ofType(events, 'analysis.started'), id).toHaveLength(1);
-        expect(ofType(events, 'analysis.completed'), id).toHaveLength(1);
-      }
+      expect(await sweeper.runOnce()).toBe(1);
+      await queue.resume();
+      await completed(id);
+      const events = await eventsOf(id);
+      expect(ofType(events, 'analysis.started')).toHaveLength(1);
+      expect(ofType(events, 'analysis.completed')).toHaveLength(1);
     },
   );
 });

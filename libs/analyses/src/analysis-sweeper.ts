@@ -17,6 +17,10 @@ const BATCH = 500;
  * for too long is enqueued again. Either gets an id naming the state it was
  * found in, so a sweep adds it once; the runner resumes at the stored step,
  * and its guarded steps make a still-running twin harmless.
+ *
+ * That periodic sweep is the fallback. When a worker notices Redis lost its
+ * data (RedisDataLoss), `recoverLostJobs` runs at once instead, without the
+ * staleness wait: every such analysis whose job is gone is enqueued again.
  */
 @Injectable()
 export class AnalysisSweeper implements OnModuleInit {
@@ -36,6 +40,12 @@ export class AnalysisSweeper implements OnModuleInit {
       run: async () => {
         const resumed = await this.runOnce();
         if (resumed > 0) this.logger.warn({ resumed }, 'stale analyses enqueued again');
+      },
+      recover: async () => {
+        const resumed = await this.recoverLostJobs();
+        if (resumed > 0) {
+          this.logger.warn({ resumed }, 'analyses whose job Redis lost enqueued again');
+        }
       },
     });
   }
@@ -73,7 +83,7 @@ export class AnalysisSweeper implements OnModuleInit {
       const resumedId = `${publicId}-resumed-${analysis.updated_at.getTime()}`;
       // The job that would run it: the first one of a queued analysis, or one an earlier sweep added.
       const pending = analysis.status === 'queued' ? [publicId, resumedId] : [resumedId];
-      if (await this.anyPending(pending)) continue;
+      if (await this.jobs.anyPending(QUEUE.analyses, pending)) continue;
       // A resumed job that finished without moving the analysis (failed for good) would make
       // the add below a no-op for as long as BullMQ keeps it: it goes first.
       await this.jobs.queue(QUEUE.analyses).remove(resumedId);
@@ -93,15 +103,83 @@ export class AnalysisSweeper implements OnModuleInit {
     return resumed;
   }
 
-  /** Whether any of these jobs is still waiting or running: the queue will reach the analysis. */
-  private async anyPending(jobIds: readonly string[]): Promise<boolean> {
-    const queue = this.jobs.queue(QUEUE.analyses);
-    for (const id of jobIds) {
-      const job = await queue.getJob(id);
-      if (!job) continue;
-      const state = await job.getState();
-      if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return true;
+  /**
+   * After Redis lost its data: enqueues again every queued or processing
+   * simulated analysis whose job is gone, however recently it changed;
+   * returns how many. One still waiting or running under its job is left
+   * alone, as is one that changed after this began (something runs it). A
+   * queued one gets its first job's id, the analysis id, with its priority,
+   * so the job its `analysis.created` event adds when relayed (again) is the
+   * same job; a processing one gets the periodic sweep's id for the state
+   * found. Either way a second worker recovering at the same time adds
+   * nothing. An analysis a worker was running when Redis went carries on in
+   * that worker; of it and its twin, whichever finds its next step already
+   * taken stops there (the runner's steps are guarded).
+   */
+  async recoverLostJobs(): Promise<number> {
+    // Timestamps travel as text here: a JS Date would drop their microseconds, and the
+    // page after a row could begin with that same row again.
+    const [{ now }] = await this.sql.rows<{ now: string }>('SELECT now()::text AS now', []);
+    let after: RunningAnalysis | null = null;
+    let resumed = 0;
+    for (;;) {
+      const page: RunningAnalysis[] = await this.sql.rows<RunningAnalysis>(
+        `SELECT id, organization_id, mode, priority, status, updated_at,
+                updated_at::text AS position
+           FROM analyses
+          WHERE status IN ('queued', 'processing') AND engine <> 'analyst'
+            AND updated_at < $1::timestamptz
+            AND ($2::timestamptz IS NULL OR (updated_at, id) > ($2::timestamptz, $3::uuid))
+          ORDER BY updated_at, id LIMIT $4`,
+        [now, after?.position ?? null, after?.id ?? null, BATCH],
+      );
+      const pending = await Promise.all(
+        page.map((analysis) => {
+          const ids = jobIdsOf(analysis);
+          return this.jobs.anyPending(QUEUE.analyses, [ids.first, ids.resumed]);
+        }),
+      );
+      const lost = page.filter((_, i) => !pending[i]);
+      await this.jobs.addBulk(
+        QUEUE.analyses,
+        'run',
+        lost.map((analysis) => ({
+          data: {
+            analysisId: analysis.id,
+            organizationId: analysis.organization_id,
+            mode: analysis.mode,
+            requestId: null,
+          },
+          options: {
+            jobId: jobIdsOf(analysis).recover,
+            priority: QUEUE_PRIORITY[analysis.priority],
+          },
+        })),
+      );
+      resumed += lost.length;
+      if (page.length < BATCH) return resumed;
+      after = page[page.length - 1]!;
     }
-    return false;
   }
+}
+
+interface RunningAnalysis {
+  id: string;
+  organization_id: string;
+  mode: Mode;
+  priority: keyof typeof QUEUE_PRIORITY;
+  status: 'queued' | 'processing';
+  updated_at: Date;
+  /** updated_at to the microsecond, where the next page begins. */
+  position: string;
+}
+
+/**
+ * An analysis's job ids: its first (AnalysisScheduler's), the one a sweep
+ * gives it in the state found, and the one recovery gives it.
+ */
+function jobIdsOf(analysis: RunningAnalysis): { first: string; resumed: string; recover: string } {
+  const first = toPublicId('analysis', analysis.id);
+  const resumed = `${first}-resumed-${analysis.updated_at.getTime()}`;
+  return { first, resumed, recover: analysis.status === 'queued' ? first : resumed };
 }

@@ -16,6 +16,10 @@ const BATCH = 500;
  * concurrent sessions. Each is enqueued again under an id naming the state it
  * was found in, so a sweep adds it once; the runner resumes from the stored
  * progress, and its guarded steps make a still-running twin harmless.
+ *
+ * That periodic sweep is the fallback. When a worker notices Redis lost its
+ * data (RedisDataLoss), `recoverLostJobs` runs at once instead, without the
+ * staleness wait: every such session whose job is gone is enqueued again.
  */
 @Injectable()
 export class SessionSweeper implements OnModuleInit {
@@ -35,6 +39,11 @@ export class SessionSweeper implements OnModuleInit {
       run: async () => {
         const resumed = await this.runOnce();
         if (resumed > 0) this.logger.warn({ resumed }, 'stale sessions enqueued again');
+      },
+      recover: async () => {
+        const resumed = await this.recoverLostJobs();
+        if (resumed > 0)
+          this.logger.warn({ resumed }, 'sessions whose job Redis lost enqueued again');
       },
     });
   }
@@ -73,4 +82,83 @@ export class SessionSweeper implements OnModuleInit {
     }
     return stale.length;
   }
+
+  /**
+   * After Redis lost its data: enqueues again every initiated or in-progress
+   * simulated session whose job is gone, however recently it changed; returns
+   * how many. A session still waiting or running under its job is left alone,
+   * as is one that changed after this began (something runs it). An initiated
+   * one gets its first job's id, the session id, so the job its
+   * `session.created` event adds when relayed (again) is the same job; one in
+   * progress gets the periodic sweep's id for the state found. Either way a
+   * second worker recovering at the same time adds nothing. A session a worker
+   * was running when Redis went carries on in that worker, since the runner
+   * needs only PostgreSQL; of it and its twin, whichever finds its next step
+   * already taken stops there (the runner's steps are guarded).
+   */
+  async recoverLostJobs(): Promise<number> {
+    // Timestamps travel as text here: a JS Date would drop their microseconds, and the
+    // page after a row could begin with that same row again.
+    const [{ now }] = await this.sql.rows<{ now: string }>('SELECT now()::text AS now', []);
+    let after: RunningSession | null = null;
+    let resumed = 0;
+    for (;;) {
+      const page: RunningSession[] = await this.sql.rows<RunningSession>(
+        `SELECT id, organization_id, mode, status, updated_at, updated_at::text AS position
+           FROM sessions
+          WHERE status IN ('initiated', 'in_progress') AND engine <> 'analyst'
+            AND updated_at < $1::timestamptz
+            AND ($2::timestamptz IS NULL OR (updated_at, id) > ($2::timestamptz, $3::uuid))
+          ORDER BY updated_at, id LIMIT $4`,
+        [now, after?.position ?? null, after?.id ?? null, BATCH],
+      );
+      const lost = await this.withoutPendingJob(page);
+      await this.jobs.addBulk(
+        QUEUE.sessions,
+        'run',
+        lost.map((session) => ({
+          data: {
+            sessionId: session.id,
+            organizationId: session.organization_id,
+            mode: session.mode,
+            requestId: null,
+          },
+          options: { jobId: jobIdsOf(session).recover },
+        })),
+      );
+      resumed += lost.length;
+      if (page.length < BATCH) return resumed;
+      after = page[page.length - 1]!;
+    }
+  }
+
+  private async withoutPendingJob(page: readonly RunningSession[]): Promise<RunningSession[]> {
+    const pending = await Promise.all(
+      page.map((session) => {
+        const ids = jobIdsOf(session);
+        return this.jobs.anyPending(QUEUE.sessions, [ids.first, ids.resumed]);
+      }),
+    );
+    return page.filter((_, i) => !pending[i]);
+  }
+}
+
+interface RunningSession {
+  id: string;
+  organization_id: string;
+  mode: Mode;
+  status: 'initiated' | 'in_progress';
+  updated_at: Date;
+  /** updated_at to the microsecond, where the next page begins. */
+  position: string;
+}
+
+/**
+ * A session's job ids: its first (SessionScheduler's), the one a sweep gives
+ * it in the state found, and the one recovery gives it.
+ */
+function jobIdsOf(session: RunningSession): { first: string; resumed: string; recover: string } {
+  const first = toPublicId('session', session.id);
+  const resumed = `${first}-resumed-${session.updated_at.getTime()}`;
+  return { first, resumed, recover: session.status === 'initiated' ? first : resumed };
 }
