@@ -121,11 +121,11 @@ export class MaintenanceProcessor
   /** Each task's recovery in turn; one that fails does not keep the others from theirs. */
   private async recover(reason: string): Promise<void> {
     const recovering = this.tasks.all().filter((task) => task.recover);
-    // At the first start on a Redis there was nothing to lose: not worth a warning.
+    // At start it is mostly the first start on this Redis, with nothing lost: no warning.
     const log = reason === 'start' ? 'log' : 'warn';
     this.logger[log](
       { reason, tasks: recovering.map((task) => task.name) },
-      'Redis had none of its data markers; recovering work whose job it lost',
+      'Redis data marker gone; recovering work whose job it lost',
     );
     for (const task of recovering) {
       if (this.stopping) return;
