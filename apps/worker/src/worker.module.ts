@@ -1,11 +1,12 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { AnalysesWorkModule } from '#analyses';
 import { JudgingWorkModule } from '#analysts';
 import { AuthWorkModule } from '#auth';
 import { DowsingWorkModule } from '#dowsing';
 import { ERROR_SERIALIZERS } from '#common';
-import { ConfigModule, type Settings } from '#config';
+import { AppSettings, ConfigModule, type Settings } from '#config';
 import { DatabaseModule } from '#database';
 import { EventsModule, EventsWorkModule } from '#events';
 import { IdempotencyWorkModule } from '#idempotency';
@@ -20,6 +21,7 @@ import { MaintenanceProcessor } from './processors/maintenance.processor.js';
 import { ReportsProcessor } from './processors/reports.processor.js';
 import { SessionsProcessor } from './processors/sessions.processor.js';
 import { withQueueWorkerOptions } from './queue-worker-options.js';
+import { QueueWorkersShutdown } from './queue-workers-shutdown.js';
 
 /** One per queue; each BullMQ Worker also takes QUEUE_LOCK_DURATION_MS and QUEUE_STALLED_INTERVAL_MS. */
 const PROCESSORS = [
@@ -56,7 +58,15 @@ export class WorkerModule {
         WebhooksWorkModule,
         IdempotencyWorkModule,
       ],
-      providers: PROCESSORS.map((processor) => withQueueWorkerOptions(processor, settings)),
+      providers: [
+        ...PROCESSORS.map((processor) => withQueueWorkerOptions(processor, settings)),
+        {
+          provide: QueueWorkersShutdown,
+          inject: [ModuleRef, AppSettings],
+          useFactory: (moduleRef: ModuleRef, appSettings: AppSettings) =>
+            new QueueWorkersShutdown(moduleRef, appSettings, PROCESSORS),
+        },
+      ],
     };
   }
 }
