@@ -41,11 +41,11 @@ describe('closing the queue workers at shutdown', () => {
     opened.push(queue);
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
-    const stuck = new Worker(
+    const stuck: Worker = new Worker(
       name,
       () => {
         started();
-        return new Promise<never>(() => undefined);
+        return new Promise<unknown>(() => undefined);
       },
       { connection, prefix, lockDuration: 5_000, stalledInterval: 1_000 },
     );
