@@ -28,7 +28,8 @@ export async function createApiApp(settings: Settings): Promise<INestApplication
   express.disable('x-powered-by');
   // Bodies are small and rarely re-fetched unchanged; hashing each one costs more than it saves.
   express.set('etag', false);
-  express.set('trust proxy', 'loopback');
+  // request.ip (sign-in attempt and rate counters) and the issuer's X-Forwarded-Proto/-Host.
+  express.set('trust proxy', settings.trustedProxies);
   app.use(requestIdMiddleware);
   app.use(httpMetricsMiddleware);
   installBodyParsing(express, settings.bodyLimitBytes, settings.publicUrl);

@@ -30,6 +30,7 @@ export abstract class AppSettings implements Settings {
   declare queueLocks: QueueLockSettings;
   declare workerHealthPort: number | null;
   declare shutdownGraceMs: number;
+  declare trustedProxies: string[];
   declare bodyLimitBytes: number;
   declare dashboardDir: string;
   declare historyImportMaxBytes: number;

@@ -151,6 +151,37 @@ export function privateAllowlist(env: Env, name: string): string[] {
   return entries;
 }
 
+/** Express's names for address ranges (proxy-addr's), usable in TRUSTED_PROXIES. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * The proxies whose X-Forwarded-For (and -Proto, -Host) are believed:
+ * addresses, CIDR ranges and Express's names (`loopback`, `linklocal`,
+ * `uniquelocal`), comma-separated; `loopback` when unset.
+ */
+export function trustedProxies(env: Env, name: string): string[] {
+  const entries = (text(env, name) ?? 'loopback')
+    .split(',')
+    .map((entry) => entry.trim().toLowerCase())
+    .filter((entry) => entry !== '');
+  if (entries.length === 0)
+    throw new SettingsError(name, 'names no proxy (leave it unset for loopback)');
+  for (const entry of entries) {
+    const valid = PROXY_RANGE_NAMES.includes(entry)
+      ? true
+      : entry.includes('/')
+        ? isValidCidr(entry)
+        : ipaddr.isValid(entry);
+    if (!valid) {
+      throw new SettingsError(
+        name,
+        `"${entry}" is neither an IP address, a CIDR range nor one of ${PROXY_RANGE_NAMES.join(', ')}`,
+      );
+    }
+  }
+  return entries;
+}
+
 function isValidCidr(value: string): boolean {
   try {
     ipaddr.parseCIDR(value);

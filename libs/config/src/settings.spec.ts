@@ -28,6 +28,7 @@ describe('settings', () => {
     expect(parseSettings(base)).toMatchObject({
       databaseReplicaUrls: [],
       databaseReplicaMaxLagMs: 5_000,
+      trustedProxies: ['loopback'],
       redisUrl: 'redis://127.0.0.1:6379',
       redisPrefix: 'sas',
       port: 3000,
@@ -223,6 +224,13 @@ describe('settings', () => {
     });
   });
 
+  it('read the trusted proxies: addresses, CIDR ranges and Express range names', () => {
+    expect(
+      parseSettings({ ...base, TRUSTED_PROXIES: ' 10.1.2.3, 172.16.0.0/12,UniqueLocal, ::1 ' })
+        .trustedProxies,
+    ).toEqual(['10.1.2.3', '172.16.0.0/12', 'uniquelocal', '::1']);
+  });
+
   it('read the queue lock settings', () => {
     expect(
       parseSettings({ ...base, QUEUE_LOCK_DURATION_MS: '5000', QUEUE_STALLED_INTERVAL_MS: '1000' })
@@ -284,6 +292,9 @@ describe('settings', () => {
     [{ OUTBOUND_EXTRA_CA_FILE: '/etc/hostname' }, 'OUTBOUND_EXTRA_CA_FILE'],
     [{ OUTBOUND_PRIVATE_ALLOWLIST: '10.0.0.0/33' }, 'OUTBOUND_PRIVATE_ALLOWLIST'],
     [{ OUTBOUND_PRIVATE_ALLOWLIST: 'bad host!' }, 'OUTBOUND_PRIVATE_ALLOWLIST'],
+    [{ TRUSTED_PROXIES: 'proxy.internal' }, 'TRUSTED_PROXIES'],
+    [{ TRUSTED_PROXIES: '10.0.0.0/33' }, 'TRUSTED_PROXIES'],
+    [{ TRUSTED_PROXIES: ' , ' }, 'TRUSTED_PROXIES'],
     [{ REFERENCE_MATERIAL_MAX_BYTES: 'big' }, 'REFERENCE_MATERIAL_MAX_BYTES'],
     [{ REFERENCE_MATERIAL_MAX_BYTES: '512mb' }, 'REFERENCE_MATERIAL_MAX_BYTES'],
     [{ REFERENCE_MATERIAL_TIMEOUT_MS: '0' }, 'REFERENCE_MATERIAL_TIMEOUT_MS'],

@@ -9,6 +9,7 @@ import {
   pemFile,
   positiveNumber,
   privateAllowlist,
+  trustedProxies,
   SettingsError,
   text,
   url,
@@ -60,6 +61,8 @@ export interface Settings {
   queueLocks: QueueLockSettings;
   workerHealthPort: number | null;
   shutdownGraceMs: number;
+  /** Proxies whose X-Forwarded-* headers are believed (Express's `trust proxy`). */
+  trustedProxies: string[];
   bodyLimitBytes: number;
   /** Where the built dashboard is (dist/dashboard of the working directory by default). */
   dashboardDir: string;
@@ -262,6 +265,7 @@ export function parseSettings(env: Env): Settings {
     },
     workerHealthPort: optionalPort(env, 'WORKER_HEALTH_PORT'),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    trustedProxies: trustedProxies(env, 'TRUSTED_PROXIES'),
     bodyLimitBytes: byteSize(env, 'BODY_LIMIT', 1024 ** 2),
     dashboardDir: resolve(text(env, 'DASHBOARD_DIR') ?? join('dist', 'dashboard')),
     historyImportMaxBytes: byteSize(env, 'HISTORY_IMPORT_MAX_BYTES', 64 * 1024 ** 2, 1024),
