@@ -3,7 +3,14 @@ import { toPublicId, type Mode } from '#common';
 import { AppSettings } from '#config';
 import { Sql } from '#database';
 import { SLOW_STEP_MULTIPLIER } from '#engines';
-import { JobProducer, PeriodicTasks, QUEUE } from '#queue';
+import {
+  JobProducer,
+  PeriodicTasks,
+  QUEUE,
+  requeueLostWork,
+  type UnfinishedWork,
+  type WorkJobIds,
+} from '#queue';
 import { QUEUE_PRIORITY } from './analysis-estimates.js';
 
 const RUN_EVERY_MS = 60_000;
@@ -117,68 +124,48 @@ export class AnalysisSweeper implements OnModuleInit {
    * taken stops there (the runner's steps are guarded).
    */
   async recoverLostJobs(): Promise<number> {
-    // Timestamps travel as text here: a JS Date would drop their microseconds, and the
-    // page after a row could begin with that same row again.
     const [{ now }] = await this.sql.rows<{ now: string }>('SELECT now()::text AS now', []);
-    let after: RunningAnalysis | null = null;
-    let resumed = 0;
-    for (;;) {
-      const page: RunningAnalysis[] = await this.sql.rows<RunningAnalysis>(
-        `SELECT id, organization_id, mode, priority, status, updated_at,
-                updated_at::text AS position
-           FROM analyses
-          WHERE status IN ('queued', 'processing') AND engine <> 'analyst'
-            AND updated_at < $1::timestamptz
-            AND ($2::timestamptz IS NULL OR (updated_at, id) > ($2::timestamptz, $3::uuid))
-          ORDER BY updated_at, id LIMIT $4`,
-        [now, after?.position ?? null, after?.id ?? null, BATCH],
-      );
-      const pending = await Promise.all(
-        page.map((analysis) => {
-          const ids = jobIdsOf(analysis);
-          return this.jobs.anyPending(QUEUE.analyses, [ids.first, ids.resumed]);
-        }),
-      );
-      const lost = page.filter((_, i) => !pending[i]);
-      await this.jobs.addBulk(
-        QUEUE.analyses,
-        'run',
-        lost.map((analysis) => ({
-          data: {
-            analysisId: analysis.id,
-            organizationId: analysis.organization_id,
-            mode: analysis.mode,
-            requestId: null,
-          },
-          options: {
-            jobId: jobIdsOf(analysis).recover,
-            priority: QUEUE_PRIORITY[analysis.priority],
-          },
-        })),
-      );
-      resumed += lost.length;
-      if (page.length < BATCH) return resumed;
-      after = page[page.length - 1]!;
-    }
+    return requeueLostWork(
+      this.jobs,
+      { queue: QUEUE.analyses, name: 'run', pageSize: BATCH },
+      (after: RunningAnalysis | null) =>
+        this.sql.rows<RunningAnalysis>(
+          `SELECT id, organization_id, mode, priority, status, updated_at,
+                  updated_at::text AS position
+             FROM analyses
+            WHERE status IN ('queued', 'processing') AND engine <> 'analyst'
+              AND updated_at < $1::timestamptz
+              AND ($2::timestamptz IS NULL OR (updated_at, id) > ($2::timestamptz, $3::uuid))
+            ORDER BY updated_at, id LIMIT $4`,
+          [now, after?.position ?? null, after?.id ?? null, BATCH],
+        ),
+      (analysis) => ({
+        ids: jobIdsOf(analysis),
+        data: {
+          analysisId: analysis.id,
+          organizationId: analysis.organization_id,
+          mode: analysis.mode,
+          requestId: null,
+        },
+        options: { priority: QUEUE_PRIORITY[analysis.priority] },
+      }),
+    );
   }
 }
 
-interface RunningAnalysis {
-  id: string;
+interface RunningAnalysis extends UnfinishedWork {
   organization_id: string;
   mode: Mode;
   priority: keyof typeof QUEUE_PRIORITY;
   status: 'queued' | 'processing';
   updated_at: Date;
-  /** updated_at to the microsecond, where the next page begins. */
-  position: string;
 }
 
 /**
  * An analysis's job ids: its first (AnalysisScheduler's), the one a sweep
  * gives it in the state found, and the one recovery gives it.
  */
-function jobIdsOf(analysis: RunningAnalysis): { first: string; resumed: string; recover: string } {
+function jobIdsOf(analysis: RunningAnalysis): WorkJobIds {
   const first = toPublicId('analysis', analysis.id);
   const resumed = `${first}-resumed-${analysis.updated_at.getTime()}`;
   return { first, resumed, recover: analysis.status === 'queued' ? first : resumed };

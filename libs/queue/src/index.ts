@@ -6,3 +6,4 @@ export * from './queue.module.js';
 export * from './periodic-tasks.js';
 export * from './dependency-outage.js';
 export * from './redis-data-loss.js';
+export * from './lost-work.js';

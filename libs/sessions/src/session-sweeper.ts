@@ -3,7 +3,14 @@ import { toPublicId, type Mode } from '#common';
 import { AppSettings } from '#config';
 import { Sql } from '#database';
 import { SLOW_STEP_MULTIPLIER } from '#engines';
-import { JobProducer, PeriodicTasks, QUEUE } from '#queue';
+import {
+  JobProducer,
+  PeriodicTasks,
+  QUEUE,
+  requeueLostWork,
+  type UnfinishedWork,
+  type WorkJobIds,
+} from '#queue';
 
 const RUN_EVERY_MS = 60_000;
 const BATCH = 500;
@@ -97,67 +104,45 @@ export class SessionSweeper implements OnModuleInit {
    * already taken stops there (the runner's steps are guarded).
    */
   async recoverLostJobs(): Promise<number> {
-    // Timestamps travel as text here: a JS Date would drop their microseconds, and the
-    // page after a row could begin with that same row again.
     const [{ now }] = await this.sql.rows<{ now: string }>('SELECT now()::text AS now', []);
-    let after: RunningSession | null = null;
-    let resumed = 0;
-    for (;;) {
-      const page: RunningSession[] = await this.sql.rows<RunningSession>(
-        `SELECT id, organization_id, mode, status, updated_at, updated_at::text AS position
-           FROM sessions
-          WHERE status IN ('initiated', 'in_progress') AND engine <> 'analyst'
-            AND updated_at < $1::timestamptz
-            AND ($2::timestamptz IS NULL OR (updated_at, id) > ($2::timestamptz, $3::uuid))
-          ORDER BY updated_at, id LIMIT $4`,
-        [now, after?.position ?? null, after?.id ?? null, BATCH],
-      );
-      const lost = await this.withoutPendingJob(page);
-      await this.jobs.addBulk(
-        QUEUE.sessions,
-        'run',
-        lost.map((session) => ({
-          data: {
-            sessionId: session.id,
-            organizationId: session.organization_id,
-            mode: session.mode,
-            requestId: null,
-          },
-          options: { jobId: jobIdsOf(session).recover },
-        })),
-      );
-      resumed += lost.length;
-      if (page.length < BATCH) return resumed;
-      after = page[page.length - 1]!;
-    }
-  }
-
-  private async withoutPendingJob(page: readonly RunningSession[]): Promise<RunningSession[]> {
-    const pending = await Promise.all(
-      page.map((session) => {
-        const ids = jobIdsOf(session);
-        return this.jobs.anyPending(QUEUE.sessions, [ids.first, ids.resumed]);
+    return requeueLostWork(
+      this.jobs,
+      { queue: QUEUE.sessions, name: 'run', pageSize: BATCH },
+      (after: RunningSession | null) =>
+        this.sql.rows<RunningSession>(
+          `SELECT id, organization_id, mode, status, updated_at, updated_at::text AS position
+             FROM sessions
+            WHERE status IN ('initiated', 'in_progress') AND engine <> 'analyst'
+              AND updated_at < $1::timestamptz
+              AND ($2::timestamptz IS NULL OR (updated_at, id) > ($2::timestamptz, $3::uuid))
+            ORDER BY updated_at, id LIMIT $4`,
+          [now, after?.position ?? null, after?.id ?? null, BATCH],
+        ),
+      (session) => ({
+        ids: jobIdsOf(session),
+        data: {
+          sessionId: session.id,
+          organizationId: session.organization_id,
+          mode: session.mode,
+          requestId: null,
+        },
       }),
     );
-    return page.filter((_, i) => !pending[i]);
   }
 }
 
-interface RunningSession {
-  id: string;
+interface RunningSession extends UnfinishedWork {
   organization_id: string;
   mode: Mode;
   status: 'initiated' | 'in_progress';
   updated_at: Date;
-  /** updated_at to the microsecond, where the next page begins. */
-  position: string;
 }
 
 /**
  * A session's job ids: its first (SessionScheduler's), the one a sweep gives
  * it in the state found, and the one recovery gives it.
  */
-function jobIdsOf(session: RunningSession): { first: string; resumed: string; recover: string } {
+function jobIdsOf(session: RunningSession): WorkJobIds {
   const first = toPublicId('session', session.id);
   const resumed = `${first}-resumed-${session.updated_at.getTime()}`;
   return { first, resumed, recover: session.status === 'initiated' ? first : resumed };

@@ -1,0 +1,58 @@
+import type { JobsOptions } from 'bullmq';
+import type { JobProducer } from './job-producer.js';
+import type { JobData, JobName, QueueName } from './queues.js';
+
+/** A row of unfinished work as a recovery pages through it. */
+export interface UnfinishedWork {
+  id: string;
+  /** updated_at to the microsecond, as text, where the next page begins (a Date drops microseconds). */
+  position: string;
+}
+
+/**
+ * A piece of work's job ids: its first (the scheduler's, from its `created`
+ * event), the one the periodic sweep gives it in the state found, and which
+ * of the two recovery gives it (the first while it has not started, so the
+ * job its event adds when relayed again is the same job).
+ */
+export interface WorkJobIds {
+  first: string;
+  resumed: string;
+  recover: string;
+}
+
+/**
+ * After Redis lost its data: pages through unfinished work (`page`, after
+ * the previous page's last row) and enqueues again each piece none of whose
+ * jobs Redis still holds, under its recovery id, so a second worker
+ * recovering at the same time adds nothing; returns how many.
+ */
+export async function requeueLostWork<
+  Row extends UnfinishedWork,
+  Q extends QueueName,
+  N extends JobName<Q>,
+>(
+  jobs: JobProducer,
+  target: { queue: Q; name: N; pageSize: number },
+  page: (after: Row | null) => Promise<Row[]>,
+  jobOf: (row: Row) => { ids: WorkJobIds; data: JobData<Q, N>; options?: JobsOptions },
+): Promise<number> {
+  let after: Row | null = null;
+  let requeued = 0;
+  for (;;) {
+    const rows = await page(after);
+    const planned = rows.map(jobOf);
+    const pending = await Promise.all(
+      planned.map(({ ids }) => jobs.anyPending(target.queue, [ids.first, ids.resumed])),
+    );
+    const lost = planned.filter((_, i) => !pending[i]);
+    await jobs.addBulk(
+      target.queue,
+      target.name,
+      lost.map(({ ids, data, options }) => ({ data, options: { ...options, jobId: ids.recover } })),
+    );
+    requeued += lost.length;
+    if (rows.length < target.pageSize) return requeued;
+    after = rows[rows.length - 1]!;
+  }
+}
