@@ -9,6 +9,7 @@ import {
   QUEUE,
   requeueLostWork,
   type UnfinishedWork,
+  workJobIds,
   type WorkJobIds,
 } from '#queue';
 import { QUEUE_PRIORITY } from './analysis-estimates.js';
@@ -87,7 +88,7 @@ export class AnalysisSweeper implements OnModuleInit {
     let resumed = 0;
     for (const analysis of stale) {
       const publicId = toPublicId('analysis', analysis.id);
-      const resumedId = `${publicId}-resumed-${analysis.updated_at.getTime()}`;
+      const resumedId = workJobIds(publicId, analysis.updated_at, true).resumed;
       // The job that would run it: the first one of a queued analysis, or one an earlier sweep added.
       const pending = analysis.status === 'queued' ? [publicId, resumedId] : [resumedId];
       if (await this.jobs.anyPending(QUEUE.analyses, pending)) continue;
@@ -166,7 +167,9 @@ interface RunningAnalysis extends UnfinishedWork {
  * gives it in the state found, and the one recovery gives it.
  */
 function jobIdsOf(analysis: RunningAnalysis): WorkJobIds {
-  const first = toPublicId('analysis', analysis.id);
-  const resumed = `${first}-resumed-${analysis.updated_at.getTime()}`;
-  return { first, resumed, recover: analysis.status === 'queued' ? first : resumed };
+  return workJobIds(
+    toPublicId('analysis', analysis.id),
+    analysis.updated_at,
+    analysis.status !== 'queued',
+  );
 }

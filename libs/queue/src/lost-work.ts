@@ -22,6 +22,16 @@ export interface WorkJobIds {
 }
 
 /**
+ * The job ids of a piece of work whose first job id is `first`, last changed
+ * at `updatedAt`: the sweep's id names that state, so a sweep or a recovery
+ * adds it once per state.
+ */
+export function workJobIds(first: string, updatedAt: Date, started: boolean): WorkJobIds {
+  const resumed = `${first}-resumed-${updatedAt.getTime()}`;
+  return { first, resumed, recover: started ? resumed : first };
+}
+
+/**
  * After Redis lost its data: pages through unfinished work (`page`, after
  * the previous page's last row) and enqueues again each piece none of whose
  * jobs Redis still holds, under its recovery id, so a second worker

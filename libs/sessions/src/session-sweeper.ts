@@ -9,6 +9,7 @@ import {
   QUEUE,
   requeueLostWork,
   type UnfinishedWork,
+  workJobIds,
   type WorkJobIds,
 } from '#queue';
 
@@ -84,7 +85,7 @@ export class SessionSweeper implements OnModuleInit {
           mode: session.mode,
           requestId: null,
         },
-        { jobId: `${publicId}-resumed-${session.updated_at.getTime()}` },
+        { jobId: workJobIds(publicId, session.updated_at, true).resumed },
       );
     }
     return stale.length;
@@ -143,7 +144,9 @@ interface RunningSession extends UnfinishedWork {
  * it in the state found, and the one recovery gives it.
  */
 function jobIdsOf(session: RunningSession): WorkJobIds {
-  const first = toPublicId('session', session.id);
-  const resumed = `${first}-resumed-${session.updated_at.getTime()}`;
-  return { first, resumed, recover: session.status === 'initiated' ? first : resumed };
+  return workJobIds(
+    toPublicId('session', session.id),
+    session.updated_at,
+    session.status !== 'initiated',
+  );
 }
