@@ -3,7 +3,6 @@ import {
   Logger,
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
-  type OnApplicationShutdown,
 } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import {
@@ -36,7 +35,7 @@ export const SCHEDULER_CHECK_MS = 30_000;
 @Processor(QUEUE.maintenance)
 export class MaintenanceProcessor
   extends WorkerHost
-  implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+  implements OnApplicationBootstrap, BeforeApplicationShutdown
 {
   private readonly logger = new Logger(MaintenanceProcessor.name);
   private check: NodeJS.Timeout | null = null;
@@ -76,10 +75,6 @@ export class MaintenanceProcessor
     this.redis.client.off('ready', this.onRedisReady);
     if (this.check) clearInterval(this.check);
     await this.checking;
-  }
-
-  onApplicationShutdown(): void {
-    if (this.check) clearInterval(this.check);
   }
 
   /**
