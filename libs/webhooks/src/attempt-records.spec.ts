@@ -51,6 +51,7 @@ function succeeded(id: string, eventId = `event-${id}`): DeliveryResult {
     origin: 'event',
     attempts: 0,
     maxAttempts: 7,
+    leasedAt: new Date(),
     webhook: null,
     event: null,
   };

@@ -2,13 +2,28 @@ import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import { newKey, toPublicId } from '#common';
 import type { EventEntity, EventLog } from '#events';
-import type { ClaimedDelivery, ClaimedWebhook } from './delivery-claims.js';
+import {
+  claimedDeliveries,
+  DELIVERY_COLUMNS,
+  DELIVERY_JOINS,
+  LEASE_SECONDS,
+  LEASED_RETURNING,
+  type ClaimedDelivery,
+  type ClaimedWebhook,
+  type DeliveryRow,
+} from './delivery-claims.js';
 import type { DeliveryState } from './entities/webhook-delivery.entity.js';
 import type { WebhookStatus } from './entities/webhook.entity.js';
 import type { SendOutcome } from './webhook-sender.js';
 
 /** Most outcomes one statement writes. */
 const MAX_BATCH = 500;
+/**
+ * A slot is handed over only while its lease is younger than this: an older
+ * lease may have run out by the time the statement runs, and another worker may
+ * hold the delivery (and the slot) by then.
+ */
+const HANDOVER_MAX_LEASE_AGE_MS = (LEASE_SECONDS * 1000) / 2;
 
 /** How a delivery's attempt (or its cancellation) ended, ready to be written. */
 export interface DeliveryResult {
@@ -36,6 +51,13 @@ export interface DeliveryResult {
  * five per delivery; an idle one writes each outcome at once. Until its
  * outcome is written a delivery stays leased, so a crash before that sends it
  * again (at least once).
+ *
+ * The same statement hands each freed slot over: for every outcome it leases
+ * the next due delivery of the same endpoint (none of a replay's, which go one
+ * at a time through the claim). An endpoint's leases are never more than
+ * before, so its cap holds across workers without the claim's lock, and a busy
+ * endpoint's next delivery starts one round trip after the last one ended
+ * instead of two (the outcome, then a claim).
  */
 export class AttemptRecords {
   private readonly logger = new Logger(AttemptRecords.name);
@@ -45,8 +67,13 @@ export class AttemptRecords {
   constructor(
     private readonly dataSource: DataSource,
     private readonly events: EventLog,
-    /** After each batch, written or not (a failed one's leases expire and they are sent again). */
-    private readonly written: (results: DeliveryResult[]) => void,
+    /**
+     * After each batch, written or not (a failed one's leases expire and they are sent again),
+     * with the deliveries leased in their place, to be sent.
+     */
+    private readonly written: (results: DeliveryResult[], handedOver: ClaimedDelivery[]) => void,
+    /** Whether freed slots are handed over now (not while the worker stops). */
+    private readonly handingOver: () => boolean = () => true,
   ) {}
 
   record(result: DeliveryResult): void {
@@ -65,44 +92,65 @@ export class AttemptRecords {
       await new Promise((resolve) => setImmediate(resolve));
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, MAX_BATCH);
-        await this.writeBatch(batch).catch(async (error: unknown) => {
+        const handedOver = await this.writeBatch(batch).catch(async (error: unknown) => {
           if (batch.length === 1) return this.failed(batch, error);
           // One outcome the batch could not take (or a deadlock with another worker) must not
           // hold the others back: each is written on its own.
           this.logger.warn({ err: error }, 'writing delivery outcomes failed; one by one');
+          const each: ClaimedDelivery[] = [];
           for (const result of batch) {
-            await this.writeBatch([result]).catch((alone: unknown) => this.failed([result], alone));
+            each.push(
+              ...(await this.writeBatch([result]).catch((alone: unknown) =>
+                this.failed([result], alone),
+              )),
+            );
           }
+          return each;
         });
-        this.written(batch);
+        this.written(batch, handedOver);
       }
     } finally {
       this.writing = null;
     }
   }
 
-  private failed(results: DeliveryResult[], error: unknown): void {
+  private failed(results: DeliveryResult[], error: unknown): ClaimedDelivery[] {
     this.logger.error(
       { err: error, deliveries: results.map((r) => toPublicId('webhookDelivery', r.delivery.id)) },
       'recording a webhook delivery failed; its lease will expire and it will be sent again',
     );
+    return [];
   }
 
-  private async writeBatch(results: DeliveryResult[]): Promise<void> {
+  private async writeBatch(results: DeliveryResult[]): Promise<ClaimedDelivery[]> {
+    const handOver = this.handingOver();
     if (results.every((result) => result.webhookChange === null)) {
-      await this.write(this.dataSource.manager, results);
-      return;
+      return this.write(this.dataSource.manager, results, handOver);
     }
-    await this.dataSource.transaction((manager) => this.write(manager, results));
+    return this.dataSource.transaction((manager) => this.write(manager, results, handOver));
   }
 
-  /** The statements of `write`, for a caller's transaction. */
-  async write(manager: EntityManager, results: DeliveryResult[]): Promise<void> {
-    if (results.length === 0) return;
+  /**
+   * The statements of `write`, for a caller's transaction; with `handOver`, the deliveries
+   * leased in the freed slots' place.
+   */
+  async write(
+    manager: EntityManager,
+    results: DeliveryResult[],
+    handOver = false,
+  ): Promise<ClaimedDelivery[]> {
+    if (results.length === 0) return [];
     const attempts = results.filter((result) => result.attempt !== null);
+    const now = Date.now();
+    const slots = handOver
+      ? results
+          .filter((result) => now - result.delivery.leasedAt.getTime() < HANDOVER_MAX_LEASE_AGE_MS)
+          .map((result) => result.delivery.webhookId)
+      : [];
     // Data-modifying CTEs run whatever the final SELECT reads; an event's `pending_webhooks`
-    // counts its fan-out deliveries not yet settled.
-    await manager.query(
+    // counts its fan-out deliveries not yet settled. Every CTE sees the snapshot from before the
+    // statement, so the handover skips the deliveries it writes by id, not by their new lease.
+    const handedOver: DeliveryRow[] = await manager.query(
       `WITH attempts AS (
          INSERT INTO webhook_attempts
            (id, delivery_id, attempt_number, started_at, duration_ms, status_code, response_body, error)
@@ -124,8 +172,29 @@ export class AttemptRecords {
            FROM (SELECT event_id, count(*)::int AS settled FROM outcomes
                   WHERE state <> 'pending' AND origin = 'event' GROUP BY event_id) s
           WHERE e.id = s.event_id
+       ), slots AS (
+         SELECT webhook_id, count(*)::int AS free FROM unnest($15::uuid[]) AS s(webhook_id)
+          GROUP BY webhook_id
+       ), handed AS (
+         UPDATE webhook_deliveries d
+            SET lease_until = now() + interval '${LEASE_SECONDS} seconds'
+           FROM (SELECT next.id FROM slots CROSS JOIN LATERAL (
+                   SELECT x.id FROM webhook_deliveries x
+                    WHERE x.webhook_id = slots.webhook_id AND x.state = 'pending'
+                      AND x.next_attempt_at <= now()
+                      AND (x.lease_until IS NULL OR x.lease_until < now())
+                      AND x.replay_id IS NULL AND x.id <> ALL($9::uuid[])
+                    ORDER BY x.next_attempt_at, x.id
+                    LIMIT slots.free
+                    FOR UPDATE SKIP LOCKED
+                 ) next) picked
+          WHERE d.id = picked.id
+         RETURNING ${LEASED_RETURNING}
        )
-       SELECT 1`,
+       SELECT ${DELIVERY_COLUMNS}
+         FROM handed c
+         ${DELIVERY_JOINS}
+        ORDER BY c.next_attempt_at, c.id`,
       [
         attempts.map(() => newKey('webhookAttempt').uuid),
         attempts.map((result) => result.delivery.id),
@@ -141,6 +210,7 @@ export class AttemptRecords {
         results.map((result) => result.statusCode),
         results.map((result) => result.error),
         results.map((result) => result.delayMs),
+        slots,
       ],
     );
     for (const result of results) {
@@ -154,6 +224,7 @@ export class AttemptRecords {
         await this.exhausted(manager, result, webhook, event);
       }
     }
+    return claimedDeliveries(handedOver);
   }
 
   /** After the last attempt: the webhook is marked failed and `webhook.failed` announces it. */

@@ -32,10 +32,39 @@ export interface ClaimedDelivery {
   /** Attempts made before this one. */
   attempts: number;
   maxAttempts: number;
+  /** When this worker leased it (its own clock): how much of the lease is left. */
+  leasedAt: Date;
   /** Null when deleted since the delivery was created (and the event, by retention). */
   webhook: ClaimedWebhook | null;
   event: EventEntity | null;
 }
+
+/**
+ * What sending a leased delivery needs, read with the lease: the columns of
+ * `c` (the leased delivery, as RETURNING gives it), `w` (its webhook) and `e`
+ * (its event), in the shape `claimedDeliveries` reads.
+ */
+export const DELIVERY_COLUMNS = `c.id, c.webhook_id, c.event_id, c.origin, c.attempts, c.max_attempts,
+       w.id AS w_id, w.organization_id AS w_organization_id, w.mode AS w_mode, w.url AS w_url,
+       w.active AS w_active, w.status AS w_status, w.envelope_format AS w_envelope_format,
+       w.secret_sealed AS w_secret_sealed, w.previous_secret_sealed AS w_previous_secret_sealed,
+       w.previous_secret_expires_at AS w_previous_secret_expires_at,
+       e.id AS e_id, e.organization_id AS e_organization_id, e.mode AS e_mode, e.type AS e_type,
+       e.data AS e_data, e.request_id AS e_request_id, e.pending_webhooks AS e_pending_webhooks,
+       e.created_at AS e_created_at, e.target_webhook_id AS e_target_webhook_id,
+       e.relayed_at AS e_relayed_at`;
+
+/**
+ * The `w` and `e` of DELIVERY_COLUMNS for each leased `c`: a primary-key
+ * lookup each. As plain joins the planner, expecting many leased rows, hashed
+ * the whole events table on every claim and every outcome write.
+ */
+export const DELIVERY_JOINS = `LEFT JOIN LATERAL (SELECT * FROM webhooks WHERE id = c.webhook_id LIMIT 1) w ON true
+  LEFT JOIN LATERAL (SELECT * FROM events WHERE id = c.event_id LIMIT 1) e ON true`;
+
+/** What a leasing UPDATE returns, to be read as DELIVERY_COLUMNS' `c`. */
+export const LEASED_RETURNING =
+  'd.id, d.webhook_id, d.event_id, d.origin, d.attempts, d.max_attempts, d.next_attempt_at';
 
 /**
  * Leases due deliveries, at most `endpointConcurrency` in flight per endpoint
@@ -73,30 +102,22 @@ WITH due AS (
        ORDER BY r.next_attempt_at, r.id
        LIMIT ${limit}
     ) picked
-   WHERE d.id = picked.id
-  RETURNING d.id, d.webhook_id, d.event_id, d.origin, d.attempts, d.max_attempts, d.next_attempt_at
+   -- Checked again on the row as it is now: an outcome's handover (AttemptRecords) takes no
+   -- lock and may have leased it since this statement's snapshot.
+   WHERE d.id = picked.id AND d.state = 'pending'
+     AND (d.lease_until IS NULL OR d.lease_until < now())
+  RETURNING ${LEASED_RETURNING}
 )
-SELECT m.due_count, m.next_due,
-       c.id, c.webhook_id, c.event_id, c.origin, c.attempts, c.max_attempts,
-       w.id AS w_id, w.organization_id AS w_organization_id, w.mode AS w_mode, w.url AS w_url,
-       w.active AS w_active, w.status AS w_status, w.envelope_format AS w_envelope_format,
-       w.secret_sealed AS w_secret_sealed, w.previous_secret_sealed AS w_previous_secret_sealed,
-       w.previous_secret_expires_at AS w_previous_secret_expires_at,
-       e.id AS e_id, e.organization_id AS e_organization_id, e.mode AS e_mode, e.type AS e_type,
-       e.data AS e_data, e.request_id AS e_request_id, e.pending_webhooks AS e_pending_webhooks,
-       e.created_at AS e_created_at, e.target_webhook_id AS e_target_webhook_id,
-       e.relayed_at AS e_relayed_at
+SELECT m.due_count, m.next_due, ${DELIVERY_COLUMNS}
   FROM (SELECT (SELECT count(*) FROM due)::int AS due_count,
                (SELECT min(next_attempt_at) FROM webhook_deliveries
                  WHERE state = 'pending' AND next_attempt_at > now()) AS next_due) m
   LEFT JOIN claimed c ON true
-  LEFT JOIN webhooks w ON w.id = c.webhook_id
-  LEFT JOIN events e ON e.id = c.event_id
+  ${DELIVERY_JOINS}
  ORDER BY c.next_attempt_at, c.id`;
 
-interface ClaimRow {
-  due_count: number;
-  next_due: Date | null;
+/** One row of DELIVERY_COLUMNS. */
+export interface DeliveryRow {
   id: string | null;
   webhook_id: string;
   event_id: string;
@@ -125,6 +146,11 @@ interface ClaimRow {
   e_relayed_at: Date | null;
 }
 
+interface ClaimRow extends DeliveryRow {
+  due_count: number;
+  next_due: Date | null;
+}
+
 export interface Claim {
   deliveries: ClaimedDelivery[];
   /** Due deliveries left unclaimed (over the capacity, an endpoint's cap, a replay's order). */
@@ -142,7 +168,9 @@ const CLAIM_LOCK = `SELECT pg_advisory_xact_lock(hashtext('webhook-delivery-clai
  * (its two statements are one transaction, so the lock is held until the
  * claim commits; the claim's statement takes its snapshot after the lock, so
  * it sees every lease committed before). So the per-endpoint cap holds across
- * every worker. The two numbers are written into the text, which a query
+ * every worker; an outcome's handover, which takes no lock, swaps one of an
+ * endpoint's leases for another in one commit, so the count a claim sees is
+ * right either side of it. The two numbers are written into the text, which a query
  * without parameters needs; both are checked integers.
  */
 export async function claimDeliveries(
@@ -164,20 +192,7 @@ export async function claimDeliveries(
   } finally {
     await runner.release();
   }
-  // One webhook object per endpoint, shared by its deliveries.
-  const webhooks = new Map<string, ClaimedWebhook>();
-  const deliveries = rows
-    .filter((row) => row.id !== null)
-    .map((row) => ({
-      id: row.id!,
-      webhookId: row.webhook_id,
-      eventId: row.event_id,
-      origin: row.origin,
-      attempts: row.attempts,
-      maxAttempts: row.max_attempts,
-      webhook: row.w_id === null ? null : webhookOf(row, webhooks),
-      event: row.e_id === null ? null : eventOf(row),
-    }));
+  const deliveries = claimedDeliveries(rows);
   const [meta] = rows;
   return {
     deliveries,
@@ -186,7 +201,26 @@ export async function claimDeliveries(
   };
 }
 
-function webhookOf(row: ClaimRow, webhooks: Map<string, ClaimedWebhook>): ClaimedWebhook {
+/** The deliveries of DELIVERY_COLUMNS rows, one webhook object per endpoint shared by its deliveries. */
+export function claimedDeliveries(rows: DeliveryRow[]): ClaimedDelivery[] {
+  const webhooks = new Map<string, ClaimedWebhook>();
+  const leasedAt = new Date();
+  return rows
+    .filter((row) => row.id !== null)
+    .map((row) => ({
+      id: row.id!,
+      webhookId: row.webhook_id,
+      eventId: row.event_id,
+      origin: row.origin,
+      attempts: row.attempts,
+      maxAttempts: row.max_attempts,
+      leasedAt,
+      webhook: row.w_id === null ? null : webhookOf(row, webhooks),
+      event: row.e_id === null ? null : eventOf(row),
+    }));
+}
+
+function webhookOf(row: DeliveryRow, webhooks: Map<string, ClaimedWebhook>): ClaimedWebhook {
   let webhook = webhooks.get(row.webhook_id);
   if (!webhook) {
     webhook = {
@@ -206,7 +240,7 @@ function webhookOf(row: ClaimRow, webhooks: Map<string, ClaimedWebhook>): Claime
   return webhook;
 }
 
-function eventOf(row: ClaimRow): EventEntity {
+function eventOf(row: DeliveryRow): EventEntity {
   return Object.assign(new EventEntity(), {
     id: row.event_id,
     organizationId: row.e_organization_id,

@@ -38,7 +38,9 @@ const OPENED_SECRETS_KEPT = 1000;
  * holds across every worker; deliveries of one replay go one at a time, in
  * event order. Each attempt's outcome, the next attempt's time and any
  * `webhook.failed` event commit together, in one statement with the outcomes
- * of the other attempts that ended meanwhile (AttemptRecords).
+ * of the other attempts that ended meanwhile, which also leases the endpoints'
+ * next due deliveries in the slots they free (AttemptRecords); the claim fills
+ * the rest.
  */
 @Injectable()
 export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -51,6 +53,8 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
   private claiming = false;
   /** The last pass left due deliveries unclaimed (no room: ours or an endpoint's cap). */
   private heldBack = false;
+  /** Shutting down: slots freed are no longer handed over. */
+  private stopping = false;
   private readonly pump: WakeUpPump;
   private readonly records: AttemptRecords;
   private readonly openedSecrets = new Map<string, string>();
@@ -70,7 +74,12 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
       pass: () => this.claimDue(),
       retryMs: IDLE_POLL_MS,
     });
-    this.records = new AttemptRecords(dataSource, events, (results) => this.written(results));
+    this.records = new AttemptRecords(
+      dataSource,
+      events,
+      (results, handedOver) => this.written(results, handedOver),
+      () => !this.stopping,
+    );
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -78,11 +87,14 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
     await this.pump.stop();
     // Attempts in flight finish (each is bounded by the 5 s timeout) and are written, so none is
-    // sent twice.
-    await Promise.allSettled([...this.sending]);
-    await this.records.flushed();
+    // sent twice; so are those handed over by a write already under way.
+    do {
+      await Promise.allSettled([...this.sending]);
+      await this.records.flushed();
+    } while (this.sending.size > 0);
   }
 
   /** Claims and starts what is due now, or right after the pass in progress. */
@@ -108,7 +120,6 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
     } finally {
       this.claiming = false;
     }
-    this.held += claim.deliveries.length;
     this.startAll(claim.deliveries);
     this.heldBack = claim.heldBack;
     if (claim.heldBack) {
@@ -120,15 +131,22 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
     return Math.min(IDLE_POLL_MS, Math.max(10, claim.nextDue.getTime() - Date.now()));
   }
 
-  private written(results: DeliveryResult[]): void {
+  private written(results: DeliveryResult[], handedOver: ClaimedDelivery[]): void {
     this.held -= results.length;
-    // Room matters only to deliveries already due; a retry scheduled moves the next due time.
-    if (this.heldBack || this.claiming || results.some((result) => result.state === 'pending')) {
+    this.startAll(handedOver);
+    // Room matters only to deliveries already due, and only room not handed over; a retry
+    // scheduled moves the next due time.
+    const roomLeft = handedOver.length < results.length;
+    if (
+      (roomLeft && (this.heldBack || this.claiming)) ||
+      results.some((result) => result.state === 'pending')
+    ) {
       this.wake();
     }
   }
 
   private startAll(claimed: ClaimedDelivery[]): void {
+    this.held += claimed.length;
     // An event's body is the same for each endpoint that takes the same envelope.
     const bodies = new Map<string, string>();
     const bodyOf = (event: EventEntity, format: EnvelopeFormat) => {

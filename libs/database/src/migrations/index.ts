@@ -22,6 +22,7 @@ import { SsoConnections1764100800000 } from './1764100800000-sso-connections.js'
 import { SsoUsers1764104400000 } from './1764104400000-sso-users.js';
 import { AnalystWork1764108000000 } from './1764108000000-analyst-work.js';
 import { SsoJitRoles1764111600000 } from './1764111600000-sso-jit-roles.js';
+import { WebhookDeliverySlots1764115200000 } from './1764115200000-webhook-delivery-slots.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   SsoUsers1764104400000,
   AnalystWork1764108000000,
   SsoJitRoles1764111600000,
+  WebhookDeliverySlots1764115200000,
 ];

@@ -18,7 +18,10 @@ export type DeliveryOrigin = (typeof DELIVERY_ORIGINS)[number];
   unique: true,
   where: "origin = 'event'",
 })
-@Index('webhook_deliveries_due_idx', ['nextAttemptAt'], { where: "state = 'pending'" })
+@Index('webhook_deliveries_due_idx', ['nextAttemptAt', 'id'], { where: "state = 'pending'" })
+@Index('webhook_deliveries_webhook_due_idx', ['webhookId', 'nextAttemptAt', 'id'], {
+  where: "state = 'pending'",
+})
 @Index('webhook_deliveries_webhook_created_idx', ['webhookId', 'createdAt', 'id'])
 @Index('webhook_deliveries_event_idx', ['eventId'])
 export class WebhookDeliveryEntity extends TenantOwned {
