@@ -1,11 +1,15 @@
+import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toEnvelope } from '#events';
+import { dispatchedEvent, toEnvelope } from '#events';
 import { EventEntity } from '#events';
 import { parsePublicId } from '#common';
+import type { AppSettings } from '#config';
+import { QUEUE, RedisDataLoss, RedisService, type JobData } from '#queue';
 import { createWorker } from '../apps/worker/src/worker.js';
 import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
+import { testRedisPrefix } from './support/scope.js';
 import { startStack, type Stack } from './support/stack.js';
 import { waitFor } from './support/wait.js';
 
@@ -150,5 +154,54 @@ describe('transactional outbox', () => {
     await worker.close();
     const status = (await client.get(`/v1/sessions/${created.body.session_id}`, { token })).body;
     expect(status).toMatchObject({ status: 'completed', progress: 100 });
+  });
+
+  it('hands a relayed event to its handlers as its job carries it, reading back only one queued without it', async () => {
+    const create = async (target: string) =>
+      (await client.post('/v1/sessions', { token, json: { type: 'dowsing', target } })).body;
+    const carried = await create('carried in its job');
+    const bare = await create('queued before events were carried');
+    // The events are gone from the log (as retention would take them) before any worker runs,
+    // and each session's job is queued by hand: one carrying its event, one naming it only.
+    const [carriedEvent] = await eventsOf(carried.session_id);
+    const [bareEvent] = await eventsOf(bare.session_id);
+    await stack.api
+      .get(DataSource)
+      .query('DELETE FROM events WHERE id = ANY($1::uuid[])', [[carriedEvent!.id, bareEvent!.id]]);
+    // Redis is marked as seen, so the worker does not take its start for a loss of Redis's data
+    // and put back the job of every session that has none (recovery would start the bare one).
+    const redis = new RedisService(stack.settings as AppSettings);
+    await new RedisDataLoss(redis, stack.settings as AppSettings).markersWereGone();
+    await redis.onApplicationShutdown();
+    const events = new Queue<JobData<'events', 'dispatch'>>(QUEUE.events, {
+      connection: { url: stack.settings.redisUrl },
+      prefix: testRedisPrefix(),
+    });
+    const worker = await createWorker(stack.settings);
+    try {
+      const bareJob = await events.add(
+        'dispatch',
+        { eventId: bareEvent!.id, requestId: null },
+        { jobId: toEnvelope(bareEvent!).id },
+      );
+      await events.add(
+        'dispatch',
+        { eventId: carriedEvent!.id, requestId: null, event: dispatchedEvent(carriedEvent!) },
+        { jobId: toEnvelope(carriedEvent!).id },
+      );
+      await waitFor(async () =>
+        (await client.get(`/v1/sessions/${carried.session_id}`, { token })).body.status ===
+        'completed'
+          ? true
+          : null,
+      );
+      // The bare job read its event back, found none, and started nothing.
+      await waitFor(async () => ((await bareJob.isCompleted()) ? true : null));
+      const untouched = await client.get(`/v1/sessions/${bare.session_id}`, { token });
+      expect(untouched.body.status).toBe(bare.status);
+    } finally {
+      await worker.close();
+      await events.close();
+    }
   });
 });

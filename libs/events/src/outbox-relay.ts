@@ -10,6 +10,7 @@ import { AppSettings } from '#config';
 import { WakeUpPump } from '#database';
 import { EventEntity } from './event.entity.js';
 import { JobProducer, QUEUE, RedisService } from '#queue';
+import { dispatchedEvent } from './dispatched-event.js';
 import { toEnvelope, type EventEnvelope } from './envelope.js';
 import { EventDispatcher } from './event-dispatcher.js';
 import { OutboxFanOuts } from './outbox-fan-out.js';
@@ -110,7 +111,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
           .map((row, i) => ({ row, envelope: envelopes[i]! }))
           .filter(({ row }) => this.dispatcher.handles(row.type) && !isTriggeredSample(row.data))
           .map(({ row, envelope }) => ({
-            data: { eventId: row.id, requestId: row.requestId },
+            data: { eventId: row.id, requestId: row.requestId, event: dispatchedEvent(row) },
             options: { jobId: envelope.id },
           })),
       );

@@ -10,8 +10,21 @@ export const QUEUE = {
 } as const;
 export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
 
+/** An event as its dispatch job carries it, so handling it needs no read of the event log. */
+export interface DispatchedEvent {
+  id: string;
+  organizationId: string;
+  mode: Mode;
+  type: string;
+  data: Record<string, unknown>;
+  requestId: string | null;
+  /** ISO 8601. */
+  createdAt: string;
+}
+
 export interface JobDataMap {
-  events: { dispatch: { eventId: string; requestId: string | null } };
+  /** `event` is absent from jobs queued before it was carried: those read the event by id. */
+  events: { dispatch: { eventId: string; requestId: string | null; event?: DispatchedEvent } };
   sessions: {
     run: { sessionId: string; organizationId: string; mode: Mode; requestId: string | null };
   };

@@ -1,7 +1,7 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
 import type { Job } from 'bullmq';
-import { EventDispatcher, EventReader } from '#events';
+import { EventDispatcher, EventReader, eventOfDispatch } from '#events';
 import { JobProducer, pauseDuringOutage, QUEUE, type JobData } from '#queue';
 
 /** Hands each relayed event to the handlers registered for its type. */
@@ -20,7 +20,8 @@ export class EventsProcessor extends WorkerHost {
   async process(job: Job<JobData<'events', 'dispatch'>>): Promise<void> {
     // PostgreSQL away: the job waits, its attempts untouched (handlers are idempotent).
     await pauseDuringOutage(this.jobs.queue(QUEUE.events), async () => {
-      const event = await this.events.byId(job.data.eventId);
+      const { event: carried, eventId } = job.data;
+      const event = carried ? eventOfDispatch(carried) : await this.events.byId(eventId);
       // Pruned by retention before it was handled: nothing left to do.
       if (!event) return;
       await this.dispatcher.dispatch(event);
