@@ -5,6 +5,7 @@ import { AnalysisSweeper } from '#analyses';
 import type { AppSettings } from '#config';
 import { Sql } from '#database';
 import { QUEUE, RedisDataLoss, RedisService } from '#queue';
+import { ReportRunner } from '#reports';
 import { SessionSweeper } from '#sessions';
 import { createWorker } from '../apps/worker/src/worker.js';
 import { TestClient } from './support/client.js';
@@ -25,7 +26,7 @@ let stack: Stack;
 let client: TestClient;
 let org: TestOrganization;
 let token: string;
-let queues: Record<'sessions' | 'analyses', Queue>;
+let queues: Record<'sessions' | 'analyses' | 'reports', Queue>;
 const workers: INestApplicationContext[] = [];
 
 beforeAll(async () => {
@@ -40,7 +41,11 @@ beforeAll(async () => {
     made.on('error', () => undefined);
     return made;
   };
-  queues = { sessions: queue(QUEUE.sessions), analyses: queue(QUEUE.analyses) };
+  queues = {
+    sessions: queue(QUEUE.sessions),
+    analyses: queue(QUEUE.analyses),
+    reports: queue(QUEUE.reports),
+  };
 });
 afterAll(async () => {
   await Promise.all(workers.map((worker) => worker.close()));
@@ -80,6 +85,15 @@ async function submitAnalysis(priority: string): Promise<string> {
   });
   expect(submitted.status, submitted.text).toBe(201);
   return submitted.body.analysis_id;
+}
+
+async function askForReport(): Promise<string> {
+  const asked = await client.post('/v2/reports/generate', {
+    token,
+    json: { report_type: 'usage', format: 'json', date_from: '2026-01-01', date_to: '2026-12-31' },
+  });
+  expect(asked.status, asked.text).toBe(202);
+  return asked.body.report_id;
 }
 
 async function allDone(paths: readonly string[]): Promise<void> {
@@ -139,11 +153,13 @@ describe('workers noticing that Redis lost its data', () => {
   });
 
   it(
-    'enqueue each session and analysis whose job was lost once, at once, and every one completes',
+    'enqueue each session, analysis and report whose job was lost once, at once, and every one completes',
     { timeout: 120_000 },
     async () => {
       const sessions = await createSessions(6);
       const analyses = [await submitAnalysis('low'), await submitAnalysis('urgent')];
+      // Its job is added by the API itself, and lost with the rest.
+      const report = await askForReport();
       // As if the worker had relayed their creation (and its jobs added them) before Redis
       // lost everything: nothing would ever enqueue them again but the sweeps.
       await stack.api
@@ -160,6 +176,7 @@ describe('workers noticing that Redis lost its data', () => {
       await allDone([
         ...sessions.map((id) => `/v1/sessions/${id}`),
         ...analyses.map((id) => `/v1/analysis/${id}`),
+        `/v2/reports/${report}`,
       ]);
 
       // Each under its first job's id (the one its relayed event would have added), once.
@@ -171,6 +188,7 @@ describe('workers noticing that Redis lost its data', () => {
       for (const id of analyses) {
         expect(analysisJobs.filter((job) => job.startsWith(id))).toEqual([id]);
       }
+      expect(await jobIds(queues.reports)).toEqual([report]);
       for (const [type, key, ids] of [
         ['session.started', 'session_id', sessions],
         ['session.completed', 'session_id', sessions],
@@ -184,22 +202,28 @@ describe('workers noticing that Redis lost its data', () => {
   );
 
   it('leave alone work whose job is still in the queue', { timeout: 60_000 }, async () => {
-    await queues.sessions.pause();
+    await Promise.all([queues.sessions.pause(), queues.reports.pause()]);
     try {
       const [session] = await createSessions(1);
+      const report = await askForReport();
       await waitFor(async () =>
-        (await queues.sessions.getJobState(session!)) === 'waiting' ? true : null,
+        (await queues.sessions.getJobState(session!)) === 'waiting' &&
+        (await queues.reports.getJobState(report)) === 'waiting'
+          ? true
+          : null,
       );
       const worker = workers[0]!;
       expect(await worker.get(SessionSweeper).recoverLostJobs()).toBe(0);
       expect(await worker.get(AnalysisSweeper).recoverLostJobs()).toBe(0);
-      await queues.sessions.resume();
-      await allDone([`/v1/sessions/${session}`]);
+      expect(await worker.get(ReportRunner).recoverLostJobs()).toBe(0);
+      await Promise.all([queues.sessions.resume(), queues.reports.resume()]);
+      await allDone([`/v1/sessions/${session}`, `/v2/reports/${report}`]);
       expect((await jobIds(queues.sessions)).filter((job) => job.startsWith(session!))).toEqual([
         session,
       ]);
+      expect((await jobIds(queues.reports)).filter((job) => job === report)).toEqual([report]);
     } finally {
-      await queues.sessions.resume();
+      await Promise.all([queues.sessions.resume(), queues.reports.resume()]);
     }
   });
 });

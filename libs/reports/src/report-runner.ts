@@ -3,7 +3,7 @@ import { HistoryAnalyticsService } from '#analytics';
 import { toPublicId, type Mode } from '#common';
 import { Sql } from '#database';
 import { EventLog } from '#events';
-import { JobProducer, PeriodicTasks, QUEUE } from '#queue';
+import { JobProducer, PeriodicTasks, QUEUE, requeueLostWork, type UnfinishedWork } from '#queue';
 import { LargeObjectSink, ReportTooLargeError } from './large-object-sink.js';
 import { buildReport } from './report-builder.js';
 import { CONTENT_TYPES, type Report } from './report.js';
@@ -11,11 +11,14 @@ import { REPORT_ROWS } from './report-rows.js';
 
 /** Reports left queued this long have lost their job (Redis away when they were asked for). */
 const LOST_AFTER_MS = 60_000;
+/** Unfinished reports read per page when Redis lost its data. */
+const RECOVERY_PAGE = 1000;
 
 /**
  * The worker's side of reports: builds one (queued → processing →
  * completed | failed, each step a guarded UPDATE), deletes expired ones and
- * queues again those whose job was lost.
+ * queues again those whose job was lost: a minute after they were asked for,
+ * or at once when Redis lost its data.
  */
 @Injectable()
 export class ReportRunner implements OnModuleInit {
@@ -34,6 +37,7 @@ export class ReportRunner implements OnModuleInit {
       name: 'reports.sweep',
       everyMs: 60_000,
       run: () => this.sweep(),
+      recover: async () => ({ requeued: await this.recoverLostJobs() }),
     });
   }
 
@@ -165,6 +169,46 @@ export class ReportRunner implements OnModuleInit {
     );
     return { expired: expired.length, requeued: lost.length };
   }
+
+  /**
+   * After Redis lost its data: queues again every unexpired report still
+   * queued or being built whose job is gone, however recent; returns how
+   * many. The job id is the report's public id, as when it was asked for, so
+   * of several workers recovering at once one adds it. A report a worker was
+   * building when Redis went is built again by its new job too; whichever
+   * finishes second finds it finished and changes nothing.
+   */
+  async recoverLostJobs(): Promise<number> {
+    return requeueLostWork(
+      this.jobs,
+      { queue: QUEUE.reports, name: 'build', pageSize: RECOVERY_PAGE },
+      (after: UnfinishedReport | null) =>
+        this.sql.rows<UnfinishedReport>(
+          `SELECT id, organization_id, mode, created_at::text AS position FROM reports
+            WHERE status IN ('queued', 'processing') AND expires_at > now()
+              AND ($1::timestamptz IS NULL OR (created_at, id) > ($1::timestamptz, $2::uuid))
+            ORDER BY created_at, id LIMIT $3`,
+          [after?.position ?? null, after?.id ?? null, RECOVERY_PAGE],
+        ),
+      (report) => {
+        const jobId = toPublicId('report', report.id);
+        return {
+          ids: { first: jobId, resumed: jobId, recover: jobId },
+          data: {
+            reportId: report.id,
+            organizationId: report.organization_id,
+            mode: report.mode,
+            requestId: null,
+          },
+        };
+      },
+    );
+  }
+}
+
+interface UnfinishedReport extends UnfinishedWork {
+  organization_id: string;
+  mode: Mode;
 }
 
 /** A report has one event, completed or failed: its sequence is 1. */
