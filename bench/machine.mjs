@@ -1,7 +1,7 @@
 // What the bench scripts read about this machine and its processes (Linux /proc): CPU time and
 // resident memory of a process, the machine's busy/steal time with PostgreSQL's and Redis's share,
 // waiting for other load to settle before measuring, and a free port. Shared by bench/run.mjs,
-// bench/queue-drain.mjs and bench/memory.mjs.
+// bench/queue-drain.mjs, bench/memory.mjs and bench/scale.mjs.
 
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import net from 'node:net';

@@ -11,23 +11,29 @@
 // Needs /usr/sbin/haproxy (Debian's haproxy; HAPROXY_BIN to use another), PostgreSQL and Redis as
 // bench/run.mjs does (DATABASE_URL, default the sas_bench database; REDIS_URL). Results go to
 // bench/results/scale/<run>-<phase>.json and <run>-run.json (latest.json there is the newest run),
-// kept apart from bench/run.mjs's files. Exit code 1 when a phase failed or a count served more
-// than 1 % errors.
+// kept apart from bench/run.mjs's files, with each process's output (api-1.log …, haproxy.log,
+// migrate.log). The processes are started with bench/services.mjs. Exit code 1 when a phase failed
+// or a count served more than 1 % errors.
 
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
-import pg from 'pg';
 import { describeError } from './errors.mjs';
-import { BENCH_LIMITS, assertUnthrottled } from './limits.mjs';
+import { cpuMs, freePort, machineSnapshot } from './machine.mjs';
 import { PhaseRunner } from './phases.mjs';
+import {
+  ROOT,
+  benchOrganization,
+  prepareDatabase,
+  request,
+  startApi,
+  startProcess,
+  stopAll,
+  stopChild,
+  waitReady,
+} from './services.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS = join(ROOT, 'bench', 'results', 'scale');
 const env = process.env;
 const positiveInt = (name, fallback) => {
@@ -61,81 +67,11 @@ const LINEAR_SHARE = 0.8;
 const CORES = os.availableParallelism();
 
 const log = (line) => process.stdout.write(`[scale] ${line}\n`);
-const children = new Set();
 
-function startChild(name, command, args, childEnv) {
-  const child = spawn(command, args, {
-    cwd: ROOT,
-    env: { PATH: env.PATH, HOME: env.HOME, ...childEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const keep = (chunk) => (output = (output + chunk).slice(-20_000));
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  const exited = new Promise((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const managed = { name, child, exited, output: () => output };
-  children.add(managed);
-  void exited.then(() => children.delete(managed));
-  return managed;
-}
-
-async function stopChild(managed) {
-  if (managed.child.exitCode === null && managed.child.signalCode === null)
-    managed.child.kill('SIGTERM');
-  const timer = setTimeout(() => managed.child.kill('SIGKILL'), 15_000);
-  await managed.exited;
-  clearTimeout(timer);
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitUntil(what, probe, managed, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (managed && managed.child.exitCode !== null)
-      throw new Error(`${managed.name} exited before ${what}:\n${managed.output()}`);
-    if (await probe().catch(() => false)) return;
-    if (Date.now() > deadline)
-      throw new Error(`${what}: not within ${timeoutMs} ms\n${managed?.output() ?? ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-async function runToCompletion(name, args, childEnv) {
-  const managed = startChild(name, process.execPath, args, childEnv);
-  const { code } = await managed.exited;
-  if (code !== 0) throw new Error(`${name} failed (exit ${code}):\n${managed.output()}`);
-}
-
-/** CPU milliseconds a process has used (user + system), from /proc. */
-function cpuMs(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ = 100
-  } catch {
-    return 0; // gone
-  }
-}
-
-/** Busy and total jiffies of the whole machine. */
-function machineJiffies() {
-  const [, ...values] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
-  const numbers = values.map(Number);
-  const idle = numbers[3] + numbers[4];
-  const total = numbers.reduce((sum, value) => sum + value, 0);
-  return { busy: total - idle, total };
+/** Busy (steal included) and total CPU time of the whole machine, in ms. */
+function machineTime() {
+  const { busyMs, stealMs, idleMs } = machineSnapshot();
+  return { busy: busyMs + stealMs, total: busyMs + stealMs + idleMs };
 }
 
 async function redisCpuMs(redis) {
@@ -150,23 +86,6 @@ async function backendPids(db) {
     'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
   );
   return rows.map((row) => row.pid);
-}
-
-async function request(base, method, path, { headers = {}, body } = {}) {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers,
-    body,
-    signal: AbortSignal.timeout(30_000),
-  });
-  const text = await response.text();
-  let json = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // not JSON
-  }
-  return { status: response.status, text, json, headers: response.headers };
 }
 
 function median(values) {
@@ -192,65 +111,30 @@ async function setUp(partial) {
     BOOTSTRAP_CLIENT_ID: CONFIG.clientId,
     BOOTSTRAP_CLIENT_SECRET: CONFIG.clientSecret,
     LOG_LEVEL: 'warn',
-    SHUTDOWN_GRACE_MS: '2000',
   };
   log('Migrating …');
-  await runToCompletion('migrate', ['dist/apps/cli/src/migrate.js'], shared);
-  const db = new pg.Client({ connectionString: CONFIG.databaseUrl });
-  await db.connect();
   // One bench run per database at a time (bench/run.mjs takes the same lock).
-  const [{ locked }] = (
-    await db.query(`SELECT pg_try_advisory_lock(hashtext('sas-bench-run')) AS locked`)
-  ).rows;
-  if (!locked) throw new Error('another bench run is using this database; wait for it to end');
+  const db = await prepareDatabase(shared, 'sas-bench-run', RESULTS);
   const redis = new Redis(CONFIG.redisUrl, { lazyConnect: true });
   await redis.connect();
 
   const apis = [];
   for (let i = 0; i < Math.max(...CONFIG.counts); i++) {
-    const port = await freePort();
     // One at a time: the first creates the signing key and the bootstrap client.
-    const api = startChild(`api-${i + 1}`, process.execPath, ['dist/apps/api/src/main.js'], {
-      ...shared,
-      PORT: String(port),
-    });
-    api.base = `http://127.0.0.1:${port}`;
-    apis.push(api);
-    await waitUntil(
-      `${api.name} ready`,
-      async () => (await fetch(`${api.base}/health/ready`)).ok,
-      api,
+    apis.push(
+      await startApi(shared, { logDir: RESULTS, name: `api-${i + 1}`, port: await freePort() }),
     );
   }
   partial.apis = apis.map((api) => api.base);
 
   const first = apis[0].base;
-  const token = await request(first, 'POST', '/oauth2/token', {
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: CONFIG.clientId,
-      client_secret: CONFIG.clientSecret,
-    }).toString(),
-  });
-  if (token.status !== 200)
-    throw new Error(`token: HTTP ${token.status} ${token.text.slice(0, 300)}`);
-  const headers = {
-    authorization: `Bearer ${token.json.access_token}`,
-    'content-type': 'application/json',
-  };
-  const organizationId = JSON.parse(
-    Buffer.from(token.json.access_token.split('.')[1], 'base64url'),
-  ).org_id;
-  const limited = await request(first, 'PATCH', `/v2/enterprise/organizations/${organizationId}`, {
-    headers,
-    body: JSON.stringify(BENCH_LIMITS),
-  });
-  if (limited.status !== 200)
-    throw new Error(`limits: HTTP ${limited.status} ${limited.text.slice(0, 300)}`);
-  assertUnthrottled(limited.json, `the bench organisation ${organizationId}`);
+  const { organizationId, readHeaders, writeHeaders } = await benchOrganization(
+    first,
+    CONFIG.clientId,
+    CONFIG.clientSecret,
+  );
   const seed = await request(first, 'POST', '/v1/sessions', {
-    headers,
+    headers: writeHeaders,
     body: JSON.stringify({ type: 'remote_viewing', target: 'Scale bench seed' }),
   });
   if (seed.status !== 201)
@@ -263,7 +147,7 @@ async function setUp(partial) {
     publicPort,
     publicUrl,
     readPath: `/v1/sessions/${seed.json.session_id}`,
-    readHeaders: { authorization: headers.authorization },
+    readHeaders,
     summary: { ...partial, publicUrl, organizationId },
   };
 }
@@ -276,30 +160,31 @@ async function startHaproxy(ctx, count) {
     servers[`API_${i + 1}_STATE`] = 'enabled';
   });
   if (count < 2) servers.API_2_STATE = 'disabled';
-  const haproxy = startChild('haproxy', CONFIG.haproxy, ['-db', '-f', 'deploy/haproxy.cfg'], {
-    HAPROXY_BIND: `127.0.0.1:${ctx.publicPort}`,
-    HAPROXY_LOG_LEVEL: 'err',
-    // Enough for BENCH_CONNECTIONS and the server side, within common open-file limits.
-    HAPROXY_MAXCONN: String(Math.max(1024, CONFIG.connections * 4)),
-    API_CHECK_INTERVAL: '500ms',
-    ...servers,
-  });
-  await waitUntil(
-    `HAProxy serving ${count} instance${count > 1 ? 's' : ''}`,
-    async () => {
-      const seen = new Set();
-      for (let i = 0; i < count * 2; i++) {
-        const response = await fetch(`${ctx.publicUrl}${ctx.readPath}`, {
-          headers: ctx.readHeaders,
-        });
-        await response.arrayBuffer();
-        if (response.status !== 200) return false;
-        seen.add(response.headers.get('x-served-by'));
-      }
-      return seen.size === count;
+  const haproxy = startProcess(
+    'haproxy',
+    CONFIG.haproxy,
+    ['-db', '-f', 'deploy/haproxy.cfg'],
+    {
+      HAPROXY_BIND: `127.0.0.1:${ctx.publicPort}`,
+      HAPROXY_LOG_LEVEL: 'err',
+      // Enough for BENCH_CONNECTIONS and the server side, within common open-file limits.
+      HAPROXY_MAXCONN: String(Math.max(1024, CONFIG.connections * 4)),
+      API_CHECK_INTERVAL: '500ms',
+      ...servers,
     },
-    haproxy,
+    { logDir: RESULTS },
   );
+  await waitReady(`${ctx.publicUrl}${ctx.readPath}`, haproxy, 60_000, async () => {
+    const seen = new Set();
+    for (let i = 0; i < count * 2; i++) {
+      const response = await request(ctx.publicUrl, 'GET', ctx.readPath, {
+        headers: ctx.readHeaders,
+      });
+      if (response.status !== 200) return `HTTP ${response.status}`;
+      seen.add(response.headers.get('x-served-by'));
+    }
+    return seen.size === count || `${seen.size} of ${count} instances in the rotation`;
+  });
   return haproxy;
 }
 
@@ -329,25 +214,25 @@ async function measure(ctx, count) {
     const backends = await backendPids(ctx.db);
     const before = {
       apis: apis.map((api) => cpuMs(api.child.pid)),
-      haproxy: cpuMs(haproxy.child.pid),
+      haproxy: cpuMs(haproxy.pid),
       postgres: backends.map(cpuMs),
       redis: await redisCpuMs(ctx.redis),
       generator: process.cpuUsage(),
-      machine: machineJiffies(),
+      machine: machineTime(),
     };
     const measured = await load(ctx, CONFIG.duration);
-    const machine = machineJiffies();
+    const machine = machineTime();
     const wallMs = CONFIG.duration * 1000;
     const generator = process.cpuUsage(before.generator);
     const share = (ms) => Math.round((ms / wallMs) * 100); // % of one core
     const cpu = {
       apisPct: share(apis.reduce((sum, api, i) => sum + cpuMs(api.child.pid) - before.apis[i], 0)),
-      haproxyPct: share(cpuMs(haproxy.child.pid) - before.haproxy),
+      haproxyPct: share(cpuMs(haproxy.pid) - before.haproxy),
       generatorPct: share((generator.user + generator.system) / 1000),
       postgresPct: share(
         backends.reduce((sum, pid, i) => {
           const after = cpuMs(pid);
-          return after > 0 ? sum + Math.max(0, after - before.postgres[i]) : sum; // 0: it went away
+          return after > 0 ? sum + Math.max(0, after - before.postgres[i]) : sum; // null: it went away
         }, 0),
       ),
       redisPct: share((await redisCpuMs(ctx.redis)) - before.redis),
@@ -472,9 +357,6 @@ const runner = new PhaseRunner({
   },
 });
 
-async function stopAll() {
-  await Promise.all([...children].map((managed) => stopChild(managed)));
-}
 process.once('SIGINT', () => stopAll().finally(() => process.exit(130)));
 
 let ok = false;

@@ -1,8 +1,8 @@
 // Starting the built services (dist/) for a bench script of its own: a database of its own
-// (created and migrated if missing), the API, a worker, and the bench organisation with the limits
-// of bench/limits.mjs — the way bench/scale.mjs starts its APIs. Each child's output goes to
+// (created and migrated if missing), the API, a worker, other programs (HAProxy), and the bench
+// organisation with the limits of bench/limits.mjs. Each child's output goes to
 // <logDir>/<name>.log; every child still running when the script exits is killed.
-// Used by bench/queue-drain.mjs and bench/memory.mjs.
+// Used by bench/queue-drain.mjs, bench/memory.mjs and bench/scale.mjs.
 
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
@@ -24,14 +24,14 @@ process.on('exit', () => {
 export const running = (child) => child.exitCode === null && child.signalCode === null;
 
 /**
- * `node <nodeArgs> <args>` from the repository, with only `childEnv` (plus PATH and HOME) as its
+ * `<command> <args>` from the repository, with only `childEnv` (plus PATH and HOME) as its
  * environment, its output in <logDir>/<name>.log. `ipc` opens a channel (the bench's hooks).
  */
-export function startNode(name, args, childEnv, { logDir, ipc = false, nodeArgs = [] }) {
+export function startProcess(name, command, args, childEnv, { logDir, ipc = false }) {
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${name}.log`);
   const fd = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [...nodeArgs, ...args], {
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...childEnv },
     stdio: ipc ? ['ignore', fd, fd, 'ipc'] : ['ignore', fd, fd],
@@ -46,6 +46,10 @@ export function startNode(name, args, childEnv, { logDir, ipc = false, nodeArgs 
   void child.exited.then(() => children.delete(child));
   return child;
 }
+
+/** `node <nodeArgs> <args>`, as startProcess. */
+export const startNode = (name, args, childEnv, { nodeArgs = [], ...options }) =>
+  startProcess(name, process.execPath, [...nodeArgs, ...args], childEnv, options);
 
 export function logTail(child, lines = 30) {
   try {
@@ -65,18 +69,28 @@ export async function stopChild(child, graceMs = 10_000) {
 
 export const stopAll = () => Promise.all([...children].map((child) => stopChild(child)));
 
-/** Resolves once `url` answers 2xx; throws when the child exits first or after `timeoutMs`. */
-export async function waitReady(url, child, timeoutMs = 120_000) {
+/**
+ * Resolves once `url` answers 2xx (given `probe`: once `probe()` resolves to true; whatever else it
+ * returns or throws is reported as what it saw); throws when the child exits first or after
+ * `timeoutMs`.
+ */
+export async function waitReady(url, child, timeoutMs = 120_000, probe = undefined) {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer';
   while (Date.now() < deadline) {
     if (!running(child))
       throw new Error(`${child.benchName} exited during start-up:\n${logTail(child)}`);
     try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
-      await response.arrayBuffer();
-      if (response.ok) return;
-      last = `HTTP ${response.status}`;
+      if (probe) {
+        const seen = await probe();
+        if (seen === true) return;
+        last = String(seen);
+      } else {
+        const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+        await response.arrayBuffer();
+        if (response.ok) return;
+        last = `HTTP ${response.status}`;
+      }
     } catch (error) {
       last = error.message;
     }
@@ -85,7 +99,7 @@ export async function waitReady(url, child, timeoutMs = 120_000) {
   throw new Error(`${child.benchName} not ready at ${url} (${last}):\n${logTail(child)}`);
 }
 
-/** One request with fetch: `{status, json, text}`. */
+/** One request with fetch: `{status, json, text, headers}`. */
 export async function request(base, method, path, { headers = {}, body } = {}) {
   const response = await fetch(`${base}${path}`, {
     method,
@@ -100,7 +114,7 @@ export async function request(base, method, path, { headers = {}, body } = {}) {
   } catch {
     json = undefined;
   }
-  return { status: response.status, json, text };
+  return { status: response.status, json, text, headers: response.headers };
 }
 
 /**
@@ -131,12 +145,21 @@ export async function prepareDatabase(shared, lockName, logDir) {
   return db;
 }
 
-/** The API (built), ready: `{child, base, port}`. `shared` is the environment API and worker share. */
+/**
+ * The API (built), ready: `{child, base, port}`. `shared` is the environment API and worker share;
+ * it listens on PUBLIC_URL's port unless given `port` (an instance behind a proxy).
+ */
 export async function startApi(
   shared,
-  { logDir, name = 'api', nodeArgs = [], ipc = false, env = {} },
+  {
+    logDir,
+    name = 'api',
+    nodeArgs = [],
+    ipc = false,
+    env = {},
+    port = Number(new URL(shared.PUBLIC_URL).port),
+  },
 ) {
-  const port = Number(new URL(shared.PUBLIC_URL).port);
   const child = startNode(
     name,
     ['dist/apps/api/src/main.js'],
