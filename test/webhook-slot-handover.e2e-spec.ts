@@ -169,7 +169,8 @@ describe('handing a freed endpoint slot over', () => {
     await waitFor(async () => {
       const [{ waiting }] = await dataSource.query(
         `SELECT count(*)::int AS waiting FROM pg_stat_activity
-          WHERE wait_event_type = 'Lock' AND query LIKE '%webhook-delivery-claim%'`,
+          WHERE datname = current_database() AND wait_event_type = 'Lock'
+            AND query LIKE '%webhook-delivery-claim%'`,
       );
       return waiting > 0 ? true : null;
     });
