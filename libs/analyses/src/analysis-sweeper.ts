@@ -129,17 +129,15 @@ export class AnalysisSweeper implements OnModuleInit {
     return requeueLostWork(
       this.jobs,
       { queue: QUEUE.analyses, name: 'run', pageSize: BATCH },
-      (after: RunningAnalysis | null) =>
-        this.sql.rows<RunningAnalysis>(
-          `SELECT id, organization_id, mode, priority, status, updated_at,
-                  updated_at::text AS position
-             FROM analyses
-            WHERE status IN ('queued', 'processing') AND engine <> 'analyst'
-              AND updated_at < $1::timestamptz
-              AND ($2::timestamptz IS NULL OR (updated_at, id) > ($2::timestamptz, $3::uuid))
-            ORDER BY updated_at, id LIMIT $4`,
-          [now, after?.position ?? null, after?.id ?? null, BATCH],
-        ),
+      {
+        rows: (text, parameters) => this.sql.rows<RunningAnalysis>(text, parameters),
+        columns: 'id, organization_id, mode, priority, status, updated_at',
+        table: 'analyses',
+        where: `status IN ('queued', 'processing') AND engine <> 'analyst'
+                AND updated_at < $1::timestamptz`,
+        parameters: [now],
+        orderBy: 'updated_at',
+      },
       (analysis) => ({
         ids: jobIdsOf(analysis),
         data: {

@@ -5,8 +5,22 @@ import type { JobData, JobName, QueueName } from './queues.js';
 /** A row of unfinished work as a recovery pages through it. */
 export interface UnfinishedWork {
   id: string;
-  /** updated_at to the microsecond, as text, where the next page begins (a Date drops microseconds). */
+  /** The ordering column to the microsecond, as text, where the next page begins (a Date drops microseconds). */
   position: string;
+}
+
+/**
+ * Which rows are unfinished work: `SELECT <columns> FROM <table> WHERE <where>`,
+ * the where's own parameters being `$1…` in `parameters`; read in
+ * (`orderBy`, id) order, `orderBy` a timestamptz column.
+ */
+export interface UnfinishedQuery<Row extends UnfinishedWork> {
+  rows: (text: string, parameters: unknown[]) => Promise<Row[]>;
+  columns: string;
+  table: string;
+  where: string;
+  parameters: unknown[];
+  orderBy: string;
 }
 
 /**
@@ -32,10 +46,10 @@ export function workJobIds(first: string, updatedAt: Date, started: boolean): Wo
 }
 
 /**
- * After Redis lost its data: pages through unfinished work (`page`, after
- * the previous page's last row) and enqueues again each piece none of whose
- * jobs Redis still holds, under its recovery id, so a second worker
- * recovering at the same time adds nothing; returns how many.
+ * After Redis lost its data: pages through unfinished work (`unfinished`, a
+ * keyset page at a time) and enqueues again each piece none of whose jobs
+ * Redis still holds, under its recovery id, so a second worker recovering at
+ * the same time adds nothing; returns how many.
  */
 export async function requeueLostWork<
   Row extends UnfinishedWork,
@@ -44,13 +58,24 @@ export async function requeueLostWork<
 >(
   jobs: JobProducer,
   target: { queue: Q; name: N; pageSize: number },
-  page: (after: Row | null) => Promise<Row[]>,
+  unfinished: UnfinishedQuery<Row>,
   jobOf: (row: Row) => { ids: WorkJobIds; data: JobData<Q, N>; options?: JobsOptions },
 ): Promise<number> {
+  const { rows: read, columns, table, where, parameters, orderBy } = unfinished;
+  const [position, id, limit] = [1, 2, 3].map((i) => `$${parameters.length + i}`);
+  const text = `SELECT ${columns}, ${orderBy}::text AS position FROM ${table}
+     WHERE (${where})
+       AND (${position}::timestamptz IS NULL OR (${orderBy}, id) > (${position}::timestamptz, ${id}::uuid))
+     ORDER BY ${orderBy}, id LIMIT ${limit}`;
   let after: Row | null = null;
   let requeued = 0;
   for (;;) {
-    const rows = await page(after);
+    const rows = await read(text, [
+      ...parameters,
+      after?.position ?? null,
+      after?.id ?? null,
+      target.pageSize,
+    ]);
     const planned = rows.map(jobOf);
     const pending = await Promise.all(
       planned.map(({ ids }) => jobs.anyPending(target.queue, [ids.first, ids.resumed])),

@@ -182,14 +182,14 @@ export class ReportRunner implements OnModuleInit {
     return requeueLostWork(
       this.jobs,
       { queue: QUEUE.reports, name: 'build', pageSize: RECOVERY_PAGE },
-      (after: UnfinishedReport | null) =>
-        this.sql.rows<UnfinishedReport>(
-          `SELECT id, organization_id, mode, created_at::text AS position FROM reports
-            WHERE status IN ('queued', 'processing') AND expires_at > now()
-              AND ($1::timestamptz IS NULL OR (created_at, id) > ($1::timestamptz, $2::uuid))
-            ORDER BY created_at, id LIMIT $3`,
-          [after?.position ?? null, after?.id ?? null, RECOVERY_PAGE],
-        ),
+      {
+        rows: (text, parameters) => this.sql.rows<UnfinishedReport>(text, parameters),
+        columns: 'id, organization_id, mode',
+        table: 'reports',
+        where: `status IN ('queued', 'processing') AND expires_at > now()`,
+        parameters: [],
+        orderBy: 'created_at',
+      },
       (report) => {
         const jobId = toPublicId('report', report.id);
         return {

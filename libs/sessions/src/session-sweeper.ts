@@ -109,16 +109,15 @@ export class SessionSweeper implements OnModuleInit {
     return requeueLostWork(
       this.jobs,
       { queue: QUEUE.sessions, name: 'run', pageSize: BATCH },
-      (after: RunningSession | null) =>
-        this.sql.rows<RunningSession>(
-          `SELECT id, organization_id, mode, status, updated_at, updated_at::text AS position
-             FROM sessions
-            WHERE status IN ('initiated', 'in_progress') AND engine <> 'analyst'
-              AND updated_at < $1::timestamptz
-              AND ($2::timestamptz IS NULL OR (updated_at, id) > ($2::timestamptz, $3::uuid))
-            ORDER BY updated_at, id LIMIT $4`,
-          [now, after?.position ?? null, after?.id ?? null, BATCH],
-        ),
+      {
+        rows: (text, parameters) => this.sql.rows<RunningSession>(text, parameters),
+        columns: 'id, organization_id, mode, status, updated_at',
+        table: 'sessions',
+        where: `status IN ('initiated', 'in_progress') AND engine <> 'analyst'
+                AND updated_at < $1::timestamptz`,
+        parameters: [now],
+        orderBy: 'updated_at',
+      },
       (session) => ({
         ids: jobIdsOf(session),
         data: {
