@@ -1,8 +1,10 @@
-import { Controller, Get, type Type } from '@nestjs/common';
-import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
+import { Controller, Get, Post, RequestMethod, type Type } from '@nestjs/common';
+import { INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants.js';
+import { ApplicationConfig, MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CredentialResolver, UsersService } from '#auth';
+import { WRITE_INTERCEPTORS } from '../apps/api/src/http/api-controller.decorator.js';
 import { AUTH_METADATA, Public } from '../apps/api/src/http/auth.decorator.js';
 import { AuthGuard } from '../apps/api/src/http/auth.guard.js';
 import { RequestLimiter } from '../apps/api/src/http/request-limiter.js';
@@ -153,11 +155,34 @@ describe('OpenAPI document', () => {
 
 describe('the route inventory', () => {
   it('has @Auth or @Public on every handler of every controller, inherited ones included', () => {
-    const controllers = [...stack.api.get(ModulesContainer).values()].flatMap((module) =>
-      [...module.controllers.values()].map((wrapper) => wrapper.metatype as Type),
-    );
+    const controllers = apiControllers();
     expect(controllers.length).toBeGreaterThan(15);
     expect(undeclaredHandlers(controllers)).toEqual([]);
+  });
+
+  it('runs the Idempotency-Key and read-your-writes interceptors first on every route that may write, and no interceptor on a read', () => {
+    const routes = [...routeHandlers(apiControllers())];
+    const writes = routes.filter(({ handler }) => mayWrite(handler));
+    expect(writes.length).toBeGreaterThan(50);
+    expect(writesWithoutConventions(apiControllers())).toEqual([]);
+    const interceptedReads = routes
+      .filter(({ handler }) => !mayWrite(handler) && interceptorsOf(handler).length > 0)
+      .map(({ name }) => name);
+    expect(interceptedReads).toEqual([]);
+    // A global interceptor would run on every read too: Nest wraps each handler it applies to.
+    const config = (stack.api as unknown as { config: ApplicationConfig }).config;
+    expect(config.getGlobalInterceptors()).toEqual([]);
+    expect(config.getGlobalRequestInterceptors()).toEqual([]);
+  });
+
+  it('finds a write route of a controller declared without ApiController (the check above can fail)', () => {
+    @Controller('probe')
+    class Plain {
+      @Post('write')
+      @Public()
+      write() {}
+    }
+    expect(writesWithoutConventions([Plain])).toEqual(['Plain.write']);
   });
 
   it('finds an undeclared handler a controller inherits (the check above can fail)', () => {
@@ -202,24 +227,57 @@ describe('migrations', () => {
   });
 });
 
-/**
- * Route handlers of the controllers that declare neither @Auth nor @Public,
- * on the handler or its class, found the way Nest finds handlers: every
- * method up the prototype chain (a base controller's included).
- */
-function undeclaredHandlers(controllers: Type[]): string[] {
+function apiControllers(): Type[] {
+  return [...stack.api.get(ModulesContainer).values()].flatMap((module) =>
+    [...module.controllers.values()].map((wrapper) => wrapper.metatype as Type),
+  );
+}
+
+/** Every route handler of the controllers, found the way Nest finds them: up the prototype chain. */
+function* routeHandlers(
+  controllers: Type[],
+): Generator<{ controller: Type; name: string; handler: object }> {
   const scanner = new MetadataScanner();
-  const undeclared: string[] = [];
   for (const controller of controllers) {
     const prototype = controller.prototype as Record<string, unknown>;
     for (const name of scanner.getAllMethodNames(prototype)) {
       const handler = prototype[name] as object;
       if (Reflect.getMetadata('path', handler) === undefined) continue;
-      const declared =
-        Reflect.getMetadata(AUTH_METADATA, handler) ??
-        Reflect.getMetadata(AUTH_METADATA, controller);
-      if (declared === undefined) undeclared.push(`${controller.name}.${name}`);
+      yield { controller, name: `${controller.name}.${name}`, handler };
     }
   }
-  return undeclared;
+}
+
+/** Route handlers that declare neither @Auth nor @Public, on the handler or its class. */
+function undeclaredHandlers(controllers: Type[]): string[] {
+  return [...routeHandlers(controllers)]
+    .filter(
+      ({ controller, handler }) =>
+        (Reflect.getMetadata(AUTH_METADATA, handler) ??
+          Reflect.getMetadata(AUTH_METADATA, controller)) === undefined,
+    )
+    .map(({ name }) => name);
+}
+
+function mayWrite(handler: object): boolean {
+  const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod;
+  return ![RequestMethod.GET, RequestMethod.HEAD, RequestMethod.OPTIONS].includes(method);
+}
+
+function interceptorsOf(handler: object): unknown[] {
+  return (Reflect.getMetadata(INTERCEPTORS_METADATA, handler) ?? []) as unknown[];
+}
+
+/** Routes that may write whose first interceptors are not the write conventions, in order. */
+function writesWithoutConventions(controllers: Type[]): string[] {
+  return [...routeHandlers(controllers)]
+    .filter(({ handler }) => mayWrite(handler))
+    .filter(({ handler }) => {
+      const first = interceptorsOf(handler).slice(0, WRITE_INTERCEPTORS.length);
+      return (
+        first.length !== WRITE_INTERCEPTORS.length ||
+        first.some((x, i) => x !== WRITE_INTERCEPTORS[i])
+      );
+    })
+    .map(({ name }) => name);
 }

@@ -1,20 +1,11 @@
-import {
-  Body,
-  Controller,
-  Get,
-  HttpCode,
-  Param,
-  Post,
-  Query,
-  Res,
-  StreamableFile,
-} from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Post, Query, Res, StreamableFile } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { SubmittedSketches, TaskingService } from '#analysts';
 import { requireMember, type Member } from '#auth';
 import { Scope, type Principal } from '#common';
 import { AppSettings } from '#config';
+import { ApiController } from '../http/api-controller.decorator.js';
 import {
   Auth,
   CurrentMember,
@@ -47,7 +38,7 @@ const OWN =
  */
 @ApiTags('Assignments (v2)')
 @ApiResponse({ status: 400, description: 'VALIDATION_ERROR', type: ErrorEnvelopeDto })
-@Controller({ path: 'assignments', version: '2' })
+@ApiController({ path: 'assignments', version: '2' })
 export class AssignmentsV2Controller {
   constructor(
     private readonly tasking: TaskingService,

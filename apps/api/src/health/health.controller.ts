@@ -1,7 +1,8 @@
-import { Controller, Get, Res, ServiceUnavailableException, VERSION_NEUTRAL } from '@nestjs/common';
+import { Get, Res, ServiceUnavailableException, VERSION_NEUTRAL } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService } from '@nestjs/terminus';
 import type { Response } from 'express';
+import { ApiController } from '../http/api-controller.decorator.js';
 import { Public } from '../http/auth.decorator.js';
 import { ReadinessChecks } from './readiness.js';
 import { ShutdownDrain } from './shutdown-drain.js';
@@ -13,7 +14,7 @@ const HEALTH_SCHEMA = {
 };
 
 @ApiTags('Operations')
-@Controller({ path: 'health', version: VERSION_NEUTRAL })
+@ApiController({ path: 'health', version: VERSION_NEUTRAL })
 export class HealthController {
   constructor(
     private readonly health: HealthCheckService,

@@ -1,10 +1,11 @@
-import { Controller, Get, Header, VERSION_NEUTRAL } from '@nestjs/common';
+import { Get, Header, VERSION_NEUTRAL } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiController } from '../http/api-controller.decorator.js';
 import { Public } from '../http/auth.decorator.js';
 import { metricsRegistry } from './metrics.js';
 
 @ApiTags('Operations')
-@Controller({ path: 'metrics', version: VERSION_NEUTRAL })
+@ApiController({ path: 'metrics', version: VERSION_NEUTRAL })
 export class MetricsController {
   @Get()
   @Public()

@@ -1,8 +1,9 @@
-import { Controller, Get, Param, Post, Req, Res, VERSION_NEUTRAL } from '@nestjs/common';
+import { Get, Param, Post, Req, Res, VERSION_NEUTRAL } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { InvitationsService, MIN_PASSWORD_LENGTH, type OpenInvitation } from '#analysts';
 import { AppSettings } from '#config';
+import { ApiController } from '../http/api-controller.decorator.js';
 import { Public } from '../http/auth.decorator.js';
 import { formText } from '../oauth/authorization-server/interactions.js';
 import {
@@ -31,7 +32,7 @@ import {
   status: 404,
   description: 'The invitation is unknown, used or expired (an HTML page saying so)',
 })
-@Controller({ path: 'invitations', version: VERSION_NEUTRAL })
+@ApiController({ path: 'invitations', version: VERSION_NEUTRAL })
 export class InvitationsController {
   constructor(
     private readonly invitations: InvitationsService,

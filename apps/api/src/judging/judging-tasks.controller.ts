@@ -1,6 +1,5 @@
 import {
   Body,
-  Controller,
   Get,
   HttpCode,
   Param,
@@ -16,6 +15,7 @@ import { judgeCaller, JudgingTasks, JudgingService } from '#analysts';
 import { requireMember, type Member } from '#auth';
 import { AppError, Scope, type Principal } from '#common';
 import { AppSettings } from '#config';
+import { ApiController } from '../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, OptionalMember, RequestId } from '../http/auth.decorator.js';
 import { servedFile, servedFileResponse } from '../http/served-files.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
@@ -45,7 +45,7 @@ const BLIND =
  */
 @ApiTags('Judging (v2)')
 @ApiResponse({ status: 400, description: 'VALIDATION_ERROR', type: ErrorEnvelopeDto })
-@Controller({ path: 'judging-tasks', version: '2' })
+@ApiController({ path: 'judging-tasks', version: '2' })
 export class JudgingTasksController {
   constructor(
     private readonly tasks: JudgingTasks,

@@ -1,12 +1,13 @@
-import { Controller, Get, Header, VERSION_NEUTRAL } from '@nestjs/common';
+import { Get, Header, VERSION_NEUTRAL } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ALL_SCOPES } from '#common';
 import { AppSettings } from '#config';
 import { SigningKeyService } from '#auth';
+import { ApiController } from '../http/api-controller.decorator.js';
 import { Public } from '../http/auth.decorator.js';
 
 @ApiTags('OAuth 2.0')
-@Controller({ path: '.well-known', version: VERSION_NEUTRAL })
+@ApiController({ path: '.well-known', version: VERSION_NEUTRAL })
 export class WellKnownController {
   constructor(
     private readonly keys: SigningKeyService,

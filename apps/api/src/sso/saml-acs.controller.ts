@@ -1,8 +1,9 @@
-import { Controller, HttpCode, Param, Post, Req, Res, VERSION_NEUTRAL } from '@nestjs/common';
+import { HttpCode, Param, Post, Req, Res, VERSION_NEUTRAL } from '@nestjs/common';
 import { ApiConsumes, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AppSettings } from '#config';
 import { SsoSignInService } from '#sso';
+import { ApiController } from '../http/api-controller.decorator.js';
 import { Public } from '../http/auth.decorator.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
 import {
@@ -23,7 +24,7 @@ const INTERACTION_UID = /^[A-Za-z0-9_-]{1,64}$/;
  */
 @ApiTags('Enterprise SSO (v2)')
 @ApiProduces('text/html')
-@Controller({ path: 'sso/saml', version: VERSION_NEUTRAL })
+@ApiController({ path: 'sso/saml', version: VERSION_NEUTRAL })
 export class SamlAcsController {
   constructor(
     private readonly sso: SsoSignInService,

@@ -1,8 +1,9 @@
-import { Controller, Get, Header, Param, VERSION_NEUTRAL } from '@nestjs/common';
+import { Get, Header, Param, VERSION_NEUTRAL } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AppError } from '#common';
 import { AppSettings } from '#config';
 import { samlEndpoints, serviceProviderMetadata, SsoConnectionsService } from '#sso';
+import { ApiController } from '../http/api-controller.decorator.js';
 import { Public } from '../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
@@ -10,7 +11,7 @@ import { SSO_CONNECTION_ID } from './sso-connection.dto.js';
 
 /** What an IdP administrator imports: public, as SAML metadata always is. */
 @ApiTags('Enterprise SSO (v2)')
-@Controller({ path: 'sso/saml', version: VERSION_NEUTRAL })
+@ApiController({ path: 'sso/saml', version: VERSION_NEUTRAL })
 export class SamlMetadataController {
   constructor(
     private readonly connections: SsoConnectionsService,

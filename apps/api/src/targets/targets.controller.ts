@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -11,6 +11,7 @@ import type { Response } from 'express';
 import { TargetsService, TARGET_PHOTO_TYPES } from '#analysts';
 import { Scope, type Principal } from '#common';
 import { AppSettings } from '#config';
+import { ApiController } from '../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../http/request-examples.js';
@@ -40,7 +41,7 @@ const PHOTO_MAX_AGE_SECONDS = 86_400;
   description: 'VALIDATION_ERROR naming the field',
   type: ErrorEnvelopeDto,
 })
-@Controller({ path: 'targets', version: '2' })
+@ApiController({ path: 'targets', version: '2' })
 export class TargetsController {
   constructor(
     private readonly targets: TargetsService,

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -9,6 +9,7 @@ import {
 } from '@nestjs/swagger';
 import { AnalysesService, AnalysisListsService } from '#analyses';
 import { Scope, type Principal } from '#common';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
@@ -40,7 +41,7 @@ const SUBMIT_DESCRIPTION =
 
 @ApiTags('Analysis (v1)')
 @ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
-@Controller({ path: 'analysis', version: '1' })
+@ApiController({ path: 'analysis', version: '1' })
 export class AnalysesV1Controller {
   constructor(
     private readonly analyses: AnalysesService,

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AnalysisListsService, AnalystAnalyses, PatternRecognitionService } from '#analyses';
 import type { Member } from '#auth';
@@ -8,6 +8,7 @@ import { AssignmentDto } from '../../assignments/assignment.dto.js';
 import { toAssignmentDto } from '../../assignments/assignment.mapper.js';
 import { ApiSubmitResults } from '../../assignments/submission-body.decorator.js';
 import { readSubmission } from '../../assignments/submission-body.js';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, OptionalMember, RequestId } from '../../http/auth.decorator.js';
 import type { ApiRequest } from '../../http/request-context.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
@@ -24,7 +25,7 @@ import {
 
 @ApiTags('Analysis (v2)')
 @ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
-@Controller({ path: 'analysis', version: '2' })
+@ApiController({ path: 'analysis', version: '2' })
 export class AnalysesV2Controller {
   constructor(
     private readonly lists: AnalysisListsService,

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -9,6 +9,7 @@ import {
 } from '@nestjs/swagger';
 import { MembersService } from '#analysts';
 import { Scope, type Principal } from '#common';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
@@ -43,7 +44,7 @@ const LIVE_ONLY =
  */
 @ApiTags('Analysts (v2)')
 @ApiResponse({ status: 400, description: 'VALIDATION_ERROR', type: ErrorEnvelopeDto })
-@Controller({ path: 'analysts', version: '2' })
+@ApiController({ path: 'analysts', version: '2' })
 export class AnalystsV2Controller {
   constructor(
     private readonly members: MembersService,

@@ -1,13 +1,14 @@
-import { Controller, Get } from '@nestjs/common';
+import { Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HistoryAnalyticsService, PERFORMANCE_WORK_LIMIT } from '#analytics';
 import { Scope, type Principal } from '#common';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
 import { toPerformance } from '../history-analytics.mapper.js';
 import { PerformanceDto } from '../performance.dto.js';
 
 @ApiTags('Analytics (v1)')
-@Controller({ path: 'analytics', version: '1' })
+@ApiController({ path: 'analytics', version: '1' })
 export class AnalyticsV1Controller {
   constructor(private readonly analytics: HistoryAnalyticsService) {}
 

@@ -1,7 +1,8 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { HistoryAnalyticsService } from '#analytics';
 import { Scope, type Principal } from '#common';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import {
@@ -22,7 +23,7 @@ const SOURCE =
   description: 'Invalid request, naming the parameter',
   type: ErrorEnvelopeDto,
 })
-@Controller({ path: 'history', version: '1' })
+@ApiController({ path: 'history', version: '1' })
 export class HistoryAnalyticsV1Controller {
   constructor(private readonly analytics: HistoryAnalyticsService) {}
 

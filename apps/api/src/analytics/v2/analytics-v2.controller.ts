@@ -1,14 +1,15 @@
-import { Controller, Get } from '@nestjs/common';
+import { Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DashboardService } from '#analytics';
 import { Scope, type Principal } from '#common';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
 import { RequestLimiter } from '../../http/request-limiter.js';
 import { DashboardDto } from '../dashboard.dto.js';
 import { toDashboard } from '../dashboard.mapper.js';
 
 @ApiTags('Analytics (v2)')
-@Controller({ path: 'analytics', version: '2' })
+@ApiController({ path: 'analytics', version: '2' })
 export class AnalyticsV2Controller {
   constructor(
     private readonly dashboard: DashboardService,

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Post } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiOkResponse,
@@ -19,6 +19,7 @@ import {
   SubmitAnalysisBatchDto,
 } from '../../analyses/submit-analysis.dto.js';
 import { submitAnalysisBatch } from '../../analyses/v1/analyses-v1.controller.js';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
@@ -40,7 +41,7 @@ const BATCH_ID_EXAMPLE = 'batch_01jh2x7v4ke8rbk3a8y0v0d7qz';
 
 @ApiTags('Batches (v1)')
 @ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
-@Controller({ path: 'batch', version: '1' })
+@ApiController({ path: 'batch', version: '1' })
 export class BatchesV1Controller {
   constructor(
     private readonly sessions: SessionsService,

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiCreatedResponse,
@@ -12,6 +12,7 @@ import type { Response } from 'express';
 import { Scope, type Principal } from '#common';
 import { DowsingListsService, DowsingService, type DowsingPeople } from '#dowsing';
 import type { DowsingRequest } from '#engines';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
@@ -68,7 +69,7 @@ function ApiAnswered() {
 
 @ApiTags('Dowsing (v1)')
 @ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
-@Controller({ path: 'dowsing', version: '1' })
+@ApiController({ path: 'dowsing', version: '1' })
 export class DowsingV1Controller {
   constructor(
     private readonly dowsing: DowsingService,

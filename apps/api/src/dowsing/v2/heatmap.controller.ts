@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Body, HttpCode, Post, Req, Res } from '@nestjs/common';
 import {
   ApiExtraModels,
   ApiOkResponse,
@@ -10,6 +10,7 @@ import {
 import type { Request, Response } from 'express';
 import { AppError, Scope, type Principal } from '#common';
 import { HeatmapService, MAX_HEATMAP_CELLS, type Heatmap } from '#dowsing';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
@@ -30,7 +31,7 @@ import { toHeatmapGeoJson, toHeatmapV2 } from './heatmap.mapper.js';
   type: ErrorEnvelopeDto,
 })
 @ApiExtraModels(HeatmapV2Dto, HeatmapFeatureCollectionDto)
-@Controller({ path: 'dowsing', version: '2' })
+@ApiController({ path: 'dowsing', version: '2' })
 export class DowsingHeatmapV2Controller {
   constructor(private readonly heatmaps: HeatmapService) {}
 

@@ -1,7 +1,8 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AppError, Scope, type Principal } from '#common';
 import { TemporalAnalysisService, type TemporalAnalysisRequest } from '#dowsing';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { TemporalAnalysisDto, TemporalAnalysisQueryDto } from './temporal-analysis.dto.js';
@@ -15,7 +16,7 @@ const AREA_FIELDS = ['latitude', 'longitude', 'radius_meters'] as const;
   description: 'VALIDATION_ERROR naming the parameter, with suggested_value where one exists',
   type: ErrorEnvelopeDto,
 })
-@Controller({ path: 'dowsing', version: '2' })
+@ApiController({ path: 'dowsing', version: '2' })
 export class DowsingTemporalAnalysisV2Controller {
   constructor(private readonly temporal: TemporalAnalysisService) {}
 

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiOkResponse,
@@ -8,6 +8,7 @@ import {
 } from '@nestjs/swagger';
 import { Scope, type Principal } from '#common';
 import { EventReader, EventTrigger, toEnvelope } from '#events';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
@@ -24,7 +25,7 @@ import {
 
 @ApiTags('Events (v2)')
 @ApiResponse({ status: 400, description: 'VALIDATION_ERROR', type: ErrorEnvelopeDto })
-@Controller({ path: 'events', version: '2' })
+@ApiController({ path: 'events', version: '2' })
 export class EventsV2Controller {
   constructor(
     private readonly events: EventReader,

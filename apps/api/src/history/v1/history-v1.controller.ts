@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
+import { Body, Get, Param, Put, Query } from '@nestjs/common';
 import {
   ApiOkResponse,
   ApiOperation,
@@ -18,6 +18,7 @@ import {
   sideOf,
   type CaseType,
 } from '#history';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { Optional } from '../../http/dto-decorators.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
@@ -57,7 +58,7 @@ export class SimilarCasesQueryDto {
   description: 'Invalid request, naming the parameter',
   type: ErrorEnvelopeDto,
 })
-@Controller({ path: 'history', version: '1' })
+@ApiController({ path: 'history', version: '1' })
 export class HistoryV1Controller {
   constructor(
     private readonly history: HistoryService,

@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Post, Query, Req } from '@nestjs/common';
+import { HttpCode, Post, Query, Req } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Scope, type Principal } from '#common';
@@ -12,6 +12,7 @@ import {
   type ImportFormat,
   type ImportReport,
 } from '#history';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { mediaTypeOf, readStreamedBody } from '../../http/streamed-bodies.js';
@@ -55,7 +56,7 @@ function toReportDto(report: ImportReport): HistoryImportReportDto {
 
 @ApiTags('History (v2)')
 @ApiExtraModels(HistoryImportRowDto)
-@Controller({ path: 'history', version: '2' })
+@ApiController({ path: 'history', version: '2' })
 export class HistoryImportV2Controller {
   constructor(private readonly imports: HistoryImportService) {}
 

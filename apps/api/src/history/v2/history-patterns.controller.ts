@@ -1,7 +1,8 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Get, Query } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Scope, type Principal } from '#common';
 import { HistoryPatternsService, PATTERN_WINDOW } from '#history';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { filtersOf } from '../history.mapper.js';
@@ -20,7 +21,7 @@ import { toHistoryPatterns } from './history-patterns.mapper.js';
   description: 'VALIDATION_ERROR naming the parameter',
   type: ErrorEnvelopeDto,
 })
-@Controller({ path: 'history', version: '2' })
+@ApiController({ path: 'history', version: '2' })
 export class HistoryPatternsController {
   constructor(private readonly patterns: HistoryPatternsService) {}
 

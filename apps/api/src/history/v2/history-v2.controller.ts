@@ -1,7 +1,8 @@
-import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { Body, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AppError, Scope, type Principal } from '#common';
 import { CaseSearchService, RANKED_WINDOW, SimilarCasesService, type CaseCursor } from '#history';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
@@ -18,7 +19,7 @@ import { DEFAULT_SIMILAR_RESULTS, SimilaritySearchDto } from './similarity-searc
   description: 'VALIDATION_ERROR naming the parameter, with suggested_value where one exists',
   type: ErrorEnvelopeDto,
 })
-@Controller({ path: 'history', version: '2' })
+@ApiController({ path: 'history', version: '2' })
 export class HistoryV2Controller {
   constructor(
     private readonly search: CaseSearchService,

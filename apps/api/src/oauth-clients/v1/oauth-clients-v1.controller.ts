@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -10,6 +10,7 @@ import {
 import { OAuthClientRegistryService, type OAuthClientWithSecret } from '#auth';
 import { Scope, type Principal } from '#common';
 import type { OAuthClientEntity } from '#auth';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
 import { V1ListQueryDto, v1Page } from '../../http/v1-list.dto.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
@@ -35,7 +36,7 @@ const BOOTSTRAP_CONFLICT = 'The bootstrap client is managed by the environment';
 
 @ApiTags('OAuth clients (v1)')
 @ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
-@Controller({ path: 'oauth-clients', version: '1' })
+@ApiController({ path: 'oauth-clients', version: '1' })
 export class OAuthClientsController {
   constructor(private readonly registry: OAuthClientRegistryService) {}
 

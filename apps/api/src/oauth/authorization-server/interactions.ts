@@ -1,4 +1,4 @@
-import { applyDecorators, Controller, Injectable, VERSION_NEUTRAL } from '@nestjs/common';
+import { applyDecorators, Injectable, VERSION_NEUTRAL } from '@nestjs/common';
 import { ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type Provider from 'oidc-provider';
@@ -6,6 +6,7 @@ import { isFirstPartyClient, UsersService, type UserEntity } from '#auth';
 import { parsePublicId, toPublicId } from '#common';
 import { AppSettings } from '#config';
 import { OrganizationsService } from '#organizations';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { AttemptLimiter, SIGN_IN_POLICY } from './attempt-limiter.js';
 import { AuthorizationServer } from './authorization-server.js';
 import { EndpointRateLimiter } from './endpoint-rate-limiter.js';
@@ -27,7 +28,7 @@ export function InteractionPages(path: string) {
       description: 'The interaction, bound to a cookie set by /oauth2/authorize',
     }),
     ApiResponse({ status: 400, description: 'No such interaction in this browser (an HTML page)' }),
-    Controller({ path, version: VERSION_NEUTRAL }),
+    ApiController({ path, version: VERSION_NEUTRAL }),
   );
 }
 

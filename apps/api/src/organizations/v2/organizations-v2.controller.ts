@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiOkResponse,
@@ -9,6 +9,7 @@ import {
 import { Scope, toPublicId, type Principal } from '#common';
 import type { OrganizationEntity } from '#organizations';
 import { limitsOf, OrganizationsService, type OrganizationChanges } from '#organizations';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
@@ -26,7 +27,7 @@ import {
 
 @ApiTags('Organizations (v2)')
 @ApiResponse({ status: 400, description: 'VALIDATION_ERROR', type: ErrorEnvelopeDto })
-@Controller({ path: 'enterprise/organizations', version: '2' })
+@ApiController({ path: 'enterprise/organizations', version: '2' })
 export class OrganizationsV2Controller {
   constructor(private readonly organizations: OrganizationsService) {}
 

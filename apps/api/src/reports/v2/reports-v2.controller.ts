@@ -1,6 +1,5 @@
 import {
   Body,
-  Controller,
   Delete,
   Get,
   HttpCode,
@@ -22,6 +21,7 @@ import {
 import type { Response } from 'express';
 import { Scope, type Principal } from '#common';
 import { ReportsService } from '#reports';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
@@ -43,7 +43,7 @@ import { toNewReport, toReportDto } from '../report.mapper.js';
  */
 @ApiTags('Reports (v2)')
 @ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
-@Controller({ path: 'reports', version: '2' })
+@ApiController({ path: 'reports', version: '2' })
 export class ReportsV2Controller {
   constructor(private readonly reports: ReportsService) {}
 

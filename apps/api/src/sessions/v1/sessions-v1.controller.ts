@@ -1,6 +1,5 @@
 import {
   Body,
-  Controller,
   Delete,
   Get,
   Header,
@@ -22,6 +21,7 @@ import {
 } from '@nestjs/swagger';
 import { Scope, type Principal } from '#common';
 import type { Response } from 'express';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { servedFile } from '../../http/served-files.js';
 import { SessionsService, SessionListsService } from '#sessions';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
@@ -42,7 +42,7 @@ import { ApiConcurrentSessionsLimit } from '../concurrency-limit.decorator.js';
 
 @ApiTags('Sessions (v1)')
 @ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
-@Controller({ path: 'sessions', version: '1' })
+@ApiController({ path: 'sessions', version: '1' })
 export class SessionsV1Controller {
   constructor(
     private readonly sessions: SessionsService,

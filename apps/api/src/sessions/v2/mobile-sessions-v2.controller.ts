@@ -1,7 +1,8 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, HttpCode, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Scope, type Principal } from '#common';
 import { SessionsService } from '#sessions';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
@@ -17,7 +18,7 @@ import { ApiConcurrentSessionsLimit } from '../concurrency-limit.decorator.js';
   description: 'VALIDATION_ERROR with suggested_value and help_url',
   type: ErrorEnvelopeDto,
 })
-@Controller({ path: 'mobile/sessions', version: '2' })
+@ApiController({ path: 'mobile/sessions', version: '2' })
 export class MobileSessionsV2Controller {
   constructor(private readonly sessions: SessionsService) {}
 

@@ -1,7 +1,8 @@
-import { Controller, Get, Param } from '@nestjs/common';
+import { Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Scope } from '#common';
 import { SessionsService } from '#sessions';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth } from '../../http/auth.decorator.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
 import { SessionV2Dto } from './session-v2.dto.js';
@@ -14,7 +15,7 @@ import { toSessionV2 } from './session-v2.mapper.js';
  * organisation; private and classified sessions answer 404 as if absent.
  */
 @ApiTags('Sessions (v2)')
-@Controller({ path: 'public/sessions', version: '2' })
+@ApiController({ path: 'public/sessions', version: '2' })
 export class PublicSessionsV2Controller {
   constructor(private readonly sessions: SessionsService) {}
 

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -9,6 +9,7 @@ import {
 } from '@nestjs/swagger';
 import { Scope, type Principal } from '#common';
 import { SessionTemplatesService } from '#sessions';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
@@ -27,7 +28,7 @@ const TEMPLATE_ID_EXAMPLE = 'tpl_01jh2x7v4ke8rbk3a8y0v0d7qz';
 /** Registered before the sessions controller: `templates` must not be read as a session id. */
 @ApiTags('Sessions (v2)')
 @ApiResponse({ status: 400, description: 'VALIDATION_ERROR', type: ErrorEnvelopeDto })
-@Controller({ path: 'sessions/templates', version: '2' })
+@ApiController({ path: 'sessions/templates', version: '2' })
 export class SessionTemplatesV2Controller {
   constructor(private readonly templates: SessionTemplatesService) {}
 

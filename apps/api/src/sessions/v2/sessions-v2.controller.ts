@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiOkResponse,
@@ -15,6 +15,7 @@ import { AssignmentDto } from '../../assignments/assignment.dto.js';
 import { toAssignmentDto } from '../../assignments/assignment.mapper.js';
 import { ApiSubmitResults } from '../../assignments/submission-body.decorator.js';
 import { readSubmission } from '../../assignments/submission-body.js';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, OptionalMember, RequestId } from '../../http/auth.decorator.js';
 import type { ApiRequest } from '../../http/request-context.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
@@ -42,7 +43,7 @@ import { ApiConcurrentSessionsLimit } from '../concurrency-limit.decorator.js';
   description: 'VALIDATION_ERROR with suggested_value and help_url',
   type: ErrorEnvelopeDto,
 })
-@Controller({ path: 'sessions', version: '2' })
+@ApiController({ path: 'sessions', version: '2' })
 export class SessionsV2Controller {
   constructor(
     private readonly sessions: SessionsService,

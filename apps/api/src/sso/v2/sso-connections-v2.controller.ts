@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -10,6 +10,7 @@ import {
 import { AppError, parsePublicId, Scope, type Principal } from '#common';
 import { AppSettings } from '#config';
 import { SsoConnectionsService } from '#sso';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
@@ -37,7 +38,7 @@ const ORGANIZATION_EXAMPLE = 'org_01jh2x7v4ke8rbk3a8y0v0d7qz';
  */
 @ApiTags('Enterprise SSO (v2)')
 @ApiResponse({ status: 400, description: 'VALIDATION_ERROR', type: ErrorEnvelopeDto })
-@Controller({ path: 'enterprise/organizations/:organization_id/sso-connections', version: '2' })
+@ApiController({ path: 'enterprise/organizations/:organization_id/sso-connections', version: '2' })
 export class SsoConnectionsV2Controller {
   constructor(
     private readonly connections: SsoConnectionsService,

@@ -1,12 +1,13 @@
-import { Controller, Get } from '@nestjs/common';
+import { Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { UsersService } from '#auth';
 import { Scope, toPublicId, type Principal } from '#common';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
 import { UserProfileDto } from './user-profile-v1.dto.js';
 
 @ApiTags('Users (v1)')
-@Controller({ path: 'user', version: '1' })
+@ApiController({ path: 'user', version: '1' })
 export class UserProfileController {
   constructor(private readonly users: UsersService) {}
 

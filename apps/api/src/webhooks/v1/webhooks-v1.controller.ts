@@ -1,7 +1,8 @@
-import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
+import { Body, Get, Param, Put, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Scope, type Principal } from '#common';
 import { WebhookDeliveriesService, WebhooksService } from '#webhooks';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
 import { V1ListQueryDto, v1Page } from '../../http/v1-list.dto.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
@@ -20,7 +21,7 @@ import {
 
 @ApiTags('Webhooks (v1)')
 @ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
-@Controller({ path: 'webhooks', version: '1' })
+@ApiController({ path: 'webhooks', version: '1' })
 export class WebhooksV1Controller extends WebhooksBaseController {
   constructor(webhooks: WebhooksService, webhookDeliveries: WebhookDeliveriesService) {
     super(webhooks, webhookDeliveries);

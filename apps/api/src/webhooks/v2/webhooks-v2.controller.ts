@@ -1,7 +1,8 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Scope, toPublicId, type Principal } from '#common';
 import { WebhookDeliveriesService, WebhooksService } from '#webhooks';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
@@ -18,7 +19,7 @@ import { WEBHOOK_ID_EXAMPLE, WebhooksBaseController } from '../webhooks-base.con
 
 @ApiTags('Webhooks (v2)')
 @ApiResponse({ status: 400, description: 'VALIDATION_ERROR', type: ErrorEnvelopeDto })
-@Controller({ path: 'webhooks', version: '2' })
+@ApiController({ path: 'webhooks', version: '2' })
 export class WebhooksV2Controller extends WebhooksBaseController {
   constructor(webhooks: WebhooksService, webhookDeliveries: WebhookDeliveriesService) {
     super(webhooks, webhookDeliveries);
