@@ -1,6 +1,7 @@
 import { ValidationPipe, type ValidationError } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
 import { AppError } from '#common';
+import { cacheValidationMetadata } from './validation-metadata-cache.js';
 
 /**
  * Validation of every body and query: unknown fields are refused, nothing is
@@ -8,6 +9,7 @@ import { AppError } from '#common';
  * suggested value for version 2 where one can be worked out).
  */
 export function createValidationPipe(): ValidationPipe {
+  cacheValidationMetadata();
   return new ValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
