@@ -117,6 +117,7 @@ const CONFIG = {
     enabled: env.BENCH_WEBHOOKS !== '0',
     endpoints: positiveInt('BENCH_WEBHOOK_ENDPOINTS', 4),
     backlogSessions: positiveInt('BENCH_WEBHOOK_SESSIONS', 1000),
+    workers: positiveInt('BENCH_WEBHOOK_WORKERS', 1), // worker processes sharing the endpoints' slots
     pacedRate: positiveInt('BENCH_WEBHOOK_RATE', 50), // sessions/s
     pacedDuration: positiveInt('BENCH_WEBHOOK_DURATION', 10), // s
     // The worker's own settings (passed through to it unchanged), to size the direct reference.
@@ -1979,6 +1980,7 @@ async function webhookPhase(ctx, result) {
     events: ['session.created'],
     endpointConcurrency: W.endpointConcurrency,
     workerConcurrency: W.workerConcurrency,
+    workers: W.workers,
     concurrency,
     backlogSessions: W.backlogSessions,
     pacedSessionsPerS: W.pacedRate,
@@ -2000,7 +2002,9 @@ async function webhookPhase(ctx, result) {
   log(`Marked the HTTP phases' ${skipped} outbox rows relayed; emptied the bench's job queues.`);
 
   const webhooks = [];
-  let worker = null;
+  // Several workers share each endpoint's WEBHOOK_ENDPOINT_CONCURRENCY through their leases, so
+  // at most `concurrency` deliveries are in flight however many run; the first one is profiled.
+  let workers = [];
   const countUnrelayed = async () =>
     (
       await db.query(
@@ -2030,10 +2034,27 @@ async function webhookPhase(ctx, result) {
       await sleep(50);
     }
   };
-  const workerGone = () =>
-    worker && !running(worker)
-      ? `the worker exited (${worker.signalCode ?? `exit ${worker.exitCode}`}):\n${logTail(worker)}`
+  const workerGone = () => {
+    const gone = workers.find((worker) => !running(worker));
+    return gone
+      ? `${gone.benchName} exited (${gone.signalCode ?? `exit ${gone.exitCode}`}):\n${logTail(gone)}`
       : null;
+  };
+  /** A cpuBetween window with the workers' CPU added up under `worker` (pids worker, worker-2, …). */
+  const workersTogether = (window) => {
+    const names = workers.map((w) => w.benchName);
+    const sum = (values) =>
+      values.some((v) => v === null || v === undefined) ? null : values.reduce((a, b) => a + b, 0);
+    window.cpuMs.worker = sum(names.map((name) => window.cpuMs[name]));
+    if (window.machine)
+      window.machine.workerPct = sum(names.map((name) => window.machine[`${name}Pct`]));
+    for (const name of names.slice(1)) {
+      delete window.cpuMs[name];
+      if (window.machine) delete window.machine[`${name}Pct`];
+    }
+    return window;
+  };
+  const workerPids = () => Object.fromEntries(workers.map((w) => [w.benchName, w.pid]));
   try {
     for (let i = 1; i <= W.endpoints; i++) {
       const created = await request(apiBase, 'POST', '/v1/webhooks', {
@@ -2074,26 +2095,31 @@ async function webhookPhase(ctx, result) {
     const backlogEvents = await countUnrelayed();
     const expected = backlogEvents * W.endpoints;
     if (backlogEvents === 0) throw new Error(`no backlog: ${problems.join('; ')}`);
-    log(`  ${backlogEvents} session.created events in the outbox; starting the worker …`);
+    log(
+      `  ${backlogEvents} session.created events in the outbox; starting ${W.workers === 1 ? 'the worker' : `${W.workers} workers`} …`,
+    );
     const { first: firstArrival } = await receiver.reset();
     const workerArgs = W.profile ? ['--import', './bench/cpu-profile-hook.mjs'] : [];
-    worker = startChild(
-      'worker',
-      [...workerArgs, 'dist/apps/worker/src/main.js'],
-      {
-        ...shared,
-        LOG_LEVEL: CONFIG.logLevel,
-        // Sessions would run in this worker too: one at a time, each step 10 min, so its CPU is the
-        // event pipeline's (relay, fan-out, dispatch, delivery) and not the simulated sessions'.
-        WORKER_CONCURRENCY: '1',
-        SIMULATED_STEP_MS: '600000',
-        SHUTDOWN_GRACE_MS: '3000',
-        WEBHOOK_EXTRA_CA_FILE: caFile,
-        WEBHOOK_PRIVATE_ALLOWLIST: '127.0.0.1',
-      },
-      { ipc: W.profile },
+    workers = Array.from({ length: W.workers }, (_, i) =>
+      startChild(
+        i === 0 ? 'worker' : `worker-${i + 1}`,
+        [...(i === 0 ? workerArgs : []), 'dist/apps/worker/src/main.js'],
+        {
+          ...shared,
+          LOG_LEVEL: CONFIG.logLevel,
+          // Sessions would run in this worker too: one at a time, each step 10 min, so its CPU is the
+          // event pipeline's (relay, fan-out, dispatch, delivery) and not the simulated sessions'.
+          WORKER_CONCURRENCY: '1',
+          SIMULATED_STEP_MS: '600000',
+          SHUTDOWN_GRACE_MS: '3000',
+          WEBHOOK_EXTRA_CA_FILE: caFile,
+          WEBHOOK_PRIVATE_ALLOWLIST: '127.0.0.1',
+        },
+        { ipc: W.profile && i === 0 },
+      ),
     );
-    const workerDied = worker.exited.then(() => {
+    const [worker] = workers;
+    const workerDied = Promise.race(workers.map((w) => w.exited)).then(() => {
       throw new Error(workerGone());
     });
     workerDied.catch(() => undefined);
@@ -2104,12 +2130,12 @@ async function webhookPhase(ctx, result) {
       'first webhook delivery',
     );
     if (W.profile) await profileWorker(worker, 'start');
-    const pids = { worker: worker.pid, receiver: receiver.child.pid };
+    const pids = { ...workerPids(), receiver: receiver.child.pid };
     const drainStart = cpuSnapshot(pids);
     const drained = await Promise.race([receiver.wait(expected), workerDied]);
     const pendingAfterDrain = await settled(ids);
     if (W.profile) await profileWorker(worker, 'stop', 'drain', drained.count);
-    const drain = cpuBetween(drainStart, cpuSnapshot(pids));
+    const drain = workersTogether(cpuBetween(drainStart, cpuSnapshot(pids)));
     if (drained.count < expected)
       problems.push(
         `throughput: ${drained.count} of ${expected} deliveries arrived (none for ${WAIT.idleMs / 1000} s after the last)`,
@@ -2178,7 +2204,7 @@ async function webhookPhase(ctx, result) {
       `webhook latency: ${W.pacedRate} sessions/s for ${W.pacedDuration} s (${W.pacedRate * W.endpoints} deliveries/s) …`,
     );
     await receiver.reset();
-    const latencyPids = { worker: worker.pid, api: api.pid, receiver: receiver.child.pid };
+    const latencyPids = { ...workerPids(), api: api.pid, receiver: receiver.child.pid };
     const client = new RawClient(apiBase, 10);
     const pacedFrom = new Date();
     if (W.profile) await profileWorker(worker, 'start');
@@ -2198,7 +2224,7 @@ async function webhookPhase(ctx, result) {
     const arrived = await Promise.race([receiver.wait(latencyExpected), workerDied]);
     const pendingAfterLatency = await settled(ids);
     if (W.profile) await profileWorker(worker, 'stop', 'latency', arrived.count);
-    const latencyCpu = cpuBetween(latencyStart, cpuSnapshot(latencyPids));
+    const latencyCpu = workersTogether(cpuBetween(latencyStart, cpuSnapshot(latencyPids)));
     if (creates.ok < W.pacedRate * W.pacedDuration)
       problems.push(
         `latency: ${W.pacedRate * W.pacedDuration - creates.ok} of ${W.pacedRate * W.pacedDuration} session creates failed (${creates.failures.non2xx} non-2xx, ${creates.failures.errors} errors; codes ${JSON.stringify(creates.failures.statusCodes)})`,
@@ -2257,7 +2283,7 @@ async function webhookPhase(ctx, result) {
       );
     return result;
   } finally {
-    if (worker) await stopChild(worker);
+    await Promise.all(workers.map((worker) => stopChild(worker)));
     await deleteWebhooks(apiBase, writeHeaders, webhooks, db);
     await stopChild(receiver.child);
     await clearQueues().catch((error) =>
@@ -2763,13 +2789,13 @@ function webhookLines(w) {
   const lines = [];
   if (s)
     lines.push(
-      `Webhook delivery (run once): worker → node:https receiver on 127.0.0.1, ${s.endpoints} endpoints subscribed to session.created,`,
+      `Webhook delivery (run once): ${(s.workers ?? 1) === 1 ? 'worker' : `${s.workers} workers`} → node:https receiver on 127.0.0.1, ${s.endpoints} endpoints subscribed to session.created,`,
       `at most ${s.concurrency} in flight (WEBHOOK_ENDPOINT_CONCURRENCY=${s.endpointConcurrency} per endpoint, WEBHOOK_WORKER_CONCURRENCY=${s.workerConcurrency}).`,
     );
   if (t)
     lines.push(
       `  throughput  ${fmt(t.deliveries, 0)} deliveries of ${fmt(t.sessions, 0)} events waiting in the outbox, first to last received in ${fmt(t.spanS)} s: ${fmt(t.deliveriesPerS, 0)} deliveries/s`,
-      `              worker CPU ${fmt(t.workerCpuMsPerDelivery, 3)} ms per delivery (${t.workerPercentOfOneCore ?? '-'} % of one core); ${t.receiverConnections} TLS connections`,
+      `              worker CPU ${fmt(t.workerCpuMsPerDelivery, 3)} ms per delivery (${t.workerPercentOfOneCore ?? '-'} % of one core${(s?.workers ?? 1) > 1 ? `, ${s.workers} workers together` : ''}); ${t.receiverConnections} TLS connections`,
     );
   if (d)
     lines.push(
