@@ -349,6 +349,33 @@ function logLine(output: () => string, wanted: (line: string) => boolean): Promi
   });
 }
 
+describe('the access log', () => {
+  it('at info has a line per request with its id, method, URL and status, never a credential', async () => {
+    const org = await createOrganization(stack, client);
+    const api = await spawnApi(childEnv({ LOG_LEVEL: 'info' }));
+    try {
+      await api.ready;
+      const key = await org.apiKey();
+      const response = await fetch(`${api.url}/v1/sessions?limit=1`, {
+        headers: { 'x-api-key': key, cookie: 'sas_session=cookie-that-must-not-be-logged' },
+      });
+      expect(response.status).toBe(200);
+      const requestId = response.headers.get('x-request-id')!;
+      const logged = await logLine(
+        api.output,
+        (line) => line.includes(requestId) && line.includes('"res"'),
+      );
+      expect(logged.req).toEqual({ id: requestId, method: 'GET', url: '/v1/sessions?limit=1' });
+      expect(logged.res).toEqual({ statusCode: 200 });
+      expect(logged.organizationId).toBe(org.organizationId);
+      expect(api.output()).not.toContain(key);
+      expect(api.output()).not.toContain('cookie-that-must-not-be-logged');
+    } finally {
+      await api.kill('SIGTERM');
+    }
+  });
+});
+
 describe('the log of a failed statement', () => {
   it('has its error code and text, never its parameters (API)', async () => {
     const org = await createOrganization(stack, client);

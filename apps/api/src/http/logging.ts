@@ -1,4 +1,3 @@
-import { RequestMethod } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
 import { ERROR_SERIALIZERS } from '#common';
@@ -17,9 +16,9 @@ const ACCESS_LOG_LEVELS: LogLevel[] = ['info', 'debug', 'trace'];
  */
 export function loggerOptions(level: LogLevel): Params {
   return {
-    ...(ACCESS_LOG_LEVELS.includes(level)
-      ? {}
-      : { exclude: [{ path: '{/*splat}', method: RequestMethod.ALL }] }),
+    // No routes at all rather than every route excluded: an exclusion is still a middleware
+    // Express passes each request through, to be told to skip it.
+    ...(ACCESS_LOG_LEVELS.includes(level) ? {} : { forRoutes: [] }),
     pinoHttp: {
       level,
       genReqId: (request) => (request as unknown as ApiRequest).id,
