@@ -125,20 +125,18 @@ export class AnalysisSweeper implements OnModuleInit {
    * taken stops there (the runner's steps are guarded).
    */
   async recoverLostJobs(): Promise<number> {
-    const [{ now }] = await this.sql.rows<{ now: string }>('SELECT now()::text AS now', []);
     return requeueLostWork(
       this.jobs,
       { queue: QUEUE.analyses, name: 'run', pageSize: BATCH },
       {
-        rows: (text, parameters) => this.sql.rows<RunningAnalysis>(text, parameters),
+        sql: this.sql,
         columns: 'id, organization_id, mode, priority, status, updated_at',
         table: 'analyses',
-        where: `status IN ('queued', 'processing') AND engine <> 'analyst'
-                AND updated_at < $1::timestamptz`,
-        parameters: [now],
+        where: `status IN ('queued', 'processing') AND engine <> 'analyst'`,
         orderBy: 'updated_at',
+        changedBefore: 'updated_at',
       },
-      (analysis) => ({
+      (analysis: RunningAnalysis) => ({
         ids: jobIdsOf(analysis),
         data: {
           analysisId: analysis.id,

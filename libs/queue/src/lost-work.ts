@@ -9,18 +9,26 @@ export interface UnfinishedWork {
   position: string;
 }
 
+/** How recovery reads rows: the database's `Sql`, without this lib depending on it. */
+export interface RowReader {
+  rows<T>(text: string, parameters: unknown[]): Promise<T[]>;
+}
+
 /**
- * Which rows are unfinished work: `SELECT <columns> FROM <table> WHERE <where>`,
- * the where's own parameters being `$1…` in `parameters`; read in
- * (`orderBy`, id) order, `orderBy` a timestamptz column.
+ * Which rows are unfinished work: `SELECT <columns> FROM <table> WHERE <where>`
+ * (a condition without parameters); read in
+ * (`orderBy`, id) order, `orderBy` a timestamptz column. With `changedBefore`
+ * (a timestamptz column), only rows it dates before recovery began, by the
+ * database's clock, whatever page they are on: a row changed since is being
+ * run by something.
  */
-export interface UnfinishedQuery<Row extends UnfinishedWork> {
-  rows: (text: string, parameters: unknown[]) => Promise<Row[]>;
+export interface UnfinishedQuery {
+  sql: RowReader;
   columns: string;
   table: string;
   where: string;
-  parameters: unknown[];
   orderBy: string;
+  changedBefore?: string;
 }
 
 /**
@@ -58,10 +66,17 @@ export async function requeueLostWork<
 >(
   jobs: JobProducer,
   target: { queue: Q; name: N; pageSize: number },
-  unfinished: UnfinishedQuery<Row>,
+  unfinished: UnfinishedQuery,
   jobOf: (row: Row) => { ids: WorkJobIds; data: JobData<Q, N>; options?: JobsOptions },
 ): Promise<number> {
-  const { rows: read, columns, table, where, parameters, orderBy } = unfinished;
+  const { sql, columns, table, orderBy, changedBefore } = unfinished;
+  let where = unfinished.where;
+  const parameters: unknown[] = [];
+  if (changedBefore !== undefined) {
+    const [{ now }] = await sql.rows<{ now: string }>('SELECT now()::text AS now', []);
+    parameters.push(now);
+    where = `(${where}) AND ${changedBefore} < $1::timestamptz`;
+  }
   const [position, id, limit] = [1, 2, 3].map((i) => `$${parameters.length + i}`);
   const text = `SELECT ${columns}, ${orderBy}::text AS position FROM ${table}
      WHERE (${where})
@@ -70,7 +85,7 @@ export async function requeueLostWork<
   let after: Row | null = null;
   let requeued = 0;
   for (;;) {
-    const rows = await read(text, [
+    const rows: Row[] = await sql.rows<Row>(text, [
       ...parameters,
       after?.position ?? null,
       after?.id ?? null,

@@ -183,14 +183,13 @@ export class ReportRunner implements OnModuleInit {
       this.jobs,
       { queue: QUEUE.reports, name: 'build', pageSize: RECOVERY_PAGE },
       {
-        rows: (text, parameters) => this.sql.rows<UnfinishedReport>(text, parameters),
+        sql: this.sql,
         columns: 'id, organization_id, mode',
         table: 'reports',
         where: `status IN ('queued', 'processing') AND expires_at > now()`,
-        parameters: [],
         orderBy: 'created_at',
       },
-      (report) => {
+      (report: UnfinishedReport) => {
         const jobId = toPublicId('report', report.id);
         return {
           ids: { first: jobId, resumed: jobId, recover: jobId },

@@ -105,20 +105,18 @@ export class SessionSweeper implements OnModuleInit {
    * already taken stops there (the runner's steps are guarded).
    */
   async recoverLostJobs(): Promise<number> {
-    const [{ now }] = await this.sql.rows<{ now: string }>('SELECT now()::text AS now', []);
     return requeueLostWork(
       this.jobs,
       { queue: QUEUE.sessions, name: 'run', pageSize: BATCH },
       {
-        rows: (text, parameters) => this.sql.rows<RunningSession>(text, parameters),
+        sql: this.sql,
         columns: 'id, organization_id, mode, status, updated_at',
         table: 'sessions',
-        where: `status IN ('initiated', 'in_progress') AND engine <> 'analyst'
-                AND updated_at < $1::timestamptz`,
-        parameters: [now],
+        where: `status IN ('initiated', 'in_progress') AND engine <> 'analyst'`,
         orderBy: 'updated_at',
+        changedBefore: 'updated_at',
       },
-      (session) => ({
+      (session: RunningSession) => ({
         ids: jobIdsOf(session),
         data: {
           sessionId: session.id,
