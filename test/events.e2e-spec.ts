@@ -1,11 +1,11 @@
 import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dispatchedEvent, toEnvelope } from '#events';
+import { toEnvelope } from '#events';
 import { EventEntity } from '#events';
 import { parsePublicId } from '#common';
 import type { AppSettings } from '#config';
-import { QUEUE, RedisDataLoss, RedisService, type JobData } from '#queue';
+import { QUEUE, RedisDataLoss, RedisService, type DispatchedEvent, type JobData } from '#queue';
 import { createWorker } from '../apps/worker/src/worker.js';
 import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
@@ -86,6 +86,31 @@ describe('transactional outbox', () => {
     } finally {
       await worker.close();
     }
+    // The relay queued the session's run itself, under the session's id: no dispatch job.
+    const [sessions, dispatches] = [QUEUE.sessions, QUEUE.events].map(
+      (name) =>
+        new Queue(name, {
+          connection: { url: stack.settings.redisUrl },
+          prefix: testRedisPrefix(),
+        }),
+    );
+    try {
+      const run = await sessions!.getJob(id);
+      expect(run).toMatchObject({
+        name: 'run',
+        data: {
+          organizationId: org.organizationId,
+          mode: 'live',
+          requestId: 'req_01m82sfbpbenftg57hv349pfkd',
+        },
+      });
+      expect(run!.data.sessionId).toBe(parsePublicId('session', id));
+      expect(Object.values(await dispatches!.getJobCounts()).every((count) => count === 0)).toBe(
+        true,
+      );
+    } finally {
+      await Promise.all([sessions!.close(), dispatches!.close()]);
+    }
 
     const events = await eventsOf(id);
     expect(events.map((e) => e.type)).toEqual([
@@ -156,7 +181,7 @@ describe('transactional outbox', () => {
     expect(status).toMatchObject({ status: 'completed', progress: 100 });
   });
 
-  it('hands a relayed event to its handlers as its job carries it, reading back only one queued without it', async () => {
+  it('runs the dispatch jobs earlier versions queued: the event as carried, reading back only one queued without it', async () => {
     const create = async (target: string) =>
       (await client.post('/v1/sessions', { token, json: { type: 'dowsing', target } })).body;
     const carried = await create('carried in its job');
@@ -186,7 +211,7 @@ describe('transactional outbox', () => {
       );
       await events.add(
         'dispatch',
-        { eventId: carriedEvent!.id, requestId: null, event: dispatchedEvent(carriedEvent!) },
+        { eventId: carriedEvent!.id, requestId: null, event: carriedBy(carriedEvent!) },
         { jobId: toEnvelope(carriedEvent!).id },
       );
       await waitFor(async () =>
@@ -205,3 +230,16 @@ describe('transactional outbox', () => {
     }
   });
 });
+
+/** An event as an earlier version's dispatch job carried it. */
+function carriedBy(event: EventEntity): DispatchedEvent {
+  return {
+    id: event.id,
+    organizationId: event.organizationId,
+    mode: event.mode,
+    type: event.type,
+    data: event.data,
+    requestId: event.requestId,
+    createdAt: event.createdAt.toISOString(),
+  };
+}

@@ -60,7 +60,7 @@ beforeAll(async () => {
   client = await TestClient.for(stack);
   org = await createOrganization(stack, client);
   token = await org.token();
-  for (const name of [QUEUE.sessions, QUEUE.analyses, QUEUE.events]) {
+  for (const name of [QUEUE.sessions, QUEUE.analyses]) {
     const queue = new Queue(name, {
       connection: { url: stack.settings.redisUrl },
       prefix: testRedisPrefix(),

@@ -1,7 +1,7 @@
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '#database';
-import { EventDispatcher } from './event-dispatcher.js';
+import { EventJobs } from './event-jobs.js';
 import { EventLog } from './event-log.js';
 import { EventTrigger } from './event-trigger.js';
 import { EventReader } from './event-reader.js';
@@ -13,8 +13,8 @@ import { EVENT_ENTITIES } from './entities.js';
 /** Writing and reading events, and the registries consumers of events register with (both apps). */
 @Module({
   imports: [TypeOrmModule.forFeature(EVENT_ENTITIES), DatabaseModule],
-  providers: [EventLog, EventReader, SystemNotices, EventDispatcher, OutboxFanOuts, EventTrigger],
-  exports: [EventLog, EventReader, SystemNotices, EventDispatcher, OutboxFanOuts, EventTrigger],
+  providers: [EventLog, EventReader, SystemNotices, EventJobs, OutboxFanOuts, EventTrigger],
+  exports: [EventLog, EventReader, SystemNotices, EventJobs, OutboxFanOuts, EventTrigger],
 })
 export class EventsModule {}
 

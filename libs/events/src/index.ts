@@ -5,7 +5,7 @@ export * from './event-trigger.js';
 export * from './sample-events.js';
 export * from './event-reader.js';
 export * from './system-notices.js';
-export * from './event-dispatcher.js';
+export * from './event-jobs.js';
 export * from './dispatched-event.js';
 export * from './outbox-fan-out.js';
 export * from './outbox-relay.js';

@@ -13,8 +13,8 @@ export interface OutboxFanOut {
 
 /**
  * The fan-outs the relay runs in its transaction. Features above the event
- * log register theirs when their module starts (as handlers register with
- * EventDispatcher), so the relay needs to know none of them.
+ * log register theirs when their module starts (as the work events start
+ * registers with EventJobs), so the relay needs to know none of them.
  */
 @Injectable()
 export class OutboxFanOuts {

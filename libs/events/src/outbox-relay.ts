@@ -9,10 +9,9 @@ import type { Mode } from '#common';
 import { AppSettings } from '#config';
 import { WakeUpPump } from '#database';
 import { EventEntity } from './event.entity.js';
-import { JobProducer, QUEUE, RedisService } from '#queue';
-import { dispatchedEvent } from './dispatched-event.js';
+import { JobProducer, RedisService } from '#queue';
 import { toEnvelope, type EventEnvelope } from './envelope.js';
-import { EventDispatcher } from './event-dispatcher.js';
+import { EventJobs } from './event-jobs.js';
 import { OutboxFanOuts } from './outbox-fan-out.js';
 import { isTriggeredSample } from './sample-events.js';
 
@@ -32,10 +31,12 @@ const BATCH_SIZE = 200;
 const POLL_INTERVAL_MS = 1000;
 
 /**
- * Moves committed outbox rows to the `events` queue and to Redis pub/sub.
- * Rows are claimed with FOR UPDATE SKIP LOCKED so several workers can relay at
- * once; a row is marked relayed only after its job is added, and the job id is
- * the event id, so a crash in between re-adds a job that BullMQ ignores.
+ * Moves committed outbox rows on: webhook deliveries (OutboxFanOuts, in the
+ * same transaction), the jobs of the work they start (EventJobs) and every
+ * envelope to Redis pub/sub. Rows are claimed with FOR UPDATE SKIP LOCKED so
+ * several workers can relay at once; a row is marked relayed only after its
+ * jobs are added, and a job's id names its work, so a crash in between re-adds
+ * a job that BullMQ ignores.
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -48,7 +49,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly redis: RedisService,
     private readonly settings: AppSettings,
     private readonly fanOuts: OutboxFanOuts,
-    private readonly dispatcher: EventDispatcher,
+    private readonly eventJobs: EventJobs,
   ) {
     // Woken by the events table's trigger (NOTIFY outbox) at every commit; polls as a fallback.
     this.pump = new WakeUpPump({
@@ -101,19 +102,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
         row.pendingWebhooks = pending.get(row.id) ?? 0;
         return toEnvelope(row);
       });
-      // A job only for events something handles (new work starts from `*.created`): the
-      // progress of running work, which is most events, needs none; nor does a triggered
-      // sample, which names no real work.
-      await this.jobs.addBulk(
-        QUEUE.events,
-        'dispatch',
-        rows
-          .map((row, i) => ({ row, envelope: envelopes[i]! }))
-          .filter(({ row }) => this.dispatcher.handles(row.type) && !isTriggeredSample(row.data))
-          .map(({ row, envelope }) => ({
-            data: { eventId: row.id, requestId: row.requestId, event: dispatchedEvent(row) },
-            options: { jobId: envelope.id },
-          })),
+      // The work new events start (`*.created`), queued here: the progress of running work,
+      // which is most events, starts none; nor does a triggered sample, which names no real work.
+      await this.jobs.addAll(
+        this.eventJobs.jobsOf(rows.filter((row) => !isTriggeredSample(row.data))),
       );
       // Every envelope goes to live updates, in one round trip.
       const channel = eventsChannel(this.settings.redisPrefix);

@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
 import type { JobsOptions, Queue } from 'bullmq';
-import { QUEUE, type JobData, type JobName, type QueueName } from './queues.js';
+import { QUEUE, type JobData, type JobName, type QueuedJob, type QueueName } from './queues.js';
 
 /** Typed access to the queues: the job data must match the job name. */
 @Injectable()
@@ -46,6 +46,17 @@ export class JobProducer {
     await this.queues[queue].addBulk(
       jobs.map(({ data, options }) => ({ name, data, opts: options })),
     );
+  }
+
+  /** Adds jobs of any queues and names: one round trip per queue, all queues at once. */
+  async addAll(jobs: readonly QueuedJob[]): Promise<void> {
+    const byQueue = new Map<QueueName, { name: string; data: unknown; opts: JobsOptions }[]>();
+    for (const { queue, name, data, options } of jobs) {
+      const bulk = byQueue.get(queue) ?? [];
+      bulk.push({ name, data, opts: options });
+      byQueue.set(queue, bulk);
+    }
+    await Promise.all([...byQueue].map(([queue, bulk]) => this.queues[queue].addBulk(bulk)));
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { JobsOptions } from 'bullmq';
 import type { Mode } from '#common';
 
 /** Queue names and, per queue, the job name → job data map shared by producers and consumers. */
@@ -10,7 +11,10 @@ export const QUEUE = {
 } as const;
 export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
 
-/** An event as its dispatch job carries it, so handling it needs no read of the event log. */
+/**
+ * An event as a dispatch job carried it. Only workers of earlier versions
+ * queued dispatch jobs; the relay now queues the work an event starts itself.
+ */
 export interface DispatchedEvent {
   id: string;
   organizationId: string;
@@ -23,7 +27,10 @@ export interface DispatchedEvent {
 }
 
 export interface JobDataMap {
-  /** `event` is absent from jobs queued before it was carried: those read the event by id. */
+  /**
+   * Queued by earlier versions only (see DispatchedEvent), and still run, so an upgrade loses
+   * none. `event` is absent from jobs queued before it was carried: those read the event by id.
+   */
   events: { dispatch: { eventId: string; requestId: string | null; event?: DispatchedEvent } };
   sessions: {
     run: { sessionId: string; organizationId: string; mode: Mode; requestId: string | null };
@@ -42,3 +49,15 @@ export interface JobDataMap {
 
 export type JobName<Q extends QueueName> = keyof JobDataMap[Q] & string;
 export type JobData<Q extends QueueName, N extends JobName<Q>> = JobDataMap[Q][N];
+
+/** One job of any queue, its data matching its queue and name; the id makes adding it idempotent. */
+export type QueuedJob = {
+  [Q in QueueName]: {
+    [N in JobName<Q>]: {
+      queue: Q;
+      name: N;
+      data: JobData<Q, N>;
+      options: JobsOptions & { jobId: string };
+    };
+  }[JobName<Q>];
+}[QueueName];
