@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, newKey, parsePublicId, type Principal, type Tenant } from '#common';
+import { AppError, newUuid, parsePublicId, type Principal, type Tenant } from '#common';
 import type pg from 'pg';
 import { Sql } from '#database';
 import { EngineRegistry } from '#engines';
@@ -146,7 +146,7 @@ export class AnalysesService {
     const now = new Date();
     const coordinates = input.referenceMaterial.coordinates;
     const analysis: AnalysisEntity = {
-      id: newKey('analysis').uuid,
+      id: newUuid(),
       organizationId: tenant.organizationId,
       mode: tenant.mode,
       targetType: input.targetType,

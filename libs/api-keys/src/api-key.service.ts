@@ -4,7 +4,7 @@ import type { Repository } from 'typeorm';
 import {
   AppError,
   missingScopes,
-  newKey,
+  newUuid,
   parsePublicId,
   toPublicId,
   type Mode,
@@ -167,7 +167,7 @@ export class ApiKeyService {
   ): { record: ApiKeyEntity; key: string } {
     const key = generateApiKey(tenant.mode);
     const record = this.keys.create({
-      id: newKey('apiKey').uuid,
+      id: newUuid(),
       organizationId: tenant.organizationId,
       mode: tenant.mode,
       name: fields.name,

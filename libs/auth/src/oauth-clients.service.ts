@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, type Repository } from 'typeorm';
-import { ALL_SCOPES, newKey, type Mode } from '#common';
+import { ALL_SCOPES, newKey, newUuid, type Mode } from '#common';
 import { OAuthClientEntity } from './entities/oauth-client.entity.js';
 import { decoyHash, hashSecret, verifySecret } from './secret-hash.js';
 
@@ -31,7 +31,7 @@ export class OAuthClientsService {
   }): Promise<{ client: OAuthClientEntity; clientSecret: string }> {
     const clientSecret = randomBytes(32).toString('base64url');
     const client = this.clients.create({
-      id: newKey('oauthClient').uuid,
+      id: newUuid(),
       clientId: newKey('oauthClient').id,
       organizationId: input.organizationId,
       mode: input.mode,
@@ -60,7 +60,7 @@ export class OAuthClientsService {
       .createQueryBuilder()
       .insert()
       .values({
-        id: newKey('oauthClient').uuid,
+        id: newUuid(),
         clientId,
         organizationId,
         mode: 'live',
@@ -118,7 +118,7 @@ export class OAuthClientsService {
     await this.clients
       .createQueryBuilder()
       .insert()
-      .values({ id: newKey('oauthClient').uuid, clientId, ...fields })
+      .values({ id: newUuid(), clientId, ...fields })
       .orIgnore()
       .execute();
     await this.clients.update({ clientId }, fields);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { AppError, newKey, parsePublicId, type Principal } from '#common';
+import { AppError, newUuid, parsePublicId, type Principal } from '#common';
 import { UserEntity, type IdentitySource, type MemberRole } from './entities/user.entity.js';
 import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 
@@ -162,7 +162,7 @@ export class UsersService {
       return { user: (await this.findById(existing.id))! };
     }
     if (!identity.provision) return { refused: 'not_provisioned' };
-    const id = newKey('user').uuid;
+    const id = newUuid();
     await this.users
       .createQueryBuilder()
       .insert()
@@ -202,7 +202,7 @@ export class UsersService {
         .createQueryBuilder()
         .insert()
         .values({
-          id: newKey('user').uuid,
+          id: newUuid(),
           organizationId,
           email,
           name: email.split('@')[0]!,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPublicId, newId, newKey, parsePublicId, toPublicId } from './ids.js';
+import { isPublicId, newId, newKey, newUuid, parsePublicId, toPublicId } from './ids.js';
 
 describe('public ids', () => {
   it('are the type prefix and 26 base32 characters', () => {
@@ -14,6 +14,15 @@ describe('public ids', () => {
     expect(uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(toPublicId('session', uuid)).toBe(id);
     expect(parsePublicId('session', id)).toBe(uuid);
+  });
+
+  it('of keys made without their public form are UUIDv7 too, time-ordered, and round-trip', async () => {
+    const first = newUuid();
+    expect(first).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    const second = newUuid();
+    expect([second, first].sort()).toEqual([first, second]);
+    expect(parsePublicId('event', toPublicId('event', first))).toBe(first);
   });
 
   it('are time-ordered: later ids sort after earlier ones', async () => {

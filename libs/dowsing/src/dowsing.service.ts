@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, newKey, parsePublicId, type Principal, type Tenant } from '#common';
+import { AppError, newUuid, parsePublicId, type Principal, type Tenant } from '#common';
 import type pg from 'pg';
 import { Sql, type JsonObject, type SqlExecutor } from '#database';
 import {
@@ -173,7 +173,7 @@ export class DowsingService {
     const { request, outcome } = answered;
     const now = new Date();
     const query: DowsingQueryEntity = {
-      id: newKey('dowsing').uuid,
+      id: newUuid(),
       organizationId: tenant.organizationId,
       mode: tenant.mode,
       variant: request.input.variant,

@@ -1,4 +1,4 @@
-import { newKey, type Principal } from '#common';
+import { newUuid, type Principal } from '#common';
 import type { SqlExecutor } from '#database';
 
 /**
@@ -21,7 +21,7 @@ export async function recordAudit(
     `INSERT INTO audit_records (id, organization_id, mode, action, resource_id, actor, request_id, details)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
     [
-      newKey('auditRecord').uuid,
+      newUuid(),
       principal.organizationId,
       principal.mode,
       action,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { newKey, type Tenant } from '#common';
+import { newUuid, type Tenant } from '#common';
 import type { SqlExecutor } from '#database';
 import type { EventDataMap, KnownEventType } from './catalogue.js';
 
@@ -20,7 +20,7 @@ export class EventLog {
     data: EventDataMap[T],
     requestId: string | null,
   ): Promise<string> {
-    const id = newKey('event').uuid;
+    const id = newUuid();
     await tx.query(INSERT_EVENT, [
       id,
       tenant.organizationId,

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, LessThan, MoreThan, type Repository } from 'typeorm';
 import { ApiKeyService } from '#api-keys';
-import { ALL_SCOPES, AppError, newKey, parsePublicId, type Principal, type Tenant } from '#common';
+import { ALL_SCOPES, AppError, newUuid, parsePublicId, type Principal, type Tenant } from '#common';
 import { OrganizationEntity, type Plan, type Tier } from './organization.entity.js';
 import { EventLog } from '#events';
 import { OrganizationLimitsCache } from './organization-limits.cache.js';
@@ -202,7 +202,7 @@ export class OrganizationsService {
   private build(input: NewOrganization, isBootstrap: boolean): OrganizationEntity {
     const now = new Date();
     return this.organizations.create({
-      id: newKey('organization').uuid,
+      id: newUuid(),
       name: input.name,
       plan: input.plan ?? 'free',
       tier: input.tier ?? 'basic',

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, newKey, parsePublicId, type Tenant } from '#common';
+import { AppError, newUuid, parsePublicId, type Tenant } from '#common';
 import { Sql, type SqlExecutor } from '#database';
 import type { BatchEntity, BatchKind } from './entities/batch.entity.js';
 
@@ -21,7 +21,7 @@ export class BatchRecords {
     requestId: string | null,
   ): Promise<BatchEntity> {
     const batch: BatchEntity = {
-      id: newKey('batch').uuid,
+      id: newUuid(),
       organizationId: tenant.organizationId,
       mode: tenant.mode,
       kind,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, newKey, parsePublicId, type Tenant } from '#common';
+import { AppError, newUuid, parsePublicId, type Tenant } from '#common';
 import { Sql } from '#database';
 import { type SessionEntity } from './entities/session.entity.js';
 import { EngineRegistry } from '#engines';
@@ -101,7 +101,7 @@ export class SessionMerger {
     const [first] = sources as [SessionEntity, ...SessionEntity[]];
     const now = new Date();
     const merged: SessionEntity = {
-      id: newKey('session').uuid,
+      id: newUuid(),
       organizationId: tenant.organizationId,
       mode: tenant.mode,
       type: first.type,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import {
   AppError,
-  newKey,
+  newUuid,
   parsePublicId,
   type Modality,
   type PrivacyLevel,
@@ -175,7 +175,7 @@ export class SessionTemplatesService {
            (id, organization_id, mode, name, description, type, modality, duration_minutes, privacy_level)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${TEMPLATE_COLUMNS}`,
         [
-          newKey('sessionTemplate').uuid,
+          newUuid(),
           tenant.organizationId,
           tenant.mode,
           input.name,

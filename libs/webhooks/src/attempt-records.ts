@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
-import { newKey, toPublicId } from '#common';
+import { newUuid, toPublicId } from '#common';
 import type { EventEntity, EventLog } from '#events';
 import {
   claimedDeliveries,
@@ -196,7 +196,7 @@ export class AttemptRecords {
          ${DELIVERY_JOINS}
         ORDER BY c.next_attempt_at, c.id`,
       [
-        attempts.map(() => newKey('webhookAttempt').uuid),
+        attempts.map(() => newUuid()),
         attempts.map((result) => result.delivery.id),
         attempts.map((result) => result.attempts),
         attempts.map((result) => result.attempt!.startedAt.toISOString()),

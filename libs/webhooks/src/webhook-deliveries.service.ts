@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AppError, newKey, parsePublicId, toPublicId, type Tenant } from '#common';
+import { AppError, newKey, newUuid, parsePublicId, toPublicId, type Tenant } from '#common';
 import {
   keysetPage,
   readEntities,
@@ -66,7 +66,7 @@ export class WebhookDeliveriesService {
       throw AppError.invalid('event_type', `must be one of ${EVENT_TYPES.join(', ')}`);
     }
     return this.dataSource.transaction(async (manager) => {
-      const eventId = newKey('event').uuid;
+      const eventId = newUuid();
       await manager.query(
         `INSERT INTO events (id, organization_id, mode, type, data, target_webhook_id, relayed_at)
          VALUES ($1, $2, $3, $4, $5, $6, now())`,
@@ -265,7 +265,7 @@ export class WebhookDeliveriesService {
     maxAttempts: number,
     replayId: string | null,
   ): Promise<WebhookDeliveryEntity[]> {
-    const ids = eventIds.map(() => newKey('webhookDelivery').uuid);
+    const ids = eventIds.map(() => newUuid());
     // Creation times one microsecond apart keep the order for the deliverer.
     await manager.query(
       `INSERT INTO webhook_deliveries

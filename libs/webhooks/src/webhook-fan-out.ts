@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { newKey, toPublicId } from '#common';
+import { newUuid, toPublicId } from '#common';
 import type { EventEntity } from '#events';
 import { OutboxFanOuts, type OutboxFanOut } from '#events';
 import { DELIVERIES_CHANNEL } from './delivery-notifications.js';
@@ -52,7 +52,7 @@ export class WebhookFanOut implements OutboxFanOut, OnModuleInit {
     for (const event of events) {
       for (const webhook of webhooks) {
         if (!receives(webhook, event)) continue;
-        rows.id.push(newKey('webhookDelivery').uuid);
+        rows.id.push(newUuid());
         rows.webhook.push(webhook.id);
         rows.event.push(event.id);
         tenants.organization.push(event.organizationId);

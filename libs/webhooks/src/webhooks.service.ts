@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AppError, newKey, parsePublicId, sealSecret, type Tenant } from '#common';
+import { AppError, newUuid, parsePublicId, sealSecret, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import {
   keysetPage,
@@ -46,7 +46,7 @@ export class WebhooksService {
     const url = await this.checkedUrl(input.url);
     const secret = input.secret ?? generateSigningSecret();
     const webhook = this.dataSource.getRepository(WebhookEntity).create({
-      id: newKey('webhook').uuid,
+      id: newUuid(),
       organizationId: tenant.organizationId,
       mode: tenant.mode,
       url,

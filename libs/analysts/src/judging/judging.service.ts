@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, newKey, parsePublicId, toPublicId, type Tenant } from '#common';
+import { AppError, newKey, newUuid, parsePublicId, toPublicId, type Tenant } from '#common';
 import { Sql, type SqlExecutor } from '#database';
 import { EventLog } from '#events';
 import { chooseDecoys, newCandidateId, shapeOf, shuffled } from './candidates.js';
@@ -274,7 +274,7 @@ export class JudgingService {
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
         [
           // A UUIDv7 like every key; a judged trial has no public id of its own.
-          newKey('judgingTask').uuid,
+          newUuid(),
           task.organizationId,
           task.id,
           userId,

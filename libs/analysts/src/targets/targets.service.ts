@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, newKey, parsePublicId, type Tenant } from '#common';
+import { AppError, newKey, newUuid, parsePublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import {
   keysetPage,
@@ -49,7 +49,7 @@ export class TargetsService {
     const { uuid } = newKey('target');
     const createdAt = new Date();
     const photos: (TargetPhoto & { bytes: Buffer | null })[] = read.map((photo, position) => ({
-      id: newKey('targetPhoto').uuid,
+      id: newUuid(),
       position,
       sourceUrl: checked.photoUrls[position]!,
       status: photo.status,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import type { Member } from '#auth';
-import { AppError, newKey, parsePublicId, toPublicId, type Tenant } from '#common';
+import { AppError, newUuid, parsePublicId, toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import { Sql, type KeysetPage, keysetPage, type PageRequest, SqlConditions } from '#database';
 import { EventLog } from '#events';
@@ -114,7 +114,7 @@ export class TaskingService {
     const now = new Date();
     const { commitment, nonce } = commitTarget(request.target);
     const tasking: Tasking = {
-      id: newKey('assignment').uuid,
+      id: newUuid(),
       organizationId: tenant.organizationId,
       mode: tenant.mode,
       kind: request.kind,
@@ -339,14 +339,7 @@ export class TaskingService {
         await tx.query(
           `INSERT INTO assignment_sketches (id, assignment_id, position, content_type, bytes, sha256)
            VALUES ($1, $2, $3, $4, $5, $6)`,
-          [
-            newKey('sketch').uuid,
-            assignment.id,
-            position,
-            sketch.contentType,
-            sketch.bytes,
-            sketch.sha256,
-          ],
+          [newUuid(), assignment.id, position, sketch.contentType, sketch.bytes, sketch.sha256],
         );
       }
     }
@@ -453,7 +446,7 @@ export class TaskingService {
     userId: string,
     requestId: string | null,
   ): Promise<void> {
-    const id = newKey('assignment').uuid;
+    const id = newUuid();
     const now = new Date();
     await tx.query(
       `INSERT INTO assignments (id, organization_id, mode, tasking_id, user_id, status, deadline, created_at, updated_at)

@@ -1,4 +1,4 @@
-import { newKey, type Tenant } from '#common';
+import { newUuid, type Tenant } from '#common';
 import type { SqlExecutor } from '#database';
 import type { CaseType } from '../history-case.js';
 import { VERIFIED_OUTCOME_COLUMNS } from '../history-rows.js';
@@ -110,7 +110,7 @@ export function importedSubtype(type: CaseType, modality: string | null): string
 function caseRecord(row: ImportedCase): CaseRecord {
   const verified = row.verified;
   return {
-    id: newKey('history').uuid,
+    id: newUuid(),
     external_id: row.externalId,
     type: row.type,
     subtype: importedSubtype(row.type, row.modality),
