@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Logger } from '@nestjs/common';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { toPublicId } from '#common';
 import { operatorToken } from './support/authorization.js';
 import { type ApiResponse, TestClient } from './support/client.js';
@@ -36,12 +37,20 @@ let org: TestOrganization;
 let token: string;
 let operator: string;
 let document: any;
+/** What @nestjs/swagger warned of while the API built its document. */
+let documentWarnings: string[];
 
 beforeAll(async () => {
   ca = await createTestCertificateAuthority();
-  stack = await startStack({
-    env: { WEBHOOK_EXTRA_CA_FILE: ca.caFile, WEBHOOK_PRIVATE_ALLOWLIST: '127.0.0.1' },
-  });
+  const warn = vi.spyOn(Logger, 'warn');
+  try {
+    stack = await startStack({
+      env: { WEBHOOK_EXTRA_CA_FILE: ca.caFile, WEBHOOK_PRIVATE_ALLOWLIST: '127.0.0.1' },
+    });
+    documentWarnings = warn.mock.calls.map(([message]) => String(message));
+  } finally {
+    warn.mockRestore();
+  }
   client = await TestClient.for(stack);
   receiver = await startHttpsReceiver({ certificate: ca.leaf });
   org = await createOrganization(stack, client);
@@ -451,6 +460,13 @@ describe('request schemas', () => {
 });
 
 describe('the document', () => {
+  it('gives each schema name one schema (two DTOs of one name would leave one of them undocumented)', () => {
+    expect(documentWarnings.filter((message) => /Duplicate DTO/.test(message))).toEqual([]);
+    expect(resolve(document, { $ref: '#/components/schemas/TargetCoordinatesDto' })).toMatchObject({
+      properties: { latitude: { minimum: -90, maximum: 90 } },
+    });
+  });
+
   it('names each path template once, whatever its parameters are called', () => {
     const shapes = Object.keys(document.paths).map((path) => path.replace(/\{[^}]+\}/g, '{}'));
     const repeated = shapes.filter((shape, index) => shapes.indexOf(shape) !== index);

@@ -4,7 +4,7 @@ import { nullableRef } from '../http/nullable-ref.js';
 import { V2List } from '../http/v2-list.js';
 import { TARGET_ID_EXAMPLE, TARGET_PHOTO_ID_EXAMPLE } from './target.dto.js';
 
-export class TargetCoordinatesDto {
+export class TargetPositionDto {
   @ApiProperty({ example: 48.8584 })
   latitude!: number;
 
@@ -56,7 +56,7 @@ export class TargetPhotoDto {
   failure!: string | null;
 }
 
-@ApiExtraModels(TargetCoordinatesDto)
+@ApiExtraModels(TargetPositionDto)
 export class TargetDto {
   @ApiProperty({ example: TARGET_ID_EXAMPLE })
   target_id!: string;
@@ -68,10 +68,10 @@ export class TargetDto {
   descriptors!: string[];
 
   @ApiProperty({
-    ...nullableRef(TargetCoordinatesDto),
+    ...nullableRef(TargetPositionDto),
     description: 'Where it is; null if not given',
   })
-  coordinates!: TargetCoordinatesDto | null;
+  coordinates!: TargetPositionDto | null;
 
   @ApiProperty({ type: [TargetPhotoDto], description: 'In the order given' })
   photos!: TargetPhotoDto[];

@@ -2030,6 +2030,11 @@ export type CreateTargetDto = {
     photos?: Array<string>;
 };
 
+export type TargetPositionDto = {
+    latitude: number;
+    longitude: number;
+};
+
 export type TargetPhotoDto = {
     photo_id: string;
     /**
@@ -2072,7 +2077,7 @@ export type TargetDto = {
     /**
      * Where it is; null if not given
      */
-    coordinates: TargetCoordinatesDto | null;
+    coordinates: TargetPositionDto | null;
     /**
      * In the order given
      */
