@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { newKey, parsePublicId, toPublicId } from '#common';
+import { newUuid, parsePublicId, toPublicId } from '#common';
 import { loadSettings, SettingsError } from '#config';
 import { seedHistoryCases } from './seeded-history.js';
 
@@ -73,7 +73,7 @@ async function existingOrganization(client: pg.Client, given: string): Promise<s
 }
 
 async function createOrganization(client: pg.Client): Promise<string> {
-  const { uuid } = newKey('organization');
+  const uuid = newUuid();
   await client.query(
     `INSERT INTO organizations (id, name, plan, tier, engine_seed)
      VALUES ($1, $2, 'enterprise', 'custom', md5(random()::text))`,

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { newKey, parsePublicId, toPublicId } from '#common';
+import { newUuid, parsePublicId, toPublicId } from '#common';
 import { loadSettings, SettingsError } from '#config';
 
 const CHUNK = 50_000;
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
 }
 
 async function createOrganization(client: pg.Client): Promise<string> {
-  const { uuid } = newKey('organization');
+  const uuid = newUuid();
   await client.query(
     `INSERT INTO organizations (id, name, plan, tier, engine_seed)
      VALUES ($1, $2, 'enterprise', 'custom', md5(random()::text))`,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, newKey, parsePublicId, type Principal, type Tenant } from '#common';
+import { AppError, newUuid, parsePublicId, type Principal, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import { Sql, type SqlExecutor } from '#database';
 import { EngineRegistry, renderSketchSvg } from '#engines';
@@ -136,7 +136,7 @@ export class SessionsService {
     batchId: string | null,
     engine: string = this.engines.engineFor('session', tenant.mode),
   ): Promise<SessionEntity> {
-    const { uuid } = newKey('session');
+    const uuid = newUuid();
     const now = new Date();
     const session: SessionEntity = {
       id: uuid,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AppError, newKey, newUuid, parsePublicId, toPublicId, type Tenant } from '#common';
+import { AppError, newUuid, parsePublicId, toPublicId, type Tenant } from '#common';
 import {
   keysetPage,
   readEntities,
@@ -242,7 +242,7 @@ export class WebhookDeliveriesService {
       skippedPending,
     };
     if (request.dryRun || chosen.length === 0) return result;
-    const replayId = newKey('replay');
+    const replayId = newUuid();
     await this.dataSource.transaction((manager) =>
       this.schedule(
         manager,
@@ -250,10 +250,10 @@ export class WebhookDeliveriesService {
         chosen.map((event) => event.id),
         'replay',
         MAX_ATTEMPTS,
-        replayId.uuid,
+        replayId,
       ),
     );
-    return { ...result, replayId: replayId.uuid };
+    return { ...result, replayId };
   }
 
   /** Event ids in order become deliveries due now, in that order. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, newKey, newUuid, parsePublicId, toPublicId, type Tenant } from '#common';
+import { AppError, newUuid, parsePublicId, toPublicId, type Tenant } from '#common';
 import { Sql, type SqlExecutor } from '#database';
 import { EventLog } from '#events';
 import { chooseDecoys, newCandidateId, shapeOf, shuffled } from './candidates.js';
@@ -97,7 +97,7 @@ export class JudgingService {
     );
     const candidates = shuffled([truth, ...decoys]);
     const judge = await this.pickJudge(tx, tenant.organizationId, work.taskingId);
-    const { uuid } = newKey('judgingTask');
+    const uuid = newUuid();
     const now = new Date();
     const status = judge === null ? 'awaiting_judge' : 'pending';
     await tx.query(

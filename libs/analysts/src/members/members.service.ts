@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { hashPassword, type MemberRole } from '#auth';
-import { AppError, newKey, parsePublicId, toPublicId, type Principal } from '#common';
+import { AppError, newUuid, parsePublicId, toPublicId, type Principal } from '#common';
 import { AppSettings } from '#config';
 import { keysetPage, Sql, type KeysetPage, type PageRequest } from '#database';
 import { INVITATION_TTL_MS, type Analyst, type AnalystStatus, type Invited } from './analyst.js';
@@ -57,7 +57,7 @@ export class MembersService {
     const roles = checkedRoles(input.roles ?? ['analyst']);
     const password = input.password === undefined ? null : checkedPassword(input.password);
     await this.assertEmailFree(principal.organizationId, email);
-    const { uuid } = newKey('user');
+    const uuid = newUuid();
     const token = password === null ? newInvitationToken() : null;
     const expiresAt = token === null ? null : new Date(Date.now() + INVITATION_TTL_MS);
     try {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, newKey, newUuid, parsePublicId, type Tenant } from '#common';
+import { AppError, newUuid, parsePublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import {
   keysetPage,
@@ -46,7 +46,7 @@ export class TargetsService {
   async create(tenant: Tenant, input: NewTargetInput): Promise<Target> {
     const checked = checkNewTarget(input);
     const read = await Promise.all(checked.photoUrls.map((url) => this.fetchPhoto(url)));
-    const { uuid } = newKey('target');
+    const uuid = newUuid();
     const createdAt = new Date();
     const photos: (TargetPhoto & { bytes: Buffer | null })[] = read.map((photo, position) => ({
       id: newUuid(),
