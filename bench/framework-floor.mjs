@@ -22,29 +22,19 @@ import autocannon from 'autocannon';
 import { cpuMs, freePort } from './machine.mjs';
 import { PhaseRunner } from './phases.mjs';
 import { ROOT, startNode, stopAll, waitReady } from './services.mjs';
+import { median, wholeNumber } from './settings.mjs';
 
 const RESULTS = join(ROOT, 'bench', 'results', 'framework');
-const env = process.env;
-const positiveInt = (name, fallback) => {
-  const value = Number(env[name] ?? fallback);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number ≥ 1`);
-  return value;
-};
 const CONFIG = {
-  duration: positiveInt('BENCH_DURATION', 4),
-  rounds: positiveInt('BENCH_ROUNDS', 3),
-  connections: positiveInt('BENCH_CONNECTIONS', 50),
+  duration: wholeNumber('BENCH_DURATION', 4),
+  rounds: wholeNumber('BENCH_ROUNDS', 3),
+  connections: wholeNumber('BENCH_CONNECTIONS', 50),
 };
 const KINDS = ['node', 'nest-express', 'nest-fastify'];
 const PATH = '/v1/sessions/sess_01jh2x7v4ke8rbk3a8y0v0d7qz';
 const HEADERS = { authorization: 'Bearer floor' };
 
 const log = (line) => process.stdout.write(`[framework] ${line}\n`);
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 
 async function startServers() {
   const servers = {};

@@ -41,26 +41,21 @@ import { findDependencyPids, freePort, quietMachine, rssKb, machineSnapshot } fr
 import { PhaseRunner } from './phases.mjs';
 import * as services from './services.mjs';
 import { createCertificates } from './webhook-receiver.mjs';
+import { wholeNumber } from './settings.mjs';
 
 const { ROOT, running, logTail } = services;
 const RESULTS = join(ROOT, 'bench', 'results', 'memory');
 const env = process.env;
-const positiveInt = (name, fallback) => {
-  const value = Number(env[name] || fallback);
-  if (!Number.isInteger(value) || value < 1)
-    throw new Error(`${name} must be a whole number ≥ 1, got "${env[name]}"`);
-  return value;
-};
 
 const CONFIG = {
   databaseUrl: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/sas_bench_memory',
   redisUrl: env.REDIS_URL || 'redis://127.0.0.1:6379',
   redisPrefix: 'sas-bench-memory',
-  requests: positiveInt('BENCH_MEMORY_REQUESTS', 500_000),
-  deliveries: positiveInt('BENCH_MEMORY_DELIVERIES', 100_000),
-  endpoints: positiveInt('BENCH_MEMORY_ENDPOINTS', 4),
-  connections: positiveInt('BENCH_CONNECTIONS', 50),
-  poolMax: positiveInt('DATABASE_POOL_MAX', 10),
+  requests: wholeNumber('BENCH_MEMORY_REQUESTS', 500_000),
+  deliveries: wholeNumber('BENCH_MEMORY_DELIVERIES', 100_000),
+  endpoints: wholeNumber('BENCH_MEMORY_ENDPOINTS', 4),
+  connections: wholeNumber('BENCH_CONNECTIONS', 50),
+  poolMax: wholeNumber('DATABASE_POOL_MAX', 10),
   snapshots: env.BENCH_MEMORY_SNAPSHOTS === '1',
   // Node flags for the worker only (e.g. "--max-old-space-size=160"), to see what bounds its RSS.
   workerFlags: (env.BENCH_MEMORY_WORKER_FLAGS ?? '').split(' ').filter(Boolean),

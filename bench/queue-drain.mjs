@@ -30,14 +30,9 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { wholeNumber } from './settings.mjs';
 
 const env = process.env;
-const positiveInt = (name, fallback, min = 1) => {
-  const value = Number(env[name] || fallback);
-  if (!Number.isInteger(value) || value < min)
-    throw new Error(`${name} must be a whole number ≥ ${min}, got "${env[name]}"`);
-  return value;
-};
 const STEADY = [0.1, 0.9];
 const round = (value, digits = 1) =>
   value === null || value === undefined || !Number.isFinite(value)
@@ -111,14 +106,14 @@ async function main() {
     databaseUrl: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/sas_bench_drain',
     redisUrl: env.REDIS_URL || 'redis://127.0.0.1:6379',
     redisPrefix: 'sas-bench-drain',
-    sessions: positiveInt('BENCH_DRAIN_SESSIONS', 2000),
-    rounds: positiveInt('BENCH_ROUNDS', 2),
-    stepMs: positiveInt('BENCH_DRAIN_STEP_MS', 0, 0),
+    sessions: wholeNumber('BENCH_DRAIN_SESSIONS', 2000),
+    rounds: wholeNumber('BENCH_ROUNDS', 2),
+    stepMs: wholeNumber('BENCH_DRAIN_STEP_MS', 0, 0),
     // Left as the environment has it (the worker's default unless set): reported, not chosen.
-    concurrency: positiveInt('WORKER_CONCURRENCY', 50),
+    concurrency: wholeNumber('WORKER_CONCURRENCY', 50),
     profile: env.BENCH_DRAIN_PROFILE !== '0',
-    connections: positiveInt('BENCH_CONNECTIONS', 50),
-    poolMax: positiveInt('DATABASE_POOL_MAX', 10),
+    connections: wholeNumber('BENCH_CONNECTIONS', 50),
+    poolMax: wholeNumber('DATABASE_POOL_MAX', 10),
     clientId: 'sas-bench-drain-client',
     clientSecret: 'sas-bench-drain-secret-9b1f3e7a2c6d',
     signingKeySecret: env.SIGNING_KEY_SECRET || 'sas-bench-signing-key-secret-5c1e8a7d3f90b2e4',

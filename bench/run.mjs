@@ -78,33 +78,22 @@ import { reportsLines, reportsPhase } from './reports.mjs';
 import { patternLines, patternPhase } from './patterns.mjs';
 import { printSessionListPhase, sessionListPhase } from './session-lists.mjs';
 import { createCertificates } from './webhook-receiver.mjs';
+import { wholeNumber } from './settings.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS = join(ROOT, 'bench', 'results');
 const env = process.env;
 
-const wholeNumber = (name, fallback, min) => {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min)
-    throw new Error(
-      `${name} must be a ${min > 0 ? 'positive' : 'non-negative'} whole number, got "${raw}"`,
-    );
-  return value;
-};
-const positiveInt = (name, fallback) => wholeNumber(name, fallback, 1);
-
 const CONFIG = {
   databaseUrl: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/sas_bench',
   redisUrl: env.REDIS_URL || 'redis://127.0.0.1:6379',
   redisPrefix: 'sas-bench',
-  duration: positiveInt('BENCH_DURATION', 10),
-  connections: positiveInt('BENCH_CONNECTIONS', 50),
-  rounds: positiveInt('BENCH_ROUNDS', 1),
-  warmup: positiveInt('BENCH_WARMUP', 2),
+  duration: wholeNumber('BENCH_DURATION', 10),
+  connections: wholeNumber('BENCH_CONNECTIONS', 50),
+  rounds: wholeNumber('BENCH_ROUNDS', 1),
+  warmup: wholeNumber('BENCH_WARMUP', 2),
   fixedRate: 1000,
-  poolMax: positiveInt('DATABASE_POOL_MAX', 10),
+  poolMax: wholeNumber('DATABASE_POOL_MAX', 10),
   logLevel: env.BENCH_LOG_LEVEL || 'warn',
   profile: env.BENCH_PROFILE === '1',
   clientId: 'sas-bench-client',
@@ -115,46 +104,46 @@ const CONFIG = {
   simulatedStepMs: 500,
   webhooks: {
     enabled: env.BENCH_WEBHOOKS !== '0',
-    endpoints: positiveInt('BENCH_WEBHOOK_ENDPOINTS', 4),
-    backlogSessions: positiveInt('BENCH_WEBHOOK_SESSIONS', 1000),
-    workers: positiveInt('BENCH_WEBHOOK_WORKERS', 1), // worker processes sharing the endpoints' slots
-    pacedRate: positiveInt('BENCH_WEBHOOK_RATE', 50), // sessions/s
-    pacedDuration: positiveInt('BENCH_WEBHOOK_DURATION', 10), // s
+    endpoints: wholeNumber('BENCH_WEBHOOK_ENDPOINTS', 4),
+    backlogSessions: wholeNumber('BENCH_WEBHOOK_SESSIONS', 1000),
+    workers: wholeNumber('BENCH_WEBHOOK_WORKERS', 1), // worker processes sharing the endpoints' slots
+    pacedRate: wholeNumber('BENCH_WEBHOOK_RATE', 50), // sessions/s
+    pacedDuration: wholeNumber('BENCH_WEBHOOK_DURATION', 10), // s
     // The worker's own settings (passed through to it unchanged), to size the direct reference.
-    endpointConcurrency: positiveInt('WEBHOOK_ENDPOINT_CONCURRENCY', 10),
-    workerConcurrency: positiveInt('WEBHOOK_WORKER_CONCURRENCY', 100),
+    endpointConcurrency: wholeNumber('WEBHOOK_ENDPOINT_CONCURRENCY', 10),
+    workerConcurrency: wholeNumber('WEBHOOK_WORKER_CONCURRENCY', 100),
     // CPU profiles of the worker over the drain and the paced windows (bench/results/profiles/).
     profile: env.BENCH_WEBHOOK_PROFILE === '1',
   },
 };
 CONFIG.lists = {
   enabled: env.BENCH_LISTS !== '0',
-  sessions: positiveInt('BENCH_LIST_SESSIONS', 1_000_000),
-  requests: positiveInt('BENCH_LIST_REQUESTS', 200),
+  sessions: wholeNumber('BENCH_LIST_SESSIONS', 1_000_000),
+  requests: wholeNumber('BENCH_LIST_REQUESTS', 200),
 };
 CONFIG.analyses = {
   enabled: env.BENCH_ANALYSES !== '0',
-  backlog: positiveInt('BENCH_ANALYSES_BACKLOG', 2000), // quick_scans submitted before the worker starts
+  backlog: wholeNumber('BENCH_ANALYSES_BACKLOG', 2000), // quick_scans submitted before the worker starts
   sessionBacklog: wholeNumber('BENCH_ANALYSES_SESSIONS', 1000, 0), // the same worker on sessions; 0 = skip
-  pacedRate: positiveInt('BENCH_ANALYSES_RATE', 20), // submits/s in the latency phase
-  pacedDuration: positiveInt('BENCH_ANALYSES_DURATION', 10), // s
+  pacedRate: wholeNumber('BENCH_ANALYSES_RATE', 20), // submits/s in the latency phase
+  pacedDuration: wholeNumber('BENCH_ANALYSES_DURATION', 10), // s
 };
 CONFIG.patterns = {
   enabled: env.BENCH_PATTERNS !== '0',
-  items: positiveInt('BENCH_PATTERN_ITEMS', 10_000),
-  requests: positiveInt('BENCH_PATTERN_REQUESTS', 30),
+  items: wholeNumber('BENCH_PATTERN_ITEMS', 10_000),
+  requests: wholeNumber('BENCH_PATTERN_REQUESTS', 30),
   warmup: 3,
 };
 CONFIG.dowsing = {
   enabled: env.BENCH_DOWSING !== '0',
-  heatmapReadings: positiveInt('BENCH_HEATMAP_READINGS', 1_000_000),
-  heatmapRequests: positiveInt('BENCH_HEATMAP_REQUESTS', 200), // per box, timed
+  heatmapReadings: wholeNumber('BENCH_HEATMAP_READINGS', 1_000_000),
+  heatmapRequests: wholeNumber('BENCH_HEATMAP_REQUESTS', 200), // per box, timed
   heatmapWarmup: 20, // per box, untimed
 };
 CONFIG.history = {
   enabled: env.BENCH_HISTORY !== '0',
-  cases: positiveInt('BENCH_HISTORY_CASES', 1_000_000),
-  requests: positiveInt('BENCH_HISTORY_REQUESTS', 200), // per combination, timed
+  cases: wholeNumber('BENCH_HISTORY_CASES', 1_000_000),
+  requests: wholeNumber('BENCH_HISTORY_REQUESTS', 200), // per combination, timed
   warmup: 20, // per combination, untimed
   importRows: wholeNumber('BENCH_HISTORY_IMPORT_ROWS', 100_000, 0), // 0 = skip the import
 };

@@ -33,25 +33,21 @@ import {
   stopChild,
   waitReady,
 } from './services.mjs';
+import { median, wholeNumber } from './settings.mjs';
 
 const RESULTS = join(ROOT, 'bench', 'results', 'scale');
 const env = process.env;
-const positiveInt = (name, fallback) => {
-  const value = Number(env[name] ?? fallback);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number ≥ 1`);
-  return value;
-};
 
 const CONFIG = {
   databaseUrl: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/sas_bench',
   redisUrl: env.REDIS_URL || 'redis://127.0.0.1:6379',
   redisPrefix: 'sas-bench-scale',
   counts: (env.BENCH_SCALE_COUNTS ?? '1,2,4').split(',').map(Number),
-  duration: positiveInt('BENCH_DURATION', 10),
-  connections: positiveInt('BENCH_CONNECTIONS', 50),
-  rounds: positiveInt('BENCH_ROUNDS', 3),
-  warmup: positiveInt('BENCH_WARMUP', 2),
-  poolMax: positiveInt('DATABASE_POOL_MAX', 10),
+  duration: wholeNumber('BENCH_DURATION', 10),
+  connections: wholeNumber('BENCH_CONNECTIONS', 50),
+  rounds: wholeNumber('BENCH_ROUNDS', 3),
+  warmup: wholeNumber('BENCH_WARMUP', 2),
+  poolMax: wholeNumber('DATABASE_POOL_MAX', 10),
   haproxy: env.HAPROXY_BIN || '/usr/sbin/haproxy',
   clientId: 'sas-bench-scale-client',
   clientSecret: 'sas-bench-scale-secret-4d2b8e6a1c9f',
@@ -86,12 +82,6 @@ async function backendPids(db) {
     'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
   );
   return rows.map((row) => row.pid);
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 // ---------------------------------------------------------------------------------------------
