@@ -96,6 +96,28 @@ function apply(tables: { name: string; sign: number }[], prune = true): string {
   );
 }
 
+/**
+ * The body of `history_rollups_track()` after CREATE (or CREATE OR REPLACE). Transition tables are
+ * visible to the trigger function's own statements only, hence one branch each.
+ * `pruneAfterInsert`: whether inserted cases also look for emptied rows to delete, which they never
+ * leave (migration 1764118800000 stopped it).
+ */
+export function rollupTrackFunction({ pruneAfterInsert }: { pruneAfterInsert: boolean }): string {
+  return `FUNCTION history_rollups_track() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'INSERT' THEN${apply([{ name: 'added', sign: 1 }], pruneAfterInsert)}
+        ELSIF TG_OP = 'UPDATE' THEN${apply([
+          { name: 'removed', sign: -1 },
+          { name: 'added', sign: 1 },
+        ])}
+        ELSIF TG_OP = 'DELETE' THEN${apply([{ name: 'removed', sign: -1 }])}
+        ELSE
+          TRUNCATE history_case_rollups, history_analyst_rollups;
+        END IF;
+        RETURN NULL;
+      END $$`;
+}
+
 const COUNT_COLUMNS = COUNTS.map(
   (c) => `"${c}" ${c.endsWith('_sum') ? 'numeric' : 'bigint'} NOT NULL`,
 ).join(', ');
@@ -115,21 +137,7 @@ export class HistoryRollupGrains1764097200000 implements MigrationInterface {
     await queryRunner.query(
       `CREATE INDEX "history_analyst_rollups_all_idx" ON "history_analyst_rollups" ("organization_id", "mode") WHERE "grain" = 'all'`,
     );
-    // Transition tables are visible to the trigger function's own statements only, hence one branch each.
-    await queryRunner.query(`
-      CREATE FUNCTION history_rollups_track() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF TG_OP = 'INSERT' THEN${apply([{ name: 'added', sign: 1 }])}
-        ELSIF TG_OP = 'UPDATE' THEN${apply([
-          { name: 'removed', sign: -1 },
-          { name: 'added', sign: 1 },
-        ])}
-        ELSIF TG_OP = 'DELETE' THEN${apply([{ name: 'removed', sign: -1 }])}
-        ELSE
-          TRUNCATE history_case_rollups, history_analyst_rollups;
-        END IF;
-        RETURN NULL;
-      END $$`);
+    await queryRunner.query(`CREATE ${rollupTrackFunction({ pruneAfterInsert: true })}`);
     await createTriggers(queryRunner);
     await queryRunner.query(apply([{ name: 'history_cases', sign: 1 }], false));
   }

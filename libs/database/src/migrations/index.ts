@@ -23,6 +23,7 @@ import { SsoUsers1764104400000 } from './1764104400000-sso-users.js';
 import { AnalystWork1764108000000 } from './1764108000000-analyst-work.js';
 import { SsoJitRoles1764111600000 } from './1764111600000-sso-jit-roles.js';
 import { WebhookDeliverySlots1764115200000 } from './1764115200000-webhook-delivery-slots.js';
+import { HistoryRollupsInsertNoPrune1764118800000 } from './1764118800000-history-rollups-insert-no-prune.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   AnalystWork1764108000000,
   SsoJitRoles1764111600000,
   WebhookDeliverySlots1764115200000,
+  HistoryRollupsInsertNoPrune1764118800000,
 ];
