@@ -6,8 +6,6 @@ import type pg from 'pg';
 import type { Performance } from '#analytics';
 import type { Tenant } from '#common';
 import { neutralizeCell } from './csv-cells.js';
-import { historyPdf } from './pdf/history-pdf.js';
-import { tabularPdf } from './pdf/tabular-pdf.js';
 import { performanceReport } from './performance-report.js';
 import { rateJson, type TabularReport } from './tabular-report.js';
 import { usageReport } from './usage-report.js';
@@ -109,6 +107,19 @@ async function historyCsv(
   return { rowCount };
 }
 
+/**
+ * The PDF renderers, loaded on the first PDF: vega, vega-lite and pdfkit hold about 20 MB of heap,
+ * which every process importing `#reports` (the API too, which never renders) would otherwise
+ * carry, and mark on every full garbage collection.
+ */
+async function pdfRendering() {
+  const [{ historyPdf }, { tabularPdf }] = await Promise.all([
+    import('./pdf/history-pdf.js'),
+    import('./pdf/tabular-pdf.js'),
+  ]);
+  return { historyPdf, tabularPdf };
+}
+
 /** The PDF: figures, four charts and the newest cases (pdf/history-pdf.ts). */
 async function historyPdfReport(
   client: pg.PoolClient,
@@ -122,6 +133,7 @@ async function historyPdfReport(
       yield historyReportRow(row);
     }
   }
+  const { historyPdf } = await pdfRendering();
   const { content, rowCount } = await historyPdf({
     reportId: request.id,
     generatedAt: request.generatedAt,
@@ -205,6 +217,7 @@ async function tabular(
     case 'pdf': {
       const p = request.parameters;
       const range = `Cases dated from ${p.dateFrom ?? 'the first case'} to ${p.dateTo ?? 'the last case'}${p.type ? `, type ${p.type}` : ''}`;
+      const { tabularPdf } = await pdfRendering();
       const content = await tabularPdf(report, {
         reportId: request.id,
         generatedAt: request.generatedAt,

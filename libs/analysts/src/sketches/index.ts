@@ -6,4 +6,3 @@ export {
   type PreparedSketch,
   type SketchType,
 } from './prepare-sketch.js';
-export { sanitiseSvg } from './svg-sanitising.js';

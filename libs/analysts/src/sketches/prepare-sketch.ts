@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { AppError, imageDimensions, sniffContentType, sniffText } from '#common';
-import { sanitiseSvg } from './svg-sanitising.js';
 
 /** Largest sketch accepted, in bytes. */
 export const MAX_SKETCH_BYTES = 5 * 1024 * 1024;
@@ -49,6 +48,9 @@ export async function prepareSketch(bytes: Uint8Array, index: number): Promise<P
       `must be a PNG, JPEG or SVG image; its content is ${sniffed ?? 'of no type we recognise'}`,
     );
   }
+  // Loaded on the first SVG: jsdom is about 23 MB of heap, which the API would otherwise carry
+  // from its start, and mark on every full garbage collection, for a rare upload.
+  const { sanitiseSvg } = await import('./svg-sanitising.js');
   const clean = sanitiseSvg(text);
   if (clean === null) {
     throw AppError.invalid(
