@@ -320,6 +320,7 @@ const round2 = (value) => (value === null ? null : Math.round(value * 100) / 100
 
 /** Runs a phase; adds the server process's CPU time and how busy the rest of the machine was. */
 async function measured(pid, run) {
+  const from = Date.now();
   const before = cpuMs(pid);
   const machineBefore = machineSnapshot();
   const benchBefore = process.cpuUsage();
@@ -347,7 +348,7 @@ async function measured(pid, run) {
       otherPct: Math.max(0, pct(delta('busyMs') - serverCpuMs - generatorMs - databasesMs)),
     };
   }
-  return { ...result, serverCpuMs, machine };
+  return { ...result, serverCpuMs, machine, window: { from, to: Date.now() } };
 }
 
 // ------------------------------------------------------------------ load generators
@@ -643,21 +644,50 @@ function readiness(text) {
 }
 
 /**
+ * Every server the phases load runs with these. `--no-memory-reducer`: V8's memory reducer gives a
+ * process whose allocation has dropped (one that has gone idle) a full garbage collection some
+ * seconds later. The servers take turns, so an idle one's collection landed in another's phase,
+ * and on two cores its marking took both: in one run the paced read's p99 went from about 5 ms to
+ * 30 ms when the idle second API collected. Under load the reducer does not act, so turning it off
+ * changes nothing a phase measures but that. The hook logs each full collection (gc-log-hook.mjs).
+ */
+const SERVER_NODE_ARGS = ['--no-memory-reducer', '--import', './bench/gc-log-hook.mjs'];
+
+/** The full garbage collections of a server's log (gc-log-hook.mjs) that started in `window`. */
+function fullGcsIn(logFile, { from, to }) {
+  if (!existsSync(logFile)) return [];
+  return readFileSync(logFile, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+    .filter((gc) => gc.at >= from && gc.at <= to);
+}
+
+/**
  * A server the phases load (the API, the API without request limits, the reference): started
  * once, checked after every phase that loaded it, and restarted before the next phase that needs
  * it when it died or stopped answering (the phase that broke it fails; the others still measure).
  */
 function managedServer({ runner, db, name, port, args, childEnv, readyPath }) {
   const base = `http://127.0.0.1:${port}`;
+  const gcLog = join(RESULTS, `${name}.gc.ndjson`);
   const server = {
     name,
     base,
     child: null,
+    /** Its full garbage collections that started in `window` ({from, to}, epoch ms). */
+    fullGcs: (window) => fullGcsIn(gcLog, window),
     get pid() {
       return server.child?.pid ?? null;
     },
     async start({ append = false } = {}) {
-      server.child = startChild(name, args, { ...childEnv, PORT: String(port) }, { append });
+      if (!append) rmSync(gcLog, { force: true });
+      server.child = startChild(
+        name,
+        [...SERVER_NODE_ARGS, ...args],
+        { ...childEnv, PORT: String(port), BENCH_GC_LOG: gcLog },
+        { append },
+      );
       await waitFor(`${base}${readyPath}`, server.child);
     },
     /** null when it answers its readiness check within `deadlineMs`, else what is wrong. */
@@ -1183,7 +1213,7 @@ function rowLine(row) {
     n === null || n === undefined
       ? '-'
       : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-  return `  → ${row.label} on ${row.server}: ${fmt(row.rps, 0)} req/s, p50 ${fmt(row.latencyMs.p50)} ms, p90 ${fmt(row.latencyMs.p90)} ms, p99 ${fmt(row.latencyMs.p99)} ms, max ${fmt(row.latencyMs.max, 1)} ms; ${row.non2xx} non-2xx, ${row.errors} errors${row.timeouts ? ` (${row.timeouts} timeouts)` : ''}${Object.keys(row.statusCodes).some((code) => code >= 300) ? ` ${JSON.stringify(row.statusCodes)}` : ''}; server CPU ${row.serverCpu?.percentOfOneCore ?? '-'} % of a core, ${row.serverCpu?.usPerRequest ?? '-'} µs/request`;
+  return `  → ${row.label} on ${row.server}: ${fmt(row.rps, 0)} req/s, p50 ${fmt(row.latencyMs.p50)} ms, p90 ${fmt(row.latencyMs.p90)} ms, p99 ${fmt(row.latencyMs.p99)} ms, max ${fmt(row.latencyMs.max, 1)} ms; ${row.non2xx} non-2xx, ${row.errors} errors${row.timeouts ? ` (${row.timeouts} timeouts)` : ''}${Object.keys(row.statusCodes).some((code) => code >= 300) ? ` ${JSON.stringify(row.statusCodes)}` : ''}; server CPU ${row.serverCpu?.percentOfOneCore ?? '-'} % of a core, ${row.serverCpu?.usPerRequest ?? '-'} µs/request${row.fullGcs ? `; ${row.fullGcs.count} full GC${row.fullGcs.count === 1 ? '' : 's'} of the server${row.fullGcs.count ? ` (longest pause ${fmt(row.fullGcs.longestPauseMs, 1)} ms)` : ''}` : ''}`;
 }
 
 /**
@@ -1274,6 +1304,7 @@ async function httpPhases(runner, ctx) {
         entry = { phase: name, server, round, failed: true };
         raw.push(entry);
         Object.assign(entry, await measure((load) => measured(managed.pid, load)));
+        if (entry.window) entry.fullGcs = managed.fullGcs(entry.window);
         if (profile) await profileToggle(round, managed, server, name, false, entry);
         const row = rowOf(entry);
         Object.assign(partial, row);
@@ -2393,10 +2424,18 @@ function summarizeRuns(runs) {
           percentOfOneCore: Number(((100 * cpu) / 1000 / summary.durationS).toFixed(0)),
           usPerRequest: answered ? Number(((cpu * 1000) / answered).toFixed(0)) : null,
         };
+  if (runs.every((r) => r.fullGcs)) {
+    const pauses = runs.flatMap((r) => r.fullGcs.map((gc) => gc.ms));
+    summary.fullGcs = {
+      count: pauses.length,
+      longestPauseMs: pauses.length ? Number(Math.max(...pauses).toFixed(1)) : null,
+    };
+  }
   if (runs.length > 1)
     summary.perRound = runs.map((r) => ({
       round: r.round,
       rps: Number((r.ok / r.durationS).toFixed(1)),
+      ...(r.fullGcs ? { fullGcs: r.fullGcs.length } : {}),
     }));
   return summary;
 }
@@ -2496,9 +2535,11 @@ function buildReport(raw, extra) {
         fixed.latencyMs.p99 < TARGETS.fixedRateP99Ms,
       note: !fixed
         ? notMeasured
-        : fixedSustained
-          ? undefined
-          : `offered load not sustained: ${fixed.rps} req/s answered`,
+        : !fixedSustained
+          ? `offered load not sustained: ${fixed.rps} req/s answered`
+          : fixed.fullGcs?.count
+            ? `${fixed.fullGcs.count} full GC${fixed.fullGcs.count === 1 ? '' : 's'} of the service in its timed windows (per round: ${fixed.perRound?.map((r) => r.fullGcs).join(', ') ?? fixed.fullGcs.count})`
+            : undefined,
     },
   ];
   return {
