@@ -108,7 +108,7 @@ async function historyCsv(
 }
 
 /**
- * The PDF renderers, loaded on the first PDF: vega, vega-lite and pdfkit hold about 20 MB of heap,
+ * The PDF renderers, loaded on the first PDF: vega, vega-lite and pdfkit hold about 15 MB of heap,
  * which every process importing `#reports` (the API too, which never renders) would otherwise
  * carry, and mark on every full garbage collection.
  */
