@@ -12,11 +12,13 @@
 // combinations' plans are printed.
 
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { TypeID } from 'typeid-js';
 import { BENCH_LIMITS, assertUnthrottled } from './limits.mjs';
+import { ownGcPauses, spanSince } from './own-gcs.mjs';
 
 export const HISTORY_TARGETS_MS = { search: 50, detail: 10, similar: 100, analytics: 200 };
 export const IMPORT_TARGET_S = 60;
@@ -168,19 +170,38 @@ function recordingSql(pool) {
 const WARMUP_BUDGET_MS = 10_000;
 const TIMED_BUDGET_MS = 60_000;
 const MIN_TIMED = 10;
-async function timed(warmup, requests, once) {
-  const latencies = [];
+async function timed(warmup, requests, once, ownGcs = null) {
+  return (await timedInTurn(warmup, requests, [once], ownGcs))[0];
+}
+
+/**
+ * As `timed`, for several ways of asking the same thing taking turns request by request (the
+ * API, then the reference, then the API …), so that each meets the same cache and machine.
+ */
+async function timedInTurn(warmup, requests, onces, ownGcs = null) {
+  const latencies = onces.map(() => []);
+  const spans = onces.map(() => []);
   let i = 0;
   const warmupStart = performance.now();
-  for (; i < warmup && performance.now() - warmupStart < WARMUP_BUDGET_MS; i++) await once(i);
+  for (; i < warmup && performance.now() - warmupStart < WARMUP_BUDGET_MS; i++)
+    for (const once of onces) await once(i);
   const timedStart = performance.now();
+  const from = Date.now();
   for (let n = 0; n < requests; n++, i++) {
     if (n >= MIN_TIMED && performance.now() - timedStart > TIMED_BUDGET_MS) break;
-    latencies.push(await once(i));
+    for (const [k, once] of onces.entries()) {
+      const started = performance.now();
+      latencies[k].push(await once(i));
+      spans[k].push(spanSince(started));
+    }
   }
-  const result = percentiles(latencies);
-  if (latencies.length < requests) result.cutShort = `time budget of ${TIMED_BUDGET_MS / 1000} s`;
-  return result;
+  const window = { from, to: Date.now() };
+  return latencies.map((list, k) => {
+    const result = { ...percentiles(list), window };
+    if (ownGcs) result.duringOwnGc = ownGcs.overlapping(spans[k]);
+    if (list.length < requests) result.cutShort = `time budget of ${TIMED_BUDGET_MS / 1000} s`;
+    return result;
+  });
 }
 
 /** EXPLAIN (ANALYZE, BUFFERS) of one recorded statement: its plan text and times. */
@@ -277,6 +298,8 @@ export async function historyPhase({
   requests,
   warmup,
   importRows,
+  referenceBase = null,
+  apiFullGcs = null,
   log,
   partial = {},
 }) {
@@ -336,13 +359,32 @@ export async function historyPhase({
   const history = new lib.HistoryService(sql, null);
   const failed = [];
   const rows = partial.rows;
+  const ownGcs = ownGcPauses();
 
-  /** Measures one row: the API's requests, then the lib's, then the statements' own times. */
-  const measure = async (row, { api, direct, check }) => {
+  /**
+   * Measures one row: the API's requests (in turn with the reference server's, for a row that has
+   * them), then the lib's, then the statements' own times.
+   */
+  const measure = async (row, { api, direct, check, referenceServer }) => {
     rows.push(row);
     try {
       const first = await api(0);
-      row.api = await timed(warmup, requests, async (i) => (i === 0 ? first : await api(i)).ms);
+      const apiOnce = async (i) => (i === 0 ? first : await api(i)).ms;
+      if (referenceServer) {
+        const answered = await referenceServer(0);
+        if (!isDeepStrictEqual(JSON.parse(answered.text), JSON.parse(first.text)))
+          throw new Error(
+            `the reference server answered otherwise than the API: ${answered.text.slice(0, 300)} against ${first.text.slice(0, 300)}`,
+          );
+        [row.api, row.reference] = await timedInTurn(
+          warmup,
+          requests,
+          [apiOnce, async (i) => (await referenceServer(i)).ms],
+          ownGcs,
+        );
+        row.ratioReference = r2(row.api.p99 / row.reference.p99);
+      } else row.api = await timed(warmup, requests, apiOnce, ownGcs);
+      if (apiFullGcs) row.apiFullGcs = apiFullGcs(row.api.window);
       row.met = row.api.p99 < HISTORY_TARGETS_MS[row.kind];
       const reference = await direct(0);
       check?.(first, reference.result);
@@ -560,6 +602,10 @@ export async function historyPhase({
       { kind: 'detail', label: `case detail (${publicIds.length} cases in turn)` },
       {
         api: (i) => call(`${apiBase}/v1/history/${publicIds[i % publicIds.length]}`, { headers }),
+        referenceServer:
+          referenceBase &&
+          ((i) =>
+            call(`${referenceBase}/v1/history/${publicIds[i % publicIds.length]}`, { headers })),
         direct: async (i) => ({
           result: await history.get(tenant, publicIds[i % publicIds.length]),
         }),
@@ -657,6 +703,7 @@ export async function historyPhase({
       if (count !== importRows) failed.push(`import: ${count} of ${importRows} rows in the table`);
     }
   } finally {
+    ownGcs.stop();
     await pool.end();
   }
   if (failed.length > 0)
@@ -726,7 +773,7 @@ export function historyLines(r) {
   const t = r.targetsMs ?? HISTORY_TARGETS_MS;
   lines.push(
     `History on ${r.cases.toLocaleString('en')} cases of one organisation (${r.organization}; seeded in ${r.seedSeconds ?? '-'} s, VACUUM ANALYZE ${r.vacuumAnalyzeSeconds ?? '-'} s); ${r.requests} sequential requests each after ${r.warmup} untimed; targets p99 < ${t.search} ms (search), < ${t.detail} ms (detail), < ${t.similar} ms (similar). "lib" is the same request answered by the lib's services on a pg Pool in the bench process (the service's statements, no HTTP): its p50 and p99, and the API's ÷ the lib's.`,
-    `  ${'request'.padEnd(36)}${'total'.padStart(10)}${'count'.padStart(7)}${'p50 ms'.padStart(9)}${'p95 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'max ms'.padStart(9)}${'target'.padStart(8)}  met${'lib p50'.padStart(9)}${'lib p99'.padStart(9)}${'÷ p50'.padStart(7)}${'÷ p99'.padStart(7)}  stmts  slowest (p50 ms)`,
+    `  ${'request'.padEnd(36)}${'total'.padStart(10)}${'count'.padStart(7)}${'p50 ms'.padStart(9)}${'p95 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'max ms'.padStart(9)}${'target'.padStart(8)}  met${'lib p50'.padStart(9)}${'lib p99'.padStart(9)}${'÷ p50'.padStart(7)}${'÷ p99'.padStart(7)}${'GCs'.padStart(5)}${'own'.padStart(5)}  stmts  slowest (p50 ms)`,
   );
   for (const row of r.rows ?? []) {
     if (row.error && !row.api) {
@@ -740,12 +787,20 @@ export function historyLines(r) {
       ? row.statements.reduce((x, y) => (y.ms.p50 > x.ms.p50 ? y : x))
       : null;
     lines.push(
-      `  ${row.label.padEnd(36)}${total.padStart(10)}${String(a.count).padStart(7)}${fmt(a.p50).padStart(9)}${fmt(a.p95).padStart(9)}${fmt(a.p99).padStart(9)}${fmt(a.max).padStart(9)}${`< ${t[row.kind]}`.padStart(8)}  ${row.met ? 'yes' : 'NO '}${fmt(row.direct?.p50).padStart(9)}${fmt(row.direct?.p99).padStart(9)}${times(row.ratioP50).padStart(7)}${times(row.ratio).padStart(7)}  ${String(row.statements?.length ?? '-').padStart(5)}  ${slowest ? `#${row.statements.indexOf(slowest) + 1} ${fmt(slowest.ms.p50, 2)}` : '-'}${row.error ? `  FAILED: ${row.error}` : ''}`,
+      `  ${row.label.padEnd(36)}${total.padStart(10)}${String(a.count).padStart(7)}${fmt(a.p50).padStart(9)}${fmt(a.p95).padStart(9)}${fmt(a.p99).padStart(9)}${fmt(a.max).padStart(9)}${`< ${t[row.kind]}`.padStart(8)}  ${row.met ? 'yes' : 'NO '}${fmt(row.direct?.p50).padStart(9)}${fmt(row.direct?.p99).padStart(9)}${times(row.ratioP50).padStart(7)}${times(row.ratio).padStart(7)}${String(row.apiFullGcs?.count ?? '-').padStart(5)}${String(a.duringOwnGc ?? '-').padStart(5)}  ${String(row.statements?.length ?? '-').padStart(5)}  ${slowest ? `#${row.statements.indexOf(slowest) + 1} ${fmt(slowest.ms.p50, 2)}` : '-'}${row.error ? `  FAILED: ${row.error}` : ''}`,
     );
   }
   if (r.rows?.some((row) => row.api?.cutShort || row.direct?.cutShort))
     lines.push(
       '  (a count under the requests asked: that row was slow, and its timed requests stopped after 60 s)',
+    );
+  if (r.rows?.some((row) => row.apiFullGcs))
+    lines.push(
+      `  (GCs: the API's full garbage collections during the row's timed requests${r.rows.some((row) => row.apiFullGcs?.count) ? `, the longest a pause of ${fmt(Math.max(...r.rows.map((row) => row.apiFullGcs?.longestPauseMs ?? 0)), 1)} ms` : ''}; on two cores their concurrent marking slows the requests around them too. own: timed requests during which the bench process itself paused for a garbage collection, which their latency includes)`,
+    );
+  for (const row of (r.rows ?? []).filter((row) => row.reference))
+    lines.push(
+      `  ${row.label} on the reference server (node:http, pg and ioredis: the same key lookup, request limits, statement and JSON), asked in turn with the API: p50 ${fmt(row.reference.p50)} ms, p95 ${fmt(row.reference.p95)} ms, p99 ${fmt(row.reference.p99)} ms, max ${fmt(row.reference.max)} ms; the API's p99 ÷ the reference's ×${row.ratioReference}`,
     );
   if (r.rows?.some((row) => row.totalEstimated))
     lines.push('  (~: total is the planner’s estimate, as the API reports past 1,000 matches)');

@@ -1,10 +1,11 @@
 // Minimal reference implementation of GET /v1/sessions/{id}, POST /v1/sessions,
-// POST /v1/analysis/targets and POST /v1/dowsing/query.
+// POST /v1/analysis/targets, POST /v1/dowsing/query and GET /v1/history/{case_id}.
 //
 // It does the same work per request as the Nest service, with nothing around it:
 //   request id (req_ TypeID, or a well-formed incoming X-Request-Id), Bearer parsing,
 //   jose ES256 verification (typ at+jwt, iss, aud, exp, required claims) against the
-//   public key(s) from `signing_keys` (cached in memory, like SigningKeyService),
+//   public key(s) from `signing_keys` (cached in memory, like SigningKeyService), or an
+//   X-API-Key's format, checksum and hash looked up (cached in memory, like ApiKeyService),
 //   the plan and tier request limits (rate-limiter-flexible's script per window), scope check,
 //   then the statements the service issues (libs/sessions/src/session-rows.ts,
 //   libs/events/src/event-log.ts): the 27-column SELECT for a read, and BEGIN / INSERT
@@ -154,7 +155,18 @@ const VERIFY_OPTIONS = {
 };
 
 async function authenticate(request, response, scope) {
-  const header = request.headers.authorization;
+  const principal =
+    request.headers['x-api-key'] === undefined
+      ? await tokenPrincipal(request.headers.authorization)
+      : await keyPrincipal(request.headers['x-api-key']);
+  await countRequest(principal, response);
+  if (!principal.scopes.includes(scope)) {
+    throw new HttpError(403, 'FORBIDDEN', 'Insufficient permissions', { missing_scopes: [scope] });
+  }
+  return principal;
+}
+
+async function tokenPrincipal(header) {
   if (header === undefined || header.trim() === '')
     throw unauthorized('no credential: send Authorization: Bearer <token>');
   const match = BEARER.exec(header);
@@ -175,12 +187,36 @@ async function authenticate(request, response, scope) {
   ) {
     throw unauthorized('access token has malformed claims');
   }
-  const principal = { organizationId, mode, scopes: payload.scope.split(' ').filter(Boolean) };
-  await countRequest(principal, response);
-  if (!principal.scopes.includes(scope)) {
-    throw new HttpError(403, 'FORBIDDEN', 'Insufficient permissions', { missing_scopes: [scope] });
+  return { organizationId, mode, scopes: payload.scope.split(' ').filter(Boolean) };
+}
+
+// As ApiKeyService#authenticate (libs/api-keys): the key's format and checksum (the built
+// functions), its SHA-256 looked up once and then kept in memory, revoked and expired refused.
+// (The service also records the key's last use, at most once a minute: left out.)
+const apiKeyFormat = await import(
+  new URL('../dist/libs/api-keys/src/api-key-format.js', import.meta.url).href
+);
+const apiKeys = new Map();
+
+async function keyPrincipal(key) {
+  if (!apiKeyFormat.parseApiKey(key)) throw unauthorized('malformed API key');
+  const hash = apiKeyFormat.hashApiKey(key);
+  const cacheKey = hash.toString('hex');
+  let record = apiKeys.get(cacheKey);
+  if (!record) {
+    [record] = (
+      await pool.query(
+        `SELECT organization_id, mode, scopes, expires_at, revoked_at FROM api_keys
+          WHERE secret_hash = $1`,
+        [hash],
+      )
+    ).rows;
+    if (record) apiKeys.set(cacheKey, record);
   }
-  return principal;
+  if (!record || record.revoked_at !== null) throw unauthorized('unknown or revoked API key');
+  if (record.expires_at !== null && record.expires_at.getTime() <= Date.now())
+    throw unauthorized('API key expired');
+  return { organizationId: record.organization_id, mode: record.mode, scopes: record.scopes };
 }
 
 // ---------------------------------------------------------------- request limits
@@ -1151,6 +1187,89 @@ async function createDowsingQuery(principal, request, requestId) {
   };
 }
 
+// ---------------------------------------------------------------- history
+
+// HistoryService#get's statement (CASE_ROWS of libs/history/src/history-rows.ts) and
+// toCaseDetail (apps/api/src/history/history.mapper.ts).
+const SELECT_CASE = `SELECT organization_id, mode, id, source_type, source_id, external_id, type, subtype,
+  work_status, classified, date, target, client, analysts, duration_minutes, modality, phases, descriptors,
+  description, latitude, longitude, confidence_score, chance_baseline, verdict, outcome, location_found,
+  true_latitude, true_longitude, verification, independent_verification, accuracy_confirmed, verified_by,
+  verified_at, event_sequence, created_at, updated_at
+  FROM history_cases WHERE id = $1 AND organization_id = $2 AND mode = $3`;
+const SOURCE_PREFIXES = { session: 'sess', analysis: 'anal', dowsing_query: 'dowse' };
+const EARTH_RADIUS_METERS = 6_371_008.8;
+const RAD = Math.PI / 180;
+const pointOf = (latitude, longitude) =>
+  latitude === null || longitude === null ? null : { latitude, longitude };
+
+function haversineMeters(a, b) {
+  const h =
+    Math.sin(((b.latitude - a.latitude) * RAD) / 2) ** 2 +
+    Math.cos(a.latitude * RAD) *
+      Math.cos(b.latitude * RAD) *
+      Math.sin(((b.longitude - a.longitude) * RAD) / 2) ** 2;
+  return 2 * EARTH_RADIUS_METERS * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+async function readCase(principal, publicId) {
+  const uuid = parsePublicId('hist', publicId);
+  const row =
+    uuid === null
+      ? undefined
+      : (await pool.query(SELECT_CASE, [uuid, principal.organizationId, principal.mode])).rows[0];
+  if (!row)
+    throw new HttpError(404, 'NOT_FOUND', `No history case with id ${publicId}`, {
+      field: 'case_id',
+      issue: 'not found',
+    });
+  const pointed = pointOf(row.latitude, row.longitude);
+  const truth = pointOf(row.true_latitude, row.true_longitude);
+  return {
+    case_id: toPublicId('hist', row.id),
+    type: row.type,
+    date: row.date.toISOString(),
+    target: row.target,
+    client: row.client,
+    analysts: row.analysts,
+    process: {
+      duration_minutes: row.duration_minutes,
+      modality: row.modality,
+      phases: row.phases,
+    },
+    results: {
+      location_found: row.location_found,
+      coordinates: pointed,
+      description: row.description,
+      verification: row.verification,
+    },
+    outcome: row.outcome,
+    confidence_score: row.confidence_score,
+    validation: {
+      independent_verification: row.independent_verification,
+      accuracy_confirmed: row.accuracy_confirmed,
+    },
+    status: row.work_status,
+    descriptors: row.descriptors,
+    location: truth ?? pointed,
+    verdict: row.verdict,
+    verified_coordinates: truth,
+    error_distance_km: pointed && truth ? Math.round(haversineMeters(pointed, truth)) / 1000 : null,
+    verified_by: row.verified_by,
+    verified_at: row.verified_at?.toISOString() ?? null,
+    source:
+      row.source_type === 'import' || row.source_id === null
+        ? null
+        : {
+            type: row.source_type,
+            id: toPublicId(SOURCE_PREFIXES[row.source_type], row.source_id),
+          },
+    external_id: row.external_id,
+    classified: row.classified,
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
 // ---------------------------------------------------------------- http
 
 function readJsonBody(request) {
@@ -1208,6 +1327,7 @@ function send(response, status, body, headers) {
 }
 
 const SESSION_PATH = /^\/v1\/sessions\/([^/?]+)$/;
+const CASE_PATH = /^\/v1\/history\/([^/?]+)$/;
 
 async function handle(request, response, requestId) {
   const path = request.url.split('?', 1)[0];
@@ -1216,6 +1336,11 @@ async function handle(request, response, requestId) {
     if (match) {
       const principal = await authenticate(request, response, 'remote-viewing:read');
       return send(response, 200, await readSession(principal, decodeURIComponent(match[1])));
+    }
+    const caseMatch = CASE_PATH.exec(path);
+    if (caseMatch) {
+      const principal = await authenticate(request, response, 'analytics:read');
+      return send(response, 200, await readCase(principal, decodeURIComponent(caseMatch[1])));
     }
     if (path === '/health/live' || path === '/health/ready')
       return send(response, 200, { status: 'ok' });

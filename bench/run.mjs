@@ -663,6 +663,15 @@ function fullGcsIn(logFile, { from, to }) {
     .filter((gc) => gc.at >= from && gc.at <= to);
 }
 
+/** How many full collections `gcs` holds and the longest main-thread pause among them. */
+function fullGcSummary(gcs) {
+  const pauses = gcs.map((gc) => gc.ms);
+  return {
+    count: pauses.length,
+    longestPauseMs: pauses.length ? Number(Math.max(...pauses).toFixed(1)) : null,
+  };
+}
+
 /**
  * A server the phases load (the API, the API without request limits, the reference): started
  * once, checked after every phase that loaded it, and restarted before the next phase that needs
@@ -867,6 +876,7 @@ async function main(runner) {
         'history',
         async (partial) => {
           await ctx.api.ensure('history');
+          await ctx.reference.ensure('history');
           await quietMachine();
           const result = await historyPhase({
             apiBase: ctx.api.base,
@@ -876,6 +886,8 @@ async function main(runner) {
             poolMax: CONFIG.poolMax,
             root: ROOT,
             ...CONFIG.history,
+            referenceBase: ctx.reference.base,
+            apiFullGcs: (window) => fullGcSummary(ctx.api.fullGcs(window)),
             log,
             partial,
           });
@@ -918,6 +930,7 @@ async function main(runner) {
             count: CONFIG.lists.sessions,
             requests: CONFIG.lists.requests,
             warmup: 20,
+            apiFullGcs: (window) => fullGcSummary(ctx.api.fullGcs(window)),
             log,
             partial,
           });
@@ -2424,13 +2437,7 @@ function summarizeRuns(runs) {
           percentOfOneCore: Number(((100 * cpu) / 1000 / summary.durationS).toFixed(0)),
           usPerRequest: answered ? Number(((cpu * 1000) / answered).toFixed(0)) : null,
         };
-  if (runs.every((r) => r.fullGcs)) {
-    const pauses = runs.flatMap((r) => r.fullGcs.map((gc) => gc.ms));
-    summary.fullGcs = {
-      count: pauses.length,
-      longestPauseMs: pauses.length ? Number(Math.max(...pauses).toFixed(1)) : null,
-    };
-  }
+  if (runs.every((r) => r.fullGcs)) summary.fullGcs = fullGcSummary(runs.flatMap((r) => r.fullGcs));
   if (runs.length > 1)
     summary.perRound = runs.map((r) => ({
       round: r.round,

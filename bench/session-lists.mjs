@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { describeError } from './errors.mjs';
 import { BENCH_LIMITS, assertUnthrottled } from './limits.mjs';
+import { ownGcPauses, spanSince } from './own-gcs.mjs';
 
 export const LIST_P99_TARGET_MS = 20;
 
@@ -76,6 +77,7 @@ export async function sessionListPhase({
   count,
   requests,
   warmup,
+  apiFullGcs = null,
   log,
   partial = {},
 }) {
@@ -116,18 +118,25 @@ export async function sessionListPhase({
   const page50Cursor = await cursorOfPage(apiBase, headers, 50);
   const rows = partial.rows;
   const failed = [];
+  const ownGcs = ownGcPauses();
   for (const [label, template] of QUERIES) {
     const query = expand(template, page50Cursor);
     const path = `/v2/sessions?per_page=20${query ? `&${query}` : ''}`;
     const latencies = [];
+    const spans = [];
     let total = null;
+    let from = null;
     try {
       for (let i = 0; i < warmup + requests; i++) {
+        if (i === warmup) from = Date.now();
         const started = performance.now();
         const { status, body, text } = await getJson(`${apiBase}${path}`, headers);
         const elapsed = performance.now() - started;
         if (status !== 200) throw new Error(`HTTP ${status} ${text.slice(0, 300)}`);
-        if (i >= warmup) latencies.push(elapsed);
+        if (i >= warmup) {
+          latencies.push(elapsed);
+          spans.push(spanSince(started));
+        }
         total = body.pagination.total_estimated
           ? `~${body.pagination.total}`
           : String(body.pagination.total);
@@ -149,8 +158,11 @@ export async function sessionListPhase({
       p99Ms: round2(at(99)),
       maxMs: round2(latencies.at(-1)),
       met: at(99) < LIST_P99_TARGET_MS,
+      ...(apiFullGcs ? { apiFullGcs: apiFullGcs({ from, to: Date.now() }) } : {}),
+      duringOwnGc: ownGcs.overlapping(spans),
     });
   }
+  ownGcs.stop();
   if (failed.length > 0)
     throw new Error(
       `list phase: ${failed.length} of ${QUERIES.length} queries failed: ${failed.join('; ')}`,
@@ -164,7 +176,7 @@ export function printSessionListPhase(phase, write = (line) => process.stdout.wr
     `GET /v2/sessions on ${phase.sessions.toLocaleString('en')} sessions in one organisation (${phase.requestsPerQuery} sequential requests each; target p99 < ${phase.targetP99Ms} ms):`,
   );
   write(
-    `${'filter'.padEnd(34)}${'total'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'max ms'.padStart(9)}  met`,
+    `${'filter'.padEnd(34)}${'total'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'max ms'.padStart(9)}  met${'GCs'.padStart(5)}${'own'.padStart(5)}`,
   );
   for (const row of phase.rows) {
     if (row.error) {
@@ -172,7 +184,7 @@ export function printSessionListPhase(phase, write = (line) => process.stdout.wr
       continue;
     }
     write(
-      `${row.label.padEnd(34)}${row.total.padStart(10)}${row.p50Ms.toFixed(2).padStart(9)}${row.p99Ms.toFixed(2).padStart(9)}${row.maxMs.toFixed(2).padStart(9)}  ${row.met ? 'yes' : 'NO'}`,
+      `${row.label.padEnd(34)}${row.total.padStart(10)}${row.p50Ms.toFixed(2).padStart(9)}${row.p99Ms.toFixed(2).padStart(9)}${row.maxMs.toFixed(2).padStart(9)}  ${row.met ? 'yes' : 'NO '}${String(row.apiFullGcs?.count ?? '-').padStart(5)}${String(row.duringOwnGc ?? '-').padStart(5)}`,
     );
   }
   const measured = phase.rows.filter((row) => !row.error);
@@ -180,6 +192,9 @@ export function printSessionListPhase(phase, write = (line) => process.stdout.wr
     const worst = Math.max(...measured.map((row) => row.p99Ms));
     write(
       `Worst p99 over ${measured.length < phase.rows.length ? 'the measured' : 'all'} combinations: ${worst.toFixed(2)} ms.`,
+    );
+    write(
+      `GCs: the API's full garbage collections during the combination's timed requests${measured.some((row) => row.apiFullGcs?.count) ? ` (the longest a pause of ${Math.max(...measured.map((row) => row.apiFullGcs?.longestPauseMs ?? 0)).toFixed(1)} ms)` : ''}; own: timed requests during which the bench process itself paused for a garbage collection, which their latency includes.`,
     );
   }
 }
