@@ -1198,19 +1198,12 @@ const SELECT_CASE = `SELECT organization_id, mode, id, source_type, source_id, e
   verified_at, event_sequence, created_at, updated_at
   FROM history_cases WHERE id = $1 AND organization_id = $2 AND mode = $3`;
 const SOURCE_PREFIXES = { session: 'sess', analysis: 'anal', dowsing_query: 'dowse' };
-const EARTH_RADIUS_METERS = 6_371_008.8;
-const RAD = Math.PI / 180;
+// The error distance's own function, built (a module with no imports of its own).
+const { haversineMeters } = await import(
+  new URL('../dist/libs/statistics/src/geo.js', import.meta.url).href
+);
 const pointOf = (latitude, longitude) =>
   latitude === null || longitude === null ? null : { latitude, longitude };
-
-function haversineMeters(a, b) {
-  const h =
-    Math.sin(((b.latitude - a.latitude) * RAD) / 2) ** 2 +
-    Math.cos(a.latitude * RAD) *
-      Math.cos(b.latitude * RAD) *
-      Math.sin(((b.longitude - a.longitude) * RAD) / 2) ** 2;
-  return 2 * EARTH_RADIUS_METERS * Math.asin(Math.min(1, Math.sqrt(h)));
-}
 
 async function readCase(principal, publicId) {
   const uuid = parsePublicId('hist', publicId);
