@@ -1,7 +1,6 @@
-import { parseArgs } from 'node:util';
-import pg from 'pg';
-import { newUuid, parsePublicId, toPublicId } from '#common';
-import { loadSettings, SettingsError } from '#config';
+import type pg from 'pg';
+import { toPublicId } from '#common';
+import { runSeedCommand } from './seed-command.js';
 
 /**
  * Rows per INSERT (and transaction). Every completed or failed session writes its history case
@@ -43,62 +42,29 @@ const USAGE = `Usage: npm run db:seed-sessions -- [--count N] [--organization OR
 
 Adds N sessions (default 1,000,000) to one organisation, for measuring lists at scale:
 created over the past year, types evenly spread, ${RUNNING} running and the rest 90 % completed
-(confidence scores spread over 0–1, leads among 50 analysts) and 10 % failed. Without
---organization it creates an enterprise organisation for them. Uses DATABASE_URL.`;
+(confidence scores spread over 0–1, leads among 50 analysts) and 10 % failed. With
+--organization (org_… or its UUID) it adds them to that organisation, which must exist;
+without, it creates an enterprise organisation for them. Uses DATABASE_URL.`;
 
 /** `npm run db:seed-sessions`: a large, realistic sessions table in one organisation. */
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      count: { type: 'string', default: '1000000' },
-      organization: { type: 'string' },
-      mode: { type: 'string', default: 'live' },
-      help: { type: 'boolean', default: false },
-    },
-  });
-  if (values.help) return void process.stdout.write(`${USAGE}\n`);
-  const count = Number(values.count);
-  if (!Number.isInteger(count) || count < 1)
-    throw new UsageError('--count must be a positive integer');
-  if (values.mode !== 'live' && values.mode !== 'test')
-    throw new UsageError('--mode must be live or test');
-
-  const client = new pg.Client({ connectionString: loadSettings().databaseUrl });
-  await client.connect();
-  try {
-    const organizationId = values.organization
-      ? (parsePublicId('organization', values.organization) ?? values.organization)
-      : await createOrganization(client);
-    const started = Date.now();
-    for (let done = 0; done < count; done += CHUNK) {
-      await insertChunk(client, organizationId, values.mode, {
-        from: done,
-        rows: Math.min(CHUNK, count - done),
-        of: count,
-      });
-      if ((done + CHUNK) % MAINTAIN_EVERY === 0) {
-        await client.query('VACUUM ANALYZE history_case_rollups, history_analyst_rollups');
-      }
-      process.stdout.write(`\r${Math.min(done + CHUNK, count).toLocaleString('en')} sessions`);
+runSeedCommand(USAGE, 'Scale test', async (client, { count, organizationId, mode }) => {
+  const started = Date.now();
+  for (let done = 0; done < count; done += CHUNK) {
+    await insertChunk(client, organizationId, mode, {
+      from: done,
+      rows: Math.min(CHUNK, count - done),
+      of: count,
+    });
+    if ((done + CHUNK) % MAINTAIN_EVERY === 0) {
+      await client.query('VACUUM ANALYZE history_case_rollups, history_analyst_rollups');
     }
-    await client.query('VACUUM ANALYZE sessions');
-    process.stdout.write(
-      `\nSeeded ${count.toLocaleString('en')} sessions in ${toPublicId('organization', organizationId)} (${values.mode}) in ${((Date.now() - started) / 1000).toFixed(0)} s.\n`,
-    );
-  } finally {
-    await client.end();
+    process.stdout.write(`\r${Math.min(done + CHUNK, count).toLocaleString('en')} sessions`);
   }
-}
-
-async function createOrganization(client: pg.Client): Promise<string> {
-  const uuid = newUuid();
-  await client.query(
-    `INSERT INTO organizations (id, name, plan, tier, engine_seed)
-     VALUES ($1, $2, 'enterprise', 'custom', md5(random()::text))`,
-    [uuid, `Scale test ${new Date().toISOString()}`],
+  await client.query('VACUUM ANALYZE sessions');
+  process.stdout.write(
+    `\nSeeded ${count.toLocaleString('en')} sessions in ${toPublicId('organization', organizationId)} (${mode}) in ${((Date.now() - started) / 1000).toFixed(0)} s.\n`,
   );
-  return uuid;
-}
+});
 
 /**
  * One INSERT … SELECT over generate_series, rows `from`..`from + rows` of
@@ -126,7 +92,7 @@ async function insertChunk(
                            confidence_score, analyst_id, evidence, failure_reason, event_sequence,
                            created_at, updated_at, started_at, completed_at, estimated_completion,
                            analyst_count)
-     SELECT (lpad(to_hex((extract(epoch FROM created_at) * 1000)::bigint), 12, '0') || '7'
+     SELECT (lpad(to_hex(floor(extract(epoch FROM created_at) * 1000)::bigint), 12, '0') || '7'
                || substr(md5(random()::text), 1, 3) || '8' || substr(md5(random()::text), 1, 15))::uuid,
             $1, $2, (ARRAY['remote_viewing', 'dowsing', 'automatic_writing'])[1 + i % 3],
             'Seeded target ' || i, (ARRAY['visual', 'kinesthetic', 'auditory', NULL])[1 + i % 4],
@@ -154,14 +120,3 @@ async function insertChunk(
     ],
   );
 }
-
-class UsageError extends Error {}
-
-main().catch((error: unknown) => {
-  const message =
-    error instanceof SettingsError || error instanceof UsageError
-      ? `${error.message}\n\n${USAGE}`
-      : `Seeding failed: ${String(error)}`;
-  process.stderr.write(`${message}\n`);
-  process.exit(1);
-});

@@ -40,7 +40,8 @@ export interface HistorySeedProgress {
  * HISTORY_SEED_CHUNK. A case already there (the same tenant and external id)
  * is left as it is (ON CONFLICT DO NOTHING), so running the seed again adds
  * only what is missing. Each chunk starts from its own setseed, so case n has
- * the same content in every run (its id, from history_case_id(), differs).
+ * the same content in every run (its id, from history_case_id(), and its
+ * date, which spreads the run's cases over the years up to now, differ).
  * Nothing is ANALYZEd here: the caller does that once at the end.
  */
 export async function seedHistoryCases(
@@ -128,6 +129,13 @@ const wrapLongitude = (x: string) => `(${x}) - 360 * floor(((${x}) + 180) / 360)
  * completed, about 20 % verified (of those 30 % hits, 30 % partial, 40 %
  * misses; the true place 0.3, 3 or 30 km (σ) from the case's), 3 %
  * classified.
+ *
+ * No ORDER BY: generate_series already yields the cases in order, and a sort
+ * would make PostgreSQL draw the select list's own random() calls (analysts,
+ * descriptors, description, …) after every row's draws of the CTEs, so case
+ * n's content would depend on how many cases the chunk holds, and a second
+ * run with a larger --count would add cases unlike those of one run.
+ * Without it each row is drawn whole before the next.
  */
 const INSERT_CASES = `
   WITH draws AS (
@@ -219,5 +227,4 @@ const INSERT_CASES = `
          CASE WHEN verdict IS NOT NULL THEN 'verifier_' || lpad((1 + floor(random() * 25)::int)::text, 2, '0') END,
          CASE WHEN verdict IS NOT NULL THEN least(now(), date + random() * interval '90 days') END
     FROM outcomes o
-   ORDER BY n
   ON CONFLICT (organization_id, mode, external_id) WHERE external_id IS NOT NULL DO NOTHING`;
