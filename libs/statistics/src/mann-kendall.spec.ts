@@ -146,4 +146,25 @@ describe('selectInPlace', () => {
       expect(mannKendall(values, times).senSlope).toBeCloseTo(median, 12);
     }
   });
+
+  it("Sen's slope stays the median of each series' own slopes, long and short series in turn (property)", () => {
+    const medianSlope = (values: number[]) => {
+      const slopes: number[] = [];
+      for (let i = 0; i < values.length; i++)
+        for (let j = i + 1; j < values.length; j++)
+          slopes.push((values[j]! - values[i]!) / (j - i));
+      slopes.sort((a, b) => a - b);
+      const m = slopes.length / 2;
+      return slopes.length % 2 === 1 ? slopes[Math.floor(m)]! : (slopes[m - 1]! + slopes[m]!) / 2;
+    };
+    const series = fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 2, maxLength: 60 });
+    fc.assert(
+      fc.property(fc.array(series, { minLength: 2, maxLength: 6 }), (all) => {
+        for (const values of all) {
+          expect(mannKendall(values).senSlope).toBeCloseTo(medianSlope(values), 12);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
 });
