@@ -203,7 +203,7 @@ export class AnalystAnalyses {
       }
       return true;
     });
-    return this.tasking.assignmentOf(member, tenant.mode, assignmentId);
+    return this.work.assignments.assignmentOf(member, tenant.mode, assignmentId);
   }
 
   /** Closes analyses past their deadline: completed with what was submitted, else failed. */

@@ -132,7 +132,7 @@ export class AnalystDowsing {
         await this.complete(tx, current, progress.tasking, requestId);
       }
     });
-    return this.tasking.assignmentOf(member, tenant.mode, assignmentId);
+    return this.work.assignments.assignmentOf(member, tenant.mode, assignmentId);
   }
 
   /** Closes queries past their deadline: answered from what was submitted, else failed. */

@@ -180,7 +180,7 @@ export class AnalystSessions {
       }
       return true;
     });
-    return this.work.tasking.assignmentOf(member, tenant.mode, assignmentId);
+    return this.work.assignments.assignmentOf(member, tenant.mode, assignmentId);
   }
 
   /** Closes sessions past their deadline: completed with what was submitted, else failed. */

@@ -1,7 +1,7 @@
 import { Body, Get, HttpCode, Param, Post, Query, Res, StreamableFile } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { SubmittedSketches, TaskingService } from '#analysts';
+import { AssignmentsService, SubmittedSketches } from '#analysts';
 import { requireMember, type Member } from '#auth';
 import { Scope, type Principal } from '#common';
 import { AppSettings } from '#config';
@@ -41,7 +41,7 @@ const OWN =
 @ApiController({ path: 'assignments', version: '2' })
 export class AssignmentsV2Controller {
   constructor(
-    private readonly tasking: TaskingService,
+    private readonly assignments: AssignmentsService,
     private readonly sketches: SubmittedSketches,
     private readonly settings: AppSettings,
   ) {}
@@ -58,7 +58,7 @@ export class AssignmentsV2Controller {
     @CurrentPrincipal() principal: Principal,
     @Query() query: AssignmentListQueryDto,
   ): Promise<AssignmentListDto> {
-    const page = await this.tasking.assignmentsOf(
+    const page = await this.assignments.assignmentsOf(
       member,
       principal.mode,
       { status: query.status, kind: query.kind },
@@ -83,7 +83,7 @@ export class AssignmentsV2Controller {
     @Param('assignment_id') id: string,
   ): Promise<AssignmentDto> {
     return toAssignmentDto(
-      await this.tasking.assignmentOf(member, principal.mode, id),
+      await this.assignments.assignmentOf(member, principal.mode, id),
       this.settings.publicUrl,
     );
   }
@@ -108,7 +108,7 @@ export class AssignmentsV2Controller {
     @Body() body: DeclineAssignmentDto,
   ): Promise<AssignmentDto> {
     return toAssignmentDto(
-      await this.tasking.decline(
+      await this.assignments.decline(
         requireMember(member),
         principal.mode,
         id,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { MemberRole } from '#auth';
 import { JudgingService } from '../judging/judging.service.js';
-import { TaskingService } from '../tasking/tasking.service.js';
+import { AssignmentsService } from '../tasking/assignments.service.js';
 
 /** What a change to a member means for the work: who lost what, who gained what. */
 export interface MemberChange {
@@ -20,7 +20,7 @@ export interface MemberChange {
 @Injectable()
 export class MemberConsequences {
   constructor(
-    private readonly tasking: TaskingService,
+    private readonly assignments: AssignmentsService,
     private readonly judging: JudgingService,
   ) {}
 
@@ -30,7 +30,7 @@ export class MemberConsequences {
     const wasJudge = !change.before.disabled && change.before.roles.includes('judge');
     const isJudge = !change.after.disabled && change.after.roles.includes('judge');
     if (wasAnalyst && !isAnalyst) {
-      await this.tasking.releaseOpenAssignments(change.userId, requestId);
+      await this.assignments.releaseOpenAssignments(change.userId, requestId);
     }
     if (!wasJudge && isJudge) await this.judging.assignWaiting(change.organizationId, requestId);
   }

@@ -21,6 +21,7 @@ import {
   type TaskingRequest,
 } from './tasking.js';
 import { SubmittedSketches } from './submitted-sketches.js';
+import { AssignmentsService } from './assignments.service.js';
 import { TaskingService } from './tasking.service.js';
 
 /** How a create request asks for its work to be done by people (absent: the default engine). */
@@ -87,6 +88,7 @@ const SWEEP_BATCH = 200;
 export class AnalystWork {
   constructor(
     readonly tasking: TaskingService,
+    readonly assignments: AssignmentsService,
     readonly sketches: SubmittedSketches,
     private readonly judging: JudgingService,
     private readonly trackRecords: TrackRecords,

@@ -9,7 +9,12 @@ export {
   type TimedWorkPeople,
   type WorkPeople,
 } from './analyst-work.js';
-export { type AssignmentFilters, assignmentPublicId, TaskingService } from './tasking.service.js';
+export {
+  type AssignmentFilters,
+  assignmentPublicId,
+  AssignmentsService,
+} from './assignments.service.js';
+export { TaskingService } from './tasking.service.js';
 export { workPublicId } from './assignment-events.js';
 export * from './tasking.js';
 export { commitTarget, targetCommitment, targetReferenceNumber } from './target-commitment.js';

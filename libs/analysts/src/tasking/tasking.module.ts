@@ -4,13 +4,14 @@ import { EventsModule } from '#events';
 import { JudgingModule } from '../judging/judging.module.js';
 import { TargetPoolModule } from '../targets/targets.module.js';
 import { AnalystWork } from './analyst-work.js';
+import { AssignmentsService } from './assignments.service.js';
 import { SubmittedSketches } from './submitted-sketches.js';
 import { TaskingService } from './tasking.service.js';
 
 /** Blind tasking: taskings, assignments and submissions, and what the kinds of work share of it. */
 @Module({
   imports: [DatabaseModule, EventsModule, JudgingModule, TargetPoolModule],
-  providers: [TaskingService, AnalystWork, SubmittedSketches],
-  exports: [TaskingService, AnalystWork, SubmittedSketches],
+  providers: [TaskingService, AssignmentsService, AnalystWork, SubmittedSketches],
+  exports: [TaskingService, AssignmentsService, AnalystWork, SubmittedSketches],
 })
 export class TaskingModule {}

@@ -1,16 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import type { Member } from '#auth';
-import { AppError, newUuid, parsePublicId, toPublicId, type Tenant } from '#common';
+import { AppError, newUuid, parsePublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { Sql, type KeysetPage, keysetPage, type PageRequest, SqlConditions } from '#database';
+import { Sql } from '#database';
 import { EventLog } from '#events';
 import { namedAnalysts, OPEN_STATUSES, pickAnalysts } from './analyst-picking.js';
+import { assignAnalyst } from './assignment-changes.js';
 import { appendAssignmentEvent } from './assignment-events.js';
 import { commitTarget, targetReferenceNumber } from './target-commitment.js';
 import {
   type Assignment,
-  type AssignmentStatus,
   type SubmissionInput,
   type SubmissionProgress,
   type TaskedKind,
@@ -26,18 +26,13 @@ import {
   type TaskingRow,
 } from './tasking-rows.js';
 
-/** Filters of an analyst's own list of assignments. */
-export interface AssignmentFilters {
-  status?: AssignmentStatus | undefined;
-  kind?: TaskedKind | undefined;
-}
-
 /**
- * Blind tasking (docs/analysts.md): gives a piece of work to the
- * organisation's analysts with a committed target, takes their submissions
- * until the deadline, and closes the work. The work kinds (sessions,
- * analyses, dowsing) call it inside their own transactions, so a piece of
- * work and its tasking change together.
+ * Blind tasking (docs/analysts.md), the work's side: gives a piece of work
+ * to the organisation's analysts with a committed target, takes their
+ * submissions until the deadline, and closes the work. The work kinds
+ * (sessions, analyses, dowsing) call it inside their own transactions, so a
+ * piece of work and its tasking change together. The analyst's side (their
+ * own list, declining) is AssignmentsService.
  */
 @Injectable()
 export class TaskingService {
@@ -161,7 +156,7 @@ export class TaskingService {
       ],
     );
     for (const userId of [...named, ...picked]) {
-      await this.assign(tx, tasking, userId, requestId);
+      await assignAnalyst(tx, this.events, tasking, userId, requestId);
     }
     return tasking;
   }
@@ -173,107 +168,6 @@ export class TaskingService {
       [kind, workId],
     );
     return row ? taskingFromRow(row) : null;
-  }
-
-  /** The member's own assignments, newest first (v2 keyset pages). */
-  async assignmentsOf(
-    member: Member,
-    mode: Tenant['mode'],
-    filters: AssignmentFilters,
-    page: PageRequest,
-  ): Promise<KeysetPage<Assignment>> {
-    const where = new SqlConditions();
-    where.and(`user_id = ${where.param(member.userId)}`);
-    where.and(`mode = ${where.param(mode)}`);
-    if (filters.status) where.and(`status = ${where.param(filters.status)}`);
-    if (filters.kind) {
-      where.and(
-        `tasking_id IN (SELECT id FROM work_taskings WHERE work_kind = ${where.param(filters.kind)})`,
-      );
-    }
-    return keysetPage(
-      (text, parameters) => this.sql.rows(text, parameters),
-      {
-        table: 'assignments',
-        where,
-        scope: { user_id: member.userId, mode },
-        readRows: async (idsSql, parameters) =>
-          (
-            await this.sql.rows<AssignmentRow & TaskingRow>(
-              `${SELECT_ASSIGNMENTS} WHERE a.id IN (${idsSql}) ORDER BY a.created_at DESC, a.id DESC`,
-              parameters,
-            )
-          ).map(assignmentFromRow),
-      },
-      page,
-    );
-  }
-
-  /** One of the member's own assignments; anyone else's is NOT_FOUND. */
-  async assignmentOf(member: Member, mode: Tenant['mode'], publicId: string): Promise<Assignment> {
-    const id = parsePublicId('assignment', publicId);
-    const [row] =
-      id === null
-        ? []
-        : await this.sql.rows<AssignmentRow & TaskingRow>(
-            `${SELECT_ASSIGNMENTS} WHERE a.id = $1 AND a.user_id = $2 AND a.mode = $3`,
-            [id, member.userId, mode],
-          );
-    if (!row) throw AppError.notFound('assignment', publicId);
-    return assignmentFromRow(row);
-  }
-
-  /**
-   * The analyst turns an assignment down before submitting: it is `declined`
-   * and another analyst (least loaded, not already on the work) takes the
-   * analyst's place with the same deadline, when there is one. When there is
-   * none and nobody left on the work has yet to submit, the work is closed at
-   * the next deadline sweep (completed with what was submitted, else failed).
-   */
-  async decline(
-    member: Member,
-    mode: Tenant['mode'],
-    publicId: string,
-    reason: string | null,
-    requestId: string | null,
-  ): Promise<Assignment> {
-    const assignment = await this.assignmentOf(member, mode, publicId);
-    await this.sql.transaction(async (tx) => {
-      const { rows } = await tx.query<{ status: AssignmentStatus }>(
-        `SELECT status FROM assignments WHERE id = $1 FOR UPDATE`,
-        [assignment.id],
-      );
-      const status = rows[0]?.status;
-      if (status !== 'assigned') {
-        throw new AppError('CONFLICT', `Assignment ${publicId} is ${status}`, {
-          field: 'status',
-          issue:
-            'only an assignment not yet submitted can be declined (an amendment replaces a submission)',
-        });
-      }
-      await this.release(tx, assignment, reason, requestId);
-    });
-    return this.assignmentOf(member, mode, publicId);
-  }
-
-  /**
-   * Someone who is no longer an analyst here (role taken away, account
-   * disabled) gives up every assignment not yet submitted; others take them.
-   */
-  async releaseOpenAssignments(userId: string, requestId: string | null): Promise<void> {
-    const open = await this.sql.rows<AssignmentRow & TaskingRow>(
-      `${SELECT_ASSIGNMENTS} WHERE a.user_id = $1 AND a.status = 'assigned' AND t.closed_at IS NULL`,
-      [userId],
-    );
-    for (const row of open) {
-      await this.sql.transaction(async (tx) => {
-        const { rowCount } = await tx.query(
-          `SELECT 1 FROM assignments WHERE id = $1 AND status = 'assigned' FOR UPDATE`,
-          [row.a_id],
-        );
-        if (rowCount) await this.release(tx, assignmentFromRow(row), 'released', requestId);
-      });
-    }
   }
 
   /**
@@ -439,86 +333,4 @@ export class TaskingService {
       workId,
     ]);
   }
-
-  private async assign(
-    tx: pg.PoolClient,
-    tasking: Tasking,
-    userId: string,
-    requestId: string | null,
-  ): Promise<void> {
-    const id = newUuid();
-    const now = new Date();
-    await tx.query(
-      `INSERT INTO assignments (id, organization_id, mode, tasking_id, user_id, status, deadline, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, 'assigned', $6, $7, $7)`,
-      [id, tasking.organizationId, tasking.mode, tasking.id, userId, tasking.deadline, now],
-    );
-    await appendAssignmentEvent(
-      tx,
-      this.events,
-      { id, userId, deadline: tasking.deadline },
-      tasking,
-      'assigned',
-      'assignment.created',
-      { target_commitment: tasking.commitment, created_at: now.toISOString() },
-      requestId,
-    );
-  }
-
-  /** `declined` (by the analyst, or released), and someone else in their place when anyone is free. */
-  private async release(
-    tx: pg.PoolClient,
-    assignment: Assignment,
-    reason: string | null,
-    requestId: string | null,
-  ): Promise<void> {
-    const now = new Date();
-    await tx.query(
-      `UPDATE assignments SET status = 'declined', declined_at = $2, decline_reason = $3, updated_at = $2
-        WHERE id = $1`,
-      [assignment.id, now, reason],
-    );
-    await appendAssignmentEvent(
-      tx,
-      this.events,
-      assignment,
-      assignment.tasking,
-      'declined',
-      'assignment.declined',
-      { declined_at: now.toISOString() },
-      requestId,
-    );
-    const { rows } = await tx.query<{ user_id: string }>(
-      `SELECT user_id FROM assignments WHERE tasking_id = $1`,
-      [assignment.tasking.id],
-    );
-    const [replacement] = await pickAnalysts(
-      tx,
-      assignment.tasking,
-      1,
-      rows.map((row) => row.user_id),
-    );
-    if (replacement) {
-      await this.assign(tx, assignment.tasking, replacement, requestId);
-      return;
-    }
-    // Nobody free to take the place: when everyone still on the work has submitted, or
-    // nobody is left, there is nothing more to wait for, and the deadline sweep closes it now.
-    const { rows: counts } = await tx.query<{ waiting: number }>(
-      `SELECT count(*) FILTER (WHERE status = 'assigned')::int AS waiting
-         FROM assignments WHERE tasking_id = $1`,
-      [assignment.tasking.id],
-    );
-    if (counts[0]!.waiting === 0) {
-      await tx.query(`UPDATE work_taskings SET deadline = LEAST(deadline, $2) WHERE id = $1`, [
-        assignment.tasking.id,
-        now,
-      ]);
-    }
-  }
-}
-
-/** The public id of an assignment. */
-export function assignmentPublicId(assignment: Pick<Assignment, 'id'>): string {
-  return toPublicId('assignment', assignment.id);
 }
