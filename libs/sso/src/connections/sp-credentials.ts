@@ -1,5 +1,5 @@
-import * as x509 from '@peculiar/x509';
 import { webcrypto } from 'node:crypto';
+import { x509Library } from '../libraries.js';
 
 const VALID_YEARS = 10;
 const ALGORITHM = {
@@ -18,6 +18,7 @@ const ALGORITHM = {
 export async function createSpCredentials(
   commonName: string,
 ): Promise<{ privateKey: string; certificate: string }> {
+  const x509 = x509Library();
   x509.cryptoProvider.set(webcrypto);
   const keys = (await webcrypto.subtle.generateKey(ALGORITHM, true, [
     'sign',

@@ -1,6 +1,7 @@
 import * as net from 'node:net';
 import * as tls from 'node:tls';
-import { Client } from 'ldapts';
+import type { Client } from 'ldapts';
+import { ldapLibrary } from '../libraries.js';
 import { isTimeout, LdapSignInError, toLdapSignInError } from './ldap-errors.js';
 import type { LdapSettings } from './ldap-settings.js';
 
@@ -46,7 +47,7 @@ export async function openBoundConnection(
   const firstSocketOnly = () => {
     if (++sockets > 1) throw new Error('the directory connection was lost');
   };
-  const client = new Client({
+  const client: Client = new (ldapLibrary().Client)({
     url: settings.url,
     timeout: timeoutMs,
     connectTimeout: timeoutMs,

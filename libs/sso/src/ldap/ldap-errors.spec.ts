@@ -1,6 +1,9 @@
-import { BusyError, InvalidCredentialsError, NoSuchObjectError } from 'ldapts';
 import { describe, expect, it } from 'vitest';
+import { ldapLibrary } from '../libraries.js';
 import { LdapSignInError, toLdapSignInError } from './ldap-errors.js';
+
+// The errors of the ldapts the code loads (libraries.ts): the ES module build's are other classes.
+const { BusyError, InvalidCredentialsError, NoSuchObjectError } = ldapLibrary();
 
 const withCode = (code: string, message = code) => Object.assign(new Error(message), { code });
 

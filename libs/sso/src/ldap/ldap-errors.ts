@@ -1,4 +1,4 @@
-import { ResultCodeError } from 'ldapts';
+import { ldapLibrary } from '../libraries.js';
 
 export type LdapSignInErrorCode =
   | 'invalid_credentials'
@@ -70,7 +70,7 @@ export function toLdapSignInError(
       cause: error,
     });
   }
-  if (error instanceof ResultCodeError) {
+  if (error instanceof ldapLibrary().ResultCodeError) {
     if (error.code === INVALID_CREDENTIALS) {
       return operation === 'user bind'
         ? new LdapSignInError('invalid_credentials', 'the directory refused the password', {

@@ -1,5 +1,6 @@
-import { NoSuchObjectError, type Entry, type SearchOptions } from 'ldapts';
+import type { Entry, SearchOptions } from 'ldapts';
 import { describe, expect, it } from 'vitest';
+import { ldapLibrary } from '../libraries.js';
 import {
   NESTED_GROUP_MAX_COUNT,
   NESTED_GROUP_MAX_DEPTH,
@@ -7,6 +8,9 @@ import {
   type GroupSource,
 } from './ldap-groups.js';
 import { ldapSettings, type LdapSettings } from './ldap-settings.js';
+
+// The errors of the ldapts the code loads (libraries.ts): the ES module build's are other classes.
+const { NoSuchObjectError } = ldapLibrary();
 
 const USER = 'uid=ada,ou=people,dc=corp';
 const group = (name: string) => `cn=${name},ou=groups,dc=corp`;

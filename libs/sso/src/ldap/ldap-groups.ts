@@ -1,4 +1,5 @@
-import { ResultCodeError, type Entry, type SearchOptions } from 'ldapts';
+import type { Entry, SearchOptions } from 'ldapts';
+import { ldapLibrary } from '../libraries.js';
 import { firstRdnType, firstRdnValue, parseDn } from './distinguished-name.js';
 import type { LdapSettings } from './ldap-settings.js';
 import { fillFilterTemplate } from './ldap-settings.js';
@@ -120,7 +121,7 @@ async function readGroupEntry(source: GroupSource, dn: string): Promise<FoundGro
     });
   } catch (error) {
     // Gone or unreadable: named by its DN. An unreachable directory still fails the sign-in.
-    if (error instanceof ResultCodeError) return fallback;
+    if (error instanceof ldapLibrary().ResultCodeError) return fallback;
     throw error;
   }
   const entry = entries[0];

@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import { Filter, FilterParser } from 'ldapts';
+import { ldapLibrary } from '../libraries.js';
 import { InvalidDnError, parseDn } from './distinguished-name.js';
 
 /** How one organisation's directory is reached and read (an `ldap` SSO connection). */
@@ -173,7 +173,7 @@ function filterTemplateIssue(template: string, placeholder: string): string | nu
     return 'must be one parenthesised LDAP filter, e.g. (uid={username})';
   }
   try {
-    FilterParser.parseString(fillFilterTemplate(trimmed, placeholder, 'sample'));
+    ldapLibrary().FilterParser.parseString(fillFilterTemplate(trimmed, placeholder, 'sample'));
     return null;
   } catch (error) {
     return `is not a valid LDAP filter: ${error instanceof Error ? error.message : String(error)}`;
@@ -200,6 +200,6 @@ function isOneParenthesisedFilter(filter: string): boolean {
  * function, not a replacement string: `$&` or `$'` in what someone typed stay literal.
  */
 export function fillFilterTemplate(template: string, placeholder: string, value: string): string {
-  const escaped = Filter.escape(value);
+  const escaped = ldapLibrary().Filter.escape(value);
   return template.replaceAll(placeholder, () => escaped);
 }

@@ -1,4 +1,4 @@
-import { SamlStatusError } from '@node-saml/node-saml';
+import { samlLibrary } from '../libraries.js';
 import { SamlSignInError, type SamlSignInErrorCode } from './errors.js';
 
 /**
@@ -42,7 +42,7 @@ const REASONS: { pattern: RegExp; code: SamlSignInErrorCode; message: string }[]
 export function signInFailure(error: unknown): SamlSignInError {
   if (error instanceof SamlSignInError) return error;
   // A status error's details hold the IdP's XML: kept out of the cause too.
-  if (error instanceof SamlStatusError) {
+  if (error instanceof samlLibrary().SamlStatusError) {
     return new SamlSignInError('invalid_response', 'the IdP answered with an error status');
   }
   const text = error instanceof Error ? error.message : String(error);

@@ -1,6 +1,7 @@
 import { createPrivateKey } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
-import { SAML, ValidateInResponseTo, type CacheProvider } from '@node-saml/node-saml';
+import type { CacheProvider, SAML } from '@node-saml/node-saml';
+import { samlLibrary } from '../libraries.js';
 import { certificateToPem } from './certificate.js';
 import { SamlConfigError, SamlSignInError } from './errors.js';
 import { signInFailure } from './failure-reasons.js';
@@ -71,6 +72,7 @@ export class SamlServiceProvider {
       checkPrivateKey(options.decryptionPrivateKey, 'decryption_private_key');
     }
     const requestTtlMs = options.requestTtlMs ?? DEFAULT_REQUEST_TTL_MS;
+    const { SAML, ValidateInResponseTo } = samlLibrary();
     this.saml = new SAML({
       issuer: options.spEntityId,
       audience: options.spEntityId,

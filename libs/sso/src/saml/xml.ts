@@ -1,4 +1,5 @@
-import { DOMParser, type Document, type Element } from '@xmldom/xmldom';
+import type { Document, Element } from '@xmldom/xmldom';
+import { xmlLibrary } from '../libraries.js';
 
 export const NS = {
   metadata: 'urn:oasis:names:tc:SAML:2.0:metadata',
@@ -23,6 +24,7 @@ export function parseXml(xml: string): Document {
   if (declaresDocumentType(xml)) throw new XmlParseError('holds a document type declaration');
   let document: Document;
   try {
+    const { DOMParser } = xmlLibrary();
     document = new DOMParser({
       // Warnings (such as an unbound prefix in text) are tolerated, errors are not.
       onError: (level, message) => {
