@@ -10,7 +10,7 @@ import { startStack, type Stack } from './support/stack.js';
 
 /**
  * The SAML, XML, LDAP and X.509 libraries (libs/sso/src/libraries.ts) are not
- * loaded when the API starts, only when an SSO request needs one: about 9 MB
+ * loaded when the API starts, only when an SSO request needs one: about 8 MB
  * of heap that every full garbage collection would otherwise mark. Seen from
  * a real API process, which logs every package file it resolves.
  */
