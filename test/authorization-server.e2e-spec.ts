@@ -230,6 +230,45 @@ describe('authorization code + PKCE (public client)', () => {
   });
 });
 
+describe('calls from a browser (CORS)', () => {
+  const ownOrigin = new URL(REDIRECT_URI).origin;
+
+  async function exchangeFrom(registered: RegisteredClient, origin: string): Promise<Response> {
+    const { params, codeVerifier } = await authorize(registered);
+    return oauth.authorizationCodeGrantRequest(
+      as,
+      registered,
+      clientAuthentication(registered),
+      params,
+      REDIRECT_URI,
+      codeVerifier,
+      { ...insecure, headers: { origin } },
+    );
+  }
+
+  it('lets a public client exchange its code from the origin of its redirect URI', async () => {
+    const response = await exchangeFrom(spa, ownOrigin);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('access-control-allow-origin')).toBe(ownOrigin);
+  });
+
+  it('refuses any other origin, and every origin for a client with a secret', async () => {
+    for (const [registered, origin] of [
+      [spa, 'https://attacker.example'],
+      [spa, 'null'],
+      [webApp, ownOrigin],
+    ] as const) {
+      const response = await exchangeFrom(registered, origin);
+      expect(response.status, origin).toBe(400);
+      expect(response.headers.get('access-control-allow-origin')).toBeNull();
+      expect(await response.json()).toMatchObject({
+        error: 'invalid_request',
+        error_description: `origin ${origin} not allowed for client: ${registered.client_id}`,
+      });
+    }
+  });
+});
+
 describe('authorization codes are single-use and short-lived', () => {
   it('refuses a replayed code and revokes what the first use issued', async () => {
     const { params, codeVerifier } = await authorize(spa);
