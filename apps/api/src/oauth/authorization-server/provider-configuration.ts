@@ -74,10 +74,11 @@ export function providerConfiguration(deps: ProviderDependencies): Configuration
     },
     extraClientMetadata: { properties: ['organization_id', 'mode'] },
     pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' },
-    // A browser may call the token and revocation endpoints only for a public client (PKCE, no
-    // secret), from the origin of one of its redirect URIs; a client with a secret is never
-    // called from a page, so any Origin is refused for it (400 invalid_request). The library's
-    // default rule, set here as ours: left unset, it asks on start to be changed.
+    // A browser may call the token, revocation and introspection endpoints only for a public
+    // client (PKCE, no secret), from the origin of one of its redirect URIs; a client with a
+    // secret is never called from a page, so any Origin is refused for it (400
+    // invalid_request). The library's default rule, set here as ours: left unset, it asks on
+    // start to be changed.
     // ("null", the origin of sandboxed pages and of custom-scheme redirect URIs, matches none.)
     clientBasedCORS: (_ctx, origin, client) =>
       client.clientAuthMethod === 'none' &&
