@@ -1,5 +1,6 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Settings } from '#config';
+import { backOffSubscriberReconnects } from './cluster-subscriber-backoff.js';
 
 /** A connection to the deployment's Redis: one server, or a Redis Cluster. */
 export type RedisClient = Redis | Cluster;
@@ -25,6 +26,7 @@ export function createRedisClient(settings: RedisSettings, options: RedisOptions
     enableAutoPipelining,
     redisOptions: { ...credentialsOf(settings.redisUrl), ...nodeOptions },
   });
+  backOffSubscriberReconnects(cluster);
   if (typeof options.maxRetriesPerRequest === 'number') {
     // maxRetriesPerRequest bounds a command's wait on one node's reconnection, but a
     // cluster keeps commands it cannot place (every node away) in a queue of its own,
