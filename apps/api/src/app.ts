@@ -10,6 +10,7 @@ import { mountDashboard } from './dashboard/dashboard-assets.js';
 import { AuthorizationServer } from './oauth/authorization-server/authorization-server.js';
 import { collectProcessMetrics, httpMetricsMiddleware } from './health/metrics.js';
 import { installBodyParsing } from './http/body-parsing.js';
+import { PrefixRoutedExpressAdapter } from './http/prefix-routing.js';
 import { requestIdMiddleware } from './http/request-id.middleware.js';
 import { createValidationPipe } from './http/validation.js';
 import { LiveSockets } from './live/live-sockets.js';
@@ -19,10 +20,11 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 /** The configured API application, not yet listening (main.ts and the tests share it). */
 export async function createApiApp(settings: Settings): Promise<INestApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(ApiModule.forSettings(settings), {
-    bodyParser: false,
-    bufferLogs: true,
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    ApiModule.forSettings(settings),
+    new PrefixRoutedExpressAdapter(),
+    { bodyParser: false, bufferLogs: true },
+  );
   app.useLogger(app.get(Logger));
   const express = app.getHttpAdapter().getInstance();
   express.disable('x-powered-by');

@@ -1,17 +1,11 @@
 import type { NextFunction, Request, Response } from 'express';
 import { AppError } from '#common';
-
-interface RouterLayer {
-  route?: { path: string; methods: Record<string, boolean> };
-  /** router 2: the decoded parameters of a matching path, else false. */
-  match(path: string): false | { params: Record<string, string> };
-}
+import { routerLayers, type RouterLayer } from './prefix-routing.js';
 
 /** Express's own router layers, so these answers can never disagree with what is served. */
 function routeLayers(request: Request): RouterLayer[] {
-  const router = (request.app as unknown as { router?: { stack: RouterLayer[] } }).router;
   // Middleware mounted for every method (`app.all`, Nest's forRoutes('*')) says nothing about a path.
-  return (router?.stack ?? []).filter(
+  return routerLayers(request.app).filter(
     (layer) => layer.route !== undefined && !answersEveryMethod(layer.route.methods),
   );
 }
