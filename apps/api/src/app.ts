@@ -10,7 +10,7 @@ import { mountDashboard } from './dashboard/dashboard-assets.js';
 import { AuthorizationServer } from './oauth/authorization-server/authorization-server.js';
 import { collectProcessMetrics, httpMetricsMiddleware } from './health/metrics.js';
 import { installBodyParsing } from './http/body-parsing.js';
-import { PrefixRoutedExpressAdapter } from './http/prefix-routing.js';
+import { ApiHttpAdapter } from './http/api-http-adapter.js';
 import { requestIdMiddleware } from './http/request-id.middleware.js';
 import { createValidationPipe } from './http/validation.js';
 import { LiveSockets } from './live/live-sockets.js';
@@ -22,7 +22,7 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 export async function createApiApp(settings: Settings): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(
     ApiModule.forSettings(settings),
-    new PrefixRoutedExpressAdapter(),
+    new ApiHttpAdapter(),
     { bodyParser: false, bufferLogs: true },
   );
   app.useLogger(app.get(Logger));
