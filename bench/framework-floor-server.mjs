@@ -1,5 +1,6 @@
 // One of bench/framework-floor.mjs's servers: `node bench/framework-floor-server.mjs <kind> <port>`
-// with kind node | nest-express | nest-fastify. Each answers GET /v1/sessions/{session_id} the same
+// with kind node | nest-express | nest-express-api | nest-fastify (nest-express-api: Nest on
+// Express through the API's own adapter, dist/apps/api/src/http/api-http-adapter.js, built). Each answers GET /v1/sessions/{session_id} the same
 // way, with no I/O, so that what they cost per request is the framework and nothing else:
 //   - an X-Request-Id header, set by a middleware (the API's request-id middleware);
 //   - an async guard that reads Authorization, awaits once (the API's credential and limiter
@@ -152,7 +153,13 @@ async function startNest() {
     const { FastifyAdapter } = await import('@nestjs/platform-fastify');
     app = await NestFactory.create(FloorModule, new FastifyAdapter(), options);
   } else {
-    app = await NestFactory.create(FloorModule, options);
+    const adapter =
+      kind === 'nest-express-api'
+        ? new (await import('../dist/apps/api/src/http/api-http-adapter.js')).ApiHttpAdapter()
+        : undefined;
+    app = adapter
+      ? await NestFactory.create(FloorModule, adapter, options)
+      : await NestFactory.create(FloorModule, options);
     const express = app.getHttpAdapter().getInstance();
     express.disable('x-powered-by');
     express.set('etag', false);
@@ -165,6 +172,7 @@ async function startNest() {
 }
 
 if (kind === 'node') await startNode();
-else if (kind === 'nest-express' || kind === 'nest-fastify') await startNest();
-else throw new Error(`unknown kind "${kind}": node, nest-express or nest-fastify`);
+else if (['nest-express', 'nest-express-api', 'nest-fastify'].includes(kind)) await startNest();
+else
+  throw new Error(`unknown kind "${kind}": node, nest-express, nest-express-api or nest-fastify`);
 process.stdout.write(`${kind} listening on ${port}\n`);

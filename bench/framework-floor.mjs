@@ -1,10 +1,12 @@
-// The framework's floor: what Nest on Express, and Nest on Fastify, cost per request before the
-// API does any work of its own, against plain node:http answering the same read, in one run.
+// The framework's floor: what Nest on Express (with Nest's own adapter and with the API's), and
+// Nest on Fastify, cost per request before the API does any work of its own, against plain
+// node:http answering the same read, in one run. The API's adapter comes from dist/: build first
+// (`npm run bench:framework` does).
 //
 //   node bench/framework-floor.mjs
 //   BENCH_DURATION=4 BENCH_ROUNDS=3 BENCH_CONNECTIONS=50 node bench/framework-floor.mjs
 //
-// The three servers (bench/framework-floor-server.mjs, one child process each) answer
+// The four servers (bench/framework-floor-server.mjs, one child process each) answer
 // GET /v1/sessions/{session_id} alike with no I/O: a request-id middleware, an async guard setting
 // the five request-limit headers, a handler returning a v1 status body. Each round measures every
 // server for BENCH_DURATION s after a 1 s warm-up (autocannon, BENCH_CONNECTIONS connections), in
@@ -30,7 +32,7 @@ const CONFIG = {
   rounds: wholeNumber('BENCH_ROUNDS', 3),
   connections: wholeNumber('BENCH_CONNECTIONS', 50),
 };
-const KINDS = ['node', 'nest-express', 'nest-fastify'];
+const KINDS = ['node', 'nest-express', 'nest-express-api', 'nest-fastify'];
 const PATH = '/v1/sessions/sess_01jh2x7v4ke8rbk3a8y0v0d7qz';
 const HEADERS = { authorization: 'Bearer floor' };
 
@@ -122,14 +124,14 @@ function print(byKind) {
   const lines = [
     '',
     `GET ${PATH.replace(/sess_\w+$/, '{id}')}, no I/O; ${CONFIG.connections} connections, ${CONFIG.duration} s × ${CONFIG.rounds} rounds, medians`,
-    'server          req/s   CPU µs/req   ÷ node:http   CPU µs/req over node:http',
+    'server              req/s   CPU µs/req   ÷ node:http   CPU µs/req over node:http',
   ];
   for (const kind of KINDS) {
     const figures = byKind[kind];
     if (!figures.rounds) continue;
     lines.push(
       [
-        kind.padEnd(12),
+        kind.padEnd(16),
         figures.rps.toLocaleString('en').padStart(8),
         String(figures.cpuUsPerRequest).padStart(12),
         (figures.rpsRatioToNode === undefined
