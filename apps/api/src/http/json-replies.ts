@@ -46,19 +46,13 @@ function plainData(body: unknown): body is object {
   return prototype === Object.prototype || prototype === null;
 }
 
-/** Whether the application leaves JSON and ETags as Express's defaults, once per application. */
-const plainApplications = new WeakMap<object, boolean>();
-
+/** Whether the application leaves JSON and ETags as Express's defaults (settings: a few lookups). */
 function plainJsonApplication(response: Response): boolean {
-  const app = response.app;
-  let plain = plainApplications.get(app);
-  if (plain === undefined) {
-    plain =
-      app.get('json replacer') === undefined &&
-      app.get('json spaces') === undefined &&
-      !app.enabled('json escape') &&
-      typeof app.get('etag fn') !== 'function';
-    plainApplications.set(app, plain);
-  }
-  return plain;
+  const { app } = response;
+  return (
+    app.get('json replacer') === undefined &&
+    app.get('json spaces') === undefined &&
+    !app.enabled('json escape') &&
+    typeof app.get('etag fn') !== 'function'
+  );
 }

@@ -13,20 +13,20 @@ interface LayerStack {
   stack: RouterLayer[];
 }
 
-/** One prefix's routes: an Express router, called as a middleware. */
-type Group = ((request: Request, response: Response, next: NextFunction) => void) & LayerStack;
-
-const GROUPS = Symbol('route groups');
-
-/** The layer of one run of grouped routes: a middleware that passes a request to its group. */
-type Dispatch = ((request: Request, response: Response, next: NextFunction) => void) & {
-  [GROUPS]: Map<string, Group>;
-};
+type Middleware = (request: Request, response: Response, next: NextFunction) => void;
 
 /** The route methods Nest registers through its adapter. */
 type RouteMethod =
   'get' | 'post' | 'put' | 'patch' | 'delete' | 'head' | 'options' | 'all' | 'search';
 type Registrars = Record<RouteMethod, (...args: unknown[]) => unknown>;
+
+/** One prefix's routes: an Express router, which takes routes and is called as a middleware. */
+type Group = Middleware & LayerStack & Registrars;
+
+const GROUPS = Symbol('route groups');
+
+/** The layer of one run of grouped routes: a middleware that passes a request to its group. */
+type Dispatch = Middleware & { [GROUPS]: Map<string, Group> };
 
 /** A path segment that is plain text: no parameter, wildcard, optional part or escape. */
 const LITERAL_SEGMENT = /^[A-Za-z0-9._~-]+$/;
@@ -97,7 +97,7 @@ export class PrefixRoutedExpressAdapter extends ExpressAdapter {
       }) as unknown as Group;
       groups.set(key, group);
     }
-    (group as unknown as Registrars)[method](path, ...handlers);
+    group[method](path, ...handlers);
     return this;
   }
 
