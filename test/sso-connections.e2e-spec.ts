@@ -399,7 +399,7 @@ describe('connections of an organisation', () => {
     expect(domains).toEqual([]);
   });
 
-  it('keep organisations and modes apart, and need organizations scopes', async () => {
+  it('keep organisations apart, change only in live mode, and need organizations scopes', async () => {
     const org = await createOrganization(stack, client);
     const token = await org.token();
     const created = await client.post(path(org), { token, json: ldapBody() });
@@ -418,11 +418,26 @@ describe('connections of an organisation', () => {
         })
       ).status,
     ).toBe(404);
-    // The same organisation's test mode does not see live connections.
+    // The same organisation's test mode reads its connections, and changes none of them.
     const testKey = await org.apiKey(undefined, 'test');
     expect((await client.get(`${path(org)}/${created.body.id}`, { token: testKey })).status).toBe(
-      404,
+      200,
     );
+    const listed = await client.get(path(org), { token: testKey });
+    expect(listed.body.data.map((c: { id: string }) => c.id)).toEqual([created.body.id]);
+    for (const [method, suffix, json] of [
+      ['POST', '', ldapBody()],
+      ['PATCH', `/${created.body.id}`, { name: 'x' }],
+      ['POST', `/${created.body.id}/test`, undefined],
+      ['DELETE', `/${created.body.id}`, undefined],
+    ] as const) {
+      const refused = await client.request(method, `${path(org)}${suffix}`, {
+        token: testKey,
+        json,
+      });
+      expect(refused.status, `${method} ${suffix}`).toBe(403);
+      expect(refused.body.error.message).toMatch(/live-mode credential/);
+    }
 
     const reader = await org.token([Scope.OrganizationsRead]);
     expect((await client.get(path(org), { token: reader })).status).toBe(200);

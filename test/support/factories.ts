@@ -15,6 +15,11 @@ export interface TestOrganization {
   token(scopes?: readonly string[]): Promise<string>;
   /** An API key with the given scopes (all by default) in the given mode (live by default). */
   apiKey(scopes?: readonly string[], mode?: Mode): Promise<string>;
+  /**
+   * A live-mode token with every scope, whatever the organisation's mode: what
+   * changes people and sign-in connections, which belong to both modes.
+   */
+  liveToken(): Promise<string>;
 }
 
 /**
@@ -41,21 +46,34 @@ export async function createOrganization(
       scopes: [...ALL_SCOPES],
     });
   const apiKeys = stack.api.get(ApiKeyService);
+  const clientCredentials = async (clientId: string, secret: string, scopes: readonly string[]) => {
+    const response = await client.post('/oauth2/token', {
+      form: {
+        grant_type: 'client_credentials',
+        client_id: clientId,
+        client_secret: secret,
+        scope: scopes.join(' '),
+      },
+    });
+    if (response.status !== 200) throw new Error(`token request failed: ${response.text}`);
+    return response.body.access_token as string;
+  };
   return {
     organizationId: organization.id,
     clientId: oauthClient.clientId,
     clientSecret,
-    async token(scopes = ALL_SCOPES) {
-      const response = await client.post('/oauth2/token', {
-        form: {
-          grant_type: 'client_credentials',
-          client_id: oauthClient.clientId,
-          client_secret: clientSecret,
-          scope: scopes.join(' '),
-        },
+    token(scopes = ALL_SCOPES) {
+      return clientCredentials(oauthClient.clientId, clientSecret, scopes);
+    },
+    async liveToken() {
+      if (mode === 'live') return clientCredentials(oauthClient.clientId, clientSecret, ALL_SCOPES);
+      const live = await stack.api.get(OAuthClientsService).createConfidential({
+        organizationId: organization.id,
+        mode: 'live',
+        clientName: 'test live client',
+        scopes: [...ALL_SCOPES],
       });
-      if (response.status !== 200) throw new Error(`token request failed: ${response.text}`);
-      return response.body.access_token as string;
+      return clientCredentials(live.client.clientId, live.clientSecret, ALL_SCOPES);
     },
     async apiKey(scopes = ALL_SCOPES, keyMode = mode) {
       const { key } = await apiKeys.create(

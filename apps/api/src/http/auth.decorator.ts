@@ -23,6 +23,13 @@ export interface AuthRequirement {
    * `admin` role gets 403 there, so the blind never see the targets.
    */
   members?: boolean;
+  /**
+   * People, identity and the organisation itself exist once for both modes, so
+   * only a live-mode credential may change them: a test-mode one gets 403
+   * before the handler runs (the mode matrix test calls every write route
+   * with one). Without it, a route's writes must stay inside the caller's mode.
+   */
+  liveOnly?: boolean;
 }
 
 export type AuthDeclaration = AuthRequirement | 'public';
@@ -34,6 +41,7 @@ export function Auth(requirement: AuthRequirement) {
     ApiBearerAuth('bearer'),
     ...(requirement.accessTokenOnly ? [] : [ApiSecurity('api_key')]),
     ApiExtension('x-required-scopes', requirement.scopes),
+    ...(requirement.liveOnly ? [ApiExtension('x-live-only', true)] : []),
     ApiResponse({
       status: 401,
       description: 'Missing, invalid or expired credential',
@@ -41,7 +49,9 @@ export function Auth(requirement: AuthRequirement) {
     }),
     ApiResponse({
       status: 403,
-      description: `Requires scope ${requirement.scopes.join(' ')}`,
+      description: requirement.liveOnly
+        ? `Requires scope ${requirement.scopes.join(' ')} and a live-mode credential: people, sign-in connections and the organisation are changed in live mode only`
+        : `Requires scope ${requirement.scopes.join(' ')}`,
       type: ErrorEnvelopeDto,
     }),
     ApiResponse(REQUEST_LIMITS_RESPONSE),

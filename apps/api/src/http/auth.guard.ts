@@ -48,6 +48,7 @@ export class AuthGuard implements CanActivate {
     }
     const missing = missingScopes(principal.scopes, declaration.scopes);
     if (missing.length > 0) throw AppError.forbidden(missing);
+    if (declaration.liveOnly && principal.mode !== 'live') throw liveModeOnly();
     const member = await this.users.memberOf(principal);
     if (member) {
       request.member = member;
@@ -55,6 +56,14 @@ export class AuthGuard implements CanActivate {
     }
     return true;
   }
+}
+
+/** People and identity are live-mode things: a sandbox credential never makes someone who signs in to live data. */
+function liveModeOnly(): AppError {
+  return new AppError('FORBIDDEN', 'This endpoint needs a live-mode credential', {
+    issue:
+      'people, sign-in connections and the organisation belong to both modes: test-mode credentials may read them but never change them',
+  });
 }
 
 /** Analysts and judges are blind: outside their own work they reach nothing. */

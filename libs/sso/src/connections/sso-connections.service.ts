@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import {
   AppError,
+  missingScopes,
   newKey,
   openSealedSecret,
   parsePublicId,
@@ -11,7 +12,7 @@ import {
 } from '#common';
 import { UsersService } from '#auth';
 import { AppSettings } from '#config';
-import { Sql, tenantConditions, TenantLists, type KeysetPage, type PageRequest } from '#database';
+import { Sql, SqlConditions, TenantLists, type KeysetPage, type PageRequest } from '#database';
 import { OutboundFetcher } from '#outbound';
 import { LdapDirectory, ldapSettings } from '../ldap/index.js';
 import {
@@ -37,8 +38,10 @@ import {
 import { ldapReport, samlReport, type SsoTestReport } from './connection-test-report.js';
 
 /**
- * An organisation's SSO connections (issue 17), per tenant like every
- * resource: create, read, list, change, delete and test. Secrets — an LDAP
+ * An organisation's SSO connections (issue 17): create, read, list, change,
+ * delete and test. Like the people they sign in, they belong to the
+ * organisation in both modes: test-mode credentials read them, only
+ * live-mode ones change them (the routes are `liveOnly`). Secrets — an LDAP
  * bind password, a SAML connection's own SP signing key — are sealed with
  * SIGNING_KEY_SECRET and never leave the service.
  */
@@ -113,10 +116,11 @@ export class SsoConnectionsService {
   async get(tenant: Tenant, publicId: string): Promise<SsoConnection> {
     const uuid = parsePublicId('ssoConnection', publicId);
     if (uuid === null) throw AppError.notFound('sso connection', publicId);
+    // The organisation's, whatever the mode: connections sign people in, who belong to both.
     const [row] = await this.sql.rows<Record<string, unknown>>(
       `SELECT ${SSO_CONNECTION_ROWS.selectList} FROM sso_connections
-        WHERE id = $1 AND organization_id = $2 AND mode = $3`,
-      [uuid, tenant.organizationId, tenant.mode],
+        WHERE id = $1 AND organization_id = $2`,
+      [uuid, tenant.organizationId],
     );
     if (!row) throw AppError.notFound('sso connection', publicId);
     return SSO_CONNECTION_ROWS.fromRow(row as never);
@@ -134,7 +138,9 @@ export class SsoConnectionsService {
   }
 
   page(tenant: Tenant, request: PageRequest): Promise<KeysetPage<SsoConnection>> {
-    return this.lists.page(tenant, tenantConditions(tenant), request);
+    const where = new SqlConditions();
+    where.and(`organization_id = ${where.param(tenant.organizationId)}`);
+    return this.lists.page(tenant, where, request);
   }
 
   async update(
@@ -181,6 +187,7 @@ export class SsoConnectionsService {
       metadataFetchedAt: fetchedAt,
       updatedAt: new Date(),
     };
+    assertHoldsWhatItGrants(principal, next);
     await this.sql.transaction(async (tx) => {
       const row = SSO_CONNECTION_ROWS.toRow(next);
       const columns = SSO_CONNECTION_ROWS.columns;
@@ -271,6 +278,24 @@ export class SsoConnectionsService {
     }
     return fields;
   }
+}
+
+/**
+ * Whoever changes anything of a connection — its IdP, directory, domains or
+ * roles — can sign in as its people, who hold what it maps: so the caller
+ * must hold all of that itself (403 naming what it lacks), never more.
+ */
+function assertHoldsWhatItGrants(principal: Principal, connection: SsoConnection): void {
+  const granted = new Set([
+    ...connection.defaultScopes,
+    ...Object.values(connection.groupScopes).flat(),
+  ]);
+  const missing = missingScopes(principal.scopes, [...granted].sort());
+  if (missing.length === 0) return;
+  throw new AppError('FORBIDDEN', 'This connection grants scopes your credential does not hold', {
+    issue: `its people may hold ${missing.join(' ')}; change it with a credential that holds them`,
+    required_scopes: missing,
+  });
 }
 
 export function ssoConnectionPublicId(connection: SsoConnection): string {

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { UsersService, type FederatedRefusal, type UserEntity } from '#auth';
-import { parsePublicId } from '#common';
+import { parsePublicId, type Mode } from '#common';
 import { Sql } from '#database';
 import { RedisService } from '#queue';
 import { AppSettings } from '#config';
@@ -54,22 +54,30 @@ export class SsoSignInService implements OnModuleDestroy {
     private readonly settings: AppSettings,
   ) {}
 
-  /** Whether a connection still exists and is enabled (its people's refresh tokens depend on it). */
-  async connectionEnabled(connectionId: string): Promise<boolean> {
-    const rows = await this.sql.rows(`SELECT 1 FROM sso_connections WHERE id = $1 AND enabled`, [
-      connectionId,
-    ]);
-    return rows.length > 0;
+  /**
+   * The mode a connection signs its people in to, or null when it is gone or
+   * disabled (its people's tokens, refreshes included, depend on it).
+   */
+  async connectionMode(connectionId: string): Promise<Mode | null> {
+    const [row] = await this.sql.rows<{ mode: Mode }>(
+      `SELECT mode FROM sso_connections WHERE id = $1 AND enabled`,
+      [connectionId],
+    );
+    return row?.mode ?? null;
   }
 
-  /** The enabled connection that signs in this email's domain, or null. */
+  /**
+   * The enabled connection that signs in this email's domain, or null. People
+   * are live-mode things: a connection made in test mode (before test-mode
+   * credentials were refused them) signs nobody in.
+   */
   async connectionForEmail(email: string): Promise<SsoConnection | null> {
     const domain = email.trim().toLowerCase().split('@')[1];
     if (!domain) return null;
     const [row] = await this.sql.rows<Record<string, unknown>>(
       `SELECT ${SSO_CONNECTION_ROWS.columns.map((c) => `c.${c}`).join(', ')}
          FROM sso_email_domains d JOIN sso_connections c ON c.id = d.connection_id
-        WHERE d.domain = $1 AND c.enabled`,
+        WHERE d.domain = $1 AND c.enabled AND c.mode = 'live'`,
       [domain],
     );
     return row ? SSO_CONNECTION_ROWS.fromRow(row as never) : null;
@@ -128,7 +136,7 @@ export class SsoSignInService implements OnModuleDestroy {
     if (id === null) return null;
     const [row] = await this.sql.rows<Record<string, unknown>>(
       `SELECT ${SSO_CONNECTION_ROWS.selectList} FROM sso_connections
-        WHERE id = $1 AND type = 'saml' AND enabled`,
+        WHERE id = $1 AND type = 'saml' AND enabled AND mode = 'live'`,
       [id],
     );
     if (!row) return null;

@@ -163,7 +163,7 @@ export class AuthorizationServer {
         signingKey: signing.privateJwk,
         cookieKeys: [await this.secrets.get('oauth-cookie-key')],
         onGrantRevoked: (grantId) => this.revokedGrants.revoke(grantId),
-        ssoConnectionEnabled: (connectionId) => this.sso.connectionEnabled(connectionId),
+        ssoConnectionMode: (connectionId) => this.sso.connectionMode(connectionId),
       }),
     );
     // X-Forwarded-* are honoured, but only from the proxies Express trusts (see below).

@@ -1,6 +1,6 @@
 import type { Configuration, JWK, KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
-import { ALL_SCOPES, parsePublicId, toPublicId } from '#common';
+import { ALL_SCOPES, parsePublicId, toPublicId, type Mode } from '#common';
 import type { UsersService } from '#auth';
 import { ACCESS_TOKEN_TTL_SECONDS, isFirstPartyClient, SIGNING_ALGORITHM } from '#auth';
 import type { Sql } from '#database';
@@ -28,8 +28,11 @@ export interface ProviderDependencies {
   signingKey: JWK;
   cookieKeys: string[];
   onGrantRevoked: (grantId: string) => Promise<void>;
-  /** Whether an SSO connection still signs its people in (else their tokens are not renewed). */
-  ssoConnectionEnabled: (connectionId: string) => Promise<boolean>;
+  /**
+   * The mode an SSO connection signs its people in to, or null when it is
+   * disabled or gone (then their tokens are not renewed either).
+   */
+  ssoConnectionMode: (connectionId: string) => Promise<Mode | null>;
 }
 
 /**
@@ -213,16 +216,20 @@ export function providerConfiguration(deps: ProviderDependencies): Configuration
 const ALWAYS_FOR_PEOPLE = ['profile', 'email'];
 
 /**
- * The scopes of the resource for this request: the client's, and for a
- * person who signed in through SSO only those their groups map to (kept on
- * the account at every sign-in). Applied at consent, at the code exchange and
- * at every refresh, so a group taken away takes its scopes from the next token,
- * and a connection disabled or deleted stops its people's refreshes.
+ * The scopes of the resource for this request: the client's, bounded by what
+ * the person may hold — for SSO people what their groups map to (kept on the
+ * account at every sign-in), for people added through the API the scopes of
+ * the credential that added them. Applied at consent, at the code exchange
+ * and at every refresh, so a group taken away takes its scopes from the next
+ * token, and a connection disabled or deleted stops its people's refreshes.
+ * Every person's token passes here, so this is also where a connection's
+ * people are kept to its mode: an SSO sign-in never yields a token of
+ * another mode than the connection's.
  */
 async function boundedByAccount(
   ctx: KoaContextWithOIDC,
   clientScope: string,
-  { users, ssoConnectionEnabled }: ProviderDependencies,
+  { users, ssoConnectionMode }: ProviderDependencies,
 ): Promise<string> {
   const entities = ctx.oidc.entities as {
     AuthorizationCode?: { accountId?: string };
@@ -234,11 +241,21 @@ async function boundedByAccount(
     ctx.oidc.session?.accountId;
   const userId = accountId ? parsePublicId('user', accountId) : null;
   const user = userId === null ? null : await users.findById(userId);
-  if (!user || user.scopes === null) return clientScope;
-  // A disabled (or deleted) connection signs nobody in, and renews nobody's tokens either.
-  if (user.ssoConnectionId === null || !(await ssoConnectionEnabled(user.ssoConnectionId))) {
-    throw new errors.InvalidGrant('the single sign-on connection of this account is disabled');
+  if (!user) return clientScope;
+  if (user.identitySource !== 'local') {
+    // A disabled (or deleted) connection signs nobody in, and renews nobody's tokens either.
+    const mode =
+      user.ssoConnectionId === null ? null : await ssoConnectionMode(user.ssoConnectionId);
+    if (mode === null) {
+      throw new errors.InvalidGrant('the single sign-on connection of this account is disabled');
+    }
+    if (mode !== ctx.oidc.client?.['mode']) {
+      throw new errors.InvalidGrant(
+        `the single sign-on connection of this account signs in to ${mode} mode only`,
+      );
+    }
   }
+  if (user.scopes === null) return clientScope;
   const allowed = new Set([...user.scopes, ...ALWAYS_FOR_PEOPLE]);
   return clientScope
     .split(' ')

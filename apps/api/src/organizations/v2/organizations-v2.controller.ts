@@ -33,7 +33,7 @@ export class OrganizationsV2Controller {
 
   @Post()
   @HttpCode(201)
-  @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @Auth({ scopes: [Scope.OrganizationsWrite], liveOnly: true })
   @ApiOperation({
     summary: 'Create an organisation (operator only)',
     description:
@@ -55,7 +55,7 @@ export class OrganizationsV2Controller {
   }
 
   @Patch(':organization_id')
-  @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @Auth({ scopes: [Scope.OrganizationsWrite], liveOnly: true })
   @ApiOperation({
     summary: "Change an organisation's name, plan, tier or agreed limits (operator only)",
     description:

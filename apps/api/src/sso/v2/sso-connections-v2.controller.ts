@@ -47,7 +47,7 @@ export class SsoConnectionsV2Controller {
 
   @Post()
   @HttpCode(201)
-  @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @Auth({ scopes: [Scope.OrganizationsWrite], liveOnly: true })
   @ApiOperation({
     summary: 'Add a SAML identity provider or an LDAP directory',
     description:
@@ -102,7 +102,7 @@ export class SsoConnectionsV2Controller {
   }
 
   @Patch(':connection_id')
-  @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @Auth({ scopes: [Scope.OrganizationsWrite], liveOnly: true })
   @ApiOperation({
     summary: 'Change an SSO connection',
     description:
@@ -128,7 +128,7 @@ export class SsoConnectionsV2Controller {
 
   @Delete(':connection_id')
   @HttpCode(204)
-  @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @Auth({ scopes: [Scope.OrganizationsWrite], liveOnly: true })
   @ApiOperation({ summary: 'Delete an SSO connection: its domains sign in with passwords again' })
   @ResourceParam('organization_id', ORGANIZATION_EXAMPLE, 'organization')
   @ResourceParam('connection_id', SSO_CONNECTION_ID.example, 'ssoConnection')
@@ -144,7 +144,7 @@ export class SsoConnectionsV2Controller {
 
   @Post(':connection_id/test')
   @HttpCode(200)
-  @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @Auth({ scopes: [Scope.OrganizationsWrite], liveOnly: true })
   @ApiOperation({
     summary: 'Check a connection against its IdP or directory',
     description:

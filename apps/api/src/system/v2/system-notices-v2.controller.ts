@@ -20,7 +20,7 @@ export class SystemNoticesV2Controller {
 
   @Post()
   @HttpCode(202)
-  @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @Auth({ scopes: [Scope.OrganizationsWrite], liveOnly: true })
   @ApiOperation({
     summary: 'Announce maintenance, a disruption or a security alert',
     description:
