@@ -28,3 +28,13 @@ export function isScope(value: string): value is ScopeName {
 export function missingScopes(held: readonly string[], wanted: readonly string[]): string[] {
   return wanted.filter((scope) => !held.includes(scope));
 }
+
+/**
+ * What a person added or raised by a credential holding `held` may hold at
+ * most: null (no bound but the client's) when it holds every scope, else its
+ * scopes. A credential never makes someone who can do more than it can.
+ */
+export function scopeCeiling(held: readonly string[]): string[] | null {
+  const granted = ALL_SCOPES.filter((scope) => held.includes(scope));
+  return granted.length === ALL_SCOPES.length ? null : granted;
+}

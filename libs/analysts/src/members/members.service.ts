@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { hashPassword, type MemberRole } from '#auth';
-import { AppError, newUuid, parsePublicId, toPublicId, type Principal } from '#common';
+import {
+  AppError,
+  newUuid,
+  parsePublicId,
+  scopeCeiling,
+  toPublicId,
+  type Principal,
+} from '#common';
 import { AppSettings } from '#config';
 import { keysetPage, Sql, type KeysetPage, type PageRequest } from '#database';
 import { INVITATION_TTL_MS, type Analyst, type AnalystStatus, type Invited } from './analyst.js';
@@ -61,10 +68,11 @@ export class MembersService {
     const token = password === null ? newInvitationToken() : null;
     const expiresAt = token === null ? null : new Date(Date.now() + INVITATION_TTL_MS);
     try {
+      // Bounded by the credential that adds them, whichever client they later sign in with.
       await this.sql.rows(
         `INSERT INTO users (id, organization_id, email, name, password_hash, roles,
-            invitation_hash, invitation_expires_at)
-          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+            invitation_hash, invitation_expires_at, scopes)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
         [
           uuid,
           principal.organizationId,
@@ -74,6 +82,7 @@ export class MembersService {
           roles,
           token === null ? null : invitationHash(token),
           expiresAt,
+          scopeCeiling(principal.scopes),
         ],
       );
     } catch (error) {
@@ -168,6 +177,8 @@ export class MembersService {
     assertLive(principal);
     const disabled = input.disabled ?? current.status === 'disabled';
     const nextRoles = roles ?? current.roles;
+    // Whoever gives a role lends their own reach with it, never more.
+    const gainsRole = nextRoles.some((role) => !current.roles.includes(role));
     const before = await this.sql.transaction(async (tx) => {
       const locked = await this.lockMember(tx, principal.organizationId, current.id);
       if (!locked) throw AppError.notFound('analyst', publicId);
@@ -177,9 +188,16 @@ export class MembersService {
             disabled_at = CASE WHEN $4 THEN COALESCE(disabled_at, now()) ELSE NULL END,
             invitation_hash = CASE WHEN $4 THEN NULL ELSE invitation_hash END,
             invitation_expires_at = CASE WHEN $4 THEN NULL ELSE invitation_expires_at END,
+            scopes = ${boundedScopesSql('$5')},
             updated_at = now()
           WHERE id = $1`,
-        [current.id, name ?? null, nextRoles, disabled],
+        [
+          current.id,
+          name ?? null,
+          nextRoles,
+          disabled,
+          gainsRole ? scopeCeiling(principal.scopes) : null,
+        ],
       );
       return analystFromRow(locked);
     });
@@ -212,10 +230,17 @@ export class MembersService {
       });
     }
     const token = newInvitationToken();
+    // The link is handed to the caller: whoever follows it holds no more than the caller.
     await this.sql.rows(
-      `UPDATE users SET invitation_hash = $2, invitation_expires_at = $3, updated_at = now()
+      `UPDATE users SET invitation_hash = $2, invitation_expires_at = $3,
+          scopes = ${boundedScopesSql('$4')}, updated_at = now()
         WHERE id = $1`,
-      [current.id, invitationHash(token), new Date(Date.now() + INVITATION_TTL_MS)],
+      [
+        current.id,
+        invitationHash(token),
+        new Date(Date.now() + INVITATION_TTL_MS),
+        scopeCeiling(principal.scopes),
+      ],
     );
     return {
       analyst: await this.read(principal.organizationId, current.id),
@@ -275,6 +300,16 @@ export class MembersService {
     );
     return rows[0] ?? null;
   }
+}
+
+/**
+ * A person's `scopes` narrowed to the ceiling in parameter `ceiling` (null:
+ * unchanged). Null `scopes` means unbounded, so the ceiling replaces it.
+ */
+function boundedScopesSql(ceiling: string): string {
+  return `CASE WHEN ${ceiling}::text[] IS NULL THEN scopes
+    WHEN scopes IS NULL THEN ${ceiling}::text[]
+    ELSE ARRAY(SELECT unnest(scopes) INTERSECT SELECT unnest(${ceiling}::text[]) ORDER BY 1) END`;
 }
 
 /** Refuses a change that would leave the organisation without an active admin. */

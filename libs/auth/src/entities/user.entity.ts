@@ -56,8 +56,10 @@ export class UserEntity {
   groups!: string[];
 
   /**
-   * What the person's tokens may carry at most, mapped from their SSO groups
-   * at the last sign-in; null for local accounts (bounded by the client alone).
+   * What the person's tokens may carry at most: mapped from their SSO groups
+   * at the last sign-in, or for people added through the API the scopes of
+   * the credential that added them (narrowed by whoever later gives them a
+   * role or a new invitation); null when unbounded (bounded by the client alone).
    */
   @Column({ type: 'text', array: true, nullable: true })
   scopes!: string[] | null;
