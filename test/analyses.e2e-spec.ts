@@ -209,7 +209,7 @@ describe('POST /v1/analysis/targets → worker → results', () => {
     ]);
     expect(items[0].error).toMatch(/within/);
     expect(items[1].error).toMatch(/text\/html/);
-    expect(items[2].error).toMatch(/refused destination: 127\.0\.0\.1/);
+    expect(items[2].error).toMatch(/^the destination is not allowed/);
     expect(items[3].error).toMatch(/larger than/);
     expect(files.requests).not.toContain('/photo-gps.jpg?via=loopback');
     const results = await client.get(`/v1/analysis/${body.analysis_id}/results`, { token });

@@ -38,7 +38,7 @@ beforeAll(async () => {
   ]);
   stack = await startStack({
     worker: false,
-    env: { OUTBOUND_EXTRA_CA_FILE: ca.caFile, OUTBOUND_PRIVATE_ALLOWLIST: 'localhost' },
+    env: { OUTBOUND_EXTRA_CA_FILE: ca.caFile, OUTBOUND_PRIVATE_ALLOWLIST: 'localhost,127.0.0.1' },
   });
   client = await TestClient.for(stack);
   org = await createOrganization(stack, client);

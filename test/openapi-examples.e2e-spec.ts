@@ -73,6 +73,8 @@ const EXPLICIT: Record<string, string> = {
     'url: a receiver of this test (the example host does not resolve without outside DNS)',
   'POST /v2/webhooks': 'url: as above',
   'PUT /v1/webhooks/{webhook_id}': 'url: as above',
+  'POST /v2/enterprise/organizations/{organization_id}/sso-connections':
+    'url: a directory address of this machine, allow-listed here (the example host does not resolve without outside DNS)',
   'POST /v2/sessions/{session_id}/merge':
     'session_ids: a real completed session on the same target as the one in the path',
   'POST /v2/system/notices':
@@ -186,7 +188,7 @@ async function pathValue(name: string, operation: Operation): Promise<string> {
                 type: 'ldap',
                 name: 'to change',
                 email_domains: ['examples-test.example.com'],
-                url: 'ldaps://ldap.examples-test.example.com',
+                url: 'ldaps://127.0.0.1:1',
                 bind_dn: 'cn=sas,dc=example,dc=com',
                 bind_password: 'a password',
                 user_base_dn: 'ou=people,dc=example,dc=com',
@@ -265,6 +267,9 @@ async function bodyFor(operation: Operation, example: unknown): Promise<any> {
   if (/\/webhooks(\/\{webhook_id\})?$/.test(operation.path) && body.url !== undefined) {
     expect(new URL(body.url).protocol, 'the documented receiver is https').toBe('https:');
     body.url = receiver.url;
+  }
+  if (operation.path.endsWith('/sso-connections') && body.type === 'ldap') {
+    body.url = body.url.replace(/^(ldaps?:\/\/)[^/:]+/, '$1127.0.0.1');
   }
   if (operation.path.endsWith('/merge')) {
     body.session_ids = [await resource('other session', () => completedSession(MERGE_TARGET))];

@@ -51,7 +51,8 @@ beforeAll(async () => {
   servedMetadata = idp.metadataXml;
   stack = await startStack({
     worker: true,
-    env: { OUTBOUND_EXTRA_CA_FILE: ca.caFile, OUTBOUND_PRIVATE_ALLOWLIST: 'localhost' },
+    // The IdP's metadata server and the directory run on this machine: allowed as an operator would.
+    env: { OUTBOUND_EXTRA_CA_FILE: ca.caFile, OUTBOUND_PRIVATE_ALLOWLIST: 'localhost,127.0.0.1' },
   });
   client = await TestClient.for(stack);
   sql = stack.api.get(Sql);
@@ -309,22 +310,36 @@ describe('LDAP connections', () => {
     expect(failing.text).not.toContain('not-the-password');
   });
 
-  it('refuse plain LDAP in live mode, allow it in test mode, and refuse bad settings', async () => {
+  it('take plain LDAP only to an allow-listed host, no private destination else, and refuse bad settings', async () => {
     const org = await createOrganization(stack, client);
     const live = await org.token();
-    const plain = {
-      url: ldap.url.replace('ldaps://', 'ldap://'),
-      allow_insecure: true,
-      ca_certificate: null,
-    };
-    const refused = await client.post(path(org), { token: live, json: ldapBody(plain) });
-    expect(refused.status).toBe(400);
-    expect(['url', 'allow_insecure']).toContain(refused.body.error.details.field);
-
-    const sandbox = await createOrganization(stack, client, 'test');
-    const test = await sandbox.token();
-    const allowed = await client.post(path(sandbox), { token: test, json: ldapBody(plain) });
+    const plain = { url: ldap.url, allow_insecure: true, ca_certificate: null };
+    const allowed = await client.post(path(org), { token: live, json: ldapBody(plain) });
     expect(allowed.status, allowed.text).toBe(201);
+
+    // 127.0.0.2 is loopback too, but not on OUTBOUND_PRIVATE_ALLOWLIST.
+    const elsewhere = ldap.url.replace('127.0.0.1', '127.0.0.2');
+    const plainElsewhere = await client.post(path(org), {
+      token: live,
+      json: ldapBody({ ...plain, url: elsewhere }),
+    });
+    expect(plainElsewhere.status).toBe(400);
+    expect(plainElsewhere.body.error.details.field).toBe('allow_insecure');
+    const privateElsewhere = await client.post(path(org), {
+      token: live,
+      json: ldapBody({ url: ldap.ldapsUrl!.replace('127.0.0.1', '127.0.0.2') }),
+    });
+    expect(privateElsewhere.status).toBe(400);
+    expect(privateElsewhere.body.error.details).toMatchObject({
+      field: 'url',
+      issue: 'the destination is not allowed: only public addresses may be reached',
+    });
+    const moved = await client.patch(`${path(org)}/${allowed.body.id}`, {
+      token: live,
+      json: { url: elsewhere },
+    });
+    expect(moved.status).toBe(400);
+    expect(moved.body.error.details.field).toBe('allow_insecure');
 
     const cases: [Record<string, unknown>, string][] = [
       [{ user_filter: '(mail=someone)' }, 'user_filter'],

@@ -8,6 +8,8 @@ import {
   type LdapSettings,
   type LdapSignInErrorCode,
 } from '#sso';
+import type { AppSettings } from '#config';
+import { DestinationPolicy, OutboundSockets } from '#outbound';
 import { startLdapServer, type LdapServer } from './support/ldap-server.js';
 import { freePort } from './support/stack.js';
 import { TcpProxy } from './support/tcp-proxy.js';
@@ -26,6 +28,13 @@ const PASSWORDS = {
 
 let server: LdapServer;
 let plainServer: LdapServer;
+/** The test directories are on this machine: allowed as the operator would allow theirs. */
+const allowedSockets = socketsAllowing(['127.0.0.1', 'localhost']);
+
+function socketsAllowing(privateAllowlist: string[]): OutboundSockets {
+  const settings = { outbound: { privateAllowlist } } as unknown as AppSettings;
+  return new OutboundSockets(new DestinationPolicy(settings));
+}
 const directories: LdapDirectory[] = [];
 
 beforeAll(async () => {
@@ -55,7 +64,7 @@ function directory(
   overrides: Partial<LdapSettings> = {},
   options: LdapDirectoryOptions = {},
 ): LdapDirectory {
-  const created = new LdapDirectory(settings(overrides), options);
+  const created = new LdapDirectory(settings(overrides), allowedSockets, options);
   directories.push(created);
   return created;
 }
@@ -82,6 +91,7 @@ async function failureCode(
 async function logUntilNow(target: LdapServer): Promise<string> {
   const marker = new LdapDirectory(
     settings({ url: target.url, startTls: false, allowInsecure: true, caCertificate: null }),
+    allowedSockets,
   );
   const before = target.log().split('BIND dn="uid=linus').length;
   await marker.authenticate('linus', PASSWORDS.linus).catch(() => undefined);
@@ -235,6 +245,7 @@ describe('transport security', () => {
   it('StartTLS refused by the server fails with tls_failed and never binds in plain text', async () => {
     const target = new LdapDirectory(
       settings({ url: plainServer.url, startTls: true, caCertificate: plainServer.caCertificate }),
+      allowedSockets,
     );
     directories.push(target);
     expect(await failureCode(target, 'ada', PASSWORDS.ada)).toBe('tls_failed');
@@ -265,6 +276,43 @@ describe('transport security', () => {
   it('a wrong service password is a configuration problem (misconfigured)', async () => {
     const target = directory({ bindPassword: 'not-the-service-password' });
     expect(await failureCode(target, 'ada', PASSWORDS.ada)).toBe('misconfigured');
+  });
+});
+
+describe('a directory the destination policy refuses', () => {
+  let listener: Server;
+  let port: number;
+  let connections = 0;
+
+  beforeAll(async () => {
+    // Counts who reaches it: a refused destination must never see a packet.
+    listener = createServer((socket) => {
+      connections += 1;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    port = (listener.address() as { port: number }).port;
+  });
+
+  afterAll(() => new Promise((resolve) => listener.close(resolve)));
+
+  it.each([
+    ['an address literal, ldaps://', () => `ldaps://127.0.0.1:${port}`, false],
+    ['a name that resolves to loopback, ldaps://', () => `ldaps://localhost:${port}`, false],
+    ['an address literal, StartTLS', () => `ldap://127.0.0.1:${port}`, true],
+    ['a name that resolves to loopback, StartTLS', () => `ldap://localhost:${port}`, true],
+  ])('is never connected to: %s', async (_, url, startTls) => {
+    const target = new LdapDirectory(settings({ url: url(), startTls }), socketsAllowing([]));
+    directories.push(target);
+    const error = await target
+      .authenticate('ada', PASSWORDS.ada)
+      .catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(LdapSignInError);
+    expect((error as LdapSignInError).code, String(error)).toBe('misconfigured');
+    expect((error as LdapSignInError).message).toMatch(/destination is not allowed/);
+    const result = await target.test();
+    expect(result.steps[0]).toMatchObject({ step: 'connect', ok: false });
+    expect(connections).toBe(0);
   });
 });
 

@@ -117,7 +117,7 @@ describe('POST /v2/targets', () => {
     expect(missing).toMatchObject({ status: 'failed', failure: 'HTTP 404', url: null });
     expect(loopback).toMatchObject({
       status: 'failed',
-      failure: expect.stringMatching(/^refused destination/),
+      failure: expect.stringMatching(/^the destination is not allowed/),
     });
 
     // Read back as created, and listed.

@@ -38,13 +38,16 @@ describe('DestinationPolicy.refusal', () => {
     ['::a00:1', 'non-global'],
     ['4000::1', 'non-global'],
   ])('refuses %s (%s)', (address, range) => {
-    expect(policy().refusal('example.com', address)).toContain(`a ${range} address`);
+    expect(policy().refusedRange('example.com', address)).toBe(range);
+    expect(policy().refusal('example.com', address)).not.toBeNull();
   });
 
-  it('says why in words that fit webhooks and reference material alike', () => {
-    expect(policy().refusal('example.com', '127.0.0.1')).toBe(
-      '127.0.0.1 is a loopback address; only public addresses may be reached',
-    );
+  it('tells callers only that the destination is not allowed, never the address or its kind', () => {
+    for (const address of ['127.0.0.1', '10.0.0.1', '169.254.169.254', 'fd00::1']) {
+      const refusal = policy().refusal('internal.example.com', address)!;
+      expect(refusal).toBe('the destination is not allowed: only public addresses may be reached');
+      expect(refusal).not.toContain(address);
+    }
   });
 
   it('reads IPv6 literals of URLs as the sender will connect to them', () => {
@@ -60,6 +63,17 @@ describe('DestinationPolicy.refusal', () => {
     expect(allowing.refusal('hooks.internal', '10.9.9.9')).toBeNull();
     expect(allowing.refusal('other', '10.20.3.4')).toBeNull();
     expect(allowing.refusal('other', '127.0.0.1')).toBeNull();
-    expect(allowing.refusal('other', '10.21.0.1')).toContain('private');
+    expect(allowing.refusedRange('other', '10.21.0.1')).toBe('private');
+  });
+
+  it('says which hosts the operator allow-listed: by name, address or range', () => {
+    const allowing = policy(['directory.internal', '10.20.0.0/16', '127.0.0.1']);
+    expect(allowing.isAllowListed('directory.internal')).toBe(true);
+    expect(allowing.isAllowListed('DIRECTORY.internal')).toBe(true);
+    expect(allowing.isAllowListed('10.20.9.9')).toBe(true);
+    expect(allowing.isAllowListed('127.0.0.1')).toBe(true);
+    expect(allowing.isAllowListed('10.21.0.1')).toBe(false);
+    expect(allowing.isAllowListed('ldap.example.com')).toBe(false);
+    expect(allowing.isAllowListed('[::1]')).toBe(false);
   });
 });

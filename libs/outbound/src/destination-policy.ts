@@ -33,6 +33,15 @@ export function bareHost(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
 }
 
+/** What a caller is told of a refused destination, wherever it was refused. */
+export const REFUSED_DESTINATION =
+  'the destination is not allowed: only public addresses may be reached';
+
+/** The socket error of a refused destination (`EREFUSEDDEST`), as the resolver hook reports it. */
+export function refusedDestinationError(): NodeJS.ErrnoException {
+  return Object.assign(new Error(REFUSED_DESTINATION), { code: 'EREFUSEDDEST' });
+}
+
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
 /**
@@ -66,14 +75,23 @@ export class DestinationPolicy {
       .map((entry) => ipaddr.parseCIDR(entry));
   }
 
-  /** Null when the address may be reached from `host`, else why not. */
+  /**
+   * Null when the address may be reached from `host`, else what callers are
+   * told: never the address or its kind, which would map the internal
+   * network for whoever asked (a name that resolves to 10.0.0.1, say).
+   */
   refusal(host: string, address: string): string | null {
+    return this.refusedRange(host, address) === null ? null : REFUSED_DESTINATION;
+  }
+
+  /** Null when allowed, else the address's kind (`loopback`, `private`, …): for tests and logs. */
+  refusedRange(host: string, address: string): string | null {
     if (this.hosts.has(host.toLowerCase()) || this.hosts.has(address)) return null;
     let parsed: ipaddr.IPv4 | ipaddr.IPv6;
     try {
       parsed = ipaddr.parse(address);
     } catch {
-      return `${address} is not an IP address`;
+      return 'invalid';
     }
     if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
       parsed = (parsed as ipaddr.IPv6).toIPv4Address();
@@ -85,8 +103,22 @@ export class DestinationPolicy {
     ) {
       return null;
     }
-    const kind = range === 'unicast' ? 'non-global' : range;
-    return `${address} is a ${kind} address; only public addresses may be reached`;
+    return range === 'unicast' ? 'non-global' : range;
+  }
+
+  /**
+   * Whether the operator named this host on OUTBOUND_PRIVATE_ALLOWLIST (by
+   * name, or as an address or within a range): a destination they vouch for,
+   * such as a directory that only speaks plain LDAP on their own network.
+   */
+  isAllowListed(host: string): boolean {
+    const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+    if (this.hosts.has(bare)) return true;
+    if (!ipaddr.isValid(bare)) return false;
+    const parsed = ipaddr.parse(bare);
+    return this.ranges.some(
+      ([net, bits]) => net.kind() === parsed.kind() && parsed.match(net, bits),
+    );
   }
 
   /** Resolves the URL's host and refuses it when any address is not allowed (registration time). */
@@ -124,13 +156,7 @@ export class DestinationPolicy {
     dnsLookup(hostname, { all: true }, (error, addresses) => {
       if (error) return callback(error, []);
       const allowed = addresses.filter(({ address }) => this.refusal(hostname, address) === null);
-      if (allowed.length === 0) {
-        const refusal = this.refusal(hostname, addresses[0]?.address ?? '');
-        return callback(
-          Object.assign(new Error(`refused destination: ${refusal}`), { code: 'EREFUSEDDEST' }),
-          [],
-        );
-      }
+      if (allowed.length === 0) return callback(refusedDestinationError(), []);
       if (options.all) return callback(null, allowed);
       callback(null, allowed[0]!.address, allowed[0]!.family);
     });

@@ -95,7 +95,7 @@ export class OutboundFetcher implements OnApplicationShutdown {
       // The policy's resolver only sees host names; an address literal is checked here.
       const host = bareHost(target);
       const refusal = isIP(host) ? this.policy.refusal(host, host) : null;
-      if (refusal !== null) return failed(`refused destination: ${refusal}`);
+      if (refusal !== null) return failed(refusal);
 
       const response = await request(target, {
         method: 'GET',

@@ -12,8 +12,8 @@ describe('describeTransportError', () => {
     [error('ECONNREFUSED', 'x'), 'connection refused'],
     [error('ENOTFOUND', 'x'), 'the host does not resolve'],
     [
-      error('EREFUSEDDEST', 'refused destination: 10.0.0.1 is a private address'),
-      'refused destination: 10.0.0.1 is a private address',
+      error('EREFUSEDDEST', 'the destination is not allowed: only public addresses may be reached'),
+      'the destination is not allowed: only public addresses may be reached',
     ],
     [
       error('CERT_HAS_EXPIRED', 'certificate has expired'),

@@ -60,7 +60,7 @@ export class WebhookSender implements OnApplicationShutdown {
     // The resolver hook only sees host names; an address literal is checked here.
     const host = bareHost(target);
     const refusal = isIP(host) ? this.policy.refusal(host, host) : null;
-    if (refusal !== null) return failure(`refused destination: ${refusal}`, 0);
+    if (refusal !== null) return failure(refusal, 0);
     try {
       const response = await this.poolFor(webhookId, target.origin).request({
         path: target.pathname + target.search,

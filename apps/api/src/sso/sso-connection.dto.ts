@@ -183,7 +183,7 @@ export class CreateSsoConnectionDto {
   @ApiPropertyOptional({
     example: 'ldaps://ldap.example.com',
     description:
-      'LDAP: `ldaps://`, or `ldap://` with `start_tls: true`; plain `ldap://` only with `allow_insecure` (test mode only)',
+      'LDAP: `ldaps://`, or `ldap://` with `start_tls: true`; plain `ldap://` only with `allow_insecure`. Under the outbound destination policy, as webhooks: the host must resolve to public addresses unless the operator put it on OUTBOUND_PRIVATE_ALLOWLIST (400 naming `url`), and every connection is checked again. No control characters in any LDAP field (400 naming it).',
   })
   @Optional()
   @IsString(TEXT)
@@ -200,7 +200,8 @@ export class CreateSsoConnectionDto {
 
   @ApiPropertyOptional({
     default: false,
-    description: 'LDAP: allow plain ldap:// without TLS; refused in live mode',
+    description:
+      'LDAP: allow plain ldap:// without TLS, which sends passwords in clear: only to a host on OUTBOUND_PRIVATE_ALLOWLIST (a directory the operator vouches for), else 400 naming `allow_insecure`',
   })
   @Optional()
   @IsBoolean(FLAG)

@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { AppError } from '#common';
-import type { OutboundFetcher } from '#outbound';
+import type { DestinationPolicy, OutboundFetcher } from '#outbound';
 import { ldapSettings, ldapSettingsIssues } from '../ldap/index.js';
 import { parseIdpMetadata, SamlConfigError, type IdpMetadata } from '../saml/index.js';
 import {
@@ -180,14 +180,17 @@ function idpFromFields(
 /**
  * An LDAP connection's settings merged over the stored ones, checked whole
  * (`ldapSettingsIssues`: URL and TLS rules, DNs, filters with their
- * placeholders). Plain `ldap://` without StartTLS (`allow_insecure`) only in
- * test mode. The bind password is required when the connection is created.
+ * placeholders, no control characters) and its host against the
+ * destination policy, as a webhook's is: a directory on a loopback, private
+ * or link-local address only when the operator allow-listed it, and plain
+ * `ldap://` without StartTLS (`allow_insecure`) only to such a host. The
+ * bind password is required when the connection is created.
  */
-export function resolveLdapConfig(
+export async function resolveLdapConfig(
   input: LdapInput,
   previous: LdapConfig | null,
-  live: boolean,
-): { config: LdapConfig; bindPassword: string | null } {
+  policy: DestinationPolicy,
+): Promise<{ config: LdapConfig; bindPassword: string | null }> {
   const merged = ldapSettings({
     // Missing required fields are empty, so the checks name them.
     url: '',
@@ -199,8 +202,11 @@ export function resolveLdapConfig(
     // A stored password is checked as present; the real one is sealed apart.
     bindPassword: input.bindPassword ?? (previous ? 'stored' : ''),
   } as Parameters<typeof ldapSettings>[0]);
-  const [issue] = ldapSettingsIssues(merged, { live });
+  const [issue] = ldapSettingsIssues(merged, {
+    plainLdapAllowed: (host) => policy.isAllowListed(host),
+  });
   if (issue) throw AppError.invalid(issue.field, issue.issue);
+  await policy.assertReachable(new URL(merged.url), 'url');
   const { bindPassword: _password, ...config } = merged;
   return { config: { kind: 'ldap', ...config }, bindPassword: input.bindPassword ?? null };
 }

@@ -13,7 +13,7 @@ import {
 import { UsersService } from '#auth';
 import { AppSettings } from '#config';
 import { Sql, SqlConditions, TenantLists, type KeysetPage, type PageRequest } from '#database';
-import { OutboundFetcher } from '#outbound';
+import { DestinationPolicy, OutboundFetcher, OutboundSockets } from '#outbound';
 import { LdapDirectory, ldapSettings } from '../ldap/index.js';
 import {
   resolveLdapConfig,
@@ -54,6 +54,8 @@ export class SsoConnectionsService {
     private readonly settings: AppSettings,
     private readonly fetcher: OutboundFetcher,
     private readonly users: UsersService,
+    private readonly policy: DestinationPolicy,
+    private readonly sockets: OutboundSockets,
   ) {
     this.lists = new TenantLists(sql, 'sso_connections', SSO_CONNECTION_ROWS);
   }
@@ -80,7 +82,7 @@ export class SsoConnectionsService {
       secret = sp.privateKey;
       if (resolved.fetched) fetchedAt = new Date();
     } else {
-      const resolved = resolveLdapConfig(input.ldap ?? {}, null, principal.mode === 'live');
+      const resolved = await resolveLdapConfig(input.ldap ?? {}, null, this.policy);
       config = resolved.config;
       secret = resolved.bindPassword!;
     }
@@ -170,7 +172,7 @@ export class SsoConnectionsService {
       config = resolved.config;
       if (resolved.fetched) fetchedAt = new Date();
     } else if (config.kind === 'ldap' && input.ldap) {
-      const resolved = resolveLdapConfig(input.ldap, config, principal.mode === 'live');
+      const resolved = await resolveLdapConfig(input.ldap, config, this.policy);
       config = resolved.config;
       secret = resolved.bindPassword;
     }
@@ -226,6 +228,7 @@ export class SsoConnectionsService {
     if (connection.config.kind === 'ldap') {
       const directory = new LdapDirectory(
         ldapSettings({ ...connection.config, bindPassword: await this.secretOf(connection) }),
+        this.sockets,
       );
       try {
         return ldapReport(await directory.test());

@@ -1,6 +1,7 @@
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import type { Client } from 'ldapts';
+import type { OutboundSockets } from '#outbound';
 import { ldapLibrary } from '../libraries.js';
 import { isTimeout, LdapSignInError, toLdapSignInError } from './ldap-errors.js';
 import type { LdapSettings } from './ldap-settings.js';
@@ -27,6 +28,7 @@ export function usesTls(settings: LdapSettings): boolean {
  */
 export async function openBoundConnection(
   settings: LdapSettings,
+  sockets: OutboundSockets,
   bind: { dn: string; password: string; as: 'service bind' | 'user bind' },
   progress: ConnectionProgress = { connected: false, secured: false },
   timeoutMs = LDAP_TIMEOUT_MS,
@@ -43,9 +45,9 @@ export async function openBoundConnection(
   const onSecured = () => (progress.secured = true);
   // ldapts silently reconnects a client whose socket closed, unencrypted and unbound even
   // after StartTLS. One socket per client: a lost connection fails, the pool drops it.
-  let sockets = 0;
+  let socketsOpened = 0;
   const firstSocketOnly = () => {
-    if (++sockets > 1) throw new Error('the directory connection was lost');
+    if (++socketsOpened > 1) throw new Error('the directory connection was lost');
   };
   const client: Client = new (ldapLibrary().Client)({
     url: settings.url,
@@ -53,17 +55,20 @@ export async function openBoundConnection(
     connectTimeout: timeoutMs,
     // ldapts treats any tlsOptions as "connect with TLS": only for ldaps://, StartTLS gets them later.
     ...(secure ? { tlsOptions } : {}),
+    // Every socket through the destination policy: a directory is a tenant-named destination.
     createConnection: ((port: number, hostname: string) => {
       firstSocketOnly();
-      return net.connect(port, hostname).once('connect', onTcpConnect);
+      return sockets.tcp(hostname, port).once('connect', onTcpConnect);
     }) as typeof net.connect,
     // ldapts calls it as (port, host, options) for ldaps:// and ({ socket, … }) for StartTLS.
     createSecureConnection: ((...args: unknown[]) => {
-      const upgrade = args.length === 1 && (args[0] as tls.ConnectionOptions).socket !== undefined;
-      if (!upgrade) firstSocketOnly();
-      return (tls.connect as (...a: unknown[]) => tls.TLSSocket)(...args)
-        .once('connect', onTcpConnect)
-        .once('secureConnect', onSecured);
+      const first = args[0] as tls.ConnectionOptions | number;
+      const socket =
+        typeof first === 'object' && first.socket !== undefined
+          ? sockets.upgrade(first.socket as net.Socket, first)
+          : (firstSocketOnly(),
+            sockets.tls(args[1] as string, args[0] as number, args[2] as tls.ConnectionOptions));
+      return socket.once('connect', onTcpConnect).once('secureConnect', onSecured);
     }) as typeof tls.connect,
   });
   // Which phase failed decides the code: no TCP → unavailable; TCP but no TLS → tls_failed

@@ -1,3 +1,4 @@
+import type { OutboundSockets } from '#outbound';
 import type { Client, Entry, SearchOptions } from 'ldapts';
 import {
   closeQuietly,
@@ -59,9 +60,11 @@ export class LdapDirectory {
 
   constructor(
     private readonly settings: LdapSettings,
+    private readonly sockets: OutboundSockets,
     options: LdapDirectoryOptions = {},
   ) {
-    const issues = ldapSettingsIssues(settings, { live: false });
+    // Where plain LDAP may go was decided when the settings were saved; the sockets check again.
+    const issues = ldapSettingsIssues(settings, { plainLdapAllowed: () => true });
     if (issues.length > 0) {
       const list = issues.map(({ field, issue }) => `${field} ${issue}`).join('; ');
       throw new LdapSignInError('misconfigured', `invalid LDAP settings: ${list}`);
@@ -84,6 +87,7 @@ export class LdapDirectory {
     const user = await this.findUser(username);
     const userConnection = await openBoundConnection(
       this.settings,
+      this.sockets,
       { dn: user.dn, password, as: 'user bind' },
       undefined,
       this.timeoutMs,
@@ -197,6 +201,7 @@ export class LdapDirectory {
     const { bindDn, bindPassword } = this.settings;
     return openBoundConnection(
       this.settings,
+      this.sockets,
       { dn: bindDn, password: bindPassword, as: 'service bind' },
       progress,
       this.timeoutMs,

@@ -65,6 +65,13 @@ export function toLdapSignInError(
 ): LdapSignInError {
   if (error instanceof LdapSignInError) return error;
   const detail = error instanceof Error ? error.message : String(error);
+  if ((error as { code?: unknown } | null)?.code === 'EREFUSEDDEST') {
+    return new LdapSignInError(
+      'misconfigured',
+      `the directory's address is refused: ${detail} (the operator may allow it with OUTBOUND_PRIVATE_ALLOWLIST)`,
+      { cause: error },
+    );
+  }
   if (isTlsError(error)) {
     return new LdapSignInError('tls_failed', `TLS with the directory failed: ${detail}`, {
       cause: error,

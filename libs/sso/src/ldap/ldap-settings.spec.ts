@@ -31,14 +31,17 @@ function valid(overrides: Partial<LdapSettings> = {}): LdapSettings {
   });
 }
 
-function fields(overrides: Partial<LdapSettings>, live = false): string[] {
-  return ldapSettingsIssues(valid(overrides), { live }).map((issue) => issue.field);
+/** The fields with issues; `allowListed` hosts may take plain LDAP (OUTBOUND_PRIVATE_ALLOWLIST). */
+function fields(overrides: Partial<LdapSettings>, allowListed: string[] = []): string[] {
+  return ldapSettingsIssues(valid(overrides), {
+    plainLdapAllowed: (host) => allowListed.includes(host),
+  }).map((issue) => issue.field);
 }
 
 describe('ldapSettingsIssues', () => {
   it('accepts ldaps://, ldap:// with StartTLS, and the defaults', () => {
-    expect(ldapSettingsIssues(valid(), { live: true })).toEqual([]);
-    expect(fields({ url: 'ldap://ldap.example.com', startTls: true }, true)).toEqual([]);
+    expect(fields({})).toEqual([]);
+    expect(fields({ url: 'ldap://ldap.example.com', startTls: true })).toEqual([]);
     expect(valid()).toMatchObject({
       groupNameAttribute: 'cn',
       emailAttribute: 'mail',
@@ -50,13 +53,33 @@ describe('ldapSettingsIssues', () => {
     });
   });
 
-  it('refuses plain ldap:// unless allow_insecure, and always in live mode', () => {
+  it('refuses plain ldap:// unless allow_insecure, and then to hosts the operator allow-listed only', () => {
     expect(fields({ url: 'ldap://ldap.example.com' })).toEqual(['url']);
-    expect(fields({ url: 'ldap://ldap.example.com', allowInsecure: true })).toEqual([]);
-    expect(fields({ url: 'ldap://ldap.example.com', allowInsecure: true }, true)).toEqual([
+    expect(fields({ url: 'ldap://ldap.example.com', allowInsecure: true })).toEqual([
       'allow_insecure',
     ]);
+    expect(
+      fields({ url: 'ldap://ldap.example.com', allowInsecure: true }, ['ldap.example.com']),
+    ).toEqual([]);
   });
+
+  it.each([
+    ['url', { url: 'ldaps://ldap.example.com\r\n' }],
+    ['bind_dn', { bindDn: 'cn=service\n,dc=example,dc=com' }],
+    ['bind_password', { bindPassword: 'secret\r\nFLUSHALL\r\n' }],
+    ['bind_password', { bindPassword: 'tab\there' }],
+    ['user_base_dn', { userBaseDn: 'ou=people,dc=example,dc=com\u0000' }],
+    ['user_filter', { userFilter: '(mail={username})\u007f' }],
+    ['group_base_dn', { groupBaseDn: 'ou=groups\u0085,dc=example', groupFilter: '(member={dn})' }],
+    ['group_filter', { groupBaseDn: 'ou=groups,dc=example', groupFilter: '(member={dn})\n' }],
+    ['email_attribute', { emailAttribute: 'mail\r' }],
+    ['ca_certificate', { caCertificate: '-----BEGIN CERTIFICATE-----\u0007' }],
+  ] as [string, Partial<LdapSettings>][])(
+    'refuses control characters in %s, which would go onto the wire as they are',
+    (field, overrides) => {
+      expect(fields(overrides)).toEqual([field]);
+    },
+  );
 
   it.each([
     'https://ldap.example.com',

@@ -7,7 +7,7 @@ export interface LdapSettings {
   /** `ldaps://host[:port]`, or `ldap://` with startTls (plain only with allowInsecure). */
   url: string;
   startTls: boolean;
-  /** Plain `ldap://` without StartTLS; never accepted in live mode. */
+  /** Plain `ldap://` without StartTLS; only to a host on OUTBOUND_PRIVATE_ALLOWLIST. */
   allowInsecure: boolean;
   /** PEM: the only trust anchor when given; Node's root CAs otherwise. */
   caCertificate: string | null;
@@ -59,17 +59,30 @@ const ATTRIBUTE_DESCRIPTION = /^([A-Za-z][A-Za-z0-9-]*|\d+(\.\d+)+)(;[A-Za-z0-9-
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
 /**
- * Static checks of LDAP settings, without contacting the directory. `live` refuses
- * plain (unencrypted) LDAP. An empty list means the settings are usable.
+ * Static checks of LDAP settings, without contacting the directory.
+ * `plainLdapAllowed` says whether a host may be reached with plain
+ * (unencrypted) LDAP. An empty list means the settings are usable.
  */
 export function ldapSettingsIssues(
   input: LdapSettings,
-  opts: { live: boolean },
+  opts: { plainLdapAllowed: (host: string) => boolean },
 ): LdapSettingsIssue[] {
   const issues: LdapSettingsIssue[] = [];
   const add = (field: string, issue: string) => issues.push({ field, issue });
 
-  transportIssues(input, opts.live, add);
+  // Whatever is typed here is written onto the wire: a line break in a password
+  // sent to a port that is not a directory (say, Redis's) would be a command there.
+  for (const [field, value] of Object.entries(textFields(input))) {
+    if (value !== null && CONTROL_CHARACTERS.test(value)) {
+      add(field, 'must not contain control characters');
+    }
+  }
+  if (input.caCertificate !== null && PEM_CONTROL_CHARACTERS.test(input.caCertificate)) {
+    add('ca_certificate', 'must not contain control characters other than line breaks');
+  }
+  if (issues.length > 0) return issues;
+
+  transportIssues(input, opts.plainLdapAllowed, add);
   if (input.caCertificate !== null) {
     const issue = certificateIssue(input.caCertificate);
     if (issue !== null) add('ca_certificate', issue);
@@ -108,9 +121,32 @@ export function ldapSettingsIssues(
   return issues;
 }
 
+/** C0 and C1 controls and DEL: no DN, filter, password, URL or attribute name needs one. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+/** A PEM block is lines: CR, LF and tab may separate them. */
+// eslint-disable-next-line no-control-regex -- as above
+const PEM_CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+
+/** The one-line text fields, by their API names. */
+function textFields(input: LdapSettings): Record<string, string | null> {
+  return {
+    url: input.url,
+    bind_dn: input.bindDn,
+    bind_password: input.bindPassword,
+    user_base_dn: input.userBaseDn,
+    user_filter: input.userFilter,
+    group_base_dn: input.groupBaseDn,
+    group_filter: input.groupFilter,
+    group_name_attribute: input.groupNameAttribute,
+    email_attribute: input.emailAttribute,
+    name_attribute: input.nameAttribute,
+  };
+}
+
 function transportIssues(
   input: LdapSettings,
-  live: boolean,
+  plainLdapAllowed: (host: string) => boolean,
   add: (field: string, issue: string) => void,
 ): void {
   let url: URL;
@@ -137,8 +173,11 @@ function transportIssues(
   if (input.startTls) return;
   if (!input.allowInsecure) {
     add('url', 'ldap:// without start_tls sends passwords in clear: use ldaps:// or start_tls');
-  } else if (live) {
-    add('allow_insecure', 'plain LDAP is refused in live mode: use ldaps:// or start_tls');
+  } else if (!plainLdapAllowed(url.hostname)) {
+    add(
+      'allow_insecure',
+      'plain LDAP goes only to a host the operator put on OUTBOUND_PRIVATE_ALLOWLIST: use ldaps:// or start_tls',
+    );
   }
 }
 

@@ -4,6 +4,7 @@ import { parsePublicId, type Mode } from '#common';
 import { Sql } from '#database';
 import { RedisService } from '#queue';
 import { AppSettings } from '#config';
+import { OutboundSockets } from '#outbound';
 import { LdapDirectory, LdapSignInError, ldapSettings } from '../ldap/index.js';
 import type { SsoConnection } from '../connections/sso-connection.js';
 import { SsoConnectionsService } from '../connections/sso-connections.service.js';
@@ -52,6 +53,7 @@ export class SsoSignInService implements OnModuleDestroy {
     private readonly saml: SamlSignIn,
     private readonly redis: RedisService,
     private readonly settings: AppSettings,
+    private readonly sockets: OutboundSockets,
   ) {}
 
   /**
@@ -237,6 +239,7 @@ export class SsoSignInService implements OnModuleDestroy {
         ...connection.config,
         bindPassword: await this.connections.secretOf(connection),
       }),
+      this.sockets,
     );
     this.directories.set(connection.id, { version, directory });
     return directory;
