@@ -8,7 +8,8 @@
  *      and, unless one is set, a SIGNING_KEY_SECRET made once and kept in
  *      `.data/signing-key-secret` to seal the secrets it stores.
  *   3. REDIS_URL and REDIS_CLUSTER_NODES unset: runs its own `redis-server` (the system binary) on
- *      127.0.0.1:6380 with its data in `.data/redis`. Without a redis-server
+ *      127.0.0.1:6380 with its data in `.data/redis`, behind a password made once and
+ *      kept in `.data/redis-password` (REDIS_URL carries it). Without a redis-server
  *      binary it uses the Redis answering on 127.0.0.1:6379 under a key prefix
  *      of its own, kept in `.data/redis-prefix`. Either way `rm -rf .data`
  *      starts afresh: it never reads or writes another program's Redis keys.
@@ -22,6 +23,8 @@
  * Variables for this script only (not settings of the service):
  *   EMBEDDED_PG_PORT=5433     port of the embedded PostgreSQL.
  *   EMBEDDED_REDIS_PORT=6380  port of the redis-server this script runs.
+ *   START_DATA_DIR=.data      where the embedded PostgreSQL and Redis keep their
+ *                             data and the secrets made for them.
  *   START_ONLY_INFRA=1        start PostgreSQL / Redis only, print DATABASE_URL
  *                             and REDIS_URL (and REDIS_PREFIX when set) on
  *                             stdout, stop them on Ctrl-C. For
@@ -43,13 +46,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const DATA_DIR = path.join(ROOT, '.data');
+const DATA_DIR = path.resolve(ROOT, process.env.START_DATA_DIR || '.data');
 const LOCK_FILE = path.join(DATA_DIR, 'start.pid');
 const PG_DATA_DIR = path.join(DATA_DIR, 'postgres');
 const PG_LOG_FILE = path.join(PG_DATA_DIR, 'server.log');
 const PG_PASSWORD_FILE = path.join(DATA_DIR, 'postgres-password');
 const REDIS_DATA_DIR = path.join(DATA_DIR, 'redis');
 const REDIS_LOG_FILE = path.join(REDIS_DATA_DIR, 'redis.log');
+/** Our redis-server's settings file: its password, kept out of the process list. */
+const REDIS_CONFIG_FILE = path.join(REDIS_DATA_DIR, 'redis.conf');
+const REDIS_PASSWORD_FILE = path.join(DATA_DIR, 'redis-password');
 /** Key prefix used in a shared Redis (when there is no redis-server binary to run our own). */
 const REDIS_PREFIX_FILE = path.join(DATA_DIR, 'redis-prefix');
 const SIGNING_KEY_SECRET_FILE = path.join(DATA_DIR, 'signing-key-secret');
@@ -575,8 +581,12 @@ function parseReply(text, start = 0) {
   }
 }
 
-/** Sends one command on a fresh connection and resolves with the reply. */
-function redisCommand(port, args, timeoutMs = 1000) {
+/**
+ * Sends one command on a fresh connection and resolves with the reply. With a
+ * password, AUTH goes first; a server that has none says so, and is asked anyway.
+ */
+function redisCommand(port, args, { timeoutMs = 1000, password = null } = {}) {
+  const commands = password === null ? [args] : [['AUTH', password], args];
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: '127.0.0.1', port });
     let received = '';
@@ -590,13 +600,23 @@ function redisCommand(port, args, timeoutMs = 1000) {
     socket.on('error', (err) => finish(reject, err));
     socket.on('close', () => reject(new Error('connection closed before a reply')));
     socket.on('connect', () => {
-      const encoded = args.map((arg) => `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`).join('');
-      socket.write(`*${args.length}\r\n${encoded}`);
+      for (const command of commands) {
+        const encoded = command.map((arg) => `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`);
+        socket.write(`*${command.length}\r\n${encoded.join('')}`);
+      }
     });
     socket.on('data', (chunk) => {
       received += chunk.toString('latin1');
       try {
-        const reply = parseReply(received);
+        const auth = password === null ? { value: 'OK', next: 0 } : parseReply(received);
+        if (!auth) return;
+        if (
+          auth.value instanceof Error &&
+          !/without any password configured/.test(auth.value.message)
+        ) {
+          return finish(resolve, auth.value); // WRONGPASS: what the caller is told
+        }
+        const reply = parseReply(received, auth.next);
         if (reply) finish(resolve, reply.value);
       } catch (err) {
         finish(reject, err);
@@ -606,9 +626,9 @@ function redisCommand(port, args, timeoutMs = 1000) {
 }
 
 /** 'pong' when a usable Redis answers, 'refused' when nothing listens, else what went wrong. */
-async function probeRedis(port) {
+async function probeRedis(port, password = null) {
   try {
-    const reply = await redisCommand(port, ['PING']);
+    const reply = await redisCommand(port, ['PING'], { password });
     if (reply === 'PONG') return 'pong';
     return `it answered ${reply instanceof Error ? reply.message : JSON.stringify(reply)}`;
   } catch (err) {
@@ -617,9 +637,9 @@ async function probeRedis(port) {
 }
 
 /** A redis-server we spawned in an earlier run reports our data directory. */
-async function isOurRedis(port) {
+async function isOurRedis(port, password) {
   try {
-    const [, dir] = await redisCommand(port, ['CONFIG', 'GET', 'dir']);
+    const [, dir] = await redisCommand(port, ['CONFIG', 'GET', 'dir'], { password });
     return dir === (await fs.realpath(REDIS_DATA_DIR).catch(() => REDIS_DATA_DIR));
   } catch {
     return false; // CONFIG may be disabled: then it is not one of ours anyway
@@ -660,9 +680,12 @@ async function planRedis() {
   const binary = findOnPath('redis-server');
   if (binary) {
     const port = portFromEnv('EMBEDDED_REDIS_PORT', 6380);
-    const probe = await probeRedis(port);
-    if (probe === 'refused') return { port, running: false, binary };
-    if (probe === 'pong' && (await isOurRedis(port))) return { port, running: true, ours: true };
+    const password = await keptRedisPassword();
+    const probe = await probeRedis(port, password);
+    if (probe === 'refused') return { port, running: false, binary, password };
+    if (probe === 'pong' && (await isOurRedis(port, password))) {
+      return { port, running: true, ours: true, password };
+    }
     throw new StartError(
       `127.0.0.1:${port}, where npm start runs its redis-server, is taken ` +
         `(${probe === 'pong' ? `by a Redis whose data is not in ${relative(REDIS_DATA_DIR)}` : probe}). ` +
@@ -696,31 +719,55 @@ async function keptRedisPrefix() {
   return prefix;
 }
 
-async function waitForRedis(port, proc, timeoutMs = 10_000) {
+async function waitForRedis(port, password, proc, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (hasExited(proc.child)) {
       throw new StartError(`redis-server exited at start:\n${await tailOf(REDIS_LOG_FILE)}`);
     }
-    if ((await probeRedis(port)) === 'pong') return;
+    if ((await probeRedis(port, password)) === 'pong') return;
     await sleep(100);
   }
   throw new StartError(`redis-server did not answer within ${timeoutMs} ms`);
 }
 
 /** Stops a redis-server that we did not spawn in this run but that is ours (same data dir). */
-async function shutdownAdoptedRedis(port) {
-  await redisCommand(port, ['SHUTDOWN']).catch(() => {}); // Redis closes the connection as it exits
-  for (let i = 0; i < 100 && (await probeRedis(port)) !== 'refused'; i += 1) await sleep(100);
+async function shutdownAdoptedRedis(port, password) {
+  // Redis closes the connection as it exits.
+  await redisCommand(port, ['SHUTDOWN'], { password }).catch(() => {});
+  for (let i = 0; i < 100 && (await probeRedis(port, password)) !== 'refused'; i += 1) {
+    await sleep(100);
+  }
   say('redis-server stopped');
+}
+
+/**
+ * Our redis-server's password: made once and kept beside its data, so no
+ * other local program (or a request the service is tricked into sending to
+ * it) reaches the queues unauthenticated.
+ */
+async function keptRedisPassword() {
+  let password = (await fs.readFile(REDIS_PASSWORD_FILE, 'utf8').catch(() => '')).trim();
+  if (!password) {
+    password = randomBytes(24).toString('hex');
+    await fs.mkdir(DATA_DIR, { recursive: true });
+    await fs.writeFile(REDIS_PASSWORD_FILE, `${password}\n`, { mode: 0o600 });
+  }
+  await fs.chmod(REDIS_PASSWORD_FILE, 0o600);
+  return password;
 }
 
 async function startRedis(plan) {
   const url = `redis://127.0.0.1:${plan.port}`;
+  const withPassword = () => `redis://:${plan.password}@127.0.0.1:${plan.port}`;
   if (plan.running && plan.ours) {
     say(`reusing the redis-server left running on ${url} by an earlier run`);
-    onCleanup('redis-server', () => shutdownAdoptedRedis(plan.port));
-    return url;
+    // One started before it had a password gets it now.
+    await redisCommand(plan.port, ['CONFIG', 'SET', 'requirepass', plan.password], {
+      password: plan.password,
+    });
+    onCleanup('redis-server', () => shutdownAdoptedRedis(plan.port, plan.password));
+    return withPassword();
   }
   if (plan.running) {
     if (process.env.REDIS_PREFIX) {
@@ -739,7 +786,10 @@ async function startRedis(plan) {
   }
 
   await fs.mkdir(REDIS_DATA_DIR, { recursive: true, mode: 0o700 });
+  await fs.writeFile(REDIS_CONFIG_FILE, `requirepass ${plan.password}\n`, { mode: 0o600 });
+  await fs.chmod(REDIS_CONFIG_FILE, 0o600);
   const args = [
+    REDIS_CONFIG_FILE,
     ...['--port', String(plan.port), '--bind', '127.0.0.1', '--daemonize', 'no'],
     // Append-only file, no snapshots: queued jobs survive a restart.
     ...['--dir', REDIS_DATA_DIR, '--save', '', '--appendonly', 'yes'],
@@ -751,9 +801,12 @@ async function startRedis(plan) {
     await stopProcess(proc, 'SIGTERM', 10_000);
     say('redis-server stopped');
   });
-  await waitForRedis(plan.port, proc);
-  say(`started redis-server on ${url} (data in ${relative(REDIS_DATA_DIR)})`);
-  return url;
+  await waitForRedis(plan.port, plan.password, proc);
+  say(
+    `started redis-server on ${url} (data in ${relative(REDIS_DATA_DIR)}, ` +
+      `password in ${relative(REDIS_PASSWORD_FILE)})`,
+  );
+  return withPassword();
 }
 
 // ---------------------------------------------------------------------------

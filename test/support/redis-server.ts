@@ -12,7 +12,7 @@ import { freePort } from './stack.js';
  * the same port. No persistence: a restarted server is empty.
  */
 export interface PrivateRedis {
-  /** redis://127.0.0.1:PORT */
+  /** redis://127.0.0.1:PORT, or redis://:PASSWORD@127.0.0.1:PORT with a password */
   readonly url: string;
   readonly port: number;
   /** Whether the server process is currently running. */
@@ -28,9 +28,10 @@ export interface PrivateRedis {
 }
 
 export async function startPrivateRedis(
-  options: { binary?: string; readyTimeoutMs?: number } = {},
+  options: { binary?: string; readyTimeoutMs?: number; password?: string } = {},
 ): Promise<PrivateRedis> {
   const binary = options.binary ?? 'redis-server';
+  const password = options.password ?? null;
   const readyTimeoutMs = options.readyTimeoutMs ?? 10_000;
   const port = await freePort();
   const dir = await mkdtemp(join(tmpdir(), 'private-redis-'));
@@ -57,6 +58,7 @@ export async function startPrivateRedis(
         dir,
         '--logfile',
         '',
+        ...(password === null ? [] : ['--requirepass', password]),
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
@@ -74,7 +76,7 @@ export async function startPrivateRedis(
       }),
     );
     const deadline = Date.now() + readyTimeoutMs;
-    while (!(await ping(port))) {
+    while (!(await ping(port, password))) {
       if (failure !== null || child !== server || Date.now() > deadline) {
         server.kill('SIGKILL');
         throw new Error(
@@ -89,7 +91,7 @@ export async function startPrivateRedis(
     const server = child;
     if (server === null) return;
     if (how === 'shutdown') {
-      await command(port, 'SHUTDOWN NOSAVE').catch(() => server.kill('SIGKILL'));
+      await command(port, 'SHUTDOWN NOSAVE', password).catch(() => server.kill('SIGKILL'));
     } else {
       server.kill('SIGKILL');
     }
@@ -98,7 +100,10 @@ export async function startPrivateRedis(
 
   await start();
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url:
+      password === null
+        ? `redis://127.0.0.1:${port}`
+        : `redis://:${encodeURIComponent(password)}@127.0.0.1:${port}`,
     port,
     get running() {
       return child !== null;
@@ -113,26 +118,38 @@ export async function startPrivateRedis(
   };
 }
 
-/** Whether a Redis server on 127.0.0.1:`port` answers PING. */
-export async function ping(port: number): Promise<boolean> {
-  return command(port, 'PING').then(
+/** Whether a Redis server on 127.0.0.1:`port` answers PING (after AUTH, given a password). */
+export async function ping(port: number, password: string | null = null): Promise<boolean> {
+  return command(port, 'PING', password).then(
     (reply) => reply.startsWith('+PONG'),
     () => false,
   );
 }
 
-/** Sends one inline command and returns the first reply bytes (or '' when the server closes). */
-function command(port: number, line: string, timeoutMs = 1_000): Promise<string> {
+/**
+ * Sends one inline command (after AUTH, given a password) and returns the
+ * command's first reply line (or '' when the server closes).
+ */
+function command(
+  port: number,
+  line: string,
+  password: string | null = null,
+  timeoutMs = 1_000,
+): Promise<string> {
+  const skipped = password === null ? 0 : 1;
   return new Promise((resolve, reject) => {
     const socket = connect({ host: '127.0.0.1', port });
     let reply = '';
     socket.setTimeout(timeoutMs, () => socket.destroy(new Error('redis command timed out')));
-    socket.once('connect', () => socket.write(`${line}\r\n`));
+    socket.once('connect', () =>
+      socket.write(`${password === null ? '' : `AUTH ${password}\r\n`}${line}\r\n`),
+    );
     socket.on('data', (chunk) => {
       reply += chunk.toString('utf8');
-      if (reply.includes('\r\n')) {
+      const lines = reply.split('\r\n');
+      if (lines.length > skipped + 1) {
         socket.end();
-        resolve(reply);
+        resolve(`${lines[skipped]}\r\n`);
       }
     });
     socket.once('error', reject);
