@@ -1429,7 +1429,7 @@ export type CreateSsoConnectionDto = {
      */
     clock_skew_seconds?: number;
     /**
-     * LDAP: `ldaps://`, or `ldap://` with `start_tls: true`; plain `ldap://` only with `allow_insecure` (test mode only)
+     * LDAP: `ldaps://`, or `ldap://` with `start_tls: true`; plain `ldap://` only with `allow_insecure`. Under the outbound destination policy, as webhooks: the host must resolve to public addresses unless the operator put it on OUTBOUND_PRIVATE_ALLOWLIST (400 naming `url`), and every connection is checked again. No control characters in any LDAP field (400 naming it).
      */
     url?: string;
     /**
@@ -1437,7 +1437,7 @@ export type CreateSsoConnectionDto = {
      */
     start_tls?: boolean;
     /**
-     * LDAP: allow plain ldap:// without TLS; refused in live mode
+     * LDAP: allow plain ldap:// without TLS, which sends passwords in clear: only to a host on OUTBOUND_PRIVATE_ALLOWLIST (a directory the operator vouches for), else 400 naming `allow_insecure`
      */
     allow_insecure?: boolean;
     /**
@@ -1598,7 +1598,7 @@ export type UpdateSsoConnectionDto = {
      */
     clock_skew_seconds?: number;
     /**
-     * LDAP: `ldaps://`, or `ldap://` with `start_tls: true`; plain `ldap://` only with `allow_insecure` (test mode only)
+     * LDAP: `ldaps://`, or `ldap://` with `start_tls: true`; plain `ldap://` only with `allow_insecure`. Under the outbound destination policy, as webhooks: the host must resolve to public addresses unless the operator put it on OUTBOUND_PRIVATE_ALLOWLIST (400 naming `url`), and every connection is checked again. No control characters in any LDAP field (400 naming it).
      */
     url?: string;
     /**
@@ -1606,7 +1606,7 @@ export type UpdateSsoConnectionDto = {
      */
     start_tls?: boolean;
     /**
-     * LDAP: allow plain ldap:// without TLS; refused in live mode
+     * LDAP: allow plain ldap:// without TLS, which sends passwords in clear: only to a host on OUTBOUND_PRIVATE_ALLOWLIST (a directory the operator vouches for), else 400 naming `allow_insecure`
      */
     allow_insecure?: boolean;
     /**
@@ -5102,7 +5102,7 @@ export type CreateSsoConnectionDtoWritable = {
      */
     clock_skew_seconds?: number;
     /**
-     * LDAP: `ldaps://`, or `ldap://` with `start_tls: true`; plain `ldap://` only with `allow_insecure` (test mode only)
+     * LDAP: `ldaps://`, or `ldap://` with `start_tls: true`; plain `ldap://` only with `allow_insecure`. Under the outbound destination policy, as webhooks: the host must resolve to public addresses unless the operator put it on OUTBOUND_PRIVATE_ALLOWLIST (400 naming `url`), and every connection is checked again. No control characters in any LDAP field (400 naming it).
      */
     url?: string;
     /**
@@ -5110,7 +5110,7 @@ export type CreateSsoConnectionDtoWritable = {
      */
     start_tls?: boolean;
     /**
-     * LDAP: allow plain ldap:// without TLS; refused in live mode
+     * LDAP: allow plain ldap:// without TLS, which sends passwords in clear: only to a host on OUTBOUND_PRIVATE_ALLOWLIST (a directory the operator vouches for), else 400 naming `allow_insecure`
      */
     allow_insecure?: boolean;
     /**
@@ -5216,7 +5216,7 @@ export type UpdateSsoConnectionDtoWritable = {
      */
     clock_skew_seconds?: number;
     /**
-     * LDAP: `ldaps://`, or `ldap://` with `start_tls: true`; plain `ldap://` only with `allow_insecure` (test mode only)
+     * LDAP: `ldaps://`, or `ldap://` with `start_tls: true`; plain `ldap://` only with `allow_insecure`. Under the outbound destination policy, as webhooks: the host must resolve to public addresses unless the operator put it on OUTBOUND_PRIVATE_ALLOWLIST (400 naming `url`), and every connection is checked again. No control characters in any LDAP field (400 naming it).
      */
     url?: string;
     /**
@@ -5224,7 +5224,7 @@ export type UpdateSsoConnectionDtoWritable = {
      */
     start_tls?: boolean;
     /**
-     * LDAP: allow plain ldap:// without TLS; refused in live mode
+     * LDAP: allow plain ldap:// without TLS, which sends passwords in clear: only to a host on OUTBOUND_PRIVATE_ALLOWLIST (a directory the operator vouches for), else 400 naming `allow_insecure`
      */
     allow_insecure?: boolean;
     /**
@@ -8264,7 +8264,7 @@ export type SsoConnectionsV2ControllerCreateV2Errors = {
      */
     401: ErrorEnvelopeDto;
     /**
-     * Requires scope organizations:write
+     * Requires scope organizations:write and a live-mode credential: people, sign-in connections and the organisation are changed in live mode only
      */
     403: ErrorEnvelopeDto;
     /**
@@ -8321,7 +8321,7 @@ export type SsoConnectionsV2ControllerDeleteV2Errors = {
      */
     401: ErrorEnvelopeDto;
     /**
-     * Requires scope organizations:write
+     * Requires scope organizations:write and a live-mode credential: people, sign-in connections and the organisation are changed in live mode only
      */
     403: ErrorEnvelopeDto;
     /**
@@ -8418,7 +8418,7 @@ export type SsoConnectionsV2ControllerUpdateV2Errors = {
      */
     401: ErrorEnvelopeDto;
     /**
-     * Requires scope organizations:write
+     * Requires scope organizations:write and a live-mode credential: people, sign-in connections and the organisation are changed in live mode only
      */
     403: ErrorEnvelopeDto;
     /**
@@ -8483,7 +8483,7 @@ export type SsoConnectionsV2ControllerTestV2Errors = {
      */
     401: ErrorEnvelopeDto;
     /**
-     * Requires scope organizations:write
+     * Requires scope organizations:write and a live-mode credential: people, sign-in connections and the organisation are changed in live mode only
      */
     403: ErrorEnvelopeDto;
     /**
@@ -8657,7 +8657,7 @@ export type AnalystsV2ControllerCreateV2Errors = {
      */
     401: ErrorEnvelopeDto;
     /**
-     * Requires scope organizations:write
+     * Requires scope organizations:write and a live-mode credential: people, sign-in connections and the organisation are changed in live mode only
      */
     403: ErrorEnvelopeDto;
     /**
@@ -8709,7 +8709,7 @@ export type AnalystsV2ControllerDeleteV2Errors = {
      */
     401: ErrorEnvelopeDto;
     /**
-     * Requires scope organizations:write
+     * Requires scope organizations:write and a live-mode credential: people, sign-in connections and the organisation are changed in live mode only
      */
     403: ErrorEnvelopeDto;
     /**
@@ -8804,7 +8804,7 @@ export type AnalystsV2ControllerUpdateV2Errors = {
      */
     401: ErrorEnvelopeDto;
     /**
-     * Requires scope organizations:write
+     * Requires scope organizations:write and a live-mode credential: people, sign-in connections and the organisation are changed in live mode only
      */
     403: ErrorEnvelopeDto;
     /**
@@ -8866,7 +8866,7 @@ export type AnalystsV2ControllerReinviteV2Errors = {
      */
     401: ErrorEnvelopeDto;
     /**
-     * Requires scope organizations:write
+     * Requires scope organizations:write and a live-mode credential: people, sign-in connections and the organisation are changed in live mode only
      */
     403: ErrorEnvelopeDto;
     /**
@@ -11567,7 +11567,7 @@ export type OrganizationsV2ControllerCreateV2Errors = {
      */
     401: ErrorEnvelopeDto;
     /**
-     * Requires scope organizations:write
+     * Requires scope organizations:write and a live-mode credential: people, sign-in connections and the organisation are changed in live mode only
      */
     403: ErrorEnvelopeDto;
     /**
@@ -11619,7 +11619,7 @@ export type OrganizationsV2ControllerUpdateV2Errors = {
      */
     401: ErrorEnvelopeDto;
     /**
-     * Requires scope organizations:write
+     * Requires scope organizations:write and a live-mode credential: people, sign-in connections and the organisation are changed in live mode only
      */
     403: ErrorEnvelopeDto;
     /**
@@ -13015,7 +13015,7 @@ export type SystemNoticesV2ControllerAnnounceV2Errors = {
      */
     401: ErrorEnvelopeDto;
     /**
-     * Requires scope organizations:write
+     * Requires scope organizations:write and a live-mode credential: people, sign-in connections and the organisation are changed in live mode only
      */
     403: ErrorEnvelopeDto;
     /**
