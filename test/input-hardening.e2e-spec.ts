@@ -152,6 +152,89 @@ describe('unpaired surrogates', () => {
   });
 });
 
+const ONE_LINE = 'must be one line of text: no line breaks, tabs or other control characters';
+const FREE_TEXT = 'must not contain control characters other than line breaks and tabs';
+
+describe('control characters in text', () => {
+  it('are refused in short text fields — targets, names, descriptors — naming the field', async () => {
+    expectRefusal(
+      await client.post('/v1/sessions', {
+        token,
+        json: { type: 'remote_viewing', target: 'tower\n=cmd|calc' },
+      }),
+      'target',
+      ONE_LINE,
+    );
+    expectRefusal(
+      await client.post('/v2/sessions/create', {
+        token,
+        json: { type: 'dowsing', target: 'well\r=1+1' },
+      }),
+      'target',
+      ONE_LINE,
+    );
+    expectRefusal(
+      await client.post('/v2/sessions/templates', {
+        token,
+        json: { name: 'Night\tshift', type: 'dowsing' },
+      }),
+      'name',
+      ONE_LINE,
+    );
+    expectRefusal(
+      await client.post('/v2/targets', {
+        token,
+        json: { description: 'A tower', descriptors: ['tall', 'iron\u001b[2J'] },
+      }),
+      'descriptors',
+      ONE_LINE,
+    );
+    expectRefusal(
+      await client.post('/v2/analysts', {
+        token,
+        json: { email: `ada-${randomBytes(4).toString('hex')}@example.com`, name: 'Ada\u0085' },
+      }),
+      'name',
+      ONE_LINE,
+    );
+    expectRefusal(
+      await client.post('/v1/api-keys', {
+        token,
+        json: { name: 'batch\u007f', scopes: ['remote-viewing:read'] },
+      }),
+      'name',
+      ONE_LINE,
+    );
+  });
+
+  it('keep line breaks and tabs in free text and refuse the other controls there', async () => {
+    expectRefusal(
+      await client.post('/v2/targets', { token, json: { description: 'A tower\u0007' } }),
+      'description',
+      FREE_TEXT,
+    );
+    const target = await client.post('/v2/targets', {
+      token,
+      json: { description: 'A tower\n\ton a lawn' },
+    });
+    expect(target.status, target.text).toBe(201);
+  });
+
+  it('are reported by line and field in an imported row', async () => {
+    const row = { external_id: 'x-1', type: 'dowsing', date: '2022-01-01', target: 'Well\n=1+1' };
+    const response = await client.post('/v2/history/import', {
+      token,
+      raw: { body: JSON.stringify(row), contentType: 'application/x-ndjson' },
+    });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body).toMatchObject({
+      imported: 0,
+      failed: 1,
+      errors: [{ line: 1, field: 'target', issue: ONE_LINE }],
+    });
+  });
+});
+
 describe('integer query parameters', () => {
   const MALFORMED = ['1e1', '0x10', '%2B5', '5.0', '-1', '%205', '', 'five', '9223372036854775807'];
 
@@ -370,6 +453,25 @@ describe('the access log', () => {
       expect(logged.organizationId).toBe(org.organizationId);
       expect(api.output()).not.toContain(key);
       expect(api.output()).not.toContain('cookie-that-must-not-be-logged');
+
+      // An invitation token in the path and search text in the query are credentials and
+      // personal data: the line names the route and the parameter, not the value.
+      const requests = {
+        '/invitations/inv_token-that-must-not-be-logged': '/invitations/[redacted]',
+        '/v2/history/search?q=search-that-must-not-be-logged&limit=5':
+          '/v2/history/search?q=[redacted]&limit=5',
+      };
+      for (const [path, shown] of Object.entries(requests)) {
+        const sent = await fetch(`${api.url}${path}`, { headers: { 'x-api-key': key } });
+        const id = sent.headers.get('x-request-id')!;
+        const line = await logLine(
+          api.output,
+          (text) => text.includes(id) && text.includes('"res"'),
+        );
+        expect(line.req).toMatchObject({ id, url: shown });
+      }
+      expect(api.output()).not.toContain('token-that-must-not-be-logged');
+      expect(api.output()).not.toContain('search-that-must-not-be-logged');
     } finally {
       await api.kill('SIGTERM');
     }

@@ -77,12 +77,17 @@ const CASES: SeedCase[] = [
     verdict: 'hit',
     chanceBaseline: 0.25,
   },
-  { date: '2026-03-04T10:00:00Z', target: '@SUM(A1) church', description: 'line one\nline two' },
+  {
+    date: '2026-03-04T10:00:00Z',
+    target: '@SUM(A1) church',
+    description: 'line one\n=cmd|calc',
+  },
   { date: '2026-03-05T10:00:00Z', target: 'Secret bunker', classified: true, verdict: 'hit' },
   {
     type: 'dowsing',
     date: '2026-03-06T10:00:00Z',
     target: 'Well',
+    description: 'deep\r=1+1',
     verdict: 'miss',
     chanceBaseline: 0.5,
   },
@@ -133,7 +138,13 @@ describe('history reports', () => {
     expect(Buffer.byteLength(download.text)).toBe(done.body.byte_size);
     expect(download.text).toContain('\r\n');
 
-    const rows = parse(download.text, { columns: true }) as Record<string, string>[];
+    // A spreadsheet ends a row at any line break outside quotes: each field holding one is quoted.
+    expect(download.text).toContain('"line one\n=cmd|calc"');
+    expect(download.text).toContain('"deep\r=1+1"');
+    const rows = parse(download.text, {
+      columns: true,
+      record_delimiter: ['\r\n', '\n', '\r'],
+    }) as Record<string, string>[];
     expect(rows).toHaveLength(5);
     const targets = rows.map((row) => row.target);
     expect(targets).toEqual([
@@ -145,7 +156,8 @@ describe('history reports', () => {
     ]);
     expect(targets).not.toContain('Secret bunker');
     expect(download.text).not.toContain('Secret bunker');
-    expect(rows[1]!.description).toBe('line one\nline two');
+    expect(rows[1]!.description).toBe('line one\n=cmd|calc');
+    expect(rows[0]!.description).toBe('deep\r=1+1');
     expect(rows[0]!.case_id).toMatch(/^hist_/);
     expect(rows[0]).toMatchObject({ type: 'dowsing', verdict: 'miss', chance_baseline: '0.5' });
   });

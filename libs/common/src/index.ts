@@ -9,3 +9,4 @@ export * from './log-serializers.js';
 export * from './storable-text.js';
 export * from './content-sniffing.js';
 export * from './image-dimensions.js';
+export * from './control-characters.js';

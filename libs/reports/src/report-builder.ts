@@ -5,7 +5,7 @@ import { stringify as stringifySync } from 'csv-stringify/sync';
 import type pg from 'pg';
 import type { Performance } from '#analytics';
 import type { Tenant } from '#common';
-import { neutralizeCell } from './csv-cells.js';
+import { csvOptions, neutralizeCell } from './csv-cells.js';
 import { performanceReport } from './performance-report.js';
 import { rateJson, type TabularReport } from './tabular-report.js';
 import { usageReport } from './usage-report.js';
@@ -92,12 +92,7 @@ async function historyCsv(
         );
       },
     }),
-    stringify({
-      header: true,
-      columns: [...HISTORY_REPORT_COLUMNS],
-      record_delimiter: 'windows',
-      cast: { boolean: (value) => (value ? 'true' : 'false') },
-    }),
+    stringify(csvOptions(HISTORY_REPORT_COLUMNS)),
     new Writable({
       write(chunk: Buffer, _encoding, done) {
         sink.write(chunk).then(() => done(), done);
@@ -204,12 +199,7 @@ async function tabular(
     case 'csv': {
       const csv = stringifySync(
         report.main.rows.map((row) => row.map((cell) => neutralizeCell(cell))),
-        {
-          header: true,
-          columns: report.main.columns,
-          record_delimiter: 'windows',
-          cast: { boolean: (value) => (value ? 'true' : 'false') },
-        },
+        csvOptions(report.main.columns),
       );
       await sink.write(Buffer.from(csv));
       return { rowCount };

@@ -15,6 +15,7 @@ import { Optional } from '../http/dto-decorators.js';
 import type { RequestExamples } from '../http/request-examples.js';
 import { oneOf } from '../http/validation-messages.js';
 import { V2ListQueryDto } from '../http/v2-list.js';
+import { SingleLineText } from '../http/text-rules.js';
 
 export const ANALYST_ID = {
   example: 'analyst_01jh2x7v4ke8rbk3a8y0v0d7qz',
@@ -44,6 +45,7 @@ export class CreateAnalystDto {
   @Optional()
   @IsString(TEXT)
   @MaxLength(200, { message: 'must be 1–200 characters' })
+  @SingleLineText()
   name?: string;
 
   @ApiPropertyOptional({
@@ -78,6 +80,7 @@ export class UpdateAnalystDto {
   @Optional()
   @IsString(TEXT)
   @MaxLength(200, { message: 'must be 1–200 characters' })
+  @SingleLineText()
   name?: string;
 
   @ApiPropertyOptional({

@@ -33,7 +33,7 @@ export function ApiSubmitResults(work: {
     Auth({ scopes: [work.scope], members: true }),
     ApiOperation({
       summary: work.summary,
-      description: `${work.about} ${SUBMISSION_DESCRIPTION}\n\nWork of the \`simulated\` engine makes its own results: 409 naming \`engine\`, to any caller.`,
+      description: `${work.about} ${SUBMISSION_DESCRIPTION}\n\nWork of the \`simulated\` engine makes its own results: 404 to a person (nobody is assigned to it, so it is answered as an unknown id), 409 naming \`engine\` to a credential that is no person.`,
       requestBody: submissionRequestBody(),
     }),
     ApiExtraModels(SubmissionDto),
@@ -41,7 +41,7 @@ export function ApiSubmitResults(work: {
     ApiOkResponse({ type: AssignmentDto, description: 'Your assignment with your submission' }),
     ApiResponse({
       status: 409,
-      description: `The ${work.noun} takes no submissions (engine), or its deadline has passed`,
+      description: `The ${work.noun} takes no submissions (engine; to a credential that is no person), or its deadline has passed`,
       type: ErrorEnvelopeDto,
     }),
   );

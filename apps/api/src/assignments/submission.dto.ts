@@ -16,6 +16,7 @@ import { DESCRIPTOR_TERMS } from '#engines';
 import { MAX_SKETCH_BYTES, MAX_SKETCHES } from '#analysts';
 import { Optional } from '../http/dto-decorators.js';
 import type { RequestExamples } from '../http/request-examples.js';
+import { FreeText, SingleLineText } from '../http/text-rules.js';
 
 export const MAX_DESCRIPTORS = 50;
 export const MAX_NOTES = 10_000;
@@ -61,6 +62,7 @@ export class SubmissionDto {
   @ArrayMaxSize(MAX_DESCRIPTORS, { message: `must hold at most ${MAX_DESCRIPTORS} descriptors` })
   @IsString({ each: true, message: 'must be words (strings)' })
   @Length(1, 64, { each: true, message: 'each must be 1 to 64 characters' })
+  @SingleLineText({ each: true })
   descriptors!: string[];
 
   @ApiPropertyOptional({
@@ -77,6 +79,7 @@ export class SubmissionDto {
   @Optional()
   @IsString({ message: 'must be a string' })
   @MaxLength(MAX_NOTES, { message: `must be at most ${MAX_NOTES} characters` })
+  @FreeText()
   notes?: string;
 
   @ApiPropertyOptional({

@@ -21,6 +21,7 @@ import {
 } from '#analysts';
 import { Optional, OptionalOrNull } from '../http/dto-decorators.js';
 import type { RequestExamples } from '../http/request-examples.js';
+import { FreeText, SingleLineText } from '../http/text-rules.js';
 
 export const TARGET_ID_EXAMPLE = 'tgt_01jh2x7v4ke8rbk3a8y0v0d7qz';
 export const TARGET_PHOTO_ID_EXAMPLE = 'photo_01jh2x7v4ke8rbk3a8y0v0d7qz';
@@ -51,6 +52,7 @@ export class CreateTargetDto {
   })
   @IsString({ message: 'must be text' })
   @Length(1, MAX_TARGET_DESCRIPTION_LENGTH)
+  @FreeText()
   description!: string;
 
   @ApiPropertyOptional({
@@ -64,6 +66,7 @@ export class CreateTargetDto {
   @ArrayMaxSize(MAX_TARGET_DESCRIPTORS)
   @IsString({ each: true, message: 'must be a list of words' })
   @MaxLength(MAX_TARGET_DESCRIPTOR_LENGTH, { each: true })
+  @SingleLineText({ each: true })
   descriptors?: string[];
 
   @ApiPropertyOptional({

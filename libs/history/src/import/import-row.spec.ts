@@ -43,6 +43,38 @@ function fieldsOf(row: unknown): string[] {
 }
 
 describe('checkImportRow', () => {
+  it('refuses line breaks and other control characters in short fields, naming each', () => {
+    const issues = issuesOf({
+      ...FULL,
+      target: 'tower\n=cmd|calc',
+      client: 'Harbour\tTrust',
+      analysts: ['analyst-7', 'analyst\r9'],
+      descriptors: ['tall', 'white\u001b'],
+      verified_by: 'J.\u0085Smith',
+      process: { modality: 'crv\u007f' },
+    });
+    expect(issues.map((issue) => issue.field)).toEqual([
+      'target',
+      'client',
+      'analysts.1',
+      'process.modality',
+      'descriptors.1',
+      'verified_by',
+    ]);
+    expect(new Set(issues.map((issue) => issue.issue))).toEqual(
+      new Set(['must be one line of text: no line breaks, tabs or other control characters']),
+    );
+  });
+
+  it('keeps line breaks and tabs in prose, and refuses other control characters there', () => {
+    const prose = { ...FULL, outcome: 'Tower:\n\tlight', verification: 'Visit\r\nphotos' };
+    const checked = checkImportRow({ ...prose, results: { description: 'Tall\nwhite' } }, NOW);
+    expect(checked.ok).toBe(true);
+    expect(fieldsOf({ ...prose, results: { description: 'bell\u0007' } })).toEqual([
+      'results.description',
+    ]);
+  });
+
   it('takes a minimal row, everything optional empty', () => {
     const checked = checkImportRow(MINIMAL, NOW);
     expect(checked).toEqual({

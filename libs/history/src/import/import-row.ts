@@ -1,4 +1,4 @@
-import { storableTextIssue as textIssue } from '#common';
+import { freeTextIssue, singleLineTextIssue, storableTextIssue as textIssue } from '#common';
 import {
   CASE_TYPES,
   VERDICTS,
@@ -159,14 +159,16 @@ class RowReader {
     value: unknown,
     field: string,
     max: number,
-    options: { required?: boolean; notBlank?: boolean } = {},
+    options: { required?: boolean; notBlank?: boolean; freeText?: boolean } = {},
   ): string | null {
     if (value === undefined || value === null) {
       return options.required ? this.fail(field, 'is required') : null;
     }
     const bounds = `must be a string of 1 to ${max} characters`;
     if (typeof value !== 'string') return this.fail(field, bounds);
-    const issue = textIssue(value);
+    // Only the result's description, the outcome and the verification are prose that may span lines.
+    const issue =
+      textIssue(value) ?? (options.freeText ? freeTextIssue(value) : singleLineTextIssue(value));
     if (issue) return this.fail(field, issue);
     if (value.length < 1 || value.length > max) return this.fail(field, bounds);
     if (options.notBlank && value.trim() === '') return this.fail(field, 'must not be blank');
@@ -288,7 +290,7 @@ export function checkImportRow(value: unknown, now: Date): RowCheck {
     required: true,
     notBlank: true,
   });
-  const outcome = reader.text(row.outcome, 'outcome', MAX_OUTCOME_LENGTH);
+  const outcome = reader.text(row.outcome, 'outcome', MAX_OUTCOME_LENGTH, { freeText: true });
   const confidenceScore = reader.number(row.confidence_score, 'confidence_score', 0, 1);
   const location = reader.point(row.location, 'location');
   const client = reader.text(row.client, 'client', MAX_NAME_LENGTH);
@@ -310,6 +312,7 @@ export function checkImportRow(value: unknown, now: Date): RowCheck {
     results.description,
     'results.description',
     MAX_DESCRIPTION_LENGTH,
+    { freeText: true },
   );
   const descriptors = reader.list(row.descriptors, 'descriptors', MAX_DESCRIPTORS, MAX_NAME_LENGTH);
   const privacy = reader.choice(row.privacy_level, 'privacy_level', PRIVACY_LEVELS) ?? 'public';
@@ -351,7 +354,9 @@ function checkOutcome(reader: RowReader, row: Json, date: Date | null): Verified
   }
   const locationFound = reader.boolean(row.location_found, 'location_found');
   const coordinates = reader.point(row.coordinates, 'coordinates');
-  const verification = reader.text(row.verification, 'verification', MAX_VERIFICATION_LENGTH);
+  const verification = reader.text(row.verification, 'verification', MAX_VERIFICATION_LENGTH, {
+    freeText: true,
+  });
   const independent = reader.boolean(row.independent_verification, 'independent_verification');
   const accuracy = reader.boolean(row.accuracy_confirmed, 'accuracy_confirmed');
   const verifiedBy =

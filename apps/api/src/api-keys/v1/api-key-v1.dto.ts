@@ -15,11 +15,13 @@ import {
 import { ALL_SCOPES, MODES } from '#common';
 import type { RequestExamples } from '../../http/request-examples.js';
 import { V1List } from '../../http/v1-list.dto.js';
+import { SingleLineText } from '../../http/text-rules.js';
 
 export class CreateApiKeyDto {
   @ApiProperty({ minLength: 1, maxLength: 100, example: 'Nightly batch job' })
   @IsString({ message: 'must be a string' })
   @Length(1, 100, { message: 'must be 1 to 100 characters' })
+  @SingleLineText()
   name!: string;
 
   @ApiProperty({

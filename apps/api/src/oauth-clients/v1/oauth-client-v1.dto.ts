@@ -23,6 +23,7 @@ import { Optional } from '../../http/dto-decorators.js';
 import type { RequestExamples } from '../../http/request-examples.js';
 import { oneOf } from '../../http/validation-messages.js';
 import { V1List } from '../../http/v1-list.dto.js';
+import { SingleLineText } from '../../http/text-rules.js';
 
 const MAX_URI_LENGTH = 2000;
 const MAX_SCOPE_LENGTH = 1000;
@@ -34,6 +35,7 @@ const ClientNameRules = () =>
   applyDecorators(
     IsString({ message: 'must be a string' }),
     Length(1, 200, { message: 'must be 1 to 200 characters' }),
+    SingleLineText(),
   );
 
 const ScopeRules = () =>

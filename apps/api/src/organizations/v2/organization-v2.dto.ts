@@ -6,6 +6,7 @@ import { OptionalOrNull } from '../../http/dto-decorators.js';
 import type { RequestExamples } from '../../http/request-examples.js';
 import { oneOf } from '../../http/validation-messages.js';
 import { V2List } from '../../http/v2-list.js';
+import { SingleLineText } from '../../http/text-rules.js';
 
 const AGREED = { message: 'must be an integer from 1 to 100000000, or null' };
 
@@ -43,6 +44,7 @@ export class CreateOrganizationDto {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'Acme Research' })
   @IsString({ message: 'must be a string' })
   @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  @SingleLineText()
   name!: string;
 
   @ApiPropertyOptional({ enum: PLANS, default: 'free' })

@@ -4,6 +4,7 @@ import { SESSION_TYPES, type SessionType } from '#common';
 import type { RequestExamples } from '../../http/request-examples.js';
 import { oneOf } from '../../http/validation-messages.js';
 import { SESSION_EXAMPLE, SessionOptionsDto } from '../session-options.dto.js';
+import { SingleLineText } from '../../http/text-rules.js';
 
 const TARGET_LENGTH = { message: 'must be 1 to 1000 characters' };
 
@@ -42,6 +43,7 @@ export class CreateSessionV1Dto extends SessionOptionsDto {
   @IsOptional()
   @IsString({ message: 'must be a string' })
   @Length(1, 1000, TARGET_LENGTH)
+  @SingleLineText()
   target?: string;
 
   @ApiPropertyOptional({
@@ -52,5 +54,6 @@ export class CreateSessionV1Dto extends SessionOptionsDto {
   @IsOptional()
   @IsString({ message: 'must be a string' })
   @Length(1, 1000, TARGET_LENGTH)
+  @SingleLineText()
   cue?: string;
 }

@@ -7,6 +7,7 @@ import type { RequestExamples } from '../../http/request-examples.js';
 import { oneOf } from '../../http/validation-messages.js';
 import { SESSION_EXAMPLE, SessionOptionsDto } from '../session-options.dto.js';
 import { WithWorkTasking } from '../../assignments/work-tasking.dto.js';
+import { SingleLineText } from '../../http/text-rules.js';
 
 /** The first built-in template ("Standard remote viewing"), which every organisation has. */
 const STANDARD_TEMPLATE_ID = toPublicId('sessionTemplate', BUILT_IN_TEMPLATES[0]!.id);
@@ -54,5 +55,6 @@ export class CreateSessionV2Dto extends WithWorkTasking(SessionOptionsDto) {
   })
   @IsString({ message: 'must be a string' })
   @Length(1, 1000, { message: 'must be 1 to 1000 characters' })
+  @SingleLineText()
   target!: string;
 }

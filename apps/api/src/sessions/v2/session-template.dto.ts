@@ -7,6 +7,7 @@ import type { RequestExamples } from '../../http/request-examples.js';
 import { oneOf } from '../../http/validation-messages.js';
 import { V2List } from '../../http/v2-list.js';
 import { SessionOptionsDto } from '../session-options.dto.js';
+import { FreeText, SingleLineText } from '../../http/text-rules.js';
 
 export const CREATE_SESSION_TEMPLATE_EXAMPLES: RequestExamples = {
   template: {
@@ -26,12 +27,14 @@ export class CreateSessionTemplateDto extends SessionOptionsDto {
   @ApiProperty({ minLength: 1, maxLength: 100, example: 'Night-shift coordinates' })
   @IsString({ message: 'must be a string' })
   @Length(1, 100, { message: 'must be 1 to 100 characters' })
+  @SingleLineText()
   name!: string;
 
   @ApiPropertyOptional({ maxLength: 1000, default: '' })
   @Optional()
   @IsString({ message: 'must be a string' })
   @Length(0, 1000, { message: 'must be at most 1000 characters' })
+  @FreeText()
   description?: string;
 
   @ApiProperty({ enum: SESSION_TYPES })
