@@ -24,6 +24,7 @@ import {
 import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import { startStack, type Stack } from './support/stack.js';
+import { waitFor } from './support/wait.js';
 
 let stack: Stack;
 let client: TestClient;
@@ -64,8 +65,14 @@ async function signInPage(jar: CookieJar): Promise<{ action: string; html: strin
   return { action: `${page.href}/login`, html: await response.text() };
 }
 
-async function signIn(jar: CookieJar, action: string, email: string, password: string) {
-  const response = await jar.fetch(action, { method: 'POST', form: { email, password } });
+async function signIn(
+  jar: CookieJar,
+  action: string,
+  email: string,
+  password: string,
+  headers: Record<string, string> = {},
+) {
+  const response = await jar.fetch(action, { method: 'POST', form: { email, password }, headers });
   return { status: response.status, response, html: await response.text() };
 }
 
@@ -108,20 +115,61 @@ describe('the sign-in page', () => {
     expect(attempt.html).toContain('&quot;&gt;&lt;script&gt;');
   });
 
-  it('locks an account out after five failures, even for the right password, then names no reason', async () => {
+  it('locks an address out of an account after five failures, not the account, then names no reason', async () => {
     const person = await localAccount();
+    const attacker = { 'x-forwarded-for': '203.0.113.7' };
+    const owner = { 'x-forwarded-for': '198.51.100.2' };
     const jar = new CookieJar();
     const { action } = await signInPage(jar);
     for (let attempt = 0; attempt < 5; attempt += 1) {
-      expect((await signIn(jar, action, person.email, 'wrong')).status).toBe(401);
+      expect((await signIn(jar, action, person.email, 'wrong', attacker)).status).toBe(401);
     }
-    const blocked = await signIn(jar, action, person.email, person.password);
+    const blocked = await signIn(jar, action, person.email, person.password, attacker);
     expect(blocked.status).toBe(429);
-    expect(Number(blocked.response.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(blocked.response.headers.get('retry-after'))).toBeGreaterThan(60);
+    // The owner, from their own address, is not locked out by someone else's guesses.
+    const ownJar = new CookieJar();
+    const own = await signInPage(ownJar);
+    const signedIn = await signIn(ownJar, own.action, person.email, person.password, owner);
+    expect(signedIn.status, signedIn.html).toBe(303);
+    // The attacker's address stays locked out of the account.
+    expect((await signIn(jar, action, person.email, person.password, attacker)).status).toBe(429);
     // An email nobody has gets exactly the same treatment: blocking reveals nothing.
     const ghost = `ghost-${person.email}`;
-    for (let attempt = 0; attempt < 5; attempt += 1) await signIn(jar, action, ghost, 'wrong');
-    expect((await signIn(jar, action, ghost, 'wrong')).status).toBe(429);
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      await signIn(jar, action, ghost, 'wrong', attacker);
+    }
+    expect((await signIn(jar, action, ghost, 'wrong', attacker)).status).toBe(429);
+  });
+
+  it('only slows an account down when it fails from many addresses: its owner gets in after a short wait', async () => {
+    const person = await localAccount();
+    const jar = new CookieJar();
+    const { action } = await signInPage(jar);
+    for (let attempt = 0; attempt < 12; attempt += 1) {
+      const from = { 'x-forwarded-for': `203.0.113.${100 + attempt}` };
+      expect([401, 429]).toContain((await signIn(jar, action, person.email, 'wrong', from)).status);
+    }
+    const ownJar = new CookieJar();
+    const own = await signInPage(ownJar);
+    const owner = { 'x-forwarded-for': '198.51.100.3' };
+    const signedIn = await waitFor(
+      async () => {
+        const attempt = await signIn(ownJar, own.action, person.email, person.password, owner);
+        if (attempt.status === 429) {
+          // Spaced out, never locked for the window: a minute at most.
+          const wait = Number(attempt.response.headers.get('retry-after'));
+          expect(wait).toBeGreaterThan(0);
+          expect(wait).toBeLessThanOrEqual(60);
+          expect(attempt.html).toContain('Too many failed attempts for this account');
+          return null;
+        }
+        return attempt;
+      },
+      30_000,
+      250,
+    );
+    expect(signedIn.status, signedIn.html).toBe(303);
   });
 
   it('refuses a form posted without the interaction cookie (another browser, or a forged post)', async () => {

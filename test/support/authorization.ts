@@ -62,8 +62,11 @@ export async function discover(baseUrl: string): Promise<oauth.AuthorizationServ
 export class CookieJar {
   private readonly cookies = new Map<string, string>();
 
-  async fetch(url: URL | string, init: { method?: string; form?: Record<string, string> } = {}) {
-    const headers: Record<string, string> = { cookie: this.header() };
+  async fetch(
+    url: URL | string,
+    init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
+  ) {
+    const headers: Record<string, string> = { ...init.headers, cookie: this.header() };
     let body: string | undefined;
     if (init.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';

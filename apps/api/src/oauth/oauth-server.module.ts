@@ -10,6 +10,7 @@ import { InteractionController } from './authorization-server/interaction.contro
 import { Interactions } from './authorization-server/interactions.js';
 import { SsoInteractionController } from './authorization-server/sso-interaction.controller.js';
 import { JwtIntrospection } from './authorization-server/jwt-introspection.js';
+import { SignInLimiter } from './authorization-server/sign-in-limiter.js';
 import { WellKnownController } from './well-known.controller.js';
 
 /**
@@ -26,6 +27,7 @@ import { WellKnownController } from './well-known.controller.js';
     EndpointRateLimiter,
     JwtIntrospection,
     Interactions,
+    SignInLimiter,
   ],
   exports: [AuthorizationServer],
 })

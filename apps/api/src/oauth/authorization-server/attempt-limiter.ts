@@ -17,12 +17,7 @@ export const TOKEN_ENDPOINT_POLICY: AttemptPolicy = {
   perAddress: 100,
   windowSeconds: 900,
 };
-/** Guessing passwords on the sign-in page. */
-export const SIGN_IN_POLICY: AttemptPolicy = {
-  perIdentifier: 5,
-  perAddress: 50,
-  windowSeconds: 900,
-};
+/* Guessing passwords on the sign-in forms has its own rules: sign-in-limiter.ts. */
 
 /**
  * Failed-attempt counters in Redis, shared by every API instance. They count

@@ -59,7 +59,7 @@ export class InteractionController {
   @ApiResponse({
     status: 429,
     description:
-      'Too many sign-in attempts from this address (SIGN_IN_RATE_PER_ADDRESS a minute), or too many failed ones for this account or address',
+      'Too many sign-in attempts from this address (SIGN_IN_RATE_PER_ADDRESS a minute), too many failed ones from this address (for this account, or for any), or an account failing from many addresses, whose attempts are spaced out (a minute at most; never locked)',
   })
   async signIn(@Req() request: Request, @Res() response: Response): Promise<void> {
     const open = await this.interactions.open(request, response, 'login');
@@ -83,7 +83,7 @@ export class InteractionController {
       await this.interactions.recordFailure(email, address);
       return again(401, 'The email address or password is not right.');
     }
-    await this.interactions.recordSuccess(email);
+    await this.interactions.recordSuccess(email, address);
     await this.interactions.finishLogin(open, request, response, user, ['pwd']);
   }
 

@@ -7,9 +7,9 @@ import { parsePublicId, toPublicId } from '#common';
 import { AppSettings } from '#config';
 import { OrganizationsService } from '#organizations';
 import { ApiController } from '../../http/api-controller.decorator.js';
-import { AttemptLimiter, SIGN_IN_POLICY } from './attempt-limiter.js';
 import { AuthorizationServer } from './authorization-server.js';
 import { EndpointRateLimiter } from './endpoint-rate-limiter.js';
+import { SignInLimiter } from './sign-in-limiter.js';
 import { clientOrganizationId } from './oidc-adapter.js';
 import {
   PAGE_HEADERS,
@@ -62,7 +62,7 @@ export class Interactions {
   constructor(
     private readonly server: AuthorizationServer,
     private readonly users: UsersService,
-    private readonly limiter: AttemptLimiter,
+    private readonly limiter: SignInLimiter,
     private readonly rate: EndpointRateLimiter,
     private readonly settings: AppSettings,
     private readonly organizations: OrganizationsService,
@@ -109,24 +109,30 @@ export class Interactions {
     return `Too many sign-in attempts from here. Try again in ${busy} seconds.`;
   }
 
-  /** Too many failed passwords for this account or address: what to say (`Retry-After` set), else null. */
+  /**
+   * Too many failed passwords from this address (for this account, or for
+   * any), or for this account from anywhere (a short wait, never a lock): what
+   * to say (`Retry-After` set), else null.
+   */
   async tooManyFailures(
     response: Response,
     email: string,
     address: string,
   ): Promise<string | null> {
-    const wait = await this.limiter.retryAfter(SIGN_IN_POLICY, 'sign-in', email, address);
-    if (wait === 0) return null;
-    response.set('Retry-After', String(wait));
-    return `Too many failed attempts. Try again in ${Math.ceil(wait / 60)} minute(s).`;
+    const wait = await this.limiter.wait(email, address);
+    if (wait === null) return null;
+    response.set('Retry-After', String(wait.seconds));
+    return wait.reason === 'locked'
+      ? `Too many failed attempts. Try again in ${Math.ceil(wait.seconds / 60)} minute(s).`
+      : `Too many failed attempts for this account. Try again in ${wait.seconds} second(s).`;
   }
 
   recordFailure(email: string, address: string): Promise<void> {
-    return this.limiter.recordFailure(SIGN_IN_POLICY, 'sign-in', email, address);
+    return this.limiter.recordFailure(email, address);
   }
 
-  recordSuccess(email: string): Promise<void> {
-    return this.limiter.recordSuccess('sign-in', email);
+  recordSuccess(email: string, address: string): Promise<void> {
+    return this.limiter.recordSuccess(email, address);
   }
 
   /** The user signed in (`amr` as it was), or the page saying their organisation is not the application's. */

@@ -125,7 +125,7 @@ export class SsoInteractionController {
       const [status, message] = SSO_REFUSALS[result.reason];
       return again(status, message);
     }
-    await this.interactions.recordSuccess(email);
+    await this.interactions.recordSuccess(email, address);
     await this.interactions.finishLogin(open, request, response, result.user, ['pwd']);
   }
 
