@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
 import { ERROR_SERIALIZERS } from '#common';
 import type { LogLevel } from '#config';
+import { loggedUrl } from './logged-url.js';
 import type { ApiRequest } from './request-context.js';
 
 /** Levels at which pino-http writes its per-request access line. */
@@ -9,7 +10,8 @@ const ACCESS_LOG_LEVELS: LogLevel[] = ['info', 'debug', 'trace'];
 
 /**
  * JSON logs with the request id. Requests are logged as id, method and URL
- * only: headers never reach the logs, so credentials and cookies cannot. Above
+ * only: headers never reach the logs, so credentials and cookies cannot, and
+ * the URL's credentials and free text are redacted (logged-url.ts). Above
  * `info` no access line is written, so the per-request middleware is not
  * mounted at all (it costs about a tenth of a request's CPU even when silent);
  * errors are still logged with their request id by the exception filter.
@@ -28,7 +30,7 @@ export function loggerOptions(level: LogLevel): Params {
         req: (request: IncomingMessage & { id?: string }) => ({
           id: request.id,
           method: request.method,
-          url: request.url,
+          url: loggedUrl(request.url),
         }),
         res: (response: ServerResponse) => ({ statusCode: response.statusCode }),
       },
