@@ -53,6 +53,8 @@ interface OpenedDocs {
   page: Page;
   /** Every URL the page asked for that is not the API's own (must stay empty). */
   external: string[];
+  /** What the page's Content-Security-Policy refused (must stay empty: the policy fits the UI). */
+  violations: string[];
 }
 
 /** A fresh browser profile (no persisted authorisation) on /docs, rendered. */
@@ -71,8 +73,13 @@ async function openDocs(): Promise<OpenedDocs> {
     (route) => route.abort('blockedbyclient'),
   );
   const page = await context.newPage();
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
   const response = await page.goto(`${stack.baseUrl}/docs`);
   expect(response?.status()).toBe(200);
+  expect(response?.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
   try {
     await page
       .locator('.swagger-ui .info .title')
@@ -83,7 +90,7 @@ async function openDocs(): Promise<OpenedDocs> {
     expect(external, 'Swagger UI needs assets from outside the API').toEqual([]);
     throw error;
   }
-  return { context, page, external };
+  return { context, page, external, violations };
 }
 
 /**
@@ -206,7 +213,7 @@ async function runSessions(page: Page, header: string, absent: string): Promise<
 
 describe('Swagger UI at /docs, in a real browser', () => {
   it('loads from the API alone, with no request leaving it', async () => {
-    const { context, page, external } = await openDocs();
+    const { context, page, external, violations } = await openDocs();
     // The UI's assets come from the API (swagger-ui-dist, served locally).
     const scripts = await page
       .locator('script[src]')
@@ -223,24 +230,45 @@ describe('Swagger UI at /docs, in a real browser', () => {
       })
       .toEqual([expect.stringMatching(/^bearer\b/), expect.stringMatching(/^api_key\b/)]);
     expect(external, 'Swagger UI asked for something outside the API').toEqual([]);
+    expect(violations, 'the Content-Security-Policy refused part of Swagger UI').toEqual([]);
     await context.close();
   }, 60_000);
 
   it('runs "Try it out" authorised with a client-credentials access token (bearer)', async () => {
-    const { context, page, external } = await openDocs();
+    const { context, page, external, violations } = await openDocs();
     const token = await org.token();
     await authorise(page, 'bearer', token);
     await runSessions(page, `Authorization: Bearer ${token}`, 'X-API-Key');
     expect(external, 'Swagger UI asked for something outside the API').toEqual([]);
+    expect(violations, 'the Content-Security-Policy refused part of Swagger UI').toEqual([]);
     await context.close();
   }, 90_000);
 
   it('runs "Try it out" authorised with an API key (api_key, X-API-Key)', async () => {
-    const { context, page, external } = await openDocs();
+    const { context, page, external, violations } = await openDocs();
     const apiKey = await org.apiKey();
     await authorise(page, 'api_key', apiKey);
     await runSessions(page, `X-API-Key: ${apiKey}`, 'Authorization');
     expect(external, 'Swagger UI asked for something outside the API').toEqual([]);
+    expect(violations, 'the Content-Security-Policy refused part of Swagger UI').toEqual([]);
     await context.close();
   }, 90_000);
+});
+
+describe('the documentation pages', () => {
+  it('send a Content-Security-Policy, refuse framing and sniffing: Swagger UI, its script, the error reference', async () => {
+    for (const path of ['/docs', '/docs/swagger-ui-init.js', '/docs/errors']) {
+      const response = await fetch(`${stack.baseUrl}${path}`);
+      expect(response.status, path).toBe(200);
+      const policy = response.headers.get('content-security-policy') ?? '';
+      expect(policy, path).toContain("frame-ancestors 'none'");
+      expect(policy, path).toContain("default-src 'none'");
+      // No inline script is allowed anywhere: Swagger UI starts from a served file.
+      expect(policy, path).not.toMatch(/script-src[^;]*'unsafe-inline'/);
+      expect(response.headers.get('x-frame-options'), path).toBe('DENY');
+      expect(response.headers.get('x-content-type-options'), path).toBe('nosniff');
+    }
+    const page = await (await fetch(`${stack.baseUrl}/docs`)).text();
+    expect(page).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+  });
 });

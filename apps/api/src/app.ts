@@ -55,6 +55,6 @@ export async function createApiApp(settings: Settings): Promise<INestApplication
   // SIGTERM/SIGINT only: SIGUSR2 and SIGHUP stay free for diagnostics (profilers, log rotation).
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   collectProcessMetrics();
-  mountOpenApi(app, buildOpenApiDocument(app, settings.publicUrl));
+  mountOpenApi(app, buildOpenApiDocument(app, settings.publicUrl), settings.publicUrl);
   return app;
 }

@@ -2,6 +2,7 @@ import { documentIdempotency } from './http/idempotency/idempotency-openapi.js';
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { ALL_SCOPES } from '#common';
+import { docsHeaders } from './http/docs-headers.js';
 import { MAX_BODY_DEPTH } from './http/input-guards.js';
 import { MAX_LIST_OFFSET } from './http/v1-list.dto.js';
 import { documentRequestRules } from './http/openapi-request-rules.js';
@@ -48,7 +49,12 @@ export function buildOpenApiDocument(app: INestApplication, publicUrl: string): 
   return document;
 }
 
-export function mountOpenApi(app: INestApplication, document: OpenAPIObject): void {
+export function mountOpenApi(
+  app: INestApplication,
+  document: OpenAPIObject,
+  publicUrl: string,
+): void {
+  app.use('/docs', docsHeaders(publicUrl));
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',
     customSiteTitle: 'Session and Analysis Service — API',
