@@ -236,9 +236,16 @@ describe('an analysis done by two analysts', () => {
       token: analysts[0]!.token,
       json: { descriptors: ['water'] },
     });
-    expect(refused.status).toBe(409);
-    expect(refused.body.error.details.field).toBe('engine');
-    // The organisation's own credential learns the same; on analyst work it acts for no one.
+    // An analyst learns nothing of work not theirs: 404, as for an id that does not exist.
+    expect(refused.status).toBe(404);
+    const unknown = await client.post('/v2/analysis/anal_01m82sfbpbenftg57hv349pfkd/results', {
+      token: analysts[0]!.token,
+      json: { descriptors: ['water'] },
+    });
+    expect(unknown.status).toBe(404);
+    expect(refused.body.error.code).toBe(unknown.body.error.code);
+    // The organisation's own credential, which reads the work anyway, is told why (409 naming
+    // `engine`); on analyst work it acts for no one.
     const byClient = await client.post(`/v2/analysis/${simulated.body.analysis_id}/results`, {
       token: admin,
       json: { descriptors: ['water'] },

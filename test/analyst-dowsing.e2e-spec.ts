@@ -290,8 +290,17 @@ describe('dowsing deadlines and the simulator', () => {
       token: analysts[0]!.token,
       json: { descriptors: ['yes'] },
     });
-    expect(refused.status).toBe(409);
-    expect(refused.body.error.details.field).toBe('engine');
+    // An analyst learns nothing of work not theirs: 404, as for an id that does not exist.
+    expect(refused.status).toBe(404);
+    const unknown = await client.post(
+      '/v2/dowsing/queries/dowse_01m82sfbpbenftg57hv349pfkd/results',
+      {
+        token: analysts[0]!.token,
+        json: { descriptors: ['water'] },
+      },
+    );
+    expect(unknown.status).toBe(404);
+    expect(refused.body.error.code).toBe(unknown.body.error.code);
     const byClient = await client.post(`/v2/dowsing/queries/${simulated.body.query_id}/results`, {
       token: admin,
       json: { descriptors: ['yes'] },

@@ -82,7 +82,8 @@ describe('invitations', () => {
     );
     expect(page.headers.get('x-frame-options')).toBe('DENY');
     expect(page.headers.get('cache-control')).toBe('no-store');
-    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    // The link's token reaches no other site; the page's own form sends its real Origin.
+    expect(page.headers.get('referrer-policy')).toBe('same-origin');
     expect(page.text).not.toContain('<script');
     expect(page.text).toContain(`value="${email}"`);
     expect(page.text).toContain('name="password"');
@@ -163,6 +164,8 @@ describe('invitations', () => {
       { 'sec-fetch-site': 'cross-site' },
       { 'sec-fetch-site': 'same-site' },
       { origin: 'https://attacker.example' },
+      // A sandboxed frame or a data: page, of any site.
+      { origin: 'null' },
     ];
     for (const headers of attempts) {
       const response = await client.post(path, {
@@ -172,7 +175,15 @@ describe('invitations', () => {
       expect(response.status, JSON.stringify(headers)).toBe(403);
     }
     // Nothing was set: the invitation still works.
-    expect((await client.get(path)).status).toBe(200);
+    const form = await client.get(path);
+    expect(form.status).toBe(200);
+    // Its own form carries the page's real origin (an opaque one would be refused).
+    expect(form.headers.get('referrer-policy')).toBe('same-origin');
+    const own = await client.post(path, {
+      form: { password: PASSWORD, password_confirmation: PASSWORD },
+      headers: { origin: new URL(stack.baseUrl).origin },
+    });
+    expect(own.status).toBe(200);
   });
 
   it('a new invitation replaces the old link', async () => {

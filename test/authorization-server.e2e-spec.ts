@@ -445,19 +445,35 @@ describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
     expect((await introspect(webApp, tokens.refresh_token!)).active).toBe(false);
   });
 
-  it('refuses to revoke another client’s refresh token, which keeps working', async () => {
+  it('leaves another client’s refresh token alone, answering as for an unknown one (no oracle)', async () => {
     const tokens = await tokensFor(spa);
-    const response = await revoke(webApp, tokens.refresh_token!);
-    expect(response.status).toBe(400);
-    expect(await errorOf(response)).toBe('invalid_request');
+    const others = await revoke(webApp, tokens.refresh_token!);
+    const unknown = await revoke(webApp, `${tokens.refresh_token!.slice(0, -4)}AAAA`);
+    // RFC 7009 §2.2: 200 whatever the token, so the answer never says a token is live.
+    expect([others.status, await others.text()]).toEqual([200, '']);
+    expect([unknown.status, await unknown.text()]).toEqual([200, '']);
     expect((await refresh(spa, tokens.refresh_token!)).status).toBe(200);
   });
 
-  it('answers unsupported_token_type for access tokens, which are self-contained', async () => {
+  it('answers unsupported_token_type for anything shaped like a JWT, live or forged alike', async () => {
     const tokens = await tokensFor(webApp);
-    const response = await revoke(webApp, tokens.access_token);
-    expect(response.status).toBe(400);
-    expect(await errorOf(response)).toBe('unsupported_token_type');
+    const live = await revoke(webApp, tokens.access_token);
+    const [header, payload] = tokens.access_token.split('.');
+    const forged = await revoke(webApp, `${header}.${payload}.AAAA`);
+    for (const response of [live, forged]) {
+      expect(response.status).toBe(400);
+      expect(await errorOf(response)).toBe('unsupported_token_type');
+    }
+  });
+
+  it('still refuses revocation without client authentication (401)', async () => {
+    const tokens = await tokensFor(spa);
+    const response = await fetch(as.revocation_endpoint!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: tokens.refresh_token!, client_id: webApp.client_id }),
+    });
+    expect(response.status).toBe(401);
   });
 });
 

@@ -290,6 +290,24 @@ describe('usage, help and completion', () => {
     ).toBe(2);
   });
 
+  it('refuses a plain http:// API address to another machine without --insecure (exit 2)', async () => {
+    const withKey = { ...env, SAS_API_KEY: 'sk_test_not-sent-anywhere' };
+    for (const args of [
+      ['whoami', '--api-url', 'http://api.example.com'],
+      ['login', '--api-key', 'sk_test_x', '--api-url', 'http://api.example.com'],
+    ]) {
+      const refused = await runCli(args, withKey);
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.stderr).toContain('refusing plain http to api.example.com');
+      expect(refused.stderr).toContain('--insecure');
+    }
+    const fromEnvironment = await runCli(['whoami'], {
+      ...withKey,
+      SAS_API_URL: 'http://api.example.com',
+    });
+    expect(fromEnvironment.code).toBe(2);
+  });
+
   it('prints completion scripts for bash, zsh and fish', async () => {
     const bash = await runCli(['completion', 'bash'], env);
     expect(bash.code).toBe(0);

@@ -55,6 +55,21 @@ async function expectNoTokenStored(): Promise<void> {
 }
 
 describe('the dashboard', () => {
+  // Refused by the input guards (input-guards.ts), which read the dashboard's Express routes too.
+  it('answers malformed percent-encoding in its paths 400 in the error envelope, not 500', async () => {
+    for (const path of [
+      '/dashboard/%E0%A4%A',
+      '/dashboard/assets/%E0%A4%A.js',
+      '/dashboard/x/%ZZ',
+    ]) {
+      const response = await fetch(`${stack.baseUrl}${path}`);
+      expect(response.status, path).toBe(400);
+      const body = (await response.json()) as { error: { code: string; details: object } };
+      expect(body.error.code, path).toBe('INVALID_REQUEST');
+      expect(body.error.details, path).toMatchObject({ field: 'path' });
+    }
+  });
+
   it('is served with a strict CSP, caches hashed assets and falls back to index.html', async () => {
     const index = await fetchText('/dashboard/');
     expect(index.status).toBe(200);

@@ -203,7 +203,15 @@ describe('privacy levels', () => {
     const outsider = await (await createOrganization(stack, client)).token();
     const read = await client.get(`/v2/public/sessions/${shared}`, { token: outsider });
     expect(read.status).toBe(200);
-    expect(read.body).toEqual(done);
+    // Shared without its people: no analyst ids, no analysts' insights (their notes' first lines).
+    expect(done.metadata.analyst_id).not.toBeNull();
+    expect(done.results.collaborative_insights.length).toBeGreaterThan(0);
+    expect(read.body).toEqual({
+      ...done,
+      metadata: { ...done.metadata, analyst_id: null },
+      results: { ...done.results, collaborative_insights: [] },
+    });
+    expect(JSON.stringify(read.body)).not.toContain(done.metadata.analyst_id);
     const sketch = await client.get(new URL(done.results.sketches[0].url).pathname, {
       token: outsider,
     });

@@ -120,8 +120,9 @@ export class AnalystSessions {
 
   /**
    * An assigned analyst's submission (v2 `POST /sessions/{id}/results`),
-   * answered in this order: an unknown session 404, a simulated one 409
-   * naming `engine`, a caller who is no person 403, no assignment 404:
+   * answered in this order: an unknown session 404, a simulated one 404 to
+   * a person and 409 naming `engine` to any other credential, a caller who is
+   * no person 403, no assignment 404:
    * progress moves to the share who have submitted, announced once per
    * change (`session.progress_updated`, in whole 10 % steps, never back);
    * the last submission completes the session in the same transaction.

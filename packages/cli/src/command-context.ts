@@ -1,10 +1,11 @@
 import type { Output } from './output.js';
 
-/** The options every command takes (`--json`, `--profile`, `--api-url`). */
+/** The options every command takes (`--json`, `--profile`, `--api-url`, `--insecure`). */
 export interface GlobalOptions {
   json?: boolean;
   profile?: string;
   apiUrl?: string;
+  insecure?: boolean;
 }
 
 /** What a command's action receives: its arguments, its options and the output. */

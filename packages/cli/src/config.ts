@@ -1,6 +1,7 @@
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { checkedApiUrl } from './api-url.js';
 import { CliError, UsageError } from './exit-codes.js';
 
 /** A stored profile: where the API is and the credential to use there. */
@@ -82,7 +83,7 @@ export async function writeConfig(config: ConfigFile, path = configPath()): Prom
  * SAS_CLIENT_SECRET), and `--api-url` over both.
  */
 export async function resolveCredentials(
-  options: { profile?: string | undefined; apiUrl?: string | undefined },
+  options: { profile?: string | undefined; apiUrl?: string | undefined; insecure?: boolean },
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Resolved> {
   const profileName = options.profile ?? env.SAS_PROFILE ?? DEFAULT_PROFILE;
@@ -100,7 +101,7 @@ export async function resolveCredentials(
   }
   const apiUrl = options.apiUrl ?? env.SAS_API_URL ?? profile?.api_url ?? DEFAULT_API_URL;
   return {
-    apiUrl: apiUrl.replace(/\/+$/, ''),
+    apiUrl: checkedApiUrl(apiUrl.replace(/\/+$/, ''), options.insecure),
     credential,
     source: fromEnv ? 'environment' : `profile ${profileName}`,
     profile: profileName,

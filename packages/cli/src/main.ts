@@ -47,6 +47,7 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON instead of tables')
     .option('--profile <name>', 'the stored profile to use (default: SAS_PROFILE or "default")')
     .option('--api-url <url>', 'the API address (wins over SAS_API_URL and the profile)')
+    .option('--insecure', 'allow a plain http:// API address to another machine (unencrypted)')
     .showHelpAfterError('(sas <command> --help shows its usage)')
     .addHelpText(
       'after',

@@ -7,6 +7,10 @@ import { escapeHtml, layout, PAGE_HEADERS } from '../oauth/authorization-server/
 export const INVITATION_PAGE_HEADERS = {
   ...PAGE_HEADERS,
   'Content-Security-Policy': `${PAGE_HEADERS['Content-Security-Policy']}; form-action 'self'`,
+  // The page's own form then carries its real Origin (no-referrer would make it the opaque
+  // `null`, which a sandboxed frame or a data: page of any site sends too, and is refused).
+  // The link's token still reaches no other site.
+  'Referrer-Policy': 'same-origin',
 };
 
 /** Where a new member chooses their password (autocomplete tells password managers it is new). */

@@ -60,7 +60,11 @@ export class InvitationsController {
     status: 400,
     description: 'The password breaks a rule or the two differ: the form again, saying why',
   })
-  @ApiResponse({ status: 403, description: 'Posted from another site (an HTML page)' })
+  @ApiResponse({
+    status: 403,
+    description:
+      'Posted from another site, or from an opaque origin (`Origin: null`) (an HTML page)',
+  })
   async accept(
     @Param('token') token: string,
     @Req() request: Request,
@@ -99,15 +103,16 @@ function page(response: Response, status: number, html: string): void {
 
 /**
  * A browser says where a request comes from: `Sec-Fetch-Site` (every current
- * browser), else `Origin`. The pages send no referrer, so a same-origin form's
- * `Origin` may be the opaque `null`: only a real other origin is refused.
+ * browser), else `Origin`. The page's referrer policy (same-origin) makes its
+ * own form send its real origin, so the opaque `null` — what a sandboxed
+ * frame or a data: page of any site sends — is refused like another origin.
  * Clients that send neither (scripts, tests) hold the token and are let through.
  */
 function fromAnotherSite(request: Request, publicUrl: string): boolean {
   const site = request.headers['sec-fetch-site'];
   if (typeof site === 'string') return site !== 'same-origin' && site !== 'none';
   const origin = request.headers.origin;
-  if (origin === undefined || origin === 'null') return false;
+  if (origin === undefined) return false;
   const own = [new URL(publicUrl).origin, `${request.protocol}://${request.headers.host ?? ''}`];
   return !own.includes(origin);
 }

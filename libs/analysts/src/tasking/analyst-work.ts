@@ -142,14 +142,18 @@ export class AnalystWork {
 
   /**
    * The person submitting on a piece of work, asked for only once the work is
-   * known to take submissions: work of another engine is 409 naming `engine`
-   * to anyone, then a caller who is no person is 403.
+   * known to take submissions. Work of another engine is 404 to a person —
+   * nobody holds an assignment on it, and a person learns nothing of work
+   * that is not theirs, as for an id that does not exist — and 409 naming
+   * `engine` to a credential that is no person (which may read the work
+   * anyway); for analyst work, a caller who is no person is 403.
    */
   submitter(
     work: { engine: string; noun: string; publicId: string },
     caller: Member | undefined,
   ): Member {
     if (work.engine !== 'analyst') {
+      if (caller !== undefined) throw AppError.notFound(work.noun, work.publicId);
       throw new AppError(
         'CONFLICT',
         `The ${work.noun} ${work.publicId} is done by the ${work.engine} engine, which makes its own results`,

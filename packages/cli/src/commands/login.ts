@@ -10,6 +10,7 @@ import {
 } from '../config.js';
 import { CliError, UsageError } from '../exit-codes.js';
 import { fields } from '../output.js';
+import { checkedApiUrl } from '../api-url.js';
 
 interface LoginOptions {
   apiKey?: string;
@@ -25,7 +26,10 @@ interface LoginOptions {
  */
 export const login: Action<LoginOptions> = async ({ options, globals, out }) => {
   const profileName = globals.profile ?? process.env.SAS_PROFILE ?? DEFAULT_PROFILE;
-  const apiUrl = (globals.apiUrl ?? process.env.SAS_API_URL ?? DEFAULT_API_URL).replace(/\/+$/, '');
+  const apiUrl = checkedApiUrl(
+    (globals.apiUrl ?? process.env.SAS_API_URL ?? DEFAULT_API_URL).replace(/\/+$/, ''),
+    globals.insecure,
+  );
   let { apiKey, clientId, clientSecret } = options;
   if (apiKey && (clientId || clientSecret)) {
     throw new UsageError('give --api-key, or --client-id with --client-secret, not both');

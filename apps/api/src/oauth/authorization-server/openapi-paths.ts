@@ -170,7 +170,7 @@ export function authorizationServerPaths(): Paths {
         tags: [TAG],
         summary: 'Revoke a refresh token (RFC 7009)',
         description:
-          'Revoking a refresh token ends its grant: its refresh tokens and its access tokens stop working at once. Revoking an access token itself answers `unsupported_token_type`, as RFC 7009 allows (access tokens are self-contained JWTs that live at most an hour).',
+          'Revoking a refresh token ends its grant: its refresh tokens and its access tokens stop working at once. A client revokes only its own tokens; any other token — unknown, expired, already revoked or another client’s — is answered 200 the same way and left as it is, so the answer never tells whether a token is live (RFC 7009 §2.2). Anything shaped like a JWT answers `unsupported_token_type`, whether real or not, as RFC 7009 allows (access tokens are self-contained JWTs that live at most an hour). Failed client authentication is 401.',
         requestBody: formBody(
           {
             token: { type: 'string' },
@@ -180,7 +180,10 @@ export function authorizationServerPaths(): Paths {
           ['token'],
         ),
         responses: {
-          '200': { description: 'Revoked, or the token was unknown (RFC 7009 §2.2)' },
+          '200': {
+            description:
+              'Revoked, or not a token of this client (unknown, expired or another client’s): the same answer (RFC 7009 §2.2)',
+          },
           '400': json('OAuth error', oauthError(['invalid_request', 'unsupported_token_type'])),
           '401': json('Client authentication failed', oauthError(['invalid_client'])),
           '429': tooManyAttempts,

@@ -24,12 +24,27 @@ export class PublicSessionsV2Controller {
   @ApiOperation({
     summary: 'Read a session shared publicly by any organisation',
     description:
-      "A session created with `privacy_level: public` can be shared read-only by handing out its id: any authenticated caller with `sessions:read`, of any organisation and mode, reads it here in the version 2 shape. Only reads are shared; cancelling, merging or deleting it stays with its own organisation. A private or classified session's id answers 404, the same as an unknown one.",
+      "A session created with `privacy_level: public` can be shared read-only by handing out its id: any authenticated caller with `sessions:read`, of any organisation and mode, reads it here in the version 2 shape. Only reads are shared; cancelling, merging or deleting it stays with its own organisation. A private or classified session's id answers 404, the same as an unknown one.\n\nShared outside its organisation, a session shows its target, status, results and their aggregate figures (coordinates, descriptors, sketches, confidence, validation), never its people: `metadata.analyst_id` is null and `results.collaborative_insights` is empty (each analyst's id and the first line of their notes stay with the organisation, at `GET /v2/sessions/{session_id}`).",
   })
   @ResourceParam('session_id', 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', 'session')
   @ApiOkResponse({ type: SessionV2Dto })
   async get(@Param('session_id') id: string): Promise<SessionV2Dto> {
     const session = await this.sessions.getPublic(id);
-    return toSessionV2(session, (index) => this.sessions.sketchUrl(session, index));
+    return sharedView(toSessionV2(session, (index) => this.sessions.sketchUrl(session, index)));
   }
+}
+
+/**
+ * What a shared session shows, to any caller (its own organisation reads the
+ * whole session at /v2/sessions/{id}): its target, status, outcome and
+ * aggregate results, never its people — no analyst id (`metadata.analyst_id`
+ * is null) and no per-analyst insights (`collaborative_insights` is empty),
+ * whose key insights quote the first line of each analyst's notes.
+ */
+export function sharedView(session: SessionV2Dto): SessionV2Dto {
+  return {
+    ...session,
+    metadata: { ...session.metadata, analyst_id: null },
+    ...(session.results && { results: { ...session.results, collaborative_insights: [] } }),
+  };
 }
