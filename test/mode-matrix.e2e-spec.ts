@@ -120,51 +120,40 @@ beforeAll(async () => {
     expect(response.status, `${path}: ${response.text}`).toBeLessThan(300);
     return response.body[idField] as string;
   };
-  ids.key_id = await created(
-    '/v1/api-keys',
-    { name: 'sandbox', scopes: ['remote-viewing:read'] },
-    'id',
-  );
-  ids.client_id = await created(
-    '/v1/oauth-clients',
-    { client_name: 'sandbox', grant_types: ['client_credentials'], scope: 'remote-viewing:read' },
-    'client_id',
-  );
-  ids.session_id = await created(
-    '/v1/sessions',
-    { type: 'remote_viewing', target: 'sandbox' },
-    'session_id',
-  );
-  ids.analysis_id = await created(
-    '/v1/analysis/submit',
-    { target_type: 'object', analysis_type: 'quick_scan', description: 'sandbox' },
-    'analysis_id',
-  );
-  ids.query_id = await created(
-    '/v1/dowsing/query',
-    { query_type: 'yes_no', question: 'sandbox?' },
-    'query_id',
-  );
-  ids.target_id = await created(
-    '/v2/targets',
-    { description: 'sandbox target', descriptors: ['sand'] },
-    'target_id',
-  );
-  ids.report_id = await created(
-    '/v2/reports/generate',
-    { report_type: 'history', format: 'json' },
-    'report_id',
-  );
-  ids.webhook_id = await created(
-    '/v2/webhooks',
-    { ...(exampleOf('post', '/v2/webhooks') as object), url: 'https://127.0.0.1:9/hooks' },
-    'id',
-  );
-  ids.template_id = await created(
-    '/v2/sessions/templates',
-    exampleOf('post', '/v2/sessions/templates'),
-    'template_id',
-  );
+  const sandbox: [param: string, path: string, body: unknown, idField: string][] = [
+    ['key_id', '/v1/api-keys', { name: 'sandbox', scopes: ['remote-viewing:read'] }, 'id'],
+    [
+      'client_id',
+      '/v1/oauth-clients',
+      { client_name: 'sandbox', grant_types: ['client_credentials'], scope: 'remote-viewing:read' },
+      'client_id',
+    ],
+    ['session_id', '/v1/sessions', { type: 'remote_viewing', target: 'sandbox' }, 'session_id'],
+    [
+      'analysis_id',
+      '/v1/analysis/submit',
+      { target_type: 'object', analysis_type: 'quick_scan', description: 'sandbox' },
+      'analysis_id',
+    ],
+    ['query_id', '/v1/dowsing/query', { query_type: 'yes_no', question: 'sandbox?' }, 'query_id'],
+    ['target_id', '/v2/targets', { description: 'sandbox', descriptors: ['sand'] }, 'target_id'],
+    ['report_id', '/v2/reports/generate', { report_type: 'history', format: 'json' }, 'report_id'],
+    [
+      'webhook_id',
+      '/v2/webhooks',
+      { ...(exampleOf('post', '/v2/webhooks') as object), url: 'https://127.0.0.1:9/hooks' },
+      'id',
+    ],
+    [
+      'template_id',
+      '/v2/sessions/templates',
+      exampleOf('post', '/v2/sessions/templates'),
+      'template_id',
+    ],
+  ];
+  for (const [param, path, body, idField] of sandbox) {
+    ids[param] = await created(path, body, idField);
+  }
 
   fingerprintSql = await liveDataFingerprintSql(stack.api.get(Sql));
 });

@@ -1,4 +1,5 @@
 import { X509Certificate } from 'node:crypto';
+import { freeTextIssue, singleLineTextIssue } from '#common';
 import { ldapLibrary } from '../libraries.js';
 import { InvalidDnError, parseDn } from './distinguished-name.js';
 
@@ -72,14 +73,13 @@ export function ldapSettingsIssues(
 
   // Whatever is typed here is written onto the wire: a line break in a password
   // sent to a port that is not a directory (say, Redis's) would be a command there.
+  // No DN, filter, password, URL or attribute name needs one; a PEM block is lines.
   for (const [field, value] of Object.entries(textFields(input))) {
-    if (value !== null && CONTROL_CHARACTERS.test(value)) {
-      add(field, 'must not contain control characters');
-    }
+    const issue = value === null ? null : singleLineTextIssue(value);
+    if (issue !== null) add(field, issue);
   }
-  if (input.caCertificate !== null && PEM_CONTROL_CHARACTERS.test(input.caCertificate)) {
-    add('ca_certificate', 'must not contain control characters other than line breaks');
-  }
+  const pemIssue = input.caCertificate === null ? null : freeTextIssue(input.caCertificate);
+  if (pemIssue !== null) add('ca_certificate', pemIssue);
   if (issues.length > 0) return issues;
 
   transportIssues(input, opts.plainLdapAllowed, add);
@@ -120,13 +120,6 @@ export function ldapSettingsIssues(
   }
   return issues;
 }
-
-/** C0 and C1 controls and DEL: no DN, filter, password, URL or attribute name needs one. */
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
-/** A PEM block is lines: CR, LF and tab may separate them. */
-// eslint-disable-next-line no-control-regex -- as above
-const PEM_CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 
 /** The one-line text fields, by their API names. */
 function textFields(input: LdapSettings): Record<string, string | null> {
