@@ -5503,7 +5503,7 @@ export type AuthorizationServerRevokeError = AuthorizationServerRevokeErrors[key
 
 export type AuthorizationServerRevokeResponses = {
     /**
-     * Revoked, or the token was unknown (RFC 7009 §2.2)
+     * Revoked, or not a token of this client (unknown, expired or another client’s): the same answer (RFC 7009 §2.2)
      */
     200: unknown;
 };
@@ -5629,7 +5629,7 @@ export type InteractionControllerSignInErrors = {
      */
     401: unknown;
     /**
-     * Too many sign-in attempts from this address (SIGN_IN_RATE_PER_ADDRESS a minute), or too many failed ones for this account or address
+     * Too many sign-in attempts from this address (SIGN_IN_RATE_PER_ADDRESS a minute), too many failed ones from this address (for this account, or for any), or an account failing from many addresses, whose attempts are spaced out (a minute at most; never locked)
      */
     429: unknown;
 };
@@ -7124,7 +7124,7 @@ export type SessionsV2ControllerSubmitResultsV2Errors = {
      */
     404: ErrorEnvelopeDto;
     /**
-     * The session takes no submissions (engine), or its deadline has passed; or CONFLICT naming `Idempotency-Key`: the key was used with a different request or by another credential, or its first request is still running (`Retry-After`)
+     * The session takes no submissions (engine; to a credential that is no person), or its deadline has passed; or CONFLICT naming `Idempotency-Key`: the key was used with a different request or by another credential, or its first request is still running (`Retry-After`)
      */
     409: ErrorEnvelopeDto;
     /**
@@ -7807,7 +7807,7 @@ export type AnalysesV2ControllerSubmitResultsV2Errors = {
      */
     404: ErrorEnvelopeDto;
     /**
-     * The analysis takes no submissions (engine), or its deadline has passed; or CONFLICT naming `Idempotency-Key`: the key was used with a different request or by another credential, or its first request is still running (`Retry-After`)
+     * The analysis takes no submissions (engine; to a credential that is no person), or its deadline has passed; or CONFLICT naming `Idempotency-Key`: the key was used with a different request or by another credential, or its first request is still running (`Retry-After`)
      */
     409: ErrorEnvelopeDto;
     /**
@@ -9637,7 +9637,7 @@ export type InvitationsControllerAcceptErrors = {
      */
     400: unknown;
     /**
-     * Posted from another site (an HTML page)
+     * Posted from another site, or from an opaque origin (`Origin: null`) (an HTML page)
      */
     403: unknown;
     /**
@@ -10328,7 +10328,7 @@ export type DowsingV2ControllerSubmitResultsV2Errors = {
      */
     404: ErrorEnvelopeDto;
     /**
-     * The dowsing query takes no submissions (engine), or its deadline has passed; or CONFLICT naming `Idempotency-Key`: the key was used with a different request or by another credential, or its first request is still running (`Retry-After`)
+     * The dowsing query takes no submissions (engine; to a credential that is no person), or its deadline has passed; or CONFLICT naming `Idempotency-Key`: the key was used with a different request or by another credential, or its first request is still running (`Retry-After`)
      */
     409: ErrorEnvelopeDto;
     /**
