@@ -281,7 +281,7 @@ describe('the dashboard organisation pages', () => {
     expect((await client.get('/v2/targets', { token })).body.data).toHaveLength(0);
   });
 
-  it('in test mode, says people change only in live mode and disables the forms', async () => {
+  it('in test mode, says people and sign-in connections change only in live mode and disables the forms', async () => {
     await openPage('Members', 'Members');
     await page.getByRole('radio', { name: 'Test' }).first().check();
     await page.getByText('Test mode: you are seeing test data').waitFor();
@@ -289,6 +289,18 @@ describe('the dashboard organisation pages', () => {
     await page.getByText(/only change them in live mode/).waitFor();
     await page.getByRole('row', { name: /Olga Admin/ }).waitFor();
     expect(await page.getByRole('button', { name: 'Add member' }).isDisabled()).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // Sign-in connections too: the live one shows, nothing changes it from here.
+    await openPage('Single sign-on', 'Single sign-on');
+    await page.getByText(/see your sign-in connections .*only change them in live mode/).waitFor();
+    const row = page.getByRole('row', { name: /Staff directory/ });
+    await row.waitFor();
+    expect(await page.getByRole('button', { name: 'Add connection' }).count()).toBe(0);
+    await row.getByRole('button', { name: /^Open/ }).click();
+    const detail = page.getByRole('region', { name: 'Staff directory (LDAP)' });
+    await detail.waitFor();
+    expect(await detail.getByRole('button', { name: 'Test connection' }).isDisabled()).toBe(true);
     expect(await seriousViolations(page)).toEqual([]);
   });
 });

@@ -6,7 +6,14 @@ import { useSession } from '../../auth/session';
 import { CopyValue } from '../../components/copy-value';
 import { Pager, useCursorPages } from '../../components/cursor-pages';
 import { ALL_SCOPES, type Scope } from '../../scopes';
-import { ConfirmButton, type MemberRole, RoleChecks, splitList, useFocusOnMount } from './shared';
+import {
+  ConfirmButton,
+  type MemberRole,
+  ReadOnlyInTestMode,
+  RoleChecks,
+  splitList,
+  useFocusOnMount,
+} from './shared';
 
 type ConnectionType = 'saml' | 'ldap';
 type IdpSource = 'xml' | 'url' | 'fields';
@@ -21,9 +28,14 @@ const OPTIONAL_LDAP_FIELDS = [
   'name_attribute',
 ] as const;
 
-/** The organisation's SAML and LDAP sign-in connections: create, test, SP metadata, edit, delete. */
+/**
+ * The organisation's SAML and LDAP sign-in connections: create, test, SP
+ * metadata, edit, delete. Like the people they sign in, they are the same in
+ * both modes and change in live mode only (the API answers 403 otherwise).
+ */
 export function SsoConnectionsPage() {
   const { client, tokens, profile } = useSession();
+  const readOnly = tokens.mode === 'test';
   const organizationId = profile.organization_id;
   const [selected, setSelected] = useState<string | null>(null);
   const pages = useCursorPages(['sso-connections', tokens.mode, organizationId], (cursor) =>
@@ -35,10 +47,14 @@ export function SsoConnectionsPage() {
       <h1>Single sign-on</h1>
       <p className="muted">
         Sign your people in through your SAML identity provider or LDAP directory. Connections
-        belong to the {tokens.mode} mode you are in; the sign-in page picks one by the domain of a
+        belong to your organisation in both modes; the sign-in page picks one by the domain of a
         person&apos;s work email.
       </p>
-      <CreateConnection onCreated={(connection) => setSelected(connection.id)} />
+      {readOnly ? (
+        <ReadOnlyInTestMode what="your sign-in connections (the same in both modes)" />
+      ) : (
+        <CreateConnection onCreated={(connection) => setSelected(connection.id)} />
+      )}
       <section aria-labelledby="connections">
         <h2 id="connections">Connections</h2>
         {pages.query.isSuccess && pages.items.length === 0 && (
@@ -94,6 +110,7 @@ export function SsoConnectionsPage() {
         <ConnectionDetail
           key={current.id}
           connection={current}
+          readOnly={readOnly}
           onDeleted={() => setSelected(null)}
         />
       )}
@@ -102,7 +119,7 @@ export function SsoConnectionsPage() {
 }
 
 function CreateConnection({ onCreated }: { onCreated: (connection: SsoConnection) => void }) {
-  const { client, tokens, profile } = useSession();
+  const { client, profile } = useSession();
   const queryClient = useQueryClient();
   const [type, setType] = useState<ConnectionType>('saml');
   const [source, setSource] = useState<IdpSource>('xml');
@@ -325,8 +342,10 @@ function CreateConnection({ onCreated }: { onCreated: (connection: SsoConnection
                 required: true,
               })}
               {flag('start_tls', 'Use StartTLS on an ldap:// URL')}
-              {tokens.mode === 'test' &&
-                flag('allow_insecure', 'Allow plain ldap:// without TLS (test mode only)')}
+              {flag(
+                'allow_insecure',
+                'Allow plain ldap:// without TLS (only to a directory your operator allow-listed)',
+              )}
               {area('ca_certificate', 'CA certificate (PEM, optional: else the public roots)')}
               {field('bind_dn', 'Service account DN', { required: true })}
               {field('bind_password', 'Service account password', {
@@ -381,9 +400,11 @@ function splitPem(text: string): string[] {
 
 function ConnectionDetail({
   connection,
+  readOnly,
   onDeleted,
 }: {
   connection: SsoConnection;
+  readOnly: boolean;
   onDeleted: () => void;
 }) {
   const { client, profile } = useSession();
@@ -492,14 +513,14 @@ function ConnectionDetail({
       )}
       <h3>Check it</h3>
       <div className="actions">
-        <button type="button" disabled={test.isPending} onClick={() => test.mutate()}>
+        <button type="button" disabled={readOnly || test.isPending} onClick={() => test.mutate()}>
           {test.isPending ? 'Testing…' : 'Test connection'}
         </button>
         <ConfirmButton
           label={`Delete ${connection.name}`}
           question={`Delete ${connection.name}? Its domains sign in with passwords again.`}
           confirmLabel="Yes, delete"
-          disabled={remove.isPending}
+          disabled={readOnly || remove.isPending}
           onConfirm={() => remove.mutate()}
         />
       </div>
@@ -522,7 +543,7 @@ function ConnectionDetail({
         </div>
       )}
       {remove.isError && <ApiError error={remove.error} />}
-      <EditConnection connection={connection} onSaved={refresh} />
+      {!readOnly && <EditConnection connection={connection} onSaved={refresh} />}
     </section>
   );
 }
