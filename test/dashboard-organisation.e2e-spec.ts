@@ -10,6 +10,7 @@ import {
   createTestCertificateAuthority,
   type TestCertificateAuthority,
 } from './support/https-receiver.js';
+import { startDnsServer, type TestDnsServer } from './support/dns-server.js';
 import { startLdapServer, type LdapServer } from './support/ldap-server.js';
 import { addMember, type TestMember } from './support/people.js';
 import { selfSignedCertificate } from './support/saml-idp.js';
@@ -24,6 +25,7 @@ let client: TestClient;
 let ca: TestCertificateAuthority;
 let files: FileServer;
 let ldap: LdapServer;
+let dns: TestDnsServer;
 let org: TestOrganization;
 let token: string;
 let admin: TestMember;
@@ -32,13 +34,18 @@ let page: Page;
 
 beforeAll(async () => {
   ca = await createTestCertificateAuthority();
-  [files, ldap] = await Promise.all([
+  [files, ldap, dns] = await Promise.all([
     startFileServer({ certificate: ca.leaf }),
     startLdapServer({ tls: true }),
+    startDnsServer(),
   ]);
   stack = await startStack({
     worker: false,
-    env: { OUTBOUND_EXTRA_CA_FILE: ca.caFile, OUTBOUND_PRIVATE_ALLOWLIST: 'localhost,127.0.0.1' },
+    env: {
+      OUTBOUND_EXTRA_CA_FILE: ca.caFile,
+      OUTBOUND_PRIVATE_ALLOWLIST: 'localhost,127.0.0.1',
+      DNS_RESOLVERS: dns.address,
+    },
   });
   client = await TestClient.for(stack);
   org = await createOrganization(stack, client);
@@ -54,7 +61,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await stack?.close();
-  await Promise.all([files?.close(), ldap?.stop(), ca?.cleanup()]);
+  await Promise.all([files?.close(), ldap?.stop(), dns?.close(), ca?.cleanup()]);
 });
 
 const clipboard = () =>
@@ -222,10 +229,11 @@ describe('the dashboard organisation pages', () => {
     await page.getByText('No connections yet').waitFor();
   });
 
-  it('creates an LDAP connection and its test reaches the directory', async () => {
+  it('creates an LDAP connection, verifies its domain and its test reaches the directory', async () => {
+    const staffDomain = domain();
     await page.getByRole('radio', { name: /LDAP directory/ }).check();
     await page.getByLabel('Name', { exact: true }).fill('Staff directory');
-    await page.getByLabel('Email domains (comma-separated)').fill(domain());
+    await page.getByLabel('Email domains (comma-separated)').fill(staffDomain);
     await page.getByLabel(/^Directory URL/).fill(ldap.ldapsUrl!);
     await page.getByLabel(/^CA certificate/).fill(ldap.caCertificate);
     await page.getByLabel('Service account DN').fill(ldap.serviceDn);
@@ -234,6 +242,24 @@ describe('the dashboard organisation pages', () => {
     await page.getByRole('button', { name: 'Add connection' }).click();
     const detail = page.getByRole('region', { name: 'Staff directory (LDAP)' });
     await detail.waitFor();
+
+    // The domain signs nobody in until its record is published and found.
+    const proof = detail.getByRole('row', { name: new RegExp(staffDomain.replace(/\./g, '\\.')) });
+    expect(await proof.getByRole('cell').first().textContent()).toBe('pending');
+    await detail.getByRole('button', { name: 'Verify now' }).click();
+    await detail.getByRole('status').getByText(`Not found yet: ${staffDomain}`).waitFor();
+    const [name, value] = await Promise.all(
+      [1, 2].map(async (column) => (await proof.getByRole('cell').nth(column).textContent())!),
+    );
+    expect(name).toContain(`_sas-verification.${staffDomain}`);
+    dns.publishTxt(
+      `_sas-verification.${staffDomain}`,
+      /sas-verification=[0-9a-f]+/.exec(value)![0],
+    );
+    await detail.getByRole('button', { name: 'Verify now' }).click();
+    await detail.getByRole('status').getByText('Every domain is verified.').waitFor();
+    await page.getByRole('row', { name: new RegExp(`${staffDomain} \\(verified\\)`) }).waitFor();
+
     await detail.getByRole('button', { name: 'Test connection' }).click();
     const report = detail.getByTestId('test-report');
     await report.getByText('The connection works.').waitFor();

@@ -40,6 +40,7 @@ describe('periodic tasks', () => {
         'dowsing.analyst-deadlines': 10_000,
         'reports.sweep': 60_000,
         'sso.metadata-refresh': 3_600_000,
+        'sso.domain-verification': 600_000,
         'judging.assign-waiting': 300_000,
       });
     } finally {

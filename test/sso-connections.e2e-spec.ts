@@ -14,6 +14,7 @@ import {
 import { startLdapServer, type LdapServer } from './support/ldap-server.js';
 import { selfSignedCertificate, startSamlIdp, type SamlIdp } from './support/saml-idp.js';
 import { startStack, type Stack } from './support/stack.js';
+import { markDomainsVerified } from './support/sso-domains.js';
 
 /**
  * SSO connections (issue 17): created, read, listed, changed, tested and
@@ -358,7 +359,7 @@ describe('LDAP connections', () => {
 });
 
 describe('connections of an organisation', () => {
-  it('list, change, disable and delete; type cannot change; domains are one connection’s', async () => {
+  it('list, change, disable and delete; type cannot change; a proven domain is one connection’s', async () => {
     const org = await createOrganization(stack, client);
     const token = await org.token();
     const first = await client.post(path(org), { token, json: ldapBody() });
@@ -373,7 +374,8 @@ describe('connections of an organisation', () => {
       first.body.id,
     ]);
 
-    // Another organisation cannot take a domain that is signed in already.
+    // Another organisation cannot take a domain that is proven, and signs in, already.
+    await markDomainsVerified(stack, first.body.id);
     const other = await createOrganization(stack, client);
     const taken = await client.post(path(other), {
       token: await other.token(),

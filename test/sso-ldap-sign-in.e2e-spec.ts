@@ -17,6 +17,7 @@ import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import { startLdapServer, type LdapServer } from './support/ldap-server.js';
 import { startStack, type Stack } from './support/stack.js';
+import { markDomainsVerified } from './support/sso-domains.js';
 
 /**
  * Signing in through an organisation's LDAP directory (issue 17): "Sign in
@@ -67,6 +68,7 @@ beforeAll(async () => {
     },
   );
   expect(created.status, created.text).toBe(201);
+  await markDomainsVerified(stack, created.body.id);
   connectionPath = `/v2/enterprise/organizations/${toPublicId('organization', org.organizationId)}/sso-connections/${created.body.id}`;
   app = await registerCodeClient(client, token, { public: false, scope: CLIENT_SCOPES });
 });

@@ -28,6 +28,7 @@ import { MESSAGE_ATTACKS } from './fixtures/saml/message-attacks.js';
 import { WRAPPING_ATTACKS } from './fixtures/saml/wrapping-attacks.js';
 import { selfSignedCertificate, startSamlIdp, type SamlIdp } from './support/saml-idp.js';
 import { startStack, type Stack } from './support/stack.js';
+import { markDomainsVerified } from './support/sso-domains.js';
 
 /**
  * Signing in through an organisation's SAML identity provider (issue 17),
@@ -91,6 +92,7 @@ beforeAll(async () => {
     },
   );
   expect(created.status, created.text).toBe(201);
+  await markDomainsVerified(stack, created.body.id);
   connection = created.body;
   // The IdP administrator's step: register our SP from its metadata (with its signing certificate).
   const metadata = (await client.get(new URL(connection.sp_metadata_url).pathname)).text;

@@ -18,6 +18,7 @@ export abstract class AppSettings implements Settings {
   declare redisUrl: string;
   declare redisClusterNodes: Settings['redisClusterNodes'];
   declare redisPrefix: string;
+  declare dnsResolvers: string[];
   declare port: number;
   declare publicUrl: string;
   declare bootstrapClient: Settings['bootstrapClient'];

@@ -69,6 +69,11 @@ export interface Settings {
   /** Largest history import (POST /v2/history/import), which is streamed rather than parsed whole. */
   historyImportMaxBytes: number;
   signingKeySecret: string | null;
+  /**
+   * DNS servers (`host:port`) that SSO domain verification asks for TXT
+   * records; empty: the system's resolver.
+   */
+  dnsResolvers: string[];
   /** Age at which the worker replaces the token-signing key; 0 turns automatic rotation off. */
   signingKeyRotationDays: number;
   /** Seconds between pings on live-update WebSockets; a socket that missed the last pong is dropped. */
@@ -139,7 +144,7 @@ export interface RedisNode {
 }
 
 /** `host:port,host:port,…` (none when unset); an error names the setting and the bad entry. */
-function redisNodes(env: Env, name: string): RedisNode[] {
+function hostPorts(env: Env, name: string, example: string): RedisNode[] {
   const entries = (text(env, name) ?? '').split(',').map((entry) => entry.trim());
   if (entries.length === 1 && entries[0] === '') return [];
   return entries.map((entry, index) => {
@@ -151,7 +156,7 @@ function redisNodes(env: Env, name: string): RedisNode[] {
     if (!match || port < 1 || port > 65535) {
       // An entry with credentials in it is not echoed (the password belongs in REDIS_URL).
       const shown = entry.includes('@') ? '' : ` "${entry}"`;
-      throw new SettingsError(name, `${where}${shown} is not host:port (e.g. 10.0.0.5:6379)`);
+      throw new SettingsError(name, `${where}${shown} is not host:port (e.g. ${example})`);
     }
     return { host: (match[1] ?? match[2])!, port };
   });
@@ -245,7 +250,10 @@ export function parseSettings(env: Env): Settings {
     databaseReplicaUrls: urlList(env, 'DATABASE_REPLICA_URLS', ['postgres:', 'postgresql:']),
     databaseReplicaMaxLagMs: integer(env, 'DATABASE_REPLICA_MAX_LAG_MS', 5_000, 100, 600_000),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
-    redisClusterNodes: redisNodes(env, 'REDIS_CLUSTER_NODES'),
+    redisClusterNodes: hostPorts(env, 'REDIS_CLUSTER_NODES', '10.0.0.5:6379'),
+    dnsResolvers: hostPorts(env, 'DNS_RESOLVERS', '10.0.0.53:53').map(({ host, port }) =>
+      host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`,
+    ),
     redisPrefix: redisPrefix(env),
     port,
     publicUrl,

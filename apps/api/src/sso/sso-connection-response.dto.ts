@@ -4,6 +4,38 @@ import { SSO_CONNECTION_TYPES, type SsoConnectionType } from '#sso';
 import { V2List } from '../http/v2-list.js';
 import { SSO_CONNECTION_ID } from './sso-connection.dto.js';
 
+export class DomainVerificationDto {
+  @ApiProperty({ enum: ['dns_txt'] })
+  type!: 'dns_txt';
+
+  @ApiProperty({
+    example: '_sas-verification.example.com',
+    description: 'The DNS name to publish the TXT record at',
+  })
+  name!: string;
+
+  @ApiProperty({
+    example: 'sas-verification=6f1c0e2b9a8d4c7e5f3a1b2c3d4e5f60',
+    description: 'The TXT record’s value',
+  })
+  value!: string;
+}
+
+export class SsoDomainDto {
+  @ApiProperty({ example: 'example.com' })
+  domain!: string;
+
+  @ApiProperty({
+    enum: ['pending', 'verified'],
+    description:
+      '`verified` once the domain published its record: only then does it route sign-ins, and no other organisation may claim it. A `pending` claim routes nothing and blocks nobody.',
+  })
+  status!: 'pending' | 'verified';
+
+  @ApiProperty({ type: DomainVerificationDto })
+  verification!: DomainVerificationDto;
+}
+
 /** A connection as the API shows it: the shared fields, then its type's (never a secret). */
 export class SsoConnectionDto {
   @ApiProperty({ example: SSO_CONNECTION_ID.example })
@@ -17,6 +49,13 @@ export class SsoConnectionDto {
 
   @ApiProperty({ type: [String] })
   email_domains!: string[];
+
+  @ApiProperty({
+    type: [SsoDomainDto],
+    description:
+      'Each of `email_domains` with its proof: publish `verification` as a TXT record, then `POST …/verify-domains` (the worker also looks pending ones up every hour)',
+  })
+  domains!: SsoDomainDto[];
 
   @ApiProperty({ type: [String] })
   default_scopes!: string[];

@@ -1,15 +1,23 @@
-import type { SsoConnection, SsoConnectionInput } from '#sso';
-import { samlEndpoints, ssoConnectionPublicId } from '#sso';
+import type { DomainClaim, SsoConnection, SsoConnectionInput } from '#sso';
+import { samlEndpoints, ssoConnectionPublicId, verificationRecord } from '#sso';
 import type { SsoConnectionDto } from './sso-connection-response.dto.js';
 import type { CreateSsoConnectionDto, UpdateSsoConnectionDto } from './sso-connection.dto.js';
 
-export function toSsoConnectionDto(connection: SsoConnection, publicUrl: string): SsoConnectionDto {
+export function toSsoConnectionDto(
+  connection: SsoConnection & { domains: DomainClaim[] },
+  publicUrl: string,
+): SsoConnectionDto {
   const id = ssoConnectionPublicId(connection);
   const common = {
     id,
     type: connection.type,
     name: connection.name,
     email_domains: connection.emailDomains,
+    domains: connection.domains.map((claim) => ({
+      domain: claim.domain,
+      status: claim.status,
+      verification: { type: 'dns_txt' as const, ...verificationRecord(claim) },
+    })),
     default_scopes: connection.defaultScopes,
     group_scopes: connection.groupScopes,
     jit_provisioning: connection.jitProvisioning,

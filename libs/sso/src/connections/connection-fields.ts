@@ -1,10 +1,9 @@
-import type pg from 'pg';
 import { MEMBER_ROLES, type MemberRole } from '#auth';
 import { AppError, isScope, type Principal } from '#common';
 import { MAX_EMAIL_DOMAINS, type SsoConnectionType } from './sso-connection.js';
+import { isPublicWebmail } from './webmail-domains.js';
 import type { SsoConnectionInput } from './connection-config.js';
 
-const UNIQUE_VIOLATION = '23505';
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
 /** A field of the other type's settings is a mistake worth naming, not something to drop. */
@@ -27,6 +26,13 @@ export function checkedDomains(domains: string[]): string[] {
     const lower = domain.trim().toLowerCase();
     if (!DOMAIN.test(lower)) {
       throw AppError.invalid(`email_domains.${index}`, 'is not a domain name (example.com)');
+    }
+    // Everyone can have an address there: no organisation may route its sign-ins.
+    if (isPublicWebmail(lower)) {
+      throw AppError.invalid(
+        'email_domains',
+        `${lower} is a public webmail domain: give your organisation's own domain`,
+      );
     }
     return lower;
   });
@@ -63,35 +69,4 @@ export function checkedScopes(principal: Principal, scopes: unknown, field: stri
     }
   }
   return [...new Set(scopes as string[])].sort();
-}
-
-/**
- * Claims a connection's email domains; one another connection has is a 409
- * naming `email_domains` (the sign-in page routes by domain across every
- * organisation, so a domain belongs to one connection only).
- */
-export async function claimDomains(
-  tx: pg.PoolClient,
-  connectionId: string,
-  domains: string[],
-): Promise<void> {
-  try {
-    await tx.query('SAVEPOINT claim_domains');
-    await tx.query(
-      `INSERT INTO sso_email_domains (domain, connection_id) SELECT unnest($2::text[]), $1`,
-      [connectionId, domains],
-    );
-  } catch (error) {
-    if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
-    await tx.query('ROLLBACK TO SAVEPOINT claim_domains');
-    const { rows } = await tx.query<{ domain: string }>(
-      `SELECT domain FROM sso_email_domains WHERE domain = ANY($1) AND connection_id <> $2
-        ORDER BY domain LIMIT 1`,
-      [domains, connectionId],
-    );
-    throw new AppError('CONFLICT', 'An email domain is already signed in by another connection', {
-      field: 'email_domains',
-      issue: `${rows[0]?.domain ?? 'a domain'} already belongs to an SSO connection`,
-    });
-  }
 }

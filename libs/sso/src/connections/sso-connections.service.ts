@@ -33,8 +33,9 @@ import {
   checkedDomains,
   checkedJitRoles,
   checkedScopes,
-  claimDomains,
 } from './connection-fields.js';
+import { claimDomains, domainClaimsOf, pendingClaims, type DomainClaim } from './domain-claims.js';
+import { DomainVerifier } from './domain-verifier.js';
 import { ldapReport, samlReport, type SsoTestReport } from './connection-test-report.js';
 
 /**
@@ -56,6 +57,7 @@ export class SsoConnectionsService {
     private readonly users: UsersService,
     private readonly policy: DestinationPolicy,
     private readonly sockets: OutboundSockets,
+    private readonly verifier: DomainVerifier,
   ) {
     this.lists = new TenantLists(sql, 'sso_connections', SSO_CONNECTION_ROWS);
   }
@@ -205,11 +207,40 @@ export class SsoConnectionsService {
         ]);
       }
       if (fields.emailDomains) {
-        await tx.query(`DELETE FROM sso_email_domains WHERE connection_id = $1`, [next.id]);
         await claimDomains(tx, next.id, next.emailDomains);
       }
     });
     return next;
+  }
+
+  /** The connections with their domain claims, as the API answers them. */
+  async withDomains(
+    connections: SsoConnection[],
+  ): Promise<(SsoConnection & { domains: DomainClaim[] })[]> {
+    const claims = await domainClaimsOf(this.sql, connections);
+    return connections.map((connection) => ({
+      ...connection,
+      domains: claims.get(connection.id) ?? [],
+    }));
+  }
+
+  /**
+   * Looks up the TXT record of each pending domain now and marks those found
+   * verified (the worker does the same every hour). A domain another
+   * connection proved first stays pending.
+   */
+  async verifyDomains(
+    tenant: Tenant,
+    publicId: string,
+  ): Promise<SsoConnection & { domains: DomainClaim[] }> {
+    const connection = await this.get(tenant, publicId);
+    const pending = await pendingClaims(this.sql, {
+      connectionId: connection.id,
+      limit: connection.emailDomains.length,
+    });
+    await this.verifier.check(pending);
+    const [checked] = await this.withDomains([connection]);
+    return checked!;
   }
 
   async delete(tenant: Tenant, publicId: string): Promise<void> {

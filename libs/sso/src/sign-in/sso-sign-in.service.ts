@@ -69,9 +69,10 @@ export class SsoSignInService implements OnModuleDestroy {
   }
 
   /**
-   * The enabled connection that signs in this email's domain, or null. People
-   * are live-mode things: a connection made in test mode (before test-mode
-   * credentials were refused them) signs nobody in.
+   * The enabled connection that signs in this email's domain, or null: only
+   * a domain the organisation proved routes anyone (a pending claim, anyone
+   * may make). People are live-mode things: a connection made in test mode
+   * (before test-mode credentials were refused them) signs nobody in.
    */
   async connectionForEmail(email: string): Promise<SsoConnection | null> {
     const domain = email.trim().toLowerCase().split('@')[1];
@@ -79,7 +80,7 @@ export class SsoSignInService implements OnModuleDestroy {
     const [row] = await this.sql.rows<Record<string, unknown>>(
       `SELECT ${SSO_CONNECTION_ROWS.columns.map((c) => `c.${c}`).join(', ')}
          FROM sso_email_domains d JOIN sso_connections c ON c.id = d.connection_id
-        WHERE d.domain = $1 AND c.enabled AND c.mode = 'live'`,
+        WHERE d.domain = $1 AND d.status = 'verified' AND c.enabled AND c.mode = 'live'`,
       [domain],
     );
     return row ? SSO_CONNECTION_ROWS.fromRow(row as never) : null;
@@ -193,10 +194,16 @@ export class SsoSignInService implements OnModuleDestroy {
     source: 'saml' | 'ldap',
     person: { email: string; name: string | null; groups: string[] },
   ): Promise<SsoSignInResult> {
-    // An IdP or directory vouches only for its own domains: an email elsewhere would take
-    // (emails are unique across organisations) an address another organisation may need.
+    // An IdP or directory vouches only for the domains its organisation proved: an email
+    // elsewhere would take (emails are unique across organisations) an address another
+    // organisation may need.
     const domain = person.email.trim().toLowerCase().split('@')[1] ?? '';
-    if (!connection.emailDomains.includes(domain)) {
+    const [proved] = await this.sql.rows(
+      `SELECT 1 FROM sso_email_domains
+        WHERE connection_id = $1 AND domain = $2 AND status = 'verified'`,
+      [connection.id, domain],
+    );
+    if (!proved) {
       this.logger.warn(
         { connectionId: connection.id, domain },
         'SSO sign-in refused: an email outside the connection’s domains',

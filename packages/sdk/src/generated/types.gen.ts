@@ -1482,11 +1482,36 @@ export type CreateSsoConnectionDto = {
     name_attribute?: string;
 };
 
+export type DomainVerificationDto = {
+    type: 'dns_txt';
+    /**
+     * The DNS name to publish the TXT record at
+     */
+    name: string;
+    /**
+     * The TXT record’s value
+     */
+    value: string;
+};
+
+export type SsoDomainDto = {
+    domain: string;
+    /**
+     * `verified` once the domain published its record: only then does it route sign-ins, and no other organisation may claim it. A `pending` claim routes nothing and blocks nobody.
+     */
+    status: 'pending' | 'verified';
+    verification: DomainVerificationDto;
+};
+
 export type SsoConnectionDto = {
     id: string;
     type: 'saml' | 'ldap';
     name: string;
     email_domains: Array<string>;
+    /**
+     * Each of `email_domains` with its proof: publish `verification` as a TXT record, then `POST …/verify-domains` (the worker also looks pending ones up every hour)
+     */
+    domains: Array<SsoDomainDto>;
     default_scopes: Array<string>;
     group_scopes: {
         [key: string]: Array<string>;
@@ -8272,7 +8297,7 @@ export type SsoConnectionsV2ControllerCreateV2Errors = {
      */
     404: ErrorEnvelopeDto;
     /**
-     * An email domain is taken; or CONFLICT naming `Idempotency-Key`: the key was used with a different request or by another credential, or its first request is still running (`Retry-After`)
+     * An email domain is verified by another connection; or CONFLICT naming `Idempotency-Key`: the key was used with a different request or by another credential, or its first request is still running (`Retry-After`)
      */
     409: ErrorEnvelopeDto;
     /**
@@ -8428,7 +8453,7 @@ export type SsoConnectionsV2ControllerUpdateV2Errors = {
      */
     404: ErrorEnvelopeDto;
     /**
-     * An email domain is taken
+     * An email domain is verified by another connection
      */
     409: ErrorEnvelopeDto;
     /**
@@ -8513,6 +8538,63 @@ export type SsoConnectionsV2ControllerTestV2Responses = {
 };
 
 export type SsoConnectionsV2ControllerTestV2Response = SsoConnectionsV2ControllerTestV2Responses[keyof SsoConnectionsV2ControllerTestV2Responses];
+
+export type SsoConnectionsV2ControllerVerifyDomainsV2Data = {
+    body?: never;
+    headers?: {
+        /**
+         * Makes retries safe: the first successful response to this key (with this route and body) is kept for 24 hours and returned again, with `Idempotent-Replayed: true`, to a retry by the same credential, which does not run again. The same key with another request, or from another credential, → 409. Keys are per organisation and mode; stored responses are encrypted, since they may hold a secret shown once.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        organization_id: string;
+        connection_id: string;
+    };
+    query?: never;
+    url: '/v2/enterprise/organizations/{organization_id}/sso-connections/{connection_id}/verify-domains';
+};
+
+export type SsoConnectionsV2ControllerVerifyDomainsV2Errors = {
+    /**
+     * VALIDATION_ERROR
+     */
+    400: ErrorEnvelopeDto;
+    /**
+     * Missing, invalid or expired credential
+     */
+    401: ErrorEnvelopeDto;
+    /**
+     * Requires scope organizations:write and a live-mode credential: people, sign-in connections and the organisation are changed in live mode only
+     */
+    403: ErrorEnvelopeDto;
+    /**
+     * No such ssoConnection in your organisation and mode
+     *
+     * No such organization in your organisation and mode
+     */
+    404: ErrorEnvelopeDto;
+    /**
+     * CONFLICT naming `Idempotency-Key`: the key was used with a different request or by another credential, or its first request is still running (`Retry-After`)
+     */
+    409: ErrorEnvelopeDto;
+    /**
+     * RATE_LIMITED: the organisation's requests per minute (by plan) or its hourly or daily quota (by tier) is used up for this mode; `details.field` names it (`requests_per_minute`, `requests_per_hour`, `requests_per_day`) with `limit` and `window`. Every authenticated response carries the X-RateLimit-* and RateLimit headers.
+     */
+    429: ErrorEnvelopeDto;
+    /**
+     * SERVICE_UNAVAILABLE: request limits cannot be counted right now and the deployment refuses uncounted requests (RATE_LIMIT_ON_REDIS_FAILURE=deny); see `Retry-After`. Also when PostgreSQL cannot be reached: SERVICE_UNAVAILABLE with `Retry-After` (5 seconds); nothing was done, retry
+     */
+    503: ErrorEnvelopeDto;
+};
+
+export type SsoConnectionsV2ControllerVerifyDomainsV2Error = SsoConnectionsV2ControllerVerifyDomainsV2Errors[keyof SsoConnectionsV2ControllerVerifyDomainsV2Errors];
+
+export type SsoConnectionsV2ControllerVerifyDomainsV2Responses = {
+    200: SsoConnectionDto;
+};
+
+export type SsoConnectionsV2ControllerVerifyDomainsV2Response = SsoConnectionsV2ControllerVerifyDomainsV2Responses[keyof SsoConnectionsV2ControllerVerifyDomainsV2Responses];
 
 export type SamlMetadataControllerMetadataData = {
     body?: never;

@@ -80,4 +80,20 @@ export class SsoConnections extends Resource {
   test(organizationId: string, id: string, options?: RequestOptions): Promise<SsoConnectionTest> {
     return this.call({ method: 'POST', path: `${this.path(organizationId, id)}/test` }, options);
   }
+
+  /**
+   * `POST …/{id}/verify-domains`: looks the pending domains' TXT records up
+   * now (`domains[].verification` says what to publish) and marks those found
+   * verified; only verified domains sign anyone in.
+   */
+  verifyDomains(
+    organizationId: string,
+    id: string,
+    options?: RequestOptions,
+  ): Promise<SsoConnection> {
+    return this.call(
+      { method: 'POST', path: `${this.path(organizationId, id)}/verify-domains` },
+      options,
+    );
+  }
 }

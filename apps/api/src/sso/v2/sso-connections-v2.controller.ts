@@ -9,7 +9,7 @@ import {
 } from '@nestjs/swagger';
 import { AppError, parsePublicId, Scope, type Principal } from '#common';
 import { AppSettings } from '#config';
-import { SsoConnectionsService } from '#sso';
+import { SsoConnectionsService, type SsoConnection } from '#sso';
 import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
@@ -51,12 +51,16 @@ export class SsoConnectionsV2Controller {
   @ApiOperation({
     summary: 'Add a SAML identity provider or an LDAP directory',
     description:
-      'SAML: give the IdP as metadata XML, an https metadata URL (fetched now and daily), or its entity id, SSO URL and certificates; the answer carries our `sp_entity_id`, `acs_url` and `sp_metadata_url` to give the IdP. LDAP: the directory URL and TLS, the service account, where and how people and groups are found; `bind_password` is sealed and never returned. A field of the other type, a bad setting (metadata that does not parse, a certificate that does not, a filter without its placeholder, plain LDAP in live mode) is a 400 naming it; a domain another connection has is a 409.',
+      'SAML: give the IdP as metadata XML, an https metadata URL (fetched now and daily), or its entity id, SSO URL and certificates; the answer carries our `sp_entity_id`, `acs_url` and `sp_metadata_url` to give the IdP. LDAP: the directory URL and TLS, the service account, where and how people and groups are found; `bind_password` is sealed and never returned. A field of the other type, a bad setting (metadata that does not parse, a certificate that does not, a filter without its placeholder, plain LDAP to a host the operator did not allow-list) is a 400 naming it; a public webmail domain is a 400 naming `email_domains`. Each domain starts `pending`, with the TXT record to publish in `domains[].verification`; it signs nobody in until `POST …/verify-domains` (or the worker’s hourly look-up) finds the record. A domain another organisation has verified is a 409 naming `email_domains`.',
   })
   @ResourceParam('organization_id', ORGANIZATION_EXAMPLE, 'organization')
   @ApiJsonBody(CreateSsoConnectionDto, CREATE_SSO_CONNECTION_EXAMPLES)
   @ApiCreatedResponse({ type: SsoConnectionDto })
-  @ApiResponse({ status: 409, description: 'An email domain is taken', type: ErrorEnvelopeDto })
+  @ApiResponse({
+    status: 409,
+    description: 'An email domain is verified by another connection',
+    type: ErrorEnvelopeDto,
+  })
   async create(
     @CurrentPrincipal() principal: Principal,
     @Param('organization_id') organizationId: string,
@@ -64,13 +68,13 @@ export class SsoConnectionsV2Controller {
   ): Promise<SsoConnectionDto> {
     assertOwnOrganization(principal, organizationId);
     const created = await this.connections.create(principal, toSsoConnectionInput(body));
-    return toSsoConnectionDto(created, this.settings.publicUrl);
+    return this.answer(created);
   }
 
   @Get()
   @Auth({ scopes: [Scope.OrganizationsRead] })
   @ApiOperation({
-    summary: "The organisation's SSO connections in the caller's mode, newest first",
+    summary: "The organisation's SSO connections (the same in both modes), newest first",
   })
   @ResourceParam('organization_id', ORGANIZATION_EXAMPLE, 'organization')
   @ApiOkResponse({ type: SsoConnectionListDto })
@@ -81,7 +85,8 @@ export class SsoConnectionsV2Controller {
   ): Promise<SsoConnectionListDto> {
     assertOwnOrganization(principal, organizationId);
     const page = await this.connections.page(principal, pageRequest('ssoConnection', query));
-    return v2Page('ssoConnection', page, query.per_page, (connection) =>
+    const withDomains = await this.connections.withDomains(page.rows);
+    return v2Page('ssoConnection', { ...page, rows: withDomains }, query.per_page, (connection) =>
       toSsoConnectionDto(connection, this.settings.publicUrl),
     );
   }
@@ -98,7 +103,7 @@ export class SsoConnectionsV2Controller {
     @Param('connection_id') id: string,
   ): Promise<SsoConnectionDto> {
     assertOwnOrganization(principal, organizationId);
-    return toSsoConnectionDto(await this.connections.get(principal, id), this.settings.publicUrl);
+    return this.answer(await this.connections.get(principal, id));
   }
 
   @Patch(':connection_id')
@@ -114,7 +119,11 @@ export class SsoConnectionsV2Controller {
     disable: { summary: 'Stop signing anyone in', value: { enabled: false } },
   })
   @ApiOkResponse({ type: SsoConnectionDto })
-  @ApiResponse({ status: 409, description: 'An email domain is taken', type: ErrorEnvelopeDto })
+  @ApiResponse({
+    status: 409,
+    description: 'An email domain is verified by another connection',
+    type: ErrorEnvelopeDto,
+  })
   async update(
     @CurrentPrincipal() principal: Principal,
     @Param('organization_id') organizationId: string,
@@ -123,7 +132,7 @@ export class SsoConnectionsV2Controller {
   ): Promise<SsoConnectionDto> {
     assertOwnOrganization(principal, organizationId);
     const updated = await this.connections.update(principal, id, toSsoConnectionInput(body));
-    return toSsoConnectionDto(updated, this.settings.publicUrl);
+    return this.answer(updated);
   }
 
   @Delete(':connection_id')
@@ -160,6 +169,34 @@ export class SsoConnectionsV2Controller {
   ): Promise<SsoTestReportDto> {
     assertOwnOrganization(principal, organizationId);
     return this.connections.test(principal, id);
+  }
+
+  @Post(':connection_id/verify-domains')
+  @HttpCode(200)
+  @Auth({ scopes: [Scope.OrganizationsWrite], liveOnly: true })
+  @ApiOperation({
+    summary: 'Look up the domains’ TXT records now, and mark those found verified',
+    description:
+      'For each `pending` domain, asks DNS for `_sas-verification.<domain>` and marks the domain `verified` when a TXT record there is its `verification.value`. A verified domain routes the sign-ins of its email addresses to this connection and can no longer be claimed by another organisation; the first organisation to verify a domain holds it (another connection’s claim stays pending). The worker looks pending domains up every hour too. Answers the connection with each domain’s status.',
+  })
+  @ResourceParam('organization_id', ORGANIZATION_EXAMPLE, 'organization')
+  @ResourceParam('connection_id', SSO_CONNECTION_ID.example, 'ssoConnection')
+  @ApiOkResponse({ type: SsoConnectionDto })
+  async verifyDomains(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organization_id') organizationId: string,
+    @Param('connection_id') id: string,
+  ): Promise<SsoConnectionDto> {
+    assertOwnOrganization(principal, organizationId);
+    return toSsoConnectionDto(
+      await this.connections.verifyDomains(principal, id),
+      this.settings.publicUrl,
+    );
+  }
+
+  private async answer(connection: SsoConnection): Promise<SsoConnectionDto> {
+    const [withDomains] = await this.connections.withDomains([connection]);
+    return toSsoConnectionDto(withDomains!, this.settings.publicUrl);
   }
 }
 

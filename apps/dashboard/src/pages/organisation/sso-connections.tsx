@@ -82,7 +82,11 @@ export function SsoConnectionsPage() {
                 <tr key={connection.id}>
                   <th scope="row">{connection.name}</th>
                   <td>{connection.type.toUpperCase()}</td>
-                  <td>{connection.email_domains.join(', ')}</td>
+                  <td>
+                    {connection.domains
+                      .map(({ domain, status }) => `${domain} (${status})`)
+                      .join(', ')}
+                  </td>
                   <td>{connection.enabled ? 'enabled' : 'disabled'}</td>
                   <td>
                     {connection.jit_provisioning
@@ -511,6 +515,7 @@ function ConnectionDetail({
           its reply URL; responses or assertions must be signed.
         </p>
       )}
+      <DomainProofs connection={connection} readOnly={readOnly} onVerified={refresh} />
       <h3>Check it</h3>
       <div className="actions">
         <button type="button" disabled={readOnly || test.isPending} onClick={() => test.mutate()}>
@@ -632,6 +637,81 @@ function EditConnection({
       </form>
       {save.isError && <ApiError error={save.error} />}
       {save.isSuccess && <p role="status">Saved.</p>}
+    </>
+  );
+}
+
+/**
+ * The connection's email domains and their proof: a domain signs nobody in
+ * until it publishes its TXT record, which "Verify now" looks up (the service
+ * also does every hour).
+ */
+function DomainProofs({
+  connection,
+  readOnly,
+  onVerified,
+}: {
+  connection: SsoConnection;
+  readOnly: boolean;
+  onVerified: () => Promise<void>;
+}) {
+  const { client, profile } = useSession();
+  const verify = useMutation({
+    mutationFn: () => client.ssoConnections.verifyDomains(profile.organization_id, connection.id),
+    onSuccess: () => onVerified(),
+  });
+  const pending = connection.domains.filter((domain) => domain.status === 'pending');
+  return (
+    <>
+      <h3>Email domains</h3>
+      <p className="muted">
+        A domain signs people in only once it is verified: publish each pending domain&apos;s TXT
+        record in its DNS, then verify.
+      </p>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Domain</th>
+            <th scope="col">Status</th>
+            <th scope="col">TXT record name</th>
+            <th scope="col">TXT record value</th>
+          </tr>
+        </thead>
+        <tbody>
+          {connection.domains.map(({ domain, status, verification }) => (
+            <tr key={domain}>
+              <th scope="row">{domain}</th>
+              <td>{status}</td>
+              <td>
+                <CopyValue value={verification.name} label={`record name for ${domain}`} />
+              </td>
+              <td>
+                <CopyValue value={verification.value} label={`record value for ${domain}`} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div className="actions">
+        <button
+          type="button"
+          disabled={readOnly || verify.isPending || pending.length === 0}
+          onClick={() => verify.mutate()}
+        >
+          {verify.isPending ? 'Verifying…' : 'Verify now'}
+        </button>
+      </div>
+      {verify.isError && <ApiError error={verify.error} />}
+      {verify.data && (
+        <p role="status">
+          {verify.data.domains.every((domain) => domain.status === 'verified')
+            ? 'Every domain is verified.'
+            : `Not found yet: ${verify.data.domains
+                .filter((domain) => domain.status === 'pending')
+                .map((domain) => domain.domain)
+                .join(', ')}. DNS changes can take a while to show.`}
+        </p>
+      )}
     </>
   );
 }

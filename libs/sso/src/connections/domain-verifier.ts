@@ -1,0 +1,88 @@
+import { Resolver } from 'node:dns/promises';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { AppSettings } from '#config';
+import { Sql } from '#database';
+import { PeriodicTasks } from '#queue';
+import {
+  pendingClaims,
+  recordCheck,
+  verificationRecord,
+  type DomainClaim,
+} from './domain-claims.js';
+
+/** A lookup that has not answered by then counts as not found; the next check asks again. */
+const LOOKUP_TIMEOUT_MS = 3_000;
+
+/**
+ * Looks up the TXT records that prove SSO email domains, with the system's
+ * resolver or the servers DNS_RESOLVERS names.
+ */
+@Injectable()
+export class DomainVerifier {
+  private readonly resolver = new Resolver({ timeout: LOOKUP_TIMEOUT_MS, tries: 2 });
+
+  constructor(
+    private readonly sql: Sql,
+    settings: AppSettings,
+  ) {
+    if (settings.dnsResolvers.length > 0) this.resolver.setServers(settings.dnsResolvers);
+  }
+
+  /** Whether the domain publishes the claim's record now (a long TXT value comes in chunks). */
+  async published(claim: Pick<DomainClaim, 'domain' | 'token'>): Promise<boolean> {
+    const { name, value } = verificationRecord(claim);
+    try {
+      const records = await this.resolver.resolveTxt(name);
+      return records.some((chunks) => chunks.join('').trim() === value);
+    } catch {
+      // No such name, no TXT record, or no answer: not proven (yet).
+      return false;
+    }
+  }
+
+  /** Looks each claim up and records it; how many are verified now. */
+  async check(claims: { connectionId: string; domain: string; token: string }[]): Promise<number> {
+    let verified = 0;
+    for (const claim of claims) {
+      if (await recordCheck(this.sql, claim, await this.published(claim))) verified += 1;
+    }
+    return verified;
+  }
+}
+
+const HOUR_MS = 3600_000;
+/** Pending claims looked up per run at most; the next run takes the rest. */
+const BATCH = 200;
+
+/**
+ * The worker's side: pending domains are looked up again every hour, so a
+ * record published after the last "Verify now" is found without anyone asking.
+ */
+@Injectable()
+export class DomainVerificationRecheck implements OnModuleInit {
+  private readonly logger = new Logger(DomainVerificationRecheck.name);
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly verifier: DomainVerifier,
+    private readonly tasks: PeriodicTasks,
+  ) {}
+
+  onModuleInit(): void {
+    this.tasks.register({
+      name: 'sso.domain-verification',
+      everyMs: 600_000,
+      run: () => this.run(),
+    });
+  }
+
+  async run(now = new Date()): Promise<{ checked: number; verified: number }> {
+    const due = await pendingClaims(this.sql, {
+      checkedBefore: new Date(now.getTime() - HOUR_MS),
+      limit: BATCH,
+    });
+    const verified = await this.verifier.check(due);
+    if (verified > 0) this.logger.log({ verified }, 'SSO email domains verified');
+    return { checked: due.length, verified };
+  }
+}
