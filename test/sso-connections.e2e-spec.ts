@@ -13,8 +13,9 @@ import {
 } from './support/https-receiver.js';
 import { startLdapServer, type LdapServer } from './support/ldap-server.js';
 import { selfSignedCertificate, startSamlIdp, type SamlIdp } from './support/saml-idp.js';
+import { startDnsServer, type TestDnsServer } from './support/dns-server.js';
 import { startStack, type Stack } from './support/stack.js';
-import { markDomainsVerified } from './support/sso-domains.js';
+import { proveDomains } from './support/sso-domains.js';
 
 /**
  * SSO connections (issue 17): created, read, listed, changed, tested and
@@ -28,6 +29,7 @@ let sql: Sql;
 let ca: TestCertificateAuthority;
 let idp: SamlIdp;
 let ldap: LdapServer;
+let dns: TestDnsServer;
 let metadataServer: Server;
 let metadataOrigin: string;
 /** What the metadata URL serves; null: 503. */
@@ -50,10 +52,15 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => metadataServer.listen(0, '127.0.0.1', resolve));
   metadataOrigin = `https://localhost:${(metadataServer.address() as AddressInfo).port}`;
   servedMetadata = idp.metadataXml;
+  dns = await startDnsServer();
   stack = await startStack({
     worker: true,
     // The IdP's metadata server and the directory run on this machine: allowed as an operator would.
-    env: { OUTBOUND_EXTRA_CA_FILE: ca.caFile, OUTBOUND_PRIVATE_ALLOWLIST: 'localhost,127.0.0.1' },
+    env: {
+      OUTBOUND_EXTRA_CA_FILE: ca.caFile,
+      OUTBOUND_PRIVATE_ALLOWLIST: 'localhost,127.0.0.1',
+      DNS_RESOLVERS: dns.address,
+    },
   });
   client = await TestClient.for(stack);
   sql = stack.api.get(Sql);
@@ -62,6 +69,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.close();
   metadataServer?.close();
+  await dns?.close();
   await Promise.all([idp?.stop(), ldap?.stop(), ca?.cleanup()]);
 });
 
@@ -375,7 +383,7 @@ describe('connections of an organisation', () => {
     ]);
 
     // Another organisation cannot take a domain that is proven, and signs in, already.
-    await markDomainsVerified(stack, first.body.id);
+    await proveDomains(client, dns, path(org), first.body, { token });
     const other = await createOrganization(stack, client);
     const taken = await client.post(path(other), {
       token: await other.token(),

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Client } from '@sas/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toPublicId } from '#common';
 import { DomainVerificationRecheck, SsoSignInService } from '#sso';
@@ -151,6 +152,22 @@ describe('SSO email domains', () => {
     expect(outcome.verified).toBeGreaterThanOrEqual(1);
     const read = await client.get(`${who.path}/${created.id}`, { token: who.token });
     expect(read.body.domains[0].status).toBe('verified');
+  });
+
+  it('are verified through the SDK as through the API', async () => {
+    const who = await claimant();
+    const sdk = new Client({ baseUrl: stack.baseUrl, accessToken: who.token });
+    const organizationId = toPublicId('organization', who.org.organizationId);
+    const domain = fresh();
+    const created = await sdk.ssoConnections.create(organizationId, {
+      ...connectionBody([domain]),
+      type: 'ldap',
+    });
+    const [claim] = created.domains;
+    expect(claim).toMatchObject({ domain, status: 'pending' });
+    dns.publishTxt(claim!.verification.name, claim!.verification.value);
+    const verified = await sdk.ssoConnections.verifyDomains(organizationId, created.id);
+    expect(verified.domains).toEqual([{ ...claim, status: 'verified' }]);
   });
 
   it('never include public webmail domains', async () => {

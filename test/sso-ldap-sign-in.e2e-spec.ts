@@ -16,8 +16,9 @@ import {
 import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import { startLdapServer, type LdapServer } from './support/ldap-server.js';
+import { startDnsServer, type TestDnsServer } from './support/dns-server.js';
 import { startStack, type Stack } from './support/stack.js';
-import { markDomainsVerified } from './support/sso-domains.js';
+import { proveDomains } from './support/sso-domains.js';
 
 /**
  * Signing in through an organisation's LDAP directory (issue 17): "Sign in
@@ -30,6 +31,7 @@ let stack: Stack;
 let client: TestClient;
 let sql: Sql;
 let ldap: LdapServer;
+let dns: TestDnsServer;
 let as: oauth.AuthorizationServer;
 let org: TestOrganization;
 let app: RegisteredClient;
@@ -39,43 +41,45 @@ const CLIENT_SCOPES = 'remote-viewing:read remote-viewing:write analytics:read p
 
 beforeAll(async () => {
   ldap = await startLdapServer({ tls: true });
+  dns = await startDnsServer();
   // The directory runs on this machine: allowed as an operator would allow theirs.
-  stack = await startStack({ env: { OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1' } });
+  stack = await startStack({
+    env: { OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1', DNS_RESOLVERS: dns.address },
+  });
   client = await TestClient.for(stack);
   sql = stack.api.get(Sql);
   as = await discover(stack.baseUrl);
   org = await createOrganization(stack, client);
   const token = await org.token();
-  const created = await client.post(
-    `/v2/enterprise/organizations/${toPublicId('organization', org.organizationId)}/sso-connections`,
-    {
-      token,
-      json: {
-        type: 'ldap',
-        name: 'Example directory',
-        email_domains: ['example.test'],
-        default_scopes: ['remote-viewing:read'],
-        group_scopes: { engineers: ['remote-viewing:write'], admins: ['analytics:read'] },
-        url: ldap.ldapsUrl,
-        ca_certificate: ldap.caCertificate,
-        bind_dn: ldap.serviceDn,
-        bind_password: ldap.servicePassword,
-        user_base_dn: ldap.peopleDn,
-        user_filter: '(mail={username})',
-        group_base_dn: ldap.groupsDn,
-        group_filter: '(member={dn})',
-      },
+  const connectionsPath = `/v2/enterprise/organizations/${toPublicId('organization', org.organizationId)}/sso-connections`;
+  const created = await client.post(connectionsPath, {
+    token,
+    json: {
+      type: 'ldap',
+      name: 'Example directory',
+      email_domains: ['example.test'],
+      default_scopes: ['remote-viewing:read'],
+      group_scopes: { engineers: ['remote-viewing:write'], admins: ['analytics:read'] },
+      url: ldap.ldapsUrl,
+      ca_certificate: ldap.caCertificate,
+      bind_dn: ldap.serviceDn,
+      bind_password: ldap.servicePassword,
+      user_base_dn: ldap.peopleDn,
+      user_filter: '(mail={username})',
+      group_base_dn: ldap.groupsDn,
+      group_filter: '(member={dn})',
     },
-  );
+  });
   expect(created.status, created.text).toBe(201);
-  await markDomainsVerified(stack, created.body.id);
-  connectionPath = `/v2/enterprise/organizations/${toPublicId('organization', org.organizationId)}/sso-connections/${created.body.id}`;
+  await proveDomains(client, dns, connectionsPath, created.body, { token });
+  connectionPath = `${connectionsPath}/${created.body.id}`;
   app = await registerCodeClient(client, token, { public: false, scope: CLIENT_SCOPES });
 });
 
 afterAll(async () => {
   await stack?.close();
   await ldap?.stop();
+  await dns?.close();
 });
 
 /** The browser's way through: authorize, "Sign in with SSO", the directory's password. */

@@ -27,8 +27,9 @@ import {
 import { MESSAGE_ATTACKS } from './fixtures/saml/message-attacks.js';
 import { WRAPPING_ATTACKS } from './fixtures/saml/wrapping-attacks.js';
 import { selfSignedCertificate, startSamlIdp, type SamlIdp } from './support/saml-idp.js';
+import { startDnsServer, type TestDnsServer } from './support/dns-server.js';
 import { startStack, type Stack } from './support/stack.js';
-import { markDomainsVerified } from './support/sso-domains.js';
+import { proveDomains } from './support/sso-domains.js';
 
 /**
  * Signing in through an organisation's SAML identity provider (issue 17),
@@ -43,6 +44,7 @@ let stack: Stack;
 let client: TestClient;
 let sql: Sql;
 let idp: SamlIdp;
+let dns: TestDnsServer;
 let as: oauth.AuthorizationServer;
 let org: TestOrganization;
 let app: RegisteredClient;
@@ -71,28 +73,27 @@ beforeAll(async () => {
       },
     ],
   });
-  stack = await startStack();
+  dns = await startDnsServer();
+  stack = await startStack({ env: { DNS_RESOLVERS: dns.address } });
   client = await TestClient.for(stack);
   sql = stack.api.get(Sql);
   as = await discover(stack.baseUrl);
   org = await createOrganization(stack, client);
   const token = await org.token();
-  const created = await client.post(
-    `/v2/enterprise/organizations/${toPublicId('organization', org.organizationId)}/sso-connections`,
-    {
-      token,
-      json: {
-        type: 'saml',
-        name: 'SimpleSAMLphp',
-        email_domains: ['saml.example.com'],
-        default_scopes: ['remote-viewing:read'],
-        group_scopes: { physicists: ['remote-viewing:write'], chemists: ['analytics:read'] },
-        idp_metadata_xml: idp.metadataXml,
-      },
+  const connectionsPath = `/v2/enterprise/organizations/${toPublicId('organization', org.organizationId)}/sso-connections`;
+  const created = await client.post(connectionsPath, {
+    token,
+    json: {
+      type: 'saml',
+      name: 'SimpleSAMLphp',
+      email_domains: ['saml.example.com'],
+      default_scopes: ['remote-viewing:read'],
+      group_scopes: { physicists: ['remote-viewing:write'], chemists: ['analytics:read'] },
+      idp_metadata_xml: idp.metadataXml,
     },
-  );
+  });
   expect(created.status, created.text).toBe(201);
-  await markDomainsVerified(stack, created.body.id);
+  await proveDomains(client, dns, connectionsPath, created.body, { token });
   connection = created.body;
   // The IdP administrator's step: register our SP from its metadata (with its signing certificate).
   const metadata = (await client.get(new URL(connection.sp_metadata_url).pathname)).text;
@@ -109,6 +110,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.close();
   await idp?.stop();
+  await dns?.close();
 });
 
 /** Authorize, "Sign in with SSO", through the IdP's login form, and the POST back to our ACS. */
@@ -370,6 +372,33 @@ describe('forged responses at the ACS (attack suite)', () => {
     expect(back.status).toBe(403);
     expect(await back.text()).toContain('outside the domains it signs in');
     expect(await sql.rows(`SELECT 1 FROM users WHERE email = $1`, [outsider])).toEqual([]);
+  });
+
+  it('refuses an email of a domain the connection lists but has not proven', async () => {
+    const path = `/v2/enterprise/organizations/${toPublicId('organization', org.organizationId)}/sso-connections/${connection.id}`;
+    const token = await org.token();
+    const listed = await client.patch(path, {
+      token,
+      json: { email_domains: ['saml.example.com', 'unproven.example.org'] },
+    });
+    expect(listed.body.domains.map((claim: { status: string }) => claim.status)).toEqual([
+      'verified',
+      'pending',
+    ]);
+    try {
+      const { jar, uid, requestId } = await pendingSignIn();
+      const unproven = 'someone@unproven.example.org';
+      const xml = sign(responseXml({ ...fieldsFor(requestId), nameId: unproven }), 'Assertion', {
+        privateKey: idp.privateKey,
+        certificate: idp.certificate,
+      });
+      const back = await post(jar, { SAMLResponse: toBase64(xml), RelayState: uid });
+      expect(back.status).toBe(403);
+      expect(await back.text()).toContain('outside the domains it signs in');
+      expect(await sql.rows(`SELECT 1 FROM users WHERE email = $1`, [unproven])).toEqual([]);
+    } finally {
+      await client.patch(path, { token, json: { email_domains: ['saml.example.com'] } });
+    }
   });
 
   it('accepts a response signed with the IdP’s own key (so the refusals above are the attacks’)', async () => {

@@ -319,6 +319,9 @@ describe('tenant isolation matrix', () => {
                   json: { name: 'taken' },
                 }),
                 client.post(`${caller.ssoPath}/${owner.ssoConnectionId}/test`, { token }),
+                client.post(`${caller.ssoPath}/${owner.ssoConnectionId}/verify-domains`, {
+                  token,
+                }),
                 client.delete(`${caller.ssoPath}/${owner.ssoConnectionId}`, { token }),
               ]
             : []),

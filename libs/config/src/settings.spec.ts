@@ -144,6 +144,22 @@ describe('settings', () => {
     });
   });
 
+  describe('DNS resolvers', () => {
+    it('are the system’s when unset, else host:port servers as node:dns setServers takes them', () => {
+      expect(parseSettings(base).dnsResolvers).toEqual([]);
+      expect(
+        parseSettings({ ...base, DNS_RESOLVERS: ' 10.0.0.53:53, [::1]:5353 ' }).dnsResolvers,
+      ).toEqual(['10.0.0.53:53', '[::1]:5353']);
+    });
+
+    it.each(['10.0.0.53', '10.0.0.53:53,', 'udp://10.0.0.53:53'])(
+      'stop on %j naming the setting',
+      (value) => {
+        expect(problemWith({ DNS_RESOLVERS: value })).toBe('DNS_RESOLVERS');
+      },
+    );
+  });
+
   it('read the webhook settings', () => {
     const { webhooks } = parseSettings({ ...base, WEBHOOK_RETRY_SCALE: '0.001' });
     expect(webhooks.retryScale).toBe(0.001);
