@@ -156,55 +156,23 @@ const ONE_LINE = 'must be one line of text: no line breaks, tabs or other contro
 const FREE_TEXT = 'must not contain control characters other than line breaks and tabs';
 
 describe('control characters in text', () => {
-  it('are refused in short text fields — targets, names, descriptors — naming the field', async () => {
-    expectRefusal(
-      await client.post('/v1/sessions', {
-        token,
-        json: { type: 'remote_viewing', target: 'tower\n=cmd|calc' },
-      }),
-      'target',
-      ONE_LINE,
-    );
-    expectRefusal(
-      await client.post('/v2/sessions/create', {
-        token,
-        json: { type: 'dowsing', target: 'well\r=1+1' },
-      }),
-      'target',
-      ONE_LINE,
-    );
-    expectRefusal(
-      await client.post('/v2/sessions/templates', {
-        token,
-        json: { name: 'Night\tshift', type: 'dowsing' },
-      }),
-      'name',
-      ONE_LINE,
-    );
-    expectRefusal(
-      await client.post('/v2/targets', {
-        token,
-        json: { description: 'A tower', descriptors: ['tall', 'iron\u001b[2J'] },
-      }),
+  it.each([
+    ['/v1/sessions', { type: 'remote_viewing', target: 'tower\n=cmd|calc' }, 'target'],
+    ['/v2/sessions/create', { type: 'dowsing', target: 'well\r=1+1' }, 'target'],
+    ['/v2/sessions/templates', { name: 'Night\tshift', type: 'dowsing' }, 'name'],
+    [
+      '/v2/targets',
+      { description: 'A tower', descriptors: ['tall', 'iron\u001b[2J'] },
       'descriptors',
-      ONE_LINE,
-    );
-    expectRefusal(
-      await client.post('/v2/analysts', {
-        token,
-        json: { email: `ada-${randomBytes(4).toString('hex')}@example.com`, name: 'Ada\u0085' },
-      }),
+    ],
+    [
+      '/v2/analysts',
+      { email: `ada-${randomBytes(4).toString('hex')}@example.com`, name: 'Ada\u0085' },
       'name',
-      ONE_LINE,
-    );
-    expectRefusal(
-      await client.post('/v1/api-keys', {
-        token,
-        json: { name: 'batch\u007f', scopes: ['remote-viewing:read'] },
-      }),
-      'name',
-      ONE_LINE,
-    );
+    ],
+    ['/v1/api-keys', { name: 'batch\u007f', scopes: ['remote-viewing:read'] }, 'name'],
+  ])('are refused in short text fields (%s), naming the field', async (path, json, field) => {
+    expectRefusal(await client.post(path, { token, json }), field, ONE_LINE);
   });
 
   it('keep line breaks and tabs in free text and refuse the other controls there', async () => {
