@@ -17,12 +17,13 @@ export const TOKEN_ENDPOINT_POLICY: AttemptPolicy = {
   perAddress: 100,
   windowSeconds: 900,
 };
-/* Guessing passwords on the sign-in forms has its own rules: sign-in-limiter.ts. */
 
 /**
  * Failed-attempt counters in Redis, shared by every API instance. They count
  * what was tried, not what exists, so a blocked answer says nothing about
- * whether the client or account is real.
+ * whether the client or account is real. The counters themselves (`key`,
+ * `blockedFor`, `count`) also serve the sign-in forms' own rules
+ * (sign-in-limiter.ts).
  */
 @Injectable()
 export class AttemptLimiter {
@@ -32,26 +33,18 @@ export class AttemptLimiter {
   ) {}
 
   /** Seconds until another attempt is allowed, or 0 when it is allowed now. */
-  async retryAfter(
+  retryAfter(
     policy: AttemptPolicy,
     kind: string,
     identifier: string | undefined,
     address: string,
   ): Promise<number> {
-    const keys = this.keys(kind, identifier, address);
-    // One transaction per key: on a Redis Cluster the address's and the
-    // identifier's counters may sit on different nodes.
-    const replies = await Promise.all(
-      keys.map(({ key }) => this.redis.client.multi().get(key).pttl(key).exec()),
+    return this.blockedFor(
+      this.keys(kind, identifier, address).map(({ key, identifierKey }) => ({
+        key,
+        limit: identifierKey ? policy.perIdentifier : policy.perAddress,
+      })),
     );
-    let wait = 0;
-    keys.forEach(({ identifierKey }, index) => {
-      const count = Number(replies[index]?.[0]?.[1] ?? 0);
-      const ttl = Number(replies[index]?.[1]?.[1] ?? 0);
-      const limit = identifierKey ? policy.perIdentifier : policy.perAddress;
-      if (count >= limit) wait = Math.max(wait, Math.ceil(Math.max(ttl, 1000) / 1000));
-    });
-    return wait;
   }
 
   async recordFailure(
@@ -60,18 +53,42 @@ export class AttemptLimiter {
     identifier: string | undefined,
     address: string,
   ): Promise<void> {
-    // One transaction per key (a cluster may keep them on different nodes). NX: the
-    // window starts at the first failure and is not pushed back by later ones.
-    await Promise.all(
-      this.keys(kind, identifier, address).map(({ key }) =>
-        this.redis.client.multi().incr(key).expire(key, policy.windowSeconds, 'NX').exec(),
-      ),
-    );
+    const keys = this.keys(kind, identifier, address).map(({ key }) => key);
+    await this.count(keys, policy.windowSeconds);
   }
 
-  /** A success forgives the identifier's failures (not the address's). */
-  async recordSuccess(kind: string, identifier: string): Promise<void> {
-    await this.redis.client.del(this.key(kind, 'id', identifier.toLowerCase()));
+  /** Seconds until every counter that reached its limit starts afresh; 0 when none has. */
+  async blockedFor(counters: { key: string; limit: number }[]): Promise<number> {
+    // One transaction per key: on a Redis Cluster the counters may sit on different nodes.
+    const replies = await Promise.all(
+      counters.map(({ key }) => this.redis.client.multi().get(key).pttl(key).exec()),
+    );
+    let wait = 0;
+    counters.forEach(({ limit }, index) => {
+      const count = Number(replies[index]?.[0]?.[1] ?? 0);
+      const ttl = Number(replies[index]?.[1]?.[1] ?? 0);
+      if (count >= limit) wait = Math.max(wait, Math.ceil(Math.max(ttl, 1000) / 1000));
+    });
+    return wait;
+  }
+
+  /**
+   * Counts one failure on each key, in a window that starts at its first
+   * failure and is not pushed back by later ones (NX); the new counts.
+   */
+  async count(keys: string[], windowSeconds: number): Promise<number[]> {
+    const replies = await Promise.all(
+      keys.map((key) =>
+        this.redis.client.multi().incr(key).expire(key, windowSeconds, 'NX').exec(),
+      ),
+    );
+    return replies.map((reply) => Number(reply?.[0]?.[1] ?? 0));
+  }
+
+  /** A counter's key; what it counts by is hashed, so the keys hold no emails or addresses. */
+  key(kind: string, type: string, value: string): string {
+    const digest = createHash('sha256').update(value).digest('base64url').slice(0, 22);
+    return `${this.settings.redisPrefix}:attempts:${kind}:${type}:${digest}`;
   }
 
   private keys(kind: string, identifier: string | undefined, address: string) {
@@ -80,11 +97,5 @@ export class AttemptLimiter {
       keys.push({ key: this.key(kind, 'id', identifier.toLowerCase()), identifierKey: true });
     }
     return keys;
-  }
-
-  /** Identifiers are hashed: the keys must not hold emails. */
-  private key(kind: string, type: string, value: string): string {
-    const digest = createHash('sha256').update(value).digest('base64url').slice(0, 22);
-    return `${this.settings.redisPrefix}:attempts:${kind}:${type}:${digest}`;
   }
 }

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { AppSettings } from '#config';
 import { RedisService } from '#queue';
+import { AttemptLimiter } from './attempt-limiter.js';
 
 export const SIGN_IN_LIMITS = {
   /** Failed passwords for one account from one address before that pair is locked out. */
@@ -45,45 +44,31 @@ export interface SignInWait {
 @Injectable()
 export class SignInLimiter {
   constructor(
+    private readonly attempts: AttemptLimiter,
     private readonly redis: RedisService,
-    private readonly settings: AppSettings,
   ) {}
 
   /** How long before this address may try this account again; null when it may now. */
   async wait(email: string, address: string): Promise<SignInWait | null> {
     const keys = this.keys(email, address);
-    // One transaction per key: on a Redis Cluster they may sit on different nodes.
-    const [pair, fromAddress, spacing] = await Promise.all(
-      [keys.pair, keys.address, keys.spacing].map((key) =>
-        this.redis.client.multi().get(key).pttl(key).exec(),
-      ),
-    );
-    const lockedFor = (reply: typeof pair, limit: number) => {
-      const count = Number(reply?.[0]?.[1] ?? 0);
-      const ttl = Number(reply?.[1]?.[1] ?? 0);
-      return count >= limit ? Math.ceil(Math.max(ttl, 1000) / 1000) : 0;
-    };
-    const locked = Math.max(
-      lockedFor(pair, SIGN_IN_LIMITS.perAccountAndAddress),
-      lockedFor(fromAddress, SIGN_IN_LIMITS.perAddress),
-    );
+    const [locked, spacingMs] = await Promise.all([
+      this.attempts.blockedFor([
+        { key: keys.pair, limit: SIGN_IN_LIMITS.perAccountAndAddress },
+        { key: keys.address, limit: SIGN_IN_LIMITS.perAddress },
+      ]),
+      this.redis.client.pttl(keys.spacing),
+    ]);
     if (locked > 0) return { seconds: locked, reason: 'locked' };
-    const spacingMs = Number(spacing?.[1]?.[1] ?? 0);
     return spacingMs > 0 ? { seconds: Math.ceil(spacingMs / 1000), reason: 'slowed' } : null;
   }
 
   async recordFailure(email: string, address: string): Promise<void> {
     const keys = this.keys(email, address);
-    const window = SIGN_IN_LIMITS.windowSeconds;
-    // NX: a window starts at its first failure and is not pushed back by later ones.
-    const count = (key: string) =>
-      this.redis.client.multi().incr(key).expire(key, window, 'NX').exec();
-    const [, , account] = await Promise.all([
-      count(keys.pair),
-      count(keys.address),
-      count(keys.account),
-    ]);
-    const spacing = accountSpacingSeconds(Number(account?.[0]?.[1] ?? 0));
+    const [, , accountFailures] = await this.attempts.count(
+      [keys.pair, keys.address, keys.account],
+      SIGN_IN_LIMITS.windowSeconds,
+    );
+    const spacing = accountSpacingSeconds(accountFailures!);
     if (spacing > 0) await this.redis.client.set(keys.spacing, '1', 'EX', spacing);
   }
 
@@ -98,17 +83,12 @@ export class SignInLimiter {
 
   private keys(email: string, address: string) {
     const account = email.toLowerCase();
+    const key = (type: string, value: string) => this.attempts.key('sign-in', type, value);
     return {
-      pair: this.key('pair', `${account}\n${address}`),
-      address: this.key('ip', address),
-      account: this.key('account', account),
-      spacing: this.key('account-spacing', account),
+      pair: key('pair', `${account}\n${address}`),
+      address: key('ip', address),
+      account: key('account', account),
+      spacing: key('account-spacing', account),
     };
-  }
-
-  /** Hashed: the keys must not hold emails or addresses. */
-  private key(type: string, value: string): string {
-    const digest = createHash('sha256').update(value).digest('base64url').slice(0, 22);
-    return `${this.settings.redisPrefix}:attempts:sign-in:${type}:${digest}`;
   }
 }
