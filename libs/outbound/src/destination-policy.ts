@@ -30,7 +30,12 @@ export function parseReceiverUrl(raw: string): URL {
 
 /** The host of a URL as a resolver and `isIP` want it (IPv6 literals without brackets). */
 export function bareHost(url: URL): string {
-  return url.hostname.replace(/^\[(.*)\]$/, '$1');
+  return unbracketed(url.hostname);
+}
+
+/** A host as written in a URL or by a library (`[::1]`), as a resolver wants it (`::1`). */
+export function unbracketed(host: string): string {
+  return host.replace(/^\[(.*)\]$/, '$1');
 }
 
 /** What a caller is told of a refused destination, wherever it was refused. */
@@ -98,11 +103,7 @@ export class DestinationPolicy {
     }
     const range = parsed.range();
     if (range === 'unicast' && isGlobalUnicast(parsed)) return null;
-    if (
-      this.ranges.some(([net, bits]) => net.kind() === parsed.kind() && parsed.match(net, bits))
-    ) {
-      return null;
-    }
+    if (this.inAllowedRange(parsed)) return null;
     return range === 'unicast' ? 'non-global' : range;
   }
 
@@ -112,12 +113,14 @@ export class DestinationPolicy {
    * such as a directory that only speaks plain LDAP on their own network.
    */
   isAllowListed(host: string): boolean {
-    const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+    const bare = unbracketed(host).toLowerCase();
     if (this.hosts.has(bare)) return true;
-    if (!ipaddr.isValid(bare)) return false;
-    const parsed = ipaddr.parse(bare);
+    return ipaddr.isValid(bare) && this.inAllowedRange(ipaddr.parse(bare));
+  }
+
+  private inAllowedRange(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
     return this.ranges.some(
-      ([net, bits]) => net.kind() === parsed.kind() && parsed.match(net, bits),
+      ([net, bits]) => net.kind() === address.kind() && address.match(net, bits),
     );
   }
 

@@ -1,7 +1,7 @@
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { Injectable } from '@nestjs/common';
-import { DestinationPolicy, refusedDestinationError } from './destination-policy.js';
+import { DestinationPolicy, refusedDestinationError, unbracketed } from './destination-policy.js';
 
 /**
  * Raw sockets outward for client libraries that open their own (ldapts for
@@ -17,14 +17,14 @@ export class OutboundSockets {
 
   /** A TCP connection to `host:port`. */
   tcp(host: string, port: number): net.Socket {
-    const bare = bareHostOf(host);
+    const bare = unbracketed(host);
     if (this.refusesLiteral(bare)) return failing(new net.Socket());
     return net.connect({ host: bare, port, lookup: this.policy.lookup });
   }
 
   /** A TLS connection to `host:port`, with the caller's TLS options (certificates, names). */
   tls(host: string, port: number, options: tls.ConnectionOptions = {}): tls.TLSSocket {
-    const bare = bareHostOf(host);
+    const bare = unbracketed(host);
     if (this.refusesLiteral(bare)) return failing(new tls.TLSSocket(new net.Socket()));
     return tls.connect({ ...options, host: bare, port, lookup: this.policy.lookup });
   }
@@ -40,10 +40,6 @@ export class OutboundSockets {
   private refusesLiteral(host: string): boolean {
     return net.isIP(host) !== 0 && this.policy.refusal(host, host) !== null;
   }
-}
-
-function bareHostOf(host: string): string {
-  return host.replace(/^\[(.*)\]$/, '$1');
 }
 
 /**

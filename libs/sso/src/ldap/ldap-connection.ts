@@ -1,7 +1,7 @@
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import type { Client } from 'ldapts';
-import type { OutboundSockets } from '#outbound';
+import { bareHost, type OutboundSockets } from '#outbound';
 import { ldapLibrary } from '../libraries.js';
 import { isTimeout, LdapSignInError, toLdapSignInError } from './ldap-errors.js';
 import type { LdapSettings } from './ldap-settings.js';
@@ -38,7 +38,7 @@ export async function openBoundConnection(
     throw new LdapSignInError('invalid_credentials', 'an empty password is never accepted');
   }
   const url = new URL(settings.url);
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const host = bareHost(url);
   const secure = url.protocol === 'ldaps:';
   const tlsOptions = tlsOptionsFor(settings, host);
   const onTcpConnect = () => (progress.connected = true);
