@@ -14,12 +14,12 @@ export interface DomainClaim {
   status: 'pending' | 'verified';
   /** What the domain must publish: `_sas-verification.<domain>` TXT `sas-verification=<token>`. */
   token: string;
-  verifiedAt: Date | null;
-  checkedAt: Date | null;
 }
 
-export const VERIFICATION_NAME_PREFIX = '_sas-verification.';
-export const VERIFICATION_VALUE_PREFIX = 'sas-verification=';
+const VERIFICATION_NAME_PREFIX = '_sas-verification.';
+const VERIFICATION_VALUE_PREFIX = 'sas-verification=';
+/** PostgreSQL's unique_violation: another connection verified the domain first. */
+const UNIQUE_VIOLATION = '23505';
 
 /** The DNS record that proves `claim`: its name and the TXT value to publish there. */
 export function verificationRecord(claim: Pick<DomainClaim, 'domain' | 'token'>): {
@@ -37,18 +37,12 @@ interface DomainRow {
   domain: string;
   status: DomainClaim['status'];
   verification_token: string;
-  verified_at: Date | null;
-  checked_at: Date | null;
 }
 
+const DOMAIN_COLUMNS = 'connection_id, domain, status, verification_token';
+
 function claimOf(row: DomainRow): DomainClaim {
-  return {
-    domain: row.domain,
-    status: row.status,
-    token: row.verification_token,
-    verifiedAt: row.verified_at,
-    checkedAt: row.checked_at,
-  };
+  return { domain: row.domain, status: row.status, token: row.verification_token };
 }
 
 /** Each connection's claims, in the order its `email_domains` lists them. */
@@ -57,8 +51,7 @@ export async function domainClaimsOf(
   connections: { id: string; emailDomains: string[] }[],
 ): Promise<Map<string, DomainClaim[]>> {
   const rows = await sql.rows<DomainRow>(
-    `SELECT connection_id, domain, status, verification_token, verified_at, checked_at
-       FROM sso_email_domains WHERE connection_id = ANY($1)`,
+    `SELECT ${DOMAIN_COLUMNS} FROM sso_email_domains WHERE connection_id = ANY($1)`,
     [connections.map((connection) => connection.id)],
   );
   const claims = new Map<string, DomainClaim[]>();
@@ -116,8 +109,7 @@ export async function pendingClaims(
   filter: { connectionId?: string; checkedBefore?: Date; limit: number },
 ): Promise<(DomainClaim & { connectionId: string })[]> {
   const rows = await sql.rows<DomainRow>(
-    `SELECT connection_id, domain, status, verification_token, verified_at, checked_at
-       FROM sso_email_domains
+    `SELECT ${DOMAIN_COLUMNS} FROM sso_email_domains
       WHERE status = 'pending' AND ($1::uuid IS NULL OR connection_id = $1)
         AND ($2::timestamptz IS NULL OR checked_at IS NULL OR checked_at < $2)
       ORDER BY checked_at NULLS FIRST LIMIT $3`,
@@ -145,7 +137,7 @@ export async function recordCheck(
       );
       if (rows.length > 0) return true;
     } catch (error) {
-      if ((error as { code?: string }).code !== '23505') throw error;
+      if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
     }
   }
   await sql.rows(
@@ -153,4 +145,14 @@ export async function recordCheck(
     [claim.connectionId, claim.domain],
   );
   return false;
+}
+
+/** Whether the connection holds `domain` verified: what its IdP or directory may vouch for. */
+export async function provedBy(sql: Sql, connectionId: string, domain: string): Promise<boolean> {
+  const rows = await sql.rows(
+    `SELECT 1 FROM sso_email_domains
+      WHERE connection_id = $1 AND domain = $2 AND status = 'verified'`,
+    [connectionId, domain],
+  );
+  return rows.length > 0;
 }

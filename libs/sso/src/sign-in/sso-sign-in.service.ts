@@ -9,6 +9,7 @@ import { LdapDirectory, LdapSignInError, ldapSettings } from '../ldap/index.js';
 import type { SsoConnection } from '../connections/sso-connection.js';
 import { SsoConnectionsService } from '../connections/sso-connections.service.js';
 import { SSO_CONNECTION_ROWS } from '../connections/sso-connection-rows.js';
+import { provedBy } from '../connections/domain-claims.js';
 import { SamlSignIn } from './saml-sign-in.js';
 
 /** How a directory or IdP sign-in ended, in terms the sign-in page can say. */
@@ -198,12 +199,7 @@ export class SsoSignInService implements OnModuleDestroy {
     // elsewhere would take (emails are unique across organisations) an address another
     // organisation may need.
     const domain = person.email.trim().toLowerCase().split('@')[1] ?? '';
-    const [proved] = await this.sql.rows(
-      `SELECT 1 FROM sso_email_domains
-        WHERE connection_id = $1 AND domain = $2 AND status = 'verified'`,
-      [connection.id, domain],
-    );
-    if (!proved) {
+    if (!(await provedBy(this.sql, connection.id, domain))) {
       this.logger.warn(
         { connectionId: connection.id, domain },
         'SSO sign-in refused: an email outside the connection’s domains',
