@@ -359,24 +359,33 @@ function postgresUserIfRoot() {
   }
 }
 
-/** The password is generated once and kept next to the data it protects. */
-async function readOrCreatePassword() {
-  const existing = (await fs.readFile(PG_PASSWORD_FILE, 'utf8').catch(() => '')).trim();
-  if (existing) {
-    await fs.chmod(PG_PASSWORD_FILE, 0o600);
-    return existing;
+/**
+ * A secret (`bytes` random bytes, in hex) made once and kept in `file`, mode
+ * 0600, beside the data it protects. `beforeMaking` may refuse to make a new
+ * one (data that needs the old one exists).
+ */
+async function keptSecret(file, bytes, beforeMaking = () => {}) {
+  let secret = (await fs.readFile(file, 'utf8').catch(() => '')).trim();
+  if (!secret) {
+    beforeMaking();
+    secret = randomBytes(bytes).toString('hex');
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.writeFile(file, `${secret}\n`, { mode: 0o600 });
   }
-  if (existsSync(path.join(PG_DATA_DIR, 'PG_VERSION'))) {
+  await fs.chmod(file, 0o600); // in case the file existed with another mode
+  return secret;
+}
+
+/** The embedded database's password: generated once and kept next to its data. */
+function readOrCreatePassword() {
+  return keptSecret(PG_PASSWORD_FILE, 24, () => {
+    if (!existsSync(path.join(PG_DATA_DIR, 'PG_VERSION'))) return;
     throw new StartError(
       `${relative(PG_DATA_DIR)} exists but its password file ${relative(PG_PASSWORD_FILE)} is ` +
         `missing or empty. Restore it, or delete ${relative(PG_DATA_DIR)} to start afresh ` +
         '(this erases the embedded database).',
     );
-  }
-  const password = randomBytes(24).toString('hex');
-  await fs.writeFile(PG_PASSWORD_FILE, `${password}\n`, { mode: 0o600 });
-  await fs.chmod(PG_PASSWORD_FILE, 0o600); // in case the file existed (empty) with another mode
-  return password;
+  });
 }
 
 /**
@@ -386,13 +395,7 @@ async function readOrCreatePassword() {
  */
 async function useKeptSigningKeySecretIfNoneSet() {
   if (process.env.SIGNING_KEY_SECRET) return;
-  let secret = (await fs.readFile(SIGNING_KEY_SECRET_FILE, 'utf8').catch(() => '')).trim();
-  if (!secret) {
-    secret = randomBytes(32).toString('hex');
-    await fs.writeFile(SIGNING_KEY_SECRET_FILE, `${secret}\n`, { mode: 0o600 });
-  }
-  await fs.chmod(SIGNING_KEY_SECRET_FILE, 0o600);
-  process.env.SIGNING_KEY_SECRET = secret;
+  process.env.SIGNING_KEY_SECRET = await keptSecret(SIGNING_KEY_SECRET_FILE, 32);
 }
 
 /**
@@ -680,7 +683,9 @@ async function planRedis() {
   const binary = findOnPath('redis-server');
   if (binary) {
     const port = portFromEnv('EMBEDDED_REDIS_PORT', 6380);
-    const password = await keptRedisPassword();
+    // So no other local program (or a request the service is tricked into sending to it)
+    // reaches the queues unauthenticated.
+    const password = await keptSecret(REDIS_PASSWORD_FILE, 24);
     const probe = await probeRedis(port, password);
     if (probe === 'refused') return { port, running: false, binary, password };
     if (probe === 'pong' && (await isOurRedis(port, password))) {
@@ -741,25 +746,9 @@ async function shutdownAdoptedRedis(port, password) {
   say('redis-server stopped');
 }
 
-/**
- * Our redis-server's password: made once and kept beside its data, so no
- * other local program (or a request the service is tricked into sending to
- * it) reaches the queues unauthenticated.
- */
-async function keptRedisPassword() {
-  let password = (await fs.readFile(REDIS_PASSWORD_FILE, 'utf8').catch(() => '')).trim();
-  if (!password) {
-    password = randomBytes(24).toString('hex');
-    await fs.mkdir(DATA_DIR, { recursive: true });
-    await fs.writeFile(REDIS_PASSWORD_FILE, `${password}\n`, { mode: 0o600 });
-  }
-  await fs.chmod(REDIS_PASSWORD_FILE, 0o600);
-  return password;
-}
-
 async function startRedis(plan) {
   const url = `redis://127.0.0.1:${plan.port}`;
-  const withPassword = () => `redis://:${plan.password}@127.0.0.1:${plan.port}`;
+  const authenticatedUrl = `redis://:${plan.password}@127.0.0.1:${plan.port}`;
   if (plan.running && plan.ours) {
     say(`reusing the redis-server left running on ${url} by an earlier run`);
     // One started before it had a password gets it now.
@@ -767,7 +756,7 @@ async function startRedis(plan) {
       password: plan.password,
     });
     onCleanup('redis-server', () => shutdownAdoptedRedis(plan.port, plan.password));
-    return withPassword();
+    return authenticatedUrl;
   }
   if (plan.running) {
     if (process.env.REDIS_PREFIX) {
@@ -806,7 +795,7 @@ async function startRedis(plan) {
     `started redis-server on ${url} (data in ${relative(REDIS_DATA_DIR)}, ` +
       `password in ${relative(REDIS_PASSWORD_FILE)})`,
   );
-  return withPassword();
+  return authenticatedUrl;
 }
 
 // ---------------------------------------------------------------------------
