@@ -96,12 +96,10 @@ function loggedQuery(query: string): string {
     .map((pair) => {
       const separator = pair.indexOf('=');
       const rawName = separator === -1 ? pair : pair.slice(0, separator);
-      if (separator === -1) return LOGGED_QUERY_PARAMETERS.has(nameOf(rawName)) ? pair : REDACTED;
-      if (!LOGGED_QUERY_PARAMETERS.has(nameOf(rawName))) {
-        // A name outside the list may itself be text someone typed: only a plain one is kept.
-        return `${/^[\w.[\]-]{1,64}$/.test(rawName) ? rawName : REDACTED}=${REDACTED}`;
-      }
-      return pair;
+      if (LOGGED_QUERY_PARAMETERS.has(nameOf(rawName))) return pair;
+      if (separator === -1) return REDACTED;
+      // A name outside the list may itself be text someone typed: only a plain one is kept.
+      return `${/^[\w.[\]-]{1,64}$/.test(rawName) ? rawName : REDACTED}=${REDACTED}`;
     })
     .join('&');
 }

@@ -41,7 +41,7 @@ export class PublicSessionsV2Controller {
  * is null) and no per-analyst insights (`collaborative_insights` is empty),
  * whose key insights quote the first line of each analyst's notes.
  */
-export function sharedView(session: SessionV2Dto): SessionV2Dto {
+function sharedView(session: SessionV2Dto): SessionV2Dto {
   return {
     ...session,
     metadata: { ...session.metadata, analyst_id: null },

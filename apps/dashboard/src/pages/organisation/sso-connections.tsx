@@ -661,6 +661,7 @@ function DomainProofs({
     onSuccess: () => onVerified(),
   });
   const pending = connection.domains.filter((domain) => domain.status === 'pending');
+  const notFound = verify.data?.domains.filter((domain) => domain.status === 'pending') ?? [];
   return (
     <>
       <h3>Email domains</h3>
@@ -704,12 +705,9 @@ function DomainProofs({
       {verify.isError && <ApiError error={verify.error} />}
       {verify.data && (
         <p role="status">
-          {verify.data.domains.every((domain) => domain.status === 'verified')
+          {notFound.length === 0
             ? 'Every domain is verified.'
-            : `Not found yet: ${verify.data.domains
-                .filter((domain) => domain.status === 'pending')
-                .map((domain) => domain.domain)
-                .join(', ')}. DNS changes can take a while to show.`}
+            : `Not found yet: ${notFound.map((domain) => domain.domain).join(', ')}. DNS changes can take a while to show.`}
         </p>
       )}
     </>
