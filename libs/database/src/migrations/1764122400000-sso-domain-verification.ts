@@ -44,9 +44,11 @@ export class SsoDomainVerification1764122400000 implements MigrationInterface {
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DROP INDEX "sso_email_domains_pending_idx"`);
     await queryRunner.query(`DROP INDEX "sso_email_domains_verified_key"`);
+    // One claim per domain again: the verified one, else any (pending claims may be several).
     await queryRunner.query(
-      `DELETE FROM "sso_email_domains" d USING "sso_email_domains" v
-        WHERE v."domain" = d."domain" AND v."status" = 'verified' AND d."status" = 'pending'`,
+      `DELETE FROM "sso_email_domains" WHERE ctid NOT IN (
+         SELECT DISTINCT ON ("domain") ctid FROM "sso_email_domains"
+          ORDER BY "domain", ("status" = 'verified') DESC, "connection_id")`,
     );
     await queryRunner.query(
       `ALTER TABLE "sso_email_domains" DROP CONSTRAINT "PK_sso_email_domains"`,
