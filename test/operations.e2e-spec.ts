@@ -11,6 +11,7 @@ import { RequestLimiter } from '../apps/api/src/http/request-limiter.js';
 import { Contract } from './support/contract.js';
 import { TestClient } from './support/client.js';
 import { startStack, type Stack } from './support/stack.js';
+import type { AppSettings } from '#config';
 
 let stack: Stack;
 let contract: Contract;
@@ -205,6 +206,7 @@ describe('the route inventory', () => {
       stack.api.get(CredentialResolver),
       stack.api.get(RequestLimiter),
       stack.api.get(UsersService),
+      stack.settings as AppSettings,
     );
     class Undeclared {
       handler() {}

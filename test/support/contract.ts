@@ -44,7 +44,8 @@ export class Contract {
     contentType: string | null,
     body: unknown,
   ): void {
-    const { pathname, searchParams } = new URL(url);
+    const { searchParams } = new URL(url);
+    const pathname = this.pathUnderServer(url);
     const operation = this.backend.matchOperation({
       method,
       path: pathname,
@@ -74,6 +75,18 @@ export class Contract {
     const result = this.backend.validateResponse(body, operation, status);
     expect(result.errors ?? [], `${where}: body does not match the documented schema`).toEqual([]);
   }
+
+  /** A URL's path under the longest of the document's servers (the live or the sandbox base) it is under. */
+  private pathUnderServer(url: string): string {
+    const { origin, pathname } = new URL(url);
+    const bases = (this.document.servers ?? [])
+      .map((server) => new URL(server.url))
+      .filter((base) => base.origin === origin)
+      .map((base) => base.pathname.replace(/\/+$/, ''))
+      .sort((a, b) => b.length - a.length);
+    const base = bases.find((prefix) => pathname.startsWith(`${prefix}/`)) ?? '';
+    return pathname.slice(base.length);
+  }
 }
 
 /** Validated, compiled documents, by served text with the instance's own address left out. */
@@ -102,6 +115,7 @@ function mediaTypeMatches(documented: string, actual: string): boolean {
 
 export interface OpenApiDocument {
   openapi: string;
+  servers?: { url: string; description?: string }[];
   paths: Record<
     string,
     Record<

@@ -12,6 +12,7 @@ import { collectProcessMetrics, httpMetricsMiddleware } from './health/metrics.j
 import { installBodyParsing } from './http/body-parsing.js';
 import { ApiHttpAdapter } from './http/api-http-adapter.js';
 import { requestIdMiddleware } from './http/request-id.middleware.js';
+import { SandboxRouting } from './http/sandbox.js';
 import { createValidationPipe } from './http/validation.js';
 import { LiveSockets } from './live/live-sockets.js';
 import { buildOpenApiDocument, mountOpenApi } from './openapi.js';
@@ -45,6 +46,10 @@ export async function createApiApp(settings: Settings): Promise<INestApplication
   // WebSockets (live updates /v1/sessions/ws, event listening /v2/events/listen), outside Express.
   const server = app.getHttpServer() as Server;
   app.get(LiveSockets).attach(server);
+  // The sandbox base, told apart before any route or socket sees a request (after the sockets' attach).
+  new SandboxRouting(settings.publicUrl, settings.sandboxUrl, settings.trustedProxies).attach(
+    server,
+  );
   // Idle keep-alive connections outlive clients' and load balancers' own idle timeouts
   // (undici 4 s, common proxies 60 s), so the client always closes first: with Node's
   // 5 s default a request sent as the server closes the socket fails with ECONNRESET.
@@ -55,6 +60,6 @@ export async function createApiApp(settings: Settings): Promise<INestApplication
   // SIGTERM/SIGINT only: SIGUSR2 and SIGHUP stay free for diagnostics (profilers, log rotation).
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   collectProcessMetrics();
-  mountOpenApi(app, buildOpenApiDocument(app, settings.publicUrl), settings.publicUrl);
+  mountOpenApi(app, buildOpenApiDocument(app, settings), settings);
   return app;
 }

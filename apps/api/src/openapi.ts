@@ -3,26 +3,32 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { ALL_SCOPES } from '#common';
 import { docsHeaders } from './http/docs-headers.js';
+import type { ServedBases } from './http/sandbox.js';
 import { MAX_BODY_DEPTH } from './http/input-guards.js';
 import { MAX_LIST_OFFSET } from './http/v1-list.dto.js';
 import { documentRequestRules } from './http/openapi-request-rules.js';
 import { authorizationServerPaths } from './oauth/authorization-server/openapi-paths.js';
 
 /** The OpenAPI document of both versions, served at /docs-json with Swagger UI at /docs. */
-export function buildOpenApiDocument(app: INestApplication, publicUrl: string): OpenAPIObject {
+export function buildOpenApiDocument(
+  app: INestApplication,
+  { publicUrl, sandboxUrl }: ServedBases,
+): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Session and Analysis Service')
     .setDescription(
       'Sessions, target analyses and dowsing queries with searchable history, signed webhooks and live updates. ' +
         'Version 1 is under `/v1`, version 2 under `/v2`. Test-mode credentials reach the sandbox: the same API with separate data ' +
-        'and the deterministic `simulated` engine. Errors: `{"error": {"code", "message", "details", "request_id"}}`; ' +
+        `and the deterministic \`simulated\` engine, at its own base URL ${sandboxUrl} (\`/v1\`, \`/v2\`), which refuses live-mode credentials, ` +
+        'or at the live base URL like any credential. Errors: `{"error": {"code", "message", "details", "request_id"}}`; ' +
         `codes are explained at ${publicUrl}/docs/errors. ` +
         `Input bounds: JSON bodies nest at most ${MAX_BODY_DEPTH} levels; no text (body, query or path) may hold the NUL character (U+0000); ` +
         `integer query parameters are plain decimal digits within their documented range (v1 \`offset\` at most ${MAX_LIST_OFFSET.toLocaleString('en')}); ` +
         'request bodies take only the fields their schema lists. While PostgreSQL cannot be reached, requests answer 503 SERVICE_UNAVAILABLE with `Retry-After`.',
     )
     .setVersion('1.0')
-    .addServer(publicUrl)
+    .addServer(publicUrl, 'Live: live-mode and test-mode credentials')
+    .addServer(sandboxUrl, 'Sandbox: test-mode credentials only')
     .addBearerAuth(
       {
         type: 'http',
@@ -52,9 +58,9 @@ export function buildOpenApiDocument(app: INestApplication, publicUrl: string): 
 export function mountOpenApi(
   app: INestApplication,
   document: OpenAPIObject,
-  publicUrl: string,
+  bases: ServedBases,
 ): void {
-  app.use('/docs', docsHeaders(publicUrl));
+  app.use('/docs', docsHeaders(bases));
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',
     customSiteTitle: 'Session and Analysis Service — API',

@@ -21,6 +21,7 @@ export abstract class AppSettings implements Settings {
   declare dnsResolvers: string[];
   declare port: number;
   declare publicUrl: string;
+  declare sandboxUrl: string;
   declare bootstrapClient: Settings['bootstrapClient'];
   declare bootstrapAdmin: Settings['bootstrapAdmin'];
   declare logLevel: Settings['logLevel'];

@@ -33,6 +33,7 @@ describe('settings', () => {
       redisPrefix: 'sas',
       port: 3000,
       publicUrl: 'http://localhost:3000',
+      sandboxUrl: 'http://localhost:3000/sandbox',
       bootstrapClient: null,
       bootstrapAdmin: null,
       logLevel: 'info',
@@ -75,6 +76,24 @@ describe('settings', () => {
     expect(parseSettings({ ...base, PUBLIC_URL: 'https://api.example.com/' }).publicUrl).toBe(
       'https://api.example.com',
     );
+  });
+
+  it('put the sandbox under {PUBLIC_URL}/sandbox, or on an origin of its own', () => {
+    const publicUrl = { ...base, PUBLIC_URL: 'https://api.example.com/' };
+    expect(parseSettings(publicUrl).sandboxUrl).toBe('https://api.example.com/sandbox');
+    expect(
+      parseSettings({ ...publicUrl, SANDBOX_PUBLIC_URL: 'https://sandbox.example.com/' })
+        .sandboxUrl,
+    ).toBe('https://sandbox.example.com');
+    for (const [value, message] of [
+      ['https://sandbox.example.com/v1', /origin without a path/],
+      ['https://api.example.com:8443', /another hostname than PUBLIC_URL/],
+      ['ftp://sandbox.example.com', /must use one of/],
+    ] as const) {
+      expect(() => parseSettings({ ...publicUrl, SANDBOX_PUBLIC_URL: value })).toThrow(
+        new RegExp(`SANDBOX_PUBLIC_URL.*${message.source}`),
+      );
+    }
   });
 
   describe('read replicas', () => {

@@ -43,6 +43,12 @@ export interface Settings {
   redisPrefix: string;
   port: number;
   publicUrl: string;
+  /**
+   * The sandbox's address: its API is at `{sandboxUrl}/v1` and `/v2`.
+   * `{PUBLIC_URL}/sandbox` (told apart by path), or SANDBOX_PUBLIC_URL, an
+   * origin of its own (told apart by host).
+   */
+  sandboxUrl: string;
   bootstrapClient: { clientId: string; clientSecret: string } | null;
   /** The local account created (or reset) at start-up in the operator organisation. */
   bootstrapAdmin: { email: string; password: string } | null;
@@ -227,12 +233,37 @@ function redisPrefix(env: Env): string {
   return value;
 }
 
+/**
+ * The sandbox on the deployment's own origin under `/sandbox`, or on an
+ * origin of its own: a second hostname pointing at the same deployment, told
+ * apart from the live one by the request's host, so it cannot share it.
+ */
+function sandboxPublicUrl(env: Env, publicUrl: string): string {
+  if (text(env, 'SANDBOX_PUBLIC_URL') === undefined) return `${publicUrl}/sandbox`;
+  const name = 'SANDBOX_PUBLIC_URL';
+  const sandbox = new URL(url(env, name, undefined, ['http:', 'https:']));
+  if (sandbox.pathname !== '/' || sandbox.search !== '' || sandbox.hash !== '') {
+    throw new SettingsError(
+      name,
+      'must be an origin without a path, such as https://sandbox.example.com',
+    );
+  }
+  if (sandbox.hostname === new URL(publicUrl).hostname) {
+    throw new SettingsError(
+      name,
+      'must have another hostname than PUBLIC_URL: requests are told apart by host (leave it unset to serve the sandbox under {PUBLIC_URL}/sandbox)',
+    );
+  }
+  return sandbox.origin;
+}
+
 export function parseSettings(env: Env): Settings {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:']).replace(
     /\/+$/,
     '',
   );
+  const sandboxUrl = sandboxPublicUrl(env, publicUrl);
   const signingKeySecret = text(env, 'SIGNING_KEY_SECRET') ?? null;
   if (signingKeySecret !== null && signingKeySecret.length < 32) {
     throw new SettingsError('SIGNING_KEY_SECRET', 'must be at least 32 characters long');
@@ -257,6 +288,7 @@ export function parseSettings(env: Env): Settings {
     redisPrefix: redisPrefix(env),
     port,
     publicUrl,
+    sandboxUrl,
     bootstrapClient: bootstrapClient(env),
     bootstrapAdmin: bootstrapAdmin(env),
     logLevel: logLevel(env),

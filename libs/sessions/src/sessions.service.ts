@@ -410,7 +410,11 @@ export class SessionsService {
     };
   }
 
-  sketchUrl(session: SessionEntity, index: number): string {
-    return sessionSketchUrl(this.settings.publicUrl, session, index);
+  /**
+   * A sketch's address under the base URL the caller asked on (the live or
+   * the sandbox one); events, which no request asks for, carry the live one.
+   */
+  sketchUrl(session: SessionEntity, index: number, baseUrl = this.settings.publicUrl): string {
+    return sessionSketchUrl(baseUrl, session, index);
   }
 }

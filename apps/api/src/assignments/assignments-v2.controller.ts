@@ -4,7 +4,6 @@ import type { Response } from 'express';
 import { AssignmentsService, SubmittedSketches } from '#analysts';
 import { requireMember, type Member } from '#auth';
 import { Scope, type Principal } from '#common';
-import { AppSettings } from '#config';
 import { ApiController } from '../http/api-controller.decorator.js';
 import {
   Auth,
@@ -27,6 +26,7 @@ import {
   DeclineAssignmentDto,
 } from './assignment.dto.js';
 import { toAssignmentDto } from './assignment.mapper.js';
+import { LinkBase } from '../http/sandbox.js';
 
 const OWN =
   "Called by the analyst with their own access token (authorization code flow); API keys and client tokens get 403, another analyst's assignment is 404.";
@@ -43,7 +43,6 @@ export class AssignmentsV2Controller {
   constructor(
     private readonly assignments: AssignmentsService,
     private readonly sketches: SubmittedSketches,
-    private readonly settings: AppSettings,
   ) {}
 
   @Get()
@@ -57,6 +56,7 @@ export class AssignmentsV2Controller {
     @CurrentMember() member: Member,
     @CurrentPrincipal() principal: Principal,
     @Query() query: AssignmentListQueryDto,
+    @LinkBase() linkBase: string,
   ): Promise<AssignmentListDto> {
     const page = await this.assignments.assignmentsOf(
       member,
@@ -65,7 +65,7 @@ export class AssignmentsV2Controller {
       pageRequest('assignment', query),
     );
     return v2Page('assignment', page, query.per_page, (assignment) =>
-      toAssignmentDto(assignment, this.settings.publicUrl),
+      toAssignmentDto(assignment, linkBase),
     );
   }
 
@@ -81,10 +81,11 @@ export class AssignmentsV2Controller {
     @CurrentMember() member: Member,
     @CurrentPrincipal() principal: Principal,
     @Param('assignment_id') id: string,
+    @LinkBase() linkBase: string,
   ): Promise<AssignmentDto> {
     return toAssignmentDto(
       await this.assignments.assignmentOf(member, principal.mode, id),
-      this.settings.publicUrl,
+      linkBase,
     );
   }
 
@@ -106,6 +107,7 @@ export class AssignmentsV2Controller {
     @RequestId() requestId: string,
     @Param('assignment_id') id: string,
     @Body() body: DeclineAssignmentDto,
+    @LinkBase() linkBase: string,
   ): Promise<AssignmentDto> {
     return toAssignmentDto(
       await this.assignments.decline(
@@ -115,7 +117,7 @@ export class AssignmentsV2Controller {
         body.reason ?? null,
         requestId,
       ),
-      this.settings.publicUrl,
+      linkBase,
     );
   }
 

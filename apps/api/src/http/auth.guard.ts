@@ -2,9 +2,11 @@ import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import { AppError, missingScopes } from '#common';
 import { CredentialResolver, credentialHeadersOf, UsersService } from '#auth';
+import { AppSettings } from '#config';
 import { AUTH_METADATA, type AuthDeclaration } from './auth.decorator.js';
 import type { Response } from 'express';
 import type { ApiRequest } from './request-context.js';
+import { refuseLiveCredential } from './sandbox.js';
 import { limitHeaders, RequestLimiter, rateLimited } from './request-limiter.js';
 
 /** Denies by default: a route must declare @Auth(scopes) or @Public(). */
@@ -15,6 +17,7 @@ export class AuthGuard implements CanActivate {
     private readonly credentials: CredentialResolver,
     private readonly limiter: RequestLimiter,
     private readonly users: UsersService,
+    private readonly settings: AppSettings,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -31,6 +34,7 @@ export class AuthGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<ApiRequest>();
     const principal = await this.credentials.resolve(credentialHeadersOf(request.rawHeaders));
     request.principal = principal;
+    refuseLiveCredential(request, principal, this.settings.publicUrl);
     const verdict = await this.limiter.check(principal, request.id);
     if (verdict) {
       const headers = limitHeaders(verdict);

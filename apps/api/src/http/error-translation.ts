@@ -6,6 +6,7 @@ import { errorEnvelope } from './error-envelope.js';
 import { OAuthError } from './oauth-error.js';
 import { isVersion2, type ApiRequest } from './request-context.js';
 import { REQUEST_ID_HEADER } from './request-id.middleware.js';
+import { linkBaseOf } from './sandbox.js';
 import { allowedMethods } from './route-table.js';
 
 const logger = new Logger('HttpErrors');
@@ -146,7 +147,12 @@ export function sendError(
     return;
   }
   const appError = toAppError(error, request);
-  const { status, body } = errorEnvelope(appError, requestId, isVersion2(request), publicUrl);
+  const { status, body } = errorEnvelope(
+    appError,
+    requestId,
+    isVersion2(request),
+    linkBaseOf(request as ApiRequest, publicUrl),
+  );
   response.set(appError.headers);
   response.status(status).json(body);
 }

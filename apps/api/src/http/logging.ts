@@ -35,8 +35,12 @@ export function loggerOptions(level: LogLevel): Params {
         res: (response: ServerResponse) => ({ statusCode: response.statusCode }),
       },
       customProps: (request) => {
-        const principal = (request as unknown as ApiRequest).principal;
-        return principal ? { organizationId: principal.organizationId, mode: principal.mode } : {};
+        const { principal, sandbox } = request as unknown as ApiRequest;
+        return {
+          ...(principal ? { organizationId: principal.organizationId, mode: principal.mode } : {}),
+          // Asked at the sandbox base: `url` is the path it was served by.
+          ...(sandbox ? { sandbox } : {}),
+        };
       },
       autoLogging: {
         ignore: (request) => request.url === '/health/live' || request.url === '/metrics',

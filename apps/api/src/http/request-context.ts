@@ -1,9 +1,10 @@
 import type { Request } from 'express';
 import type { Member } from '#auth';
 import type { Principal } from '#common';
+import type { SandboxMark } from './sandbox.js';
 
 /** What the HTTP layer attaches to a request. */
-export interface ApiRequest extends Request {
+export interface ApiRequest extends Request, SandboxMark {
   id: string;
   principal?: Principal;
   /** Set when the principal is a person's access token. */

@@ -14,7 +14,6 @@ import type { Response } from 'express';
 import { judgeCaller, JudgingTasks, JudgingService } from '#analysts';
 import { requireMember, type Member } from '#auth';
 import { AppError, Scope, type Principal } from '#common';
-import { AppSettings } from '#config';
 import { ApiController } from '../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, OptionalMember, RequestId } from '../http/auth.decorator.js';
 import { servedFile, servedFileResponse } from '../http/served-files.js';
@@ -33,6 +32,7 @@ import {
   SKETCH_ID,
 } from './judging-task.dto.js';
 import { toJudgingTaskDto } from './judging-task.mapper.js';
+import { LinkBase } from '../http/sandbox.js';
 
 const BLIND =
   'Blind: the task names no analyst, piece of work, target or pool target; candidates come in a random order with ids made for this task, and their photos and the sketches are served through this task’s own URLs.';
@@ -50,7 +50,6 @@ export class JudgingTasksController {
   constructor(
     private readonly tasks: JudgingTasks,
     private readonly judging: JudgingService,
-    private readonly settings: AppSettings,
   ) {}
 
   @Get()
@@ -64,6 +63,7 @@ export class JudgingTasksController {
     @CurrentPrincipal() principal: Principal,
     @OptionalMember() member: Member | undefined,
     @Query() query: JudgingTaskListQueryDto,
+    @LinkBase() linkBase: string,
   ): Promise<JudgingTaskListDto> {
     const caller = judgeCaller(principal, requireMember(member));
     const page = await this.tasks.page(caller, query.status, pageRequest('judgingTask', query));
@@ -72,7 +72,7 @@ export class JudgingTasksController {
     );
     const byId = new Map(views.map((view) => [view.task.id, view]));
     return v2Page('judgingTask', page, query.per_page, (task) =>
-      toJudgingTaskDto(byId.get(task.id)!, this.settings.publicUrl),
+      toJudgingTaskDto(byId.get(task.id)!, linkBase),
     );
   }
 
@@ -88,9 +88,10 @@ export class JudgingTasksController {
     @CurrentPrincipal() principal: Principal,
     @OptionalMember() member: Member | undefined,
     @Param('judging_task_id') id: string,
+    @LinkBase() linkBase: string,
   ): Promise<JudgingTaskDto> {
     const view = await this.tasks.view(judgeCaller(principal, requireMember(member)), id);
-    return toJudgingTaskDto(view, this.settings.publicUrl);
+    return toJudgingTaskDto(view, linkBase);
   }
 
   @Post(':judging_task_id/ranking')
@@ -115,10 +116,11 @@ export class JudgingTasksController {
     @RequestId() requestId: string,
     @Param('judging_task_id') id: string,
     @Body() body: RankingDto,
+    @LinkBase() linkBase: string,
   ): Promise<JudgingTaskDto> {
     const caller = judgeCaller(principal, requireMember(member));
     const ranked = await this.judging.rank(caller, id, body.ranking, requestId);
-    return toJudgingTaskDto(await this.tasks.viewOf(ranked), this.settings.publicUrl);
+    return toJudgingTaskDto(await this.tasks.viewOf(ranked), linkBase);
   }
 
   @Get(':judging_task_id/candidates/:candidate_id/photos/:position')

@@ -13,6 +13,7 @@ import { CredentialResolver, UsersService, type CredentialHeaders } from '#auth'
 import { AppSettings } from '#config';
 import { REQUEST_ID_HEADER } from '../http/request-id.middleware.js';
 import { limitHeaders, RequestLimiter, rateLimited } from '../http/request-limiter.js';
+import { linkBaseOf, refuseLiveCredential, type SandboxMark } from '../http/sandbox.js';
 import { ConnectionQuota, type ConnectionPlace } from './connection-quota.js';
 import {
   handshakeCredentials,
@@ -144,7 +145,11 @@ export class LiveSockets implements OnApplicationBootstrap, BeforeApplicationShu
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  private async upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+  private async upgrade(
+    request: IncomingMessage & SandboxMark,
+    socket: Duplex,
+    head: Buffer,
+  ): Promise<void> {
     // The client may vanish while we authenticate; that must not become an uncaught error.
     const ignore = () => undefined;
     socket.on('error', ignore);
@@ -156,6 +161,7 @@ export class LiveSockets implements OnApplicationBootstrap, BeforeApplicationShu
       if (this.closing) throw shuttingDown();
       const credentials = handshakeCredentials(request);
       const principal = await this.credentials.resolve(credentials);
+      refuseLiveCredential(request, principal, this.settings.publicUrl);
       const missing = missingScopes(principal.scopes, [...endpoint.scopes]);
       if (missing.length > 0) throw AppError.forbidden(missing);
       if (!(await this.mayWatchWork(principal))) throw endpoint.blindMember();
@@ -186,7 +192,8 @@ export class LiveSockets implements OnApplicationBootstrap, BeforeApplicationShu
           ? error
           : new AppError('INTERNAL_ERROR', 'An unexpected error occurred');
       const version2 = (request.url ?? '').startsWith('/v2/');
-      refuseUpgrade(socket, refusal, requestId, this.settings.publicUrl, version2);
+      const linkBase = linkBaseOf(request, this.settings.publicUrl);
+      refuseUpgrade(socket, refusal, requestId, linkBase, version2);
     }
   }
 

@@ -10,7 +10,6 @@ import {
 import type { Response } from 'express';
 import { TargetsService, TARGET_PHOTO_TYPES } from '#analysts';
 import { Scope, type Principal } from '#common';
-import { AppSettings } from '#config';
 import { ApiController } from '../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
@@ -25,6 +24,7 @@ import {
   TARGET_PHOTO_ID_EXAMPLE,
 } from './target.dto.js';
 import { toTargetDto } from './target.mapper.js';
+import { LinkBase } from '../http/sandbox.js';
 
 /** How long a client may keep a photo: its bytes never change under its id. */
 const PHOTO_MAX_AGE_SECONDS = 86_400;
@@ -43,10 +43,7 @@ const PHOTO_MAX_AGE_SECONDS = 86_400;
 })
 @ApiController({ path: 'targets', version: '2' })
 export class TargetsController {
-  constructor(
-    private readonly targets: TargetsService,
-    private readonly settings: AppSettings,
-  ) {}
+  constructor(private readonly targets: TargetsService) {}
 
   @Post()
   @HttpCode(201)
@@ -63,6 +60,7 @@ export class TargetsController {
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateTargetDto,
+    @LinkBase() linkBase: string,
   ): Promise<TargetDto> {
     const target = await this.targets.create(principal, {
       description: body.description,
@@ -70,7 +68,7 @@ export class TargetsController {
       coordinates: body.coordinates ?? null,
       photos: body.photos,
     });
-    return toTargetDto(target, this.settings.publicUrl);
+    return toTargetDto(target, linkBase);
   }
 
   @Get()
@@ -80,11 +78,10 @@ export class TargetsController {
   async list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: V2ListQueryDto,
+    @LinkBase() linkBase: string,
   ): Promise<TargetListDto> {
     const page = await this.targets.page(principal, pageRequest('target', query));
-    return v2Page('target', page, query.per_page, (target) =>
-      toTargetDto(target, this.settings.publicUrl),
-    );
+    return v2Page('target', page, query.per_page, (target) => toTargetDto(target, linkBase));
   }
 
   @Get(':target_id')
@@ -95,8 +92,9 @@ export class TargetsController {
   async get(
     @CurrentPrincipal() principal: Principal,
     @Param('target_id') id: string,
+    @LinkBase() linkBase: string,
   ): Promise<TargetDto> {
-    return toTargetDto(await this.targets.get(principal, id), this.settings.publicUrl);
+    return toTargetDto(await this.targets.get(principal, id), linkBase);
   }
 
   @Delete(':target_id')

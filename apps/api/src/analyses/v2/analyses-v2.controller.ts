@@ -3,7 +3,6 @@ import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagg
 import { AnalysisListsService, AnalystAnalyses, PatternRecognitionService } from '#analyses';
 import type { Member } from '#auth';
 import { AppError, Scope, type Principal } from '#common';
-import { AppSettings } from '#config';
 import { AssignmentDto } from '../../assignments/assignment.dto.js';
 import { toAssignmentDto } from '../../assignments/assignment.mapper.js';
 import { ApiSubmitResults } from '../../assignments/submission-body.decorator.js';
@@ -22,6 +21,7 @@ import {
   PatternRecognitionDto,
   PatternRecognitionResultDto,
 } from './pattern-recognition.dto.js';
+import { LinkBase } from '../../http/sandbox.js';
 
 @ApiTags('Analysis (v2)')
 @ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
@@ -31,7 +31,6 @@ export class AnalysesV2Controller {
     private readonly lists: AnalysisListsService,
     private readonly patterns: PatternRecognitionService,
     private readonly analystAnalyses: AnalystAnalyses,
-    private readonly settings: AppSettings,
   ) {}
 
   @Post(':analysis_id/results')
@@ -50,6 +49,7 @@ export class AnalysesV2Controller {
     @RequestId() requestId: string,
     @Param('analysis_id') id: string,
     @Req() request: ApiRequest,
+    @LinkBase() linkBase: string,
   ): Promise<AssignmentDto> {
     const submission = await readSubmission(request);
     const assignment = await this.analystAnalyses.submit(
@@ -59,7 +59,7 @@ export class AnalysesV2Controller {
       submission,
       requestId,
     );
-    return toAssignmentDto(assignment, this.settings.publicUrl);
+    return toAssignmentDto(assignment, linkBase);
   }
 
   @Get()

@@ -36,6 +36,7 @@ import {
 } from './batch-v1.dto.js';
 import { toBatchStatusV1 } from './batch-v1.mapper.js';
 import { ApiConcurrentSessionsLimit } from '../../sessions/concurrency-limit.decorator.js';
+import { LinkBase } from '../../http/sandbox.js';
 
 const BATCH_ID_EXAMPLE = 'batch_01jh2x7v4ke8rbk3a8y0v0d7qz';
 
@@ -126,6 +127,7 @@ export class BatchesV1Controller {
   async results(
     @CurrentPrincipal() principal: Principal,
     @Param('batch_id') id: string,
+    @LinkBase() linkBase: string,
   ): Promise<BatchResultsV1Dto> {
     const batch = await this.batches.find(principal, id);
     if (batch.kind === 'dowsing') {
@@ -146,7 +148,7 @@ export class BatchesV1Controller {
     return {
       ...toBatchStatusV1(batch, sessions),
       results: sessions.map((session) =>
-        toResultsV1(session, (index) => this.sessions.sketchUrl(session, index)),
+        toResultsV1(session, (index) => this.sessions.sketchUrl(session, index, linkBase)),
       ),
     };
   }

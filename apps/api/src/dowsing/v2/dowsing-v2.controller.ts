@@ -17,7 +17,6 @@ import {
 import { BatchStatusV1Dto } from '../../batches/v1/batch-v1.dto.js';
 import { toBatchStatusV1 } from '../../batches/v1/batch-v1.mapper.js';
 import type { Member } from '#auth';
-import { AppSettings } from '#config';
 import { AssignmentDto } from '../../assignments/assignment.dto.js';
 import { toAssignmentDto } from '../../assignments/assignment.mapper.js';
 import { ApiSubmitResults } from '../../assignments/submission-body.decorator.js';
@@ -44,6 +43,7 @@ import {
   MAX_DOWSING_BATCH_SIZE,
   type DowsingBatchItem,
 } from './dowsing-batch.dto.js';
+import { LinkBase } from '../../http/sandbox.js';
 
 export class DowsingBatchCreatedDto extends BatchStatusV1Dto {
   @ApiProperty({ type: [DowsingQueryV2Dto], description: 'In the order of the request' })
@@ -58,7 +58,6 @@ export class DowsingV2Controller {
     private readonly dowsing: DowsingService,
     private readonly lists: DowsingListsService,
     private readonly analystDowsing: AnalystDowsing,
-    private readonly settings: AppSettings,
   ) {}
 
   @Post('queries/:query_id/results')
@@ -77,6 +76,7 @@ export class DowsingV2Controller {
     @RequestId() requestId: string,
     @Param('query_id') id: string,
     @Req() request: ApiRequest,
+    @LinkBase() linkBase: string,
   ): Promise<AssignmentDto> {
     const submission = await readSubmission(request);
     const assignment = await this.analystDowsing.submit(
@@ -86,7 +86,7 @@ export class DowsingV2Controller {
       submission,
       requestId,
     );
-    return toAssignmentDto(assignment, this.settings.publicUrl);
+    return toAssignmentDto(assignment, linkBase);
   }
 
   @Post('batch')

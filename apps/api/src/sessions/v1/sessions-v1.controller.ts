@@ -39,6 +39,7 @@ import {
 } from './session-v1.dto.js';
 import { toCreatedV1, toNewSession, toResultsV1, toStatusV1 } from './session-v1.mapper.js';
 import { ApiConcurrentSessionsLimit } from '../concurrency-limit.decorator.js';
+import { LinkBase } from '../../http/sandbox.js';
 
 @ApiTags('Sessions (v1)')
 @ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
@@ -153,9 +154,10 @@ export class SessionsV1Controller {
   async results(
     @CurrentPrincipal() principal: Principal,
     @Param('session_id') id: string,
+    @LinkBase() linkBase: string,
   ): Promise<SessionResultsEnvelopeV1Dto> {
     const session = await this.sessions.get(principal, id);
-    return toResultsV1(session, (index) => this.sessions.sketchUrl(session, index));
+    return toResultsV1(session, (index) => this.sessions.sketchUrl(session, index, linkBase));
   }
 
   @Get(':session_id/sketches/:file')

@@ -7,6 +7,7 @@ import { Auth } from '../../http/auth.decorator.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
 import { SessionV2Dto } from './session-v2.dto.js';
 import { toSessionV2 } from './session-v2.mapper.js';
+import { LinkBase } from '../../http/sandbox.js';
 
 /**
  * Read-only sharing of `public` sessions: their owner hands out the session
@@ -28,9 +29,11 @@ export class PublicSessionsV2Controller {
   })
   @ResourceParam('session_id', 'sess_01jh2x7v4ke8rbk3a8y0v0d7qz', 'session')
   @ApiOkResponse({ type: SessionV2Dto })
-  async get(@Param('session_id') id: string): Promise<SessionV2Dto> {
+  async get(@Param('session_id') id: string, @LinkBase() linkBase: string): Promise<SessionV2Dto> {
     const session = await this.sessions.getPublic(id);
-    return sharedView(toSessionV2(session, (index) => this.sessions.sketchUrl(session, index)));
+    return sharedView(
+      toSessionV2(session, (index) => this.sessions.sketchUrl(session, index, linkBase)),
+    );
   }
 }
 

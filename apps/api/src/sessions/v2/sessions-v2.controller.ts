@@ -8,7 +8,6 @@ import {
 } from '@nestjs/swagger';
 import { Scope, type Principal } from '#common';
 import type { Member } from '#auth';
-import { AppSettings } from '#config';
 import { AnalystSessions, SessionMerger, SessionsService, SessionListsService } from '#sessions';
 import type { SessionEntity } from '#sessions';
 import { AssignmentDto } from '../../assignments/assignment.dto.js';
@@ -36,6 +35,7 @@ import {
 } from './session-v2.dto.js';
 import { toSessionRequestV2, toSessionV2 } from './session-v2.mapper.js';
 import { ApiConcurrentSessionsLimit } from '../concurrency-limit.decorator.js';
+import { LinkBase } from '../../http/sandbox.js';
 
 @ApiTags('Sessions (v2)')
 @ApiResponse({
@@ -50,7 +50,6 @@ export class SessionsV2Controller {
     private readonly merger: SessionMerger,
     private readonly lists: SessionListsService,
     private readonly analystSessions: AnalystSessions,
-    private readonly settings: AppSettings,
   ) {}
 
   @Post('create')
@@ -66,13 +65,14 @@ export class SessionsV2Controller {
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId: string,
     @Body() body: CreateSessionV2Dto,
+    @LinkBase() linkBase: string,
   ): Promise<SessionV2Dto> {
     const session = await this.sessions.createRequested(
       principal,
       toSessionRequestV2(body),
       requestId,
     );
-    return this.view(session);
+    return this.view(session, linkBase);
   }
 
   @Post('collaborative')
@@ -90,13 +90,14 @@ export class SessionsV2Controller {
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId: string,
     @Body() body: CreateCollaborativeSessionV2Dto,
+    @LinkBase() linkBase: string,
   ): Promise<SessionV2Dto> {
     const session = await this.sessions.createRequested(
       principal,
       { ...toSessionRequestV2(body), analystCount: body.analyst_count ?? 3 },
       requestId,
     );
-    return this.view(session);
+    return this.view(session, linkBase);
   }
 
   @Get()
@@ -110,6 +111,7 @@ export class SessionsV2Controller {
   async list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: SessionListQueryV2Dto,
+    @LinkBase() linkBase: string,
   ): Promise<SessionListV2Dto> {
     const perPage = query.per_page;
     const page = await this.lists.page(
@@ -123,7 +125,7 @@ export class SessionsV2Controller {
       },
       pageRequest('session', query),
     );
-    return v2Page('session', page, perPage, (session) => this.view(session));
+    return v2Page('session', page, perPage, (session) => this.view(session, linkBase));
   }
 
   @Post(':session_id/results')
@@ -141,6 +143,7 @@ export class SessionsV2Controller {
     @RequestId() requestId: string,
     @Param('session_id') id: string,
     @Req() request: ApiRequest,
+    @LinkBase() linkBase: string,
   ): Promise<AssignmentDto> {
     const submission = await readSubmission(request);
     const assignment = await this.analystSessions.submit(
@@ -150,7 +153,7 @@ export class SessionsV2Controller {
       submission,
       requestId,
     );
-    return toAssignmentDto(assignment, this.settings.publicUrl);
+    return toAssignmentDto(assignment, linkBase);
   }
 
   @Post(':session_id/merge')
@@ -179,8 +182,9 @@ export class SessionsV2Controller {
     @RequestId() requestId: string,
     @Param('session_id') id: string,
     @Body() body: MergeSessionsV2Dto,
+    @LinkBase() linkBase: string,
   ): Promise<SessionV2Dto> {
-    return this.view(await this.merger.merge(principal, id, body.session_ids, requestId));
+    return this.view(await this.merger.merge(principal, id, body.session_ids, requestId), linkBase);
   }
 
   @Get(':session_id')
@@ -191,11 +195,12 @@ export class SessionsV2Controller {
   async get(
     @CurrentPrincipal() principal: Principal,
     @Param('session_id') id: string,
+    @LinkBase() linkBase: string,
   ): Promise<SessionV2Dto> {
-    return this.view(await this.sessions.get(principal, id));
+    return this.view(await this.sessions.get(principal, id), linkBase);
   }
 
-  private view(session: SessionEntity): SessionV2Dto {
-    return toSessionV2(session, (index) => this.sessions.sketchUrl(session, index));
+  private view(session: SessionEntity, linkBase: string): SessionV2Dto {
+    return toSessionV2(session, (index) => this.sessions.sketchUrl(session, index, linkBase));
   }
 }
