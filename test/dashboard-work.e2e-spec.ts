@@ -126,8 +126,8 @@ describe('the dashboard Work pages', () => {
     await filters.getByLabel('Type').selectOption('remote_viewing');
     await filters.getByLabel('Status').selectOption('completed');
     const row = list.getByRole('row', { name: new RegExp(sessionId) });
-    await row.waitFor();
-    expect(await row.textContent()).toContain('completed');
+    // The previous page's rows stay on screen until the filtered list arrives, so wait for it.
+    await expect.poll(() => row.textContent(), { timeout: 20_000 }).toContain('completed');
     await expect.poll(() => list.getByRole('link', { name: /^sess_/ }).count()).toBe(1);
 
     // The filters live in the address: Back from the session finds them still applied.
