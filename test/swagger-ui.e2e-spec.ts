@@ -253,6 +253,27 @@ describe('Swagger UI at /docs, in a real browser', () => {
     expect(violations, 'the Content-Security-Policy refused part of Swagger UI').toEqual([]);
     await context.close();
   }, 90_000);
+
+  it('offers the live and the sandbox server, and "Try it out" reaches the one chosen', async () => {
+    const { context, page, external, violations } = await openDocs();
+    const servers = page.locator('.servers select');
+    await servers.waitFor({ timeout: UI_TIMEOUT });
+    expect(
+      await servers
+        .locator('option')
+        .evaluateAll((options) =>
+          options.map((option) => (option as unknown as { value: string }).value),
+        ),
+    ).toEqual([stack.baseUrl, `${stack.baseUrl}/sandbox`]);
+    await servers.selectOption(`${stack.baseUrl}/sandbox`);
+    await authorise(page, 'api_key', await org.apiKey(undefined, 'test'));
+    const listed = await tryItOut(page, 'GET', '/v2/sessions');
+    expect(listed.status, listed.body).toBe(200);
+    expect(listed.curl).toContain(`${stack.baseUrl}/sandbox/v2/sessions`);
+    expect(external, 'Swagger UI asked for something outside the API').toEqual([]);
+    expect(violations, 'the Content-Security-Policy refused part of Swagger UI').toEqual([]);
+    await context.close();
+  }, 90_000);
 });
 
 describe('the documentation pages', () => {
