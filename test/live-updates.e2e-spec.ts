@@ -281,7 +281,7 @@ describe('live session updates over WebSocket', () => {
       error: {
         code: 'UNAUTHORIZED',
         message: expect.any(String),
-        details: { issue: expect.stringContaining('no credential') },
+        details: { field: 'Authorization', issue: expect.stringContaining('no credential') },
         request_id: anonymous.headers['x-request-id'],
       },
     });

@@ -85,7 +85,11 @@ export function validValue(
 }
 
 function validOfType(context: SchemaContext, schema: Schema, depth: number): fc.Arbitrary<unknown> {
-  if (schema.enum) return fc.constantFrom(...(schema.enum as unknown[]).filter((v) => v !== null));
+  if (schema.enum) {
+    const values = (schema.enum as unknown[]).filter((v) => v !== null);
+    // `enum: [null]` (the null branch of a nullable reference) allows null alone.
+    return values.length > 0 ? fc.constantFrom(...values) : fc.constant(null);
+  }
   for (const key of ['anyOf', 'oneOf'] as const) {
     if (schema[key]) {
       return fc.oneof(
@@ -206,7 +210,7 @@ export function invalidBody(context: SchemaContext, schema: Schema): fc.Arbitrar
   const property = properties.length > 0 ? fc.constantFrom(...properties) : fc.constant('x');
   const withProperty = (make: (body: any, name: string) => InvalidBody) =>
     fc.tuple(valid, property).map(([body, name]) => make(objectOr(body), name));
-  return fc.oneof(
+  const malformed = fc.oneof(
     withProperty((body, name) => ({ kind: 'unknown field', json: { ...body, [`${name}_x`]: 1 } })),
     withProperty((body, name) => {
       const copy = { ...body };
@@ -264,6 +268,122 @@ export function invalidBody(context: SchemaContext, schema: Schema): fc.Arbitrar
       },
     ),
   );
+  // The few bodies with arrays of objects (the batches) get half their invalid cases there.
+  const items = nonObjectItems(context, resolved, valid);
+  return items === null ? malformed : fc.oneof(malformed, items);
+}
+
+/** What may stand where an array should hold objects. */
+const NOT_OBJECTS = [null, 0, 1.5, '', 'text', true, [], [{}]];
+
+/**
+ * A null or other non-object item in an array of objects, anywhere in the
+ * body (`queries.0`, `queries.1.points.0`); null when the schema holds no
+ * such array.
+ */
+function nonObjectItems(
+  context: SchemaContext,
+  schema: Schema,
+  valid: fc.Arbitrary<unknown>,
+): fc.Arbitrary<InvalidBody> | null {
+  const places = objectArrays(context.document, schema);
+  if (places.length === 0) return null;
+  // Mostly the body's own arrays, mostly null.
+  const topLevel = places.filter((place) => place.length === 1);
+  const place =
+    topLevel.length > 0
+      ? fc.oneof(
+          { weight: 3, arbitrary: fc.constantFrom(...topLevel) },
+          { weight: 1, arbitrary: fc.constantFrom(...places) },
+        )
+      : fc.constantFrom(...places);
+  const item = fc.oneof(
+    { weight: 2, arbitrary: fc.constant(null) },
+    { weight: 1, arbitrary: fc.constantFrom(...NOT_OBJECTS) },
+  );
+  return fc.tuple(valid, place, item, fc.nat(3)).map(([body, at, bad, index]) => {
+    const copy = structuredClone(objectOr(body));
+    const field = insertItem(copy, at, bad, index);
+    return { kind: `${field} ${JSON.stringify(bad)}`, json: copy };
+  });
+}
+
+/**
+ * The places of a schema's arrays of objects, as property paths where `[]`
+ * steps into an array's items, a few levels deep (object, `$ref`, `oneOf`,
+ * `anyOf` and `allOf` items alike).
+ */
+function objectArrays(document: any, schema: Schema | undefined, depth = 0): string[][] {
+  const resolved = resolve(document, schema);
+  if (depth > 6) return [];
+  const places: string[][] = [];
+  for (const part of [
+    ...(resolved.oneOf ?? []),
+    ...(resolved.anyOf ?? []),
+    ...(resolved.allOf ?? []),
+  ]) {
+    places.push(...objectArrays(document, part, depth + 1));
+  }
+  for (const [name, property] of Object.entries(
+    (resolved.properties ?? {}) as Record<string, Schema>,
+  )) {
+    const value = resolve(document, property);
+    if (value.type === 'array') {
+      const items = resolve(document, value.items);
+      if (
+        items.type === 'object' ||
+        items.properties ||
+        items.oneOf ||
+        items.anyOf ||
+        items.allOf
+      ) {
+        places.push([name]);
+        places.push(
+          ...objectArrays(document, items, depth + 1).map((inner) => [name, '[]', ...inner]),
+        );
+      }
+    } else {
+      places.push(...objectArrays(document, value, depth + 1).map((inner) => [name, ...inner]));
+    }
+  }
+  const unique = new Map(places.map((place) => [place.join('.'), place]));
+  return [...unique.values()];
+}
+
+/**
+ * Puts `item` into the array at `place` of `body` (at `index`, or at its end
+ * when shorter), making the objects and arrays on the way where the valid body
+ * has none; the field path the server should name.
+ */
+function insertItem(
+  body: Record<string, unknown>,
+  place: string[],
+  item: unknown,
+  index: number,
+): string {
+  let target: Record<string, unknown> = body;
+  const field: string[] = [];
+  for (let i = 0; i < place.length - 1; i++) {
+    const name = place[i]!;
+    if (place[i + 1] === '[]') {
+      const list = Array.isArray(target[name]) ? (target[name] as unknown[]) : [];
+      if (list.length === 0 || objectOr(list[0]) !== list[0]) list.splice(0, list.length, {});
+      target[name] = list;
+      target = list[0] as Record<string, unknown>;
+      field.push(name, '0');
+      i++;
+    } else {
+      if (objectOr(target[name]) !== target[name]) target[name] = {};
+      target = target[name] as Record<string, unknown>;
+      field.push(name);
+    }
+  }
+  const name = place.at(-1)!;
+  const list = Array.isArray(target[name]) ? [...(target[name] as unknown[])] : [];
+  const at = Math.min(index, list.length);
+  list.splice(at, 0, item);
+  target[name] = list;
+  return [...field, name, String(at)].join('.');
 }
 
 /** Just past each bound the schema states (or a value of another type when it states none). */

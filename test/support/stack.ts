@@ -38,6 +38,8 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     TOKEN_RATE_PER_ADDRESS: '1000000',
     TOKEN_RATE_PER_CLIENT: '1000000',
     SIGN_IN_RATE_PER_ADDRESS: '1000000',
+    // The same holds for the per-address budget of requests without a known credential.
+    ANONYMOUS_RATE_PER_ADDRESS: '1000000',
     // A Redis of your own, say Compose's, with its password (the default is the local one).
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     // A dashboard built elsewhere than dist/dashboard (parallel builds while developing).

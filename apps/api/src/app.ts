@@ -11,6 +11,7 @@ import { AuthorizationServer } from './oauth/authorization-server/authorization-
 import { collectProcessMetrics, httpMetricsMiddleware } from './health/metrics.js';
 import { installBodyParsing } from './http/body-parsing.js';
 import { ApiHttpAdapter } from './http/api-http-adapter.js';
+import { RequestCounting } from './http/request-counting.js';
 import { requestIdMiddleware } from './http/request-id.middleware.js';
 import { SandboxRouting } from './http/sandbox.js';
 import { createValidationPipe } from './http/validation.js';
@@ -35,6 +36,10 @@ export async function createApiApp(settings: Settings): Promise<INestApplication
   express.set('trust proxy', settings.trustedProxies);
   app.use(requestIdMiddleware);
   app.use(httpMetricsMiddleware);
+  // Every request is counted (and every response gets X-RateLimit-*) before anything answers it.
+  app.use(app.get(RequestCounting).middleware);
+  // A plain request to a WebSocket path: 426 Upgrade Required, not a route's "no such id".
+  app.use(app.get(LiveSockets).refusePlainRequests);
   installBodyParsing(express, settings.bodyLimitBytes, settings.publicUrl);
   // The spec's alias of the authorization endpoint; 308 keeps the method and query.
   express.get('/oauth/authorize', (request, response) => {

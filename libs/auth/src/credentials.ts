@@ -9,6 +9,8 @@ export interface CredentialHeaders {
 }
 
 const CREDENTIAL_HEADERS = ['authorization', 'x-api-key'] as const;
+/** How errors name each header (`details.field`). */
+const HEADER_NAMES = { authorization: 'Authorization', 'x-api-key': 'X-API-Key' } as const;
 
 /**
  * The credential headers of a request, from its raw header list: Node keeps
@@ -21,7 +23,10 @@ export function credentialHeadersOf(rawHeaders: readonly string[]): CredentialHe
     const name = rawHeaders[i]!.toLowerCase() as (typeof CREDENTIAL_HEADERS)[number];
     if (!CREDENTIAL_HEADERS.includes(name)) continue;
     if (found[name] !== undefined) {
-      throw AppError.unauthorized(`more than one ${rawHeaders[i]} header; send one credential`);
+      throw AppError.unauthorized(
+        `more than one ${rawHeaders[i]} header; send one credential`,
+        HEADER_NAMES[name],
+      );
     }
     found[name] = rawHeaders[i + 1]!;
   }
@@ -47,11 +52,21 @@ export class CredentialResolver {
       throw AppError.unauthorized('no credential: send Authorization: Bearer <token> or X-API-Key');
     }
     if (bearer !== undefined && apiKey !== undefined && bearer !== apiKey) {
-      throw AppError.unauthorized('two different credentials in one request; send only one');
+      throw AppError.unauthorized(
+        'two different credentials in one request; send only one',
+        HEADER_NAMES['x-api-key'],
+      );
     }
     const credential = (bearer ?? apiKey)!;
-    if (apiKey !== undefined || looksLikeApiKey(credential))
-      return this.apiKeys.authenticate(credential);
+    if (apiKey !== undefined || looksLikeApiKey(credential)) {
+      // The key's own errors name the header it came in.
+      const header = bearer === undefined ? HEADER_NAMES['x-api-key'] : HEADER_NAMES.authorization;
+      return this.apiKeys.authenticate(credential).catch((error: unknown) => {
+        throw error instanceof AppError && error.code === 'UNAUTHORIZED'
+          ? AppError.unauthorized(String(error.details.issue), header)
+          : error;
+      });
+    }
     return this.tokens.verify(credential);
   }
 }

@@ -42,6 +42,7 @@ export function requireMember(member: Member | undefined): Member {
     'FORBIDDEN',
     'This endpoint acts for a person signed in with their own access token',
     {
+      field: 'Authorization',
       issue:
         'sign the person in with the authorization code flow and call with their token; API keys and client credentials act for no one',
     },
@@ -66,6 +67,7 @@ export class UsersService {
     const userId = parsePublicId('user', principal.subject);
     if (userId === null) {
       throw new AppError('FORBIDDEN', 'This access token does not belong to a user', {
+        field: 'Authorization',
         issue:
           'the token was issued to a client (client_credentials); sign a user in with the authorization code flow',
       });

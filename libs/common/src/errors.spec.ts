@@ -8,6 +8,7 @@ describe('error codes', () => {
     expect(httpStatusOf('UNAUTHORIZED')).toBe(401);
     expect(httpStatusOf('FORBIDDEN')).toBe(403);
     expect(httpStatusOf('NOT_FOUND')).toBe(404);
+    expect(httpStatusOf('UPGRADE_REQUIRED')).toBe(426);
     expect(httpStatusOf('RATE_LIMITED')).toBe(429);
     expect(httpStatusOf('INTERNAL_ERROR')).toBe(500);
     expect(httpStatusOf('SERVICE_UNAVAILABLE')).toBe(503);
@@ -27,8 +28,17 @@ describe('error codes', () => {
     expect(AppError.invalid('duration_minutes', 'too long', 180).details.suggested_value).toBe(180);
   });
 
+  it('name where the credential was looked for in a 401', () => {
+    expect(AppError.unauthorized('no credential').details).toEqual({
+      field: 'Authorization',
+      issue: 'no credential',
+    });
+    expect(AppError.unauthorized('unknown API key', 'X-API-Key').details.field).toBe('X-API-Key');
+  });
+
   it('name the missing scopes in a 403 and its challenge', () => {
     const error = AppError.forbidden(['remote-viewing:write']);
+    expect(error.details.field).toBe('scope');
     expect(error.details.required_scopes).toEqual(['remote-viewing:write']);
     expect(error.headers['WWW-Authenticate']).toContain('insufficient_scope');
   });

@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   'CONFLICT',
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
+  'UPGRADE_REQUIRED',
   'RATE_LIMITED',
   'INTERNAL_ERROR',
   'SERVICE_UNAVAILABLE',
@@ -51,11 +52,12 @@ export class AppError extends Error {
     });
   }
 
-  static unauthorized(issue: string): AppError {
+  /** `field` names where the credential was looked for: a header (`Authorization`, `X-API-Key`) or parameter. */
+  static unauthorized(issue: string, field = 'Authorization'): AppError {
     return new AppError(
       'UNAUTHORIZED',
       'Invalid or missing credentials',
-      { issue },
+      { field, issue },
       {
         'WWW-Authenticate': `Bearer error="invalid_token", error_description="${issue.replace(/"/g, "'")}"`,
       },
@@ -66,7 +68,11 @@ export class AppError extends Error {
     return new AppError(
       'FORBIDDEN',
       'Insufficient permissions',
-      { issue: `requires scope ${missingScopes.join(' ')}`, required_scopes: missingScopes },
+      {
+        field: 'scope',
+        issue: `requires scope ${missingScopes.join(' ')}`,
+        required_scopes: missingScopes,
+      },
       {
         'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${missingScopes.join(' ')}"`,
       },
@@ -93,6 +99,8 @@ export function httpStatusOf(code: ErrorCode): number {
       return 413;
     case 'UNSUPPORTED_MEDIA_TYPE':
       return 415;
+    case 'UPGRADE_REQUIRED':
+      return 426;
     case 'RATE_LIMITED':
       return 429;
     case 'INTERNAL_ERROR':
@@ -109,9 +117,9 @@ export const ERROR_HELP: Record<ErrorCode, string> = {
   VALIDATION_ERROR:
     'Version 2 form of INVALID_REQUEST: also carries `details.suggested_value` where one can be computed.',
   UNAUTHORIZED:
-    'The credential is missing, malformed, expired or revoked. Get a new token or use a valid API key.',
+    'The credential is missing, malformed, expired or revoked; `details.field` names where it was looked for (`Authorization`, `X-API-Key`). Get a new token or use a valid API key.',
   FORBIDDEN:
-    'The credential is valid but lacks a scope this endpoint needs; `details.required_scopes` lists them.',
+    'The credential is valid but may not do this: `details.field` says why — `scope` (`details.required_scopes` lists the scopes it lacks), `mode` (a live-mode credential is needed), `role` (a person needs the admin role) or `Authorization` (another kind of credential is needed).',
   NOT_FOUND: 'No such resource in your organisation and mode, or no such route.',
   METHOD_NOT_ALLOWED:
     'The path exists but not with this HTTP method; the `Allow` header lists the methods it has.',
@@ -119,6 +127,8 @@ export const ERROR_HELP: Record<ErrorCode, string> = {
   PAYLOAD_TOO_LARGE: 'The request body is larger than the service accepts.',
   UNSUPPORTED_MEDIA_TYPE:
     'The body is not of a content type this endpoint accepts (JSON, or form-encoded for /oauth2/token).',
+  UPGRADE_REQUIRED:
+    'The path is a WebSocket: connect with a WebSocket client (`Upgrade: websocket`), not a plain HTTP request.',
   RATE_LIMITED: 'Too many requests; wait for the number of seconds in `Retry-After`.',
   INTERNAL_ERROR:
     'Something failed on our side. Retry later and quote the request id if it persists.',

@@ -67,6 +67,7 @@ describe('settings', () => {
         tokenPerClient: 120,
         tokenPerAddress: 600,
         signInPerAddress: 30,
+        anonymousPerAddress: 600,
       },
     });
   });

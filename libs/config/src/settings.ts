@@ -121,6 +121,11 @@ export interface RateLimitSettings {
   tokenPerAddress: number;
   /** Sign-in form submissions a minute per source address. */
   signInPerAddress: number;
+  /**
+   * Requests a minute per source address of those no credential is known for
+   * (none, an invalid one): public endpoints, 401s, unknown routes.
+   */
+  anonymousPerAddress: number;
 }
 
 export interface WebhookSettings {
@@ -343,6 +348,7 @@ export function parseSettings(env: Env): Settings {
       tokenPerClient: integer(env, 'TOKEN_RATE_PER_CLIENT', 120, 1, 1_000_000),
       tokenPerAddress: integer(env, 'TOKEN_RATE_PER_ADDRESS', 600, 1, 1_000_000),
       signInPerAddress: integer(env, 'SIGN_IN_RATE_PER_ADDRESS', 30, 1, 1_000_000),
+      anonymousPerAddress: integer(env, 'ANONYMOUS_RATE_PER_ADDRESS', 600, 1, 1_000_000),
     },
   };
 }

@@ -143,6 +143,7 @@ export class OrganizationsService {
   async requireOperator(tenant: Tenant, action: string): Promise<void> {
     if (await this.isOperator(tenant)) return;
     throw new AppError('FORBIDDEN', `Only the operator organisation, in live mode, can ${action}`, {
+      field: 'Authorization',
       issue: 'requires a live-mode credential of the operator organisation',
     });
   }

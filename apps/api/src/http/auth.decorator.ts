@@ -44,14 +44,15 @@ export function Auth(requirement: AuthRequirement) {
     ...(requirement.liveOnly ? [ApiExtension('x-live-only', true)] : []),
     ApiResponse({
       status: 401,
-      description: 'Missing, invalid or expired credential',
+      description:
+        'Missing, invalid or expired credential; `details.field` names where it was looked for (`Authorization` or `X-API-Key`)',
       type: ErrorEnvelopeDto,
     }),
     ApiResponse({
       status: 403,
       description: requirement.liveOnly
-        ? `Requires scope ${requirement.scopes.join(' ')} and a live-mode credential: people, sign-in connections and the organisation are changed in live mode only`
-        : `Requires scope ${requirement.scopes.join(' ')}`,
+        ? `Requires scope ${requirement.scopes.join(' ')} (else \`details.field\` is \`scope\`, with \`required_scopes\`) and a live-mode credential (else \`mode\`): people, sign-in connections and the organisation are changed in live mode only`
+        : `Requires scope ${requirement.scopes.join(' ')} (else \`details.field\` is \`scope\`, with \`required_scopes\`)`,
       type: ErrorEnvelopeDto,
     }),
     ApiResponse(REQUEST_LIMITS_RESPONSE),
@@ -64,17 +65,23 @@ export function Auth(requirement: AuthRequirement) {
   );
 }
 
-const LIMIT_HEADERS = {
+/**
+ * The headers of request limits. Every response carries the X-RateLimit-*
+ * and RateLimit ones (errors too, public endpoints too) while limits are on
+ * and Redis can count: documentRequestLimits says so on every response.
+ */
+export const LIMIT_HEADERS = {
   'Retry-After': {
     description: 'Seconds until the exhausted window starts afresh',
     schema: { type: 'integer' },
   },
   'X-RateLimit-Limit': {
-    description: 'Requests allowed in the window closest to exhaustion',
+    description:
+      "Requests allowed in the window this request counted in. A request whose credential is valid counts against its organisation's limits in the credential's mode, and this is the window closest to exhaustion among the plan's requests per minute and the tier's per hour and per day. Any other request (no credential or an invalid one: public endpoints, 401s, unknown routes) counts against its source address: ANONYMOUS_RATE_PER_ADDRESS a minute (600 by default)",
     schema: { type: 'integer' },
   },
   'X-RateLimit-Remaining': {
-    description: 'Requests left in that window',
+    description: 'Requests left in that window after this one (0 once it is used up)',
     schema: { type: 'integer' },
   },
   'X-RateLimit-Reset': {
@@ -95,7 +102,7 @@ const LIMIT_HEADERS = {
 export const REQUEST_LIMITS_RESPONSE = {
   status: 429,
   description:
-    "RATE_LIMITED: the organisation's requests per minute (by plan) or its hourly or daily quota (by tier) is used up for this mode; `details.field` names it (`requests_per_minute`, `requests_per_hour`, `requests_per_day`) with `limit` and `window`. Every authenticated response carries the X-RateLimit-* and RateLimit headers.",
+    "RATE_LIMITED: the organisation's requests per minute (by plan) or its hourly or daily quota (by tier) is used up for this mode; `details.field` names it (`requests_per_minute`, `requests_per_hour`, `requests_per_day`) with `limit` and `window`. A request without a valid credential counts against its source address instead (`requests_per_minute_per_address`). Every response carries the X-RateLimit-* and RateLimit headers.",
   type: ErrorEnvelopeDto,
   headers: LIMIT_HEADERS,
 };

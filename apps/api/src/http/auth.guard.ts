@@ -1,21 +1,18 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AppError, missingScopes } from '#common';
-import { CredentialResolver, credentialHeadersOf, UsersService } from '#auth';
+import { UsersService } from '#auth';
 import { AppSettings } from '#config';
 import { AUTH_METADATA, type AuthDeclaration } from './auth.decorator.js';
-import type { Response } from 'express';
 import type { ApiRequest } from './request-context.js';
+import { credentialOf } from './request-counting.js';
 import { refuseLiveCredential } from './sandbox.js';
-import { limitHeaders, RequestLimiter, rateLimited } from './request-limiter.js';
 
 /** Denies by default: a route must declare @Auth(scopes) or @Public(). */
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly credentials: CredentialResolver,
-    private readonly limiter: RequestLimiter,
     private readonly users: UsersService,
     private readonly settings: AppSettings,
   ) {}
@@ -32,20 +29,16 @@ export class AuthGuard implements CanActivate {
       );
     }
     const request = context.switchToHttp().getRequest<ApiRequest>();
-    const principal = await this.credentials.resolve(credentialHeadersOf(request.rawHeaders));
+    // Resolved and counted against its organisation's limits before routing (RequestCounting).
+    const principal = credentialOf(request);
     request.principal = principal;
     refuseLiveCredential(request, principal, this.settings.publicUrl);
-    const verdict = await this.limiter.check(principal, request.id);
-    if (verdict) {
-      const headers = limitHeaders(verdict);
-      if (verdict.exceeded) throw rateLimited(verdict.exceeded, headers);
-      context.switchToHttp().getResponse<Response>().set(headers);
-    }
     if (declaration.accessTokenOnly && principal.credential !== 'access_token') {
       throw new AppError(
         'FORBIDDEN',
         'This endpoint needs an OAuth access token; API keys cannot use it',
         {
+          field: 'Authorization',
           issue: 'use Authorization: Bearer <access token>',
         },
       );
@@ -65,6 +58,7 @@ export class AuthGuard implements CanActivate {
 /** People and identity are live-mode things: a sandbox credential never makes someone who signs in to live data. */
 function liveModeOnly(): AppError {
   return new AppError('FORBIDDEN', 'This endpoint needs a live-mode credential', {
+    field: 'mode',
     issue:
       'people, sign-in connections and the organisation belong to both modes: test-mode credentials may read them but never change them',
   });
@@ -73,6 +67,7 @@ function liveModeOnly(): AppError {
 /** Analysts and judges are blind: outside their own work they reach nothing. */
 function membersOnlyTheirWork(): AppError {
   return new AppError('FORBIDDEN', 'Analysts and judges reach only their own work', {
+    field: 'role',
     issue:
       'this endpoint needs the admin role; analysts and judges use /v2/assignments, /v2/judging-tasks and the results endpoints',
   });

@@ -107,7 +107,7 @@ function fromHttpStatus(status: number, message: string): AppError {
     case 401:
       return AppError.unauthorized(message);
     case 403:
-      return new AppError('FORBIDDEN', message);
+      return new AppError('FORBIDDEN', message, { field: 'Authorization', issue: message });
     case 404:
       return new AppError('NOT_FOUND', message);
     case 405:

@@ -5,16 +5,19 @@ import { DatabaseModule } from '#database';
 import { EventsModule } from '#events';
 import { IdempotencyModule } from '#idempotency';
 import { OrganizationsModule } from '#organizations';
+import { AddressLimiter } from './address-limiter.js';
 import { AuthGuard } from './auth.guard.js';
 import { DocsController } from './docs.controller.js';
 import { HttpExceptionFilter } from './http-exception.filter.js';
+import { RequestCounting } from './request-counting.js';
 import { RequestLimiter } from './request-limiter.js';
 
 /**
- * What every route of the API shares: the guard that authenticates, counts
- * (RequestLimiter) and checks scopes, the filter that writes every error, and
- * the errors' help page. The APP_* providers apply to the controllers of every
- * module, wherever this one is imported.
+ * What every route of the API shares: the counting of every request
+ * (RequestCounting, installed by app.ts before any route: RequestLimiter or
+ * AddressLimiter), the guard that authenticates and checks scopes, the filter
+ * that writes every error, and the errors' help page. The APP_* providers
+ * apply to the controllers of every module, wherever this one is imported.
  * It is global so that the Idempotency-Key and read-your-writes interceptors,
  * which ApiController binds to each route that may write, can be built in the
  * module of any controller: it exports what they need (IdempotencyRecords,
@@ -27,6 +30,8 @@ import { RequestLimiter } from './request-limiter.js';
   controllers: [DocsController],
   providers: [
     RequestLimiter,
+    AddressLimiter,
+    RequestCounting,
     { provide: APP_GUARD, useClass: AuthGuard },
     { provide: APP_FILTER, useClass: HttpExceptionFilter },
   ],

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import { AppError, type Tenant } from '#common';
+import { AppError, toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import { Sql } from '#database';
 import { EventLog } from '#events';
@@ -12,8 +12,15 @@ export type WindowName = 'minute' | 'hour' | 'day';
 /** One counted window after this request. */
 export interface WindowState {
   name: WindowName;
-  /** The organisation's setting it enforces, as error details name it. */
-  setting: 'requests_per_minute' | 'requests_per_hour' | 'requests_per_day';
+  /**
+   * The setting it enforces, as error details name it: the organisation's, or
+   * ANONYMOUS_RATE_PER_ADDRESS for requests without a known credential (AddressLimiter).
+   */
+  setting:
+    | 'requests_per_minute'
+    | 'requests_per_hour'
+    | 'requests_per_day'
+    | 'requests_per_minute_per_address';
   limit: number;
   /** Requests counted in the window, this one included (refused ones too). */
   used: number;
@@ -200,7 +207,8 @@ export class RequestLimiter {
         tenant,
         'account.usage_threshold_reached',
         {
-          organization_id: tenant.organizationId,
+          // The public id (`org_…`), as every id the API shows.
+          organization_id: toPublicId('organization', tenant.organizationId),
           quota: state.setting,
           limit: state.limit,
           used: state.used,

@@ -23,9 +23,16 @@ function matches(layer: RouterLayer, path: string): boolean {
   return matchOf(layer, path) !== false;
 }
 
-/** Methods registered for a path. Used to answer 405 with `Allow` instead of 404. */
+/**
+ * Methods a path answers. Used to answer 405 with `Allow` instead of 404. A
+ * path that is a route of its own answers only its own methods, whatever a
+ * parameterised route would match (preferLiteralRoutes refuses the others).
+ */
 export function allowedMethods(request: Request): string[] {
-  return methodsOf(routeLayers(request).filter((layer) => matches(layer, request.path)));
+  return (
+    literalRoutes(request).get(literalKey(request.path)) ??
+    methodsOf(routeLayers(request).filter((layer) => matches(layer, request.path)))
+  );
 }
 
 function methodsOf(layers: RouterLayer[]): string[] {

@@ -1,6 +1,8 @@
-import { IsIn, IsInt, Max, Min, validate } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsString, Max, Min, ValidateNested, validate } from 'class-validator';
 import { describe, expect, it } from 'vitest';
-import { toValidationError } from './validation.js';
+import { AppError } from '#common';
+import { refuseNonObjectItems, toValidationError } from './validation.js';
 
 class Body {
   @IsIn(['remote_viewing', 'dowsing', 'automatic_writing'], {
@@ -45,5 +47,87 @@ describe('validation errors', () => {
       { field: 'type', issue: 'must be one of remote_viewing, dowsing, automatic_writing' },
       { field: 'duration_minutes', issue: 'must be an integer between 5 and 180' },
     ]);
+  });
+});
+
+class Point {
+  @IsInt()
+  x!: number;
+}
+
+class Line {
+  @IsIn(['line'])
+  kind!: 'line';
+
+  @ValidateNested({ each: true })
+  @Type(() => Point)
+  points!: Point[];
+}
+
+class Label {
+  @IsIn(['label'])
+  kind!: 'label';
+
+  @IsString()
+  text!: string;
+}
+
+class Drawing {
+  @ValidateNested({ each: true })
+  @Type(() => Label, {
+    discriminator: {
+      property: 'kind',
+      subTypes: [
+        { value: Line, name: 'line' },
+        { value: Label, name: 'label' },
+      ],
+    },
+    keepDiscriminatorProperty: true,
+  })
+  shapes!: (Line | Label)[];
+
+  @ValidateNested()
+  @Type(() => Line)
+  outline?: Line;
+}
+
+function refusal(body: unknown): unknown {
+  try {
+    refuseNonObjectItems(Drawing, body);
+    return null;
+  } catch (error) {
+    return error instanceof AppError ? error.details : error;
+  }
+}
+
+describe('arrays of nested objects', () => {
+  it('refuse an item that is not an object, naming its place, at any depth', () => {
+    for (const item of [null, 0, 'text', true, [], [{}]]) {
+      expect(refusal({ shapes: [{ kind: 'label', text: 'a' }, item] })).toEqual({
+        field: 'shapes.1',
+        issue: 'must be an object',
+      });
+    }
+    expect(refusal({ shapes: [{ kind: 'line', points: [{ x: 1 }, null] }] })).toMatchObject({
+      field: 'shapes.0.points.1',
+    });
+    expect(refusal({ shapes: [], outline: { kind: 'line', points: [7] } })).toMatchObject({
+      field: 'outline.points.0',
+    });
+  });
+
+  it('leave everything else to the rules of the class', () => {
+    expect(
+      refusal({
+        shapes: [
+          { kind: 'label', text: 'a' },
+          { kind: 'line', points: [] },
+        ],
+      }),
+    ).toBe(null);
+    // Not an array, or not an object where one belongs: @IsArray and @IsObject name them.
+    expect(refusal({ shapes: null, outline: [null] })).toBe(null);
+    // A label has no nested points: an unknown field is the whitelist's to refuse.
+    expect(refusal({ shapes: [{ kind: 'label', points: [null] }] })).toBe(null);
   });
 });

@@ -1,5 +1,7 @@
-import { ValidationPipe, type ValidationError } from '@nestjs/common';
-import { getMetadataStorage } from 'class-validator';
+import { createRequire } from 'node:module';
+import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
+import type { TypeMetadata } from 'class-transformer';
+import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import { AppError } from '#common';
 import { cacheValidationMetadata } from './validation-metadata-cache.js';
 
@@ -10,7 +12,7 @@ import { cacheValidationMetadata } from './validation-metadata-cache.js';
  */
 export function createValidationPipe(): ValidationPipe {
   cacheValidationMetadata();
-  return new ValidationPipe({
+  return new ApiValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,
@@ -19,6 +21,81 @@ export function createValidationPipe(): ValidationPipe {
     validationError: { target: true, value: true },
     exceptionFactory: (errors) => toValidationError(errors),
   });
+}
+
+/** Nest's pipe, with the shape of nested objects checked before class-transformer builds them. */
+class ApiValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    refuseNonObjectItems(metadata.metatype, value);
+    return super.transform(value, metadata);
+  }
+}
+
+/**
+ * class-transformer's registry of `@Type`, which its index does not export:
+ * the class each nested property holds (the same module instance Nest's
+ * ValidationPipe and the DTOs' decorators use: the package's CommonJS build).
+ */
+const typeRegistry = (
+  createRequire(import.meta.url)('class-transformer/cjs/storage.js') as {
+    defaultMetadataStorage: {
+      findTypeMetadata(target: object, property: string): TypeMetadata | undefined;
+    };
+  }
+).defaultMetadataStorage;
+
+/**
+ * Every array a body holds nested objects in (`@ValidateNested({ each: true })`),
+ * at any depth, holds only objects: a null, a number, a string or an array in
+ * it is refused naming its place (`queries.0`), before class-transformer builds
+ * the nested objects — which reads a discriminated array's items (the v2
+ * dowsing batch) as objects, so a null one threw a TypeError (a 500). What is
+ * not an array or not an object where one belongs is left to the class's own
+ * rules (`@IsArray`, `@IsObject`), which name it.
+ */
+export function refuseNonObjectItems(metatype: unknown, value: unknown, at = ''): void {
+  if (typeof metatype !== 'function' || !isPlainObject(value)) return;
+  for (const { property, each } of nestedProperties(metatype)) {
+    const nested = value[property];
+    const type = typeRegistry.findTypeMetadata(metatype, property);
+    if (each && Array.isArray(nested)) {
+      nested.forEach((item: unknown, index) => {
+        const field = `${at}${property}.${index}`;
+        if (!isPlainObject(item)) throw AppError.invalid(field, 'must be an object');
+        refuseNonObjectItems(classOf(type, item), item, `${field}.`);
+      });
+    } else if (!each && isPlainObject(nested)) {
+      refuseNonObjectItems(classOf(type, nested), nested, `${at}${property}.`);
+    }
+  }
+}
+
+const nestedByClass = new WeakMap<object, { property: string; each: boolean }[]>();
+
+function nestedProperties(metatype: object): { property: string; each: boolean }[] {
+  let nested = nestedByClass.get(metatype);
+  if (nested === undefined) {
+    nested = getMetadataStorage()
+      .getTargetValidationMetadatas(metatype as new () => object, '', true, false)
+      .filter((rule) => rule.type === ValidationTypes.NESTED_VALIDATION)
+      .map((rule) => ({ property: rule.propertyName, each: rule.each }));
+    nestedByClass.set(metatype, nested);
+  }
+  return nested;
+}
+
+/** The class class-transformer builds `item` as: its discriminated subtype, else the declared one. */
+function classOf(type: TypeMetadata | undefined, item: Record<string, unknown>): unknown {
+  if (type === undefined) return undefined;
+  const discriminator = type.options.discriminator;
+  const subtype = discriminator?.subTypes.find(
+    (candidate) => candidate.name === item[discriminator.property],
+  );
+  return subtype?.value ?? type.typeFunction();
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function toValidationError(errors: ValidationError[]): AppError {

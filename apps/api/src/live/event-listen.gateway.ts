@@ -98,6 +98,7 @@ export class EventListenGateway implements OnModuleInit {
 /** Analysts and judges are blind: events carry results and would show them the targets. */
 function blindMember(): AppError {
   return new AppError('FORBIDDEN', 'Analysts and judges cannot listen to events', {
+    field: 'role',
     issue:
       'events carry results; this needs the admin role (analysts and judges use /v2/assignments and /v2/judging-tasks)',
   });

@@ -7,6 +7,7 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { AppError, missingScopes, type Principal, type ScopeName } from '#common';
 import { CredentialResolver, UsersService, type CredentialHeaders } from '#auth';
@@ -20,6 +21,7 @@ import {
   handshakeRequestId,
   isWebSocketUpgrade,
   refuseUpgrade,
+  upgradeRequired,
 } from './upgrade-handshake.js';
 
 /** Frames larger than this close the connection (1009) before they are read. */
@@ -111,6 +113,16 @@ export class LiveSockets implements OnApplicationBootstrap, BeforeApplicationShu
   register<O>(endpoint: LiveEndpoint<O>): void {
     this.endpoints.set(endpoint.path, endpoint as LiveEndpoint<unknown>);
   }
+
+  /**
+   * Express middleware: a request to a WebSocket path that reaches Express is
+   * no WebSocket upgrade, and is answered so (426, upgradeRequired) rather than
+   * by a route that would read the path's last segment as an id.
+   */
+  readonly refusePlainRequests = (request: Request, _response: Response, next: NextFunction) => {
+    if (!this.endpoints.has(request.path)) return next();
+    next(upgradeRequired(request.method, request.path));
+  };
 
   /** Takes the WebSocket upgrades of the registered paths from the API's HTTP server. */
   attach(server: Server): void {

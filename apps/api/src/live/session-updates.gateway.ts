@@ -218,6 +218,7 @@ export class SessionUpdatesGateway implements OnModuleInit {
 /** Analysts and judges are blind: live updates carry results and would show them the targets. */
 function blindMember(): AppError {
   return new AppError('FORBIDDEN', 'Analysts and judges cannot subscribe to work updates', {
+    field: 'role',
     issue:
       'live updates carry results; this needs the admin role (analysts and judges use /v2/assignments and /v2/judging-tasks)',
   });

@@ -20,6 +20,28 @@ export function isWebSocketUpgrade(
   return request.headers.upgrade?.toLowerCase() === 'websocket' && paths.has(path);
 }
 
+/**
+ * The answer to a plain HTTP request (no WebSocket upgrade) to a WebSocket
+ * path: 426 with `Upgrade: websocket` to GET and HEAD, whose handshake it is
+ * missing; 405 to any other method, which no handshake uses.
+ */
+export function upgradeRequired(method: string, path: string): AppError {
+  if (method === 'GET' || method === 'HEAD') {
+    return new AppError(
+      'UPGRADE_REQUIRED',
+      `${path} is a WebSocket: connect with a WebSocket client`,
+      { field: 'Upgrade', issue: 'send the WebSocket handshake (Upgrade: websocket)' },
+      { Upgrade: 'websocket' },
+    );
+  }
+  return new AppError(
+    'METHOD_NOT_ALLOWED',
+    `${method} is not allowed on ${path}`,
+    { issue: 'allowed methods: GET, HEAD (a WebSocket handshake is a GET)' },
+    { Allow: 'GET, HEAD' },
+  );
+}
+
 /** The caller's `X-Request-Id` when it is a well-formed `req_` id, else a new one (as for HTTP). */
 export function handshakeRequestId(request: IncomingMessage): string {
   const incoming = single(request.headers['x-request-id']);
@@ -38,9 +60,12 @@ export function handshakeCredentials(request: IncomingMessage): CredentialHeader
   if (authorization !== undefined) {
     throw AppError.unauthorized(
       'send the credential in the Authorization header or as access_token, not both',
+      'access_token',
     );
   }
-  if (/\s/.test(token)) throw AppError.unauthorized('the access_token parameter is malformed');
+  if (/\s/.test(token)) {
+    throw AppError.unauthorized('the access_token parameter is malformed', 'access_token');
+  }
   return { authorization: `Bearer ${token}`, apiKey };
 }
 

@@ -209,6 +209,7 @@ export class JudgingService {
       if (task.judgeUserId !== caller.userId) {
         if (!caller.isAdmin) throw AppError.notFound('judging task', publicId);
         throw new AppError('FORBIDDEN', 'Only the judge of a judging task ranks it', {
+          field: 'judging_task_id',
           issue: 'this task is another judge’s; an admin may read it but not rank it',
         });
       }

@@ -327,6 +327,7 @@ function assertHoldsWhatItGrants(principal: Principal, connection: SsoConnection
   const missing = missingScopes(principal.scopes, [...granted].sort());
   if (missing.length === 0) return;
   throw new AppError('FORBIDDEN', 'This connection grants scopes your credential does not hold', {
+    field: 'scope',
     issue: `its people may hold ${missing.join(' ')}; change it with a credential that holds them`,
     required_scopes: missing,
   });
