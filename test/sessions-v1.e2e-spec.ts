@@ -48,6 +48,8 @@ describe('POST /v1/sessions → worker → GET results (the vertical slice)', ()
     });
     expect(done.body).toMatchObject({
       session_id: id,
+      type: 'remote_viewing',
+      target: 'The object in envelope 4711',
       status: 'completed',
       progress: 100,
       current_phase: 'completed',
@@ -111,6 +113,27 @@ describe('POST /v1/sessions → worker → GET results (the vertical slice)', ()
     expect(created.status).toBe(201);
     const results = await client.get(`/v1/sessions/${created.body.session_id}/results`, { token });
     expect(results.body.metadata).toMatchObject({ duration_minutes: 30, modality: null });
+    const read = await client.get(`/v1/sessions/${created.body.session_id}`, { token });
+    expect(read.body).toMatchObject({ type: 'remote_viewing', target: 'Where is the lost ring?' });
+  });
+
+  it('never shows a classified session’s target: null in its read and in the list', async () => {
+    const own = await createOrganization(stack, client);
+    const ownToken = await own.token();
+    const created = await createSession(
+      { type: 'remote_viewing', target: 'Codeword basalt heron', privacy_level: 'classified' },
+      ownToken,
+    );
+    expect(created.status).toBe(201);
+    const id = created.body.session_id;
+    const read = await client.get(`/v1/sessions/${id}`, { token: ownToken });
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ session_id: id, type: 'remote_viewing', target: null });
+    const listed = await client.get('/v1/sessions', { token: ownToken });
+    expect(listed.body.results).toEqual([
+      expect.objectContaining({ session_id: id, target: null }),
+    ]);
+    expect(JSON.stringify([read.body, listed.body])).not.toContain('basalt');
   });
 
   it('ends a session whose target contains [fail] in failed, with the reason', async () => {
@@ -295,6 +318,11 @@ describe('GET /v1/sessions', () => {
     expect(all.body.results.map((s: { session_id: string }) => s.session_id)).toEqual(
       [...ids].reverse(),
     );
+    expect(all.body.results.map((s: { target: string }) => s.target)).toEqual([
+      'list remote_viewing [slow]',
+      'list dowsing [slow]',
+      'list remote_viewing [slow]',
+    ]);
 
     const dowsing = await client.get('/v1/sessions?type=dowsing', { token: ownToken });
     expect(dowsing.body.results.map((s: { session_id: string }) => s.session_id)).toEqual([ids[1]]);

@@ -24,6 +24,8 @@ describe('version 2 sessions', () => {
     });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
+      type: 'remote_viewing',
+      target: 'Lighthouse',
       status: 'initiated',
       privacy_level: 'public',
       duration_minutes: 30,
@@ -41,15 +43,56 @@ describe('version 2 sessions', () => {
     expect(statistical_validation.sample_size).toBeGreaterThan(0);
     expect(collaborative_insights.length).toBeGreaterThan(0);
     expect(done.metadata).toMatchObject({ engine: 'simulated', evidence: 'prior' });
+    expect(done.target).toBe('Lighthouse');
   });
 
-  it('does not accept the v1 quick-start spelling', async () => {
-    const response = await client.post('/v2/sessions/create', {
-      token,
-      json: { cue: 'x', session_type: 'remote_viewing' },
+  it.each(['/v2/sessions/create', '/v2/sessions/collaborative', '/v2/mobile/sessions/create'])(
+    'accepts the quick-start body (cue, session_type) at %s',
+    async (path) => {
+      const created = await client.post(path, {
+        token,
+        json: { cue: 'Where is the lost hiking boot?', session_type: 'remote_viewing' },
+      });
+      expect(created.status).toBe(201);
+      const read = await client.get(`/v2/sessions/${created.body.session_id}`, { token });
+      expect(read.body).toMatchObject({
+        type: 'remote_viewing',
+        target: 'Where is the lost hiking boot?',
+        duration_minutes: 30,
+        privacy_level: 'private',
+      });
+    },
+  );
+
+  it.each([
+    ['target and cue', { type: 'remote_viewing', target: 'a', cue: 'b' }, 'cue'],
+    [
+      'type and another session_type',
+      { type: 'remote_viewing', session_type: 'dowsing', cue: 'b' },
+      'session_type',
+    ],
+    ['a blank cue', { session_type: 'remote_viewing', cue: '   ' }, 'target'],
+  ])('refuses %s in one body, naming the field', async (_name, body, field) => {
+    const refused = await client.post('/v2/sessions/create', { token, json: body });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });
+  });
+
+  it('never shows a classified session’s target: null in the create answer, its read and the list', async () => {
+    const own = await (await createOrganization(stack, client)).token();
+    const created = await client.post('/v2/sessions/create', {
+      token: own,
+      json: { type: 'dowsing', target: 'Codeword granite plover', privacy_level: 'classified' },
     });
-    expect(response.status).toBe(400);
-    expect(response.body.error.code).toBe('VALIDATION_ERROR');
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ privacy_level: 'classified', target: null });
+    const read = await client.get(`/v2/sessions/${created.body.session_id}`, { token: own });
+    expect(read.body).toMatchObject({ session_id: created.body.session_id, target: null });
+    const listed = await client.get('/v2/sessions', { token: own });
+    expect(listed.body.data).toEqual([
+      expect.objectContaining({ session_id: created.body.session_id, target: null }),
+    ]);
+    expect(JSON.stringify([created.body, read.body, listed.body])).not.toContain('granite');
   });
 });
 
@@ -111,6 +154,10 @@ describe('GET /v2/sessions', () => {
     expect([...idsOf(all.body), ...idsOf(second.body), ...idsOf(third.body)]).toEqual([
       running.body.session_id,
       ...[...ids].reverse(),
+    ]);
+    expect(all.body.data.map((session: { target: string }) => session.target)).toEqual([
+      'still running [slow]',
+      'delta bridge',
     ]);
     expect(third.body.pagination).toMatchObject({ has_next: false, next_cursor: null });
 
@@ -335,12 +382,29 @@ describe('session templates', () => {
     ).toBe(404);
   });
 
-  it('still requires a type when no template is named', async () => {
+  it.each([
+    ['/v2/sessions/create', { target: 'no type' }],
+    ['/v2/sessions/create', { cue: 'no type' }],
+    ['/v2/sessions/collaborative', { target: 'no type' }],
+    ['/v2/mobile/sessions/create', { target: 'no type' }],
+  ])('still requires a type at %s when no template is named: %o', async (path, body) => {
+    const refused = await client.post(path, { token, json: body });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { field: 'type', issue: 'is required' },
+    });
+  });
+
+  it('requires a target in either spelling', async () => {
     const refused = await client.post('/v2/sessions/create', {
       token,
-      json: { target: 'no type' },
+      json: { type: 'remote_viewing' },
     });
     expect(refused.status).toBe(400);
-    expect(refused.body.error.details.field).toBe('type');
+    expect(refused.body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { field: 'target', issue: 'is required' },
+    });
   });
 });

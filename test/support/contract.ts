@@ -76,6 +76,19 @@ export class Contract {
     expect(result.errors ?? [], `${where}: body does not match the documented schema`).toEqual([]);
   }
 
+  /**
+   * What the document's own validation finds wrong in a JSON request body for
+   * `operationId`, sent to `path` (under the server): empty when a client
+   * generated from the document would send it.
+   */
+  requestBodyErrors(method: string, path: string, operationId: string, body: unknown): unknown[] {
+    const result = this.backend.validateRequest(
+      { method, path, headers: { 'content-type': 'application/json' }, body },
+      operationId,
+    );
+    return (result.errors ?? []).filter((error) => error.instancePath.startsWith('/requestBody'));
+  }
+
   /** A URL's path under the longest of the document's servers (the live or the sandbox base) it is under. */
   private pathUnderServer(url: string): string {
     const { origin, pathname } = new URL(url);

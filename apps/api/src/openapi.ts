@@ -6,6 +6,8 @@ import { docsHeaders } from './http/docs-headers.js';
 import type { ServedBases } from './http/sandbox.js';
 import { MAX_BODY_DEPTH } from './http/input-guards.js';
 import { MAX_LIST_OFFSET } from './http/v1-list.dto.js';
+import { documentPublicOperations } from './http/openapi-public-operations.js';
+import { documentRequestLimits } from './http/openapi-request-limits.js';
 import { documentRequestRules } from './http/openapi-request-rules.js';
 import { authorizationServerPaths } from './oauth/authorization-server/openapi-paths.js';
 
@@ -50,8 +52,11 @@ export function buildOpenApiDocument(
     .build();
   const document = SwaggerModule.createDocument(app, config);
   documentIdempotency(document);
-  document.paths = { ...authorizationServerPaths(), ...document.paths };
+  const authorizationServer = authorizationServerPaths();
+  document.paths = { ...authorizationServer, ...document.paths };
+  documentPublicOperations(app, document, authorizationServer);
   documentRequestRules(app, document);
+  documentRequestLimits(document);
   return document;
 }
 

@@ -1,4 +1,5 @@
 export * from './session-phase.js';
+export * from './classified-target.js';
 export * from './analyst-sessions.js';
 export * from './sessions.service.js';
 export * from './session-runner.js';

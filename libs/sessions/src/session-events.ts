@@ -1,4 +1,5 @@
 import { toPublicId } from '#common';
+import { disclosedTarget } from './classified-target.js';
 import type { SessionEntity } from './entities/session.entity.js';
 import type { SessionResultsData } from '#engines';
 import type { EventDataMap, SessionCompletedData } from '#events';
@@ -17,7 +18,7 @@ export function sessionCreatedData(session: SessionEntity): EventDataMap['sessio
 
 /**
  * The data of `session.completed`. A classified session's target never
- * leaves the sessions table: not in events, webhooks, replays or logs.
+ * leaves the sessions table (disclosedTarget): the event has no `target`.
  */
 export function sessionCompletedData(
   session: SessionEntity,
@@ -26,10 +27,11 @@ export function sessionCompletedData(
   sequence: number,
   sketchUrl: (index: number) => string,
 ): SessionCompletedData {
+  const target = disclosedTarget(session);
   return {
     session_id: toPublicId('session', session.id),
     type: session.type,
-    ...(session.privacyLevel === 'classified' ? {} : { target: session.target }),
+    ...(target === null ? {} : { target }),
     status: 'completed',
     confidence_score: results.confidence_score,
     duration_minutes: session.durationMinutes,

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -32,6 +32,7 @@ import {
 } from '#engines';
 import { WithWorkTasking } from '../assignments/work-tasking.dto.js';
 import { Optional, OptionalOrNull } from '../http/dto-decorators.js';
+import { nullableRef } from '../http/nullable-ref.js';
 import type { RequestExamples } from '../http/request-examples.js';
 import { oneOf } from '../http/validation-messages.js';
 
@@ -111,6 +112,7 @@ export class TargetCoordinatesDto {
   longitude!: number;
 }
 
+@ApiExtraModels(TargetCoordinatesDto)
 export class ReferenceMaterialDto {
   @ApiPropertyOptional({
     type: 'array',
@@ -135,8 +137,7 @@ export class ReferenceMaterialDto {
   documents?: unknown[];
 
   @ApiPropertyOptional({
-    type: TargetCoordinatesDto,
-    nullable: true,
+    ...nullableRef(TargetCoordinatesDto),
     description: "The target's position, if known",
   })
   @OptionalOrNull()

@@ -1,5 +1,6 @@
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { PERFORMANCE_WORK_LIMIT, WORK_KINDS_MEASURED } from '#analytics';
+import { nullableRef } from '../http/nullable-ref.js';
 import { RateDto } from '../http/rate.dto.js';
 import { CaseGroupDto, ModalityGroupDto, TypeGroupDto } from './history-analytics.dto.js';
 
@@ -21,7 +22,7 @@ export class ProcessingSecondsDto {
   p99!: number;
 }
 
-@ApiExtraModels(RateDto)
+@ApiExtraModels(RateDto, ProcessingSecondsDto)
 export class EnginePerformanceDto {
   @ApiProperty({ enum: WORK_KINDS_MEASURED, description: 'The kind of work' })
   kind!: string;
@@ -70,8 +71,7 @@ export class EnginePerformanceDto {
   scores_note!: string | null;
 
   @ApiProperty({
-    type: ProcessingSecondsDto,
-    nullable: true,
+    ...nullableRef(ProcessingSecondsDto),
     description: 'Processing time percentiles of the completed work; null when none completed',
   })
   processing_seconds!: ProcessingSecondsDto | null;

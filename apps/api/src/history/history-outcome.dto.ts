@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   IsBoolean,
@@ -12,6 +12,7 @@ import {
 import { VERDICTS, type Verdict } from '#history';
 import { PointDto } from '../dowsing/dowsing-request.dto.js';
 import { Optional, OptionalOrNull } from '../http/dto-decorators.js';
+import { nullableRef } from '../http/nullable-ref.js';
 import { oneOf } from '../http/validation-messages.js';
 
 export const MAX_OUTCOME_LENGTH = 5000;
@@ -20,6 +21,7 @@ export const MAX_VERIFIED_BY_LENGTH = 200;
 const BOOLEAN = { message: 'must be true or false' };
 
 /** Body of PUT /v1/history/{case_id}/outcome: what really happened, as a whole (a PUT replaces it). */
+@ApiExtraModels(PointDto)
 export class RecordOutcomeDto {
   @ApiProperty({
     enum: VERDICTS,
@@ -47,8 +49,7 @@ export class RecordOutcomeDto {
   location_found?: boolean | null;
 
   @ApiPropertyOptional({
-    type: PointDto,
-    nullable: true,
+    ...nullableRef(PointDto),
     description: 'Where the target really was: the case’s location from now on',
   })
   @OptionalOrNull()

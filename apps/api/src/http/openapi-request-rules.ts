@@ -13,15 +13,18 @@ import type {
 import { getMetadataStorage, ValidationTypes, type MetadataStorage } from 'class-validator';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-translation.js';
 import { MAX_BODY_DEPTH } from './input-guards.js';
+import { requiredAlternativesOf } from './required-alternatives.js';
 
 /**
  * The request side of the OpenAPI document says what the server enforces, so
  * generated clients, Swagger UI and fuzzers agree with it:
  *
  * - every bound a request DTO's class-validator decorators enforce (length,
- *   range, array size, uniqueness, pattern, allowed values) is written into its
+ *   range, array size, uniqueness, pattern, allowed values, dates) is written into its
  *   schema — bodies and query parameters alike — from those decorators, so the
  *   two cannot drift;
+ * - a body needing one field of each group (a field or its other spelling,
+ *   ApiRequiredAlternatives) says so with `anyOf` of `required`;
  * - every object schema of a request body refuses unknown fields
  *   (`additionalProperties: false`), as validation does, unless it says
  *   otherwise;
@@ -119,7 +122,22 @@ function boundSchemaOf(document: OpenAPIObject, type: Type, done: Set<Type>): vo
     const target = schema.properties?.[property];
     if (target && !isReference(target)) applyRules(target, rules);
   }
+  requireAlternatives(schema, requiredAlternativesOf(type));
   for (const nested of nestedDtos(type)) boundSchemaOf(document, nested, done);
+}
+
+/** One field of each group is required (`target` or `cue`): `anyOf` of `required`, each group. */
+function requireAlternatives(schema: SchemaObject, groups: string[][]): void {
+  if (groups.length === 0) return;
+  const grouped = new Set(groups.flat());
+  const required = (schema.required ?? []).filter((field) => !grouped.has(field));
+  if (required.length > 0) schema.required = required;
+  else delete schema.required;
+  const oneOfGroup = (group: string[]): SchemaObject => ({
+    anyOf: group.map((field) => ({ required: [field] })),
+  });
+  if (groups.length === 1) Object.assign(schema, oneOfGroup(groups[0]!));
+  else schema.allOf = [...(schema.allOf ?? []), ...groups.map(oneOfGroup)];
 }
 
 /** The query parameter's property: the same name unless the property renames it. */
@@ -226,6 +244,10 @@ function applyRules(schema: SchemaObject, rules: Rule[]): void {
       case 'isInt':
         target.type = 'integer';
         break;
+      case 'isDateString':
+        // ISO 8601 dates (2026-01-01) pass as well as date-times; `date-time` would refuse them.
+        if (target.format === 'date-time') delete target.format;
+        break;
     }
   }
 }
@@ -243,7 +265,9 @@ function closeRequestBodySchemas(document: OpenAPIObject): void {
     for (const part of [...(schema.allOf ?? []), ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])])
       close(part);
     if (schema.items) close(schema.items);
-    if (schema.type === 'object' || schema.properties) {
+    // Only a schema listing its own fields: `additionalProperties` does not see the fields
+    // of an `allOf` beside it, so closing such a wrapper would refuse every field.
+    if (schema.properties) {
       schema.additionalProperties ??= false;
       for (const property of Object.values(schema.properties ?? {})) close(property);
     }

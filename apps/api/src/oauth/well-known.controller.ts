@@ -6,6 +6,9 @@ import { SigningKeyService } from '#auth';
 import { ApiController } from '../http/api-controller.decorator.js';
 import { Public } from '../http/auth.decorator.js';
 
+const ADDRESS = { type: 'string', format: 'uri' } as const;
+const NAMES = { type: 'array', items: { type: 'string' } } as const;
+
 @ApiTags('OAuth 2.0')
 @ApiController({ path: '.well-known', version: VERSION_NEUTRAL })
 export class WellKnownController {
@@ -37,6 +40,24 @@ export class WellKnownController {
     schema: {
       type: 'object',
       required: ['issuer', 'authorization_endpoint', 'token_endpoint', 'jwks_uri'],
+      properties: {
+        issuer: ADDRESS,
+        authorization_endpoint: ADDRESS,
+        token_endpoint: ADDRESS,
+        revocation_endpoint: ADDRESS,
+        introspection_endpoint: ADDRESS,
+        jwks_uri: ADDRESS,
+        grant_types_supported: NAMES,
+        response_types_supported: NAMES,
+        response_modes_supported: NAMES,
+        code_challenge_methods_supported: NAMES,
+        token_endpoint_auth_methods_supported: NAMES,
+        revocation_endpoint_auth_methods_supported: NAMES,
+        introspection_endpoint_auth_methods_supported: NAMES,
+        scopes_supported: NAMES,
+        authorization_response_iss_parameter_supported: { type: 'boolean' },
+        service_documentation: ADDRESS,
+      },
     },
   })
   metadata() {

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -20,6 +20,7 @@ import {
   MAX_TARGET_PHOTOS,
 } from '#analysts';
 import { Optional, OptionalOrNull } from '../http/dto-decorators.js';
+import { nullableRef } from '../http/nullable-ref.js';
 import type { RequestExamples } from '../http/request-examples.js';
 import { FreeText, SingleLineText } from '../http/text-rules.js';
 
@@ -43,6 +44,7 @@ export class TargetCoordinatesInputDto {
   longitude!: number;
 }
 
+@ApiExtraModels(TargetCoordinatesInputDto)
 export class CreateTargetDto {
   @ApiProperty({
     minLength: 1,
@@ -70,8 +72,7 @@ export class CreateTargetDto {
   descriptors?: string[];
 
   @ApiPropertyOptional({
-    type: TargetCoordinatesInputDto,
-    nullable: true,
+    ...nullableRef(TargetCoordinatesInputDto),
     description: 'Where the target is, if it is a place',
   })
   @OptionalOrNull()

@@ -35,6 +35,17 @@ export class SessionStatusV1Dto {
   @ApiProperty({ enum: SESSION_TYPES })
   type!: string;
 
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    minLength: 1,
+    maxLength: 1000,
+    example: 'The object in the sealed envelope #4711',
+    description:
+      'The target, as created (`cue` in the quick-start spelling). Null for a `classified` session: its target never leaves the sessions table — not in reads, lists, events, webhooks or logs',
+  })
+  target!: string | null;
+
   @ApiProperty({ enum: SESSION_STATUSES })
   status!: string;
 

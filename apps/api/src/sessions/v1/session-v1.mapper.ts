@@ -1,7 +1,13 @@
-import { AppError, toPublicId } from '#common';
+import { toPublicId } from '#common';
 import type { SessionEntity } from '#sessions';
-import { phaseOf, requestedSession, type NewSession } from '#sessions';
-import { completedResults, failureOf, resultsMetadata, resultsV1 } from '../session-mapping.js';
+import { disclosedTarget, phaseOf, requestedSession, type NewSession } from '#sessions';
+import {
+  completedResults,
+  failureOf,
+  resultsMetadata,
+  resultsV1,
+  sessionSubject,
+} from '../session-mapping.js';
 import type { CreateSessionV1Dto } from './create-session-v1.dto.js';
 import type {
   SessionCreatedV1Dto,
@@ -15,25 +21,7 @@ import type {
  * an item of a larger request (`sessions.2.`).
  */
 export function toNewSession(body: CreateSessionV1Dto, at = ''): NewSession {
-  if (body.target !== undefined && body.cue !== undefined) {
-    throw AppError.invalid(`${at}cue`, 'send either target or cue, not both');
-  }
-  if (
-    body.type !== undefined &&
-    body.session_type !== undefined &&
-    body.type !== body.session_type
-  ) {
-    throw AppError.invalid(`${at}session_type`, 'send either type or session_type, not both');
-  }
-  const target = body.target ?? body.cue;
-  if (target === undefined || target.trim() === '') {
-    throw AppError.invalid(
-      `${at}target`,
-      target === undefined ? 'is required' : 'must not be blank',
-    );
-  }
-  const type = body.type ?? body.session_type;
-  if (type === undefined) throw AppError.invalid(`${at}type`, 'is required', 'remote_viewing');
+  const { type, target } = sessionSubject(body, { at });
   return requestedSession(
     {
       type,
@@ -59,6 +47,7 @@ export function toStatusV1(session: SessionEntity): SessionStatusV1Dto {
   return {
     session_id: toPublicId('session', session.id),
     type: session.type,
+    target: disclosedTarget(session),
     status: session.status,
     progress: session.progress,
     current_phase: phaseOf(session),

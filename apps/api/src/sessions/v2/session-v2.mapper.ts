@@ -1,18 +1,27 @@
 import type { SessionEntity } from '#sessions';
 import { toPublicId } from '#common';
 import type { SessionRequest } from '#sessions';
-import { completedResults, resultsMetadata, resultsV1 } from '../session-mapping.js';
+import {
+  completedResults,
+  resultsMetadata,
+  resultsV1,
+  sessionSubject,
+} from '../session-mapping.js';
 import { toStatusV1 } from '../v1/session-v1.mapper.js';
 import type { CreateSessionV2Dto } from './create-session-v2.dto.js';
 import type { SessionV2Dto } from './session-v2.dto.js';
 import { workPeople } from '../../assignments/work-tasking.dto.js';
 
-/** A v2 create body as the service takes it; the template, if named, is applied there. */
+/**
+ * A v2 create body as the service takes it, in either spelling; the template,
+ * if named, is applied there.
+ */
 export function toSessionRequestV2(body: CreateSessionV2Dto): SessionRequest {
+  const { type, target } = sessionSubject(body, { templateNamed: body.template_id !== undefined });
   return {
     templateId: body.template_id,
-    type: body.type,
-    target: body.target,
+    type,
+    target,
     modality: body.modality,
     durationMinutes: body.duration_minutes,
     privacyLevel: body.privacy_level,
