@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UsersService } from '#auth';
-import { parsePublicId, Scope, toPublicId } from '#common';
+import { newId, parsePublicId, Scope, toPublicId } from '#common';
 import { Sql } from '#database';
 import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
@@ -405,5 +405,183 @@ describe('SSO users are matched by email', () => {
     // Signed in through SSO, they are no longer invited: the link no longer sets a password.
     const link = new URL(created.body.invitation_url as string);
     expect((await fetch(`${stack.baseUrl}${link.pathname}`)).status).toBe(404);
+  });
+});
+
+describe('removing an analyst who holds open work', () => {
+  /** Records the statements of every transaction the API runs until `stop()`. */
+  function recordTransactions() {
+    const transactions: string[][] = [];
+    const original = sql.transaction.bind(sql);
+    const spy = vi.spyOn(sql, 'transaction').mockImplementation((work) =>
+      original(async (tx) => {
+        const statements: string[] = [];
+        transactions.push(statements);
+        const query = tx.query;
+        (tx as { query: unknown }).query = (text: unknown, ...rest: unknown[]) => {
+          statements.push(String(text));
+          return (query as (...args: unknown[]) => unknown).call(tx, text, ...rest);
+        };
+        try {
+          return await work(tx);
+        } finally {
+          delete (tx as { query?: unknown }).query;
+        }
+      }),
+    );
+    return { transactions, stop: () => spy.mockRestore() };
+  }
+
+  async function task(teamToken: string, target: string, analystIds: string[]) {
+    const created = await client.post('/v2/sessions/create', {
+      token: teamToken,
+      json: {
+        type: 'remote_viewing',
+        target,
+        engine: 'analyst',
+        analyst_count: analystIds.length,
+        analyst_ids: analystIds,
+        duration_minutes: 180,
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    return parsePublicId('session', created.body.session_id as string)!;
+  }
+
+  async function assignmentsOfWork(workId: string) {
+    return sql.rows<{
+      id: string;
+      user_id: string;
+      status: string;
+      decline_reason: string | null;
+      deadline: Date;
+    }>(
+      `SELECT a.id, a.user_id, a.status, a.decline_reason, a.deadline
+         FROM assignments a JOIN work_taskings t ON t.id = a.tasking_id
+        WHERE t.work_id = $1 ORDER BY a.created_at, a.id`,
+      [workId],
+    );
+  }
+
+  it('hands on all 30 open assignments in one transaction: declined, replaced, announced in order', async () => {
+    const team = await createOrganization(stack, client);
+    const teamToken = await team.token();
+    const [leaving, partner, third, fourth] = await Promise.all(
+      ['Leaving', 'Partner', 'Third', 'Fourth'].map((name) =>
+        addMember(stack, team, ['analyst'], `${name} Analyst`),
+      ),
+    );
+    // The first 10 are shared with `partner`, who therefore cannot take those places.
+    const works: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const ids = i < 10 ? [leaving!.analystId, partner!.analystId] : [leaving!.analystId];
+      works.push(await task(teamToken, `Target ${i}`, ids));
+    }
+    // Work already submitted is not given back.
+    const submittedWork = await task(teamToken, 'Submitted target', [leaving!.analystId]);
+    await sql.rows(
+      `UPDATE assignments SET status = 'submitted', submitted_at = now() WHERE user_id = $1
+          AND tasking_id = (SELECT id FROM work_taskings WHERE work_id = $2)`,
+      [leaving!.userId, submittedWork],
+    );
+    const before = new Map(
+      await Promise.all(works.map(async (w) => [w, await assignmentsOfWork(w)] as const)),
+    );
+
+    const requestId = newId('request');
+    const recorder = recordTransactions();
+    let removed;
+    try {
+      removed = await client.patch(`/v2/analysts/${leaving!.analystId}`, {
+        token: teamToken,
+        json: { disabled: true },
+        headers: { 'x-request-id': requestId },
+      });
+    } finally {
+      recorder.stop();
+    }
+    expect(removed.status, removed.text).toBe(200);
+    // One transaction hands every assignment on, in a fixed handful of statements.
+    const releases = recorder.transactions.filter((statements) =>
+      statements.some((text) => /UPDATE assignments/.test(text)),
+    );
+    expect(releases).toHaveLength(1);
+    expect(releases[0]!.length).toBeLessThanOrEqual(8);
+
+    const others = new Set([partner!.userId, third!.userId, fourth!.userId]);
+    for (const [i, work] of works.entries()) {
+      const rows = await assignmentsOfWork(work);
+      const mine = rows.find((row) => row.user_id === leaving!.userId)!;
+      expect(mine).toMatchObject({ status: 'declined', decline_reason: 'released' });
+      const assigned = rows.filter((row) => row.status === 'assigned');
+      expect(assigned, `work ${i}`).toHaveLength(i < 10 ? 2 : 1);
+      for (const row of assigned) {
+        expect(others.has(row.user_id)).toBe(true);
+        expect(row.deadline).toEqual(mine.deadline);
+      }
+      expect(new Set(rows.map((row) => row.user_id)).size).toBe(rows.length);
+      expect(rows).toHaveLength(before.get(work)!.length + 1);
+    }
+    expect((await assignmentsOfWork(submittedWork))[0]!.status).toBe('submitted');
+    // Least loaded first: partner started with 10, the others with none; 30 places later all are level.
+    const loads = await sql.rows<{ user_id: string; open: number }>(
+      `SELECT user_id, count(*)::int AS open FROM assignments
+        WHERE user_id = ANY($1) AND status IN ('assigned', 'submitted') GROUP BY user_id`,
+      [[...others]],
+    );
+    const counts = loads.map((row) => row.open);
+    expect(counts.reduce((sum, n) => sum + n, 0)).toBe(40);
+    expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(1);
+
+    // Each place: its assignment.declined, then its replacement's assignment.created.
+    const events = await sql.rows<{ type: string; data: Record<string, unknown> }>(
+      `SELECT type, data FROM events WHERE organization_id = $1 AND request_id = $2
+          AND type LIKE 'assignment.%' ORDER BY created_at, id`,
+      [team.organizationId, requestId],
+    );
+    expect(events).toHaveLength(60);
+    for (let i = 0; i < 60; i += 2) {
+      const [declined, created] = [events[i]!, events[i + 1]!];
+      expect(declined).toMatchObject({
+        type: 'assignment.declined',
+        data: { analyst_id: leaving!.analystId, status: 'declined', sequence: 2 },
+      });
+      expect(created).toMatchObject({
+        type: 'assignment.created',
+        data: { status: 'assigned', sequence: 1, work_id: declined.data['work_id'] },
+      });
+      expect(created.data['analyst_id']).not.toBe(leaving!.analystId);
+      expect(created.data['deadline']).toBe(declined.data['deadline']);
+    }
+    expect(new Set(events.map((event) => event.data['work_id'])).size).toBe(30);
+    expect(events[0]!.data['work_id']).toBe(toPublicId('session', works[0]!));
+  });
+
+  it('brings the deadline to now where nobody is free and nobody left has yet to submit', async () => {
+    const team = await createOrganization(stack, client);
+    const teamToken = await team.token();
+    const [leaving, other] = await Promise.all([
+      addMember(stack, team, ['analyst']),
+      addMember(stack, team, ['analyst']),
+    ]);
+    const work = await task(teamToken, 'A quiet harbour', [leaving.analystId, other.analystId]);
+    await sql.rows(
+      `UPDATE assignments SET status = 'submitted', submitted_at = now() WHERE user_id = $1`,
+      [other.userId],
+    );
+    const removed = await client.delete(`/v2/analysts/${leaving.analystId}`, {
+      token: teamToken,
+    });
+    expect(removed.status, removed.text).toBe(204);
+    const rows = await assignmentsOfWork(work);
+    expect(rows.map((row) => [row.user_id, row.status])).toEqual([
+      [leaving.userId, 'declined'],
+      [other.userId, 'submitted'],
+    ]);
+    const [tasking] = await sql.rows<{ deadline: Date; now: Date }>(
+      `SELECT deadline, now() AS now FROM work_taskings WHERE work_id = $1`,
+      [work],
+    );
+    expect(tasking!.deadline.getTime()).toBeLessThanOrEqual(tasking!.now.getTime());
   });
 });

@@ -136,6 +136,28 @@ describe('POST /v1/dowsing/query', () => {
       'dowsing.query_failed',
     ]);
   });
+
+  it('words the simulated answer after the mode: the sandbox says so, live work names the engine', async () => {
+    const body = { query_type: 'yes_no', question: 'Is there water under the east field?' };
+    const sandboxKey = await org.apiKey(undefined, 'test');
+    const sandbox = await client.post('/v1/dowsing/query', { apiKey: sandboxKey, json: body });
+    const live = await ask('query', body);
+    for (const response of [sandbox, live]) {
+      expect(response.status, response.text).toBe(201);
+      expect(response.body.metadata.engine).toBe('simulated');
+    }
+    const note = (response: typeof live) =>
+      (response.body.result.additional_insights as string[]).at(-1);
+    expect(note(sandbox)).toMatch(/^Sandbox simulation: /);
+    expect(note(live)).toMatch(
+      /^Simulated engine: this live query was answered by the simulated engine/,
+    );
+    expect((live.body.result.additional_insights as string[]).join(' ')).not.toMatch(/sandbox/i);
+    // v2 reads the stored result: the same words.
+    const read = await client.get(`/v2/dowsing/queries/${live.body.query_id}`, { token });
+    expect(read.status, read.text).toBe(200);
+    expect(JSON.stringify(read.body)).not.toMatch(/Sandbox simulation/);
+  });
 });
 
 describe('the seven variants', () => {

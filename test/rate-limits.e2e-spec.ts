@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toPublicId } from '#common';
 import { RedisService } from '#queue';
 import { TestClient } from './support/client.js';
 import { createOrganization } from './support/factories.js';
@@ -117,9 +118,40 @@ describe('plan and tier limits', () => {
           limit: 100,
           used: 80,
           threshold_percent: 80,
+          organization_id: toPublicId('organization', org.organizationId),
         }),
       },
     ]);
+  });
+
+  it('names the organisation by its public id in the listed threshold event', async () => {
+    const org = await createOrganization(stack, client, 'live', 'enterprise', {
+      tier: 'custom',
+      requestsPerHour: 10,
+    });
+    const apiKey = await org.apiKey();
+    // The eighth request of ten reaches 80 %; the event is written beside the request.
+    for (let i = 0; i < 8; i++) {
+      expect((await client.get('/v1/sessions?limit=1', { apiKey })).status).toBe(200);
+    }
+    const sql = stack.api.get(DataSource);
+    await waitFor(async () => {
+      const rows: unknown[] = await sql.query(
+        `SELECT 1 FROM events WHERE organization_id = $1 AND type = 'account.usage_threshold_reached'`,
+        [org.organizationId],
+      );
+      return rows.length > 0 ? true : null;
+    }, 60_000);
+    const listed = await client.get('/v2/events?type=account.usage_threshold_reached', { apiKey });
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.data).toHaveLength(1);
+    expect(listed.body.data[0].data).toMatchObject({
+      organization_id: toPublicId('organization', org.organizationId),
+      quota: 'requests_per_hour',
+      limit: 10,
+      used: 8,
+    });
+    expect(listed.body.data[0].data.organization_id).toMatch(/^org_[0-9a-z]{26}$/);
   });
 
   it('counts per mode: the sandbox has its own windows', async () => {

@@ -177,6 +177,35 @@ describe('webhook endpoints', () => {
     ).toBe(404);
     expect((await client.get('/v1/webhooks', { apiKey: testKey })).body.total).toBe(0);
   });
+
+  it('take subscriptions to the reserved payment events, which the catalogue marks reserved', async () => {
+    const reserved = ['account.payment_succeeded', 'account.payment_failed'];
+    const created = await register({ url: receiver.url, events: reserved });
+    expect(created.events).toEqual(reserved);
+    const document = (await (await fetch(`${stack.baseUrl}/docs-json`)).json()) as Record<
+      string,
+      any
+    >;
+    const schemaOf = (path: string) => {
+      const ref: string =
+        document.paths[path].post.requestBody.content['application/json'].schema.$ref;
+      return document.components.schemas[ref.split('/').pop()!];
+    };
+    const descriptions = [
+      schemaOf('/v1/webhooks').properties.events.description as string,
+      schemaOf('/v2/webhooks').properties.events.description as string,
+      document.components.schemas.EventDto.properties.type.description as string,
+    ];
+    for (const description of descriptions) {
+      for (const type of reserved) {
+        expect(description).toMatch(
+          new RegExp(
+            `Reserved: .*\`${type.replace('.', '\\.')}\`.* never sent, because the service has no billing`,
+          ),
+        );
+      }
+    }
+  });
 });
 
 describe('delivery', () => {

@@ -138,7 +138,7 @@ export class DowsingService {
         return {
           request,
           engine: name,
-          outcome: await engine.run(request, orgSeed, records.get(request.queryType)),
+          outcome: await engine.run(request, orgSeed, records.get(request.queryType), tenant.mode),
           people: null,
         };
       }),

@@ -5,6 +5,7 @@
  * (issue 18) will answer later, through the worker.
  */
 
+import type { Mode } from '#common';
 import type { VerifiedRecord } from '#statistics';
 import type { Engine, EngineName } from './engine.js';
 import type { Evidence } from './session-engine.js';
@@ -171,11 +172,13 @@ export interface DowsingEngine extends Engine {
   /**
    * `verified`: the organisation's verified outcomes of this query type
    * (VerifiedRecords in #history); with at least one, the statistics rest on
-   * them (evidence `verified`), else on the chance prior.
+   * them (evidence `verified`), else on the chance prior. `mode`: whose work
+   * it is (the sandbox's or live), which the result's wording follows.
    */
   run(
     request: DowsingRequest,
     orgSeed: string,
-    verified?: VerifiedRecord | null,
+    verified: VerifiedRecord | null | undefined,
+    mode: Mode,
   ): Promise<DowsingEngineOutcome>;
 }

@@ -96,7 +96,7 @@ describe('SimulatedDowsingEngine', () => {
   describe.each(Object.entries(EXAMPLES))('%s', (_, req) => {
     it('gives the same outcome for the same request, another for another organisation', async () => {
       const outcome = completed(req);
-      expect(await engine.run(req, ORG_SEED)).toEqual(outcome);
+      expect(await engine.run(req, ORG_SEED, null, 'test')).toEqual(outcome);
       expect(completed(structuredClone(req))).toEqual(outcome);
       const other = completed(req, 'b'.repeat(64));
       expect(other.seed).not.toBe(outcome.seed);
@@ -442,6 +442,30 @@ describe('SimulatedDowsingEngine', () => {
     expect(engine.outcome(request({ question: 'Water? [slow]' }), ORG_SEED).status).toBe(
       'completed',
     );
+  });
+
+  it('words its note after the mode: a sandbox simulation, or live work on the simulated engine', async () => {
+    const req = EXAMPLES['yes_no']!;
+    const inMode = async (mode: 'test' | 'live') => {
+      const outcome = await engine.run(req, ORG_SEED, null, mode);
+      if (outcome.status !== 'completed') throw new Error('expected completed');
+      return outcome;
+    };
+    const sandbox = await inMode('test');
+    const live = await inMode('live');
+    expect(sandbox.result.additional_insights.at(-1)).toMatch(/^Sandbox simulation: /);
+    expect(live.result.additional_insights.at(-1)).toMatch(
+      /^Simulated engine: this live query was answered by the simulated engine, not by analysts/,
+    );
+    expect(live.result.additional_insights.join(' ')).not.toMatch(/sandbox/i);
+    // Only the wording differs: the answer is the same function of the request.
+    expect(live.result.additional_insights.slice(0, -1)).toEqual(
+      sandbox.result.additional_insights.slice(0, -1),
+    );
+    expect({ ...live.result, additional_insights: [] }).toEqual({
+      ...sandbox.result,
+      additional_insights: [],
+    });
   });
 });
 

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Mode } from '#common';
 import type { VerifiedOutcomeStatistics, VerifiedRecord } from '#statistics';
 import type {
   ChartType,
@@ -45,7 +46,9 @@ const SIGNIFICANCE_LEVEL = 0.05;
  * the query type (`verified`): then the confidence, its interval and the
  * statistical significance are those of the verified record, evidence
  * `verified`, and the readings and the answer are what they would be
- * without it (the record is no part of the seed).
+ * without it (the record is no part of the seed). The mode changes only
+ * the wording: the sandbox's answers say they are the sandbox's, live ones
+ * that the organisation's live work ran on the simulated engine.
  *
  * Magic inputs in `question` (case-insensitive): `[fail]` → failed,
  * `engine_failure`; `[timeout]` → failed, `deadline_exceeded`. `[slow]`
@@ -62,20 +65,23 @@ export class SimulatedDowsingEngine implements DowsingEngine {
   async run(
     request: DowsingRequest,
     orgSeed: string,
-    verified?: VerifiedRecord | null,
+    verified: VerifiedRecord | null | undefined,
+    mode: Mode,
   ): Promise<DowsingEngineOutcome> {
-    return this.outcome(request, orgSeed, verified);
+    return this.outcome(request, orgSeed, verified, mode);
   }
 
   /**
    * The outcome, synchronously. Throws a RangeError naming the field when
    * the request is one the engine cannot answer (dowsingRequestProblem: the
-   * HTTP layer rejects those first).
+   * HTTP layer rejects those first). `mode` defaults to the sandbox's, where
+   * this engine does most of its work (and the unit tests ask it).
    */
   outcome(
     request: DowsingRequest,
     orgSeed: string,
     verified?: VerifiedRecord | null,
+    mode: Mode = 'test',
   ): DowsingEngineOutcome {
     const problem = dowsingRequestProblem(request);
     if (problem !== null) throw new RangeError(problem);
@@ -83,7 +89,13 @@ export class SimulatedDowsingEngine implements DowsingEngine {
     const common = { engine: this.name, engineVersion: this.version, seed };
     const magic = magicEffects(request.question);
     if (magic.failure) return failure(magic.failure, common);
-    return completed(request, answerVariant(request, seed), verifiedStatistics(verified), common);
+    return completed(
+      request,
+      answerVariant(request, seed),
+      verifiedStatistics(verified),
+      mode,
+      common,
+    );
   }
 }
 
@@ -105,6 +117,7 @@ function completed(
   request: DowsingRequest,
   variant: VariantAnswer,
   verified: VerifiedOutcomeStatistics | null,
+  mode: Mode,
   common: Common,
 ): CompletedDowsingOutcome {
   const score = scoreJudged(variant.judged);
@@ -131,11 +144,7 @@ function completed(
             ]
           : []),
         ...variant.insights,
-        verified
-          ? 'Simulated readings: they were drawn without regard to the truth, so their agreement with it is chance; ' +
-            "the confidence and the significance rest on your organisation's verified outcomes instead."
-          : 'Sandbox simulation: the readings were drawn without regard to the truth, so any agreement with it is chance; ' +
-            'the evidence is the chance prior, and the result enters no track record.',
+        simulationNote(mode, verified !== null),
       ],
       chart_data: {
         chart_type: chartType,
@@ -167,6 +176,30 @@ function completed(
     },
     ...common,
   };
+}
+
+/**
+ * What the answer rests on, in words that follow the mode: the sandbox's
+ * answers are a simulation by design; live work ran on the simulated engine
+ * because the organisation had no active analyst or asked for it.
+ */
+function simulationNote(mode: Mode, verified: boolean): string {
+  const readings =
+    'the readings were drawn without regard to the truth, so any agreement with it is chance';
+  if (verified) {
+    return (
+      `${mode === 'test' ? 'Sandbox simulation' : 'Simulated engine'}: ${readings}; ` +
+      "the confidence and the significance rest on your organisation's verified outcomes instead."
+    );
+  }
+  if (mode === 'test') {
+    return `Sandbox simulation: ${readings}; the evidence is the chance prior, and the result enters no track record.`;
+  }
+  return (
+    `Simulated engine: this live query was answered by the simulated engine, not by analysts, so ${readings}; ` +
+    "the evidence is the chance prior, and the result enters no analyst's track record " +
+    '(ask for engine "analyst" to have your analysts answer).'
+  );
 }
 
 /** "12 readings; 4 matched the synthetic truth, where chance expects 4 (p = 0.52)." */

@@ -33,6 +33,22 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/**
+ * Reserved: in the catalogue (the spec names them), so webhooks subscribe to
+ * them and test deliveries and `POST /v2/events/trigger` send samples, but
+ * never sent, because the service takes no payments. They will be sent once
+ * billing exists.
+ */
+export const RESERVED_EVENT_TYPES = [
+  'account.payment_succeeded',
+  'account.payment_failed',
+] as const satisfies readonly EventType[];
+
+/** How the OpenAPI document and the README say it. */
+export const RESERVED_EVENTS_NOTE =
+  `Reserved: ${RESERVED_EVENT_TYPES.map((type) => `\`${type}\``).join(' and ')} are accepted in subscriptions ` +
+  'but never sent, because the service has no billing; they will be sent once it does.';
+
 /** Every event's data names its resource and carries that resource's event sequence number. */
 interface Sequenced {
   sequence: number;

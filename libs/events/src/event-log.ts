@@ -6,6 +6,18 @@ import type { EventDataMap, KnownEventType } from './catalogue.js';
 const INSERT_EVENT = `INSERT INTO events (id, organization_id, mode, type, data, request_id)
   VALUES ($1, $2, $3, $4, $5, $6)`;
 
+/** Rows in the order given: `created_at` (clock_timestamp) and the UUIDv7 ids both follow it. */
+const INSERT_EVENTS = `INSERT INTO events (id, organization_id, mode, type, data, request_id)
+  SELECT id, organization_id, mode, type, data, $6
+    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::jsonb[])
+      WITH ORDINALITY AS e(id, organization_id, mode, type, data, position)
+   ORDER BY position`;
+
+/** One event to write with others: its tenant, name and data. */
+export type NewEvent = {
+  [T in KnownEventType]: { tenant: Tenant; type: T; data: EventDataMap[T] };
+}[KnownEventType];
+
 /**
  * Writes events into the outbox. Always called with the executor of the
  * transaction that makes the change, so the change and its event commit together.
@@ -30,6 +42,29 @@ export class EventLog {
       requestId,
     ]);
     return id;
+  }
+
+  /**
+   * Several events of one change in one statement, in the order given (as
+   * many `append` calls would write them): for changes that touch many
+   * resources at once. Returns the stored ids, in that order.
+   */
+  async appendMany(
+    tx: SqlExecutor,
+    events: readonly NewEvent[],
+    requestId: string | null,
+  ): Promise<string[]> {
+    if (events.length === 0) return [];
+    const ids = events.map(() => newUuid());
+    await tx.query(INSERT_EVENTS, [
+      ids,
+      events.map((event) => event.tenant.organizationId),
+      events.map((event) => event.tenant.mode),
+      events.map((event) => event.type),
+      events.map((event) => JSON.stringify(event.data)),
+      requestId,
+    ]);
+    return ids;
   }
 
   /**

@@ -24,7 +24,7 @@ import {
   type EnvelopeFormat,
   type WebhookStatus,
 } from '#webhooks';
-import { EVENT_TYPES } from '#events';
+import { EVENT_TYPES, RESERVED_EVENTS_NOTE } from '#events';
 import {
   MAX_ROTATION_OVERLAP_SECONDS,
   MAX_SUBSCRIPTIONS,
@@ -54,7 +54,7 @@ const EventsField = (required: boolean) =>
     (required ? ApiProperty : ApiPropertyOptional)({
       type: [String],
       example: ['session.completed', 'session.failed'],
-      description: `Event names (${EVENT_TYPES.join(', ')}), or "*" for all of them`,
+      description: `Event names (${EVENT_TYPES.join(', ')}), or "*" for all of them. ${RESERVED_EVENTS_NOTE}`,
       minItems: 1,
       maxItems: MAX_SUBSCRIPTIONS,
     }),

@@ -36,7 +36,24 @@ export async function appendAssignmentEvent<T extends AssignmentEvent>(
     `UPDATE assignments SET event_sequence = event_sequence + 1 WHERE id = $1 RETURNING event_sequence`,
     [assignment.id],
   )) as { rows: { event_sequence: number }[] };
-  const base: AssignmentEventBase = {
+  const base = assignmentEventBase(assignment, tasking, status, rows[0]!.event_sequence);
+  await events.append(
+    tx,
+    taskingTenant(tasking),
+    type,
+    { ...base, ...extra } as EventDataMap[T],
+    requestId,
+  );
+}
+
+/** What every assignment event says of its assignment, at event sequence number `sequence`. */
+export function assignmentEventBase(
+  assignment: { id: string; userId: string; deadline: Date },
+  tasking: Tasking,
+  status: AssignmentStatus,
+  sequence: number,
+): AssignmentEventBase {
+  return {
     assignment_id: toPublicId('assignment', assignment.id),
     work_id: workPublicId(tasking),
     kind: tasking.kind,
@@ -44,8 +61,11 @@ export async function appendAssignmentEvent<T extends AssignmentEvent>(
     target_reference_number: tasking.referenceNumber,
     status,
     deadline: assignment.deadline.toISOString(),
-    sequence: rows[0]!.event_sequence,
+    sequence,
   };
-  const tenant: Tenant = { organizationId: tasking.organizationId, mode: tasking.mode };
-  await events.append(tx, tenant, type, { ...base, ...extra } as EventDataMap[T], requestId);
+}
+
+/** The organisation and mode a tasking's events belong to. */
+export function taskingTenant(tasking: Tasking): Tenant {
+  return { organizationId: tasking.organizationId, mode: tasking.mode };
 }

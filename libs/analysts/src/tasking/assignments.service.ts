@@ -3,7 +3,7 @@ import type { Member } from '#auth';
 import { AppError, parsePublicId, toPublicId, type Tenant } from '#common';
 import { Sql, type KeysetPage, keysetPage, type PageRequest, SqlConditions } from '#database';
 import { EventLog } from '#events';
-import { releaseAssignment } from './assignment-changes.js';
+import { releaseAllAssignments, releaseAssignment } from './assignment-changes.js';
 import type { Assignment, AssignmentStatus, TaskedKind } from './tasking.js';
 import {
   type AssignmentRow,
@@ -115,23 +115,11 @@ export class AssignmentsService {
   /**
    * Someone who is no longer an analyst here (role taken away, account
    * disabled) gives up every assignment not yet submitted; others take them.
+   * One transaction of a few statements, however many there are (it runs
+   * inside the request that changed the person). Returns how many.
    */
-  async releaseOpenAssignments(userId: string, requestId: string | null): Promise<void> {
-    const open = await this.sql.rows<AssignmentRow & TaskingRow>(
-      `${SELECT_ASSIGNMENTS} WHERE a.user_id = $1 AND a.status = 'assigned' AND t.closed_at IS NULL`,
-      [userId],
-    );
-    for (const row of open) {
-      await this.sql.transaction(async (tx) => {
-        const { rowCount } = await tx.query(
-          `SELECT 1 FROM assignments WHERE id = $1 AND status = 'assigned' FOR UPDATE`,
-          [row.a_id],
-        );
-        if (rowCount) {
-          await releaseAssignment(tx, this.events, assignmentFromRow(row), 'released', requestId);
-        }
-      });
-    }
+  async releaseOpenAssignments(userId: string, requestId: string | null): Promise<number> {
+    return this.sql.transaction((tx) => releaseAllAssignments(tx, this.events, userId, requestId));
   }
 }
 

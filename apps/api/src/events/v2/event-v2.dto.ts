@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDateString, IsIn, IsOptional } from 'class-validator';
-import { EVENT_TYPES, type EventType } from '#events';
+import { EVENT_TYPES, RESERVED_EVENTS_NOTE, type EventType } from '#events';
 import type { RequestExamples } from '../../http/request-examples.js';
 import { oneOf } from '../../http/validation-messages.js';
 import { V2List, V2ListQueryDto } from '../../http/v2-list.js';
@@ -9,7 +9,7 @@ export class EventDto {
   @ApiProperty({ example: 'evt_01jh2x7v4ke8rbk3a8y0v0d7qz' })
   id!: string;
 
-  @ApiProperty({ enum: EVENT_TYPES })
+  @ApiProperty({ enum: EVENT_TYPES, description: `The event name. ${RESERVED_EVENTS_NOTE}` })
   type!: string;
 
   @ApiProperty({ format: 'date-time' })
