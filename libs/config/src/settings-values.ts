@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 // The typed readers of settings.ts: each reads one variable, applies its default and bounds,
@@ -149,6 +150,40 @@ export function privateAllowlist(env: Env, name: string): string[] {
     }
   }
   return entries;
+}
+
+/**
+ * Local IP addresses outward connections are bound to, comma-separated (none
+ * when unset): each must be an address of one family, IPv4 or IPv6, for a
+ * socket of one family cannot be bound to the other's. Whether the host holds
+ * them shows at the first connection (EADDRNOTAVAIL), not here.
+ */
+export function localAddresses(env: Env, name: string): string[] {
+  const entries = (text(env, name) ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  const addresses = entries.map((entry) => {
+    // Node's own test, which the socket's `localAddress` must pass (no `127.1` or zone ids).
+    if (isIP(entry) === 0) {
+      throw new SettingsError(name, `"${entry}" is not an IP address (e.g. 203.0.113.10)`);
+    }
+    const address = ipaddr.parse(entry);
+    if (address.range() === 'unspecified') {
+      throw new SettingsError(name, `"${entry}" is the unspecified address, not a local one`);
+    }
+    return address.toString(); // one spelling per address (IPv6 compressed, lower case)
+  });
+  if (new Set(addresses).size !== addresses.length) {
+    throw new SettingsError(name, 'lists an address twice');
+  }
+  if (new Set(addresses.map((address) => isIP(address))).size > 1) {
+    throw new SettingsError(
+      name,
+      'mixes IPv4 and IPv6 addresses: list addresses of the one family your receivers are reached over',
+    );
+  }
+  return addresses;
 }
 
 /** Express's names for address ranges (proxy-addr's), usable in TRUSTED_PROXIES. */

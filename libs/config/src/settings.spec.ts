@@ -51,6 +51,7 @@ describe('settings', () => {
         retryScale: 1,
         endpointConcurrency: 10,
         workerConcurrency: 100,
+        sourceAddresses: [],
       },
       outbound: {
         extraCaPem: null,
@@ -183,6 +184,28 @@ describe('settings', () => {
   it('read the webhook settings', () => {
     const { webhooks } = parseSettings({ ...base, WEBHOOK_RETRY_SCALE: '0.001' });
     expect(webhooks.retryScale).toBe(0.001);
+  });
+
+  it('read the published webhook source addresses, one spelling each', () => {
+    const read = (value: string) =>
+      parseSettings({ ...base, WEBHOOK_SOURCE_ADDRESSES: value }).webhooks.sourceAddresses;
+    expect(read(' 203.0.113.10, 203.0.113.11 ,')).toEqual(['203.0.113.10', '203.0.113.11']);
+    expect(read('2001:DB8:0:0::10,2001:db8::11')).toEqual(['2001:db8::10', '2001:db8::11']);
+    expect(read(' ')).toEqual([]);
+  });
+
+  it.each([
+    ['203.0.113.10,gateway.internal', '"gateway.internal" is not an IP address'],
+    ['203.0.113.0/24', '"203.0.113.0/24" is not an IP address'],
+    ['127.1', '"127.1" is not an IP address'],
+    ['0.0.0.0', '"0.0.0.0" is the unspecified address'],
+    ['203.0.113.10,203.0.113.10', 'lists an address twice'],
+    ['2001:db8::10,2001:DB8::10', 'lists an address twice'],
+    ['203.0.113.10,2001:db8::10', 'mixes IPv4 and IPv6 addresses'],
+  ])('refuse WEBHOOK_SOURCE_ADDRESSES=%s: %s', (value, problem) => {
+    expect(() => parseSettings({ ...base, WEBHOOK_SOURCE_ADDRESSES: value })).toThrow(
+      `Invalid setting WEBHOOK_SOURCE_ADDRESSES: ${problem}`,
+    );
   });
 
   it('read the outbound settings', () => {

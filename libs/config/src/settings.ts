@@ -5,6 +5,7 @@ import {
   type Env,
   firstSet,
   integer,
+  localAddresses,
   optionalPort,
   pemFile,
   positiveNumber,
@@ -135,6 +136,11 @@ export interface WebhookSettings {
   endpointConcurrency: number;
   /** Deliveries one worker process sends at once. */
   workerConcurrency: number;
+  /**
+   * The published source addresses (WEBHOOK_SOURCE_ADDRESSES): local addresses of one family
+   * that every delivery's socket is bound to, in turn. Empty: the host's default address.
+   */
+  sourceAddresses: string[];
 }
 
 /** How the service connects outward: webhook deliveries and reference material alike. */
@@ -328,6 +334,7 @@ export function parseSettings(env: Env): Settings {
       retryScale: positiveNumber(env, 'WEBHOOK_RETRY_SCALE', 1, 100),
       endpointConcurrency: integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 10, 1, 1000),
       workerConcurrency: integer(env, 'WEBHOOK_WORKER_CONCURRENCY', 100, 1, 10_000),
+      sourceAddresses: localAddresses(env, 'WEBHOOK_SOURCE_ADDRESSES'),
     },
     outbound: {
       // WEBHOOK_*: the names from before reference material, when only webhooks went outward.

@@ -77,3 +77,26 @@ describe('DestinationPolicy.refusal', () => {
     expect(allowing.isAllowListed('[::1]')).toBe(false);
   });
 });
+
+describe('DestinationPolicy.lookup', () => {
+  /** What the resolver hook answers for `host` (address literals resolve without a network). */
+  function resolve(host: string, family?: number | string) {
+    return new Promise<{ error: string | null; address: unknown; family?: number }>((done) =>
+      policy(['127.0.0.1', '::1']).lookup(host, { family }, (error, address, resolved) =>
+        done({ error: error?.code ?? null, address, family: resolved }),
+      ),
+    );
+  }
+
+  it('answers only the family a socket bound to a source address asks for', async () => {
+    expect(await resolve('127.0.0.1')).toEqual({ error: null, address: '127.0.0.1', family: 4 });
+    expect(await resolve('127.0.0.1', 4)).toEqual({ error: null, address: '127.0.0.1', family: 4 });
+    expect(await resolve('::1', 'IPv6')).toEqual({ error: null, address: '::1', family: 6 });
+    expect(await resolve('127.0.0.1', 6)).toMatchObject({ error: 'EADDRFAMILY' });
+    expect(await resolve('::1', 'IPv4')).toMatchObject({ error: 'EADDRFAMILY' });
+  });
+
+  it('refuses a destination the policy refuses before looking at its family', async () => {
+    expect(await resolve('10.1.2.3', 6)).toMatchObject({ error: 'EREFUSEDDEST' });
+  });
+});

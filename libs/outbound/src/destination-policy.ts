@@ -47,6 +47,22 @@ export function refusedDestinationError(): NodeJS.ErrnoException {
   return Object.assign(new Error(REFUSED_DESTINATION), { code: 'EREFUSEDDEST' });
 }
 
+/**
+ * The socket error of a destination with no address of the family the
+ * connection must leave from (`EADDRFAMILY`): a socket bound to an IPv4 source
+ * address cannot reach an IPv6 one, nor the reverse.
+ */
+export function addressFamilyError(
+  destinationFamily: number | null,
+  sourceFamily: number,
+): NodeJS.ErrnoException {
+  const message =
+    destinationFamily === null
+      ? `the host has no IPv${sourceFamily} address, and connections leave from IPv${sourceFamily} source addresses`
+      : `the host is an IPv${destinationFamily} address, and connections leave from IPv${sourceFamily} source addresses`;
+  return Object.assign(new Error(message), { code: 'EADDRFAMILY' });
+}
+
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
 /**
@@ -145,7 +161,8 @@ export class DestinationPolicy {
 
   /**
    * A `dns.lookup` replacement for the HTTP client: resolves, then keeps only
-   * allowed addresses, so the socket can only ever connect to one of them.
+   * allowed addresses, so the socket can only ever connect to one of them; of
+   * those, only the family asked for, if any (a socket bound to a local address).
    */
   readonly lookup = (
     hostname: string,
@@ -160,8 +177,18 @@ export class DestinationPolicy {
       if (error) return callback(error, []);
       const allowed = addresses.filter(({ address }) => this.refusal(hostname, address) === null);
       if (allowed.length === 0) return callback(refusedDestinationError(), []);
-      if (options.all) return callback(null, allowed);
-      callback(null, allowed[0]!.address, allowed[0]!.family);
+      const family = dnsFamily(options.family);
+      const usable = family === 0 ? allowed : allowed.filter((entry) => entry.family === family);
+      if (usable.length === 0) return callback(addressFamilyError(null, family), []);
+      if (options.all) return callback(null, usable);
+      callback(null, usable[0]!.address, usable[0]!.family);
     });
   };
+}
+
+/** 4, 6, or 0 (any) from the `family` of a lookup's options (a number, or `IPv4`/`IPv6`). */
+function dnsFamily(family: number | string | undefined): 0 | 4 | 6 {
+  if (family === 4 || family === 'IPv4') return 4;
+  if (family === 6 || family === 'IPv6') return 6;
+  return 0;
 }

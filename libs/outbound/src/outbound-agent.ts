@@ -1,7 +1,8 @@
+import { isIP } from 'node:net';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
-import { Agent, Pool } from 'undici';
+import { Agent, Pool, type Dispatcher } from 'undici';
 import { AppSettings } from '#config';
-import { DestinationPolicy } from './destination-policy.js';
+import { addressFamilyError, DestinationPolicy, unbracketed } from './destination-policy.js';
 
 export interface OutboundTimeouts {
   /** TCP and TLS handshake. */
@@ -28,10 +29,22 @@ export function createOutboundAgent(
   return new Agent(outboundOptions(settings, policy, timeouts));
 }
 
+/** Requests to one origin through kept-alive sockets (an undici Pool, or one per source address). */
+export interface OutboundPool {
+  request(options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
+  close(): Promise<void>;
+}
+
 /**
  * The same, for one origin: at most `connections` sockets, kept alive between
  * requests, one request at a time on each (no pipelining). Every new socket is
  * resolved through the destination policy like the agent's.
+ *
+ * With `sourceAddresses` (local addresses of one family, WEBHOOK_SOURCE_ADDRESSES
+ * for webhooks), every socket is bound to one of them, and each request goes
+ * from the next in turn: one pool per address, each binding its sockets to it
+ * (`localAddress`) and resolving names to that family only, so requests one
+ * after another leave from each address in turn whatever sockets are kept alive.
  */
 export function createOutboundPool(
   origin: string,
@@ -39,12 +52,48 @@ export function createOutboundPool(
   policy: DestinationPolicy,
   timeouts: OutboundTimeouts,
   connections: number,
-): Pool {
-  return new Pool(origin, {
-    ...outboundOptions(settings, policy, timeouts),
-    connections,
-    pipelining: 1,
-  });
+  sourceAddresses: readonly string[] = [],
+): OutboundPool {
+  const pool = (localAddress?: string) =>
+    new Pool(origin, {
+      ...outboundOptions(settings, policy, timeouts, localAddress),
+      ...(localAddress ? { localAddress } : {}),
+      connections,
+      pipelining: 1,
+    });
+  if (sourceAddresses.length === 0) return pool();
+  return new SourceAddressRotation(origin, sourceAddresses, pool);
+}
+
+/** One pool per source address, taken in turn. */
+class SourceAddressRotation implements OutboundPool {
+  private readonly pools: Pool[];
+  /** Why nothing can be sent: the origin is an address of the other family. */
+  private readonly wrongFamily: NodeJS.ErrnoException | null;
+  private next = 0;
+
+  constructor(
+    origin: string,
+    sourceAddresses: readonly string[],
+    pool: (localAddress: string) => Pool,
+  ) {
+    const family = isIP(sourceAddresses[0]!);
+    const host = unbracketed(new URL(origin).hostname);
+    this.wrongFamily =
+      isIP(host) !== 0 && isIP(host) !== family ? addressFamilyError(isIP(host), family) : null;
+    this.pools = sourceAddresses.map(pool);
+  }
+
+  request(options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
+    if (this.wrongFamily) return Promise.reject(this.wrongFamily);
+    const pool = this.pools[this.next]!;
+    this.next = (this.next + 1) % this.pools.length;
+    return pool.request(options);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.pools.map((pool) => pool.close()));
+  }
 }
 
 /** The trust store with OUTBOUND_EXTRA_CA_FILE, per PEM: built once, not once per connection. */
@@ -68,6 +117,7 @@ function outboundOptions(
   settings: AppSettings,
   policy: DestinationPolicy,
   timeouts: OutboundTimeouts,
+  localAddress?: string,
 ): Agent.Options {
   const extra = settings.outbound.extraCaPem;
   return {
@@ -76,6 +126,9 @@ function outboundOptions(
       rejectUnauthorized: true,
       minVersion: 'TLSv1.2',
       lookup: policy.lookup,
+      // A socket bound to a local address reaches only addresses of its family: names resolve
+      // to that family alone (the policy's lookup honours it).
+      ...(localAddress ? { family: isIP(localAddress) } : {}),
       timeout: timeouts.connectMs,
     },
     headersTimeout: timeouts.headersMs,

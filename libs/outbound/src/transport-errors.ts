@@ -19,6 +19,7 @@ export function describeTransportError(error: unknown, timeout: string): string 
   }
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connection timed out';
   if (code === 'EREFUSEDDEST') return message ?? 'refused destination';
+  if (code === 'EADDRFAMILY') return message ?? "no address of the source addresses' family";
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ENOTFOUND') return 'the host does not resolve';
   if (

@@ -133,6 +133,20 @@ export class AttemptRecords {
   /**
    * The statements of `write`, for a caller's transaction; with `handOver`, the deliveries
    * leased in the freed slots' place.
+   *
+   * Lock order. Several workers write outcomes at once, and their batches share
+   * events (an event fans out to many endpoints, whose deliveries end on
+   * different workers) and webhooks. Row locks used to be taken in whatever order
+   * the plan met the rows: the events' `pending_webhooks` in the order of a hash
+   * aggregate over the batch, the webhooks' status changes in the order answers
+   * arrived. Two batches holding events {A, B} locked A then B and B then A, and
+   * PostgreSQL ended one with a deadlock (40P01); its outcome stayed unwritten,
+   * so the delivery was sent again when its lease ran out (issue 38). Every
+   * writer of these rows now locks them in one order: the deliveries, by id;
+   * then the events, by id; then the webhooks, by id (WebhooksService.delete and
+   * the claim follow the same order). The handover's deliveries are taken after
+   * the outcomes' with SKIP LOCKED, so it never waits while holding them.
+   * Test: webhook-outcome-locks.e2e-spec.ts.
    */
   async write(
     manager: EntityManager,
@@ -142,20 +156,33 @@ export class AttemptRecords {
     if (results.length === 0) return [];
     const attempts = results.filter((result) => result.attempt !== null);
     const now = Date.now();
+    /** Deliveries whose slot is handed over once their outcome is written. */
     const slots = handOver
       ? results
           .filter((result) => now - result.delivery.leasedAt.getTime() < HANDOVER_MAX_LEASE_AGE_MS)
-          .map((result) => result.delivery.webhookId)
+          .map((result) => result.delivery.id)
       : [];
     // Data-modifying CTEs run whatever the final SELECT reads; an event's `pending_webhooks`
     // counts its fan-out deliveries not yet settled. Every CTE sees the snapshot from before the
     // statement, so the handover skips the deliveries it writes by id, not by their new lease.
+    // The order of the locks (see above) is made by what reads what: `outcomes` updates only
+    // rows `delivery_locks` locked in id order (MATERIALIZED: a locking CTE is never inlined, but
+    // the order must not rest on that); the events are locked in id order once every outcome
+    // is written (the aggregate reads all of them first); the slots are counted from the
+    // outcomes, so the handover starts after them too.
     const handedOver: DeliveryRow[] = await manager.query(
-      `WITH attempts AS (
+      `WITH delivery_locks AS MATERIALIZED (
+         SELECT id FROM webhook_deliveries WHERE id = ANY($9::uuid[])
+          ORDER BY id FOR NO KEY UPDATE
+       ), attempts AS (
          INSERT INTO webhook_attempts
            (id, delivery_id, attempt_number, started_at, duration_ms, status_code, response_body, error)
-         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::timestamptz[], $5::int[],
-                              $6::int[], $7::text[], $8::text[])
+         SELECT a.* FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::timestamptz[], $5::int[],
+                                $6::int[], $7::text[], $8::text[])
+                  AS a(id, delivery_id, attempt_number, started_at, duration_ms, status_code,
+                       response_body, error)
+          -- Of deliveries that still exist (a webhook deleted meanwhile took its own).
+          WHERE a.delivery_id IN (SELECT id FROM delivery_locks)
        ), outcomes AS (
          UPDATE webhook_deliveries d
             SET attempts = u.attempts, state = u.state, last_status_code = u.status_code,
@@ -165,15 +192,21 @@ export class AttemptRecords {
                 completed_at = CASE WHEN u.state = 'pending' THEN NULL ELSE now() END
            FROM unnest($9::uuid[], $10::int[], $11::text[], $12::int[], $13::text[], $14::int[])
              AS u(id, attempts, state, status_code, error, delay_ms)
+           JOIN delivery_locks l ON l.id = u.id
           WHERE d.id = u.id
-         RETURNING d.event_id, d.origin, d.state
+         RETURNING d.id, d.webhook_id, d.event_id, d.origin, d.state
+       ), settling AS (
+         SELECT event_id, count(*)::int AS settled FROM outcomes
+          WHERE state <> 'pending' AND origin = 'event' GROUP BY event_id
+       ), event_locks AS MATERIALIZED (
+         SELECT e.id FROM events e WHERE e.id IN (SELECT event_id FROM settling)
+          ORDER BY e.id FOR NO KEY UPDATE OF e
        ), settled AS (
          UPDATE events e SET pending_webhooks = greatest(e.pending_webhooks - s.settled, 0)
-           FROM (SELECT event_id, count(*)::int AS settled FROM outcomes
-                  WHERE state <> 'pending' AND origin = 'event' GROUP BY event_id) s
+           FROM settling s JOIN event_locks l ON l.id = s.event_id
           WHERE e.id = s.event_id
        ), slots AS (
-         SELECT webhook_id, count(*)::int AS free FROM unnest($15::uuid[]) AS s(webhook_id)
+         SELECT webhook_id, count(*)::int AS free FROM outcomes WHERE id = ANY($15::uuid[])
           GROUP BY webhook_id
        ), handed AS (
          UPDATE webhook_deliveries d
@@ -213,7 +246,11 @@ export class AttemptRecords {
         slots,
       ],
     );
-    for (const result of results) {
+    // The webhooks last, by id (a stable sort: one webhook's changes keep their order).
+    const byWebhook = [...results].sort((a, b) =>
+      compare(a.delivery.webhookId, b.delivery.webhookId),
+    );
+    for (const result of byWebhook) {
       const { webhook, event } = result.delivery;
       if (!webhook || !event) continue;
       if (result.webhookChange === 'recovered') {
@@ -282,4 +319,9 @@ async function setStatus(
       WHERE id = $1 AND ($2::text IS NULL OR status = $2)`,
     [webhook.id, from, status, reason],
   );
+}
+
+/** Orders ids as PostgreSQL orders uuids (their lowercase text sorts the same way). */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -91,20 +91,26 @@ WITH due AS (
     FROM webhook_deliveries
    WHERE state = 'pending' AND lease_until >= now()
    GROUP BY webhook_id
+), picked AS (
+  SELECT r.id FROM ranked r LEFT JOIN busy b USING (webhook_id)
+   WHERE r.webhook_rank + coalesce(b.in_flight, 0) <= ${endpointConcurrency}
+     AND (r.replay_id IS NULL
+          OR (r.replay_rank = 1 AND NOT coalesce(r.replay_id = ANY(b.replays), false)))
+   ORDER BY r.next_attempt_at, r.id
+   LIMIT ${limit}
+), locks AS MATERIALIZED (
+  -- In id order, as every writer of deliveries locks them (AttemptRecords.write): in the
+  -- update's own order, a claim re-leasing two expired leases could hold one and wait for the
+  -- other while the outcome write of the worker that had them held the other and waited.
+  SELECT d.id FROM webhook_deliveries d WHERE d.id IN (SELECT id FROM picked)
+   ORDER BY d.id FOR NO KEY UPDATE
 ), claimed AS (
   UPDATE webhook_deliveries d
      SET lease_until = now() + interval '${LEASE_SECONDS} seconds'
-    FROM (
-      SELECT r.id FROM ranked r LEFT JOIN busy b USING (webhook_id)
-       WHERE r.webhook_rank + coalesce(b.in_flight, 0) <= ${endpointConcurrency}
-         AND (r.replay_id IS NULL
-              OR (r.replay_rank = 1 AND NOT coalesce(r.replay_id = ANY(b.replays), false)))
-       ORDER BY r.next_attempt_at, r.id
-       LIMIT ${limit}
-    ) picked
+    FROM locks l
    -- Checked again on the row as it is now: an outcome's handover (AttemptRecords) takes no
    -- lock and may have leased it since this statement's snapshot.
-   WHERE d.id = picked.id AND d.state = 'pending'
+   WHERE d.id = l.id AND d.state = 'pending'
      AND (d.lease_until IS NULL OR d.lease_until < now())
   RETURNING ${LEASED_RETURNING}
 )

@@ -1,12 +1,12 @@
 import { isIP } from 'node:net';
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import type { Pool } from 'undici';
 import { AppSettings } from '#config';
 import {
   bareHost,
   createOutboundPool,
   describeTransportError,
   DestinationPolicy,
+  type OutboundPool,
   type OutboundTimeouts,
 } from '#outbound';
 import { DELIVERY_TIMEOUT_MS } from './retry-schedule.js';
@@ -34,12 +34,16 @@ export interface SendOutcome {
 /**
  * Sends one signed POST. Certificates are always verified (Node's roots plus
  * OUTBOUND_EXTRA_CA_FILE), TLS 1.2 at least, no redirects followed, and the
- * whole exchange is bounded by the spec's 5 seconds.
+ * whole exchange is bounded by the spec's 5 seconds. With WEBHOOK_SOURCE_ADDRESSES,
+ * an endpoint's deliveries leave from each published address in turn.
  */
 @Injectable()
 export class WebhookSender implements OnApplicationShutdown {
-  /** One connection pool per endpoint and origin, as many sockets as the endpoint's cap. */
-  private readonly pools = new Map<string, { pool: Pool; usedAt: number }>();
+  /**
+   * One connection pool per endpoint and origin, as many sockets as the endpoint's cap (per
+   * source address: the cap on deliveries in flight holds across them all).
+   */
+  private readonly pools = new Map<string, { pool: OutboundPool; usedAt: number }>();
   private sweptAt = Date.now();
 
   constructor(
@@ -89,7 +93,7 @@ export class WebhookSender implements OnApplicationShutdown {
     await Promise.all(pools.map(({ pool }) => pool.close().catch(() => undefined)));
   }
 
-  private poolFor(webhookId: string, origin: string): Pool {
+  private poolFor(webhookId: string, origin: string): OutboundPool {
     const now = Date.now();
     if (now - this.sweptAt > POOL_IDLE_MS) this.sweep(now);
     const key = `${webhookId} ${origin}`;
@@ -101,6 +105,7 @@ export class WebhookSender implements OnApplicationShutdown {
         this.policy,
         TIMEOUTS,
         this.settings.webhooks.endpointConcurrency,
+        this.settings.webhooks.sourceAddresses,
       );
       entry = { pool, usedAt: now };
       this.pools.set(key, entry);

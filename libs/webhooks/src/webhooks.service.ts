@@ -39,6 +39,15 @@ export class WebhooksService {
     private readonly policy: DestinationPolicy,
     private readonly settings: AppSettings,
   ) {}
+
+  /**
+   * The addresses every delivery leaves from (WEBHOOK_SOURCE_ADDRESSES), the same for every
+   * organisation and mode; empty when the host's default address is used.
+   */
+  sourceAddresses(): string[] {
+    return [...this.settings.webhooks.sourceAddresses];
+  }
+
   async create(
     tenant: Tenant,
     input: WebhookInput,
@@ -144,10 +153,22 @@ export class WebhooksService {
   async delete(tenant: Tenant, publicId: string): Promise<void> {
     const webhook = await this.get(tenant, publicId);
     await this.dataSource.transaction(async (manager) => {
+      // The lock order of AttemptRecords.write: the deliveries, the events, the webhook, each by
+      // id. Locking the events first waited for a delivery whose outcome was being written while
+      // that write waited for one of these events: a deadlock.
       await manager.query(
-        `UPDATE events e SET pending_webhooks = greatest(e.pending_webhooks - 1, 0)
-           FROM webhook_deliveries d
-          WHERE d.webhook_id = $1 AND d.state = 'pending' AND d.origin = 'event' AND e.id = d.event_id`,
+        `SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY id FOR UPDATE`,
+        [webhook.id],
+      );
+      await manager.query(
+        `WITH event_locks AS MATERIALIZED (
+           SELECT e.id FROM events e
+            WHERE e.id IN (SELECT event_id FROM webhook_deliveries
+                            WHERE webhook_id = $1 AND state = 'pending' AND origin = 'event')
+            ORDER BY e.id FOR NO KEY UPDATE OF e
+         )
+         UPDATE events e SET pending_webhooks = greatest(e.pending_webhooks - 1, 0)
+           FROM event_locks l WHERE e.id = l.id`,
         [webhook.id],
       );
       await manager.query(

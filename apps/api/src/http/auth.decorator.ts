@@ -13,6 +13,7 @@ import type { ApiRequest } from './request-context.js';
 export const AUTH_METADATA = 'sas:auth';
 
 export interface AuthRequirement {
+  /** Scopes the credential must hold, all of them; none: any valid credential (say so on purpose). */
   scopes: ScopeName[];
   /** Only OAuth access tokens, not API keys (e.g. creating API keys). */
   accessTokenOnly?: boolean;
@@ -50,9 +51,12 @@ export function Auth(requirement: AuthRequirement) {
     }),
     ApiResponse({
       status: 403,
-      description: requirement.liveOnly
-        ? `Requires scope ${requirement.scopes.join(' ')} (else \`details.field\` is \`scope\`, with \`required_scopes\`) and a live-mode credential (else \`mode\`): people, sign-in connections and the organisation are changed in live mode only`
-        : `Requires scope ${requirement.scopes.join(' ')} (else \`details.field\` is \`scope\`, with \`required_scopes\`)`,
+      description:
+        requirement.scopes.length === 0
+          ? 'No scope is needed: any valid credential may call it. Forbidden only as every route is (for example a live-mode credential at the sandbox base URL)'
+          : requirement.liveOnly
+            ? `Requires scope ${requirement.scopes.join(' ')} (else \`details.field\` is \`scope\`, with \`required_scopes\`) and a live-mode credential (else \`mode\`): people, sign-in connections and the organisation are changed in live mode only`
+            : `Requires scope ${requirement.scopes.join(' ')} (else \`details.field\` is \`scope\`, with \`required_scopes\`)`,
       type: ErrorEnvelopeDto,
     }),
     ApiResponse(REQUEST_LIMITS_RESPONSE),

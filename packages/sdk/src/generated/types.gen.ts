@@ -5008,6 +5008,13 @@ export type WebhookListV2Dto = {
     pagination: PaginationDto;
 };
 
+export type WebhookSourceAddressesDto = {
+    /**
+     * The IP addresses every webhook delivery comes from, for a receiver to allow-list. Empty when the deployment publishes none (WEBHOOK_SOURCE_ADDRESSES unset): deliveries then come from its host's default address, which may change.
+     */
+    addresses: Array<string>;
+};
+
 export type ReplayResultDto = {
     /**
      * Null when nothing was scheduled
@@ -12559,6 +12566,44 @@ export type WebhooksV2ControllerCreateV2Responses = {
 };
 
 export type WebhooksV2ControllerCreateV2Response = WebhooksV2ControllerCreateV2Responses[keyof WebhooksV2ControllerCreateV2Responses];
+
+export type WebhooksV2ControllerSourceAddressesV2Data = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v2/webhooks/source-addresses';
+};
+
+export type WebhooksV2ControllerSourceAddressesV2Errors = {
+    /**
+     * VALIDATION_ERROR
+     */
+    400: ErrorEnvelopeDto;
+    /**
+     * Missing, invalid or expired credential; `details.field` names where it was looked for (`Authorization` or `X-API-Key`)
+     */
+    401: ErrorEnvelopeDto;
+    /**
+     * No scope is needed: any valid credential may call it. Forbidden only as every route is (for example a live-mode credential at the sandbox base URL)
+     */
+    403: ErrorEnvelopeDto;
+    /**
+     * RATE_LIMITED: the organisation's requests per minute (by plan) or its hourly or daily quota (by tier) is used up for this mode; `details.field` names it (`requests_per_minute`, `requests_per_hour`, `requests_per_day`) with `limit` and `window`. A request without a valid credential counts against its source address instead (`requests_per_minute_per_address`). Every response carries the X-RateLimit-* and RateLimit headers.
+     */
+    429: ErrorEnvelopeDto;
+    /**
+     * SERVICE_UNAVAILABLE: request limits cannot be counted right now and the deployment refuses uncounted requests (RATE_LIMIT_ON_REDIS_FAILURE=deny); see `Retry-After`. Also when PostgreSQL cannot be reached: SERVICE_UNAVAILABLE with `Retry-After` (5 seconds); nothing was done, retry
+     */
+    503: ErrorEnvelopeDto;
+};
+
+export type WebhooksV2ControllerSourceAddressesV2Error = WebhooksV2ControllerSourceAddressesV2Errors[keyof WebhooksV2ControllerSourceAddressesV2Errors];
+
+export type WebhooksV2ControllerSourceAddressesV2Responses = {
+    200: WebhookSourceAddressesDto;
+};
+
+export type WebhooksV2ControllerSourceAddressesV2Response = WebhooksV2ControllerSourceAddressesV2Responses[keyof WebhooksV2ControllerSourceAddressesV2Responses];
 
 export type WebhooksV2ControllerReplayV2Data = {
     body?: never;

@@ -6,6 +6,16 @@ import { V2List, V2ListQueryDto } from '../../http/v2-list.js';
 import { DeliveryDto, DeliveryStateFilter, WebhookDto } from '../webhook.dto.js';
 
 export class WebhookListV2Dto extends V2List(WebhookDto) {}
+
+export class WebhookSourceAddressesDto {
+  @ApiProperty({
+    type: [String],
+    example: ['203.0.113.10', '203.0.113.11'],
+    description:
+      "The IP addresses every webhook delivery comes from, for a receiver to allow-list. Empty when the deployment publishes none (WEBHOOK_SOURCE_ADDRESSES unset): deliveries then come from its host's default address, which may change.",
+  })
+  addresses!: string[];
+}
 export class DeliveryListV2Dto extends V2List(DeliveryDto) {}
 
 export class DeliveryListV2QueryDto extends V2ListQueryDto {

@@ -13,6 +13,7 @@ import {
   ReplayQueryDto,
   ReplayResultDto,
   WebhookListV2Dto,
+  WebhookSourceAddressesDto,
 } from './webhook-v2.dto.js';
 import { toDeliveryDto, toWebhookDto } from '../webhook-mapping.js';
 import { WEBHOOK_ID_EXAMPLE, WebhooksBaseController } from '../webhooks-base.controller.js';
@@ -38,6 +39,20 @@ export class WebhooksV2Controller extends WebhooksBaseController {
     const perPage = query.per_page;
     const page = await this.webhooks.page(principal, pageRequest('webhook', query));
     return v2Page('webhook', page, perPage, toWebhookDto);
+  }
+
+  // Declared before the base class's `GET :webhook_id`, which Nest registers after this class's
+  // own routes, so the path is never read as a webhook id.
+  @Get('source-addresses')
+  @Auth({ scopes: [], members: true })
+  @ApiOperation({
+    summary: 'The IP addresses webhook deliveries come from',
+    description:
+      "The fixed set of source addresses every delivery of this deployment leaves from, the same for every organisation and mode, for receivers to allow-list (firewall or application). Deliveries go from each in turn, so allow all of them. An empty list means the deployment publishes none and deliveries come from its host's default address. Any valid credential may read it: no scope is needed.",
+  })
+  @ApiOkResponse({ type: WebhookSourceAddressesDto })
+  sourceAddresses(): WebhookSourceAddressesDto {
+    return { addresses: this.webhooks.sourceAddresses() };
   }
 
   @Get('events/replay')
