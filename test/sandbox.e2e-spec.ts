@@ -2,13 +2,13 @@ import { request as httpRequest } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import { Client, PermissionError, type Session } from '@sas/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
 import { ALL_SCOPES } from '#common';
 import { createApiApp } from '../apps/api/src/app.js';
 import { cliEnv, ensureCliBuilt, runCli, tempHome } from '../packages/cli/e2e/harness.js';
 import { TestClient } from './support/client.js';
 import { Contract } from './support/contract.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
+import { handshake } from './support/handshake.js';
 import { freePort, startStack, testSettings, type Stack } from './support/stack.js';
 import { waitFor } from './support/wait.js';
 
@@ -40,27 +40,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.close();
 });
-
-/** The status and error body of a WebSocket handshake at `url`, or 101 when it is accepted. */
-function handshake(url: string, apiKey: string): Promise<{ status: number; body?: any }> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, { headers: { 'x-api-key': apiKey } });
-    socket.once('open', () => {
-      socket.close();
-      resolve({ status: 101 });
-    });
-    socket.once('unexpected-response', (_request, response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => {
-        socket.terminate();
-        resolve({ status: response.statusCode!, body: JSON.parse(text) });
-      });
-    });
-    socket.once('error', reject);
-  });
-}
 
 describe('the sandbox under {PUBLIC_URL}/sandbox', () => {
   it('serves v1 and v2 to a test-mode credential, the same data as at the live base', async () => {
@@ -129,8 +108,8 @@ describe('the sandbox under {PUBLIC_URL}/sandbox', () => {
 
   it('takes live-update WebSockets from test-mode credentials only', async () => {
     const url = `${stack.baseUrl.replace(/^http/, 'ws')}/sandbox/v1/sessions/ws`;
-    expect((await handshake(url, testKey)).status).toBe(101);
-    const refused = await handshake(url, liveKey);
+    expect((await handshake(url, { 'x-api-key': testKey })).status).toBe(101);
+    const refused = await handshake(url, { 'x-api-key': liveKey });
     expect(refused.status).toBe(403);
     expect(refused.body.error.message).toContain(`${stack.baseUrl}/v1`);
   });
