@@ -1,6 +1,7 @@
 import swc from 'unplugin-swc';
 import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
+import { DEADLINE_MS, TEST_TIMEOUT_MS } from './test/support/wait.js';
 
 /** `source` resolves the #aliases of package.json to the TypeScript sources instead of dist/. */
 const conditions = ['source', ...defaultServerConditions];
@@ -55,10 +56,12 @@ export default defineConfig({
           isolate: false,
           fileParallelism: true,
           maxWorkers: E2E_WORKERS,
-          // Deadlines, not waits: tests wait for conditions, and a loaded shared machine booting
-          // several API instances at once must not fail them.
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
+          // Deadlines, not waits: tests wait for conditions, each for up to DEADLINE_MS
+          // (test/support/wait.ts), and a test or hook may run longer than any one wait. A loaded
+          // shared machine booting several API instances at once must not fail them.
+          testTimeout: TEST_TIMEOUT_MS,
+          hookTimeout: TEST_TIMEOUT_MS,
+          expect: { poll: { timeout: DEADLINE_MS } },
         },
       },
     ],

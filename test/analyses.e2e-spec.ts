@@ -49,7 +49,7 @@ async function finished(id: string, credential = token) {
   return waitFor(async () => {
     const status = await client.get(`/v1/analysis/${id}`, { token: credential });
     return ['completed', 'failed'].includes(status.body.status) ? status : null;
-  }, 30_000);
+  });
 }
 
 describe('POST /v1/analysis/targets → worker → results', () => {
@@ -429,7 +429,7 @@ describe('batches', () => {
       const done = await waitFor(async () => {
         const status = await client.get(`/v1/batch/${id}/status`, { token });
         return status.body.status === 'completed' ? status : null;
-      }, 30_000);
+      });
       expect(done.body).toMatchObject({
         kind: 'analyses',
         progress: 100,
@@ -612,7 +612,7 @@ describe('webhooks', () => {
         { target_type: 'person', analysis_type: 'quick_scan', description: 'Webhook target' },
         ownToken,
       );
-      const requests = await receiver.waitForRequests(2, 30_000);
+      const requests = await receiver.waitForRequests(2);
       const deliveries = requests.map((request) => JSON.parse(request.rawBody));
       expect(deliveries.map((delivery) => delivery.type).sort()).toEqual([
         'analysis.completed',

@@ -10,7 +10,7 @@ import { childEnv, spawnWorker } from './support/processes.js';
 import { startPrivateRedis, type PrivateRedis } from './support/redis-server.js';
 import { testRedisPrefix } from './support/scope.js';
 import { startStack, type Stack } from './support/stack.js';
-import { waitFor } from './support/wait.js';
+import { DEADLINE_MS, TEST_TIMEOUT_MS, waitFor } from './support/wait.js';
 
 /**
  * Analyses survive the parts of the system dying under them: PostgreSQL
@@ -41,7 +41,7 @@ function ofType(events: AnalysisEvent[], type: string): AnalysisEvent[] {
   return events.filter((event) => event.type === type);
 }
 
-async function completed(id: string, timeoutMs = 30_000) {
+async function completed(id: string, timeoutMs = DEADLINE_MS) {
   return waitFor(async () => {
     const status = await client.get(`/v1/analysis/${id}`, { token });
     return status.body.status === 'completed' ? status.body : null;
@@ -63,7 +63,7 @@ describe('a worker killed in the middle of an analysis', () => {
 
   it(
     'is resumed at its stored step by another worker: progress never goes back, one start, one completion',
-    { timeout: 200_000 },
+    { timeout: TEST_TIMEOUT_MS },
     async () => {
       const body = { target_type: 'object', analysis_type: 'deep_dive' };
       const first = await spawnWorker(childEnv(env));
@@ -81,7 +81,7 @@ describe('a worker killed in the middle of an analysis', () => {
       await waitFor(async () => {
         const status = await poll();
         return status.progress > 0 && status.progress < 100 ? true : null;
-      }, 30_000);
+      });
       const exit = await first.kill('SIGKILL');
       expect(exit.signal).toBe('SIGKILL');
       const atKill = await poll();
@@ -98,7 +98,7 @@ describe('a worker killed in the middle of an analysis', () => {
             const status = await poll();
             return status.status === 'completed' ? status : null;
           },
-          150_000,
+          DEADLINE_MS,
           250,
         );
         expect(done.progress).toBe(100);
@@ -172,7 +172,7 @@ describe('Redis stopped and restarted empty with analyses waiting in the queue',
 
   it(
     'runs the analyses whose jobs vanished at once, each once, when the worker sees Redis came back empty',
-    { timeout: 60_000 },
+    { timeout: TEST_TIMEOUT_MS },
     async () => {
       // A backlog: jobs in Redis that no worker takes (the pause flag goes with Redis's data).
       await queue.pause();
@@ -180,7 +180,7 @@ describe('Redis stopped and restarted empty with analyses waiting in the queue',
       await waitFor(async () => {
         const { prioritized } = await queue.getJobCounts('prioritized');
         return prioritized === waiting.length ? true : null;
-      }, 30_000);
+      });
       const sweeper = stack.worker!.get(AnalysisSweeper);
       // A wait in the queue is an ordinary backlog: nothing is enqueued again, by either path.
       expect(await sweeper.runOnce()).toBe(0);
@@ -206,11 +206,11 @@ describe('Redis stopped and restarted empty with analyses waiting in the queue',
 
   it(
     'runs an analysis whose job vanished while Redis kept its data once the sweeper finds it stale',
-    { timeout: 60_000 },
+    { timeout: TEST_TIMEOUT_MS },
     async () => {
       await queue.pause();
       const id = await submit('job removed');
-      await waitFor(async () => ((await queue.getJob(id)) ? true : null), 30_000);
+      await waitFor(async () => ((await queue.getJob(id)) ? true : null));
       // Lost without Redis losing its data (no worker is told): only the periodic sweep sees it.
       await queue.remove(id);
       const sweeper = stack.worker!.get(AnalysisSweeper);

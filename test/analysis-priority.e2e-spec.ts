@@ -59,7 +59,7 @@ describe('analysis priority under a backlog, one analysis at a time', () => {
     await waitFor(async () => {
       const { prioritized } = await queue.getJobCounts('prioritized');
       return prioritized === 4 ? true : null;
-    }, 30_000);
+    });
     await queue.resume();
 
     const done = await Promise.all(
@@ -67,7 +67,7 @@ describe('analysis priority under a backlog, one analysis at a time', () => {
         waitFor(async () => {
           const status = await client.get(`/v1/analysis/${id}`, { token });
           return status.body.status === 'completed' ? status.body : null;
-        }, 30_000),
+        }),
       ),
     );
     const [urgentStarted, ...lowStarted] = done.map((analysis) => Date.parse(analysis.started_at));

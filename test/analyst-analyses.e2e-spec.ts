@@ -276,7 +276,7 @@ describe('an analysis done by two analysts', () => {
         token: await org.apiKey(undefined, 'test'),
       });
       return read.body.status === 'completed' ? read.body : null;
-    }, 30_000);
+    });
     expect(done.metadata.engine).toBe('simulated');
   });
 

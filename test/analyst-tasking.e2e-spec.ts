@@ -252,7 +252,7 @@ describe('declining and cancelling', () => {
     const completed = await waitFor(async () => {
       const current = await session(admin, sessionId);
       return current.status === 'completed' ? current : null;
-    }, 20_000);
+    });
     expect(completed.results.collaborative_insights).toHaveLength(1);
     expect(completed.results.descriptors).toEqual(['light']);
   });
@@ -306,7 +306,7 @@ describe('deadlines on the scaled clock', () => {
     const failed = await waitFor(async () => {
       const current = await session(admin, sessionId);
       return current.status === 'failed' ? current : null;
-    }, 60_000);
+    });
     expect(failed.failure_reason ?? failed.metadata?.failure_reason).toBe('deadline_exceeded');
     const [assignment] = await assignmentsOf(a);
     expect(assignment).toMatchObject({ status: 'expired', target: 'A lighthouse on a cliff' });
@@ -345,7 +345,7 @@ describe('deadlines on the scaled clock', () => {
     const completed = await waitFor(async () => {
       const current = await session(admin, sessionId);
       return current.status === 'completed' ? current : null;
-    }, 60_000);
+    });
     expect(completed.results.coordinates).toMatchObject({ latitude: 50.1, longitude: -5.2 });
     expect(completed.results.collaborative_insights).toHaveLength(1);
     const [mine] = await assignmentsOf(a);

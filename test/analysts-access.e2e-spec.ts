@@ -198,7 +198,7 @@ describe('invitations', () => {
     let browser: Browser;
     beforeAll(async () => {
       browser = await launchChromium();
-    }, 60_000);
+    });
     afterAll(async () => {
       await browser?.close();
     });

@@ -3,6 +3,7 @@ import { Scope } from '#common';
 import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import { startStack, type Stack } from './support/stack.js';
+import { REVOCATION_DEADLINE_MS } from './support/wait.js';
 
 let stack: Stack;
 let other: Stack;
@@ -110,7 +111,7 @@ describe('revoking', () => {
 
     expect(await statusWith(key)).toBe(401);
     await expect
-      .poll(() => statusWith(key, otherClient), { timeout: 2000, interval: 20 })
+      .poll(() => statusWith(key, otherClient), { timeout: REVOCATION_DEADLINE_MS, interval: 20 })
       .toBe(401);
     const again = await client.post(`/v1/api-keys/${id}/revoke`, { token });
     expect(again.body.revoked_at).toBe(revoked.body.revoked_at);
@@ -156,7 +157,10 @@ describe('rotating', () => {
     expect(rotated.body.previous.revoked_at).not.toBeNull();
     expect(await statusWith(old.key)).toBe(401);
     await expect
-      .poll(() => statusWith(old.key, otherClient), { timeout: 2000, interval: 20 })
+      .poll(() => statusWith(old.key, otherClient), {
+        timeout: REVOCATION_DEADLINE_MS,
+        interval: 20,
+      })
       .toBe(401);
     expect(await statusWith(rotated.body.key)).toBe(404);
   });

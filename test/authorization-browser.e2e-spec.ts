@@ -46,7 +46,7 @@ beforeAll(async () => {
     redirectUris: [redirectUri],
   });
   browser = await launchChromium();
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();

@@ -24,7 +24,7 @@ import {
 import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import { startStack, type Stack } from './support/stack.js';
-import { waitFor } from './support/wait.js';
+import { DEADLINE_MS, waitFor } from './support/wait.js';
 
 let stack: Stack;
 let client: TestClient;
@@ -166,7 +166,7 @@ describe('the sign-in page', () => {
         }
         return attempt;
       },
-      30_000,
+      DEADLINE_MS,
       250,
     );
     expect(signedIn.status, signedIn.html).toBe(303);

@@ -67,10 +67,7 @@ describe('sas webhooks listen', () => {
     listener.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => listener.on('close', resolve));
     try {
-      const secret = await waitFor(
-        async () => /signing secret is (whsec_\S+)/.exec(stdout)?.[1],
-        15_000,
-      );
+      const secret = await waitFor(async () => /signing secret is (whsec_\S+)/.exec(stdout)?.[1]);
       expect(stdout).toMatch(
         /^Ready! Listening to test events of org_\w+ \(session\.completed,analysis\.completed\), forwarding to http:\/\/127\.0\.0\.1:\d+\/hook\./,
       );
@@ -83,9 +80,8 @@ describe('sas webhooks listen', () => {
       expect(triggered).toMatchObject({ type: 'session.completed', livemode: false });
       expect(triggered.id).toMatch(/^evt_/);
 
-      const delivery = await waitFor(
-        async () => received.find((item) => item.body.includes(triggered.id)),
-        15_000,
+      const delivery = await waitFor(async () =>
+        received.find((item) => item.body.includes(triggered.id)),
       );
       const event = (await verifyWebhook(secret, delivery.body, delivery.headers)) as any;
       expect(event).toMatchObject({ id: triggered.id, type: 'session.completed', livemode: false });
@@ -101,9 +97,8 @@ describe('sas webhooks listen', () => {
         ),
       ).rejects.toThrow();
 
-      const line = await waitFor(
-        async () => stdout.split('\n').find((text) => text.includes(triggered.id)),
-        5_000,
+      const line = await waitFor(async () =>
+        stdout.split('\n').find((text) => text.includes(triggered.id)),
       );
       expect(line).toMatch(
         new RegExp(
@@ -124,9 +119,8 @@ describe('sas webhooks listen', () => {
     listener.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => listener.on('close', resolve));
     try {
-      const ready = await waitFor(
-        async () => (stdout.includes('\n') ? JSON.parse(stdout.split('\n')[0]!) : null),
-        15_000,
+      const ready = await waitFor(async () =>
+        stdout.includes('\n') ? JSON.parse(stdout.split('\n')[0]!) : null,
       );
       expect(ready).toMatchObject({
         type: 'listen.ready',
@@ -138,14 +132,12 @@ describe('sas webhooks listen', () => {
       const triggered = JSON.parse(
         (await runCli(['events', 'trigger', 'analysis.completed', '--json'], env)).stdout,
       );
-      const forwarded = await waitFor(
-        async () =>
-          stdout
-            .split('\n')
-            .filter(Boolean)
-            .map((text) => JSON.parse(text))
-            .find((item) => item.event_id === triggered.id),
-        15_000,
+      const forwarded = await waitFor(async () =>
+        stdout
+          .split('\n')
+          .filter(Boolean)
+          .map((text) => JSON.parse(text))
+          .find((item) => item.event_id === triggered.id),
       );
       expect(forwarded).toMatchObject({ type: 'analysis.completed', status: 204, error: null });
     } finally {

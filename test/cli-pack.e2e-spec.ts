@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { glob, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -41,4 +42,54 @@ it('npm pack of @sas/sdk and @sas/cli installs into an empty directory and runs'
     { cwd: app, encoding: 'utf8' },
   );
   expect(imported.trim()).toMatch(/^function function \d+$/);
-}, 300_000);
+});
+
+/**
+ * `sas` from a clone of the repository, as the READMEs say to run it: the workspace links its
+ * bin into node_modules/.bin. `--no` (and, for the bare form, offline npm) makes sure it is the
+ * workspace's: the registry's `sas` is an unrelated package.
+ */
+it('runs as npx sas from the repository root, from the workspace', () => {
+  ensureCliBuilt();
+  const npx = (args: string[]) =>
+    execFileSync('npx', args, {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, npm_config_offline: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  for (const args of [
+    ['--no', '--', 'sas', '--help'],
+    ['sas', '--help'],
+  ]) {
+    const help = npx(args);
+    expect(help, `npx ${args.join(' ')}`).toMatch(/^Usage: sas \[options\] \[command\]/);
+    expect(help).toContain('The command-line tool of the Session and Analysis Service');
+  }
+});
+
+/** An install or run of an `@sas/…` name, which the registry would answer (404, or a stranger's). */
+const REGISTRY_INSTALL =
+  /\b(?:npm\s+(?:install|i|in|ins|inst|insta|instal|isnt|isnta|isntal|isntall|add|update|up|upgrade|exec|x)|npx|pnpm\s+(?:add|install|i|dlx|exec)|pnpx|yarn\s+(?:global\s+)?(?:add|dlx)|bunx|bun\s+(?:add|install|i|x))\b[^\n`]*?\s['"]?@sas\//g;
+/** `npx sas` or `npm exec sas`: the flags before `sas` must refuse a download (--no). */
+const RUN_SAS = /\b(?:npx|npm\s+exec)((?:\s+-\S*)*)\s+sas\b/g;
+
+it('names no install command that reaches a registry for the unpublished @sas packages', async () => {
+  const files: string[] = [];
+  for await (const file of glob(['**/*.md', 'packages/cli/src/**/*.ts', 'apps/cli/src/**/*.ts'], {
+    cwd: REPO_ROOT,
+    exclude: (path) => /(^|\/)(node_modules|dist|\.git|coverage|\.data)$/.test(path),
+  })) {
+    files.push(file);
+  }
+  expect(files).toContain('packages/cli/README.md');
+  const offending: string[] = [];
+  for (const file of files) {
+    const text = await readFile(join(REPO_ROOT, file), 'utf8');
+    for (const match of text.matchAll(REGISTRY_INSTALL)) offending.push(`${file}: ${match[0]}`);
+    for (const match of text.matchAll(RUN_SAS)) {
+      if (!/\s--no(-install)?\b/.test(match[1]!)) offending.push(`${file}: ${match[0]}`);
+    }
+  }
+  expect(offending).toEqual([]);
+});

@@ -43,7 +43,7 @@ beforeAll(async () => {
   const judgeMember = await addMember(stack, org, ['judge'], 'Judge');
   judge = { ...judgeMember, token: await memberToken(stack, codeClient, judgeMember) };
   ({ browser, page } = await openBrowser());
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -215,7 +215,7 @@ describe('the analysts’ and judges’ pages', () => {
     });
     expect(last.status).toBe(200);
     expect(last.body.status).toBe('completed');
-    await page.getByTestId('revealed-target').getByText(TARGET).waitFor({ timeout: 30_000 });
+    await page.getByTestId('revealed-target').getByText(TARGET).waitFor();
     await page.getByTestId('commitment-check').getByText('✓').waitFor();
     expect(await page.getByTestId('assignment-status').textContent()).toBe('Completed');
     expect(await seriousViolations(page)).toEqual([]);

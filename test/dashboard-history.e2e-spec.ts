@@ -43,9 +43,9 @@ beforeAll(async () => {
     json: { type: 'remote_viewing', target: TARGET, modality: 'visual' },
   });
   expect(session.status).toBe(201);
-  await waitFor(async () => ((await searchApi('quillwort')).length === 1 ? true : null), 20_000);
+  await waitFor(async () => ((await searchApi('quillwort')).length === 1 ? true : null));
   ({ browser, page } = await openBrowser());
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -101,7 +101,7 @@ describe('the dashboard history pages', () => {
       results: { location_found: true, verification: 'Site visit' },
       validation: { independent_verification: true, accuracy_confirmed: false },
     });
-  }, 60_000);
+  });
 
   it('imports NDJSON with one bad row, shows the per-row report, and the good rows are searchable', async () => {
     await nav('Import').click();
@@ -142,7 +142,7 @@ describe('the dashboard history pages', () => {
     await page.getByRole('link', { name: 'Marigold well one' }).waitFor();
     await page.getByRole('link', { name: 'Marigold well two' }).waitFor();
     expect(await page.getByRole('link', { name: 'Marigold bad row' }).count()).toBe(0);
-  }, 60_000);
+  });
 
   it('checks a CSV file in a dry run and stores nothing', async () => {
     await nav('Import').click();
@@ -165,7 +165,7 @@ describe('the dashboard history pages', () => {
     expect(await report.getByTestId('count-failed').textContent()).toBe('0');
     expect(await report.textContent()).toContain('nothing was stored');
     expect(await searchApi('periwinkle')).toEqual([]);
-  }, 60_000);
+  });
 
   it('generates a report, shows it ready, downloads it and deletes it', async () => {
     await nav('Reports').click();
@@ -177,7 +177,7 @@ describe('the dashboard history pages', () => {
     await page.getByLabel('Format').selectOption('csv');
     await page.getByRole('button', { name: 'Generate report' }).click();
     const row = page.getByTestId('report');
-    await row.getByText('Ready').waitFor({ timeout: 30_000 });
+    await row.getByText('Ready').waitFor();
     expect(await seriousViolations(page)).toEqual([]);
 
     const [download] = await Promise.all([
@@ -196,5 +196,5 @@ describe('the dashboard history pages', () => {
     await row.getByRole('button', { name: /^Confirm delete/ }).click();
     await page.getByText('No reports yet').waitFor();
     expect((await client.get('/v2/reports', { token })).body.data).toEqual([]);
-  }, 60_000);
+  });
 });

@@ -56,7 +56,7 @@ beforeAll(async () => {
     path: '/organisation/members',
     heading: 'Members',
   });
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();

@@ -33,7 +33,7 @@ beforeAll(async () => {
   client = await TestClient.for(stack);
 
   ({ browser, page } = await openBrowser({ permissions: ['clipboard-read', 'clipboard-write'] }));
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -91,14 +91,12 @@ describe('the dashboard webhooks page', () => {
     await sendTest.focus();
     await page.keyboard.press('Enter');
     await page.getByText(/Test event queued/).waitFor();
-    const [request] = await receiver.waitForRequests(1, 20_000);
+    const [request] = await receiver.waitForRequests(1);
     expect(JSON.parse(request!.rawBody)).toMatchObject({ type: 'session.completed' });
 
     await page.getByRole('heading', { level: 2, name: /Deliveries to/ }).waitFor();
     const delivery = page.getByTestId('delivery').first();
-    await delivery.getByRole('heading', { name: /session\.completed.*succeeded/ }).waitFor({
-      timeout: 20_000,
-    });
+    await delivery.getByRole('heading', { name: /session\.completed.*succeeded/ }).waitFor();
     const attempt = delivery.getByRole('row', { name: /^1\b/ });
     expect(await attempt.textContent()).toContain('200');
     expect(await seriousViolations(page)).toEqual([]);
@@ -112,9 +110,9 @@ describe('the dashboard webhooks page', () => {
 
     // Retry: one more attempt of the finished delivery, with the same event id.
     await delivery.getByRole('button', { name: /Retry now/ }).click();
-    const [first, retried] = await receiver.waitForRequests(2, 20_000);
+    const [first, retried] = await receiver.waitForRequests(2);
     expect(retried!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
-    await delivery.getByRole('row', { name: /^2\b/ }).waitFor({ timeout: 20_000 });
+    await delivery.getByRole('row', { name: /^2\b/ }).waitFor();
 
     // Edit: the endpoint now takes session.completed only, as the API confirms.
     await row.getByRole('button', { name: /^Edit/ }).click();
@@ -134,7 +132,7 @@ describe('the dashboard webhooks page', () => {
       json: { type: 'remote_viewing', target: 'Replayed in the dashboard' },
     });
     expect(session.status).toBe(201);
-    const [, , completed] = await receiver.waitForRequests(3, 30_000);
+    const [, , completed] = await receiver.waitForRequests(3);
     expect(JSON.parse(completed!.rawBody)).toMatchObject({ type: 'session.completed' });
     await page.getByLabel('From').fill(localDateTime(new Date(Date.now() - 3_600_000)));
     await page.getByRole('button', { name: 'Count only' }).click();
@@ -146,7 +144,7 @@ describe('the dashboard webhooks page', () => {
     await page.getByLabel('Also events the endpoint already acknowledged').check();
     await page.getByRole('button', { name: 'Replay', exact: true }).click();
     await page.getByText('Sending 1 of 1 matching events.').waitFor();
-    const again = (await receiver.waitForRequests(4, 30_000))[3]!;
+    const again = (await receiver.waitForRequests(4))[3]!;
     expect(again.headers['webhook-id']).toBe(completed!.headers['webhook-id']);
     expect(await seriousViolations(page)).toEqual([]);
   });

@@ -36,7 +36,7 @@ beforeAll(async () => {
     expect(created.status).toBe(201);
   }
   ({ browser, page } = await openBrowser());
-}, 120_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -89,14 +89,14 @@ describe('the dashboard Work pages', () => {
           seen.add(Number(await progress.getAttribute('value')));
           return Math.max(...seen);
         },
-        { timeout: 45_000, interval: 100 },
+        { interval: 100 },
       )
       .toBe(100);
     expect([...seen].some((value) => value > 0 && value < 100)).toBe(true);
     // The page subscribed to the work over the service's WebSocket.
     expect(sockets.some((url) => new URL(url).pathname === '/v1/sessions/ws')).toBe(true);
     const results = page.getByTestId('session-results');
-    await results.getByRole('heading', { name: 'Results' }).waitFor({ timeout: 20_000 });
+    await results.getByRole('heading', { name: 'Results' }).waitFor();
     await page.getByRole('status').getByText('Completed').first().waitFor();
     expect(await page.evaluate(() => (globalThis as Record<string, unknown>).workMark)).toBe(
       'unreloaded',
@@ -127,7 +127,7 @@ describe('the dashboard Work pages', () => {
     await filters.getByLabel('Status').selectOption('completed');
     const row = list.getByRole('row', { name: new RegExp(sessionId) });
     // The previous page's rows stay on screen until the filtered list arrives, so wait for it.
-    await expect.poll(() => row.textContent(), { timeout: 20_000 }).toContain('completed');
+    await expect.poll(() => row.textContent()).toContain('completed');
     await expect.poll(() => list.getByRole('link', { name: /^sess_/ }).count()).toBe(1);
 
     // The filters live in the address: Back from the session finds them still applied.
@@ -181,7 +181,7 @@ describe('the dashboard Work pages', () => {
     const analysisId = /anal_\w+/.exec(new URL(page.url()).pathname)![0];
 
     const results = page.getByTestId('analysis-results');
-    await results.getByRole('heading', { name: 'Key findings' }).waitFor({ timeout: 45_000 });
+    await results.getByRole('heading', { name: 'Key findings' }).waitFor();
     expect(
       await page.getByRole('progressbar', { name: 'Analysis progress' }).getAttribute('value'),
     ).toBe('100');
@@ -211,7 +211,7 @@ describe('the dashboard Work pages', () => {
     await page.getByRole('heading', { level: 1, name: 'Dowsing query' }).waitFor();
     const queryId = /dowse_\w+/.exec(new URL(page.url()).pathname)![0];
     const answer = page.getByTestId('dowsing-answer');
-    await answer.getByRole('heading', { name: 'Answer' }).waitFor({ timeout: 30_000 });
+    await answer.getByRole('heading', { name: 'Answer' }).waitFor();
     const read = await client.get(`/v2/dowsing/queries/${queryId}`, { apiKey: testKey });
     expect(read.body.status).toBe('completed');
     const text = await answer.textContent();

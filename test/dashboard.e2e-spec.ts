@@ -28,7 +28,7 @@ beforeAll(async () => {
       })
       .catch(() => undefined);
   });
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();

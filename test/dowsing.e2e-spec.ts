@@ -506,7 +506,7 @@ describe('webhooks', () => {
         },
         ownToken,
       );
-      const [request] = await receiver.waitForRequests(1, 30_000);
+      const [request] = await receiver.waitForRequests(1);
       const delivery = JSON.parse(request!.rawBody);
       expect(delivery).toMatchObject({ type: 'dowsing.query_completed', livemode: true });
       expect(Object.keys(delivery.data).sort()).toEqual(

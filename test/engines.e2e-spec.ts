@@ -80,7 +80,7 @@ describe('engines are chosen per piece of work', () => {
     const results = await waitFor(async () => {
       const response = await client.get(`/v1/sessions/${session}/results`, { token });
       return response.body.status === 'completed' ? response.body : null;
-    }, 30_000);
+    });
     expect(results.metadata).toMatchObject({
       engine: 'simulated',
       engine_version: 'recording-test-1',
@@ -101,7 +101,7 @@ describe('engines are chosen per piece of work', () => {
         token: await org.token(),
       });
       return response.body.status === 'completed' ? response.body : null;
-    }, 30_000);
+    });
     expect(results.metadata).toMatchObject({ engine: 'simulated' });
   });
 });

@@ -295,7 +295,7 @@ describe('analyses rest on verified outcomes of their analysis type', () => {
       await waitFor(async () => {
         const status = await client.get(`/v1/analysis/${id}`, { token });
         return status.body.status === 'completed' ? status : null;
-      }, 30_000);
+      });
       const results = await client.get(`/v1/analysis/${id}/results`, { token });
       expect(results.status).toBe(200);
       return results.body;
@@ -357,7 +357,7 @@ describe('sessions rest on verified outcomes of their session type', () => {
       return waitFor(async () => {
         const read = await client.get(`/v2/sessions/${created.body.session_id}`, { token });
         return read.body.status === 'completed' ? read.body : null;
-      }, 30_000);
+      });
     };
 
     const first = await run('remote_viewing', 'The object in envelope 1', 'visual');

@@ -360,7 +360,7 @@ describe('while PostgreSQL cannot be reached', () => {
       const recovered = await waitFor(async () => {
         const response = await proxiedClient.get(`/v1/sessions/${id}`, { token: orgToken });
         return response.status === 200 ? response : null;
-      }, 20_000);
+      });
       expect(recovered.body.session_id).toBe(id);
     } finally {
       await proxy.restore();

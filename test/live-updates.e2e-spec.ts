@@ -11,7 +11,7 @@ import { TestClient } from './support/client.js';
 import { createOrganization } from './support/factories.js';
 import { childEnv, spawnApi } from './support/processes.js';
 import { startStack, type Stack } from './support/stack.js';
-import { waitFor } from './support/wait.js';
+import { TEST_TIMEOUT_MS, waitFor } from './support/wait.js';
 
 const PATH = '/v1/sessions/ws';
 
@@ -438,7 +438,7 @@ describe('connections per organisation', () => {
 describe('an API instance in another process', () => {
   it(
     'sends its clients the progress of a session the worker runs',
-    { timeout: 60_000 },
+    { timeout: TEST_TIMEOUT_MS },
     async () => {
       // Same public URL as `a`, so it accepts a's tokens; it shares only PostgreSQL and Redis with this process.
       const child = await spawnApi(childEnv({ PUBLIC_URL: a.baseUrl }));

@@ -24,7 +24,7 @@ import {
 } from './support/openapi-arbitraries.js';
 import { label, operationsOf, requestBodyOf, type Operation } from './support/openapi-document.js';
 import { startStack, type Stack } from './support/stack.js';
-import { waitFor } from './support/wait.js';
+import { DEADLINE_MS, waitFor } from './support/wait.js';
 
 /**
  * Walks every operation of the served OpenAPI document with generated
@@ -86,7 +86,7 @@ beforeAll(async () => {
   };
   pathIds = await fixtures(client, token);
   context = { document, hints: hints(token) };
-}, 60_000);
+});
 
 afterAll(async () => {
   await stack?.close();
@@ -115,7 +115,7 @@ async function fixtures(client: TestClient, token: string): Promise<Record<strin
   await waitFor(async () => {
     const read = await client.get(`/v1/sessions/${session}`, auth);
     return read.body.status === 'completed' ? true : null;
-  }, 20_000);
+  });
   const events = await client.get('/v2/events?per_page=1', auth);
   // Cursors this service issued (each list's own kind), to page past the first page.
   for (const list of [
@@ -408,7 +408,7 @@ async function send(operation: Operation, request: Case): Promise<void> {
     headers,
     body,
     redirect: 'manual',
-    signal: AbortSignal.timeout(15_000),
+    signal: AbortSignal.timeout(DEADLINE_MS),
   });
   const text = await response.text();
   const contentType = response.headers.get('content-type');
@@ -486,7 +486,7 @@ describe('fuzzing every operation of the OpenAPI document', () => {
     for (const operation of operations) {
       expect(sent.get(label(operation)), label(operation)).toBe(RUNS);
     }
-  }, 300_000);
+  });
 });
 
 async function deleteRedisKeys(prefix: string): Promise<void> {

@@ -67,7 +67,7 @@ async function lint(): Promise<{ totals: { errors: number }; problems: LintProbl
 }
 
 describe('redocly lint', () => {
-  it('finds no error in the served document', { timeout: 180_000 }, async () => {
+  it('finds no error in the served document', async () => {
     const report = await lint();
     const errors = report.problems
       .filter((problem) => problem.severity === 'error')

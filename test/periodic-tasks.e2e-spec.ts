@@ -4,7 +4,7 @@ import { Sql } from '#database';
 import { JobProducer, QUEUE } from '#queue';
 import { createWorker } from '../apps/worker/src/worker.js';
 import { startStack, type Stack } from './support/stack.js';
-import { waitFor } from './support/wait.js';
+import { TEST_TIMEOUT_MS, waitFor } from './support/wait.js';
 
 let stack: Stack;
 
@@ -50,7 +50,7 @@ describe('periodic tasks', () => {
 
   it(
     'come back while the worker runs when Redis lost them (restarted empty)',
-    { timeout: 90_000 },
+    { timeout: TEST_TIMEOUT_MS },
     async () => {
       const worker = await createWorker(stack.settings);
       try {
@@ -62,7 +62,7 @@ describe('periodic tasks', () => {
         const restored = await waitFor(async () => {
           const keys = (await queue.getJobSchedulers()).map((s) => s.key).sort();
           return keys.length === before.length ? keys : null;
-        }, 75_000);
+        });
         expect(restored).toEqual(before);
       } finally {
         await worker.close();
@@ -91,7 +91,7 @@ describe('periodic tasks', () => {
       await waitFor(async () => {
         const rows = await sql.rows('SELECT 1 FROM idempotency_keys WHERE key = $1', [key]);
         return rows.length === 0 ? true : null;
-      }, 30_000);
+      });
       const schedulers = await maintenance().getJobSchedulers();
       expect(schedulers.filter((s) => s.key === 'idempotency.expire')).toHaveLength(1);
     } finally {

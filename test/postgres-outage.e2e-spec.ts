@@ -16,7 +16,7 @@ import { childEnv, spawnWorker, type ChildService } from './support/processes.js
 import { testDatabaseUrl, testRedisPrefix } from './support/scope.js';
 import { startStack, type Stack } from './support/stack.js';
 import { TcpProxy } from './support/tcp-proxy.js';
-import { waitFor } from './support/wait.js';
+import { DEADLINE_MS, TEST_TIMEOUT_MS, waitFor } from './support/wait.js';
 
 /**
  * PostgreSQL goes away under a steady load of creates and reads, and comes
@@ -55,7 +55,7 @@ beforeAll(async () => {
     DATABASE_POOL_MAX: '10',
   };
   stack = await startStack({ worker: false, env });
-  worker = await spawnWorker(childEnv(env), { readyTimeoutMs: 90_000 });
+  worker = await spawnWorker(childEnv(env));
   await worker.ready;
   client = await TestClient.for(stack);
   org = await createOrganization(stack, client);
@@ -68,7 +68,7 @@ beforeAll(async () => {
     queue.on('error', () => undefined);
     queues.push(queue);
   }
-}, 150_000);
+});
 afterAll(async () => {
   await proxy?.restore();
   await Promise.all(queues.map((queue) => queue.close()));
@@ -139,7 +139,9 @@ async function inspect<T extends pg.QueryResultRow>(text: string, values: unknow
 
 async function ready(url: string): Promise<number> {
   try {
-    const response = await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(10_000) });
+    const response = await fetch(`${url}/health/ready`, {
+      signal: AbortSignal.timeout(DEADLINE_MS),
+    });
     await response.arrayBuffer();
     return response.status;
   } catch {
@@ -162,7 +164,7 @@ function delivered(): Delivered[] {
 describe('PostgreSQL cut and restored under load', () => {
   it(
     'answers 503 while it is away, and completes and delivers everything it accepted',
-    { timeout: 300_000 },
+    { timeout: TEST_TIMEOUT_MS },
     async () => {
       const subscribed = await client.post('/v1/webhooks', {
         token,
@@ -201,7 +203,7 @@ describe('PostgreSQL cut and restored under load', () => {
             [org.organizationId],
           );
           return running[0]!.count > 0 ? true : null;
-        }, 30_000);
+        });
 
         await proxy.cut();
         const refusedBefore = refused().length;
@@ -213,14 +215,14 @@ describe('PostgreSQL cut and restored under load', () => {
               .map((o) => o.kind),
           );
           return kinds.size === 4 ? true : null;
-        }, 30_000);
+        });
         expect(await ready(stack.baseUrl)).toBe(503);
         expect(await ready(worker.url)).toBe(503);
         // The worker met the outage in a job and paused that queue instead of failing the job.
         await waitFor(async () => {
           const ttls = await Promise.all(queues.map((queue) => queue.getRateLimitTtl()));
           return ttls.some((ttl) => ttl > 0) ? true : null;
-        }, 30_000);
+        });
         // Away long enough for a job to be started more often than its attempts (5) allow.
         await waitFor(
           async () => {
@@ -230,21 +232,19 @@ describe('PostgreSQL cut and restored under load', () => {
             }
             return null;
           },
-          90_000,
+          DEADLINE_MS,
           250,
         );
 
         await proxy.restore();
-        await waitFor(async () => ((await ready(stack.baseUrl)) === 200 ? true : null), 30_000);
-        await waitFor(async () => ((await ready(worker.url)) === 200 ? true : null), 30_000);
+        await waitFor(async () => ((await ready(stack.baseUrl)) === 200 ? true : null));
+        await waitFor(async () => ((await ready(worker.url)) === 200 ? true : null));
         // Some load after the return too: the API serves again.
         const afterReturn = outcomes.length;
-        await waitFor(
-          async () =>
-            outcomes.slice(afterReturn).filter((o) => o.response.status < 300).length >= 8
-              ? true
-              : null,
-          30_000,
+        await waitFor(async () =>
+          outcomes.slice(afterReturn).filter((o) => o.response.status < 300).length >= 8
+            ? true
+            : null,
         );
       } finally {
         stopping = true;
@@ -286,7 +286,7 @@ describe('PostgreSQL cut and restored under load', () => {
           }
           return pending.length === 0 ? true : null;
         },
-        120_000,
+        DEADLINE_MS,
         500,
       );
 
@@ -331,7 +331,7 @@ describe('PostgreSQL cut and restored under load', () => {
           const seen = new Set(delivered().map((d) => d.eventId));
           return expected.every((id) => seen.has(id)) ? true : null;
         },
-        60_000,
+        DEADLINE_MS,
         250,
       );
       // At least once: a redelivery is the same event (its live pending_webhooks count aside).

@@ -7,7 +7,7 @@ import { createOrganization } from './support/factories.js';
 import { childEnv, spawnApi, type ChildService } from './support/processes.js';
 import { startPrivateRedis } from './support/redis-server.js';
 import { startStack, type Stack } from './support/stack.js';
-import { waitFor } from './support/wait.js';
+import { DEADLINE_MS, waitFor } from './support/wait.js';
 
 // Windows scaled down so a test can wait one out: minute 3 s, hour 180 s, day 4,320 s.
 const SCALE = '0.05';
@@ -86,7 +86,7 @@ describe('plan and tier limits', () => {
     const meanwhile = await untilStatus(
       200,
       () => client.get('/v1/sessions', { apiKey }),
-      (MINUTE_S + 10) * 1000,
+      DEADLINE_MS,
     );
     expect(meanwhile.filter((status) => status !== 429)).toEqual([]);
   });
@@ -141,7 +141,7 @@ describe('plan and tier limits', () => {
         [org.organizationId],
       );
       return rows.length > 0 ? true : null;
-    }, 60_000);
+    });
     const listed = await client.get('/v2/events?type=account.usage_threshold_reached', { apiKey });
     expect(listed.status, listed.text).toBe(200);
     expect(listed.body.data).toHaveLength(1);

@@ -13,7 +13,7 @@ import { createOrganization, type TestOrganization } from './support/factories.j
 import { startPrivateRedis, type PrivateRedis } from './support/redis-server.js';
 import { testRedisPrefix } from './support/scope.js';
 import { startStack, type Stack } from './support/stack.js';
-import { waitFor } from './support/wait.js';
+import { DEADLINE_MS, TEST_TIMEOUT_MS, waitFor } from './support/wait.js';
 
 /**
  * How workers notice that Redis lost its data (their marker is gone) and put
@@ -104,7 +104,7 @@ async function allDone(paths: readonly string[]): Promise<void> {
       }
       return true;
     },
-    60_000,
+    DEADLINE_MS,
     250,
   );
 }
@@ -154,7 +154,7 @@ describe('workers noticing that Redis lost its data', () => {
 
   it(
     'enqueue each session, analysis and report whose job was lost once, at once, and every one completes',
-    { timeout: 120_000 },
+    { timeout: TEST_TIMEOUT_MS },
     async () => {
       const sessions = await createSessions(6);
       const analyses = [await submitAnalysis('low'), await submitAnalysis('urgent')];
@@ -201,7 +201,7 @@ describe('workers noticing that Redis lost its data', () => {
     },
   );
 
-  it('leave alone work whose job is still in the queue', { timeout: 60_000 }, async () => {
+  it('leave alone work whose job is still in the queue', async () => {
     await Promise.all([queues.sessions.pause(), queues.reports.pause()]);
     try {
       const [session] = await createSessions(1);

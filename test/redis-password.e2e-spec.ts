@@ -70,7 +70,7 @@ describe('REDIS_URL with a password', () => {
     await waitFor(async () => {
       const read = await client.get(`/v1/sessions/${created.body.session_id}`, { token });
       return read.body.status === 'completed' ? true : null;
-    }, 120_000);
+    });
   });
 });
 
@@ -103,12 +103,11 @@ describe('npm start’s own redis-server', () => {
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    const url = await waitFor(
-      async () => /^REDIS_URL=(.+)$/m.exec(output)?.[1] ?? null,
-      180_000,
-    ).catch((error: unknown) => {
-      throw new Error(`${String(error)}; start.mjs said:\n${output}`);
-    });
+    const url = await waitFor(async () => /^REDIS_URL=(.+)$/m.exec(output)?.[1] ?? null).catch(
+      (error: unknown) => {
+        throw new Error(`${String(error)}; start.mjs said:\n${output}`);
+      },
+    );
 
     const kept = (await readFile(join(dataDir, 'redis-password'), 'utf8')).trim();
     expect(kept).toMatch(/^[0-9a-f]{48}$/);

@@ -110,7 +110,7 @@ async function completed(token: string, id: string): Promise<ApiResponse> {
     expect(response.status).toBe(200);
     expect(response.body.status).not.toBe('failed');
     return response.body.status === 'completed' ? response : null;
-  }, 30_000);
+  });
 }
 
 const RANGE = { date_from: '2026-01-01', date_to: '2026-12-31' };

@@ -5,6 +5,7 @@ import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import { addMember, memberClient, memberToken, type TestMember } from './support/people.js';
 import { startStack, type Stack } from './support/stack.js';
+import { DEADLINE_MS } from './support/wait.js';
 
 /**
  * The SDK's resources for an organisation's people and their blind work, in
@@ -30,7 +31,7 @@ beforeAll(async () => {
   analyst = await addMember(stack, org, ['analyst'], 'Sdk Analyst');
   const token = await memberToken(stack, await memberClient(http, org), analyst);
   analystClient = new Client({ baseUrl: stack.baseUrl, accessToken: token });
-}, 60_000);
+});
 
 afterAll(async () => {
   await stack?.close();
@@ -91,7 +92,7 @@ describe('the SDK for people and their work', () => {
     );
     expect(Buffer.from(await blob.arrayBuffer()).equals(PNG)).toBe(true);
 
-    const done = await admin.waitFor(session, { timeoutMs: 60_000 });
+    const done = await admin.waitFor(session, { timeoutMs: DEADLINE_MS });
     expect(done.status).toBe('completed');
   });
 
@@ -114,7 +115,6 @@ describe('the SDK for people and their work', () => {
     const generated = await admin.reports.generate({ report_type: 'history', format: 'csv' });
     await expect
       .poll(async () => (await admin.reports.get(generated.report_id)).status, {
-        timeout: 60_000,
         interval: 200,
       })
       .toBe('completed');

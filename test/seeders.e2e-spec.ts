@@ -8,6 +8,7 @@ import { DESCRIPTOR_TERMS } from '#engines';
 import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import { startStack, testEnv, type Stack } from './support/stack.js';
+import { DEADLINE_MS } from './support/wait.js';
 
 /**
  * `npm run db:seed-sessions` and `db:seed-history` (apps/cli), run as the
@@ -44,7 +45,7 @@ async function seed(script: 'seed-sessions' | 'seed-history', args: string[]): P
     const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
       ['--import', REGISTER, `apps/cli/src/${script}.ts`, ...args],
-      { cwd: ROOT, env: { ...process.env, ...testEnv() }, timeout: 120_000 },
+      { cwd: ROOT, env: { ...process.env, ...testEnv() }, timeout: DEADLINE_MS },
     );
     return { code: 0, stdout, stderr };
   } catch (error) {

@@ -446,7 +446,7 @@ describe('SAML sign-in in a real browser', () => {
       await page.locator('input[name="password"]').press('Enter');
 
       await expect
-        .poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 30_000 })
+        .poll(() => page.getByRole('heading', { level: 1 }).textContent())
         .toMatch(/^Allow .* access\?$/);
       await page.getByRole('button', { name: 'Allow' }).click();
       await page.waitForURL((current) => current.href.startsWith(redirectUri));
@@ -470,5 +470,5 @@ describe('SAML sign-in in a real browser', () => {
       await browser.close();
       callbackServer.close();
     }
-  }, 90_000);
+  });
 });

@@ -10,8 +10,9 @@ import {
   type HttpsReceiver,
   type TestCertificateAuthority,
 } from './support/https-receiver.js';
-import { childEnv, spawnWorker } from './support/processes.js';
+import { childEnv, spawnApi, spawnWorker } from './support/processes.js';
 import { ping, startPrivateRedis } from './support/redis-server.js';
+import { DEADLINE_MS } from './support/wait.js';
 
 /** The test-support pieces themselves: HTTPS receiver, child-process services, private Redis. */
 
@@ -56,7 +57,7 @@ describe('HTTPS webhook receiver', () => {
     });
 
     expect(response).toEqual({ status: 200, body: '{"ok":true}' });
-    const [received] = await receiver.waitForRequests(1, 2_000);
+    const [received] = await receiver.waitForRequests(1);
     expect(received).toMatchObject({ method: 'POST', path: '/hooks', rawBody: body });
     expect(received!.headers['webhook-id']).toBe('msg_1');
     expect(received!.respondedAt).toBeInstanceOf(Date);
@@ -83,9 +84,9 @@ describe('HTTPS webhook receiver', () => {
     receiver.reset();
     receiver.respondWith({ delayMs: 1_000 });
     const gaveUp = post(receiver.url, 'late', { ca: trustedCa, agent: false, timeout: 100 });
-    const [request] = await receiver.waitForRequests(1, 2_000);
+    const [request] = await receiver.waitForRequests(1);
     await expect(gaveUp).rejects.toThrow('client timeout');
-    await vi.waitFor(() => expect(request!.clientAborted).toBe(true));
+    await vi.waitFor(() => expect(request!.clientAborted).toBe(true), { timeout: DEADLINE_MS });
     expect(request!.respondedAt).toBeNull();
     expect(receiver.inFlight).toBe(0);
   });
@@ -123,7 +124,39 @@ describe('worker as a child process', () => {
     } finally {
       await second.kill('SIGKILL');
     }
-  }, 60_000);
+  });
+});
+
+describe('a child service that fails to start', () => {
+  /** What `ready` rejected with. */
+  const failure = (ready: Promise<void>) =>
+    ready.then(
+      () => expect.fail('the child became ready'),
+      (reason: Error) => reason.message,
+    );
+
+  it('is reported, when it exits first, with the end of what it wrote', async () => {
+    const preload = new URL('./fixtures/processes/exits-at-start.mjs', import.meta.url).href;
+    const api = await spawnApi(childEnv({ NODE_OPTIONS: `--import ${preload}` }));
+    const message = await failure(api.ready);
+    expect(message).toMatch(
+      /^api exited \(code 3, signal null\) before it was ready; the end of its output \(stdout and stderr\):\n/,
+    );
+    // Its last lines, not all 201; stdout and stderr both kept.
+    expect(message).toContain('exits-at-start line 200\n');
+    expect(message).not.toContain('exits-at-start line 100\n');
+    expect(api.output()).toContain('exits-at-start: this one on stderr\n');
+  });
+
+  it('is killed at its readiness deadline, and the error says what it waited for', async () => {
+    // No API is ready within 1 ms of its start.
+    const api = await spawnApi(childEnv(), { readyTimeoutMs: 1 });
+    const message = await failure(api.ready);
+    expect(message).toMatch(
+      /^api was not ready within 1 ms \(no 200 from http:\/\/127\.0\.0\.1:\d+\/health\/live\); (it wrote nothing to stdout or stderr|(its output|the end of its output) \(stdout and stderr\):\n)/,
+    );
+    expect(await api.exited).toEqual({ code: null, signal: 'SIGKILL' });
+  });
 });
 
 function connectTo(port: number): Promise<void> {

@@ -5,6 +5,7 @@ import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import { documentedExamples, operationsOf } from './support/openapi-document.js';
 import { startStack, type Stack } from './support/stack.js';
+import { DEADLINE_MS } from './support/wait.js';
 
 /**
  * Swagger UI at /docs, in a real browser: authorised with a client-credentials
@@ -19,7 +20,7 @@ import { startStack, type Stack } from './support/stack.js';
  */
 
 /** Swagger UI renders from a 5 MB bundle and a large document: generous, never fixed, waits. */
-const UI_TIMEOUT = 30_000;
+const UI_TIMEOUT = DEADLINE_MS;
 
 let stack: Stack;
 let client: TestClient;
@@ -33,7 +34,7 @@ beforeAll(async () => {
   org = await createOrganization(stack, client);
   openapi = await (await fetch(`${stack.baseUrl}/docs-json`)).json();
   browser = await launchChromium();
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -232,7 +233,7 @@ describe('Swagger UI at /docs, in a real browser', () => {
     expect(external, 'Swagger UI asked for something outside the API').toEqual([]);
     expect(violations, 'the Content-Security-Policy refused part of Swagger UI').toEqual([]);
     await context.close();
-  }, 60_000);
+  });
 
   it('runs "Try it out" authorised with a client-credentials access token (bearer)', async () => {
     const { context, page, external, violations } = await openDocs();
@@ -242,7 +243,7 @@ describe('Swagger UI at /docs, in a real browser', () => {
     expect(external, 'Swagger UI asked for something outside the API').toEqual([]);
     expect(violations, 'the Content-Security-Policy refused part of Swagger UI').toEqual([]);
     await context.close();
-  }, 90_000);
+  });
 
   it('runs "Try it out" authorised with an API key (api_key, X-API-Key)', async () => {
     const { context, page, external, violations } = await openDocs();
@@ -252,7 +253,7 @@ describe('Swagger UI at /docs, in a real browser', () => {
     expect(external, 'Swagger UI asked for something outside the API').toEqual([]);
     expect(violations, 'the Content-Security-Policy refused part of Swagger UI').toEqual([]);
     await context.close();
-  }, 90_000);
+  });
 
   it('offers the live and the sandbox server, and "Try it out" reaches the one chosen', async () => {
     const { context, page, external, violations } = await openDocs();
@@ -273,7 +274,7 @@ describe('Swagger UI at /docs, in a real browser', () => {
     expect(external, 'Swagger UI asked for something outside the API').toEqual([]);
     expect(violations, 'the Content-Security-Policy refused part of Swagger UI').toEqual([]);
     await context.close();
-  }, 90_000);
+  });
 });
 
 describe('the documentation pages', () => {

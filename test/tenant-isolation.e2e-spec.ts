@@ -165,7 +165,7 @@ beforeAll(async () => {
       await waitFor(async () => {
         const status = await client.get(`/v1/analysis/${id}`, { token: tenant.token });
         return status.body.status === 'completed' ? true : null;
-      }, 30_000);
+      });
     }
     const search = await client.get('/v1/history/search?limit=100', { token: tenant.token });
     tenant.caseIds = search.body.results.map((c: { id: string }) => c.id);

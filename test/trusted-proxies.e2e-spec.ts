@@ -28,7 +28,7 @@ let behindOtherProxies: Api;
 beforeAll(async () => {
   behindLocalProxy = await api();
   behindOtherProxies = await api({ TRUSTED_PROXIES: '10.0.0.0/8' });
-}, 120_000);
+});
 
 afterAll(async () => {
   for (const { stack } of apis) await stack.close();

@@ -81,7 +81,7 @@ describe('WakeUpPump', () => {
         WHERE datname = current_database() AND query ILIKE 'LISTEN "pump_test_reconnect"%'`,
     );
     await waitFor(async () => (pump.listening ? null : true));
-    await waitFor(async () => (pump.listening ? true : null), 15_000);
+    await waitFor(async () => (pump.listening ? true : null));
     const before = counter.passes;
     await notify('pump_test_reconnect');
     await waitFor(async () => (counter.passes > before ? true : null));

@@ -10,7 +10,7 @@ import {
 import { childEnv, spawnWorker } from './support/processes.js';
 import { startPrivateRedis, type PrivateRedis } from './support/redis-server.js';
 import { startStack, type Stack } from './support/stack.js';
-import { waitFor } from './support/wait.js';
+import { TEST_TIMEOUT_MS, waitFor } from './support/wait.js';
 
 /**
  * At-least-once delivery when parts of the system die: the worker killed in
@@ -83,7 +83,7 @@ describe('a worker killed in the middle of a burst', () => {
 
   it(
     'delivers every event at least once after a new worker starts',
-    { timeout: 90_000 },
+    { timeout: TEST_TIMEOUT_MS },
     async () => {
       receiver.reset();
       receiver.respondWith({ status: 200, delayMs: 100 });
@@ -92,7 +92,7 @@ describe('a worker killed in the middle of a burst', () => {
       const env = childEnv(webhookEnv({ WEBHOOK_ENDPOINT_CONCURRENCY: '3' }));
       const first = await spawnWorker(env);
       await first.ready;
-      await receiver.waitForRequests(6, 20_000);
+      await receiver.waitForRequests(6);
       const exit = await first.kill('SIGKILL');
       expect(exit.signal).toBe('SIGKILL');
       const deliveredBeforeKill = deliveredSessions().size;
@@ -102,10 +102,7 @@ describe('a worker killed in the middle of a burst', () => {
       try {
         await second.ready;
         // Deliveries the killed worker held come back when their lease (15 s) runs out.
-        await waitFor(
-          async () => (deliveredSessions().size === sessions.length ? true : null),
-          60_000,
-        );
+        await waitFor(async () => (deliveredSessions().size === sessions.length ? true : null));
         expect([...deliveredSessions()].sort()).toEqual([...sessions].sort());
       } finally {
         await second.kill('SIGTERM');
@@ -129,7 +126,7 @@ describe('Redis stopped and restarted empty', () => {
     await redis.close();
   });
 
-  it('loses no event created while it was away or waiting in it', { timeout: 60_000 }, async () => {
+  it('loses no event created while it was away or waiting in it', async () => {
     receiver.reset();
     await subscribe();
     const before = await createSessions(3);
@@ -143,7 +140,7 @@ describe('Redis stopped and restarted empty', () => {
     receiver.respondWith({ status: 200 });
     await redis.start();
 
-    await waitFor(async () => (deliveredSessions().size === 8 ? true : null), 30_000);
+    await waitFor(async () => (deliveredSessions().size === 8 ? true : null));
     expect([...deliveredSessions()].sort()).toEqual([...before, ...retried, ...during].sort());
   });
 });

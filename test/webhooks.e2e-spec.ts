@@ -304,7 +304,7 @@ describe('delivery', () => {
         token,
         json: { type: 'remote_viewing', target: 'retries' },
       });
-      const attempts = await receiver.waitForRequests(7, 20_000);
+      const attempts = await receiver.waitForRequests(7);
       expect(new Set(attempts.map((r) => r.headers['webhook-id'])).size).toBe(1);
       const gaps = attempts
         .slice(1)
@@ -312,7 +312,7 @@ describe('delivery', () => {
       [5, 30, 120, 600, 1800, 3600].forEach((seconds, i) =>
         expect(gaps[i]).toBeGreaterThanOrEqual(seconds * 1000 * RETRY_SCALE - 5),
       );
-      const [notice] = await watcher.waitForRequests(1, 10_000);
+      const [notice] = await watcher.waitForRequests(1);
       const body = JSON.parse(notice!.rawBody);
       expect(body).toMatchObject({
         type: 'webhook.failed',
@@ -450,7 +450,7 @@ describe('delivery', () => {
     for (let i = 0; i < 8; i++) {
       await client.post(`/v1/webhooks/${webhook_id}/test`, { token, json: {} });
     }
-    await receiver.waitForRequests(8, 15_000);
+    await receiver.waitForRequests(8);
     expect(receiver.maxInFlight).toBe(2);
   });
 
@@ -465,7 +465,7 @@ describe('delivery', () => {
       await client.post(`/v1/webhooks/${slow.webhook_id}/test`, { token, json: {} });
       await client.post(`/v1/webhooks/${bad.webhook_id}/test`, { token, json: {} });
       const attemptOf = (id: string) =>
-        waitFor(async () => (await deliveriesOf(id))[0]?.attempts[0] ?? null, 15_000);
+        waitFor(async () => (await deliveriesOf(id))[0]?.attempts[0] ?? null);
       expect(await attemptOf(slow.webhook_id)).toMatchObject({
         status_code: null,
         error: 'no answer within 5 s',

@@ -16,7 +16,7 @@ import { childEnv, spawnWorker, type ChildService } from './support/processes.js
 import { startPrivateRedis, type PrivateRedis } from './support/redis-server.js';
 import { testDatabaseUrl, testRedisPrefix } from './support/scope.js';
 import { startStack, type Stack } from './support/stack.js';
-import { waitFor } from './support/wait.js';
+import { DEADLINE_MS, TEST_TIMEOUT_MS, waitFor } from './support/wait.js';
 
 /**
  * Simulated sessions survive the worker and Redis dying under them, and one
@@ -70,7 +70,7 @@ beforeAll(async () => {
   });
   // Its connection errors while Redis is away are expected; they must not go unhandled.
   maintenance.on('error', () => undefined);
-}, 150_000);
+});
 afterAll(async () => {
   await maintenance?.close();
   await worker?.kill('SIGTERM');
@@ -82,9 +82,7 @@ afterAll(async () => {
 
 async function startWorker(): Promise<ChildService> {
   // Warnings logged: the Redis test reads in them how the worker recovered.
-  const started = await spawnWorker(childEnv({ ...env, LOG_LEVEL: 'warn' }), {
-    readyTimeoutMs: 90_000,
-  });
+  const started = await spawnWorker(childEnv({ ...env, LOG_LEVEL: 'warn' }));
   await started.ready;
   return started;
 }
@@ -124,10 +122,10 @@ async function statuses(ids: readonly string[]): Promise<Record<string, number>>
   return counts;
 }
 
-async function allCompleted(ids: readonly string[], timeoutMs: number): Promise<void> {
+async function allCompleted(ids: readonly string[]): Promise<void> {
   await waitFor(
     async () => ((await statuses(ids)).completed === ids.length ? true : null),
-    timeoutMs,
+    DEADLINE_MS,
     500,
   );
 }
@@ -169,7 +167,7 @@ async function expectEveryEventDelivered(ids: readonly string[]): Promise<void> 
       const seen = new Set(requestsTo('/hooks').map((request) => request.eventId));
       return expected.every((id) => seen.has(id)) ? true : null;
     },
-    60_000,
+    DEADLINE_MS,
     250,
   );
   const bodies = new Map<string, unknown>();
@@ -184,7 +182,7 @@ async function expectEveryEventDelivered(ids: readonly string[]): Promise<void> 
 describe('a worker killed with SIGKILL in the middle of a batch', () => {
   it(
     'leaves every session to another worker, each completed once, every event delivered',
-    { timeout: 240_000 },
+    { timeout: TEST_TIMEOUT_MS },
     async () => {
       const first = await startWorker();
       worker = first;
@@ -192,7 +190,7 @@ describe('a worker killed with SIGKILL in the middle of a batch', () => {
       await waitFor(async () => {
         const counts = await statuses(ids);
         return counts.completed && counts.in_progress ? true : null;
-      }, 60_000);
+      });
       expect((await first.kill('SIGKILL')).signal).toBe('SIGKILL');
       const atKill = await statuses(ids);
       expect(atKill.completed ?? 0).toBeLessThan(ids.length);
@@ -200,7 +198,7 @@ describe('a worker killed with SIGKILL in the middle of a batch', () => {
       worker = await startWorker();
       // The killed worker's sessions come back when BullMQ sees their jobs stalled (a 5 s lock
       // and a 1 s check); the deadline leaves room for a loaded machine.
-      await allCompleted(ids, 180_000);
+      await allCompleted(ids);
       await expectEveryEventDelivered(ids);
     },
   );
@@ -209,14 +207,14 @@ describe('a worker killed with SIGKILL in the middle of a batch', () => {
 describe('Redis restarted empty with sessions queued and running', () => {
   it(
     'completes every accepted session: running ones carry on, lost jobs are enqueued again at once',
-    { timeout: 240_000 },
+    { timeout: TEST_TIMEOUT_MS },
     async () => {
       worker ??= await startWorker();
       const ids = await createBatch('redis restarted', 10);
       await waitFor(async () => {
         const counts = await statuses(ids);
         return counts.completed && counts.initiated ? true : null;
-      }, 60_000);
+      });
 
       // A job nobody takes for an hour: gone after the restart, so Redis came back empty.
       await maintenance.add('marker', {}, { jobId: 'before-restart', delay: 3_600_000 });
@@ -227,7 +225,7 @@ describe('Redis restarted empty with sessions queued and running', () => {
       // The queued sessions' jobs went with Redis's data. The worker notices once its
       // connection is back (its data markers are gone) and enqueues them again itself, without
       // the sweep's staleness wait (over a minute): no updated_at moved back, no sweep job added.
-      await allCompleted(ids, 120_000);
+      await allCompleted(ids);
       expect(worker.output()).toContain('sessions whose job Redis lost enqueued again');
       await expectEveryEventDelivered(ids);
     },
@@ -237,7 +235,7 @@ describe('Redis restarted empty with sessions queued and running', () => {
 describe('a webhook receiver that stalls', () => {
   it(
     'holds up no other endpoint, and gets its event, retried under the same id, once it answers',
-    { timeout: 120_000 },
+    { timeout: TEST_TIMEOUT_MS },
     async () => {
       worker ??= await startWorker();
       const stalledPath = '/stalled';
@@ -254,7 +252,7 @@ describe('a webhook receiver that stalls', () => {
       );
 
       const [stalledSession] = await createBatch('stalled receiver', 1);
-      await waitFor(async () => (requestsTo(stalledPath).length > 0 ? true : null), 30_000);
+      await waitFor(async () => (requestsTo(stalledPath).length > 0 ? true : null));
       // While that one hangs, the other endpoint gets new sessions' events.
       const others = await createBatch('other endpoint', 3);
       await waitFor(async () => {
@@ -264,7 +262,7 @@ describe('a webhook receiver that stalls', () => {
             others.includes(JSON.parse(request.rawBody).data.session_id),
         );
         return created.length >= others.length ? true : null;
-      }, 30_000);
+      });
       expect(requestsTo(stalledPath).every((request) => request.respondedAt === null)).toBe(true);
 
       // The stalled attempt timed out and was retried under the same event id.
@@ -274,7 +272,7 @@ describe('a webhook receiver that stalls', () => {
       await waitFor(async () => {
         const attempts = requestsTo(stalledPath).filter((r) => r.eventId === first.eventId);
         return attempts.length >= 2 && attempts[0]!.clientAborted ? true : null;
-      }, 60_000);
+      });
       stalling = false;
 
       const delivered = await waitFor(
@@ -282,7 +280,6 @@ describe('a webhook receiver that stalls', () => {
           requestsTo(stalledPath).find(
             (r) => r.eventId === first.eventId && r.respondedAt !== null,
           ) ?? null,
-        60_000,
       );
       expect(eventOf(delivered.rawBody)).toEqual(eventOf(first.rawBody));
       expect(Number(delivered.headers['x-service-delivery-attempt'])).toBeGreaterThan(1);
@@ -296,7 +293,7 @@ describe('a webhook receiver that stalls', () => {
         return all.length === 1 + others.length && all.every((d) => d.state === 'succeeded')
           ? all
           : null;
-      }, 60_000);
+      });
       expect(Math.max(...deliveries.map((d) => d.attempt_count))).toBeGreaterThan(1);
     },
   );

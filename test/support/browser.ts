@@ -1,4 +1,5 @@
 import { chromium, type Browser } from 'playwright-core';
+import { DEADLINE_MS } from './wait.js';
 
 /** Debian's Chromium; CHROMIUM_PATH points elsewhere on other systems. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -14,7 +15,19 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-/** A headless Chromium for the browser tests. */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+/**
+ * A headless Chromium for the browser tests. Its pages wait up to DEADLINE_MS for an element,
+ * a navigation or an action, not Playwright's 30 s: the machine may be busy with other work.
+ */
+export async function launchChromium(): Promise<Browser> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: CHROMIUM_ARGS,
+    timeout: DEADLINE_MS,
+  });
+  browser.on('context', (context) => {
+    context.setDefaultTimeout(DEADLINE_MS);
+    context.setDefaultNavigationTimeout(DEADLINE_MS);
+  });
+  return browser;
 }

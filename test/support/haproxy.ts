@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './stack.js';
-import { waitFor } from './wait.js';
+import { DEADLINE_MS, waitFor } from './wait.js';
 
 /**
  * Debian's haproxy as a child process, with the repository's deploy/haproxy.cfg: the
@@ -71,13 +71,16 @@ export async function startHaproxy(options: HaproxyOptions): Promise<Haproxy> {
     if (exited) throw new Error(`haproxy exited at start:\n${output}`);
     try {
       await (
-        await fetch(`${url}/health/live`, { signal: AbortSignal.timeout(2_000) })
+        await fetch(`${url}/health/live`, { signal: AbortSignal.timeout(10_000) })
       ).arrayBuffer();
       return true;
     } catch {
       return null;
     }
-  }, 15_000);
+  }, DEADLINE_MS).catch((error: Error) => {
+    child.kill('SIGKILL');
+    throw new Error(`haproxy on ${url}: ${error.message}; its output:\n${output.slice(-16_000)}`);
+  });
   return {
     url,
     port,

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DEADLINE_MS } from './wait.js';
 
 /**
  * Webhook receivers for e2e tests: a real `node:https` server whose certificate comes
@@ -165,6 +166,8 @@ export interface ReceivedRequest {
   headers: IncomingHttpHeaders;
   /** The body exactly as sent (UTF-8): what a signature is computed over. */
   rawBody: string;
+  /** The sender's address as the socket saw it (e.g. 127.0.0.2): what an allow-list checks. */
+  remoteAddress: string | undefined;
   receivedAt: Date;
   /** When the response was sent; null while pending or when the client went away first. */
   respondedAt: Date | null;
@@ -199,7 +202,7 @@ export interface HttpsReceiver {
   readonly maxInFlight: number;
   /** Scripts the responses: a function of the request (and its index), or one fixed response. */
   respondWith(responder: Responder | ScriptedResponse): void;
-  /** Resolves with the requests once at least `count` have arrived. */
+  /** Resolves with the requests once at least `count` have arrived (by default within DEADLINE_MS). */
   waitForRequests(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
   /** Forgets the requests and maxInFlight, and goes back to the default response. */
   reset(): void;
@@ -247,6 +250,7 @@ export async function startHttpsReceiver(options: HttpsReceiverOptions): Promise
         path: request.url ?? '',
         headers: request.headers,
         rawBody: '',
+        remoteAddress: request.socket.remoteAddress,
         receivedAt: new Date(),
         respondedAt: null,
         clientAborted: false,
@@ -320,7 +324,7 @@ export async function startHttpsReceiver(options: HttpsReceiverOptions): Promise
     respondWith(next) {
       responder = toResponder(next);
     },
-    waitForRequests(count, timeoutMs = 10_000) {
+    waitForRequests(count, timeoutMs = DEADLINE_MS) {
       return new Promise((resolve, reject) => {
         const check = () => {
           if (requests.length < count) return;

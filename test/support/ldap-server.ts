@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'ldapts';
 import { createTestCertificateAuthority } from './https-receiver.js';
 import { freePort } from './stack.js';
+import { DEADLINE_MS } from './wait.js';
 
 /**
  * A throwaway OpenLDAP `slapd` (the Debian binary) for one test file: its own temporary
@@ -45,7 +46,6 @@ export interface LdapServer {
 export const LDAP_BASE_DN = 'dc=example,dc=test';
 const FIXTURES = new URL('../fixtures/ldap/', import.meta.url);
 const SCHEMAS = ['core', 'cosine', 'inetorgperson', 'nis'];
-const READY_TIMEOUT_MS = 15_000;
 
 export async function startLdapServer(options: { tls?: boolean } = {}): Promise<LdapServer> {
   const tls = options.tls ?? true;
@@ -203,10 +203,10 @@ function ssha(password: string): string {
 }
 
 async function waitUntilAnswering(url: string, hasExited: () => boolean): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
+  const deadline = Date.now() + DEADLINE_MS;
   for (;;) {
     if (hasExited()) throw new Error('slapd exited');
-    const client = new Client({ url, connectTimeout: 1_000, timeout: 1_000 });
+    const client = new Client({ url, connectTimeout: 10_000, timeout: 10_000 });
     try {
       await client.search('', { scope: 'base', attributes: ['namingContexts'] });
       return;

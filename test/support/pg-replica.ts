@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort } from './stack.js';
+import { DEADLINE_MS } from './wait.js';
 
 const run = promisify(execFile);
 
@@ -128,7 +129,7 @@ export async function startReplicatedCluster(
     primaryUrl: (database) => url(primary.port, database),
     replicaUrl: (database, index = 0) => url(replica(index).port, database),
     query,
-    async caughtUp(timeoutMs = 30_000) {
+    async caughtUp(timeoutMs = DEADLINE_MS) {
       const [{ lsn }] = await query<{ lsn: string }>(
         'primary',
         'SELECT pg_current_wal_lsn()::text AS lsn',

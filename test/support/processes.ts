@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, testEnv } from './stack.js';
+import { DEADLINE_MS } from './wait.js';
 
 /**
  * The real worker and API as child processes, run from the TypeScript sources
@@ -15,6 +16,11 @@ const WORKER_MAIN = 'apps/worker/src/main.ts';
 const API_MAIN = 'apps/api/src/main.ts';
 /** Output kept per child: enough for a failed start-up, bounded for a long-lived child. */
 const MAX_OUTPUT_CHARS = 1_000_000;
+/** How much of a child's output a start-up error quotes: its last lines, where the cause is. */
+const ERROR_TAIL_LINES = 80;
+const ERROR_TAIL_CHARS = 16_000;
+/** How long a start-up error waits for the rest of an exited child's output (its pipes close at once). */
+const OUTPUT_DRAIN_MS = 2_000;
 
 export interface ChildExit {
   /** Exit code, or null when the child was ended by a signal. */
@@ -40,11 +46,17 @@ export interface ChildService {
   kill(signal?: NodeJS.Signals): Promise<ChildExit>;
 }
 
-/** Environment of a child service: that of an in-process one (testEnv), with `overrides`. */
-export const childEnv = testEnv;
+/**
+ * Environment of a child service: that of an in-process one (testEnv) with `overrides`, but
+ * logging warnings and errors (LOG_LEVEL=warn unless overridden): a child's output is kept and
+ * quoted when it fails to start, and a silent child would leave nothing to quote.
+ */
+export function childEnv(overrides: Record<string, string> = {}): Record<string, string> {
+  return testEnv({ LOG_LEVEL: 'warn', ...overrides });
+}
 
 export interface SpawnOptions {
-  /** How long the child may take to become ready (default 30 s). */
+  /** How long the child may take to become ready (default DEADLINE_MS, minutes). */
   readyTimeoutMs?: number;
 }
 
@@ -97,7 +109,7 @@ function spawnService(
   probeUrl: string,
   options: SpawnOptions,
 ): ChildService {
-  const readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
+  const readyTimeoutMs = options.readyTimeoutMs ?? DEADLINE_MS;
   const startedAt = performance.now();
   // Only what Node needs from the parent: the settings of the child are exactly `settingsEnv`.
   const inherited = Object.fromEntries(
@@ -130,6 +142,10 @@ function spawnService(
   });
   const spawnFailed = new Promise<never>((_, reject) => child.once('error', reject));
   spawnFailed.catch(() => undefined);
+  // 'close' comes after 'exit' once stdout and stderr are read to the end: a start-up error
+  // quotes the child's last words, not what happened to arrive before its exit was seen.
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const outputRead = () => Promise.race([closed, sleep(OUTPUT_DRAIN_MS)]);
 
   let readyMs: number | null = null;
   const loggedReady = new Promise<void>((resolve) => {
@@ -145,14 +161,16 @@ function spawnService(
     void loggedReady.then(() => (answered = true));
     while (!answered) {
       if (exit !== null) {
+        await outputRead();
         throw new Error(
-          `${name} exited (code ${exit.code}, signal ${exit.signal}) before it was ready; its output:\n${output}`,
+          `${name} exited (code ${exit.code}, signal ${exit.signal}) before it was ready; ${tailOf(output)}`,
         );
       }
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
+        await outputRead();
         throw new Error(
-          `${name} was not ready within ${readyTimeoutMs} ms; its output:\n${output}`,
+          `${name} was not ready within ${readyTimeoutMs} ms (no 200 from ${probeUrl}); ${tailOf(output)}`,
         );
       }
       answered = await answers(probeUrl);
@@ -181,9 +199,19 @@ function spawnService(
   };
 }
 
+/** The end of a child's stdout and stderr (interleaved as written), for an error message. */
+function tailOf(output: string): string {
+  if (output.trim() === '') return 'it wrote nothing to stdout or stderr';
+  const lines = output.trimEnd().split('\n');
+  let tail = lines.slice(-ERROR_TAIL_LINES).join('\n');
+  if (tail.length > ERROR_TAIL_CHARS) tail = tail.slice(-ERROR_TAIL_CHARS);
+  const heading = tail.length < output.trimEnd().length ? 'the end of its output' : 'its output';
+  return `${heading} (stdout and stderr):\n${tail}`;
+}
+
 async function answers(url: string): Promise<boolean> {
   try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+    const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
     await response.arrayBuffer();
     return response.ok;
   } catch {

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { freePort } from './stack.js';
+import { DEADLINE_MS } from './wait.js';
 
 const run = promisify(execFile);
 
@@ -36,7 +37,7 @@ export interface PrivateRedisCluster {
 export async function startPrivateRedisCluster(
   options: { readyTimeoutMs?: number } = {},
 ): Promise<PrivateRedisCluster> {
-  const readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
+  const readyTimeoutMs = options.readyTimeoutMs ?? DEADLINE_MS;
   const dir = await mkdtemp(join(tmpdir(), 'private-redis-cluster-'));
   const ports: number[] = [];
   let servers: ChildProcess[] = [];

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './stack.js';
+import { DEADLINE_MS } from './wait.js';
 
 /**
  * A private `redis-server` (the system binary) on a free port, as a child process,
@@ -32,7 +33,7 @@ export async function startPrivateRedis(
 ): Promise<PrivateRedis> {
   const binary = options.binary ?? 'redis-server';
   const password = options.password ?? null;
-  const readyTimeoutMs = options.readyTimeoutMs ?? 10_000;
+  const readyTimeoutMs = options.readyTimeoutMs ?? DEADLINE_MS;
   const port = await freePort();
   const dir = await mkdtemp(join(tmpdir(), 'private-redis-'));
   let child: ChildProcess | null = null;

@@ -138,7 +138,7 @@ export async function startSamlIdp(options: { users: SamlIdpUser[] }): Promise<S
       const response = await fetch(metadataUrl).catch(() => null);
       if (response?.status !== 200) return null;
       return response.text();
-    }, 30_000);
+    });
   } catch (error) {
     server.kill('SIGKILL');
     await rm(dir, { recursive: true, force: true });
