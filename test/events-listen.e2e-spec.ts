@@ -1,4 +1,3 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { Scope, toPublicId } from '#common';
@@ -8,6 +7,7 @@ import { createOrganization, type TestOrganization } from './support/factories.j
 import { addMember, memberClient, memberToken } from './support/people.js';
 import { startStack, type Stack } from './support/stack.js';
 import { waitFor } from './support/wait.js';
+import { handshake, type Handshake } from './support/handshake.js';
 
 /**
  * The server side of `sas webhooks listen` and `sas events trigger`: the
@@ -85,31 +85,10 @@ async function listen(credentials: Credentials, query = ''): Promise<Listener> {
 }
 
 /** The HTTP answer to an upgrade the server refuses. */
-async function refusal(
-  credentials: Credentials,
-  query = '',
-): Promise<{ status: number; headers: IncomingHttpHeaders; body: any }> {
-  const socket = new WebSocket(urlOf(query), { headers: headersOf(credentials) });
-  socket.on('error', () => undefined);
-  return new Promise((resolve, reject) => {
-    socket.once('open', () => {
-      socket.terminate();
-      reject(new Error('the upgrade was accepted'));
-    });
-    socket.once('unexpected-response', (_request, response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => {
-        socket.terminate();
-        resolve({
-          status: response.statusCode!,
-          headers: response.headers,
-          body: JSON.parse(text),
-        });
-      });
-    });
-  });
+async function refusal(credentials: Credentials, query = ''): Promise<Handshake> {
+  const answer = await handshake(urlOf(query), headersOf(credentials));
+  if (answer.status === 101) throw new Error('the upgrade was accepted');
+  return answer;
 }
 
 async function trigger(credentials: Credentials, type: string): Promise<string> {

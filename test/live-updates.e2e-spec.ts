@@ -1,4 +1,4 @@
-import { request, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { request, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { INestApplicationContext } from '@nestjs/common';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { createOrganization } from './support/factories.js';
 import { childEnv, spawnApi } from './support/processes.js';
 import { startStack, type Stack } from './support/stack.js';
 import { TEST_TIMEOUT_MS, waitFor } from './support/wait.js';
+import { handshake, type Handshake } from './support/handshake.js';
 
 const PATH = '/v1/sessions/ws';
 
@@ -126,31 +127,10 @@ async function connect(
 }
 
 /** The HTTP answer to an upgrade the server refuses. */
-async function refusal(
-  stack: Stack,
-  credentials: Credentials,
-): Promise<{ status: number; headers: IncomingHttpHeaders; body: any }> {
-  const socket = new WebSocket(liveUrl(stack, credentials), { headers: headersOf(credentials) });
-  socket.on('error', () => undefined);
-  return new Promise((resolve, reject) => {
-    socket.once('open', () => {
-      socket.terminate();
-      reject(new Error('the upgrade was accepted'));
-    });
-    socket.once('unexpected-response', (_request, response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => {
-        socket.terminate();
-        resolve({
-          status: response.statusCode!,
-          headers: response.headers,
-          body: JSON.parse(text),
-        });
-      });
-    });
-  });
+async function refusal(stack: Stack, credentials: Credentials): Promise<Handshake> {
+  const answer = await handshake(liveUrl(stack, credentials), headersOf(credentials));
+  if (answer.status === 101) throw new Error('the upgrade was accepted');
+  return answer;
 }
 
 async function createSession(client: TestClient, credentials: Credentials, target: string) {
