@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JudgingService, TrackRecords, type JudgedWork } from '#analysts';
 import { newKey, parsePublicId, Scope, toPublicId, type Tenant } from '#common';
@@ -157,7 +156,7 @@ async function open(
   workId: string,
   over: Partial<JudgedWork> = {},
 ): Promise<string> {
-  const task = await sql.transaction((tx: pg.PoolClient) =>
+  const task = await sql.transaction((tx) =>
     stack.api.get(JudgingService).open(
       tx,
       tenant,

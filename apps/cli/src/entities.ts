@@ -1,11 +1,15 @@
 import { ANALYSIS_ENTITIES } from '#analyses';
+import { ANALYST_ENTITIES } from '#analysts';
 import { API_KEY_ENTITIES } from '#api-keys';
 import { AUTH_ENTITIES } from '#auth';
 import { DOWSING_ENTITIES } from '#dowsing';
 import { EVENT_ENTITIES } from '#events';
+import { HISTORY_ENTITIES } from '#history';
 import { IDEMPOTENCY_ENTITIES } from '#idempotency';
 import { ORGANIZATION_ENTITIES } from '#organizations';
+import { REPORT_ENTITIES } from '#reports';
 import { SESSION_ENTITIES } from '#sessions';
+import { SSO_ENTITIES } from '#sso';
 import { WEBHOOK_ENTITIES } from '#webhooks';
 
 /**
@@ -23,4 +27,8 @@ export const ALL_ENTITIES = [
   ...DOWSING_ENTITIES,
   ...WEBHOOK_ENTITIES,
   ...IDEMPOTENCY_ENTITIES,
+  ...ANALYST_ENTITIES,
+  ...HISTORY_ENTITIES,
+  ...REPORT_ENTITIES,
+  ...SSO_ENTITIES,
 ];

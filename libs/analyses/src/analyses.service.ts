@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, newUuid, parsePublicId, type Principal, type Tenant } from '#common';
-import type pg from 'pg';
-import { Sql } from '#database';
+import { Sql, type Transaction } from '#database';
 import { EngineRegistry } from '#engines';
 import { EventLog, recordAudit } from '#events';
 import {
@@ -135,7 +134,7 @@ export class AnalysesService {
   }
 
   private async insert(
-    tx: pg.PoolClient,
+    tx: Transaction,
     tenant: Tenant,
     input: NewAnalysis,
     engine: string,

@@ -1,9 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
-import type pg from 'pg';
 import { toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { sequencedTransition, Sql, type JsonObject } from '#database';
+import { sequencedTransition, Sql, type JsonObject, type Transaction } from '#database';
 import {
   ANALYSIS_DEFAULT_BASELINE,
   EngineRegistry,
@@ -305,7 +304,7 @@ export class AnalysisRunner {
   /** Runs a state change in a transaction that holds the analysis row, with its next event sequence. */
   private transition(
     analysis: AnalysisEntity,
-    change: (tx: pg.PoolClient, sequence: number) => Promise<boolean>,
+    change: (tx: Transaction, sequence: number) => Promise<boolean>,
   ): Promise<boolean> {
     return sequencedTransition(this.sql, 'analyses', analysis.id, change);
   }

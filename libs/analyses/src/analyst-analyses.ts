@@ -1,5 +1,4 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import type pg from 'pg';
 import {
   AnalystWork,
   type Assignment,
@@ -14,7 +13,7 @@ import {
 import type { Member } from '#auth';
 import { AppError, parsePublicId, toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { sequencedTransition, Sql } from '#database';
+import { sequencedTransition, Sql, type Transaction } from '#database';
 import { ANALYSIS_DEFAULT_BASELINE, type AnalysisScoreDetails, verifiedStatistics } from '#engines';
 import { EventLog } from '#events';
 import { VerifiedRecords } from '#history';
@@ -95,7 +94,7 @@ export class AnalystAnalyses {
    * the analysis type, which says nothing of the target.
    */
   async task(
-    tx: pg.PoolClient,
+    tx: Transaction,
     tenant: Tenant,
     analysis: AnalysisEntity,
     request: AnalysisTaskingRequest,
@@ -225,7 +224,7 @@ export class AnalystAnalyses {
 
   /** An analysis was cancelled: its tasking closes with it. */
   async cancelled(
-    tx: pg.PoolClient,
+    tx: Transaction,
     analysis: AnalysisEntity,
     requestId: string | null,
   ): Promise<void> {
@@ -235,12 +234,12 @@ export class AnalystAnalyses {
   }
 
   /** A deleted analysis's tasking goes with it, target and all. */
-  forget(tx: pg.PoolClient, analysisId: string): Promise<void> {
+  forget(tx: Transaction, analysisId: string): Promise<void> {
     return this.tasking.forget(tx, 'analysis', analysisId);
   }
 
   private async complete(
-    tx: pg.PoolClient,
+    tx: Transaction,
     analysis: AnalysisEntity,
     tasking: Tasking,
     sequence: number,
@@ -318,7 +317,7 @@ export class AnalystAnalyses {
   }
 
   private async failAtDeadline(
-    tx: pg.PoolClient,
+    tx: Transaction,
     analysis: AnalysisEntity,
     tasking: Tasking,
     sequence: number,
@@ -360,7 +359,7 @@ export class AnalystAnalyses {
     return analysisFromRow(row);
   }
 
-  private async locked(tx: pg.PoolClient, id: string): Promise<AnalysisEntity> {
+  private async locked(tx: Transaction, id: string): Promise<AnalysisEntity> {
     const { rows } = await tx.query<AnalysisRow>(
       `SELECT ${ANALYSIS_COLUMNS.join(', ')} FROM analyses WHERE id = $1`,
       [id],

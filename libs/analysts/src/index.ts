@@ -5,3 +5,4 @@ export * from './sketches/index.js';
 export * from './tasking/index.js';
 export * from './judging/index.js';
 export * from './analysts.module.js';
+export * from './entities.js';

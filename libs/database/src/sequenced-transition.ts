@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Transaction } from './connection.js';
 import type { Sql } from './sql.js';
 
 /** Tables of work whose rows carry an `event_sequence`. */
@@ -13,7 +13,7 @@ export function sequencedTransition(
   sql: Sql,
   table: SequencedTable,
   id: string,
-  change: (tx: pg.PoolClient, sequence: number) => Promise<boolean>,
+  change: (tx: Transaction, sequence: number) => Promise<boolean>,
 ): Promise<boolean> {
   return sql.transaction(async (tx) => {
     const { rows } = await tx.query<{ event_sequence: number }>(

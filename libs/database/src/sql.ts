@@ -3,31 +3,31 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type pg from 'pg';
 import type { DataSource } from 'typeorm';
 import type { Tenant } from '#common';
+import { Connection, Transaction, type QueryOutcome, type Queryable } from './connection.js';
 import { ReadReplicas } from './replicas/read-replicas.js';
 import { WritePositions } from './replicas/write-positions.js';
 
 /**
  * Anything that runs a parameterised statement inside (or outside) a
- * transaction: a pg client from `Sql.transaction`, or a TypeORM EntityManager.
+ * transaction. Being replaced by `Queryable` and `Transaction` lib by lib (issue 39).
  */
 export interface SqlExecutor {
   query(text: string, parameters: unknown[]): Promise<unknown>;
 }
 
 /** Runs the reads of one request that may be served by a read replica (`Sql.reader`). */
-export interface SqlReader {
-  rows<T>(text: string, parameters: unknown[]): Promise<T[]>;
-}
+export type SqlReader = Queryable;
 
 /**
- * Plain SQL on the same pool TypeORM uses, for the hot request paths where the
- * query builder's per-call work shows up in the benchmarks. Statements are
- * fixed strings with parameters, never concatenated input.
+ * The service's one way to the database: parameterised SQL on the pool
+ * TypeORM opens, run by repositories (docs/architecture.md, "Data layer").
+ * TypeORM's entities describe the schema; its query builder and repository
+ * API are not used, because their per-call work showed in the benchmarks.
  */
 @Injectable()
-export class Sql {
+export class Sql implements Queryable {
   private readonly pool: pg.Pool;
-  private readonly primaryReader: SqlReader;
+  private readonly primaryReader: Queryable;
 
   constructor(
     @InjectDataSource() dataSource: DataSource,
@@ -35,11 +35,18 @@ export class Sql {
     private readonly writes: WritePositions,
   ) {
     this.pool = (dataSource.driver as unknown as { master: pg.Pool }).master;
-    this.primaryReader = { rows: (text, parameters) => this.rows(text, parameters) };
+    this.primaryReader = this;
   }
 
-  async rows<T>(text: string, parameters: unknown[]): Promise<T[]> {
-    return (await this.pool.query(text, parameters)).rows as T[];
+  query<R = Record<string, unknown>>(
+    text: string,
+    parameters: readonly unknown[] = [],
+  ): Promise<QueryOutcome<R>> {
+    return this.pool.query<R & pg.QueryResultRow>(text, parameters as unknown[]);
+  }
+
+  async rows<T>(text: string, parameters: readonly unknown[] = []): Promise<T[]> {
+    return (await this.query<T>(text, parameters)).rows;
   }
 
   /**
@@ -50,37 +57,57 @@ export class Sql {
    * replica that fails a statement is taken out of turn and the primary
    * answers it instead: a replica never turns a read into an error.
    */
-  async reader(tenant: Tenant): Promise<SqlReader> {
+  async reader(tenant: Tenant): Promise<Queryable> {
     if (!this.replicas.configured) return this.primaryReader;
     const replica = this.replicas.choose(await this.writes.lastWrite(tenant));
     if (!replica) return this.primaryReader;
+    const query = async <R>(
+      text: string,
+      parameters: readonly unknown[] = [],
+    ): Promise<QueryOutcome<R>> => {
+      try {
+        return await replica.query<R & pg.QueryResultRow>(text, parameters as unknown[]);
+      } catch (error) {
+        if (!isReplicaTrouble(error)) throw error;
+        this.replicas.failed(replica);
+        return this.query<R>(text, parameters);
+      }
+    };
     return {
-      rows: async <T>(text: string, parameters: unknown[]) => {
-        try {
-          return (await replica.query(text, parameters)).rows as T[];
-        } catch (error) {
-          if (!isReplicaTrouble(error)) throw error;
-          this.replicas.failed(replica);
-          return this.rows<T>(text, parameters);
-        }
-      },
+      query,
+      rows: async <R>(text: string, parameters: readonly unknown[] = []) =>
+        (await query<R>(text, parameters)).rows,
     };
   }
 
-  async transaction<T>(work: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
+  /** Runs `work` in one unit of work: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.withClient(async (client) => {
+      await client.query('BEGIN');
+      try {
+        const result = await work(new Transaction(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  /** Runs `work` on one connection outside a transaction (see `Connection`). */
+  connection<T>(work: (connection: Connection) => Promise<T>): Promise<T> {
+    return this.withClient((client) => work(new Connection(client)));
+  }
+
+  private async withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     // A connection lost between two statements (PostgreSQL restarted) is an 'error' event on
     // the client, which would end the process unheard; the next statement fails with it
     // instead, and the pool drops the dead client when it is released.
     client.on('error', ignoreLostConnection);
     try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      return await work(client);
     } finally {
       client.removeListener('error', ignoreLostConnection);
       client.release();

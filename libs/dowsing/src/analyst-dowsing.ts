@@ -1,5 +1,4 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import type pg from 'pg';
 import {
   AnalystWork,
   type Assignment,
@@ -15,7 +14,7 @@ import {
 import type { Member } from '#auth';
 import { AppError, parsePublicId, toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { Sql, type JsonObject } from '#database';
+import { Sql, type JsonObject, type Transaction } from '#database';
 import { DOWSING_DEFAULT_BASELINE, type DowsingVariantInput, verifiedStatistics } from '#engines';
 import { EventLog } from '#events';
 import { VerifiedRecords } from '#history';
@@ -75,7 +74,7 @@ export class AnalystDowsing {
 
   /** Tasks a new (pending) query in its creating transaction; `question_type` is its query type. */
   async task(
-    tx: pg.PoolClient,
+    tx: Transaction,
     tenant: Tenant,
     query: DowsingQueryEntity,
     request: DowsingTaskingRequest,
@@ -153,12 +152,12 @@ export class AnalystDowsing {
   }
 
   /** A deleted query's tasking goes with it, target and all. */
-  forget(tx: pg.PoolClient, queryId: string): Promise<void> {
+  forget(tx: Transaction, queryId: string): Promise<void> {
     return this.tasking.forget(tx, 'dowsing', queryId);
   }
 
   private async complete(
-    tx: pg.PoolClient,
+    tx: Transaction,
     query: DowsingQueryEntity,
     tasking: Tasking,
     requestId: string | null,
@@ -244,7 +243,7 @@ export class AnalystDowsing {
   }
 
   private async failAtDeadline(
-    tx: pg.PoolClient,
+    tx: Transaction,
     query: DowsingQueryEntity,
     tasking: Tasking,
   ): Promise<void> {
@@ -288,7 +287,7 @@ export class AnalystDowsing {
   }
 
   /** The query's row, held for the transaction; null once deleted. */
-  private async locked(tx: pg.PoolClient, id: string): Promise<DowsingQueryEntity | null> {
+  private async locked(tx: Transaction, id: string): Promise<DowsingQueryEntity | null> {
     const { rows } = await tx.query<Parameters<typeof QUERY_ROWS.fromRow>[0]>(
       `SELECT ${QUERY_ROWS.selectList} FROM dowsing_queries WHERE id = $1 FOR UPDATE`,
       [id],

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, newUuid, parsePublicId, type Principal, type Tenant } from '#common';
-import type pg from 'pg';
-import { Sql, type JsonObject, type SqlExecutor } from '#database';
+import { Sql, type JsonObject, type SqlExecutor, type Transaction } from '#database';
 import {
   DOWSING_DEFAULT_BASELINE,
   EngineRegistry,
@@ -164,7 +163,7 @@ export class DowsingService {
   }
 
   private async insert(
-    tx: pg.PoolClient,
+    tx: Transaction,
     tenant: Tenant,
     answered: Answered,
     requestId: string | null,

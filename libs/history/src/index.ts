@@ -10,3 +10,4 @@ export * from './search/case-search-filters.js';
 export * from './search/case-search.service.js';
 export * from './similar/case-similarity.js';
 export * from './similar/similar-cases.service.js';
+export * from './entities.js';

@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Transaction } from '#database';
 import { AppError, type Tenant } from '#common';
 import type { OrganizationLimits } from './organization-limits.js';
 
@@ -24,7 +24,7 @@ export interface ConcurrentWork {
  * once the lock is granted) sees every create committed before it.
  */
 export async function assertConcurrentWorkWithin(
-  tx: pg.PoolClient,
+  tx: Transaction,
   tenant: Tenant,
   limits: OrganizationLimits | null,
   work: ConcurrentWork,

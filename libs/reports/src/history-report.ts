@@ -1,7 +1,5 @@
-import type pg from 'pg';
-import QueryStream from 'pg-query-stream';
 import { toPublicId, type Tenant } from '#common';
-import { SqlConditions } from '#database';
+import { SqlConditions, type Transaction } from '#database';
 import { rateOf, type Rate } from '#statistics';
 import type { ReportParameters } from './report.js';
 
@@ -69,12 +67,12 @@ function conditions(tenant: Tenant, parameters: ReportParameters): SqlConditions
 
 /** A cursor over the report's cases (pg-query-stream), BATCH_ROWS at a time. */
 export function streamHistoryCases(
-  client: pg.PoolClient,
+  client: Transaction,
   tenant: Tenant,
   parameters: ReportParameters,
 ): AsyncIterable<Record<string, unknown>> {
   const { text, values } = historyCasesQuery(tenant, parameters);
-  return client.query(new QueryStream(text, values, { batchSize: BATCH_ROWS }));
+  return client.cursor(text, values, BATCH_ROWS);
 }
 
 /** One case as the report shows it: public id, ISO dates. */
@@ -105,7 +103,7 @@ export interface HistorySummary {
 
 /** Counts by type and hit rates over verified cases (verdict = 'hit' among those with any verdict). */
 export async function historySummary(
-  client: pg.PoolClient,
+  client: Transaction,
   tenant: Tenant,
   parameters: ReportParameters,
 ): Promise<HistorySummary> {

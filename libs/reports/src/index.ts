@@ -4,3 +4,4 @@ export * from './report.js';
 export * from './report-runner.js';
 export * from './reports.module.js';
 export * from './reports.service.js';
+export * from './entities.js';

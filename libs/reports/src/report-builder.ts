@@ -1,8 +1,8 @@
+import type { Transaction } from '#database';
 import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import { stringify as stringifySync } from 'csv-stringify/sync';
-import type pg from 'pg';
 import type { Performance } from '#analytics';
 import type { Tenant } from '#common';
 import { csvOptions, neutralizeCell } from './csv-cells.js';
@@ -45,7 +45,7 @@ export interface ReportRequest {
  * REPEATABLE READ transaction, so the summary and the rows are one snapshot.
  */
 export async function buildReport(
-  client: pg.PoolClient,
+  client: Transaction,
   tenant: Tenant,
   request: ReportRequest,
   sources: ReportSources,
@@ -73,7 +73,7 @@ export async function buildReport(
  * million cases take the memory of one batch plus the finished document.
  */
 async function historyCsv(
-  client: pg.PoolClient,
+  client: Transaction,
   tenant: Tenant,
   parameters: ReportParameters,
   sink: ReportSink,
@@ -117,7 +117,7 @@ async function pdfRendering() {
 
 /** The PDF: figures, four charts and the newest cases (pdf/history-pdf.ts). */
 async function historyPdfReport(
-  client: pg.PoolClient,
+  client: Transaction,
   tenant: Tenant,
   request: ReportRequest,
   sink: ReportSink,
@@ -143,7 +143,7 @@ async function historyPdfReport(
 
 /** The same cases as the CSV, with the summary's counts and hit rates first. */
 async function historyJson(
-  client: pg.PoolClient,
+  client: Transaction,
   tenant: Tenant,
   request: ReportRequest,
   sink: ReportSink,

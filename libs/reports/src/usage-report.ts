@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Transaction } from '#database';
 import type { Tenant } from '#common';
 import type { ReportParameters } from './report.js';
 import type { Cell, TabularReport } from './tabular-report.js';
@@ -18,7 +18,7 @@ interface UsageRow {
  * yet a case).
  */
 export async function usageReport(
-  client: pg.PoolClient,
+  client: Transaction,
   tenant: Tenant,
   parameters: ReportParameters,
 ): Promise<TabularReport> {

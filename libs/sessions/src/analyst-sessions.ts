@@ -1,5 +1,4 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import type pg from 'pg';
 import {
   type Assignment,
   assignmentPublicId,
@@ -13,7 +12,7 @@ import {
 import type { Member } from '#auth';
 import { AppError, parsePublicId, toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { sequencedTransition, Sql } from '#database';
+import { sequencedTransition, Sql, type Transaction } from '#database';
 import { type SessionResultsData, verifiedStatistics } from '#engines';
 import { EventLog } from '#events';
 import { VerifiedRecords } from '#history';
@@ -68,7 +67,7 @@ export class AnalystSessions {
 
   /** Tasks a new session in its creating transaction: it is `in_progress` from now, with `session.started`. */
   async task(
-    tx: pg.PoolClient,
+    tx: Transaction,
     tenant: Tenant,
     session: SessionEntity,
     request: PreparedTasking,
@@ -203,7 +202,7 @@ export class AnalystSessions {
 
   /** A session was cancelled or deleted: its tasking closes (or goes) with it. */
   async cancelled(
-    tx: pg.PoolClient,
+    tx: Transaction,
     session: SessionEntity,
     requestId: string | null,
   ): Promise<void> {
@@ -223,12 +222,12 @@ export class AnalystSessions {
   }
 
   /** A deleted session's tasking goes with it, target and all. */
-  forget(tx: pg.PoolClient, sessionId: string): Promise<void> {
+  forget(tx: Transaction, sessionId: string): Promise<void> {
     return this.work.tasking.forget(tx, 'session', sessionId);
   }
 
   private async complete(
-    tx: pg.PoolClient,
+    tx: Transaction,
     session: SessionEntity,
     tasking: Tasking,
     sequence: number,
@@ -307,7 +306,7 @@ export class AnalystSessions {
   }
 
   private async failAtDeadline(
-    tx: pg.PoolClient,
+    tx: Transaction,
     session: SessionEntity,
     tasking: Tasking,
     sequence: number,
@@ -350,7 +349,7 @@ export class AnalystSessions {
     return sessionFromRow(row);
   }
 
-  private async locked(tx: pg.PoolClient, id: string): Promise<SessionEntity> {
+  private async locked(tx: Transaction, id: string): Promise<SessionEntity> {
     const { rows } = await tx.query<SessionRow>(
       `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions WHERE id = $1`,
       [id],

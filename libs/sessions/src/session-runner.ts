@@ -1,9 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
-import type pg from 'pg';
 import { toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { sequencedTransition, Sql } from '#database';
+import { sequencedTransition, Sql, type Transaction } from '#database';
 import { type SessionEntity } from './entities/session.entity.js';
 import { EngineRegistry, type SessionEngineOutcome } from '#engines';
 import { EventLog } from '#events';
@@ -226,7 +225,7 @@ export class SessionRunner {
   /** Runs a state change in a transaction that holds the session row, with its next event sequence. */
   private transition(
     session: SessionEntity,
-    change: (tx: pg.PoolClient, sequence: number) => Promise<boolean>,
+    change: (tx: Transaction, sequence: number) => Promise<boolean>,
   ): Promise<boolean> {
     return sequencedTransition(this.sql, 'sessions', session.id, change);
   }

@@ -9,3 +9,4 @@ export {
   type SsoSignInResult,
 } from './sign-in/sso-sign-in.service.js';
 export { samlEndpoints } from './sign-in/saml-sign-in.js';
+export * from './entities.js';

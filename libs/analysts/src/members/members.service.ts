@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type pg from 'pg';
 import { hashPassword, type MemberRole } from '#auth';
 import {
   AppError,
@@ -10,7 +9,7 @@ import {
   type Principal,
 } from '#common';
 import { AppSettings } from '#config';
-import { keysetPage, Sql, type KeysetPage, type PageRequest } from '#database';
+import { keysetPage, Sql, type KeysetPage, type PageRequest, type Transaction } from '#database';
 import { INVITATION_TTL_MS, type Analyst, type AnalystStatus, type Invited } from './analyst.js';
 import {
   ANALYST_COLUMNS,
@@ -285,7 +284,7 @@ export class MembersService {
    * other at once cannot both pass the last-admin check; then the member's.
    */
   private async lockMember(
-    tx: pg.PoolClient,
+    tx: Transaction,
     organizationId: string,
     uuid: string,
   ): Promise<AnalystRow | null> {
@@ -310,7 +309,7 @@ function boundedScopesSql(ceiling: string): string {
 
 /** Refuses a change that would leave the organisation without an active admin. */
 async function assertAdminRemains(
-  tx: pg.PoolClient,
+  tx: Transaction,
   before: AnalystRow,
   after: { roles: MemberRole[]; disabled: boolean },
   field: string,

@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Transaction } from '#database';
 import { AppError, parsePublicId, type Tenant } from '#common';
 import type { TaskingRequest } from './tasking.js';
 
@@ -11,7 +11,7 @@ export const OPEN_STATUSES = `('assigned', 'submitted')`;
  * `analyst_count`.
  */
 export async function namedAnalysts(
-  tx: pg.PoolClient,
+  tx: Transaction,
   tenant: Tenant,
   request: TaskingRequest,
 ): Promise<string[]> {
@@ -51,7 +51,7 @@ export async function namedAnalysts(
 
 /** Up to `count` active analysts, fewest open assignments first (ties at random), none of `excluded`. */
 export async function pickAnalysts(
-  tx: pg.PoolClient,
+  tx: Transaction,
   tenant: { organizationId: string },
   count: number,
   excluded: readonly string[],

@@ -1,5 +1,5 @@
+import type { Transaction } from '#database';
 import { Injectable } from '@nestjs/common';
-import type pg from 'pg';
 import { requireMember, type Member } from '#auth';
 import { AppError, toPublicId, type Tenant } from '#common';
 import type { VerifiedOutcomeStatistics } from '#statistics';
@@ -172,7 +172,7 @@ export class AnalystWork {
    * of work (and modality) keyed by analyst id, and chance (1 / judging set).
    */
   async inputs(
-    tx: pg.PoolClient,
+    tx: Transaction,
     tenant: Tenant,
     tasking: Tasking,
     modality: string | null,
@@ -210,7 +210,7 @@ export class AnalystWork {
 
   /** The submissions combined into results (combineSubmissions), weighed by the analysts' records. */
   async combine(
-    tx: pg.PoolClient,
+    tx: Transaction,
     tenant: Tenant,
     tasking: Tasking,
     modality: string | null,
@@ -231,7 +231,7 @@ export class AnalystWork {
    * decoys drawn from the same pool), else the work's own target text.
    */
   async judge(
-    tx: pg.PoolClient,
+    tx: Transaction,
     tenant: Tenant,
     tasking: Tasking,
     work: { publicId: string; modality: string | null; target: string },

@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Transaction } from '#database';
 import { newUuid } from '#common';
 import type { EventLog, NewEvent } from '#events';
 import { OPEN_STATUSES, pickAnalysts } from './analyst-picking.js';
@@ -14,7 +14,7 @@ import { TASKING_COLUMNS, taskingFromRow, type TaskingRow } from './tasking-rows
 
 /** Gives `userId` an assignment on the tasking, with its deadline, and writes `assignment.created`. */
 export async function assignAnalyst(
-  tx: pg.PoolClient,
+  tx: Transaction,
   events: EventLog,
   tasking: Tasking,
   userId: string,
@@ -45,7 +45,7 @@ export async function assignAnalyst(
  * submit, its deadline is brought to now so the deadline sweep closes it.
  */
 export async function releaseAssignment(
-  tx: pg.PoolClient,
+  tx: Transaction,
   events: EventLog,
   assignment: Assignment,
   reason: string | null,
@@ -115,7 +115,7 @@ interface Released {
  * Returns how many were released.
  */
 export async function releaseAllAssignments(
-  tx: pg.PoolClient,
+  tx: Transaction,
   events: EventLog,
   userId: string,
   requestId: string | null,
@@ -178,7 +178,7 @@ export async function releaseAllAssignments(
  * gives them their assignments in one statement; sets `replacement`.
  */
 async function handOn(
-  tx: pg.PoolClient,
+  tx: Transaction,
   released: Released[],
   userId: string,
   now: Date,

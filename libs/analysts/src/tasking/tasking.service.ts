@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type pg from 'pg';
 import type { Member } from '#auth';
 import { AppError, newUuid, parsePublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { Sql } from '#database';
+import { Sql, type Transaction } from '#database';
 import { EventLog } from '#events';
 import { namedAnalysts, OPEN_STATUSES, pickAnalysts } from './analyst-picking.js';
 import { assignAnalyst } from './assignment-changes.js';
@@ -88,7 +87,7 @@ export class TaskingService {
    * naming `analyst_count` when there are not enough analysts.
    */
   async task(
-    tx: pg.PoolClient,
+    tx: Transaction,
     tenant: Tenant,
     request: TaskingRequest,
     requestId: string | null,
@@ -178,7 +177,7 @@ export class TaskingService {
    * the deadline, once the work is closed, or on a declined assignment.
    */
   async submit(
-    tx: pg.PoolClient,
+    tx: Transaction,
     member: Member,
     kind: TaskedKind,
     workId: string,
@@ -262,7 +261,7 @@ export class TaskingService {
   }
 
   /** The submissions on a tasking, in the order the analysts were assigned. */
-  async submissions(executor: pg.PoolClient, taskingId: string): Promise<Assignment[]> {
+  async submissions(executor: Transaction, taskingId: string): Promise<Assignment[]> {
     const { rows } = await executor.query<AssignmentRow & TaskingRow>(
       `${SELECT_ASSIGNMENTS} WHERE a.tasking_id = $1 AND a.submitted_at IS NOT NULL
          AND a.status IN ('submitted', 'completed') ORDER BY a.created_at, a.id`,
@@ -278,7 +277,7 @@ export class TaskingService {
    * was cancelled or failed otherwise), each with its event where one exists.
    */
   async close(
-    tx: pg.PoolClient,
+    tx: Transaction,
     tasking: Tasking,
     ending: 'completed' | 'expired' | 'cancelled',
     requestId: string | null,
@@ -327,7 +326,7 @@ export class TaskingService {
   }
 
   /** The work is deleted: its tasking and assignments go with it (the analysts' trials stay). */
-  async forget(tx: pg.PoolClient, kind: TaskedKind, workId: string): Promise<void> {
+  async forget(tx: Transaction, kind: TaskedKind, workId: string): Promise<void> {
     await tx.query(`DELETE FROM work_taskings WHERE work_kind = $1 AND work_id = $2`, [
       kind,
       workId,

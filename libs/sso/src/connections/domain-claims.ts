@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type pg from 'pg';
 import { AppError } from '#common';
-import type { Sql } from '#database';
+import type { Sql, Transaction } from '#database';
 
 /**
  * A connection's claim on an email domain. Any organisation may claim any
@@ -75,7 +74,7 @@ export async function domainClaimsOf(
  * a 409 naming `email_domains`; a domain others only claim is no obstacle.
  */
 export async function claimDomains(
-  tx: pg.PoolClient,
+  tx: Transaction,
   connectionId: string,
   domains: string[],
 ): Promise<void> {
