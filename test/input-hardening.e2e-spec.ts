@@ -477,10 +477,10 @@ describe('the log of a failed statement', () => {
         (line) => line.includes(requestId) && line.includes('unhandled error'),
       );
       expect(logged.err).toMatchObject({
-        type: 'QueryFailedError',
+        type: 'DatabaseError',
         code: 'P0001',
         message: 'refused by the test trigger',
-        query: expect.stringContaining('INSERT INTO "oauth_clients"'),
+        query: expect.stringContaining('INSERT INTO oauth_clients'),
       });
       // The statement's parameters held the client's name and its secret's hash.
       expect(api.output()).not.toContain(marker);
@@ -512,10 +512,10 @@ describe('the log of a failed statement', () => {
         line.includes('refused by the test trigger'),
       );
       expect(logged.err).toMatchObject({
-        type: 'QueryFailedError',
+        type: 'DatabaseError',
         code: 'P0001',
         message: 'refused by the test trigger',
-        query: expect.stringContaining('UPDATE "events"'),
+        query: expect.stringContaining('UPDATE events'),
       });
       const { rows } = await database.query<{ id: string }>(
         'SELECT id FROM events WHERE organization_id = $1',

@@ -269,9 +269,8 @@ describe('TargetPool (what judging draws from)', () => {
     expect(await pool.count(tenant, ids[0]!)).toBe(3);
     expect(await pool.count({ ...tenant, mode: 'test' }, null)).toBe(0);
 
-    const executor = { query: (text: string, parameters: unknown[]) => sql.rows(text, parameters) };
     for (let round = 0; round < 5; round++) {
-      const drawn = await pool.drawDecoys(executor, tenant, 2, ids[0]!);
+      const drawn = await pool.drawDecoys(sql, tenant, 2, ids[0]!);
       expect(drawn).toHaveLength(2);
       expect(new Set(drawn.map((t) => t.id)).size).toBe(2);
       for (const decoy of drawn) expect(ids.slice(1)).toContain(decoy.id);

@@ -1,9 +1,12 @@
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newKey, parsePublicId, toPublicId } from '#common';
-import { EventLog } from '#events';
-import { AttemptRecords, type DeliveryResult } from '../libs/webhooks/src/attempt-records.js';
-import { claimDeliveries, type ClaimedDelivery } from '../libs/webhooks/src/delivery-claims.js';
+import {
+  DeliveryClaims,
+  DeliveryOutcomes,
+  type ClaimedDelivery,
+  type DeliveryResult,
+} from '#webhooks';
 import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import { startStack, type Stack } from './support/stack.js';
@@ -75,7 +78,7 @@ async function fannedOut(webhooks: string[], count: number): Promise<string[]> {
  * The outcome of a delivery's only attempt: every third one failed, the others
  * succeeded. With `changes`, each also changes its webhook as the last attempt
  * of a delivery does: a failure makes it failed and announces `webhook.failed`,
- * a success recovers it (AttemptRecords writes those in a transaction).
+ * a success recovers it (DeliveryOutcomes writes those after the events).
  */
 function outcome(delivery: ClaimedDelivery, index: number, changes: boolean): DeliveryResult {
   const failed = index % 3 === 0;
@@ -100,7 +103,9 @@ function outcome(delivery: ClaimedDelivery, index: number, changes: boolean): De
   };
 }
 
-const records = () => new AttemptRecords(dataSource, stack.api.get(EventLog), () => undefined);
+const outcomes = () => stack.api.get(DeliveryOutcomes);
+const claimDeliveries = (endpointConcurrency: number, limit: number) =>
+  stack.api.get(DeliveryClaims).claim(endpointConcurrency, limit);
 
 /** A deterministic shuffle (a linear congruential generator), so a failure can be replayed. */
 function shuffled<T>(items: T[], seed: number): T[] {
@@ -115,11 +120,9 @@ function shuffled<T>(items: T[], seed: number): T[] {
 }
 
 describe('writing delivery outcomes from many workers at once', () => {
-  // Outcomes that change no webhook are one statement on their own (the busy path); those that
-  // do are a transaction with the webhook's updates and the `webhook.failed` events.
-  // Outcomes that change no webhook are one statement on their own (the busy path); those that
-  // do are a transaction with the webhook's updates and the `webhook.failed` events. Batches of
-  // mixed events share events and webhooks; batches of whole events share only webhooks.
+  // Outcomes that change no webhook write deliveries and events (the busy path); those that do
+  // also the webhook's updates and the `webhook.failed` events. Batches of mixed events share
+  // events and webhooks; batches of whole events share only webhooks.
   it.each([
     { what: 'plain outcomes, mixed events', changes: false, wholeEvents: false },
     { what: 'webhook changes, mixed events', changes: true, wholeEvents: false },
@@ -129,7 +132,7 @@ describe('writing delivery outcomes from many workers at once', () => {
     async ({ changes, wholeEvents }) => {
       const webhooks = await Promise.all(Array.from({ length: 6 }, () => webhook()));
       const events = await fannedOut(webhooks, 3 * CONCURRENT_BATCHES);
-      const claim = await claimDeliveries(dataSource, 1000, 10_000);
+      const claim = await claimDeliveries(1000, 10_000);
       const claimed = claim.deliveries.filter((delivery) => webhooks.includes(delivery.webhookId));
       expect(claimed).toHaveLength(webhooks.length * events.length);
 
@@ -144,11 +147,7 @@ describe('writing delivery outcomes from many workers at once', () => {
         shuffled(results.slice(i * size, (i + 1) * size), i + 1),
       );
       const written = await Promise.allSettled(
-        batches.map((batch) =>
-          changes
-            ? dataSource.transaction((manager) => records().write(manager, batch, true))
-            : records().write(dataSource.manager, batch, true),
-        ),
+        batches.map((batch) => outcomes().write(batch, true)),
       );
       const errors = written.flatMap((result) =>
         result.status === 'rejected' ? [String(result.reason)] : [],
@@ -230,7 +229,7 @@ describe('the other writers of those rows take them in the same order', () => {
     const doomed = parsePublicId('webhook', doomedPublic)!;
     const [kept] = await deliveriesTo(other, 1);
     const [gone] = await deliveriesTo(doomed, 1);
-    const claimed = (await claimDeliveries(dataSource, 1000, 10_000)).deliveries.filter(
+    const claimed = (await claimDeliveries(1000, 10_000)).deliveries.filter(
       (delivery) => delivery.id === kept || delivery.id === gone,
     );
     expect(claimed).toHaveLength(2);
@@ -239,7 +238,7 @@ describe('the other writers of those rows take them in the same order', () => {
     // deliveries, while the delete starts; the doomed webhook's event is the second one.
     const [first, second] = [eventOf(kept), eventOf(gone)].sort();
     const blocker = await holding(`SELECT id FROM events WHERE id = $1 FOR UPDATE`, first!);
-    const write = records().write(dataSource.manager, claimed.map(succeeded));
+    const write = outcomes().write(claimed.map(succeeded));
     await lockWaiters(1);
     const deleted = client.delete(`/v1/webhooks/${doomedPublic}`, { token });
     await lockWaiters(2);
@@ -265,7 +264,7 @@ describe('the other writers of those rows take them in the same order', () => {
     const [low, middle, high] = await deliveriesTo(hook, 3);
     // The worker that had the lowest and the highest is late writing their outcomes: their
     // leases ran out, and a claim takes them again (with the middle one, never leased).
-    const late = (await claimDeliveries(dataSource, 1000, 10_000)).deliveries.filter(
+    const late = (await claimDeliveries(1000, 10_000)).deliveries.filter(
       (delivery) => delivery.id === low || delivery.id === high,
     );
     expect(late).toHaveLength(2);
@@ -282,9 +281,9 @@ describe('the other writers of those rows take them in the same order', () => {
       `SELECT id FROM webhook_deliveries WHERE id = $1 FOR UPDATE`,
       middle!,
     );
-    const claim = claimDeliveries(dataSource, 1000, 10_000);
+    const claim = claimDeliveries(1000, 10_000);
     await lockWaiters(1);
-    const write = records().write(dataSource.manager, late.map(succeeded));
+    const write = outcomes().write(late.map(succeeded));
     await lockWaiters(2);
     await blocker.release();
 

@@ -1,9 +1,12 @@
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newKey, parsePublicId } from '#common';
-import type { EventLog } from '#events';
-import { AttemptRecords, type DeliveryResult } from '../libs/webhooks/src/attempt-records.js';
-import { claimDeliveries, type ClaimedDelivery } from '../libs/webhooks/src/delivery-claims.js';
+import {
+  DeliveryClaims,
+  DeliveryOutcomes,
+  type ClaimedDelivery,
+  type DeliveryResult,
+} from '#webhooks';
 import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import { startStack, type Stack } from './support/stack.js';
@@ -11,7 +14,7 @@ import { waitFor } from './support/wait.js';
 
 /**
  * Writing an attempt's outcome hands its endpoint slot to that endpoint's next
- * due delivery in the same statement (AttemptRecords): on the real schema, with
+ * due delivery in the same statement (DeliveryOutcomes): on the real schema, with
  * deliveries laid out by hand and no worker, so nothing else claims them.
  */
 let stack: Stack;
@@ -101,8 +104,9 @@ function succeeded(delivery: ClaimedDelivery): DeliveryResult {
   };
 }
 
-// Outcomes here never change a webhook, so the event log is never written to.
-const records = () => new AttemptRecords(dataSource, {} as EventLog, () => undefined);
+const outcomes = () => stack.api.get(DeliveryOutcomes);
+const claimDeliveries = (endpointConcurrency: number, limit: number) =>
+  stack.api.get(DeliveryClaims).claim(endpointConcurrency, limit);
 
 describe('handing a freed endpoint slot over', () => {
   it("leases the endpoint's next due deliveries in order as outcomes are written, never more than it freed", async () => {
@@ -110,12 +114,12 @@ describe('handing a freed endpoint slot over', () => {
     const ofA = await deliveries(a, 6);
     const ofB = await deliveries(b, 3);
     const replayOfA = await deliveries(a, 2, { replay: true });
-    const claim = await claimDeliveries(dataSource, CAP, 100);
+    const claim = await claimDeliveries(CAP, 100);
     const claimedOfA = claim.deliveries.filter((delivery) => delivery.webhookId === a);
     expect(claimedOfA.map((delivery) => delivery.id)).toEqual(ofA.slice(0, CAP));
 
     // A's first ended: its slot goes to A's next due delivery, not to B's nor to A's replay.
-    const first = await records().write(dataSource.manager, [succeeded(claimedOfA[0]!)], true);
+    const first = await outcomes().write([succeeded(claimedOfA[0]!)], true);
     expect(first.map((delivery) => delivery.id)).toEqual([ofA[2]]);
     expect(first[0]).toMatchObject({
       webhookId: a,
@@ -127,31 +131,27 @@ describe('handing a freed endpoint slot over', () => {
     expect(await leased(b)).toEqual(ofB.slice(0, CAP));
 
     // Two end together: two slots, the next two in order; the cap still holds.
-    const second = await records().write(
-      dataSource.manager,
-      [succeeded(claimedOfA[1]!), succeeded(first[0]!)],
-      true,
-    );
+    const second = await outcomes().write([succeeded(claimedOfA[1]!), succeeded(first[0]!)], true);
     expect(second.map((delivery) => delivery.id)).toEqual([ofA[3], ofA[4]]);
     expect(await leased(a)).toHaveLength(CAP);
 
     // Without handing over (a worker stopping), or with a lease too old to be sure it is still
     // this worker's, the slot is only freed.
     const [third, fourth] = second;
-    expect(await records().write(dataSource.manager, [succeeded(third!)], false)).toEqual([]);
+    expect(await outcomes().write([succeeded(third!)], false)).toEqual([]);
     const stale = { ...fourth!, leasedAt: new Date(Date.now() - 60_000) };
-    expect(await records().write(dataSource.manager, [succeeded(stale)], true)).toEqual([]);
+    expect(await outcomes().write([succeeded(stale)], true)).toEqual([]);
     expect(await leased(a)).toEqual([]);
 
     // A's last plain delivery, then only the replay's are due: those wait for the claim, which
     // takes them one at a time.
-    const last = await claimDeliveries(dataSource, CAP, 100);
+    const last = await claimDeliveries(CAP, 100);
     expect(last.deliveries.filter((d) => d.webhookId === a).map((d) => d.id)).toEqual([
       ofA[5],
       replayOfA[0],
     ]);
     const fifth = last.deliveries.find((delivery) => delivery.id === ofA[5])!;
-    expect(await records().write(dataSource.manager, [succeeded(fifth)], true)).toEqual([]);
+    expect(await outcomes().write([succeeded(fifth)], true)).toEqual([]);
   });
 
   it('keeps a claim from leasing a delivery a handover leased after the claim began', async () => {
@@ -164,7 +164,7 @@ describe('handing a freed endpoint slot over', () => {
       `UPDATE webhook_deliveries SET lease_until = now() + interval '15 seconds' WHERE id = $1`,
       [handed],
     );
-    const claim = claimDeliveries(dataSource, CAP, 100);
+    const claim = claimDeliveries(CAP, 100);
     // The claim saw both as due and waits for the row the handover holds.
     await waitFor(async () => {
       const [{ waiting }] = await dataSource.query(

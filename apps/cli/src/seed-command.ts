@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { newUuid, parsePublicId } from '#common';
-import { loadSettings, SettingsError } from '#config';
+import { loadSettings, SettingsError, type Settings } from '#config';
+import { createDataSource, ReadReplicas, Sql, WritePositions } from '#database';
+import { OrganizationsRepository } from '#organizations';
 
 /** What a seeding command was asked for: how many rows, into which organisation and mode. */
 export interface SeedTarget {
@@ -21,7 +23,7 @@ export interface SeedTarget {
 export function runSeedCommand(
   usage: string,
   newOrganizationName: string,
-  seed: (client: pg.Client, target: SeedTarget) => Promise<void>,
+  seed: (target: SeedTarget, sql: Sql) => Promise<void>,
 ): void {
   main(usage, newOrganizationName, seed).catch((error: unknown) => {
     const message =
@@ -36,7 +38,7 @@ export function runSeedCommand(
 async function main(
   usage: string,
   newOrganizationName: string,
-  seed: (client: pg.Client, target: SeedTarget) => Promise<void>,
+  seed: (target: SeedTarget, sql: Sql) => Promise<void>,
 ): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -53,37 +55,68 @@ async function main(
   const mode = values.mode;
   if (mode !== 'live' && mode !== 'test') throw new UsageError('--mode must be live or test');
 
-  const client = new pg.Client({ connectionString: loadSettings().databaseUrl });
-  await client.connect();
+  const settings = loadSettings();
+  const database = await openDatabase(settings);
   try {
+    const organizations = new OrganizationsRepository(database.sql);
     const organizationId = values.organization
-      ? await existingOrganization(client, values.organization)
-      : await createOrganization(client, newOrganizationName);
-    await seed(client, { count, organizationId, mode });
+      ? await existingOrganization(organizations, values.organization)
+      : await createOrganization(database.sql, organizations, newOrganizationName);
+    await seed({ count, organizationId, mode }, database.sql);
   } finally {
-    await client.end();
+    await database.close();
   }
+}
+
+/**
+ * The service's data layer on DATABASE_URL, as the apps build it, for the
+ * organisation to seed; one connection, and no replicas (what a command
+ * writes it reads back at once).
+ */
+async function openDatabase(settings: Settings): Promise<{ sql: Sql; close(): Promise<void> }> {
+  const dataSource = createDataSource({ url: settings.databaseUrl, poolMax: 1 });
+  await dataSource.initialize();
+  const primaryOnly = { ...settings, databaseReplicaUrls: [] };
+  const replicas = new ReadReplicas(primaryOnly, dataSource);
+  const sql = new Sql(dataSource, replicas, new WritePositions(replicas, primaryOnly, dataSource));
+  return { sql, close: () => dataSource.destroy() };
 }
 
 class UsageError extends Error {}
 
 /** The UUID of an organisation given as org_… or a UUID; it must exist. */
-async function existingOrganization(client: pg.Client, given: string): Promise<string> {
-  const uuid = parsePublicId('organization', given) ?? given;
-  const { rows } = await client.query(
-    `SELECT id FROM organizations WHERE id::text = $1`, // ::text: a malformed value is no match, not an error
-    [uuid.toLowerCase()],
-  );
-  if (rows.length === 0) throw new UsageError(`--organization: no organisation ${given}`);
-  return uuid.toLowerCase();
+async function existingOrganization(
+  organizations: OrganizationsRepository,
+  given: string,
+): Promise<string> {
+  const uuid = (parsePublicId('organization', given) ?? given).toLowerCase();
+  if (!(await organizations.exists(uuid))) {
+    throw new UsageError(`--organization: no organisation ${given}`);
+  }
+  return uuid;
 }
 
-async function createOrganization(client: pg.Client, name: string): Promise<string> {
-  const uuid = newUuid();
-  await client.query(
-    `INSERT INTO organizations (id, name, plan, tier, engine_seed)
-     VALUES ($1, $2, 'enterprise', 'custom', md5(random()::text))`,
-    [uuid, `${name} ${new Date().toISOString()}`],
-  );
-  return uuid;
+/** A new enterprise organisation (custom tier: no quotas) to hold the seeded rows. */
+async function createOrganization(
+  sql: Sql,
+  organizations: OrganizationsRepository,
+  name: string,
+): Promise<string> {
+  const now = new Date();
+  const organization = {
+    id: newUuid(),
+    name: `${name} ${now.toISOString()}`,
+    plan: 'enterprise' as const,
+    tier: 'custom' as const,
+    maxConcurrentSessions: null,
+    requestsPerMinute: null,
+    requestsPerHour: null,
+    requestsPerDay: null,
+    isBootstrap: false,
+    engineSeed: randomBytes(16).toString('hex'),
+    createdAt: now,
+    updatedAt: now,
+  };
+  await sql.transaction((tx) => organizations.insert(tx, organization));
+  return organization.id;
 }

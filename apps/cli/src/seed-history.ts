@@ -1,6 +1,6 @@
 import { toPublicId } from '#common';
 import { runSeedCommand } from './seed-command.js';
-import { seedHistoryCases } from './seeded-history.js';
+import { analyzeSeededHistory, seedHistoryCases } from './seeded-history.js';
 
 const USAGE = `Usage: npm run db:seed-history -- [--count N] [--organization ORG_ID] [--mode live|test]
 
@@ -20,16 +20,16 @@ the ten years up to now). Ends with VACUUM ANALYZE history_cases.
 Uses DATABASE_URL.`;
 
 /** `npm run db:seed-history`: a large, realistic history in one organisation. */
-runSeedCommand(USAGE, 'History scale test', async (client, { count, organizationId, mode }) => {
+runSeedCommand(USAGE, 'History scale test', async ({ count, organizationId, mode }, sql) => {
   const started = Date.now();
   const { inserted } = await seedHistoryCases(
-    client,
+    sql,
     { organizationId, mode },
     { to: count },
     ({ done }) => process.stdout.write(`\r${done.toLocaleString('en')} cases`),
   );
   process.stdout.write('\nVACUUM ANALYZE history_cases …');
-  await client.query('VACUUM ANALYZE history_cases');
+  await analyzeSeededHistory(sql);
   const skipped = count - inserted;
   process.stdout.write(
     `\nSeeded ${inserted.toLocaleString('en')} history cases in ${toPublicId('organization', organizationId)} (${mode}) in ${((Date.now() - started) / 1000).toFixed(0)} s${skipped > 0 ? `; ${skipped.toLocaleString('en')} were there already` : ''}.\n`,

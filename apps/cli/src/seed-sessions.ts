@@ -1,5 +1,6 @@
-import type pg from 'pg';
 import { toPublicId } from '#common';
+import { HistoryCaseRollupsRepository } from '#history';
+import { SessionsRepository } from '#sessions';
 import { runSeedCommand } from './seed-command.js';
 
 /**
@@ -47,76 +48,23 @@ created over the past year, types evenly spread, ${RUNNING} running and the rest
 without, it creates an enterprise organisation for them. Uses DATABASE_URL.`;
 
 /** `npm run db:seed-sessions`: a large, realistic sessions table in one organisation. */
-runSeedCommand(USAGE, 'Scale test', async (client, { count, organizationId, mode }) => {
+runSeedCommand(USAGE, 'Scale test', async ({ count, organizationId, mode }, sql) => {
+  const sessions = new SessionsRepository(sql);
+  const rollups = new HistoryCaseRollupsRepository(sql);
+  const tenant = { organizationId, mode };
   const started = Date.now();
   for (let done = 0; done < count; done += CHUNK) {
-    await insertChunk(client, organizationId, mode, {
-      from: done,
-      rows: Math.min(CHUNK, count - done),
-      of: count,
-    });
+    const chunk = { from: done, rows: Math.min(CHUNK, count - done), of: count };
+    await sql.transaction((tx) =>
+      sessions.seed(tx, tenant, { ...chunk, running: RUNNING, results: SAMPLE_RESULTS }),
+    );
     if ((done + CHUNK) % MAINTAIN_EVERY === 0) {
-      await client.query('VACUUM ANALYZE history_case_rollups, history_analyst_rollups');
+      await rollups.vacuumAcrossTenants();
     }
     process.stdout.write(`\r${Math.min(done + CHUNK, count).toLocaleString('en')} sessions`);
   }
-  await client.query('VACUUM ANALYZE sessions');
+  await sessions.vacuumAcrossTenants();
   process.stdout.write(
     `\nSeeded ${count.toLocaleString('en')} sessions in ${toPublicId('organization', organizationId)} (${mode}) in ${((Date.now() - started) / 1000).toFixed(0)} s.\n`,
   );
 });
-
-/**
- * One INSERT … SELECT over generate_series, rows `from`..`from + rows` of
- * `of`: created in order over the past year (the newest last, as the API
- * appends them, so the table is as correlated with time as a real one), ids
- * UUIDv7 of their creation time. The RUNNING newest of all are in progress.
- */
-async function insertChunk(
-  client: pg.Client,
-  organizationId: string,
-  mode: string,
-  chunk: { from: number; rows: number; of: number },
-): Promise<void> {
-  await client.query(
-    `WITH drawn AS (
-       SELECT i, now() - interval '365 days' * (1 - i::float8 / $6) AS created_at, random() AS r,
-              (random() + random() + random()) / 3 AS score, 1 + floor(random() * 50)::int AS analyst
-         FROM generate_series($7::int + 1, $7::int + $3::int) AS i
-     ), shaped AS (
-       SELECT *, CASE WHEN i > $6 - $4 THEN 'in_progress' WHEN r < 0.9 THEN 'completed' ELSE 'failed' END AS status
-         FROM drawn
-     )
-     INSERT INTO sessions (id, organization_id, mode, type, target, modality, duration_minutes,
-                           privacy_level, status, progress, engine, engine_version, results,
-                           confidence_score, analyst_id, evidence, failure_reason, event_sequence,
-                           created_at, updated_at, started_at, completed_at, estimated_completion,
-                           analyst_count)
-     SELECT (lpad(to_hex(floor(extract(epoch FROM created_at) * 1000)::bigint), 12, '0') || '7'
-               || substr(md5(random()::text), 1, 3) || '8' || substr(md5(random()::text), 1, 15))::uuid,
-            $1, $2, (ARRAY['remote_viewing', 'dowsing', 'automatic_writing'])[1 + i % 3],
-            'Seeded target ' || i, (ARRAY['visual', 'kinesthetic', 'auditory', NULL])[1 + i % 4],
-            30, 'private', status,
-            CASE status WHEN 'completed' THEN 100 WHEN 'failed' THEN 50 ELSE 40 END,
-            'simulated', 'simulated-1.1.0',
-            CASE WHEN status = 'completed' THEN $5::jsonb END,
-            CASE WHEN status = 'completed' THEN round(score::numeric, 4) END,
-            CASE WHEN status = 'completed' THEN 'analyst_sim_' || analyst END,
-            CASE WHEN status = 'completed' THEN 'prior' END,
-            CASE WHEN status = 'failed' THEN 'engine_failure' END,
-            CASE status WHEN 'in_progress' THEN 6 ELSE 12 END,
-            created_at, created_at + interval '6 seconds', created_at + interval '1 second',
-            CASE WHEN status <> 'in_progress' THEN created_at + interval '6 seconds' END,
-            created_at + interval '7 seconds', 1
-       FROM shaped ORDER BY i`,
-    [
-      organizationId,
-      mode,
-      chunk.rows,
-      RUNNING,
-      JSON.stringify(SAMPLE_RESULTS),
-      chunk.of,
-      chunk.from,
-    ],
-  );
-}

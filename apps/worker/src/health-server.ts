@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { INestApplicationContext } from '@nestjs/common';
 import { collectDefaultMetrics, register } from 'prom-client';
-import { DataSource } from 'typeorm';
+import { Sql } from '#database';
 import { RedisService } from '#queue';
 
 /**
@@ -10,7 +10,7 @@ import { RedisService } from '#queue';
  */
 export function startHealthServer(worker: INestApplicationContext, port: number): Server {
   collectDefaultMetrics();
-  const dataSource = worker.get(DataSource);
+  const sql = worker.get(Sql);
   const redis = worker.get(RedisService);
   const server = createServer((request, response) => {
     const send = (status: number, body: string, type = 'application/json') => {
@@ -20,7 +20,7 @@ export function startHealthServer(worker: INestApplicationContext, port: number)
       case '/health/live':
         return send(200, '{"status":"ok"}');
       case '/health/ready':
-        Promise.all([dataSource.query('SELECT 1'), redis.client.ping()])
+        Promise.all([sql.ping(), redis.client.ping()])
           .then(() => send(200, '{"status":"ok"}'))
           .catch(() => send(503, '{"status":"error"}'));
         return;

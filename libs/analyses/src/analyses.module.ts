@@ -7,6 +7,8 @@ import { EventsModule } from '#events';
 import { HistoryModule } from '#history';
 import { OrganizationsModule } from '#organizations';
 import { SessionsModule } from '#sessions';
+import { AnalysesRepository } from './analyses.repository.js';
+import { AnalysisReadModelRepository } from './analysis-read-model.repository.js';
 import { AnalysesService } from './analyses.service.js';
 import { AnalystAnalyses, AnalystAnalysisDeadlines } from './analyst-analyses.js';
 import { AnalysisEstimates } from './analysis-estimates.js';
@@ -32,13 +34,22 @@ import { PatternRecognitionService } from './pattern-recognition.service.js';
     AnalystsModule,
   ],
   providers: [
+    AnalysesRepository,
+    AnalysisReadModelRepository,
     AnalysesService,
     AnalysisListsService,
     AnalysisEstimates,
     PatternRecognitionService,
     AnalystAnalyses,
   ],
-  exports: [AnalysesService, AnalysisListsService, PatternRecognitionService, AnalystAnalyses],
+  exports: [
+    AnalysesRepository,
+    AnalysisReadModelRepository,
+    AnalysesService,
+    AnalysisListsService,
+    PatternRecognitionService,
+    AnalystAnalyses,
+  ],
 })
 export class AnalysesModule {}
 

@@ -4,23 +4,17 @@ import { Sql, type Transaction } from '#database';
 import { EngineRegistry } from '#engines';
 import { EventLog, recordAudit } from '#events';
 import {
-  assertConcurrentWorkWithin,
+  assertRunningWorkWithin,
   OrganizationLimitsCache,
-  type ConcurrentWork,
+  type ConcurrentWorkKind,
+  type OrganizationLimits,
 } from '#organizations';
 import { BatchRecords, type BatchEntity } from '#sessions';
+import { AnalysesRepository, ANALYSIS_RUNNING_STATUSES } from './analyses.repository.js';
 import { AnalysisEstimates } from './analysis-estimates.js';
 import { type AnalysisTaskingRequest, AnalystAnalyses } from './analyst-analyses.js';
 import { analysisCreatedData, analysisFailedData } from './analysis-events.js';
 import { descriptionKey, requestFingerprint, type NewAnalysis } from './analysis-request.js';
-import {
-  ANALYSIS_COLUMNS,
-  analysisFromRow,
-  analysisToRow,
-  INSERT_ANALYSIS,
-  SELECT_ANALYSIS,
-  type AnalysisRow,
-} from './analysis-rows.js';
 import type { AnalysisEntity } from './entities/analysis.entity.js';
 
 /**
@@ -28,9 +22,8 @@ import type { AnalysisEntity } from './entities/analysis.entity.js';
  * sessions, while queued or processing: a backlog of analyses never blocks
  * sessions, nor the other way round.
  */
-export const CONCURRENT_ANALYSES: ConcurrentWork = {
-  table: 'analyses',
-  running: ['queued', 'processing'],
+export const CONCURRENT_ANALYSES: ConcurrentWorkKind = {
+  running: ANALYSIS_RUNNING_STATUSES,
   noun: 'analyses',
   field: 'concurrent_analyses',
 };
@@ -40,6 +33,7 @@ export const CONCURRENT_ANALYSES: ConcurrentWork = {
 export class AnalysesService {
   constructor(
     private readonly sql: Sql,
+    private readonly analyses: AnalysesRepository,
     private readonly events: EventLog,
     private readonly limits: OrganizationLimitsCache,
     private readonly engines: EngineRegistry,
@@ -128,8 +122,20 @@ export class AnalysesService {
         if (people) await this.analysts.task(tx, tenant, analysis, people, requestId);
         analyses.push(analysis);
       }
-      await assertConcurrentWorkWithin(tx, tenant, limits, CONCURRENT_ANALYSES);
+      await this.assertWithinLimit(tx, tenant, limits);
       return { batch, analyses };
+    });
+  }
+
+  /** 429 when the analyses just inserted take the tenant over its plan's concurrent analyses. */
+  private assertWithinLimit(
+    tx: Transaction,
+    tenant: Tenant,
+    limits: OrganizationLimits | null,
+  ): Promise<void> {
+    return assertRunningWorkWithin(limits, CONCURRENT_ANALYSES, {
+      countLocked: (atMost) => this.analyses.countRunningLocked(tx, tenant, atMost),
+      nextCompletion: () => this.analyses.nextCompletion(tenant, tx),
     });
   }
 
@@ -179,7 +185,7 @@ export class AnalysesService {
       estimatedCompletion,
       batchId,
     };
-    await tx.query(INSERT_ANALYSIS, analysisToRow(analysis));
+    await this.analyses.insert(tx, tenant, analysis);
     await this.events.append(
       tx,
       tenant,
@@ -193,25 +199,14 @@ export class AnalysesService {
   /** The analysis with that public id in the caller's organisation and mode, else NOT_FOUND. */
   async get(tenant: Tenant, publicId: string): Promise<AnalysisEntity> {
     const uuid = parsePublicId('analysis', publicId);
-    const [row] =
-      uuid === null
-        ? []
-        : await this.sql.rows<AnalysisRow>(SELECT_ANALYSIS, [
-            uuid,
-            tenant.organizationId,
-            tenant.mode,
-          ]);
-    if (!row) throw AppError.notFound('analysis', publicId);
-    return analysisFromRow(row);
+    const analysis = uuid === null ? null : await this.analyses.find(tenant, uuid);
+    if (!analysis) throw AppError.notFound('analysis', publicId);
+    return analysis;
   }
 
-  /** The analyses of a batch (found by BatchRecords), in the order of the request. */
-  async batchItems(batch: BatchEntity): Promise<AnalysisEntity[]> {
-    const rows = await this.sql.rows<AnalysisRow>(
-      `SELECT ${ANALYSIS_COLUMNS.join(', ')} FROM analyses WHERE batch_id = $1 ORDER BY created_at, id`,
-      [batch.id],
-    );
-    return rows.map(analysisFromRow);
+  /** The analyses of a batch (found by BatchRecords, in the batch's tenant), in the order of the request. */
+  batchItems(batch: BatchEntity): Promise<AnalysisEntity[]> {
+    return this.analyses.batchItems(batch, batch.id);
   }
 
   /**
@@ -227,13 +222,8 @@ export class AnalysesService {
     const uuid = parsePublicId('analysis', publicId);
     if (uuid === null) throw AppError.notFound('analysis', publicId);
     return this.sql.transaction(async (tx) => {
-      const { rows } = await tx.query<AnalysisRow>(`${SELECT_ANALYSIS} FOR UPDATE`, [
-        uuid,
-        tenant.organizationId,
-        tenant.mode,
-      ]);
-      if (!rows[0]) throw AppError.notFound('analysis', publicId);
-      const current = analysisFromRow(rows[0]);
+      const current = await this.analyses.findForUpdate(tx, tenant, uuid);
+      if (!current) throw AppError.notFound('analysis', publicId);
       if (current.status === 'completed' || current.status === 'failed') {
         throw new AppError('CONFLICT', `Analysis ${publicId} has already ${current.status}`, {
           field: 'status',
@@ -251,17 +241,12 @@ export class AnalysesService {
         eventSequence: current.eventSequence + 1,
         updatedAt: failedAt,
       };
-      await tx.query(
-        `UPDATE analyses SET status = 'failed', failure_reason = $2, failure_message = $3,
-                completed_at = $4, event_sequence = $5, updated_at = $4 WHERE id = $1`,
-        [
-          uuid,
-          cancelled.failureReason,
-          cancelled.failureMessage,
-          failedAt,
-          cancelled.eventSequence,
-        ],
-      );
+      await this.analyses.markFailed(tx, tenant, uuid, {
+        reason: cancelled.failureReason!,
+        message: cancelled.failureMessage!,
+        failedAt,
+        sequence: cancelled.eventSequence,
+      });
       await this.events.append(
         tx,
         tenant,
@@ -289,14 +274,10 @@ export class AnalysesService {
     const uuid = parsePublicId('analysis', publicId);
     if (uuid === null) throw AppError.notFound('analysis', publicId);
     await this.sql.transaction(async (tx) => {
-      const { rows } = await tx.query<{ created_at: Date }>(
-        `DELETE FROM analyses WHERE id = $1 AND organization_id = $2 AND mode = $3
-         RETURNING created_at`,
-        [uuid, principal.organizationId, principal.mode],
-      );
-      if (!rows[0]) throw AppError.notFound('analysis', publicId);
-      await this.analysts.forget(tx, uuid);
-      await this.events.redact(tx, principal, 'analysis_id', publicId, rows[0].created_at);
+      const createdAt = await this.analyses.delete(tx, principal, uuid);
+      if (createdAt === null) throw AppError.notFound('analysis', publicId);
+      await this.analysts.forget(tx, principal, uuid);
+      await this.events.redact(tx, principal, 'analysis_id', publicId, createdAt);
       await recordAudit(tx, principal, 'analysis.deleted', publicId, requestId);
     });
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppSettings } from '#config';
-import { Sql } from '#database';
 import { ANALYSIS_PRIORITIES, type AnalysisPriority, type AnalysisType } from '#engines';
+import { AnalysesRepository } from './analyses.repository.js';
 
 /** Measured figures are re-read at most this often (every submit would otherwise pay for them). */
 const MEASURE_EVERY_MS = 5_000;
@@ -49,7 +49,7 @@ export class AnalysisEstimates {
   private measured: Measured | null = null;
 
   constructor(
-    private readonly sql: Sql,
+    private readonly analyses: AnalysesRepository,
     private readonly settings: AppSettings,
   ) {}
 
@@ -78,11 +78,7 @@ export class AnalysisEstimates {
   }
 
   private async queue(): Promise<{ queued: Map<string, number>; processing: number }> {
-    const rows = await this.sql.rows<{ priority: string; status: string; count: number }>(
-      `SELECT priority, status, count(*)::int AS count FROM analyses
-        WHERE status IN ('queued', 'processing') GROUP BY priority, status`,
-      [],
-    );
+    const rows = await this.analyses.queueAcrossTenants();
     const queued = new Map<string, number>();
     let processing = 0;
     for (const row of rows) {
@@ -95,20 +91,9 @@ export class AnalysisEstimates {
   private async measure(now: Date): Promise<Measured> {
     if (this.measured && now.getTime() - this.measured.at < MEASURE_EVERY_MS) return this.measured;
     const since = new Date(now.getTime() - WINDOW_MS);
-    const rows = await this.sql.rows<{
-      analysis_type: AnalysisType;
-      completed: number;
-      mean_ms: number;
-      first_at: Date;
-    }>(
-      `SELECT analysis_type, count(*)::int AS completed, min(completed_at) AS first_at,
-              avg(extract(epoch FROM completed_at - started_at) * 1000)::float8 AS mean_ms
-         FROM analyses WHERE status = 'completed' AND completed_at > $1
-        GROUP BY analysis_type`,
-      [since],
-    );
+    const rows = await this.analyses.completionsAcrossTenants(since);
     const completed = rows.reduce((sum, row) => sum + row.completed, 0);
-    const firstAt = Math.min(...rows.map((row) => row.first_at.getTime()));
+    const firstAt = Math.min(...rows.map((row) => row.firstAt.getTime()));
     // The rate over the time completions were seen (at least a minute, so one burst is no rate).
     const spanMs = Math.max(60_000, now.getTime() - firstAt);
     this.measured = {
@@ -117,7 +102,7 @@ export class AnalysisEstimates {
       meanDurationMs: new Map(
         rows
           .filter((row) => row.completed >= MIN_MEASURED)
-          .map((row) => [row.analysis_type, row.mean_ms]),
+          .map((row) => [row.analysisType, row.meanMs]),
       ),
     };
     return this.measured;

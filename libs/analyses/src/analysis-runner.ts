@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
 import { toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { sequencedTransition, Sql, type JsonObject, type Transaction } from '#database';
+import type { JsonObject, Transaction } from '#database';
 import {
   ANALYSIS_DEFAULT_BASELINE,
   EngineRegistry,
@@ -15,6 +15,7 @@ import {
 import { EventLog } from '#events';
 import { VerifiedRecords } from '#history';
 import { OrganizationsService } from '#organizations';
+import { AnalysesRepository } from './analyses.repository.js';
 import { requestOf } from './analyses.service.js';
 import {
   analysisCompletedData,
@@ -22,7 +23,6 @@ import {
   analysisProgressData,
   analysisStartedData,
 } from './analysis-events.js';
-import { ANALYSIS_COLUMNS, analysisFromRow, type AnalysisRow } from './analysis-rows.js';
 import { EarlierWorkFinder } from './earlier-work.js';
 import type { AnalysisEntity } from './entities/analysis.entity.js';
 import { ReferenceMaterialReader } from './material/reference-material-reader.js';
@@ -51,7 +51,7 @@ export class AnalysisRunner {
   private readonly logger = new Logger(AnalysisRunner.name);
 
   constructor(
-    private readonly sql: Sql,
+    private readonly analyses: AnalysesRepository,
     private readonly events: EventLog,
     private readonly organizations: OrganizationsService,
     private readonly engines: EngineRegistry,
@@ -62,7 +62,7 @@ export class AnalysisRunner {
   ) {}
 
   async run(analysisId: string, requestId: string | null, signal?: AbortSignal): Promise<void> {
-    const analysis = await this.load(analysisId);
+    const analysis = await this.analyses.findAcrossTenants(analysisId);
     if (!analysis || analysis.status === 'completed' || analysis.status === 'failed') return;
     // People do analyst analyses (AnalystAnalyses): there is nothing for the worker to pace.
     if (analysis.engine === 'analyst') return;
@@ -86,14 +86,6 @@ export class AnalysisRunner {
       const gathered = await this.gather(analysis, steps[index]!, plan, signal);
       if (!(await this.advance(analysis, index + 1, gathered, requestId))) return;
     }
-  }
-
-  private async load(analysisId: string): Promise<AnalysisEntity | null> {
-    const [row] = await this.sql.rows<AnalysisRow>(
-      `SELECT ${ANALYSIS_COLUMNS.join(', ')} FROM analyses WHERE id = $1`,
-      [analysisId],
-    );
-    return row ? analysisFromRow(row) : null;
   }
 
   /** The real work of a step, where it has any; the rest of the plan is paced time. */
@@ -140,13 +132,13 @@ export class AnalysisRunner {
   ): Promise<boolean> {
     return this.transition(analysis, async (tx, sequence) => {
       const startedAt = new Date();
-      const updated = await tx.query(
-        `UPDATE analyses SET status = 'processing', started_at = $2, steps = $3, engine_version = $4,
-                event_sequence = $5, updated_at = now()
-          WHERE id = $1 AND status = 'queued'`,
-        [analysis.id, startedAt, plan.steps, plan.engineVersion, sequence],
-      );
-      if (!updated.rowCount) return false;
+      const started = await this.analyses.start(tx, tenantOf(analysis), analysis.id, {
+        startedAt,
+        steps: plan.steps,
+        engineVersion: plan.engineVersion,
+        sequence,
+      });
+      if (!started) return false;
       Object.assign(analysis, {
         status: 'processing',
         startedAt,
@@ -172,20 +164,13 @@ export class AnalysisRunner {
     requestId: string | null,
   ): Promise<boolean> {
     return this.transition(analysis, async (tx, sequence) => {
-      const updated = await tx.query(
-        `UPDATE analyses SET steps_done = $2, event_sequence = $3,
-                material = COALESCE($4, material), earlier_work = COALESCE($5, earlier_work),
-                updated_at = now()
-          WHERE id = $1 AND status = 'processing' AND steps_done < $2`,
-        [
-          analysis.id,
-          stepsDone,
-          sequence,
-          gathered.material ? JSON.stringify(gathered.material) : null,
-          gathered.earlierWork ? JSON.stringify(gathered.earlierWork) : null,
-        ],
-      );
-      if (!updated.rowCount) return false;
+      const advanced = await this.analyses.advance(tx, tenantOf(analysis), analysis.id, {
+        stepsDone,
+        sequence,
+        material: gathered.material ?? null,
+        earlierWork: gathered.earlierWork ?? null,
+      });
+      if (!advanced) return false;
       Object.assign(analysis, { stepsDone, eventSequence: sequence });
       if (gathered.material) analysis.material = gathered.material;
       if (gathered.earlierWork) analysis.earlierWork = gathered.earlierWork as JsonObject[];
@@ -237,24 +222,16 @@ export class AnalysisRunner {
   ): Promise<void> {
     await this.transition(analysis, async (tx, sequence) => {
       const completedAt = new Date();
-      const updated = await tx.query(
-        `UPDATE analyses SET status = 'completed', steps_done = $2, completed_at = $3,
-                results = $4, score_details = $5, confidence_score = $6, evidence = $7,
-                engine_seed = $8, event_sequence = $9, updated_at = now()
-          WHERE id = $1 AND status = 'processing'`,
-        [
-          analysis.id,
-          analysis.steps?.length ?? 0,
-          completedAt,
-          outcome.results,
-          outcome.details,
-          outcome.results.confidence_score,
-          outcome.evidence,
-          outcome.seed,
-          sequence,
-        ],
-      );
-      if (!updated.rowCount) return false;
+      const completed = await this.analyses.complete(tx, tenantOf(analysis), analysis.id, {
+        stepsDone: analysis.steps?.length ?? 0,
+        completedAt,
+        results: outcome.results,
+        scoreDetails: outcome.details,
+        evidence: outcome.evidence,
+        engineSeed: outcome.seed,
+        sequence,
+      });
+      if (!completed) return false;
       Object.assign(analysis, { status: 'completed', completedAt });
       await this.events.append(
         tx,
@@ -278,13 +255,14 @@ export class AnalysisRunner {
   ): Promise<void> {
     await this.transition(analysis, async (tx, sequence) => {
       const failedAt = new Date();
-      const updated = await tx.query(
-        `UPDATE analyses SET status = 'failed', failure_reason = $2, failure_message = $3,
-                completed_at = $4, engine_seed = $5, event_sequence = $6, updated_at = now()
-          WHERE id = $1 AND status IN ('queued', 'processing')`,
-        [analysis.id, outcome.reason, outcome.message, failedAt, outcome.seed, sequence],
-      );
-      if (!updated.rowCount) return false;
+      const failed = await this.analyses.fail(tx, tenantOf(analysis), analysis.id, {
+        reason: outcome.reason,
+        message: outcome.message,
+        failedAt,
+        engineSeed: outcome.seed,
+        sequence,
+      });
+      if (!failed) return false;
       Object.assign(analysis, { status: 'failed', completedAt: failedAt });
       await this.events.append(
         tx,
@@ -306,7 +284,7 @@ export class AnalysisRunner {
     analysis: AnalysisEntity,
     change: (tx: Transaction, sequence: number) => Promise<boolean>,
   ): Promise<boolean> {
-    return sequencedTransition(this.sql, 'analyses', analysis.id, change);
+    return this.analyses.transitionWithSequence(tenantOf(analysis), analysis.id, change);
   }
 }
 

@@ -1,17 +1,16 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { toPublicId, type Mode } from '#common';
+import { toPublicId } from '#common';
 import { AppSettings } from '#config';
-import { Sql } from '#database';
 import { SLOW_STEP_MULTIPLIER } from '#engines';
 import {
   JobProducer,
   PeriodicTasks,
   QUEUE,
   requeueLostWork,
-  type UnfinishedWork,
   workJobIds,
   type WorkJobIds,
 } from '#queue';
+import { AnalysesRepository, type RunningAnalysis } from './analyses.repository.js';
 import { QUEUE_PRIORITY } from './analysis-estimates.js';
 
 const RUN_EVERY_MS = 60_000;
@@ -35,7 +34,7 @@ export class AnalysisSweeper implements OnModuleInit {
   private readonly logger = new Logger(AnalysisSweeper.name);
 
   constructor(
-    private readonly sql: Sql,
+    private readonly analyses: AnalysesRepository,
     private readonly jobs: JobProducer,
     private readonly tasks: PeriodicTasks,
     private readonly settings: AppSettings,
@@ -72,23 +71,14 @@ export class AnalysisSweeper implements OnModuleInit {
 
   /** Enqueues every analysis whose work was lost again; returns how many. */
   async runOnce(): Promise<number> {
-    const stale = await this.sql.rows<{
-      id: string;
-      organization_id: string;
-      mode: Mode;
-      priority: keyof typeof QUEUE_PRIORITY;
-      status: 'queued' | 'processing';
-      updated_at: Date;
-    }>(
-      `SELECT id, organization_id, mode, priority, status, updated_at FROM analyses
-        WHERE status IN ('queued', 'processing') AND updated_at < $1 AND engine <> 'analyst'
-        ORDER BY updated_at LIMIT $2`,
-      [new Date(Date.now() - this.staleAfterMs), BATCH],
+    const stale = await this.analyses.staleAcrossTenants(
+      new Date(Date.now() - this.staleAfterMs),
+      BATCH,
     );
     let resumed = 0;
     for (const analysis of stale) {
       const publicId = toPublicId('analysis', analysis.id);
-      const resumedId = workJobIds(publicId, analysis.updated_at, true).resumed;
+      const resumedId = workJobIds(publicId, analysis.updatedAt, true).resumed;
       // The job that would run it: the first one of a queued analysis, or one an earlier sweep added.
       const pending = analysis.status === 'queued' ? [publicId, resumedId] : [resumedId];
       if (await this.jobs.anyPending(QUEUE.analyses, pending)) continue;
@@ -101,7 +91,7 @@ export class AnalysisSweeper implements OnModuleInit {
         'run',
         {
           analysisId: analysis.id,
-          organizationId: analysis.organization_id,
+          organizationId: analysis.organizationId,
           mode: analysis.mode,
           requestId: null,
         },
@@ -128,19 +118,12 @@ export class AnalysisSweeper implements OnModuleInit {
     return requeueLostWork(
       this.jobs,
       { queue: QUEUE.analyses, name: 'run', pageSize: BATCH },
-      {
-        sql: this.sql,
-        columns: 'id, organization_id, mode, priority, status, updated_at',
-        table: 'analyses',
-        where: `status IN ('queued', 'processing') AND engine <> 'analyst'`,
-        orderBy: 'updated_at',
-        changedBefore: 'updated_at',
-      },
-      (analysis: RunningAnalysis) => ({
+      this.analyses.unfinishedAcrossTenants(),
+      (analysis) => ({
         ids: jobIdsOf(analysis),
         data: {
           analysisId: analysis.id,
-          organizationId: analysis.organization_id,
+          organizationId: analysis.organizationId,
           mode: analysis.mode,
           requestId: null,
         },
@@ -150,14 +133,6 @@ export class AnalysisSweeper implements OnModuleInit {
   }
 }
 
-interface RunningAnalysis extends UnfinishedWork {
-  organization_id: string;
-  mode: Mode;
-  priority: keyof typeof QUEUE_PRIORITY;
-  status: 'queued' | 'processing';
-  updated_at: Date;
-}
-
 /**
  * An analysis's job ids: its first (AnalysisScheduler's), the one a sweep
  * gives it in the state found, and the one recovery gives it.
@@ -165,7 +140,7 @@ interface RunningAnalysis extends UnfinishedWork {
 function jobIdsOf(analysis: RunningAnalysis): WorkJobIds {
   return workJobIds(
     toPublicId('analysis', analysis.id),
-    analysis.updated_at,
+    analysis.updatedAt,
     analysis.status !== 'queued',
   );
 }

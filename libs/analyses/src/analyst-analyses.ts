@@ -13,11 +13,12 @@ import {
 import type { Member } from '#auth';
 import { AppError, parsePublicId, toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { sequencedTransition, Sql, type Transaction } from '#database';
+import type { Transaction } from '#database';
 import { ANALYSIS_DEFAULT_BASELINE, type AnalysisScoreDetails, verifiedStatistics } from '#engines';
 import { EventLog } from '#events';
 import { VerifiedRecords } from '#history';
 import { PeriodicTasks } from '#queue';
+import { AnalysesRepository } from './analyses.repository.js';
 import {
   analysisCompletedData,
   analysisFailedData,
@@ -25,12 +26,6 @@ import {
   analysisStartedData,
 } from './analysis-events.js';
 import type { AnalysisPeople } from './analysis-request.js';
-import {
-  ANALYSIS_COLUMNS,
-  analysisFromRow,
-  SELECT_ANALYSIS,
-  type AnalysisRow,
-} from './analysis-rows.js';
 import type { AnalysisEntity } from './entities/analysis.entity.js';
 import { agreementOf, analysisResultsFrom } from './analyst-analysis-results.js';
 
@@ -66,7 +61,7 @@ export class AnalystAnalyses {
   private readonly logger = new Logger(AnalystAnalyses.name);
 
   constructor(
-    private readonly sql: Sql,
+    private readonly analyses: AnalysesRepository,
     private readonly events: EventLog,
     private readonly work: AnalystWork,
     private readonly tasking: TaskingService,
@@ -116,20 +111,13 @@ export class AnalystAnalyses {
       requestId,
     );
     const sequence = analysis.eventSequence + 1;
-    await tx.query(
-      `UPDATE analyses SET status = 'processing', started_at = $2, engine_version = $3,
-              estimated_completion = $4, steps = $5, steps_done = 0, event_sequence = $6,
-              updated_at = $2
-        WHERE id = $1`,
-      [
-        analysis.id,
-        tasking.createdAt,
-        ANALYST_ANALYSIS_ENGINE_VERSION,
-        tasking.deadline,
-        ANALYST_STEPS,
-        sequence,
-      ],
-    );
+    await this.analyses.startAnalystWork(tx, tenant, analysis.id, {
+      startedAt: tasking.createdAt,
+      engineVersion: ANALYST_ANALYSIS_ENGINE_VERSION,
+      estimatedCompletion: tasking.deadline,
+      steps: ANALYST_STEPS,
+      sequence,
+    });
     Object.assign(analysis, {
       status: 'processing',
       startedAt: tasking.createdAt,
@@ -167,9 +155,10 @@ export class AnalystAnalyses {
       caller,
     );
     let assignmentId = '';
-    await sequencedTransition(this.sql, 'analyses', analysis.id, async (tx, sequence) => {
+    await this.analyses.transitionWithSequence(tenant, analysis.id, async (tx, sequence) => {
       const progress = await this.tasking.submit(
         tx,
+        tenant,
         member,
         'analysis',
         analysis.id,
@@ -178,15 +167,12 @@ export class AnalystAnalyses {
         requestId,
       );
       assignmentId = assignmentPublicId(progress.assignment);
-      const current = await this.locked(tx, analysis.id);
+      const current = await this.locked(tx, tenant, analysis.id);
       if (current.status !== 'processing') return false;
       const stepsDone = Math.floor((progress.submitted / progress.active) * ANALYST_STEPS.length);
       let next = sequence;
       if (stepsDone > current.stepsDone) {
-        await tx.query(
-          `UPDATE analyses SET steps_done = $2, event_sequence = $3, updated_at = now() WHERE id = $1`,
-          [analysis.id, stepsDone, next],
-        );
+        await this.analyses.setStepsDone(tx, tenant, analysis.id, stepsDone, next);
         Object.assign(current, { stepsDone, eventSequence: next });
         await this.events.append(
           tx,
@@ -208,17 +194,21 @@ export class AnalystAnalyses {
   /** Closes analyses past their deadline: completed with what was submitted, else failed. */
   async closeOverdue(): Promise<number> {
     return this.work.closeOverdue('analysis', (tasking) =>
-      sequencedTransition(this.sql, 'analyses', tasking.workId, async (tx, sequence) => {
-        const analysis = await this.locked(tx, tasking.workId);
-        if (analysis.status !== 'processing' && analysis.status !== 'queued') {
-          await this.tasking.close(tx, tasking, 'cancelled', null);
-          return false;
-        }
-        const submitted = await this.tasking.submissions(tx, tasking.id);
-        if (submitted.length > 0) await this.complete(tx, analysis, tasking, sequence, null);
-        else await this.failAtDeadline(tx, analysis, tasking, sequence);
-        return true;
-      }),
+      this.analyses.transitionWithSequence(
+        tenantOf(tasking),
+        tasking.workId,
+        async (tx, sequence) => {
+          const analysis = await this.locked(tx, tenantOf(tasking), tasking.workId);
+          if (analysis.status !== 'processing' && analysis.status !== 'queued') {
+            await this.tasking.close(tx, tasking, 'cancelled', null);
+            return false;
+          }
+          const submitted = await this.tasking.submissions(tx, tasking);
+          if (submitted.length > 0) await this.complete(tx, analysis, tasking, sequence, null);
+          else await this.failAtDeadline(tx, analysis, tasking, sequence);
+          return true;
+        },
+      ),
     );
   }
 
@@ -229,13 +219,13 @@ export class AnalystAnalyses {
     requestId: string | null,
   ): Promise<void> {
     if (analysis.engine !== 'analyst') return;
-    const tasking = await this.tasking.taskingOf('analysis', analysis.id);
+    const tasking = await this.tasking.taskingOf(tenantOf(analysis), 'analysis', analysis.id);
     if (tasking) await this.tasking.close(tx, tasking, 'cancelled', requestId);
   }
 
   /** A deleted analysis's tasking goes with it, target and all. */
-  forget(tx: Transaction, analysisId: string): Promise<void> {
-    return this.tasking.forget(tx, 'analysis', analysisId);
+  forget(tx: Transaction, tenant: Tenant, analysisId: string): Promise<void> {
+    return this.tasking.forget(tx, tenant, 'analysis', analysisId);
   }
 
   private async complete(
@@ -245,7 +235,7 @@ export class AnalystAnalyses {
     sequence: number,
     requestId: string | null,
   ): Promise<void> {
-    const tenant = { organizationId: analysis.organizationId, mode: analysis.mode };
+    const tenant = tenantOf(analysis);
     const [{ submissions, forCombining, records, p0 }, verified] = await Promise.all([
       this.work.inputs(tx, tenant, tasking, null),
       this.verified.of(tenant, {
@@ -265,22 +255,14 @@ export class AnalystAnalyses {
         trials > 0 ? { hits, trials, p0, p_value: combined.statisticalValidation.p_value } : null,
     };
     const completedAt = new Date();
-    await tx.query(
-      `UPDATE analyses SET status = 'completed', steps_done = $2, completed_at = $3, results = $4,
-              score_details = $5, confidence_score = $6, evidence = $7, event_sequence = $8,
-              engine_seed = NULL, updated_at = $3
-        WHERE id = $1`,
-      [
-        analysis.id,
-        ANALYST_STEPS.length,
-        completedAt,
-        results,
-        details,
-        results.confidence_score,
-        combined.evidence,
-        sequence,
-      ],
-    );
+    await this.analyses.markCompleted(tx, tenant, analysis.id, {
+      stepsDone: ANALYST_STEPS.length,
+      completedAt,
+      results,
+      scoreDetails: details,
+      evidence: combined.evidence,
+      sequence,
+    });
     const completed: AnalysisEntity = {
       ...analysis,
       status: 'completed',
@@ -324,15 +306,15 @@ export class AnalystAnalyses {
   ): Promise<void> {
     const failedAt = new Date();
     const message = 'No analyst submitted before the deadline';
-    await tx.query(
-      `UPDATE analyses SET status = 'failed', failure_reason = 'deadline_exceeded',
-              failure_message = $2, completed_at = $3, event_sequence = $4, updated_at = $3
-        WHERE id = $1`,
-      [analysis.id, message, failedAt, sequence],
-    );
+    await this.analyses.markFailed(tx, tenantOf(analysis), analysis.id, {
+      reason: 'deadline_exceeded',
+      message,
+      failedAt,
+      sequence,
+    });
     await this.events.append(
       tx,
-      { organizationId: analysis.organizationId, mode: analysis.mode },
+      tenantOf(analysis),
       'analysis.failed',
       analysisFailedData(
         { ...analysis, completedAt: failedAt },
@@ -347,25 +329,19 @@ export class AnalystAnalyses {
 
   private async analysisOf(tenant: Tenant, publicId: string): Promise<AnalysisEntity> {
     const uuid = parsePublicId('analysis', publicId);
-    const [row] =
-      uuid === null
-        ? []
-        : await this.sql.rows<AnalysisRow>(SELECT_ANALYSIS, [
-            uuid,
-            tenant.organizationId,
-            tenant.mode,
-          ]);
-    if (!row) throw AppError.notFound('analysis', publicId);
-    return analysisFromRow(row);
+    const analysis = uuid === null ? null : await this.analyses.find(tenant, uuid);
+    if (!analysis) throw AppError.notFound('analysis', publicId);
+    return analysis;
   }
 
-  private async locked(tx: Transaction, id: string): Promise<AnalysisEntity> {
-    const { rows } = await tx.query<AnalysisRow>(
-      `SELECT ${ANALYSIS_COLUMNS.join(', ')} FROM analyses WHERE id = $1`,
-      [id],
-    );
-    return analysisFromRow(rows[0]!);
+  /** The analysis whose row the transition holds (it exists: the transition found it). */
+  private async locked(tx: Transaction, tenant: Tenant, id: string): Promise<AnalysisEntity> {
+    return (await this.analyses.find(tenant, id, tx))!;
   }
+}
+
+function tenantOf(work: { organizationId: string; mode: Tenant['mode'] }): Tenant {
+  return { organizationId: work.organizationId, mode: work.mode };
 }
 
 /** What the analysts are tasked with blind: the description, else the analysis's own reference. */

@@ -1,9 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { toPublicId, type Tenant } from '#common';
-import { Sql } from '#database';
 import type { EarlierWork } from '#engines';
 import { haversineMeters } from '#statistics';
 import { SessionsService } from '#sessions';
+import {
+  AnalysesRepository,
+  type CompletedAnalysis,
+  type EarlierThan,
+} from './analyses.repository.js';
 import type { AnalysisEntity } from './entities/analysis.entity.js';
 
 /** At most this many earlier pieces of each relation are cross-referenced (the closest or newest). */
@@ -21,15 +25,15 @@ const METERS_PER_DEGREE_LATITUDE = 111_320;
 @Injectable()
 export class EarlierWorkFinder {
   constructor(
-    private readonly sql: Sql,
+    private readonly analyses: AnalysesRepository,
     private readonly sessions: SessionsService,
   ) {}
 
   async find(analysis: AnalysisEntity, radiusMeters: number): Promise<EarlierWork[]> {
     const tenant: Tenant = { organizationId: analysis.organizationId, mode: analysis.mode };
     const [nearby, sameAnalyses, sameSessions] = await Promise.all([
-      this.nearby(analysis, radiusMeters),
-      this.sameDescription(analysis),
+      this.nearby(tenant, analysis, radiusMeters),
+      this.sameDescription(tenant, analysis),
       analysis.descriptionKey === null
         ? []
         : this.sessions.completedOnTarget(
@@ -56,23 +60,18 @@ export class EarlierWorkFinder {
   }
 
   /** Completed analyses within the radius, closest first (a latitude band from the index, then the true distance). */
-  private async nearby(analysis: AnalysisEntity, radiusMeters: number): Promise<EarlierWork[]> {
+  private async nearby(
+    tenant: Tenant,
+    analysis: AnalysisEntity,
+    radiusMeters: number,
+  ): Promise<EarlierWork[]> {
     if (analysis.latitude === null || analysis.longitude === null) return [];
     const center = { latitude: analysis.latitude, longitude: analysis.longitude };
     const band = radiusMeters / METERS_PER_DEGREE_LATITUDE;
-    const rows = await this.sql.rows<Row & { latitude: number; longitude: number }>(
-      `SELECT id, confidence_score, completed_at, latitude, longitude FROM analyses
-        WHERE organization_id = $1 AND mode = $2 AND status = 'completed'
-          AND latitude BETWEEN $3 AND $4 AND created_at < $5 AND request_fingerprint <> $6
-        LIMIT 5000`,
-      [
-        analysis.organizationId,
-        analysis.mode,
-        center.latitude - band,
-        center.latitude + band,
-        analysis.createdAt,
-        analysis.requestFingerprint,
-      ],
+    const rows = await this.analyses.completedInBand(
+      tenant,
+      { south: center.latitude - band, north: center.latitude + band },
+      earlierThan(analysis),
     );
     return rows
       .map((row) => ({ row, meters: haversineMeters(center, row) }))
@@ -82,43 +81,34 @@ export class EarlierWorkFinder {
       .map(({ row, meters }) => earlier(row, 'nearby', Math.round(meters)));
   }
 
-  private async sameDescription(analysis: AnalysisEntity): Promise<EarlierWork[]> {
+  private async sameDescription(tenant: Tenant, analysis: AnalysisEntity): Promise<EarlierWork[]> {
     if (analysis.descriptionKey === null) return [];
-    const rows = await this.sql.rows<Row>(
-      `SELECT id, confidence_score, completed_at FROM analyses
-        WHERE organization_id = $1 AND mode = $2 AND status = 'completed'
-          AND description_key = $3 AND created_at < $4 AND request_fingerprint <> $5
-        ORDER BY created_at DESC LIMIT $6`,
-      [
-        analysis.organizationId,
-        analysis.mode,
-        analysis.descriptionKey,
-        analysis.createdAt,
-        analysis.requestFingerprint,
-        MAX_PER_RELATION,
-      ],
+    const found = await this.analyses.completedWithDescription(
+      tenant,
+      analysis.descriptionKey,
+      earlierThan(analysis),
+      MAX_PER_RELATION,
     );
-    return rows.map((row) => earlier(row, 'same_target', null));
+    return found.map((work) => earlier(work, 'same_target', null));
   }
 }
 
-interface Row {
-  id: string;
-  confidence_score: number | null;
-  completed_at: Date;
+/** Only work created before the analysis counts, and never a resubmission of its request. */
+function earlierThan(analysis: AnalysisEntity): EarlierThan {
+  return { createdBefore: analysis.createdAt, requestFingerprint: analysis.requestFingerprint };
 }
 
 function earlier(
-  row: Row,
+  work: CompletedAnalysis,
   relation: EarlierWork['relation'],
   distanceMeters: number | null,
 ): EarlierWork {
   return {
     kind: 'analysis',
-    id: toPublicId('analysis', row.id),
+    id: toPublicId('analysis', work.id),
     relation,
     distanceMeters,
-    confidenceScore: row.confidence_score,
-    completedAt: row.completed_at.toISOString(),
+    confidenceScore: work.confidenceScore,
+    completedAt: work.completedAt.toISOString(),
   };
 }

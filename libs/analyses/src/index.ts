@@ -1,5 +1,7 @@
 export * from './analyses.module.js';
 export * from './analyses.service.js';
+export * from './analyses.repository.js';
+export * from './analysis-read-model.repository.js';
 export * from './analysis-lists.service.js';
 export * from './analysis-progress.js';
 export * from './analysis-request.js';

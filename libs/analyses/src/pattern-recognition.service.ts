@@ -1,7 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { AppError, parsePublicId, toPublicId, type Tenant } from '#common';
-import { Sql } from '#database';
 import { DESCRIPTOR_TERMS } from '#engines';
 import { SessionsService, type FinishedWork } from '#sessions';
 import {
@@ -17,6 +16,7 @@ import {
   type Correction,
   type GeoPoint,
 } from '#statistics';
+import { AnalysesRepository } from './analyses.repository.js';
 
 /** Most finished items one request may look across. */
 export const MAX_PATTERN_ITEMS = 10_000;
@@ -68,7 +68,7 @@ interface Item extends FinishedWork {
 @Injectable()
 export class PatternRecognitionService {
   constructor(
-    private readonly sql: Sql,
+    private readonly analyses: AnalysesRepository,
     private readonly sessions: SessionsService,
   ) {}
 
@@ -96,7 +96,7 @@ export class PatternRecognitionService {
     const limit = MAX_PATTERN_ITEMS + 1;
     const [sessions, analyses] = await Promise.all([
       kinds.includes('session') ? this.sessions.finishedWork(tenant, selection, limit) : [],
-      kinds.includes('analysis') ? this.finishedAnalyses(tenant, selection, limit) : [],
+      kinds.includes('analysis') ? this.analyses.finishedWork(tenant, selection, limit) : [],
     ]);
     const items = [
       ...sessions.map((work): Item => ({ ...work, kind: 'session' })),
@@ -133,7 +133,7 @@ export class PatternRecognitionService {
         : this.sessions.finishedWork(tenant, { ids: uuids.session }, uuids.session.length),
       uuids.analysis.length === 0
         ? []
-        : this.finishedAnalyses(tenant, { ids: uuids.analysis }, uuids.analysis.length),
+        : this.analyses.finishedWork(tenant, { ids: uuids.analysis }, uuids.analysis.length),
     ]);
     const found = new Map<string, Item>([
       ...sessions.map((work): [string, Item] => [work.id, { ...work, kind: 'session' }]),
@@ -147,32 +147,6 @@ export class PatternRecognitionService {
       );
     }
     return [...found.values()];
-  }
-
-  private async finishedAnalyses(
-    tenant: Tenant,
-    selection: { ids?: string[]; type?: string | undefined; from?: Date; to?: Date },
-    limit: number,
-  ): Promise<FinishedWork[]> {
-    return this.sql.rows<FinishedWork>(
-      `SELECT id, created_at AS "createdAt", latitude, longitude,
-              COALESCE(results->'descriptors', '[]'::jsonb) AS descriptors
-         FROM analyses
-        WHERE organization_id = $1 AND mode = $2 AND status = 'completed'
-          AND ($3::uuid[] IS NULL OR id = ANY($3)) AND ($4::text IS NULL OR target_type = $4)
-          AND ($5::timestamptz IS NULL OR created_at >= $5)
-          AND ($6::timestamptz IS NULL OR created_at <= $6)
-        ORDER BY created_at DESC, id DESC LIMIT $7`,
-      [
-        tenant.organizationId,
-        tenant.mode,
-        selection.ids ?? null,
-        selection.type ?? null,
-        selection.from ?? null,
-        selection.to ?? null,
-        limit,
-      ],
-    );
   }
 }
 

@@ -1,12 +1,6 @@
+import type { RollupTally } from '#history';
 import type { Rate } from '#statistics';
-import {
-  hitRateOf,
-  tallyBy,
-  EMPTY_TALLY,
-  addTallies,
-  type CaseTally,
-  type TallyRow,
-} from './case-tally.js';
+import { hitRateOf, tallyBy, EMPTY_TALLY, addTallies, type CaseTally } from './case-tally.js';
 
 export const CASE_OUTCOMES = ['hit', 'partial', 'miss', 'unverified'] as const;
 export type CaseOutcome = (typeof CASE_OUTCOMES)[number];
@@ -24,8 +18,8 @@ export interface AnalyticsSummary {
   byWorkStatus: { workStatus: string; cases: number }[];
 }
 
-/** Counts and hit rates of the rollup rows (without days), in a stable order. */
-export function summarizeCases(rows: readonly TallyRow[]): AnalyticsSummary {
+/** Counts and hit rates of the rollup tallies (without days), in a stable order. */
+export function summarizeCases(rows: readonly RollupTally[]): AnalyticsSummary {
   const byType = [...tallyBy(rows, (row) => row.type)]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([type, tally]) => ({ type, ...groupOf(tally) }));
@@ -36,7 +30,7 @@ export function summarizeCases(rows: readonly TallyRow[]): AnalyticsSummary {
       modality: modality === '' ? null : modality,
       ...groupOf(tally),
     }));
-  const byWorkStatus = [...tallyBy(rows, (row) => row.work_status)]
+  const byWorkStatus = [...tallyBy(rows, (row) => row.workStatus)]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([workStatus, tally]) => ({ workStatus, cases: tally.cases }));
   const total = [...tallyBy(rows, () => 0).values()].reduce(addTallies, EMPTY_TALLY);

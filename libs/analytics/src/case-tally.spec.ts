@@ -1,23 +1,24 @@
 import { describe, expect, it } from 'vitest';
+import type { RollupTally } from '#history';
 import { defaultBaseline } from './case-baselines.js';
-import { hitRateOf, meanConfidenceOf, tallyOf, type TallyRow } from './case-tally.js';
+import { hitRateOf, meanConfidenceOf, tallyOf } from './case-tally.js';
 
-function row(overrides: Partial<TallyRow>): TallyRow {
+function row(overrides: Partial<RollupTally>): RollupTally {
   return {
     type: 'remote_viewing',
     subtype: '',
     modality: '',
     day: null,
-    work_status: 'completed',
-    cases: '0',
-    verified: '0',
-    hits: '0',
-    partials: '0',
-    misses: '0',
-    confidence_sum: '0',
-    confidence_count: '0',
-    baseline_sum: '0',
-    baseline_count: '0',
+    workStatus: 'completed',
+    cases: 0,
+    verified: 0,
+    hits: 0,
+    partials: 0,
+    misses: 0,
+    confidenceSum: 0,
+    confidenceCount: 0,
+    baselineSum: 0,
+    baselineCount: 0,
     ...overrides,
   };
 }
@@ -39,15 +40,15 @@ describe('tallies', () => {
       row({
         type: 'dowsing',
         subtype: 'yes_no',
-        cases: '5',
-        verified: '4',
-        hits: '2',
-        partials: '1',
-        misses: '1',
-        baseline_sum: '0.5',
-        baseline_count: '1',
-        confidence_sum: '1.5',
-        confidence_count: '2',
+        cases: 5,
+        verified: 4,
+        hits: 2,
+        partials: 1,
+        misses: 1,
+        baselineSum: 0.5,
+        baselineCount: 1,
+        confidenceSum: 1.5,
+        confidenceCount: 2,
       }),
     );
     const rate = hitRateOf(tally)!;
@@ -58,7 +59,7 @@ describe('tallies', () => {
   });
 
   it('have no rate without a verified case and no mean without a confidence', () => {
-    const tally = tallyOf(row({ cases: '3' }));
+    const tally = tallyOf(row({ cases: 3 }));
     expect(hitRateOf(tally)).toBeNull();
     expect(meanConfidenceOf(tally)).toBeNull();
   });

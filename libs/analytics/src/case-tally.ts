@@ -1,7 +1,8 @@
+import type { RollupTally } from '#history';
 import { rateOf, type Rate } from '#statistics';
 import { defaultBaseline } from './case-baselines.js';
 
-/** What the rollups count for a group of cases (one row of the rollup query, or a sum of them). */
+/** What the rollups count for a group of cases (one rollup tally, or a sum of them). */
 export interface CaseTally {
   cases: number;
   verified: number;
@@ -28,38 +29,19 @@ export const EMPTY_TALLY: CaseTally = {
   baselineSum: 0,
 };
 
-/** A row as the rollup query returns it (bigint and numeric come back as strings). */
-export interface TallyRow {
-  type: string;
-  subtype: string;
-  modality: string;
-  day: string | null;
-  work_status: string;
-  cases: string;
-  verified: string;
-  hits: string;
-  partials: string;
-  misses: string;
-  confidence_sum: string;
-  confidence_count: string;
-  baseline_sum: string;
-  baseline_count: string;
-}
-
-/** A row's tally; verified cases without a baseline of their own take their kind's default. */
-export function tallyOf(row: TallyRow): CaseTally {
-  const verified = Number(row.verified);
-  const withoutBaseline = verified - Number(row.baseline_count);
+/** A rollup tally's counts; verified cases without a baseline of their own take their kind's default. */
+export function tallyOf(row: RollupTally): CaseTally {
+  const withoutBaseline = row.verified - row.baselineCount;
   return {
-    cases: Number(row.cases),
-    verified,
-    hits: Number(row.hits),
-    partials: Number(row.partials),
-    misses: Number(row.misses),
-    confidenceSum: Number(row.confidence_sum),
-    confidenceCount: Number(row.confidence_count),
+    cases: row.cases,
+    verified: row.verified,
+    hits: row.hits,
+    partials: row.partials,
+    misses: row.misses,
+    confidenceSum: row.confidenceSum,
+    confidenceCount: row.confidenceCount,
     baselineSum:
-      Number(row.baseline_sum) +
+      row.baselineSum +
       withoutBaseline * defaultBaseline(row.type, row.subtype === '' ? null : row.subtype),
   };
 }
@@ -96,8 +78,8 @@ export function meanConfidenceOf(tally: CaseTally): number | null {
 
 /** Sums `rows` by `key`, in first-seen order. */
 export function tallyBy<K>(
-  rows: readonly TallyRow[],
-  key: (row: TallyRow) => K,
+  rows: readonly RollupTally[],
+  key: (row: RollupTally) => K,
 ): Map<K, CaseTally> {
   const groups = new Map<K, CaseTally>();
   for (const row of rows) {

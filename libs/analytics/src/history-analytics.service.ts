@@ -1,29 +1,51 @@
 import { Injectable } from '@nestjs/common';
+import { AnalysisReadModelRepository } from '#analyses';
 import { AppError, type Tenant } from '#common';
-import { Sql } from '#database';
+import { Sql, type Queryable } from '#database';
 import {
   bucketCount,
   bucketsCovering,
+  DowsingReadModelRepository,
   MAX_TEMPORAL_BUCKETS,
   type TemporalInterval,
 } from '#dowsing';
+import { ANALYSIS_DEFAULT_BASELINE, SESSION_DEFAULT_BASELINE } from '#engines';
+import {
+  HistoryAnalystRollupsRepository,
+  HistoryCaseRollupsRepository,
+  HistoryCasesRepository,
+  type RollupFilters,
+  type RollupTally,
+} from '#history';
+import { SessionReadModelRepository } from '#sessions';
 import { summarizeCases, type AnalyticsSummary } from './analytics-summary.js';
-import type { TallyRow } from './case-tally.js';
 import { historyTrends, type HistoryTrends } from './history-trends.js';
 import { analystPerformanceOf, enginePerformanceOf, type Performance } from './performance.js';
-import { ROLLUP_SQL, rollupParameters, type CaseFilters } from './rollup-query.js';
 import {
-  ANALYST_PERFORMANCE_SQL,
-  ENGINE_PERFORMANCE_SQL,
-  enginePerformanceParameters,
-  type EngineRow,
+  engineFiguresOf,
+  PERFORMANCE_WORK_LIMIT,
+  type FinishedWork,
+  type MeasuredKind,
 } from './work-performance.js';
+
+/** Which cases an analytics read counts (the rollups' filters). */
+export type CaseFilters = RollupFilters;
 
 /** How far back a time series reaches when `date_from` is left out, in intervals. */
 export const DEFAULT_TREND_SPAN: Readonly<Record<TemporalInterval, number>> = {
   day: 90,
   week: 52,
   month: 24,
+};
+
+/**
+ * The chance baseline of a verified case that records none, per kind of
+ * work: dowsing cases record their own; the session's p0 stands in otherwise.
+ */
+const DEFAULT_BASELINES: Readonly<Record<MeasuredKind, number>> = {
+  session: SESSION_DEFAULT_BASELINE,
+  analysis: ANALYSIS_DEFAULT_BASELINE,
+  dowsing_query: SESSION_DEFAULT_BASELINE,
 };
 
 /**
@@ -34,10 +56,18 @@ export const DEFAULT_TREND_SPAN: Readonly<Record<TemporalInterval, number>> = {
  */
 @Injectable()
 export class HistoryAnalyticsService {
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly rollups: HistoryCaseRollupsRepository,
+    private readonly analystRollups: HistoryAnalystRollupsRepository,
+    private readonly cases: HistoryCasesRepository,
+    private readonly sessions: SessionReadModelRepository,
+    private readonly analyses: AnalysisReadModelRepository,
+    private readonly dowsing: DowsingReadModelRepository,
+  ) {}
 
   async summary(tenant: Tenant, filters: CaseFilters): Promise<AnalyticsSummary> {
-    return summarizeCases(await this.rows(tenant, filters, null));
+    return summarizeCases(await this.tallies(tenant, filters, null));
   }
 
   /**
@@ -62,7 +92,7 @@ export class HistoryAnalyticsService {
         interval === 'day' ? 'week' : 'month',
       );
     }
-    const rows = await this.rows(
+    const rows = await this.tallies(
       tenant,
       { ...filters, dateFrom: from, dateBefore: before },
       interval,
@@ -72,7 +102,8 @@ export class HistoryAnalyticsService {
 
   /**
    * Per engine over the newest PERFORMANCE_WORK_LIMIT finished pieces of
-   * each kind; per analyst, type and modality over every case (rollups).
+   * each kind (each kind's read model, then their cases' outcomes); per
+   * analyst, type and modality over every case (rollups).
    */
   async performance(tenant: Tenant): Promise<Performance> {
     const everything: CaseFilters = {
@@ -83,12 +114,9 @@ export class HistoryAnalyticsService {
     };
     const sql = await this.sql.reader(tenant);
     const [engines, analysts, cases] = await Promise.all([
-      sql.rows<EngineRow>(ENGINE_PERFORMANCE_SQL, enginePerformanceParameters(tenant)),
-      sql.rows<TallyRow & { analyst: string }>(ANALYST_PERFORMANCE_SQL, [
-        tenant.organizationId,
-        tenant.mode,
-      ]),
-      this.rows(tenant, everything, null),
+      this.engineFigures(tenant, sql),
+      this.analystRollups.allTimeByAnalyst(tenant, sql),
+      this.rollups.tallies(tenant, everything, null, sql),
     ]);
     const summary = summarizeCases(cases);
     return {
@@ -101,13 +129,35 @@ export class HistoryAnalyticsService {
     };
   }
 
-  private async rows(
+  private async engineFigures(tenant: Tenant, sql: Queryable) {
+    const work: [MeasuredKind, FinishedWork[]][] = await Promise.all([
+      this.sessions
+        .newestFinished(tenant, PERFORMANCE_WORK_LIMIT, sql)
+        .then((pieces): [MeasuredKind, FinishedWork[]] => ['session', pieces]),
+      this.analyses
+        .newestFinished(tenant, PERFORMANCE_WORK_LIMIT, sql)
+        .then((pieces): [MeasuredKind, FinishedWork[]] => ['analysis', pieces]),
+      this.dowsing
+        .newestFinished(tenant, PERFORMANCE_WORK_LIMIT, sql)
+        .then((pieces): [MeasuredKind, FinishedWork[]] => ['dowsing_query', pieces]),
+    ]);
+    const outcomes = await this.cases.sourceOutcomes(
+      tenant,
+      work.flatMap(([, pieces]) => pieces.map((piece) => piece.id)),
+      sql,
+    );
+    const bySource = new Map(outcomes.map((outcome) => [outcome.sourceId, outcome]));
+    return work.flatMap(([kind, pieces]) =>
+      engineFiguresOf(kind, pieces, bySource, DEFAULT_BASELINES[kind]),
+    );
+  }
+
+  private async tallies(
     tenant: Tenant,
     filters: CaseFilters,
     bucket: TemporalInterval | null,
-  ): Promise<TallyRow[]> {
-    const sql = await this.sql.reader(tenant);
-    return sql.rows<TallyRow>(ROLLUP_SQL, rollupParameters(tenant, filters, bucket));
+  ): Promise<RollupTally[]> {
+    return this.rollups.tallies(tenant, filters, bucket, await this.sql.reader(tenant));
   }
 }
 

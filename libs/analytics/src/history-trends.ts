@@ -1,6 +1,7 @@
 import { MIN_TREND_BUCKETS, type TemporalInterval, type Trend } from '#dowsing';
+import type { RollupTally } from '#history';
 import { mannKendall, type Rate } from '#statistics';
-import { hitRateOf, meanConfidenceOf, tallyBy, type TallyRow } from './case-tally.js';
+import { hitRateOf, meanConfidenceOf, tallyBy } from './case-tally.js';
 
 /** A bucket's hit rate over fewer verified cases than this is mostly noise. */
 export const MIN_BUCKET_VERIFIED = 5;
@@ -24,7 +25,7 @@ export interface HistoryTrends {
 }
 
 /**
- * The buckets (from `bucketsCovering`) filled from rollup rows summed per bucket, and
+ * The buckets (from `bucketsCovering`) filled from rollup tallies summed per bucket, and
  * the Mann–Kendall trend (with Sen's slope per interval) of the count over
  * complete buckets, of the hit rate over the buckets with verified cases and
  * of the mean confidence over those with a confidence, each at its place in
@@ -33,7 +34,7 @@ export interface HistoryTrends {
 export function historyTrends(
   interval: TemporalInterval,
   ranges: readonly { start: Date; end: Date }[],
-  rows: readonly TallyRow[],
+  rows: readonly RollupTally[],
   now: Date,
 ): HistoryTrends {
   // Rows come summed per bucket, each dated by its bucket's first day.

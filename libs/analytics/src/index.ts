@@ -4,7 +4,6 @@ export * from './case-baselines.js';
 export * from './case-tally.js';
 export * from './history-analytics.service.js';
 export * from './history-trends.js';
-export * from './rollup-query.js';
 export * from './performance.js';
 export * from './work-performance.js';
 export * from './dashboard.service.js';

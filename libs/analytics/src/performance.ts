@@ -1,7 +1,7 @@
+import type { RollupTally } from '#history';
 import { rateOf, type Rate } from '#statistics';
 import { summarizeCases, type GroupSummary } from './analytics-summary.js';
-import type { TallyRow } from './case-tally.js';
-import type { EngineRow, MeasuredKind } from './work-performance.js';
+import type { EngineFigures, MeasuredKind } from './work-performance.js';
 
 export const NO_SAIC_SCORES =
   'This kind of work records no SAIC scores: only sessions are judged descriptor by descriptor (validation_metrics).';
@@ -33,21 +33,17 @@ export interface Performance {
 
 const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 
-export function enginePerformanceOf(row: EngineRow): EnginePerformance {
-  const verified = Number(row.verified);
-  const scored = Number(row.scored);
+export function enginePerformanceOf(row: EngineFigures): EnginePerformance {
+  const { verified, scored } = row;
   return {
     kind: row.kind,
     engine: row.engine,
-    work: Number(row.work),
-    failed: Number(row.failed),
+    work: row.work,
+    failed: row.failed,
     hitRate:
-      verified === 0
-        ? null
-        : rateOf(Number(row.hits), verified, round(Number(row.baseline_sum) / verified, 6)),
-    accuracy: scored === 0 || row.accuracy === null ? null : round(Number(row.accuracy), 6),
-    reliability:
-      scored === 0 || row.reliability === null ? null : round(Number(row.reliability), 6),
+      verified === 0 ? null : rateOf(row.hits, verified, round(row.baselineSum / verified, 6)),
+    accuracy: scored === 0 || row.accuracy === null ? null : round(row.accuracy, 6),
+    reliability: scored === 0 || row.reliability === null ? null : round(row.reliability, 6),
     scoresNote:
       row.kind !== 'session'
         ? NO_SAIC_SCORES
@@ -55,21 +51,21 @@ export function enginePerformanceOf(row: EngineRow): EnginePerformance {
           ? 'None of this engine’s recent sessions completed with SAIC scores.'
           : null,
     processingSeconds:
-      row.seconds === null || row.seconds.length !== 3
+      row.seconds === null
         ? null
         : {
-            p50: round(row.seconds[0]!, 3),
-            p90: round(row.seconds[1]!, 3),
-            p99: round(row.seconds[2]!, 3),
+            p50: round(row.seconds[0], 3),
+            p90: round(row.seconds[1], 3),
+            p99: round(row.seconds[2], 3),
           },
   };
 }
 
 /** Per analyst, most cases first (then by id); the analyst rows carry `analyst` beside the tally. */
 export function analystPerformanceOf(
-  rows: readonly (TallyRow & { analyst: string })[],
+  rows: readonly (RollupTally & { analyst: string })[],
 ): AnalystPerformance[] {
-  const byAnalyst = new Map<string, TallyRow[]>();
+  const byAnalyst = new Map<string, RollupTally[]>();
   for (const row of rows) byAnalyst.set(row.analyst, [...(byAnalyst.get(row.analyst) ?? []), row]);
   return [...byAnalyst]
     .map(([analystId, own]) => ({ analystId, ...summarizeCases(own).total }))

@@ -1,5 +1,4 @@
-import type { Tenant } from '#common';
-import { ANALYSIS_DEFAULT_BASELINE, SESSION_DEFAULT_BASELINE } from '#engines';
+import type { SourceOutcome } from '#history';
 
 /**
  * How much recent work performance reads per kind: the newest finished
@@ -11,71 +10,101 @@ export const PERFORMANCE_WORK_LIMIT = 2_000;
 export const WORK_KINDS_MEASURED = ['session', 'analysis', 'dowsing_query'] as const;
 export type MeasuredKind = (typeof WORK_KINDS_MEASURED)[number];
 
-export interface EngineRow {
+/** A finished piece of work as its lib's read model gives it (the SAIC scores: sessions only). */
+export interface FinishedWork {
+  id: string;
+  engine: string;
+  failed: boolean;
+  /** Seconds from creation to completion; null unless completed with a completion time. */
+  seconds: number | null;
+  accuracy?: number | null;
+  reliability?: number | null;
+  /** Whether the work records validation metrics (sessions). */
+  scored?: boolean;
+}
+
+/** One kind's newest finished work of one engine, summed: what EnginePerformance is made of. */
+export interface EngineFigures {
   kind: MeasuredKind;
   engine: string;
-  work: string;
-  failed: string;
-  seconds: number[] | null;
+  work: number;
+  failed: number;
+  /** The 50th, 90th and 99th percentiles of the completed work's seconds (percentile_cont); null when none. */
+  seconds: [number, number, number] | null;
+  /** Means over the work that records them; null when none does. */
   accuracy: number | null;
   reliability: number | null;
-  scored: string;
-  verified: string;
-  hits: string;
-  baseline_sum: number | null;
+  scored: number;
+  verified: number;
+  hits: number;
+  /** Σ chance baseline of the verified cases, the kind's default where a case records none. */
+  baselineSum: number;
 }
 
 /**
- * One kind's newest finished work, joined to its case (the verified
- * outcome, if any): per engine, counts, processing time (completed_at −
- * created_at) percentiles of the completed ones, the mean SAIC accuracy and
- * reliability where the work records them (sessions'
- * `results.validation_metrics`), and hits among the verified cases. Work
- * whose case is classified is left out, as classified cases are everywhere
- * in analytics.
+ * One kind's newest finished work per engine, with its cases' verified
+ * outcomes (`outcomes` by source id: the classified and the verified cases):
+ * counts, processing-time percentiles of the completed ones, the mean SAIC
+ * accuracy and reliability where the work records them, and hits among the
+ * verified cases. Work whose case is classified is left out, as classified
+ * cases are everywhere in analytics. Engines in first-seen order.
  */
-function kindSql(kind: MeasuredKind, table: string, scores: boolean, baseline: string): string {
-  const metric = (name: string) =>
-    scores ? `avg((w.results->'validation_metrics'->>'${name}')::float8)` : 'NULL::float8';
-  return `
-SELECT '${kind}' AS kind, w.engine, count(*) AS work,
-       count(*) FILTER (WHERE w.status = 'failed') AS failed,
-       percentile_cont(ARRAY[0.5, 0.9, 0.99]::float8[]) WITHIN GROUP
-         (ORDER BY extract(epoch FROM w.completed_at - w.created_at))
-         FILTER (WHERE w.status = 'completed' AND w.completed_at IS NOT NULL) AS seconds,
-       ${metric('accuracy')} AS accuracy, ${metric('reliability')} AS reliability,
-       ${scores ? `count(w.results->'validation_metrics')` : '0'} AS scored,
-       count(c.verdict) AS verified, count(*) FILTER (WHERE c.verdict = 'hit') AS hits,
-       sum(coalesce(c.chance_baseline, ${baseline})) FILTER (WHERE c.verdict IS NOT NULL) AS baseline_sum
-  FROM (SELECT * FROM ${table}
-         WHERE organization_id = $1 AND mode = $2 AND status IN ('completed', 'failed')
-         ORDER BY created_at DESC LIMIT $3) w
-  LEFT JOIN history_cases c ON c.source_id = w.id
- WHERE c.classified IS NOT TRUE
- GROUP BY w.engine`;
+export function engineFiguresOf(
+  kind: MeasuredKind,
+  work: readonly FinishedWork[],
+  outcomes: ReadonlyMap<string, SourceOutcome>,
+  defaultBaseline: number,
+): EngineFigures[] {
+  const byEngine = new Map<string, FinishedWork[]>();
+  for (const piece of work) {
+    if (outcomes.get(piece.id)?.classified === true) continue;
+    byEngine.set(piece.engine, [...(byEngine.get(piece.engine) ?? []), piece]);
+  }
+  return [...byEngine].map(([engine, pieces]) => {
+    const verified = pieces.flatMap((piece) => {
+      const outcome = outcomes.get(piece.id);
+      return outcome?.verdict ? [outcome] : [];
+    });
+    const seconds = pieces
+      .map((piece) => piece.seconds)
+      .filter((value): value is number => value !== null)
+      .sort((a, b) => a - b);
+    return {
+      kind,
+      engine,
+      work: pieces.length,
+      failed: pieces.filter((piece) => piece.failed).length,
+      seconds:
+        seconds.length === 0
+          ? null
+          : [percentile(seconds, 0.5), percentile(seconds, 0.9), percentile(seconds, 0.99)],
+      accuracy: mean(pieces.map((piece) => piece.accuracy ?? null)),
+      reliability: mean(pieces.map((piece) => piece.reliability ?? null)),
+      scored: pieces.filter((piece) => piece.scored === true).length,
+      verified: verified.length,
+      hits: verified.filter((outcome) => outcome.verdict === 'hit').length,
+      baselineSum: verified.reduce(
+        (sum, outcome) => sum + (outcome.chanceBaseline ?? defaultBaseline),
+        0,
+      ),
+    };
+  });
 }
 
-/**
- * Parameters: $1 organisation, $2 mode, $3 PERFORMANCE_WORK_LIMIT. Dowsing
- * cases record their own baseline; the session's p0 stands in otherwise.
- */
-export const ENGINE_PERFORMANCE_SQL = [
-  kindSql('session', 'sessions', true, String(SESSION_DEFAULT_BASELINE)),
-  kindSql('analysis', 'analyses', false, String(ANALYSIS_DEFAULT_BASELINE)),
-  kindSql('dowsing_query', 'dowsing_queries', false, String(SESSION_DEFAULT_BASELINE)),
-].join('\nUNION ALL');
-
-export function enginePerformanceParameters(tenant: Tenant): unknown[] {
-  return [tenant.organizationId, tenant.mode, PERFORMANCE_WORK_LIMIT];
+/** PostgreSQL's percentile_cont over ascending values: linear between the two nearest ranks. */
+export function percentile(sorted: readonly number[], fraction: number): number {
+  const position = fraction * (sorted.length - 1);
+  const below = Math.floor(position);
+  const above = Math.ceil(position);
+  const low = sorted[below]!;
+  if (below === above) return low;
+  return low + (position - below) * (sorted[above]! - low);
 }
 
-/** Per analyst (analysts' all-time rollups), summed with their type and subtype for the default baselines. */
-export const ANALYST_PERFORMANCE_SQL = `
-SELECT analyst, type, subtype, '' AS modality, NULL AS day, '' AS work_status,
-       sum(cases) AS cases, sum(verified) AS verified, sum(hits) AS hits, sum(partials) AS partials,
-       sum(misses) AS misses, sum(confidence_sum) AS confidence_sum,
-       sum(confidence_count) AS confidence_count, sum(baseline_sum) AS baseline_sum,
-       sum(baseline_count) AS baseline_count
-  FROM history_analyst_rollups
- WHERE organization_id = $1 AND mode = $2 AND grain = 'all'
- GROUP BY analyst, type, subtype`;
+/** The mean of the values present; null when none is. */
+function mean(values: readonly (number | null)[]): number | null {
+  const present = values.filter((value): value is number => value !== null);
+  return present.length === 0
+    ? null
+    : present.reduce((sum, value) => sum + value, 0) / present.length;
+}

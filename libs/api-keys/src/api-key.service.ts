@@ -1,6 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
 import {
   AppError,
   missingScopes,
@@ -11,8 +9,10 @@ import {
   type Principal,
   type Tenant,
 } from '#common';
-import { ApiKeyEntity } from './api-key.entity.js';
+import { Sql } from '#database';
+import type { ApiKeyEntity } from './api-key.entity.js';
 import { ApiKeyCache } from './api-key-cache.js';
+import { ApiKeysRepository } from './api-keys.repository.js';
 import { displayPrefix, generateApiKey, hashApiKey, parseApiKey } from './api-key-format.js';
 
 export interface NewApiKey {
@@ -32,7 +32,8 @@ export class ApiKeyService {
   private readonly logger = new Logger(ApiKeyService.name);
 
   constructor(
-    @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
+    private readonly sql: Sql,
+    private readonly keys: ApiKeysRepository,
     private readonly cache: ApiKeyCache,
   ) {}
 
@@ -67,7 +68,7 @@ export class ApiKeyService {
       { name: input.name, scopes: [...new Set(input.scopes)], expiresAt: input.expiresAt },
       creator.subject,
     );
-    await this.keys.insert(issued.record);
+    await this.sql.transaction((tx) => this.keys.insert(tx, issued.record, issued.record));
     return issued;
   }
 
@@ -76,25 +77,12 @@ export class ApiKeyService {
     tenant: Tenant,
     page: { limit: number; offset: number },
   ): Promise<{ records: ApiKeyEntity[]; total: number }> {
-    const [records, total] = await this.keys.findAndCount({
-      where: { organizationId: tenant.organizationId, mode: tenant.mode },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      take: page.limit,
-      skip: page.offset,
-    });
-    return { records, total };
+    return this.keys.page(tenant, page);
   }
 
   async get(tenant: Tenant, publicId: string): Promise<ApiKeyEntity> {
     const id = parsePublicId('apiKey', publicId);
-    const record =
-      id === null
-        ? null
-        : await this.keys.findOneBy({
-            id,
-            organizationId: tenant.organizationId,
-            mode: tenant.mode,
-          });
+    const record = id === null ? null : await this.keys.find(tenant, id);
     if (!record) throw AppError.notFound('API key', publicId);
     return record;
   }
@@ -110,8 +98,9 @@ export class ApiKeyService {
       actor.credential === 'api_key' && actor.subject === toPublicId('apiKey', record.id);
     if (!itself) requireEveryScopeOf(actor, record);
     if (record.revokedAt === null) {
-      record.revokedAt = new Date();
-      await this.keys.update({ id: record.id }, { revokedAt: record.revokedAt });
+      const revokedAt = new Date();
+      await this.sql.transaction((tx) => this.keys.revoke(tx, actor, record.id, revokedAt));
+      record.revokedAt = revokedAt;
       await this.cache.invalidate(record.secretHash.toString('hex'));
     }
     return record;
@@ -142,20 +131,16 @@ export class ApiKeyService {
     );
     const now = new Date();
     const overlapEnd = new Date(now.getTime() + overlapSeconds * 1000);
-    const change: Partial<ApiKeyEntity> =
-      overlapSeconds === 0
-        ? { revokedAt: now }
-        : {
-            expiresAt:
-              previous.expiresAt !== null && previous.expiresAt < overlapEnd
-                ? previous.expiresAt
-                : overlapEnd,
-          };
-    await this.keys.manager.transaction(async (manager) => {
-      await manager.insert(ApiKeyEntity, issued.record);
-      await manager.update(ApiKeyEntity, { id: previous.id }, change);
+    const expiresAt =
+      previous.expiresAt !== null && previous.expiresAt < overlapEnd
+        ? previous.expiresAt
+        : overlapEnd;
+    await this.sql.transaction(async (tx) => {
+      await this.keys.insert(tx, actor, issued.record);
+      if (overlapSeconds === 0) await this.keys.revoke(tx, actor, previous.id, now);
+      else await this.keys.expire(tx, actor, previous.id, expiresAt);
     });
-    Object.assign(previous, change);
+    Object.assign(previous, overlapSeconds === 0 ? { revokedAt: now } : { expiresAt });
     await this.cache.invalidate(previous.secretHash.toString('hex'));
     return { ...issued, previous };
   }
@@ -166,7 +151,7 @@ export class ApiKeyService {
     createdBy: string,
   ): { record: ApiKeyEntity; key: string } {
     const key = generateApiKey(tenant.mode);
-    const record = this.keys.create({
+    const record: ApiKeyEntity = {
       id: newUuid(),
       organizationId: tenant.organizationId,
       mode: tenant.mode,
@@ -179,7 +164,7 @@ export class ApiKeyService {
       expiresAt: fields.expiresAt,
       lastUsedAt: null,
       revokedAt: null,
-    });
+    };
     return { record, key };
   }
 
@@ -208,7 +193,7 @@ export class ApiKeyService {
     const cacheKey = hash.toString('hex');
     const cached = this.cache.get(cacheKey);
     if (cached) return cached;
-    const record = await this.keys.findOneBy({ secretHash: hash });
+    const record = await this.keys.findByHashAcrossTenants(hash);
     if (record) this.cache.set(cacheKey, record);
     return record;
   }
@@ -217,9 +202,10 @@ export class ApiKeyService {
     const now = Date.now();
     if (record.lastUsedAt !== null && now - record.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS)
       return;
-    record.lastUsedAt = new Date(now);
-    this.keys
-      .update({ id: record.id }, { lastUsedAt: record.lastUsedAt })
+    const usedAt = new Date(now);
+    record.lastUsedAt = usedAt;
+    this.sql
+      .transaction((tx) => this.keys.recordUse(tx, record, record.id, usedAt))
       .catch((error: unknown) => this.logger.warn({ err: error }, 'could not record API key use'));
   }
 }

@@ -14,6 +14,19 @@ import { ServerSecretsService } from './server-secrets.service.js';
 import { SigningKeyService } from './signing-keys.service.js';
 import { UsersService } from './users.service.js';
 import { AUTH_ENTITIES } from './entities.js';
+import { OAuthClientsRepository } from './oauth-clients.repository.js';
+import { OidcPayloadsRepository } from './oidc-payloads.repository.js';
+import { ServerSecretsRepository } from './server-secrets.repository.js';
+import { SigningKeysRepository } from './signing-keys.repository.js';
+import { UsersRepository } from './users.repository.js';
+
+const REPOSITORIES = [
+  UsersRepository,
+  OAuthClientsRepository,
+  OidcPayloadsRepository,
+  SigningKeysRepository,
+  ServerSecretsRepository,
+];
 
 /** Credentials and identities: tokens, signing keys, OAuth clients, local accounts (both apps). */
 @Module({
@@ -24,6 +37,7 @@ import { AUTH_ENTITIES } from './entities.js';
     OrganizationsModule,
   ],
   providers: [
+    ...REPOSITORIES,
     SigningKeyService,
     AccessTokenService,
     OAuthClientsService,
@@ -34,6 +48,7 @@ import { AUTH_ENTITIES } from './entities.js';
     RevokedGrants,
   ],
   exports: [
+    ...REPOSITORIES,
     SigningKeyService,
     AccessTokenService,
     OAuthClientsService,

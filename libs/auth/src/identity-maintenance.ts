@@ -1,8 +1,9 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { AppSettings } from '#config';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { Sql } from '#database';
 import { PeriodicTasks, RedisService } from '#queue';
+import { OidcPayloadsRepository } from './oidc-payloads.repository.js';
+import { SigningKeysRepository } from './signing-keys.repository.js';
 import { SigningKeyService } from './signing-keys.service.js';
 
 const RUN_EVERY_MS = 60 * 60 * 1000;
@@ -23,7 +24,9 @@ export class IdentityMaintenance implements OnModuleInit {
   constructor(
     private readonly settings: AppSettings,
     private readonly keys: SigningKeyService,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Sql,
+    private readonly signingKeys: SigningKeysRepository,
+    private readonly payloads: OidcPayloadsRepository,
     private readonly redis: RedisService,
     private readonly tasks: PeriodicTasks,
   ) {}
@@ -42,22 +45,15 @@ export class IdentityMaintenance implements OnModuleInit {
 
   async runOnce(): Promise<{ rotatedTo: string | null; expiredDeleted: number }> {
     const rotatedTo = await this.rotateIfDue();
-    const deleted: { count: string }[] = await this.dataSource.query(
-      `WITH gone AS (DELETE FROM oidc_payloads WHERE expires_at < now() RETURNING 1)
-       SELECT count(*) AS count FROM gone`,
-      [],
-    );
-    return { rotatedTo, expiredDeleted: Number(deleted[0]?.count ?? 0) };
+    const expiredDeleted = await this.sql.transaction((tx) => this.payloads.deleteExpired(tx));
+    return { rotatedTo, expiredDeleted };
   }
 
   private async rotateIfDue(): Promise<string | null> {
     const days = this.settings.signingKeyRotationDays;
     if (days === 0) return null;
-    const [newest]: { created_at: Date }[] = await this.dataSource.query(
-      'SELECT created_at FROM signing_keys ORDER BY created_at DESC LIMIT 1',
-      [],
-    );
-    if (!newest || Date.now() - newest.created_at.getTime() < days * DAY_MS) return null;
+    const newest = await this.signingKeys.newestCreatedAt();
+    if (!newest || Date.now() - newest.getTime() < days * DAY_MS) return null;
     // One worker rotates, even should two runs overlap; the others see the new key next hour.
     const lock = `${this.settings.redisPrefix}:locks:signing-key-rotation`;
     const acquired = await this.redis.client.set(lock, '1', 'PX', 5 * 60 * 1000, 'NX');

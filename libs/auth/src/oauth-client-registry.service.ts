@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, type EntityManager, type Repository } from 'typeorm';
 import { AppError, isScope, missingScopes, newKey, type Principal, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { OAuthClientEntity } from './entities/oauth-client.entity.js';
+import { Sql } from '#database';
+import type { OAuthClientEntity } from './entities/oauth-client.entity.js';
+import { OAuthClientsRepository } from './oauth-clients.repository.js';
 import { hashSecret } from './secret-hash.js';
 import { isFirstPartyClient } from './dashboard-clients.js';
 
@@ -65,7 +65,8 @@ type Field = 'redirect_uris' | 'grant_types' | 'token_endpoint_auth_method' | 's
 @Injectable()
 export class OAuthClientRegistryService {
   constructor(
-    @InjectRepository(OAuthClientEntity) private readonly clients: Repository<OAuthClientEntity>,
+    private readonly sql: Sql,
+    private readonly clients: OAuthClientsRepository,
     private readonly settings: AppSettings,
   ) {}
 
@@ -86,7 +87,7 @@ export class OAuthClientRegistryService {
     const clientSecret = metadata.tokenEndpointAuthMethod === 'none' ? null : generateSecret();
     const now = new Date();
     const key = newKey('oauthClient');
-    const client = this.clients.create({
+    const client: OAuthClientEntity = {
       id: key.uuid,
       clientId: key.id,
       organizationId: creator.organizationId,
@@ -100,8 +101,8 @@ export class OAuthClientRegistryService {
       createdAt: now,
       updatedAt: now,
       deletedAt: null,
-    });
-    await this.clients.insert(client);
+    };
+    await this.sql.transaction((tx) => this.clients.insert(tx, creator, client));
     return { client, clientSecret };
   }
 
@@ -110,17 +111,13 @@ export class OAuthClientRegistryService {
     tenant: Tenant,
     page: { limit: number; offset: number },
   ): Promise<{ records: OAuthClientEntity[]; total: number }> {
-    const [records, total] = await this.clients.findAndCount({
-      where: { organizationId: tenant.organizationId, mode: tenant.mode, deletedAt: IsNull() },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      take: page.limit,
-      skip: page.offset,
-    });
-    return { records, total };
+    return this.clients.page(tenant, page);
   }
 
   async get(tenant: Tenant, clientId: string): Promise<OAuthClientEntity> {
-    const client = await this.find(this.clients.manager, tenant, clientId, false);
+    const client = CLIENT_ID_PATTERN.test(clientId)
+      ? await this.clients.find(tenant, clientId)
+      : null;
     if (!client) throw notFound(clientId);
     return client;
   }
@@ -224,8 +221,10 @@ export class OAuthClientRegistryService {
       current: OAuthClientEntity,
     ) => Promise<{ change: Partial<OAuthClientEntity>; clientSecret: Secret }>,
   ): Promise<{ client: OAuthClientEntity; clientSecret: Secret }> {
-    return this.clients.manager.transaction(async (manager) => {
-      const current = await this.find(manager, tenant, clientId, true);
+    return this.sql.transaction(async (tx) => {
+      const current = CLIENT_ID_PATTERN.test(clientId)
+        ? await this.clients.findForUpdate(tx, tenant, clientId)
+        : null;
       if (!current) throw notFound(clientId);
       if (current.clientId === this.settings.bootstrapClient?.clientId) {
         throw new AppError(
@@ -250,27 +249,9 @@ export class OAuthClientRegistryService {
       }
       const { change, clientSecret } = await decide(current);
       if (Object.keys(change).length === 0) return { client: current, clientSecret };
-      const updated = { ...change, updatedAt: new Date() };
-      await manager.update(OAuthClientEntity, { id: current.id }, updated);
-      return { client: Object.assign(current, updated), clientSecret };
-    });
-  }
-
-  private async find(
-    manager: EntityManager,
-    tenant: Tenant,
-    clientId: string,
-    lock: boolean,
-  ): Promise<OAuthClientEntity | null> {
-    if (!CLIENT_ID_PATTERN.test(clientId)) return null;
-    return manager.findOne(OAuthClientEntity, {
-      where: {
-        clientId,
-        organizationId: tenant.organizationId,
-        mode: tenant.mode,
-        deletedAt: IsNull(),
-      },
-      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+      const client = Object.assign(current, change, { updatedAt: new Date() });
+      await this.clients.update(tx, tenant, client);
+      return { client, clientSecret };
     });
   }
 }

@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, type Repository } from 'typeorm';
 import { ALL_SCOPES, newKey, newUuid, type Mode } from '#common';
-import { OAuthClientEntity } from './entities/oauth-client.entity.js';
+import { Sql } from '#database';
+import type { OAuthClientEntity } from './entities/oauth-client.entity.js';
+import { OAuthClientsRepository } from './oauth-clients.repository.js';
 import { decoyHash, hashSecret, verifySecret } from './secret-hash.js';
 
 @Injectable()
 export class OAuthClientsService {
   constructor(
-    @InjectRepository(OAuthClientEntity) private readonly clients: Repository<OAuthClientEntity>,
+    private readonly sql: Sql,
+    private readonly clients: OAuthClientsRepository,
   ) {}
 
   /**
@@ -17,7 +18,7 @@ export class OAuthClientsService {
    * the same hash as a wrong secret, so timing does not reveal which it was.
    */
   async authenticate(clientId: string, secret: string): Promise<OAuthClientEntity | null> {
-    const client = await this.clients.findOneBy({ clientId, deletedAt: IsNull() });
+    const client = await this.clients.findActiveAcrossTenants(clientId);
     const ok = await verifySecret(secret, client?.secretHash ?? (await decoyHash()));
     return client && client.secretHash !== null && ok ? client : null;
   }
@@ -30,7 +31,8 @@ export class OAuthClientsService {
     scopes: string[];
   }): Promise<{ client: OAuthClientEntity; clientSecret: string }> {
     const clientSecret = randomBytes(32).toString('base64url');
-    const client = this.clients.create({
+    const now = new Date();
+    const client: OAuthClientEntity = {
       id: newUuid(),
       clientId: newKey('oauthClient').id,
       organizationId: input.organizationId,
@@ -41,9 +43,11 @@ export class OAuthClientsService {
       grantTypes: ['client_credentials'],
       redirectUris: [],
       scopes: input.scopes,
+      createdAt: now,
+      updatedAt: now,
       deletedAt: null,
-    });
-    await this.clients.insert(client);
+    };
+    await this.sql.transaction((tx) => this.clients.insert(tx, input, client));
     return { client, clientSecret };
   }
 
@@ -56,39 +60,35 @@ export class OAuthClientsService {
     clientId: string,
     secret: string,
   ): Promise<void> {
-    await this.clients
-      .createQueryBuilder()
-      .insert()
-      .values({
-        id: newUuid(),
-        clientId,
-        organizationId,
-        mode: 'live',
-        clientName: 'Bootstrap client',
-        secretHash: await hashSecret(secret),
-        tokenEndpointAuthMethod: 'client_secret_post',
-        grantTypes: ['client_credentials'],
-        redirectUris: [],
-        scopes: [...ALL_SCOPES],
-        deletedAt: null,
-      })
-      .orIgnore()
-      .execute();
-    const existing = await this.clients.findOneByOrFail({ clientId });
+    const secretHash = await hashSecret(secret);
+    await this.sql.transaction((tx) =>
+      this.clients.insertIfAbsent(
+        tx,
+        { organizationId, mode: 'live' },
+        {
+          id: newUuid(),
+          clientId,
+          clientName: 'Bootstrap client',
+          secretHash,
+          tokenEndpointAuthMethod: 'client_secret_post',
+          grantTypes: ['client_credentials'],
+          redirectUris: [],
+          scopes: [...ALL_SCOPES],
+          deletedAt: null,
+        },
+      ),
+    );
+    const existing = await this.clients.findAcrossTenants(clientId);
+    if (!existing) throw new Error(`the bootstrap client ${clientId} is missing`);
     const unchanged =
       existing.secretHash !== null &&
       existing.organizationId === organizationId &&
       existing.deletedAt === null &&
       (await verifySecret(secret, existing.secretHash));
     if (unchanged) return;
-    await this.clients.update(
-      { id: existing.id },
-      {
-        organizationId,
-        secretHash: await hashSecret(secret),
-        deletedAt: null,
-        scopes: [...ALL_SCOPES],
-      },
+    const change = { secretHash: await hashSecret(secret), scopes: [...ALL_SCOPES] };
+    await this.sql.transaction((tx) =>
+      this.clients.resetBootstrapAcrossTenants(tx, existing.id, organizationId, change),
     );
   }
 
@@ -104,7 +104,8 @@ export class OAuthClientsService {
     clientId: string,
     redirectUri: string,
   ): Promise<void> {
-    const fields = {
+    const client = {
+      clientId,
       organizationId,
       mode,
       clientName: 'Dashboard',
@@ -115,12 +116,9 @@ export class OAuthClientsService {
       scopes: [...ALL_SCOPES],
       deletedAt: null,
     };
-    await this.clients
-      .createQueryBuilder()
-      .insert()
-      .values({ id: newUuid(), clientId, ...fields })
-      .orIgnore()
-      .execute();
-    await this.clients.update({ clientId }, fields);
+    await this.sql.transaction((tx) =>
+      this.clients.insertIfAbsent(tx, { organizationId, mode }, { id: newUuid(), ...client }),
+    );
+    await this.sql.transaction((tx) => this.clients.resetFirstPartyAcrossTenants(tx, client));
   }
 }

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppSettings } from '#config';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { Sql } from '#database';
 import { openSealedSecret, sealSecret } from '#common';
+import { ServerSecretsRepository } from './server-secrets.repository.js';
 
 /**
  * Random secrets every API instance must agree on (the authorization server's
@@ -12,20 +12,17 @@ import { openSealedSecret, sealSecret } from '#common';
 @Injectable()
 export class ServerSecretsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Sql,
+    private readonly secrets: ServerSecretsRepository,
     private readonly settings: AppSettings,
   ) {}
 
   async get(name: string): Promise<string> {
     const fresh = sealSecret(randomBytes(32).toString('base64url'), this.settings.signingKeySecret);
-    await this.dataSource.query(
-      'INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
-      [name, fresh],
-    );
-    const [row]: { value: string }[] = await this.dataSource.query(
-      'SELECT value FROM server_secrets WHERE name = $1',
-      [name],
-    );
-    return openSealedSecret(row!.value, this.settings.signingKeySecret);
+    const value = await this.sql.transaction(async (tx) => {
+      await this.secrets.insertIfAbsent(tx, name, fresh);
+      return this.secrets.find(name, tx);
+    });
+    return openSealedSecret(value!, this.settings.signingKeySecret);
   }
 }

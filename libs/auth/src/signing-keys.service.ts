@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
-import { LessThanOrEqual, type Repository } from 'typeorm';
 import { AppSettings } from '#config';
-import { type JsonObject } from '#database';
-import { SigningKeyEntity } from './entities/signing-key.entity.js';
+import { Sql, type JsonObject } from '#database';
+import type { SigningKeyEntity } from './entities/signing-key.entity.js';
+import { SigningKeysRepository, type NewSigningKey } from './signing-keys.repository.js';
 import { ACCESS_TOKEN_TTL_SECONDS, SIGNING_ALGORITHM } from './token-constants.js';
 import { openSealedSecret, sealSecret } from '#common';
 
@@ -33,7 +32,8 @@ export class SigningKeyService {
   private missReloadedAt = 0;
 
   constructor(
-    @InjectRepository(SigningKeyEntity) private readonly keys: Repository<SigningKeyEntity>,
+    private readonly sql: Sql,
+    private readonly keys: SigningKeysRepository,
     private readonly settings: AppSettings,
   ) {}
 
@@ -43,13 +43,9 @@ export class SigningKeyService {
    * under a transaction-scoped advisory lock, so the second sees the first's key.
    */
   async ensureKey(): Promise<void> {
-    await this.keys.manager.transaction(async (manager) => {
-      await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-        'signing-keys.ensure',
-      ]);
-      if ((await manager.count(SigningKeyEntity)) === 0) {
-        await this.create(new Date(), manager.getRepository(SigningKeyEntity));
-      }
+    await this.sql.transaction(async (tx) => {
+      await this.keys.lockFirstKey(tx);
+      if (!(await this.keys.any(tx))) await this.keys.insert(tx, await this.newKey(new Date()));
     });
     if (this.settings.signingKeySecret === null) {
       this.logger.warn(
@@ -62,15 +58,13 @@ export class SigningKeyService {
   /** Adds a key that starts signing after `publishFor` ms; the current one retires then. */
   async rotate(publishForMs: number): Promise<string> {
     const activatesAt = new Date(Date.now() + publishForMs);
-    const kid = await this.create(activatesAt);
-    await this.keys
-      .createQueryBuilder()
-      .update()
-      .set({ retiresAt: activatesAt })
-      .where('kid <> :kid AND retires_at IS NULL', { kid })
-      .execute();
+    const key = await this.newKey(activatesAt);
+    await this.sql.transaction(async (tx) => {
+      await this.keys.insert(tx, key);
+      await this.keys.retireAllBut(tx, key.kid, activatesAt);
+    });
     await this.reload();
-    return kid;
+    return key.kid;
   }
 
   async signingKey(): Promise<ActiveSigningKey> {
@@ -105,7 +99,7 @@ export class SigningKeyService {
 
   private async published(): Promise<SigningKeyEntity[]> {
     const horizon = new Date(Date.now() - ACCESS_TOKEN_TTL_SECONDS * 1000);
-    const rows = await this.keys.find({ order: { createdAt: 'ASC' } });
+    const rows = await this.keys.all();
     return rows.filter((row) => row.retiresAt === null || row.retiresAt > horizon);
   }
 
@@ -118,10 +112,7 @@ export class SigningKeyService {
         (await importJWK({ ...row.publicJwk, alg: row.algorithm }, row.algorithm)) as CryptoKey,
       );
     }
-    const active = await this.keys.findOne({
-      where: { activatesAt: LessThanOrEqual(new Date()) },
-      order: { activatesAt: 'DESC' },
-    });
+    const active = await this.keys.activeAt(new Date());
     this.publicKeys = publicKeys;
     this.signing = active
       ? {
@@ -139,13 +130,13 @@ export class SigningKeyService {
     this.loadedAt = Date.now();
   }
 
-  private async create(activatesAt: Date, keys = this.keys): Promise<string> {
+  /** A new key pair, its private half sealed, that signs from `activatesAt`. */
+  private async newKey(activatesAt: Date): Promise<NewSigningKey> {
     const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALGORITHM, {
       extractable: true,
     });
-    const kid = randomBytes(12).toString('base64url');
-    await keys.insert({
-      kid,
+    return {
+      kid: randomBytes(12).toString('base64url'),
       algorithm: SIGNING_ALGORITHM,
       publicJwk: (await exportJWK(publicKey)) as JsonObject,
       privateJwk: sealSecret(
@@ -153,8 +144,6 @@ export class SigningKeyService {
         this.settings.signingKeySecret,
       ),
       activatesAt,
-      retiresAt: null,
-    });
-    return kid;
+    };
   }
 }

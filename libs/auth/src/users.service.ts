@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
 import { AppError, newUuid, parsePublicId, type Principal } from '#common';
-import { UserEntity, type IdentitySource, type MemberRole } from './entities/user.entity.js';
+import { Sql } from '#database';
+import type { IdentitySource, MemberRole, UserEntity } from './entities/user.entity.js';
 import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
+import { UsersRepository, type FederatedSignIn } from './users.repository.js';
 
 /** Someone an SSO connection vouched for, with what their groups map to. */
 export interface FederatedIdentity {
@@ -52,10 +52,13 @@ export function requireMember(member: Member | undefined): Member {
 /** Local accounts of the authorization server's sign-in page, and people signing in through SSO. */
 @Injectable()
 export class UsersService {
-  constructor(@InjectRepository(UserEntity) private readonly users: Repository<UserEntity>) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly users: UsersRepository,
+  ) {}
 
   findById(id: string): Promise<UserEntity | null> {
-    return this.users.findOneBy({ id });
+    return this.users.findByIdAcrossTenants(id);
   }
 
   /**
@@ -72,8 +75,8 @@ export class UsersService {
           'the token was issued to a client (client_credentials); sign a user in with the authorization code flow',
       });
     }
-    const user = await this.findById(userId);
-    if (!user || user.disabledAt !== null || user.organizationId !== principal.organizationId) {
+    const user = await this.users.find(principal.organizationId, userId);
+    if (!user || user.disabledAt !== null) {
       throw AppError.unauthorized('the user of this token no longer exists');
     }
     return user;
@@ -89,18 +92,8 @@ export class UsersService {
     if (principal.credential !== 'access_token') return null;
     const userId = parsePublicId('user', principal.subject);
     if (userId === null) return null;
-    const user = await this.users.findOne({
-      where: { id: userId },
-      select: {
-        id: true,
-        organizationId: true,
-        email: true,
-        name: true,
-        roles: true,
-        disabledAt: true,
-      },
-    });
-    if (!user || user.disabledAt !== null || user.organizationId !== principal.organizationId) {
+    const user = await this.users.findIdentity(principal.organizationId, userId);
+    if (!user || user.disabledAt !== null) {
       throw AppError.unauthorized('the user of this token no longer exists');
     }
     return {
@@ -114,10 +107,7 @@ export class UsersService {
 
   /** Emails are compared without regard to case (the unique index is on lower(email)). */
   findByEmail(email: string): Promise<UserEntity | null> {
-    return this.users
-      .createQueryBuilder('user')
-      .where('lower(user.email) = lower(:email)', { email })
-      .getOne();
+    return this.users.findByEmailAcrossTenants(email);
   }
 
   /**
@@ -144,42 +134,39 @@ export class UsersService {
   async signInFederated(
     identity: FederatedIdentity,
   ): Promise<{ user: UserEntity } | { refused: FederatedRefusal }> {
-    const now = new Date();
-    const changes = {
+    const signIn: FederatedSignIn = {
       identitySource: identity.source,
       ssoConnectionId: identity.connectionId,
       groups: identity.groups,
       scopes: identity.scopes,
-      lastSignInAt: now,
+      lastSignInAt: new Date(),
     };
     const existing = await this.findByEmail(identity.email);
     if (existing) {
       if (existing.organizationId !== identity.organizationId)
         return { refused: 'other_organization' };
       if (existing.disabledAt !== null) return { refused: 'disabled' };
-      await this.users.update(
-        { id: existing.id },
-        { ...changes, ...(identity.name ? { name: identity.name } : {}) },
+      await this.sql.transaction((tx) =>
+        this.users.recordFederatedSignIn(
+          tx,
+          existing.organizationId,
+          existing.id,
+          signIn,
+          identity.name || null,
+        ),
       );
       return { user: (await this.findById(existing.id))! };
     }
     if (!identity.provision) return { refused: 'not_provisioned' };
-    const id = newUuid();
-    await this.users
-      .createQueryBuilder()
-      .insert()
-      .values({
-        id,
-        organizationId: identity.organizationId,
-        email: identity.email.toLowerCase(),
-        name: identity.name ?? identity.email.split('@')[0]!,
-        passwordHash: null,
-        disabledAt: null,
-        roles: identity.roles,
-        ...changes,
-      })
-      .orIgnore()
-      .execute();
+    const user = {
+      id: newUuid(),
+      email: identity.email.toLowerCase(),
+      name: identity.name ?? identity.email.split('@')[0]!,
+      roles: identity.roles,
+    };
+    await this.sql.transaction((tx) =>
+      this.users.insertFederatedIfAbsent(tx, identity.organizationId, user, signIn),
+    );
     // A concurrent first sign-in of the same person may have won the insert: read what is there.
     const created = await this.findByEmail(identity.email);
     if (!created || created.organizationId !== identity.organizationId) {
@@ -189,8 +176,10 @@ export class UsersService {
   }
 
   /** A deleted SSO connection: its people keep their accounts, no longer linked to it. */
-  async forgetConnection(connectionId: string): Promise<void> {
-    await this.users.update({ ssoConnectionId: connectionId }, { ssoConnectionId: null });
+  async forgetConnection(organizationId: string, connectionId: string): Promise<void> {
+    await this.sql.transaction((tx) =>
+      this.users.forgetConnection(tx, organizationId, connectionId),
+    );
   }
 
   /**
@@ -200,19 +189,15 @@ export class UsersService {
   async ensureLocalAccount(organizationId: string, email: string, password: string): Promise<void> {
     const existing = await this.findByEmail(email);
     if (existing === null) {
-      await this.users
-        .createQueryBuilder()
-        .insert()
-        .values({
-          id: newUuid(),
-          organizationId,
-          email,
-          name: email.split('@')[0]!,
-          passwordHash: await hashPassword(password),
-          disabledAt: null,
-        })
-        .orIgnore()
-        .execute();
+      const account = {
+        id: newUuid(),
+        email,
+        name: email.split('@')[0]!,
+        passwordHash: await hashPassword(password),
+      };
+      await this.sql.transaction((tx) =>
+        this.users.insertLocalIfAbsent(tx, organizationId, account),
+      );
       return;
     }
     const unchanged =
@@ -220,9 +205,9 @@ export class UsersService {
       existing.organizationId === organizationId &&
       (await verifyPassword(password, existing.passwordHash));
     if (unchanged) return;
-    await this.users.update(
-      { id: existing.id },
-      { organizationId, passwordHash: await hashPassword(password), disabledAt: null },
+    const passwordHash = await hashPassword(password);
+    await this.sql.transaction((tx) =>
+      this.users.resetLocalAccountAcrossTenants(tx, existing.id, organizationId, passwordHash),
     );
   }
 }

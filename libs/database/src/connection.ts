@@ -22,6 +22,18 @@ export interface Queryable {
 }
 
 /**
+ * Rethrows a statement's failure with the statement's text as `query`, which
+ * the log serializer keeps (and never the parameters), so a logged failure
+ * names the statement that failed.
+ */
+export function failedStatement(error: unknown, text: string): never {
+  if (error instanceof Error && !('query' in error)) {
+    Object.defineProperty(error, 'query', { value: text, enumerable: false });
+  }
+  throw error;
+}
+
+/**
  * One pooled connection held for a piece of work (`Sql.connection`): for
  * what must share a session, such as an advisory lock taken and used by one
  * multi-statement query. Most code wants a `Transaction`.
@@ -34,7 +46,9 @@ export class Connection implements Queryable {
     text: string,
     parameters: readonly unknown[] = [],
   ): Promise<QueryOutcome<R>> {
-    return this.client.query<R & pg.QueryResultRow>(text, parameters as unknown[]);
+    return this.client
+      .query<R & pg.QueryResultRow>(text, parameters as unknown[])
+      .catch((error: unknown) => failedStatement(error, text));
   }
 
   async rows<R>(text: string, parameters: readonly unknown[] = []): Promise<R[]> {

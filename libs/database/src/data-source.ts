@@ -38,7 +38,19 @@ export function dataSourceOptions(options: DatabaseOptions): DataSourceOptions {
 }
 
 export function createDataSource(options: DatabaseOptions): DataSource {
-  return new DataSource(dataSourceOptions(options));
+  return dataSourceOf(dataSourceOptions(options));
+}
+
+/**
+ * A DataSource that also knows PostgreSQL's `oid` (a large object's id, as
+ * `reports.content_oid` holds): TypeORM's driver leaves it off its list of
+ * types, and would refuse the entity that declares it.
+ */
+export function dataSourceOf(options: DataSourceOptions): DataSource {
+  const dataSource = new DataSource(options);
+  const types = dataSource.driver.supportedDataTypes;
+  if (!types.includes('oid' as never)) types.push('oid' as never);
+  return dataSource;
 }
 
 /** Creates the database named in the URL when it does not exist yet. */

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppSettings } from '#config';
-import { dataSourceOptions, ensureDatabase } from './data-source.js';
+import { dataSourceOf, dataSourceOptions, ensureDatabase } from './data-source.js';
 import { ReadReplicas } from './replicas/read-replicas.js';
 import { WritePositions } from './replicas/write-positions.js';
 import { Sql } from './sql.js';
@@ -23,6 +23,7 @@ import { Sql } from './sql.js';
           autoLoadEntities: true,
         };
       },
+      dataSourceFactory: async (options) => dataSourceOf(options!).initialize(),
     }),
   ],
   providers: [Sql, ReadReplicas, WritePositions],

@@ -3,7 +3,13 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type pg from 'pg';
 import type { DataSource } from 'typeorm';
 import type { Tenant } from '#common';
-import { Connection, Transaction, type QueryOutcome, type Queryable } from './connection.js';
+import {
+  Connection,
+  failedStatement,
+  Transaction,
+  type QueryOutcome,
+  type Queryable,
+} from './connection.js';
 import { ReadReplicas } from './replicas/read-replicas.js';
 import { WritePositions } from './replicas/write-positions.js';
 
@@ -42,7 +48,9 @@ export class Sql implements Queryable {
     text: string,
     parameters: readonly unknown[] = [],
   ): Promise<QueryOutcome<R>> {
-    return this.pool.query<R & pg.QueryResultRow>(text, parameters as unknown[]);
+    return this.pool
+      .query<R & pg.QueryResultRow>(text, parameters as unknown[])
+      .catch((error: unknown) => failedStatement(error, text));
   }
 
   async rows<T>(text: string, parameters: readonly unknown[] = []): Promise<T[]> {
@@ -68,7 +76,7 @@ export class Sql implements Queryable {
       try {
         return await replica.query<R & pg.QueryResultRow>(text, parameters as unknown[]);
       } catch (error) {
-        if (!isReplicaTrouble(error)) throw error;
+        if (!isReplicaTrouble(error)) failedStatement(error, text);
         this.replicas.failed(replica);
         return this.query<R>(text, parameters);
       }
@@ -78,6 +86,11 @@ export class Sql implements Queryable {
       rows: async <R>(text: string, parameters: readonly unknown[] = []) =>
         (await query<R>(text, parameters)).rows,
     };
+  }
+
+  /** Resolves once PostgreSQL answers a statement (readiness checks); names no table. */
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
   }
 
   /** Runs `work` in one unit of work: committed when it resolves, rolled back when it throws. */

@@ -21,7 +21,8 @@ import { VerifiedRecords } from '#history';
 import { PeriodicTasks } from '#queue';
 import { dowsingAnswerFrom, forCombining } from './analyst-answer.js';
 import { queryCompletedData, queryFailedData } from './dowsing-events.js';
-import { QUERY_ROWS } from './dowsing-rows.js';
+import { DowsingQueriesRepository } from './dowsing-queries.repository.js';
+import { DowsingReadingsRepository } from './dowsing-readings.repository.js';
 import type { DowsingQueryEntity } from './entities/dowsing-query.entity.js';
 
 /** The version the `analyst` engine records with its answers. */
@@ -52,6 +53,8 @@ export class AnalystDowsing {
 
   constructor(
     private readonly sql: Sql,
+    private readonly queries: DowsingQueriesRepository,
+    private readonly readings: DowsingReadingsRepository,
     private readonly events: EventLog,
     private readonly work: AnalystWork,
     private readonly tasking: TaskingService,
@@ -114,10 +117,11 @@ export class AnalystDowsing {
     );
     let assignmentId = '';
     await this.sql.transaction(async (tx) => {
-      const current = await this.locked(tx, query.id);
+      const current = await this.queries.findForUpdate(tx, tenant, query.id);
       if (!current) throw AppError.notFound('dowsing query', publicId);
       const progress = await this.tasking.submit(
         tx,
+        tenant,
         member,
         'dowsing',
         query.id,
@@ -138,12 +142,12 @@ export class AnalystDowsing {
   async closeOverdue(): Promise<number> {
     return this.work.closeOverdue('dowsing', (tasking) =>
       this.sql.transaction(async (tx) => {
-        const query = await this.locked(tx, tasking.workId);
+        const query = await this.queries.findForUpdate(tx, tenantOf(tasking), tasking.workId);
         if (!query || query.status !== 'pending') {
           await this.tasking.close(tx, tasking, 'cancelled', null);
           return false;
         }
-        const submitted = await this.tasking.submissions(tx, tasking.id);
+        const submitted = await this.tasking.submissions(tx, tasking);
         if (submitted.length > 0) await this.complete(tx, query, tasking, null);
         else await this.failAtDeadline(tx, query, tasking);
         return true;
@@ -152,8 +156,8 @@ export class AnalystDowsing {
   }
 
   /** A deleted query's tasking goes with it, target and all. */
-  forget(tx: Transaction, queryId: string): Promise<void> {
-    return this.tasking.forget(tx, 'dowsing', queryId);
+  forget(tx: Transaction, tenant: Tenant, queryId: string): Promise<void> {
+    return this.tasking.forget(tx, tenant, 'dowsing', queryId);
   }
 
   private async complete(
@@ -162,7 +166,7 @@ export class AnalystDowsing {
     tasking: Tasking,
     requestId: string | null,
   ): Promise<void> {
-    const tenant = { organizationId: query.organizationId, mode: query.mode };
+    const tenant = tenantOf(query);
     const [{ submissions, forCombining: answers, records, p0 }, verified] = await Promise.all([
       this.work.inputs(tx, tenant, tasking, null),
       this.verified.of(tenant, {
@@ -182,20 +186,14 @@ export class AnalystDowsing {
     );
     const completedAt = new Date();
     const sequence = query.eventSequence + 1;
-    await tx.query(
-      `UPDATE dowsing_queries SET status = 'completed', result = $2, confidence = $3, evidence = $4,
-              engine_version = $5, completed_at = $6, event_sequence = $7, updated_at = $6
-        WHERE id = $1`,
-      [
-        query.id,
-        result,
-        result.confidence,
-        combined.evidence,
-        ANALYST_DOWSING_ENGINE_VERSION,
-        completedAt,
-        sequence,
-      ],
-    );
+    await this.queries.markCompleted(tx, tenant, query.id, {
+      result,
+      confidence: result.confidence,
+      evidence: combined.evidence,
+      engineVersion: ANALYST_DOWSING_ENGINE_VERSION,
+      completedAt,
+      sequence,
+    });
     const completed: DowsingQueryEntity = {
       ...query,
       status: 'completed',
@@ -203,22 +201,17 @@ export class AnalystDowsing {
       completedAt,
     };
     const located = submissions.filter((s) => s.latitude !== null && s.longitude !== null);
-    if (query.queryType === 'location' && located.length > 0) {
+    if (query.queryType === 'location') {
       // Each analyst's point is a reading (heatmaps, temporal analysis), at their own confidence.
-      await tx.query(
-        `INSERT INTO dowsing_readings (organization_id, mode, query_id, latitude, longitude, confidence, created_at)
-         SELECT $1, $2, $3, round(r.latitude::numeric, 9)::float8, round(r.longitude::numeric, 9)::float8,
-                r.confidence, $7
-           FROM unnest($4::float8[], $5::float8[], $6::float8[]) AS r(latitude, longitude, confidence)`,
-        [
-          query.organizationId,
-          query.mode,
-          query.id,
-          located.map((s) => s.latitude),
-          located.map((s) => s.longitude),
-          located.map((s) => s.confidence ?? result.confidence),
-          query.createdAt,
-        ],
+      await this.readings.insertMany(
+        tx,
+        tenant,
+        query,
+        located.map((s) => ({
+          latitude: s.latitude!,
+          longitude: s.longitude!,
+          confidence: s.confidence ?? result.confidence,
+        })),
       );
     }
     await this.events.append(
@@ -256,15 +249,15 @@ export class AnalystDowsing {
       failureMessage: 'No analyst submitted before the deadline',
       completedAt: failedAt,
     };
-    await tx.query(
-      `UPDATE dowsing_queries SET status = 'failed', failure_reason = $2, failure_message = $3,
-              completed_at = $4, event_sequence = $5, updated_at = $4
-        WHERE id = $1`,
-      [query.id, failed.failureReason, failed.failureMessage, failedAt, sequence],
-    );
+    await this.queries.markFailed(tx, tenantOf(query), query.id, {
+      reason: failed.failureReason!,
+      message: failed.failureMessage!,
+      failedAt,
+      sequence,
+    });
     await this.events.append(
       tx,
-      { organizationId: query.organizationId, mode: query.mode },
+      tenantOf(query),
       'dowsing.query_failed',
       queryFailedData(failed, sequence),
       null,
@@ -274,26 +267,14 @@ export class AnalystDowsing {
 
   private async queryOf(tenant: Tenant, publicId: string): Promise<DowsingQueryEntity> {
     const uuid = parsePublicId('dowsing', publicId);
-    const [row] =
-      uuid === null
-        ? []
-        : await this.sql.rows<Parameters<typeof QUERY_ROWS.fromRow>[0]>(
-            `SELECT ${QUERY_ROWS.selectList} FROM dowsing_queries
-              WHERE id = $1 AND organization_id = $2 AND mode = $3`,
-            [uuid, tenant.organizationId, tenant.mode],
-          );
-    if (!row) throw AppError.notFound('dowsing query', publicId);
-    return QUERY_ROWS.fromRow(row);
+    const query = uuid === null ? null : await this.queries.find(tenant, uuid);
+    if (!query) throw AppError.notFound('dowsing query', publicId);
+    return query;
   }
+}
 
-  /** The query's row, held for the transaction; null once deleted. */
-  private async locked(tx: Transaction, id: string): Promise<DowsingQueryEntity | null> {
-    const { rows } = await tx.query<Parameters<typeof QUERY_ROWS.fromRow>[0]>(
-      `SELECT ${QUERY_ROWS.selectList} FROM dowsing_queries WHERE id = $1 FOR UPDATE`,
-      [id],
-    );
-    return rows[0] ? QUERY_ROWS.fromRow(rows[0]) : null;
-  }
+function tenantOf(work: { organizationId: string; mode: Tenant['mode'] }): Tenant {
+  return { organizationId: work.organizationId, mode: work.mode };
 }
 
 /** The worker closes analyst dowsing queries whose deadline has passed, every ANALYST_DEADLINE_SWEEP_MS. */

@@ -9,6 +9,10 @@ import { OrganizationsModule } from '#organizations';
 import { SessionsModule } from '#sessions';
 import { AnalystDowsing, AnalystDowsingDeadlines } from './analyst-dowsing.js';
 import { DowsingListsService } from './dowsing-lists.service.js';
+import { DowsingQueriesRepository } from './dowsing-queries.repository.js';
+import { DowsingReadModelRepository } from './dowsing-read-model.repository.js';
+import { DowsingReadingTilesRepository } from './dowsing-reading-tiles.repository.js';
+import { DowsingReadingsRepository } from './dowsing-readings.repository.js';
 import { DowsingService } from './dowsing.service.js';
 import { DOWSING_ENTITIES } from './entities.js';
 import { HeatmapService } from './heatmap.service.js';
@@ -27,6 +31,10 @@ import { TemporalAnalysisService } from './temporal-analysis.service.js';
     AnalystsModule,
   ],
   providers: [
+    DowsingQueriesRepository,
+    DowsingReadModelRepository,
+    DowsingReadingsRepository,
+    DowsingReadingTilesRepository,
     DowsingService,
     DowsingListsService,
     HeatmapService,
@@ -34,6 +42,10 @@ import { TemporalAnalysisService } from './temporal-analysis.service.js';
     AnalystDowsing,
   ],
   exports: [
+    DowsingQueriesRepository,
+    DowsingReadModelRepository,
+    DowsingReadingsRepository,
+    DowsingReadingTilesRepository,
     DowsingService,
     DowsingListsService,
     HeatmapService,

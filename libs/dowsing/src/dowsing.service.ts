@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, newUuid, parsePublicId, type Principal, type Tenant } from '#common';
-import { Sql, type JsonObject, type SqlExecutor, type Transaction } from '#database';
+import { Sql, type JsonObject, type Transaction } from '#database';
 import {
   DOWSING_DEFAULT_BASELINE,
   EngineRegistry,
@@ -20,7 +20,8 @@ import {
   type DowsingTaskingRequest,
 } from './analyst-dowsing.js';
 import { queryCompletedData, queryCreatedData, queryFailedData } from './dowsing-events.js';
-import { QUERY_ROWS } from './dowsing-rows.js';
+import { DowsingQueriesRepository } from './dowsing-queries.repository.js';
+import { DowsingReadingsRepository } from './dowsing-readings.repository.js';
 import type { DowsingQueryEntity } from './entities/dowsing-query.entity.js';
 
 /** A query to ask, and how people are to answer it (absent: the default engine). */
@@ -51,6 +52,8 @@ interface Answered {
 export class DowsingService {
   constructor(
     private readonly sql: Sql,
+    private readonly queries: DowsingQueriesRepository,
+    private readonly readings: DowsingReadingsRepository,
     private readonly events: EventLog,
     private readonly engines: EngineRegistry,
     private readonly organizations: OrganizationsService,
@@ -198,7 +201,7 @@ export class DowsingService {
       completedAt: outcome === null ? null : now,
       batchId,
     };
-    await tx.query(QUERY_ROWS.insert, QUERY_ROWS.toRow(query));
+    await this.queries.insert(tx, tenant, query);
     await this.events.append(
       tx,
       tenant,
@@ -208,7 +211,7 @@ export class DowsingService {
     );
     if (answered.people) await this.analysts.task(tx, tenant, query, answered.people, requestId);
     if (outcome?.status === 'completed') {
-      await this.insertReadings(tx, query, outcome.readings);
+      await this.readings.insertMany(tx, tenant, query, outcome.readings);
       await this.events.append(
         tx,
         tenant,
@@ -228,56 +231,17 @@ export class DowsingService {
     return query;
   }
 
-  /**
-   * All of a query's located readings in one statement (an energy map has up
-   * to 10,000). Degrees keep 9 decimals (0.1 mm): a subnormal one such as
-   * 5e-324 makes radians() in distance SQL fail with "value out of range: underflow".
-   */
-  private async insertReadings(
-    tx: SqlExecutor,
-    query: DowsingQueryEntity,
-    readings: readonly { latitude: number; longitude: number; confidence: number }[],
-  ): Promise<void> {
-    if (readings.length === 0) return;
-    await tx.query(
-      `INSERT INTO dowsing_readings (organization_id, mode, query_id, latitude, longitude, confidence, created_at)
-       SELECT $1, $2, $3, round(r.latitude::numeric, 9)::float8, round(r.longitude::numeric, 9)::float8,
-              r.confidence, $7
-         FROM unnest($4::float8[], $5::float8[], $6::float8[]) AS r(latitude, longitude, confidence)`,
-      [
-        query.organizationId,
-        query.mode,
-        query.id,
-        readings.map((r) => r.latitude),
-        readings.map((r) => r.longitude),
-        readings.map((r) => r.confidence),
-        query.createdAt,
-      ],
-    );
-  }
-
   /** The query with that public id in the caller's organisation and mode, else NOT_FOUND. */
   async get(tenant: Tenant, publicId: string): Promise<DowsingQueryEntity> {
     const uuid = parsePublicId('dowsing', publicId);
-    const [row] =
-      uuid === null
-        ? []
-        : await this.sql.rows<Parameters<typeof QUERY_ROWS.fromRow>[0]>(
-            `SELECT ${QUERY_ROWS.selectList} FROM dowsing_queries
-              WHERE id = $1 AND organization_id = $2 AND mode = $3`,
-            [uuid, tenant.organizationId, tenant.mode],
-          );
-    if (!row) throw AppError.notFound('dowsing query', publicId);
-    return QUERY_ROWS.fromRow(row);
+    const query = uuid === null ? null : await this.queries.find(tenant, uuid);
+    if (!query) throw AppError.notFound('dowsing query', publicId);
+    return query;
   }
 
-  /** The queries of a batch (found by BatchRecords), in the order of the request. */
-  async batchItems(batch: BatchEntity): Promise<DowsingQueryEntity[]> {
-    const rows = await this.sql.rows<Parameters<typeof QUERY_ROWS.fromRow>[0]>(
-      `SELECT ${QUERY_ROWS.selectList} FROM dowsing_queries WHERE batch_id = $1 ORDER BY created_at, id`,
-      [batch.id],
-    );
-    return rows.map((row) => QUERY_ROWS.fromRow(row));
+  /** The queries of a batch (found by BatchRecords, in the batch's tenant), in the order of the request. */
+  batchItems(batch: BatchEntity): Promise<DowsingQueryEntity[]> {
+    return this.queries.batchItems(batch, batch.id);
   }
 
   /**
@@ -289,15 +253,11 @@ export class DowsingService {
     const uuid = parsePublicId('dowsing', publicId);
     if (uuid === null) throw AppError.notFound('dowsing query', publicId);
     await this.sql.transaction(async (tx) => {
-      const { rows } = await tx.query<{ created_at: Date }>(
-        `DELETE FROM dowsing_queries WHERE id = $1 AND organization_id = $2 AND mode = $3
-         RETURNING created_at`,
-        [uuid, principal.organizationId, principal.mode],
-      );
-      if (!rows[0]) throw AppError.notFound('dowsing query', publicId);
-      await this.analysts.forget(tx, uuid);
-      await tx.query('DELETE FROM dowsing_readings WHERE query_id = $1', [uuid]);
-      await this.events.redact(tx, principal, 'query_id', publicId, rows[0].created_at);
+      const createdAt = await this.queries.delete(tx, principal, uuid);
+      if (createdAt === null) throw AppError.notFound('dowsing query', publicId);
+      await this.analysts.forget(tx, principal, uuid);
+      await this.readings.deleteOfQuery(tx, principal, uuid);
+      await this.events.redact(tx, principal, 'query_id', publicId, createdAt);
       await recordAudit(tx, principal, 'dowsing_query.deleted', publicId, requestId);
     });
   }

@@ -1,7 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, type Tenant } from '#common';
-import { Sql } from '#database';
 import type { BoundingBox, DowsingRequest } from '#engines';
+import {
+  DowsingReadingTilesRepository,
+  type PartTileCount,
+} from './dowsing-reading-tiles.repository.js';
+import { DowsingReadingsRepository } from './dowsing-readings.repository.js';
 import { DowsingService } from './dowsing.service.js';
 import type { DowsingQueryEntity } from './entities/dowsing-query.entity.js';
 import {
@@ -13,12 +17,9 @@ import {
   MAX_HEATMAP_CELLS,
   MAX_SCAN_GRID,
   MAX_TILE_LEVEL,
-  partPlan,
   scanGrid,
   tileDegrees,
   type HeatmapGrid,
-  type ReadingStrip,
-  type TilePart,
 } from './heatmap-grid.js';
 
 export const HEATMAP_SOURCES = ['stored', 'scan'] as const;
@@ -52,14 +53,6 @@ export interface Heatmap {
   query: DowsingQueryEntity | null;
 }
 
-interface CellRow {
-  part: number;
-  tile_row: number;
-  tile_column: number;
-  readings: number;
-  confidence_sum: number;
-}
-
 /**
  * Heatmaps of a tenant's located readings (heatmap-grid.ts says how cells
  * and reads are laid out): `stored` sums what is stored in the box; `scan`
@@ -69,7 +62,8 @@ interface CellRow {
 @Injectable()
 export class HeatmapService {
   constructor(
-    private readonly sql: Sql,
+    private readonly tiles: DowsingReadingTilesRepository,
+    private readonly readings: DowsingReadingsRepository,
     private readonly dowsing: DowsingService,
   ) {}
 
@@ -123,19 +117,8 @@ export class HeatmapService {
   /** The tenant's stored readings in the box, per cell. */
   async stored(tenant: Tenant, request: HeatmapRequest): Promise<Heatmap> {
     const grid = this.grid({ ...request, source: 'stored' });
-    const { text, parameters } = storedCellsSql(tenant, grid);
-    // One statement over at most tens of thousands of rows: compiling it (JIT) or starting
-    // parallel workers for it costs more than it saves (measured: 10–50 ms either way), and
-    // grouping them into at most 10,000 cells is a hash table's work, which the planner, misled
-    // by statistics that mix every level's tile numbers, would do by sorting (2× slower).
-    const rows = await this.sql.transaction(async (tx) => {
-      await tx.query(
-        `SELECT set_config('jit', 'off', true), set_config('max_parallel_workers_per_gather', '0', true),
-                set_config('enable_sort', 'off', true)`,
-      );
-      return (await tx.query<CellRow>(text, parameters)).rows;
-    });
-    return heatmapOf('stored', grid.bounds, grid, rows, null);
+    const counts = await this.tiles.storedCells(tenant, grid);
+    return heatmapOf('stored', grid.bounds, grid, counts, null);
   }
 
   /**
@@ -163,16 +146,7 @@ export class HeatmapService {
       },
     };
     const query = await this.dowsing.create(tenant, energyMap, requestId);
-    const d = tileDegrees(grid.level);
-    const rows = await this.sql.rows<Omit<CellRow, 'part'>>(
-      `SELECT floor((latitude + 90) / $4::float8)::integer AS tile_row,
-              floor((longitude + 180) / $4::float8)::integer AS tile_column,
-              count(*)::float8 AS readings, sum(confidence) AS confidence_sum
-         FROM dowsing_readings
-        WHERE query_id = $1 AND organization_id = $2 AND mode = $3
-        GROUP BY 1, 2`,
-      [query.id, tenant.organizationId, tenant.mode, d],
-    );
+    const counts = await this.readings.tilesOfQuery(tenant, query.id, tileDegrees(grid.level));
     const partOf = (column: number) =>
       Math.max(
         0,
@@ -182,7 +156,7 @@ export class HeatmapService {
       'scan',
       scan.bounds,
       grid,
-      rows.map((row) => ({ ...row, part: partOf(row.tile_column) })),
+      counts.map((count) => ({ ...count, part: partOf(count.tileColumn) })),
       query,
     );
   }
@@ -202,26 +176,26 @@ function heatmapOf(
   source: HeatmapSource,
   bounds: BoundingBox,
   grid: HeatmapGrid,
-  rows: CellRow[],
+  counts: PartTileCount[],
   query: DowsingQueryEntity | null,
 ): Heatmap {
   // Readings exactly on the north or east edge sit in the next tile: cellOf puts them back in
   // the box's last row or column, where they may join others.
   const cells = new Map<string, HeatmapCell & { confidenceSum: number }>();
-  for (const row of rows) {
-    const readings = Number(row.readings);
+  for (const count of counts) {
+    const { readings } = count;
     if (readings === 0) continue;
-    const cell = cellOf(grid, row.part, row.tile_row, row.tile_column);
+    const cell = cellOf(grid, count.part, count.tileRow, count.tileColumn);
     const key = `${cell.row}/${cell.column}`;
     const found = cells.get(key);
     if (found) {
       found.readings += readings;
-      found.confidenceSum += Number(row.confidence_sum);
+      found.confidenceSum += count.confidenceSum;
     } else {
       cells.set(key, {
         ...cell,
         readings,
-        confidenceSum: Number(row.confidence_sum),
+        confidenceSum: count.confidenceSum,
         meanConfidence: 0,
       });
     }
@@ -240,96 +214,4 @@ function heatmapOf(
     totalReadings: list.reduce((sum, cell) => sum + cell.readings, 0),
     query,
   };
-}
-
-/**
- * One statement: for each part of the box, the stored tiles of its plan and
- * the readings of its edge strips, each as (part, tile row, tile column,
- * readings, confidence sum) at the requested level, summed per tile.
- */
-export function storedCellsSql(
-  tenant: Tenant,
-  grid: HeatmapGrid,
-): { text: string; parameters: unknown[] } {
-  const parameters: unknown[] = [tenant.organizationId, tenant.mode];
-  const param = (value: unknown, type: string) => {
-    parameters.push(value);
-    return `$${parameters.length}::${type}`;
-  };
-  const selects: string[] = [];
-  grid.parts.forEach((part, index) => {
-    const plan = partPlan(part, grid.level);
-    for (const tiles of plan.tiles) selects.push(tileSelect(index, tiles));
-    plan.strips.forEach((strip, i) =>
-      selects.push(stripSelect(index, grid.level, strip, i, param)),
-    );
-  });
-  return {
-    text: `SELECT part, tile_row, tile_column, sum(readings)::float8 AS readings,
-                  sum(confidence_sum) AS confidence_sum
-             FROM (${selects.join('\n UNION ALL ')}) parts
-            GROUP BY 1, 2, 3`,
-    parameters,
-  };
-}
-
-type Param = (value: unknown, type: string) => string;
-
-/** Integers from the plan, never from the request, are written in the statement. */
-function int(value: number): string {
-  if (!Number.isSafeInteger(value)) throw new Error(`not an integer: ${value}`);
-  return String(value);
-}
-
-/**
- * A rectangle is read along its longer side: a wide one by the primary key
- * (level, row, column), a tall one by the column index (level, column, row).
- * `+ 0` hides the other side's column from the planner, so it cannot pick
- * the index that would walk every tile of the box's rows or columns.
- */
-function tileSelect(part: number, tiles: TilePart): string {
-  const { rect, level, shift } = tiles;
-  const tall = rect.rows[1] - rect.rows[0] > rect.columns[1] - rect.columns[0];
-  const rows = `${tall ? '(tile_row + 0)' : 'tile_row'} BETWEEN ${int(rect.rows[0])} AND ${int(rect.rows[1] - 1)}`;
-  const columns = `${tall ? 'tile_column' : '(tile_column + 0)'} BETWEEN ${int(rect.columns[0])} AND ${int(rect.columns[1] - 1)}`;
-  return `SELECT ${int(part)} AS part, tile_row >> ${int(shift)} AS tile_row,
-                 tile_column >> ${int(shift)} AS tile_column, readings, confidence_sum
-            FROM dowsing_reading_tiles
-           WHERE organization_id = $1::uuid AND mode = $2::text AND level = ${int(level)}
-             AND ${rows} AND ${columns}`;
-}
-
-/** Strip i of readingStrips: 0 below, 1 above, 2 west of, 3 east of the finest interior. */
-function stripSelect(
-  part: number,
-  level: number,
-  strip: ReadingStrip,
-  index: number,
-  param: Param,
-): string {
-  const d = param(tileDegrees(level), 'float8');
-  const conditions = [
-    `latitude BETWEEN ${param(strip.south, 'float8')} AND ${param(strip.north, 'float8')}`,
-    `longitude BETWEEN ${param(strip.west, 'float8')} AND ${param(strip.east, 'float8')}`,
-  ];
-  if (strip.outside) {
-    const fine = param(tileDegrees(strip.outside.level), 'float8');
-    const row = `floor((latitude + 90) / ${fine})`;
-    const column = `floor((longitude + 180) / ${fine})`;
-    const { rows, columns } = strip.outside.rect;
-    const inRows = `${row} >= ${int(rows[0])} AND ${row} < ${int(rows[1])}`;
-    conditions.push(
-      [
-        `${row} < ${int(rows[0])}`,
-        `${row} >= ${int(rows[1])}`,
-        `${inRows} AND ${column} < ${int(columns[0])}`,
-        `${inRows} AND ${column} >= ${int(columns[1])}`,
-      ][index]!,
-    );
-  }
-  return `SELECT ${int(part)} AS part, floor((latitude + 90) / ${d})::integer AS tile_row,
-                 floor((longitude + 180) / ${d})::integer AS tile_column,
-                 1::bigint AS readings, confidence AS confidence_sum
-            FROM dowsing_readings
-           WHERE organization_id = $1::uuid AND mode = $2::text AND ${conditions.join(' AND ')}`;
 }

@@ -1,5 +1,6 @@
-import { newUuid, type Principal } from '#common';
-import type { SqlExecutor } from '#database';
+import type { Principal } from '#common';
+import { AuditRecordsRepository } from './audit-records.repository.js';
+import type { EventWriter } from './events.repository.js';
 
 /**
  * Records, in the caller's transaction, what was done to a resource that will
@@ -10,25 +11,12 @@ import type { SqlExecutor } from '#database';
  * counts). A deletion keeps no data of the resource.
  */
 export async function recordAudit(
-  tx: SqlExecutor,
+  tx: EventWriter,
   principal: Principal,
   action: `${string}.${'deleted' | 'outcome_recorded' | 'outcome_corrected' | 'imported'}`,
   resourceId: string,
   requestId: string | null,
   details: Record<string, unknown> | null = null,
 ): Promise<void> {
-  await tx.query(
-    `INSERT INTO audit_records (id, organization_id, mode, action, resource_id, actor, request_id, details)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [
-      newUuid(),
-      principal.organizationId,
-      principal.mode,
-      action,
-      resourceId,
-      principal.subject,
-      requestId,
-      details === null ? null : JSON.stringify(details),
-    ],
-  );
+  await AuditRecordsRepository.insert(tx, principal, { action, resourceId, requestId, details });
 }

@@ -1,17 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { newUuid, type Tenant } from '#common';
-import type { SqlExecutor } from '#database';
 import type { EventDataMap, KnownEventType } from './catalogue.js';
-
-const INSERT_EVENT = `INSERT INTO events (id, organization_id, mode, type, data, request_id)
-  VALUES ($1, $2, $3, $4, $5, $6)`;
-
-/** Rows in the order given: `created_at` (clock_timestamp) and the UUIDv7 ids both follow it. */
-const INSERT_EVENTS = `INSERT INTO events (id, organization_id, mode, type, data, request_id)
-  SELECT id, organization_id, mode, type, data, $6
-    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::jsonb[])
-      WITH ORDINALITY AS e(id, organization_id, mode, type, data, position)
-   ORDER BY position`;
+import { EventsRepository, type EventWriter } from './events.repository.js';
 
 /** One event to write with others: its tenant, name and data. */
 export type NewEvent = {
@@ -19,28 +9,23 @@ export type NewEvent = {
 }[KnownEventType];
 
 /**
- * Writes events into the outbox. Always called with the executor of the
- * transaction that makes the change, so the change and its event commit together.
+ * Writes events into the outbox. Always called with the transaction that
+ * makes the change, so the change and its event commit together.
  */
 @Injectable()
 export class EventLog {
+  constructor(private readonly events: EventsRepository) {}
+
   /** Returns the stored id of the new event. */
   async append<T extends KnownEventType>(
-    tx: SqlExecutor,
+    tx: EventWriter,
     tenant: Tenant,
     type: T,
     data: EventDataMap[T],
     requestId: string | null,
   ): Promise<string> {
     const id = newUuid();
-    await tx.query(INSERT_EVENT, [
-      id,
-      tenant.organizationId,
-      tenant.mode,
-      type,
-      JSON.stringify(data),
-      requestId,
-    ]);
+    await this.events.insert(tx, tenant, { id, type, data }, requestId);
     return id;
   }
 
@@ -50,21 +35,14 @@ export class EventLog {
    * resources at once. Returns the stored ids, in that order.
    */
   async appendMany(
-    tx: SqlExecutor,
+    tx: EventWriter,
     events: readonly NewEvent[],
     requestId: string | null,
   ): Promise<string[]> {
     if (events.length === 0) return [];
-    const ids = events.map(() => newUuid());
-    await tx.query(INSERT_EVENTS, [
-      ids,
-      events.map((event) => event.tenant.organizationId),
-      events.map((event) => event.tenant.mode),
-      events.map((event) => event.type),
-      events.map((event) => JSON.stringify(event.data)),
-      requestId,
-    ]);
-    return ids;
+    const records = events.map((event) => ({ ...event, id: newUuid() }));
+    await this.events.insertManyAcrossTenants(tx, records, requestId);
+    return records.map((record) => record.id);
   }
 
   /**
@@ -75,17 +53,12 @@ export class EventLog {
    * created can name it.
    */
   async redact(
-    tx: SqlExecutor,
+    tx: EventWriter,
     tenant: Tenant,
     idField: 'session_id' | 'analysis_id' | 'query_id',
     publicId: string,
     since: Date,
   ): Promise<void> {
-    await tx.query(
-      `UPDATE events
-          SET data = jsonb_build_object($4::text, data->$4, 'sequence', data->'sequence', 'redacted', true)
-        WHERE organization_id = $1 AND mode = $2 AND created_at >= $3 AND data->>$4 = $5`,
-      [tenant.organizationId, tenant.mode, since, idField, publicId],
-    );
+    await this.events.redact(tx, tenant, idField, publicId, since);
   }
 }

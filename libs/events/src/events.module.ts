@@ -5,6 +5,8 @@ import { EventJobs } from './event-jobs.js';
 import { EventLog } from './event-log.js';
 import { EventTrigger } from './event-trigger.js';
 import { EventReader } from './event-reader.js';
+import { EventsRepository } from './events.repository.js';
+import { EventReadModelRepository } from './event-read-model.repository.js';
 import { OutboxFanOuts } from './outbox-fan-out.js';
 import { OutboxRelay } from './outbox-relay.js';
 import { SystemNotices } from './system-notices.js';
@@ -13,8 +15,26 @@ import { EVENT_ENTITIES } from './entities.js';
 /** Writing and reading events, and the registries consumers of events register with (both apps). */
 @Module({
   imports: [TypeOrmModule.forFeature(EVENT_ENTITIES), DatabaseModule],
-  providers: [EventLog, EventReader, SystemNotices, EventJobs, OutboxFanOuts, EventTrigger],
-  exports: [EventLog, EventReader, SystemNotices, EventJobs, OutboxFanOuts, EventTrigger],
+  providers: [
+    EventsRepository,
+    EventReadModelRepository,
+    EventLog,
+    EventReader,
+    SystemNotices,
+    EventJobs,
+    OutboxFanOuts,
+    EventTrigger,
+  ],
+  exports: [
+    EventsRepository,
+    EventReadModelRepository,
+    EventLog,
+    EventReader,
+    SystemNotices,
+    EventJobs,
+    OutboxFanOuts,
+    EventTrigger,
+  ],
 })
 export class EventsModule {}
 

@@ -14,3 +14,6 @@ export * from './event.entity.js';
 export * from './entities.js';
 export * from './audit-record.entity.js';
 export * from './audit-trail.js';
+export * from './events.repository.js';
+export * from './event-read-model.repository.js';
+export * from './audit-records.repository.js';

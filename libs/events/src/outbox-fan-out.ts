@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Transaction } from '#database';
 import type { EventEntity } from './event.entity.js';
 
 /**
@@ -8,7 +8,7 @@ import type { EventEntity } from './event.entity.js';
  * number of webhooks each event is pending for.
  */
 export interface OutboxFanOut {
-  fanOut(manager: EntityManager, events: EventEntity[]): Promise<Map<string, number>>;
+  fanOut(tx: Transaction, events: EventEntity[]): Promise<Map<string, number>>;
 }
 
 /**
@@ -25,10 +25,10 @@ export class OutboxFanOuts {
   }
 
   /** Runs every registered fan-out; an event's pending webhooks are summed over them. */
-  async fanOut(manager: EntityManager, events: EventEntity[]): Promise<Map<string, number>> {
+  async fanOut(tx: Transaction, events: EventEntity[]): Promise<Map<string, number>> {
     const pending = new Map<string, number>();
     for (const fanOut of this.fanOuts) {
-      for (const [eventId, count] of await fanOut.fanOut(manager, events)) {
+      for (const [eventId, count] of await fanOut.fanOut(tx, events)) {
         pending.set(eventId, (pending.get(eventId) ?? 0) + count);
       }
     }

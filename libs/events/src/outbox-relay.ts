@@ -3,15 +3,13 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import type { Mode } from '#common';
 import { AppSettings } from '#config';
-import { WakeUpPump } from '#database';
-import { EventEntity } from './event.entity.js';
+import { Sql, WakeUpPump } from '#database';
 import { JobProducer, RedisService } from '#queue';
 import { toEnvelope, type EventEnvelope } from './envelope.js';
 import { EventJobs } from './event-jobs.js';
+import { EventsRepository } from './events.repository.js';
 import { OutboxFanOuts } from './outbox-fan-out.js';
 import { isTriggeredSample } from './sample-events.js';
 
@@ -44,7 +42,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private stopped = false;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Sql,
+    private readonly events: EventsRepository,
     private readonly jobs: JobProducer,
     private readonly redis: RedisService,
     private readonly settings: AppSettings,
@@ -86,18 +85,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   private async relayBatch(): Promise<number> {
-    return this.dataSource.transaction(async (manager) => {
-      const rows = await manager
-        .createQueryBuilder(EventEntity, 'e')
-        .where('e.relayed_at IS NULL')
-        .orderBy('e.created_at', 'ASC')
-        .addOrderBy('e.id', 'ASC')
-        .limit(BATCH_SIZE)
-        .setLock('pessimistic_write')
-        .setOnLocked('skip_locked')
-        .getMany();
+    return this.sql.transaction(async (tx) => {
+      const rows = await this.events.claimUnrelayedAcrossTenants(tx, BATCH_SIZE);
       if (rows.length === 0) return 0;
-      const pending = await this.fanOuts.fanOut(manager, rows);
+      const pending = await this.fanOuts.fanOut(tx, rows);
       const envelopes = rows.map((row) => {
         row.pendingWebhooks = pending.get(row.id) ?? 0;
         return toEnvelope(row);
@@ -122,12 +113,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       );
       const failed = (await publishes.exec())?.find(([error]) => error !== null);
       if (failed) throw failed[0];
-      await manager
-        .createQueryBuilder()
-        .update(EventEntity)
-        .set({ relayedAt: () => 'now()' })
-        .whereInIds(rows.map((row) => row.id))
-        .execute();
+      // Relayed, each with the webhooks the fan-outs left it pending for.
+      await this.events.markRelayedAcrossTenants(tx, rows);
       return rows.length;
     });
   }

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { AppError, MODES, newKey, parsePublicId } from '#common';
+import { MODES, newKey } from '#common';
+import type { Transaction } from '#database';
 import type { SystemNoticeData } from './catalogue.js';
 import { EventLog } from './event-log.js';
 
@@ -25,61 +24,40 @@ export interface SystemNotice {
 
 /**
  * Announcements by the operators: one event per organisation and mode, all in
- * one transaction, so every subscriber learns of it through the usual outbox.
+ * the caller's transaction, so every subscriber learns of it through the
+ * usual outbox. Which organisations is the caller's to say (libs/organizations'
+ * OperatorNotices): the table of organisations belongs to a lib above this one.
  */
 @Injectable()
 export class SystemNotices {
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly events: EventLog,
-  ) {}
+  constructor(private readonly events: EventLog) {}
 
   async announce(
+    tx: Transaction,
+    organizationIds: readonly string[],
     notice: SystemNotice,
     requestId: string | null,
   ): Promise<{ noticeId: string; organizations: number; events: number }> {
-    const target =
-      notice.organizationId === undefined
-        ? null
-        : parsePublicId('organization', notice.organizationId);
-    if (notice.organizationId !== undefined && target === null) {
-      throw AppError.notFound('organization', notice.organizationId);
-    }
     const noticeId = newKey('systemNotice').id;
-    return this.dataSource.transaction(async (manager) => {
-      const organizations: { id: string }[] = await manager.query(
-        `SELECT id FROM organizations WHERE $1::uuid IS NULL OR id = $1`,
-        [target],
-      );
-      if (target !== null && organizations.length === 0) {
-        throw AppError.notFound('organization', notice.organizationId!);
+    const data: SystemNoticeData = {
+      notice_id: noticeId,
+      title: notice.title,
+      message: notice.message,
+      severity: notice.severity,
+      starts_at: notice.startsAt?.toISOString() ?? null,
+      ends_at: notice.endsAt?.toISOString() ?? null,
+      // A notice is its own resource and is announced once.
+      sequence: 1,
+    };
+    for (const organizationId of organizationIds) {
+      for (const mode of MODES) {
+        await this.events.append(tx, { organizationId, mode }, notice.type, data, requestId);
       }
-      const data: SystemNoticeData = {
-        notice_id: noticeId,
-        title: notice.title,
-        message: notice.message,
-        severity: notice.severity,
-        starts_at: notice.startsAt?.toISOString() ?? null,
-        ends_at: notice.endsAt?.toISOString() ?? null,
-        // A notice is its own resource and is announced once.
-        sequence: 1,
-      };
-      for (const { id } of organizations) {
-        for (const mode of MODES) {
-          await this.events.append(
-            manager,
-            { organizationId: id, mode },
-            notice.type,
-            data,
-            requestId,
-          );
-        }
-      }
-      return {
-        noticeId,
-        organizations: organizations.length,
-        events: organizations.length * MODES.length,
-      };
-    });
+    }
+    return {
+      noticeId,
+      organizations: organizationIds.length,
+      events: organizationIds.length * MODES.length,
+    };
   }
 }

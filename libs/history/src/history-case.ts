@@ -30,6 +30,11 @@ export interface VerifiedOutcome {
   verifiedAt: Date;
 }
 
+/** What really happened, as PUT /v1/history/{case_id}/outcome records it. */
+export interface OutcomeInput extends VerifiedOutcome {
+  outcome: string | null;
+}
+
 /** A history case as stored (`history_cases`; its generated search columns are the database's). */
 export interface HistoryCase {
   organizationId: string;

@@ -1,6 +1,11 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { DatabaseModule } from '#database';
 import { EventsModule } from '#events';
+import { HISTORY_ENTITIES } from './entities.js';
+import { HistoryAnalystRollupsRepository } from './history-analyst-rollups.repository.js';
+import { HistoryCaseRollupsRepository } from './history-case-rollups.repository.js';
+import { HistoryCasesRepository } from './history-cases.repository.js';
 import { HistoryService } from './history.service.js';
 import { HistoryImportService } from './import/history-import.service.js';
 import { HistoryPatternsService } from './patterns/history-patterns.service.js';
@@ -8,10 +13,17 @@ import { CaseSearchService } from './search/case-search.service.js';
 import { SimilarCasesService } from './similar/similar-cases.service.js';
 import { VerifiedRecords } from './verified-record.js';
 
-/** History cases: reads, verified outcomes, search, similar cases and imports (both apps). */
+/**
+ * History cases: reads, verified outcomes, search, similar cases and imports
+ * (both apps), and the repositories of its tables, which analytics and
+ * reports read through.
+ */
 @Module({
-  imports: [DatabaseModule, EventsModule],
+  imports: [TypeOrmModule.forFeature(HISTORY_ENTITIES), DatabaseModule, EventsModule],
   providers: [
+    HistoryCasesRepository,
+    HistoryCaseRollupsRepository,
+    HistoryAnalystRollupsRepository,
     HistoryService,
     CaseSearchService,
     SimilarCasesService,
@@ -20,6 +32,9 @@ import { VerifiedRecords } from './verified-record.js';
     HistoryPatternsService,
   ],
   exports: [
+    HistoryCasesRepository,
+    HistoryCaseRollupsRepository,
+    HistoryAnalystRollupsRepository,
     HistoryService,
     CaseSearchService,
     SimilarCasesService,

@@ -2,20 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { AppError, parsePublicId, type Principal, type Tenant } from '#common';
 import { Sql } from '#database';
 import { EventLog, recordAudit } from '#events';
-import type { HistoryCase, VerifiedOutcome } from './history-case.js';
+import type { HistoryCase, OutcomeInput } from './history-case.js';
 import { outcomeVerifiedData } from './history-events.js';
-import { CASE_ROWS, VERIFIED_OUTCOME_COLUMNS, verifiedOutcomeValues } from './history-rows.js';
-
-/** What really happened, as PUT /v1/history/{case_id}/outcome records it. */
-export interface OutcomeInput extends VerifiedOutcome {
-  outcome: string | null;
-}
+import { HistoryCasesRepository } from './history-cases.repository.js';
 
 /** How far in the future a `verified_at` may lie (clocks disagree a little). */
 const CLOCK_SKEW_MS = 5 * 60_000;
-
-/** What PUT …/outcome writes: the outcome's text, then the verified outcome's columns. */
-const OUTCOME_COLUMNS = ['outcome', ...VERIFIED_OUTCOME_COLUMNS] as const;
 
 /**
  * History cases as API callers read them, and their verified outcomes. The
@@ -26,22 +18,16 @@ const OUTCOME_COLUMNS = ['outcome', ...VERIFIED_OUTCOME_COLUMNS] as const;
 export class HistoryService {
   constructor(
     private readonly sql: Sql,
+    private readonly cases: HistoryCasesRepository,
     private readonly events: EventLog,
   ) {}
 
   /** The case with that public id in the caller's organisation and mode, else NOT_FOUND. */
   async get(tenant: Tenant, publicId: string): Promise<HistoryCase> {
     const uuid = parsePublicId('history', publicId);
-    const [row] =
-      uuid === null
-        ? []
-        : await this.sql.rows<Parameters<typeof CASE_ROWS.fromRow>[0]>(
-            `SELECT ${CASE_ROWS.selectList} FROM history_cases
-              WHERE id = $1 AND organization_id = $2 AND mode = $3`,
-            [uuid, tenant.organizationId, tenant.mode],
-          );
-    if (!row) throw AppError.notFound('history case', publicId);
-    return CASE_ROWS.fromRow(row);
+    const found = uuid === null ? null : await this.cases.find(tenant, uuid);
+    if (!found) throw AppError.notFound('history case', publicId);
+    return found;
   }
 
   /**
@@ -61,13 +47,8 @@ export class HistoryService {
     const uuid = parsePublicId('history', publicId);
     if (uuid === null) throw AppError.notFound('history case', publicId);
     return this.sql.transaction(async (tx) => {
-      const { rows } = await tx.query<Parameters<typeof CASE_ROWS.fromRow>[0]>(
-        `SELECT ${CASE_ROWS.selectList} FROM history_cases
-          WHERE id = $1 AND organization_id = $2 AND mode = $3 FOR UPDATE`,
-        [uuid, principal.organizationId, principal.mode],
-      );
-      if (!rows[0]) throw AppError.notFound('history case', publicId);
-      const earlier = CASE_ROWS.fromRow(rows[0]);
+      const earlier = await this.cases.findForUpdate(tx, principal, uuid);
+      if (!earlier) throw AppError.notFound('history case', publicId);
       if (earlier.workStatus === 'failed') {
         throw new AppError(
           'CONFLICT',
@@ -76,15 +57,8 @@ export class HistoryService {
         );
       }
       const corrected = earlier.verdict !== null;
-      const { rows: updated } = await tx.query<Parameters<typeof CASE_ROWS.fromRow>[0]>(
-        `UPDATE history_cases
-            SET ${OUTCOME_COLUMNS.map((column, i) => `${column} = $${i + 2}`).join(', ')},
-                event_sequence = event_sequence + 1, updated_at = now()
-          WHERE id = $1
-          RETURNING ${CASE_ROWS.selectList}`,
-        [uuid, input.outcome, ...verifiedOutcomeValues(input)],
-      );
-      const record = CASE_ROWS.fromRow(updated[0]!);
+      // The row is held since findForUpdate: it is there.
+      const record = (await this.cases.recordOutcome(tx, principal, uuid, input))!;
       await this.events.append(
         tx,
         principal,

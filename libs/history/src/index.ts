@@ -1,13 +1,29 @@
 export * from './history-case.js';
 export * from './history-events.js';
-export * from './history-rows.js';
 export * from './history.module.js';
 export * from './history.service.js';
 export * from './import/index.js';
 export * from './patterns/index.js';
 export * from './verified-record.js';
+export * from './rollups/rollup-range.js';
 export * from './search/case-search-filters.js';
 export * from './search/case-search.service.js';
 export * from './similar/case-similarity.js';
 export * from './similar/similar-cases.service.js';
+export {
+  HistoryCasesRepository,
+  type FinishedDay,
+  type HistorySeedChunk,
+  type RankedCase,
+  type ReportedCase,
+  type ReportRange,
+  type ReportTally,
+  type SimilarCandidate,
+  type SourceOutcome,
+} from './history-cases.repository.js';
+export { HistoryCaseRollupsRepository } from './history-case-rollups.repository.js';
+export { HistoryAnalystRollupsRepository } from './history-analyst-rollups.repository.js';
 export * from './entities.js';
+export * from './entities/history-case.entity.js';
+export * from './entities/history-case-rollup.entity.js';
+export * from './entities/history-analyst-rollup.entity.js';

@@ -1,16 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { Tenant } from '#common';
-import { Sql } from '#database';
-import type { VerifiedRecord } from '#statistics';
-import {
-  VERIFIED_RECORD_SQL,
-  verifiedRecordFromRows,
-  verifiedRecordParameters,
-  type VerifiedRecordQuery,
-  type VerifiedRecordRow,
-} from './verified-record-sql.js';
+import { verifiedRecord, type VerifiedRecord } from '#statistics';
+import { HistoryCasesRepository } from './history-cases.repository.js';
+import type { VerifiedRecordQuery } from './verified-record-query.js';
 
-export * from './verified-record-sql.js';
+export * from './verified-record-query.js';
 
 /**
  * The verified record of a tenant's work (docs/statistics.md, "Verified
@@ -22,13 +16,9 @@ export * from './verified-record-sql.js';
  */
 @Injectable()
 export class VerifiedRecords {
-  constructor(private readonly sql: Sql) {}
+  constructor(private readonly cases: HistoryCasesRepository) {}
 
   async of(tenant: Tenant, query: VerifiedRecordQuery): Promise<VerifiedRecord> {
-    const rows = await this.sql.rows<VerifiedRecordRow>(
-      VERIFIED_RECORD_SQL,
-      verifiedRecordParameters(tenant, query),
-    );
-    return verifiedRecordFromRows(rows);
+    return verifiedRecord(await this.cases.verifiedTallies(tenant, query));
   }
 }

@@ -3,6 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { openSealedSecret, sealSecret, type Principal, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import { Sql } from '#database';
+import { IdempotencyKeysRepository } from './idempotency-keys.repository.js';
 
 /** How long a key's first response is replayed. */
 export const IDEMPOTENCY_WINDOW_HOURS = 24;
@@ -17,15 +18,6 @@ export type IdempotencyOutcome =
   | { kind: 'other_caller' }
   | { kind: 'unreadable' }
   | { kind: 'in_progress' };
-
-interface KeyRow {
-  caller: string;
-  route: string;
-  request_hash: string;
-  response_status: number | null;
-  response_sealed: string | null;
-  request_id: string;
-}
 
 /** Who may replay a response: the credential that made the first request. */
 export function callerOf(principal: Principal): string {
@@ -50,6 +42,7 @@ export class IdempotencyRecords {
 
   constructor(
     private readonly sql: Sql,
+    private readonly keys: IdempotencyKeysRepository,
     private readonly settings: AppSettings,
   ) {}
 
@@ -63,44 +56,28 @@ export class IdempotencyRecords {
     const caller = callerOf(principal);
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
     for (;;) {
-      // Inserts the claim, or takes over an expired record of the same key.
-      const claimed = await this.sql.rows(
-        `INSERT INTO idempotency_keys (organization_id, mode, key, caller, route, request_hash, request_id, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(hours => $8))
-         ON CONFLICT (organization_id, mode, key) DO UPDATE
-           SET caller = EXCLUDED.caller, route = EXCLUDED.route, request_hash = EXCLUDED.request_hash,
-               request_id = EXCLUDED.request_id, response_status = NULL, response_sealed = NULL,
-               created_at = now(), expires_at = EXCLUDED.expires_at
-           WHERE idempotency_keys.expires_at < now()
-         RETURNING 1`,
-        [
-          principal.organizationId,
-          principal.mode,
+      const claimed = await this.sql.transaction((tx) =>
+        this.keys.claim(
+          tx,
+          principal,
           key,
-          caller,
-          route,
-          requestHash,
-          requestId,
+          { caller, route, requestHash, requestId },
           IDEMPOTENCY_WINDOW_HOURS,
-        ],
+        ),
       );
-      if (claimed.length > 0) return { kind: 'claimed' };
-      const [row] = await this.sql.rows<KeyRow>(
-        `SELECT caller, route, request_hash, response_status, response_sealed, request_id
-           FROM idempotency_keys WHERE organization_id = $1 AND mode = $2 AND key = $3`,
-        [principal.organizationId, principal.mode, key],
-      );
+      if (claimed) return { kind: 'claimed' };
+      const row = await this.keys.find(principal, key);
       // Gone: the first request failed and gave the key up; try to claim it again.
       if (!row) continue;
       // Checked first: another caller learns nothing of the request, not even whether it matched.
       if (row.caller !== caller) return { kind: 'other_caller' };
-      if (row.route !== route || row.request_hash !== requestHash) {
+      if (row.route !== route || row.requestHash !== requestHash) {
         return { kind: 'mismatch', route: row.route };
       }
-      if (row.response_status !== null) {
-        const body = this.open(row.response_sealed);
+      if (row.responseStatus !== null) {
+        const body = this.open(row.responseSealed);
         if (body === undefined) return { kind: 'unreadable' };
-        return { kind: 'replay', status: row.response_status, body, requestId: row.request_id };
+        return { kind: 'replay', status: row.responseStatus, body, requestId: row.requestId };
       }
       if (Date.now() >= deadline) return { kind: 'in_progress' };
       await sleep(POLL_MS);
@@ -114,11 +91,7 @@ export class IdempotencyRecords {
       this.settings.signingKeySecret,
       'idempotent-response',
     );
-    await this.sql.rows(
-      `UPDATE idempotency_keys SET response_status = $4, response_sealed = $5
-        WHERE organization_id = $1 AND mode = $2 AND key = $3`,
-      [tenant.organizationId, tenant.mode, key, status, sealed],
-    );
+    await this.sql.transaction((tx) => this.keys.complete(tx, tenant, key, status, sealed));
   }
 
   /** The stored body; undefined when it cannot be opened (SIGNING_KEY_SECRET changed since). */
@@ -139,19 +112,11 @@ export class IdempotencyRecords {
 
   /** Gives the key up after the first request failed, so it can be retried with the same key. */
   async release(tenant: Tenant, key: string): Promise<void> {
-    await this.sql.rows(
-      `DELETE FROM idempotency_keys
-        WHERE organization_id = $1 AND mode = $2 AND key = $3 AND response_status IS NULL`,
-      [tenant.organizationId, tenant.mode, key],
-    );
+    await this.sql.transaction((tx) => this.keys.release(tx, tenant, key));
   }
 
   /** Deletes records past their 24 hours (the worker's `idempotency.expire` task, hourly). */
   async deleteExpired(): Promise<number> {
-    const gone = await this.sql.rows(
-      'DELETE FROM idempotency_keys WHERE expires_at < now() RETURNING 1',
-      [],
-    );
-    return gone.length;
+    return this.sql.transaction((tx) => this.keys.deleteExpiredAcrossTenants(tx));
   }
 }

@@ -2,13 +2,14 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import { DatabaseModule } from '#database';
 import { PeriodicTasks } from '#queue';
+import { IdempotencyKeysRepository } from './idempotency-keys.repository.js';
 import { IdempotencyRecords } from './idempotency-records.js';
 import { IDEMPOTENCY_ENTITIES } from './entities.js';
 
 /** The records of `Idempotency-Key` requests (the API's interceptor claims, completes and replays them). */
 @Module({
   imports: [TypeOrmModule.forFeature(IDEMPOTENCY_ENTITIES), DatabaseModule],
-  providers: [IdempotencyRecords],
+  providers: [IdempotencyKeysRepository, IdempotencyRecords],
   exports: [IdempotencyRecords],
 })
 export class IdempotencyModule {}

@@ -1,4 +1,5 @@
 export * from './organizations.service.js';
+export * from './organizations.repository.js';
 export * from './organizations.module.js';
 export * from './organization-limits.js';
 export * from './organization-limits.cache.js';

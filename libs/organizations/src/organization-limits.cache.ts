@@ -1,12 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
-import { OrganizationEntity } from './organization.entity.js';
-import {
-  limitsOf,
-  type LimitedOrganization,
-  type OrganizationLimits,
-} from './organization-limits.js';
+import { limitsOf, type OrganizationLimits } from './organization-limits.js';
+import { OrganizationsRepository } from './organizations.repository.js';
 
 /** How long an organisation's limits are trusted from memory; a change reaches every instance within it. */
 export const LIMITS_TTL_MS = 5_000;
@@ -17,26 +11,13 @@ const MAX_ENTRIES = 10_000;
 export class OrganizationLimitsCache {
   private readonly entries = new Map<string, { limits: OrganizationLimits; cachedAt: number }>();
 
-  constructor(
-    @InjectRepository(OrganizationEntity)
-    private readonly organizations: Repository<OrganizationEntity>,
-  ) {}
+  constructor(private readonly organizations: OrganizationsRepository) {}
 
   /** The organisation's limits, or null when it does not exist. */
   async get(organizationId: string): Promise<OrganizationLimits | null> {
     const entry = this.entries.get(organizationId);
     if (entry && Date.now() - entry.cachedAt < LIMITS_TTL_MS) return entry.limits;
-    const row: LimitedOrganization | null = await this.organizations.findOne({
-      where: { id: organizationId },
-      select: {
-        plan: true,
-        tier: true,
-        requestsPerMinute: true,
-        requestsPerHour: true,
-        requestsPerDay: true,
-        maxConcurrentSessions: true,
-      },
-    });
+    const row = await this.organizations.limits(organizationId);
     if (!row) return null;
     const limits = limitsOf(row);
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);

@@ -5,6 +5,7 @@ import { DatabaseModule } from '#database';
 import { EventsModule } from '#events';
 import { OperatorNotices } from './operator-notices.js';
 import { OrganizationLimitsCache } from './organization-limits.cache.js';
+import { OrganizationsRepository } from './organizations.repository.js';
 import { OrganizationsService } from './organizations.service.js';
 import { ORGANIZATION_ENTITIES } from './entities.js';
 
@@ -15,7 +16,17 @@ import { ORGANIZATION_ENTITIES } from './entities.js';
     EventsModule,
     ApiKeysModule,
   ],
-  providers: [OrganizationsService, OrganizationLimitsCache, OperatorNotices],
-  exports: [OrganizationsService, OrganizationLimitsCache, OperatorNotices],
+  providers: [
+    OrganizationsRepository,
+    OrganizationsService,
+    OrganizationLimitsCache,
+    OperatorNotices,
+  ],
+  exports: [
+    OrganizationsRepository,
+    OrganizationsService,
+    OrganizationLimitsCache,
+    OperatorNotices,
+  ],
 })
 export class OrganizationsModule {}

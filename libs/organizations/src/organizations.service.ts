@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, LessThan, MoreThan, type Repository } from 'typeorm';
 import { ApiKeyService } from '#api-keys';
 import { ALL_SCOPES, AppError, newUuid, parsePublicId, type Principal, type Tenant } from '#common';
-import { OrganizationEntity, type Plan, type Tier } from './organization.entity.js';
+import { Sql } from '#database';
+import type { OrganizationEntity, Plan, Tier } from './organization.entity.js';
 import { EventLog } from '#events';
 import { OrganizationLimitsCache } from './organization-limits.cache.js';
+import { OrganizationsRepository } from './organizations.repository.js';
 
 export interface NewOrganization {
   name: string;
@@ -28,9 +28,8 @@ export class OrganizationsService {
   private readonly engineSeeds = new Map<string, string>();
 
   constructor(
-    @InjectRepository(OrganizationEntity)
-    private readonly organizations: Repository<OrganizationEntity>,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Sql,
+    private readonly organizations: OrganizationsRepository,
     private readonly events: EventLog,
     private readonly limits: OrganizationLimitsCache,
     private readonly apiKeys: ApiKeyService,
@@ -39,7 +38,7 @@ export class OrganizationsService {
   async create(input: NewOrganization): Promise<OrganizationEntity> {
     const organization = this.build(input, false);
     assertCustomNumbersAllowed(organization, input);
-    await this.organizations.insert(organization);
+    await this.sql.transaction((tx) => this.organizations.insert(tx, organization));
     return organization;
   }
 
@@ -75,18 +74,15 @@ export class OrganizationsService {
     await this.requireOperator(operator, 'change organisations');
     const id = parsePublicId('organization', publicId);
     if (id === null) throw AppError.notFound('organization', publicId);
-    const updated = await this.dataSource.transaction(async (manager) => {
-      const current = await manager.findOne(OrganizationEntity, {
-        where: { id },
-        lock: { mode: 'pessimistic_write' },
-      });
+    const updated = await this.sql.transaction(async (tx) => {
+      const current = await this.organizations.findForUpdate(tx, id);
       if (!current) throw AppError.notFound('organization', publicId);
       const next: OrganizationEntity = { ...current, ...changes, updatedAt: new Date() };
       assertCustomNumbersAllowed(next, changes);
-      await manager.save(OrganizationEntity, next);
+      await this.organizations.update(tx, next);
       if (next.plan !== current.plan || next.tier !== current.tier) {
         await this.events.append(
-          { query: (text, parameters) => manager.query(text, parameters) },
+          tx,
           { organizationId: id, mode: 'live' },
           'account.subscription_updated',
           {
@@ -108,7 +104,7 @@ export class OrganizationsService {
   }
 
   async get(id: string): Promise<OrganizationEntity | null> {
-    return this.organizations.findOneBy({ id });
+    return this.organizations.find(id);
   }
 
   /**
@@ -119,14 +115,11 @@ export class OrganizationsService {
   async engineSeed(id: string): Promise<string> {
     const cached = this.engineSeeds.get(id);
     if (cached !== undefined) return cached;
-    const organization = await this.organizations.findOne({
-      where: { id },
-      select: { engineSeed: true },
-    });
-    if (!organization) throw new Error(`organisation ${id} does not exist`);
+    const seed = await this.organizations.engineSeed(id);
+    if (seed === null) throw new Error(`organisation ${id} does not exist`);
     // Bounded: a process serving more organisations than this reads the rest each time.
-    if (this.engineSeeds.size < MAX_CACHED_SEEDS) this.engineSeeds.set(id, organization.engineSeed);
-    return organization.engineSeed;
+    if (this.engineSeeds.size < MAX_CACHED_SEEDS) this.engineSeeds.set(id, seed);
+    return seed;
   }
 
   /**
@@ -174,15 +167,11 @@ export class OrganizationsService {
     perPage: number,
   ): Promise<{ rows: OrganizationEntity[]; total: number; before: number }> {
     const [rows, total, before] = await Promise.all([
-      this.organizations.find({
-        where: afterId === null ? {} : { id: MoreThan(afterId) },
-        order: { id: 'ASC' },
-        take: perPage + 1,
-      }),
-      this.organizations.count(),
+      this.organizations.pageAcrossTenants(afterId, perPage + 1),
+      this.organizations.countAcrossTenants(),
       afterId === null
         ? Promise.resolve(0)
-        : this.organizations.countBy({ id: LessThan(afterId) }).then((n) => n + 1),
+        : this.organizations.countBeforeAcrossTenants(afterId).then((n) => n + 1),
     ]);
     return { rows, total, before };
   }
@@ -196,13 +185,15 @@ export class OrganizationsService {
       { name: 'Bootstrap organisation', plan: 'enterprise', tier: 'custom' },
       true,
     );
-    await this.organizations.createQueryBuilder().insert().values(candidate).orIgnore().execute();
-    return this.organizations.findOneByOrFail({ isBootstrap: true });
+    await this.sql.transaction((tx) => this.organizations.insertBootstrapIfAbsent(tx, candidate));
+    const organization = await this.organizations.findBootstrap();
+    if (!organization) throw new Error('the bootstrap organisation is missing');
+    return organization;
   }
 
   private build(input: NewOrganization, isBootstrap: boolean): OrganizationEntity {
     const now = new Date();
-    return this.organizations.create({
+    return {
       id: newUuid(),
       name: input.name,
       plan: input.plan ?? 'free',
@@ -215,7 +206,7 @@ export class OrganizationsService {
       engineSeed: randomBytes(32).toString('hex'),
       createdAt: now,
       updatedAt: now,
-    });
+    };
   }
 }
 

@@ -9,27 +9,16 @@ export interface UnfinishedWork {
   position: string;
 }
 
-/** How recovery reads rows: the database's `Sql`, without this lib depending on it. */
-export interface RowReader {
-  rows<T>(text: string, parameters: unknown[]): Promise<T[]>;
-}
-
 /**
- * Which rows are unfinished work: `SELECT <columns> FROM <table> WHERE <where>`
- * (a condition without parameters); read in
- * (`orderBy`, id) order, `orderBy` a timestamptz column. With `changedBefore`
- * (a timestamptz column), only rows it dates before recovery began, by the
- * database's clock, whatever page they are on: a row changed since is being
- * run by something.
+ * One page of unfinished work after `after` (null: the first page), at most
+ * `pageSize` rows in the order recovery reads them: the owning lib's
+ * repository reads it (`unfinishedWorkPages`, #database, pages through a
+ * statement it gives), so this lib names no table.
  */
-export interface UnfinishedQuery {
-  sql: RowReader;
-  columns: string;
-  table: string;
-  where: string;
-  orderBy: string;
-  changedBefore?: string;
-}
+export type UnfinishedPages<Row extends UnfinishedWork> = (
+  after: UnfinishedWork | null,
+  pageSize: number,
+) => Promise<Row[]>;
 
 /**
  * A piece of work's job ids: its first (the scheduler's, from its `created`
@@ -55,7 +44,7 @@ export function workJobIds(first: string, updatedAt: Date, started: boolean): Wo
 
 /**
  * After Redis lost its data: pages through unfinished work (`unfinished`, a
- * keyset page at a time) and enqueues again each piece none of whose jobs
+ * page at a time) and enqueues again each piece none of whose jobs
  * Redis still holds, under its recovery id, so a second worker recovering at
  * the same time adds nothing; returns how many.
  */
@@ -66,31 +55,13 @@ export async function requeueLostWork<
 >(
   jobs: JobProducer,
   target: { queue: Q; name: N; pageSize: number },
-  unfinished: UnfinishedQuery,
+  unfinished: UnfinishedPages<Row>,
   jobOf: (row: Row) => { ids: WorkJobIds; data: JobData<Q, N>; options?: JobsOptions },
 ): Promise<number> {
-  const { sql, columns, table, orderBy, changedBefore } = unfinished;
-  let where = unfinished.where;
-  const parameters: unknown[] = [];
-  if (changedBefore !== undefined) {
-    const [{ now }] = await sql.rows<{ now: string }>('SELECT now()::text AS now', []);
-    parameters.push(now);
-    where = `(${where}) AND ${changedBefore} < $1::timestamptz`;
-  }
-  const [position, id, limit] = [1, 2, 3].map((i) => `$${parameters.length + i}`);
-  const text = `SELECT ${columns}, ${orderBy}::text AS position FROM ${table}
-     WHERE (${where})
-       AND (${position}::timestamptz IS NULL OR (${orderBy}, id) > (${position}::timestamptz, ${id}::uuid))
-     ORDER BY ${orderBy}, id LIMIT ${limit}`;
   let after: Row | null = null;
   let requeued = 0;
   for (;;) {
-    const rows: Row[] = await sql.rows<Row>(text, [
-      ...parameters,
-      after?.position ?? null,
-      after?.id ?? null,
-      target.pageSize,
-    ]);
+    const rows = await unfinished(after, target.pageSize);
     const planned = rows.map(jobOf);
     const pending = await Promise.all(
       planned.map(({ ids }) => jobs.anyPending(target.queue, [ids.first, ids.resumed])),

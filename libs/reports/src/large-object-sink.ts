@@ -1,5 +1,5 @@
-import type { Sql } from '#database';
 import type { ReportSink } from './report-builder.js';
+import type { ReportsRepository } from './reports.repository.js';
 
 /** Bytes gathered before each lo_put: few round trips, little memory. */
 const PIECE_BYTES = 1024 * 1024;
@@ -8,8 +8,8 @@ export const MAX_REPORT_BYTES = 1024 ** 3;
 
 /**
  * Writes a document into a new PostgreSQL large object in 1 MB pieces
- * (lo_put, each its own statement on the pool), so the worker never holds
- * the whole document. `discard` unlinks it when the report is not kept.
+ * (each its own statement on the pool), so the worker never holds the
+ * whole document. `discard` unlinks it when the report is not kept.
  */
 export class LargeObjectSink implements ReportSink {
   private pending: Buffer[] = [];
@@ -18,15 +18,12 @@ export class LargeObjectSink implements ReportSink {
   size = 0;
 
   private constructor(
-    private readonly sql: Sql,
+    private readonly reports: ReportsRepository,
     readonly oid: number,
   ) {}
 
-  static async create(sql: Sql): Promise<LargeObjectSink> {
-    const [{ oid }] = (await sql.rows<{ oid: number }>('SELECT lo_create(0) AS oid', [])) as [
-      { oid: number },
-    ];
-    return new LargeObjectSink(sql, oid);
+  static async create(reports: ReportsRepository): Promise<LargeObjectSink> {
+    return new LargeObjectSink(reports, await reports.createDocument());
   }
 
   async write(chunk: Buffer): Promise<void> {
@@ -44,7 +41,7 @@ export class LargeObjectSink implements ReportSink {
   }
 
   async discard(): Promise<void> {
-    await this.sql.rows('SELECT lo_unlink($1)', [this.oid]).catch(() => undefined);
+    await this.reports.unlinkDocument(this.oid).catch(() => undefined);
   }
 
   private async flush(): Promise<void> {
@@ -52,7 +49,7 @@ export class LargeObjectSink implements ReportSink {
     const piece = Buffer.concat(this.pending);
     this.pending = [];
     this.pendingBytes = 0;
-    await this.sql.rows('SELECT lo_put($1, $2, $3)', [this.oid, this.size, piece]);
+    await this.reports.writeDocument(this.oid, this.size, piece);
     this.size += piece.length;
   }
 }

@@ -1,10 +1,11 @@
-import type { Transaction } from '#database';
 import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import { stringify as stringifySync } from 'csv-stringify/sync';
 import type { Performance } from '#analytics';
 import type { Tenant } from '#common';
+import type { Transaction } from '#database';
+import type { HistoryCasesRepository, ReportedCase } from '#history';
 import { csvOptions, neutralizeCell } from './csv-cells.js';
 import { performanceReport } from './performance-report.js';
 import { rateJson, type TabularReport } from './tabular-report.js';
@@ -26,8 +27,9 @@ export interface BuiltReport {
   rowCount: number;
 }
 
-/** Figures other libs compute, asked for only by the reports that show them. */
+/** What reports are built from: the history's cases, and figures other libs compute (asked for only by the reports that show them). */
 export interface ReportSources {
+  cases: HistoryCasesRepository;
   performance: () => Promise<Performance>;
 }
 
@@ -41,11 +43,11 @@ export interface ReportRequest {
 }
 
 /**
- * Builds one report's document on a pg client inside a read-only
- * REPEATABLE READ transaction, so the summary and the rows are one snapshot.
+ * Builds one report's document on `snapshot`, a read-only REPEATABLE READ
+ * transaction, so the summary and the rows are one snapshot.
  */
 export async function buildReport(
-  client: Transaction,
+  snapshot: Transaction,
   tenant: Tenant,
   request: ReportRequest,
   sources: ReportSources,
@@ -55,15 +57,16 @@ export async function buildReport(
     return tabular(performanceReport(await sources.performance()), tenant, request, sink);
   }
   if (request.reportType === 'usage') {
-    return tabular(await usageReport(client, tenant, request.parameters), tenant, request, sink);
+    const usage = await usageReport(sources.cases, snapshot, tenant, request.parameters);
+    return tabular(usage, tenant, request, sink);
   }
   switch (request.format) {
     case 'csv':
-      return historyCsv(client, tenant, request.parameters, sink);
+      return historyCsv(sources.cases, snapshot, tenant, request.parameters, sink);
     case 'json':
-      return historyJson(client, tenant, request, sink);
+      return historyJson(sources.cases, snapshot, tenant, request, sink);
     case 'pdf':
-      return historyPdfReport(client, tenant, request, sink);
+      return historyPdfReport(sources.cases, snapshot, tenant, request, sink);
   }
 }
 
@@ -73,17 +76,18 @@ export async function buildReport(
  * million cases take the memory of one batch plus the finished document.
  */
 async function historyCsv(
-  client: Transaction,
+  cases: HistoryCasesRepository,
+  snapshot: Transaction,
   tenant: Tenant,
   parameters: ReportParameters,
   sink: ReportSink,
 ): Promise<BuiltReport> {
   let rowCount = 0;
   await pipeline(
-    Readable.from(streamHistoryCases(client, tenant, parameters)),
+    Readable.from(streamHistoryCases(cases, snapshot, tenant, parameters)),
     new Transform({
       objectMode: true,
-      transform(row: Record<string, unknown>, _encoding, done) {
+      transform(row: ReportedCase, _encoding, done) {
         rowCount += 1;
         const shown = historyReportRow(row);
         done(
@@ -117,14 +121,15 @@ async function pdfRendering() {
 
 /** The PDF: figures, four charts and the newest cases (pdf/history-pdf.ts). */
 async function historyPdfReport(
-  client: Transaction,
+  cases: HistoryCasesRepository,
+  snapshot: Transaction,
   tenant: Tenant,
   request: ReportRequest,
   sink: ReportSink,
 ): Promise<BuiltReport> {
-  const summary = await historySummary(client, tenant, request.parameters);
-  async function* cases() {
-    for await (const row of streamHistoryCases(client, tenant, request.parameters)) {
+  const summary = await historySummary(cases, snapshot, tenant, request.parameters);
+  async function* shown() {
+    for await (const row of streamHistoryCases(cases, snapshot, tenant, request.parameters)) {
       yield historyReportRow(row);
     }
   }
@@ -135,7 +140,7 @@ async function historyPdfReport(
     mode: tenant.mode,
     parameters: request.parameters,
     summary,
-    cases: cases(),
+    cases: shown(),
   });
   await sink.write(content);
   return { rowCount };
@@ -143,12 +148,13 @@ async function historyPdfReport(
 
 /** The same cases as the CSV, with the summary's counts and hit rates first. */
 async function historyJson(
-  client: Transaction,
+  cases: HistoryCasesRepository,
+  snapshot: Transaction,
   tenant: Tenant,
   request: ReportRequest,
   sink: ReportSink,
 ): Promise<BuiltReport> {
-  const summary = await historySummary(client, tenant, request.parameters);
+  const summary = await historySummary(cases, snapshot, tenant, request.parameters);
   const head = {
     report_id: request.id,
     report_type: request.reportType,
@@ -172,7 +178,7 @@ async function historyJson(
   const opening = JSON.stringify(head, null, 2).replace(/\n}$/, ',\n  "cases": [');
   await sink.write(Buffer.from(opening));
   let rowCount = 0;
-  for await (const row of streamHistoryCases(client, tenant, request.parameters)) {
+  for await (const row of streamHistoryCases(cases, snapshot, tenant, request.parameters)) {
     await sink.write(
       Buffer.from(`${rowCount === 0 ? '\n' : ',\n'}    ${JSON.stringify(historyReportRow(row))}`),
     );

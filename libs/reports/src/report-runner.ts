@@ -1,18 +1,21 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HistoryAnalyticsService } from '#analytics';
-import { toPublicId, type Mode } from '#common';
+import { toPublicId } from '#common';
 import { Sql } from '#database';
 import { EventLog } from '#events';
-import { JobProducer, PeriodicTasks, QUEUE, requeueLostWork, type UnfinishedWork } from '#queue';
+import { HistoryCasesRepository } from '#history';
+import { JobProducer, PeriodicTasks, QUEUE, requeueLostWork } from '#queue';
 import { LargeObjectSink, ReportTooLargeError } from './large-object-sink.js';
 import { buildReport } from './report-builder.js';
 import { CONTENT_TYPES, type Report } from './report.js';
-import { REPORT_ROWS } from './report-rows.js';
+import { ReportsRepository } from './reports.repository.js';
 
 /** Reports left queued this long have lost their job (Redis away when they were asked for). */
 const LOST_AFTER_MS = 60_000;
 /** Unfinished reports read per page when Redis lost its data. */
 const RECOVERY_PAGE = 1000;
+/** Expired reports deleted, and lost ones queued again, per sweep. */
+const SWEEP_BATCH = 1000;
 
 /**
  * The worker's side of reports: builds one (queued → processing →
@@ -26,6 +29,8 @@ export class ReportRunner implements OnModuleInit {
 
   constructor(
     private readonly sql: Sql,
+    private readonly reports: ReportsRepository,
+    private readonly cases: HistoryCasesRepository,
     private readonly jobs: JobProducer,
     private readonly tasks: PeriodicTasks,
     private readonly analytics: HistoryAnalyticsService,
@@ -46,20 +51,16 @@ export class ReportRunner implements OnModuleInit {
    * and builds it again; a finished or deleted one is left alone.
    */
   async run(reportId: string, requestId: string | null = null): Promise<void> {
-    const [claimed] = await this.sql.rows<Record<string, unknown>>(
-      `UPDATE reports SET status = 'processing', started_at = now()
-        WHERE id = $1 AND status IN ('queued', 'processing') AND expires_at > now()
-        RETURNING ${REPORT_ROWS.selectList}`,
-      [reportId],
+    const report = await this.sql.transaction((tx) =>
+      this.reports.claimForBuildAcrossTenants(tx, reportId),
     );
-    if (!claimed) return;
-    const report = REPORT_ROWS.fromRow(claimed as never);
-    const sink = await LargeObjectSink.create(this.sql);
+    if (!report) return;
+    const sink = await LargeObjectSink.create(this.reports);
     try {
-      const built = await this.sql.transaction(async (client) => {
-        await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const built = await this.sql.transaction(async (snapshot) => {
+        await this.reports.readSnapshot(snapshot);
         return buildReport(
-          client,
+          snapshot,
           report,
           {
             id: toPublicId('report', report.id),
@@ -70,26 +71,20 @@ export class ReportRunner implements OnModuleInit {
               ? new Date(report.parameters.generatedAt)
               : new Date(),
           },
-          { performance: () => this.analytics.performance(report) },
+          { cases: this.cases, performance: () => this.analytics.performance(report) },
           sink,
         );
       });
       const size = await sink.close();
       const kept = await this.sql.transaction(async (tx) => {
-        const { rows } = await tx.query<{ completed_at: Date }>(
-          `UPDATE reports SET status = 'completed', completed_at = now(), content_oid = $2,
-              content_type = $3, filename = $4, byte_size = $5, row_count = $6
-            WHERE id = $1 AND status = 'processing' RETURNING completed_at`,
-          [
-            report.id,
-            sink.oid,
-            CONTENT_TYPES[report.format],
-            filename(report),
-            size,
-            built.rowCount,
-          ],
-        );
-        if (rows.length === 0) return false;
+        const completedAt = await this.reports.complete(tx, report, report.id, {
+          contentOid: sink.oid,
+          contentType: CONTENT_TYPES[report.format],
+          filename: filename(report),
+          byteSize: size,
+          rowCount: built.rowCount,
+        });
+        if (completedAt === null) return false;
         await this.events.append(
           tx,
           report,
@@ -99,7 +94,7 @@ export class ReportRunner implements OnModuleInit {
             status: 'completed',
             row_count: built.rowCount,
             byte_size: size,
-            completed_at: rows[0]!.completed_at.toISOString(),
+            completed_at: completedAt.toISOString(),
             expires_at: report.expiresAt.toISOString(),
           },
           requestId,
@@ -121,12 +116,8 @@ export class ReportRunner implements OnModuleInit {
 
   private async fail(report: Report, failure: string, requestId: string | null): Promise<void> {
     await this.sql.transaction(async (tx) => {
-      const { rows } = await tx.query<{ completed_at: Date }>(
-        `UPDATE reports SET status = 'failed', failure = $2, completed_at = now()
-          WHERE id = $1 AND status = 'processing' RETURNING completed_at`,
-        [report.id, failure],
-      );
-      if (rows.length === 0) return;
+      const failedAt = await this.reports.fail(tx, report, report.id, failure);
+      if (failedAt === null) return;
       await this.events.append(
         tx,
         report,
@@ -135,7 +126,7 @@ export class ReportRunner implements OnModuleInit {
           ...eventBase(report),
           status: 'failed',
           failure,
-          failed_at: rows[0]!.completed_at.toISOString(),
+          failed_at: failedAt.toISOString(),
         },
         requestId,
       );
@@ -144,30 +135,27 @@ export class ReportRunner implements OnModuleInit {
 
   /** Deletes expired reports and queues again those left queued without a job. */
   async sweep(): Promise<{ expired: number; requeued: number }> {
-    const expired = await this.sql.rows(
-      `DELETE FROM reports WHERE id IN (
-          SELECT id FROM reports WHERE expires_at <= now() LIMIT 1000) RETURNING id`,
-      [],
+    const expired = await this.sql.transaction((tx) =>
+      this.reports.deleteExpiredAcrossTenants(tx, SWEEP_BATCH),
     );
-    const lost = await this.sql.rows<{ id: string; organization_id: string; mode: Mode }>(
-      `SELECT id, organization_id, mode FROM reports
-        WHERE status = 'queued' AND created_at < $1 LIMIT 1000`,
-      [new Date(Date.now() - LOST_AFTER_MS)],
+    const lost = await this.reports.queuedBeforeAcrossTenants(
+      new Date(Date.now() - LOST_AFTER_MS),
+      SWEEP_BATCH,
     );
     await this.jobs.addBulk(
       QUEUE.reports,
       'build',
-      lost.map((row) => ({
+      lost.map((report) => ({
         data: {
-          reportId: row.id,
-          organizationId: row.organization_id,
-          mode: row.mode,
+          reportId: report.id,
+          organizationId: report.organizationId,
+          mode: report.mode,
           requestId: null,
         },
-        options: { jobId: toPublicId('report', row.id) },
+        options: { jobId: toPublicId('report', report.id) },
       })),
     );
-    return { expired: expired.length, requeued: lost.length };
+    return { expired, requeued: lost.length };
   }
 
   /**
@@ -182,20 +170,14 @@ export class ReportRunner implements OnModuleInit {
     return requeueLostWork(
       this.jobs,
       { queue: QUEUE.reports, name: 'build', pageSize: RECOVERY_PAGE },
-      {
-        sql: this.sql,
-        columns: 'id, organization_id, mode',
-        table: 'reports',
-        where: `status IN ('queued', 'processing') AND expires_at > now()`,
-        orderBy: 'created_at',
-      },
-      (report: UnfinishedReport) => {
+      this.reports.unfinishedAcrossTenants(),
+      (report) => {
         const jobId = toPublicId('report', report.id);
         return {
           ids: { first: jobId, resumed: jobId, recover: jobId },
           data: {
             reportId: report.id,
-            organizationId: report.organization_id,
+            organizationId: report.organizationId,
             mode: report.mode,
             requestId: null,
           },
@@ -203,11 +185,6 @@ export class ReportRunner implements OnModuleInit {
       },
     );
   }
-}
-
-interface UnfinishedReport extends UnfinishedWork {
-  organization_id: string;
-  mode: Mode;
 }
 
 /** A report has one event, completed or failed: its sequence is 1. */

@@ -1,21 +1,25 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AnalyticsModule } from '#analytics';
 import { DatabaseModule } from '#database';
 import { EventsModule } from '#events';
+import { HistoryModule } from '#history';
+import { REPORT_ENTITIES } from './entities.js';
 import { ReportRunner } from './report-runner.js';
+import { ReportsRepository } from './reports.repository.js';
 import { ReportsService } from './reports.service.js';
 
 /** Reports built by the worker as PDF, CSV or JSON, and kept for download (issue 16). */
 @Module({
-  imports: [DatabaseModule],
-  providers: [ReportsService],
-  exports: [ReportsService],
+  imports: [TypeOrmModule.forFeature(REPORT_ENTITIES), DatabaseModule],
+  providers: [ReportsRepository, ReportsService],
+  exports: [ReportsRepository, ReportsService],
 })
 export class ReportsModule {}
 
 /** The worker's side: building reports, retention and the sweep of lost jobs. */
 @Module({
-  imports: [DatabaseModule, AnalyticsModule, EventsModule],
+  imports: [ReportsModule, DatabaseModule, AnalyticsModule, HistoryModule, EventsModule],
   providers: [ReportRunner],
   exports: [ReportRunner],
 })

@@ -1,15 +1,8 @@
-import type { Transaction } from '#database';
 import type { Tenant } from '#common';
+import type { Transaction } from '#database';
+import type { HistoryCasesRepository } from '#history';
 import type { ReportParameters } from './report.js';
 import type { Cell, TabularReport } from './tabular-report.js';
-
-interface UsageRow {
-  day: string;
-  kind: string;
-  finished: number;
-  completed: number;
-  failed: number;
-}
 
 /**
  * Work finished per UTC day and kind (session, analysis, dowsing query,
@@ -18,23 +11,12 @@ interface UsageRow {
  * yet a case).
  */
 export async function usageReport(
-  client: Transaction,
+  cases: HistoryCasesRepository,
+  snapshot: Transaction,
   tenant: Tenant,
   parameters: ReportParameters,
 ): Promise<TabularReport> {
-  const values: unknown[] = [tenant.organizationId, tenant.mode];
-  let where = 'organization_id = $1 AND mode = $2 AND NOT classified';
-  if (parameters.type !== null) where += ` AND type = $${values.push(parameters.type)}`;
-  if (parameters.dateFrom !== null) where += ` AND date >= $${values.push(parameters.dateFrom)}`;
-  if (parameters.dateTo !== null) where += ` AND date <= $${values.push(parameters.dateTo)}`;
-  const { rows } = await client.query<UsageRow>(
-    `SELECT to_char(date AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, source_type AS kind,
-        count(*)::int AS finished,
-        count(*) FILTER (WHERE work_status = 'completed')::int AS completed,
-        count(*) FILTER (WHERE work_status = 'failed')::int AS failed
-      FROM history_cases WHERE ${where} GROUP BY 1, 2 ORDER BY 1, 2`,
-    values,
-  );
+  const rows = await cases.finishedPerDay(tenant, parameters, snapshot);
   const totals = new Map<string, { finished: number; completed: number; failed: number }>();
   for (const row of rows) {
     const total = totals.get(row.kind) ?? { finished: 0, completed: 0, failed: 0 };

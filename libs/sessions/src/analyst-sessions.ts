@@ -10,9 +10,9 @@ import {
   type WorkPeople,
 } from '#analysts';
 import type { Member } from '#auth';
-import { AppError, parsePublicId, toPublicId, type Tenant } from '#common';
+import { AppError, parsePublicId, toPublicId, type Mode, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { sequencedTransition, Sql, type Transaction } from '#database';
+import type { Transaction } from '#database';
 import { type SessionResultsData, verifiedStatistics } from '#engines';
 import { EventLog } from '#events';
 import { VerifiedRecords } from '#history';
@@ -22,12 +22,7 @@ import { verifiedSessionsOf } from './session-evidence.js';
 import { sessionCompletedData } from './session-events.js';
 import { phaseOf } from './session-phase.js';
 import { sessionSketchUrl } from './session-sketches.js';
-import {
-  SELECT_SESSION,
-  SESSION_COLUMNS,
-  sessionFromRow,
-  type SessionRow,
-} from './session-rows.js';
+import { SessionsRepository } from './sessions.repository.js';
 
 /** The version the `analyst` engine records with its work. */
 export const ANALYST_ENGINE_VERSION = 'analyst-1';
@@ -44,7 +39,7 @@ export class AnalystSessions {
   private readonly logger = new Logger(AnalystSessions.name);
 
   constructor(
-    private readonly sql: Sql,
+    private readonly sessions: SessionsRepository,
     private readonly events: EventLog,
     private readonly settings: AppSettings,
     private readonly work: AnalystWork,
@@ -90,11 +85,12 @@ export class AnalystSessions {
       requestId,
     );
     const sequence = session.eventSequence + 1;
-    await tx.query(
-      `UPDATE sessions SET status = 'in_progress', started_at = $2, engine_version = $3,
-              estimated_completion = $4, event_sequence = $5, updated_at = $2 WHERE id = $1`,
-      [session.id, tasking.createdAt, ANALYST_ENGINE_VERSION, tasking.deadline, sequence],
-    );
+    await this.sessions.markTasked(tx, tenant, session.id, {
+      startedAt: tasking.createdAt,
+      engineVersion: ANALYST_ENGINE_VERSION,
+      deadline: tasking.deadline,
+      sequence,
+    });
     Object.assign(session, {
       status: 'in_progress',
       startedAt: tasking.createdAt,
@@ -139,9 +135,10 @@ export class AnalystSessions {
       caller,
     );
     let assignmentId = '';
-    await sequencedTransition(this.sql, 'sessions', session.id, async (tx, sequence) => {
+    await this.sessions.transitionWithSequence(tenant, session.id, async (tx, sequence) => {
       const progress = await this.work.tasking.submit(
         tx,
+        tenant,
         member,
         'session',
         session.id,
@@ -150,15 +147,12 @@ export class AnalystSessions {
         requestId,
       );
       assignmentId = assignmentPublicId(progress.assignment);
-      const current = await this.locked(tx, session.id);
+      const current = await this.locked(tx, tenant, session.id);
       if (current.status !== 'in_progress') return false;
       const reached = progressStep(progress);
       let next = sequence;
       if (reached > current.progress) {
-        await tx.query(
-          `UPDATE sessions SET progress = $2, event_sequence = $3, updated_at = now() WHERE id = $1`,
-          [session.id, reached, next],
-        );
+        await this.sessions.recordProgress(tx, tenant, session.id, reached, next);
         await this.events.append(
           tx,
           tenant,
@@ -185,19 +179,20 @@ export class AnalystSessions {
 
   /** Closes sessions past their deadline: completed with what was submitted, else failed. */
   closeOverdue(): Promise<number> {
-    return this.work.closeOverdue('session', (tasking) =>
-      sequencedTransition(this.sql, 'sessions', tasking.workId, async (tx, sequence) => {
-        const session = await this.locked(tx, tasking.workId);
+    return this.work.closeOverdue('session', (tasking) => {
+      const tenant = tenantOf(tasking);
+      return this.sessions.transitionWithSequence(tenant, tasking.workId, async (tx, sequence) => {
+        const session = await this.locked(tx, tenant, tasking.workId);
         if (session.status !== 'in_progress' && session.status !== 'initiated') {
           await this.work.tasking.close(tx, tasking, 'cancelled', null);
           return false;
         }
-        const submitted = await this.work.tasking.submissions(tx, tasking.id);
+        const submitted = await this.work.tasking.submissions(tx, tasking);
         if (submitted.length > 0) await this.complete(tx, session, tasking, sequence, null);
         else await this.failAtDeadline(tx, session, tasking, sequence);
         return true;
-      }),
-    );
+      });
+    });
   }
 
   /** A session was cancelled or deleted: its tasking closes (or goes) with it. */
@@ -207,7 +202,7 @@ export class AnalystSessions {
     requestId: string | null,
   ): Promise<void> {
     if (session.engine !== 'analyst') return;
-    const tasking = await this.work.tasking.taskingOf('session', session.id);
+    const tasking = await this.work.tasking.taskingOf(tenantOf(session), 'session', session.id);
     if (tasking) await this.work.tasking.close(tx, tasking, 'cancelled', requestId);
   }
 
@@ -222,8 +217,8 @@ export class AnalystSessions {
   }
 
   /** A deleted session's tasking goes with it, target and all. */
-  forget(tx: Transaction, sessionId: string): Promise<void> {
-    return this.work.tasking.forget(tx, 'session', sessionId);
+  forget(tx: Transaction, tenant: Tenant, sessionId: string): Promise<void> {
+    return this.work.tasking.forget(tx, tenant, 'session', sessionId);
   }
 
   private async complete(
@@ -233,7 +228,7 @@ export class AnalystSessions {
     sequence: number,
     requestId: string | null,
   ): Promise<void> {
-    const tenant = { organizationId: session.organizationId, mode: session.mode };
+    const tenant = tenantOf(session);
     const verified = await this.verified.of(tenant, verifiedSessionsOf(session.type));
     const { submissions, combined } = await this.work.combine(
       tx,
@@ -262,21 +257,14 @@ export class AnalystSessions {
       collaborative_insights: combined.collaborativeInsights,
     };
     const completedAt = new Date();
-    await tx.query(
-      `UPDATE sessions SET status = 'completed', progress = 100, completed_at = $2, results = $3,
-              confidence_score = $4, analyst_id = $5, evidence = $6, event_sequence = $7,
-              engine_seed = NULL, updated_at = $2
-        WHERE id = $1`,
-      [
-        session.id,
-        completedAt,
-        results,
-        results.confidence_score,
-        combined.leadAnalystId,
-        combined.evidence,
-        sequence,
-      ],
-    );
+    await this.sessions.markCompletedBySubmissions(tx, tenant, session.id, {
+      completedAt,
+      results: { ...results },
+      confidenceScore: results.confidence_score,
+      analystId: combined.leadAnalystId,
+      evidence: combined.evidence,
+      sequence,
+    });
     const completed = { ...session, status: 'completed' as const, results: results as never };
     await this.events.append(
       tx,
@@ -312,14 +300,15 @@ export class AnalystSessions {
     sequence: number,
   ): Promise<void> {
     const failedAt = new Date();
-    await tx.query(
-      `UPDATE sessions SET status = 'failed', failure_reason = 'deadline_exceeded', completed_at = $2,
-              event_sequence = $3, updated_at = $2 WHERE id = $1`,
-      [session.id, failedAt, sequence],
-    );
+    const tenant = tenantOf(session);
+    await this.sessions.markEnded(tx, tenant, session.id, {
+      reason: 'deadline_exceeded',
+      failedAt,
+      sequence,
+    });
     await this.events.append(
       tx,
-      { organizationId: session.organizationId, mode: session.mode },
+      tenant,
       'session.failed',
       {
         session_id: toPublicId('session', session.id),
@@ -337,25 +326,19 @@ export class AnalystSessions {
 
   private async sessionOf(tenant: Tenant, publicId: string): Promise<SessionEntity> {
     const uuid = parsePublicId('session', publicId);
-    const [row] =
-      uuid === null
-        ? []
-        : await this.sql.rows<SessionRow>(SELECT_SESSION, [
-            uuid,
-            tenant.organizationId,
-            tenant.mode,
-          ]);
-    if (!row) throw AppError.notFound('session', publicId);
-    return sessionFromRow(row);
+    const session = uuid === null ? null : await this.sessions.find(tenant, uuid);
+    if (!session) throw AppError.notFound('session', publicId);
+    return session;
   }
 
-  private async locked(tx: Transaction, id: string): Promise<SessionEntity> {
-    const { rows } = await tx.query<SessionRow>(
-      `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions WHERE id = $1`,
-      [id],
-    );
-    return sessionFromRow(rows[0]!);
+  /** The session whose row `tx` holds (transitionWithSequence found it). */
+  private async locked(tx: Transaction, tenant: Tenant, id: string): Promise<SessionEntity> {
+    return (await this.sessions.find(tenant, id, tx))!;
   }
+}
+
+function tenantOf(work: { organizationId: string; mode: Mode }): Tenant {
+  return { organizationId: work.organizationId, mode: work.mode };
 }
 
 const EXTENSIONS: Record<string, string> = {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, newUuid, parsePublicId, type Tenant } from '#common';
-import { Sql, type SqlExecutor } from '#database';
+import type { Transaction } from '#database';
+import { BatchesRepository } from './batches.repository.js';
 import type { BatchEntity, BatchKind } from './entities/batch.entity.js';
 
 /**
@@ -10,11 +11,11 @@ import type { BatchEntity, BatchKind } from './entities/batch.entity.js';
  */
 @Injectable()
 export class BatchRecords {
-  constructor(private readonly sql: Sql) {}
+  constructor(private readonly batches: BatchesRepository) {}
 
   /** Inserts a new batch of `kind` in the caller's transaction. */
   async insert(
-    tx: SqlExecutor,
+    tx: Transaction,
     tenant: Tenant,
     kind: BatchKind,
     itemCount: number,
@@ -29,34 +30,14 @@ export class BatchRecords {
       requestId,
       createdAt: new Date(),
     };
-    await tx.query(
-      `INSERT INTO batches (id, organization_id, mode, kind, item_count, request_id, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [
-        batch.id,
-        batch.organizationId,
-        batch.mode,
-        batch.kind,
-        batch.itemCount,
-        requestId,
-        batch.createdAt,
-      ],
-    );
+    await this.batches.insert(tx, tenant, batch);
     return batch;
   }
 
   /** A batch of the caller's organisation and mode, else NOT_FOUND. */
   async find(tenant: Tenant, publicId: string): Promise<BatchEntity> {
     const uuid = parsePublicId('batch', publicId);
-    const [batch] =
-      uuid === null
-        ? []
-        : await this.sql.rows<BatchEntity>(
-            `SELECT id, organization_id AS "organizationId", mode, kind, item_count AS "itemCount",
-                    request_id AS "requestId", created_at AS "createdAt"
-               FROM batches WHERE id = $1 AND organization_id = $2 AND mode = $3`,
-            [uuid, tenant.organizationId, tenant.mode],
-          );
+    const batch = uuid === null ? null : await this.batches.find(tenant, uuid);
     if (!batch) throw AppError.notFound('batch', publicId);
     return batch;
   }

@@ -16,3 +16,7 @@ export * from './entities/session-template.entity.js';
 export * from './entities.js';
 export * from './session-lists.service.js';
 export * from './batch-records.js';
+export * from './sessions.repository.js';
+export * from './session-read-model.repository.js';
+export * from './batches.repository.js';
+export * from './session-templates.repository.js';

@@ -9,13 +9,7 @@ import { OrganizationsService } from '#organizations';
 import { mergedSettings, mergeRefusal } from './merge-rules.js';
 import { verifiedSessionsOf } from './session-evidence.js';
 import { sessionCompletedData, sessionCreatedData } from './session-events.js';
-import {
-  INSERT_SESSION,
-  SESSION_COLUMNS,
-  sessionFromRow,
-  sessionToRow,
-  type SessionRow,
-} from './session-rows.js';
+import { SessionsRepository } from './sessions.repository.js';
 import { SessionsService } from './sessions.service.js';
 
 /**
@@ -41,6 +35,7 @@ import { SessionsService } from './sessions.service.js';
 export class SessionMerger {
   constructor(
     private readonly sql: Sql,
+    private readonly repository: SessionsRepository,
     private readonly events: EventLog,
     private readonly sessions: SessionsService,
     private readonly engines: EngineRegistry,
@@ -127,7 +122,7 @@ export class SessionMerger {
       mergedFrom: sources.map((s) => s.id),
     };
     await this.sql.transaction(async (tx) => {
-      await tx.query(INSERT_SESSION, sessionToRow(merged));
+      await this.repository.insert(tx, tenant, merged);
       await this.events.append(
         tx,
         tenant,
@@ -151,12 +146,11 @@ export class SessionMerger {
   /** The sources in the order given; the first one missing from the caller's tenant is NOT_FOUND. */
   private async load(tenant: Tenant, publicIds: readonly string[]): Promise<SessionEntity[]> {
     const uuids = publicIds.map((id) => parsePublicId('session', id));
-    const rows = await this.sql.rows<SessionRow>(
-      `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions
-        WHERE id = ANY($1::uuid[]) AND organization_id = $2 AND mode = $3`,
-      [uuids.filter((uuid) => uuid !== null), tenant.organizationId, tenant.mode],
+    const found = await this.repository.findMany(
+      tenant,
+      uuids.filter((uuid) => uuid !== null),
     );
-    const byId = new Map(rows.map((row) => [row.id as string, sessionFromRow(row)]));
+    const byId = new Map(found.map((session) => [session.id, session]));
     return uuids.map((uuid, i) => {
       const session = uuid === null ? undefined : byId.get(uuid);
       if (!session) throw AppError.notFound('session', publicIds[i]!);

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
 import { toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { sequencedTransition, Sql, type Transaction } from '#database';
+import type { Transaction } from '#database';
 import { type SessionEntity } from './entities/session.entity.js';
 import { EngineRegistry, type SessionEngineOutcome } from '#engines';
 import { EventLog } from '#events';
@@ -12,7 +12,7 @@ import { verifiedSessionsOf } from './session-evidence.js';
 import { phaseOf, PROGRESS_STEP } from './session-phase.js';
 import { sessionCompletedData } from './session-events.js';
 import { SessionsService } from './sessions.service.js';
-import { SESSION_COLUMNS, sessionFromRow, type SessionRow } from './session-rows.js';
+import { SessionsRepository } from './sessions.repository.js';
 
 /**
  * Carries a session through its lifecycle: initiated → in_progress → completed
@@ -25,7 +25,7 @@ export class SessionRunner {
   private readonly logger = new Logger(SessionRunner.name);
 
   constructor(
-    private readonly sql: Sql,
+    private readonly repository: SessionsRepository,
     private readonly events: EventLog,
     private readonly organizations: OrganizationsService,
     private readonly sessions: SessionsService,
@@ -34,12 +34,14 @@ export class SessionRunner {
     private readonly verified: VerifiedRecords,
   ) {}
 
-  async run(sessionId: string, requestId: string | null, signal?: AbortSignal): Promise<void> {
-    const [row] = await this.sql.rows<SessionRow>(
-      `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions WHERE id = $1`,
-      [sessionId],
-    );
-    const session = row ? sessionFromRow(row) : null;
+  /** Runs the session `sessionId` of `tenant` (its job's data) from its stored state. */
+  async run(
+    tenant: Tenant,
+    sessionId: string,
+    requestId: string | null,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const session = await this.repository.find(tenant, sessionId);
     if (!session || session.status === 'completed' || session.status === 'failed') return;
     // People do analyst sessions (AnalystSessions): there is nothing for the worker to pace.
     if (session.engine === 'analyst') return;
@@ -87,13 +89,13 @@ export class SessionRunner {
   ): Promise<boolean> {
     return this.transition(session, async (tx, sequence) => {
       const startedAt = new Date();
-      const updated = await tx.query(
-        `UPDATE sessions SET status = 'in_progress', started_at = $2, engine_version = $3,
-                engine_seed = $4, event_sequence = $5, updated_at = now()
-          WHERE id = $1 AND status = 'initiated'`,
-        [session.id, startedAt, outcome.engineVersion, outcome.seed, sequence],
-      );
-      if (!updated.rowCount) return false;
+      const started = await this.repository.markStarted(tx, tenantOf(session), session.id, {
+        startedAt,
+        engineVersion: outcome.engineVersion,
+        seed: outcome.seed,
+        sequence,
+      });
+      if (!started) return false;
       Object.assign(session, { status: 'in_progress', startedAt, engineSeed: outcome.seed });
       await this.events.append(
         tx,
@@ -118,44 +120,35 @@ export class SessionRunner {
     const completing = progress === 100 && outcome.status === 'completed';
     return this.transition(session, async (tx, sequence) => {
       const completedAt = new Date();
-      const changes: Partial<SessionEntity> = {
-        progress,
-        eventSequence: sequence + (completing ? 1 : 0),
-      };
-      if (completing) {
-        Object.assign(changes, {
-          status: 'completed',
-          completedAt,
-          results: { ...outcome.results },
-          confidenceScore: outcome.results.confidence_score,
-          analystId: outcome.analystId,
-          evidence: outcome.evidence,
-        });
-      }
-      const updated = await tx.query(
-        completing
-          ? `UPDATE sessions SET progress = $2, event_sequence = $3, status = 'completed',
-                    completed_at = $4, results = $5, confidence_score = $6, analyst_id = $7,
-                    evidence = $8, updated_at = now()
-              WHERE id = $1 AND status = 'in_progress' AND progress < $2`
-          : `UPDATE sessions SET progress = $2, event_sequence = $3, updated_at = now()
-              WHERE id = $1 AND status = 'in_progress' AND progress < $2`,
-        completing
-          ? [
-              session.id,
-              progress,
-              changes.eventSequence,
-              completedAt,
-              changes.results,
-              changes.confidenceScore,
-              changes.analystId,
-              changes.evidence,
-            ]
-          : [session.id, progress, changes.eventSequence],
-      );
-      if (!updated.rowCount) return false;
-      Object.assign(session, changes);
       const tenant = tenantOf(session);
+      const completion = completing
+        ? {
+            progress,
+            sequence: sequence + 1,
+            completedAt,
+            results: { ...outcome.results },
+            confidenceScore: outcome.results.confidence_score,
+            analystId: outcome.analystId,
+            evidence: outcome.evidence,
+          }
+        : null;
+      const updated = completion
+        ? await this.repository.markCompleted(tx, tenant, session.id, completion)
+        : await this.repository.recordProgress(tx, tenant, session.id, progress, sequence);
+      if (!updated) return false;
+      const changes: Partial<SessionEntity> = completion
+        ? {
+            progress,
+            eventSequence: completion.sequence,
+            status: 'completed',
+            completedAt,
+            results: completion.results,
+            confidenceScore: completion.confidenceScore,
+            analystId: completion.analystId,
+            evidence: completion.evidence,
+          }
+        : { progress, eventSequence: sequence };
+      Object.assign(session, changes);
       await this.events.append(
         tx,
         tenant,
@@ -193,13 +186,12 @@ export class SessionRunner {
   ): Promise<boolean> {
     await this.transition(session, async (tx, sequence) => {
       const failedAt = new Date();
-      const updated = await tx.query(
-        `UPDATE sessions SET status = 'failed', failure_reason = $2, completed_at = $3,
-                event_sequence = $4, updated_at = now()
-          WHERE id = $1 AND status IN ('initiated', 'in_progress')`,
-        [session.id, outcome.reason, failedAt, sequence],
-      );
-      if (!updated.rowCount) return false;
+      const failed = await this.repository.markFailed(tx, tenantOf(session), session.id, {
+        reason: outcome.reason,
+        failedAt,
+        sequence,
+      });
+      if (!failed) return false;
       session.status = 'failed';
       await this.events.append(
         tx,
@@ -227,7 +219,7 @@ export class SessionRunner {
     session: SessionEntity,
     change: (tx: Transaction, sequence: number) => Promise<boolean>,
   ): Promise<boolean> {
-    return sequencedTransition(this.sql, 'sessions', session.id, change);
+    return this.repository.transitionWithSequence(tenantOf(session), session.id, change);
   }
 
   private base(session: SessionEntity, sequence: number) {

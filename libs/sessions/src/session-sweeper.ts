@@ -1,17 +1,16 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { toPublicId, type Mode } from '#common';
+import { toPublicId } from '#common';
 import { AppSettings } from '#config';
-import { Sql } from '#database';
 import { SLOW_STEP_MULTIPLIER } from '#engines';
 import {
   JobProducer,
   PeriodicTasks,
   QUEUE,
   requeueLostWork,
-  type UnfinishedWork,
   workJobIds,
   type WorkJobIds,
 } from '#queue';
+import { SessionsRepository, type RunningSession } from './sessions.repository.js';
 
 const RUN_EVERY_MS = 60_000;
 const BATCH = 500;
@@ -34,7 +33,7 @@ export class SessionSweeper implements OnModuleInit {
   private readonly logger = new Logger(SessionSweeper.name);
 
   constructor(
-    private readonly sql: Sql,
+    private readonly sessions: SessionsRepository,
     private readonly jobs: JobProducer,
     private readonly tasks: PeriodicTasks,
     private readonly settings: AppSettings,
@@ -63,16 +62,9 @@ export class SessionSweeper implements OnModuleInit {
 
   /** Enqueues every stale session again; returns how many. */
   async runOnce(): Promise<number> {
-    const stale = await this.sql.rows<{
-      id: string;
-      organization_id: string;
-      mode: Mode;
-      updated_at: Date;
-    }>(
-      `SELECT id, organization_id, mode, updated_at FROM sessions
-        WHERE status IN ('initiated', 'in_progress') AND updated_at < $1 AND engine <> 'analyst'
-        ORDER BY updated_at LIMIT $2`,
-      [new Date(Date.now() - this.staleAfterMs), BATCH],
+    const stale = await this.sessions.staleAcrossTenants(
+      new Date(Date.now() - this.staleAfterMs),
+      BATCH,
     );
     for (const session of stale) {
       const publicId = toPublicId('session', session.id);
@@ -81,11 +73,11 @@ export class SessionSweeper implements OnModuleInit {
         'run',
         {
           sessionId: session.id,
-          organizationId: session.organization_id,
+          organizationId: session.organizationId,
           mode: session.mode,
           requestId: null,
         },
-        { jobId: workJobIds(publicId, session.updated_at, true).resumed },
+        { jobId: workJobIds(publicId, session.updatedAt, true).resumed },
       );
     }
     return stale.length;
@@ -108,32 +100,18 @@ export class SessionSweeper implements OnModuleInit {
     return requeueLostWork(
       this.jobs,
       { queue: QUEUE.sessions, name: 'run', pageSize: BATCH },
-      {
-        sql: this.sql,
-        columns: 'id, organization_id, mode, status, updated_at',
-        table: 'sessions',
-        where: `status IN ('initiated', 'in_progress') AND engine <> 'analyst'`,
-        orderBy: 'updated_at',
-        changedBefore: 'updated_at',
-      },
-      (session: RunningSession) => ({
+      this.sessions.unfinishedAcrossTenants(),
+      (session) => ({
         ids: jobIdsOf(session),
         data: {
           sessionId: session.id,
-          organizationId: session.organization_id,
+          organizationId: session.organizationId,
           mode: session.mode,
           requestId: null,
         },
       }),
     );
   }
-}
-
-interface RunningSession extends UnfinishedWork {
-  organization_id: string;
-  mode: Mode;
-  status: 'initiated' | 'in_progress';
-  updated_at: Date;
 }
 
 /**
@@ -143,7 +121,7 @@ interface RunningSession extends UnfinishedWork {
 function jobIdsOf(session: RunningSession): WorkJobIds {
   return workJobIds(
     toPublicId('session', session.id),
-    session.updated_at,
+    session.updatedAt,
     session.status !== 'initiated',
   );
 }

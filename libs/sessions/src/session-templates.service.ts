@@ -1,30 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import {
-  AppError,
-  newUuid,
-  parsePublicId,
-  type Modality,
-  type PrivacyLevel,
-  type SessionType,
-  type Tenant,
-} from '#common';
+import { AppError, newUuid, parsePublicId, type Tenant } from '#common';
 import { Sql } from '#database';
 import { SESSION_DEFAULTS } from './session-request.js';
-
-export interface SessionTemplate {
-  /** Stored UUID. */
-  id: string;
-  name: string;
-  description: string;
-  type: SessionType;
-  modality: Modality | null;
-  durationMinutes: number;
-  privacyLevel: PrivacyLevel;
-  builtIn: boolean;
-  createdAt: Date | null;
-}
-
-export type NewSessionTemplate = Omit<SessionTemplate, 'id' | 'builtIn' | 'createdAt'>;
+import {
+  SessionTemplatesRepository,
+  type NewSessionTemplate,
+  type SessionTemplate,
+} from './session-templates.repository.js';
 
 /** A template as a create request asks for it: settings left out take the sessions' defaults. */
 export type SessionTemplateRequest = Pick<NewSessionTemplate, 'name' | 'type'> &
@@ -81,33 +63,17 @@ export const BUILT_IN_TEMPLATES: readonly SessionTemplate[] = [
 
 const UNIQUE_VIOLATION = '23505';
 
-interface TemplateRow {
-  id: string;
-  name: string;
-  description: string;
-  type: SessionType;
-  modality: Modality | null;
-  duration_minutes: number;
-  privacy_level: PrivacyLevel;
-  created_at: Date;
-}
-
-const TEMPLATE_COLUMNS =
-  'id, name, description, type, modality, duration_minutes, privacy_level, created_at';
-
 /** Named session presets: the built-in ones and each organisation's own. */
 @Injectable()
 export class SessionTemplatesService {
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly templates: SessionTemplatesRepository,
+  ) {}
 
   /** The built-in templates, then the organisation's own by name. */
   async list(tenant: Tenant): Promise<SessionTemplate[]> {
-    const own = await this.sql.rows<TemplateRow>(
-      `SELECT ${TEMPLATE_COLUMNS} FROM session_templates
-        WHERE organization_id = $1 AND mode = $2 ORDER BY name`,
-      [tenant.organizationId, tenant.mode],
-    );
-    return [...BUILT_IN_TEMPLATES, ...own.map(fromRow)];
+    return [...BUILT_IN_TEMPLATES, ...(await this.templates.list(tenant))];
   }
 
   /** A template by public id, else NOT_FOUND. */
@@ -131,12 +97,7 @@ export class SessionTemplatesService {
     if (id === null) return null;
     const builtInTemplate = BUILT_IN_TEMPLATES.find((template) => template.id === id);
     if (builtInTemplate) return builtInTemplate;
-    const [own] = await this.sql.rows<TemplateRow>(
-      `SELECT ${TEMPLATE_COLUMNS} FROM session_templates
-        WHERE id = $1 AND organization_id = $2 AND mode = $3`,
-      [id, tenant.organizationId, tenant.mode],
-    );
-    return own ? fromRow(own) : null;
+    return this.templates.find(tenant, id);
   }
 
   async create(tenant: Tenant, request: SessionTemplateRequest): Promise<SessionTemplate> {
@@ -148,11 +109,7 @@ export class SessionTemplatesService {
       durationMinutes: request.durationMinutes ?? SESSION_DEFAULTS.durationMinutes,
       privacyLevel: request.privacyLevel ?? SESSION_DEFAULTS.privacyLevel,
     };
-    const [{ count }] = (await this.sql.rows<{ count: number }>(
-      'SELECT count(*)::int AS count FROM session_templates WHERE organization_id = $1 AND mode = $2',
-      [tenant.organizationId, tenant.mode],
-    )) as [{ count: number }];
-    if (count >= MAX_TEMPLATES_PER_ORGANIZATION) {
+    if ((await this.templates.count(tenant)) >= MAX_TEMPLATES_PER_ORGANIZATION) {
       throw new AppError(
         'CONFLICT',
         `An organisation keeps at most ${MAX_TEMPLATES_PER_ORGANIZATION} templates`,
@@ -170,23 +127,9 @@ export class SessionTemplatesService {
       throw duplicateName(input.name);
     }
     try {
-      const [created] = await this.sql.rows<TemplateRow>(
-        `INSERT INTO session_templates
-           (id, organization_id, mode, name, description, type, modality, duration_minutes, privacy_level)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${TEMPLATE_COLUMNS}`,
-        [
-          newUuid(),
-          tenant.organizationId,
-          tenant.mode,
-          input.name,
-          input.description,
-          input.type,
-          input.modality,
-          input.durationMinutes,
-          input.privacyLevel,
-        ],
+      return await this.sql.transaction((tx) =>
+        this.templates.insert(tx, tenant, newUuid(), input),
       );
-      return fromRow(created!);
     } catch (error) {
       if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw duplicateName(input.name);
       throw error;
@@ -201,7 +144,7 @@ export class SessionTemplatesService {
         issue: 'is a built-in template',
       });
     }
-    await this.sql.rows('DELETE FROM session_templates WHERE id = $1', [template.id]);
+    await this.sql.transaction((tx) => this.templates.delete(tx, tenant, template.id));
   }
 }
 
@@ -210,18 +153,4 @@ function duplicateName(name: string): AppError {
     field: 'name',
     issue: 'is already taken',
   });
-}
-
-function fromRow(row: TemplateRow): SessionTemplate {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    type: row.type,
-    modality: row.modality,
-    durationMinutes: row.duration_minutes,
-    privacyLevel: row.privacy_level,
-    builtIn: false,
-    createdAt: row.created_at,
-  };
 }

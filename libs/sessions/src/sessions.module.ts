@@ -8,12 +8,16 @@ import { HistoryModule } from '#history';
 import { OrganizationsModule } from '#organizations';
 import { AnalystSessionDeadlines, AnalystSessions } from './analyst-sessions.js';
 import { BatchRecords } from './batch-records.js';
+import { BatchesRepository } from './batches.repository.js';
 import { SessionMerger } from './session-merger.js';
 import { SessionRunner } from './session-runner.js';
 import { SessionScheduler } from './session-scheduler.js';
 import { SessionSweeper } from './session-sweeper.js';
+import { SessionTemplatesRepository } from './session-templates.repository.js';
 import { SessionTemplatesService } from './session-templates.service.js';
 import { SessionListsService } from './session-lists.service.js';
+import { SessionsRepository } from './sessions.repository.js';
+import { SessionReadModelRepository } from './session-read-model.repository.js';
 import { SessionsService } from './sessions.service.js';
 import { SESSION_ENTITIES } from './entities.js';
 
@@ -29,6 +33,10 @@ import { SESSION_ENTITIES } from './entities.js';
     AnalystsModule,
   ],
   providers: [
+    SessionsRepository,
+    SessionReadModelRepository,
+    BatchesRepository,
+    SessionTemplatesRepository,
     AnalystSessions,
     SessionsService,
     SessionListsService,
@@ -37,6 +45,10 @@ import { SESSION_ENTITIES } from './entities.js';
     BatchRecords,
   ],
   exports: [
+    SessionsRepository,
+    SessionReadModelRepository,
+    BatchesRepository,
+    SessionTemplatesRepository,
     AnalystSessions,
     SessionsService,
     SessionListsService,

@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, newUuid, parsePublicId, type Principal, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { Sql, type SqlExecutor } from '#database';
+import { Sql, type Transaction } from '#database';
 import { EngineRegistry, renderSketchSvg } from '#engines';
 import { EventLog, recordAudit } from '#events';
 import {
-  assertConcurrentWorkWithin,
+  assertRunningWorkWithin,
   OrganizationLimitsCache,
-  type ConcurrentWork,
+  type ConcurrentWorkKind,
+  type OrganizationLimits,
 } from '#organizations';
 import { AnalystSessions } from './analyst-sessions.js';
 import { BatchRecords } from './batch-records.js';
@@ -17,36 +18,15 @@ import type { SessionEntity } from './entities/session.entity.js';
 import { sessionCreatedData } from './session-events.js';
 import { PROGRESS_STEPS } from './session-phase.js';
 import { requestedSession, type NewSession, type SessionRequest } from './session-request.js';
-import {
-  INSERT_SESSION,
-  SELECT_SESSION,
-  SESSION_COLUMNS,
-  sessionFromRow,
-  sessionToRow,
-  type SessionRow,
-} from './session-rows.js';
 import { SessionTemplatesService } from './session-templates.service.js';
-
-/** Which finished work pattern recognition reads: explicit ids (uuids), or a filter. */
-export interface FinishedWorkSelection {
-  ids?: string[] | undefined;
-  type?: string | undefined;
-  from?: Date | undefined;
-  to?: Date | undefined;
-}
-
-/** One finished piece of work as pattern recognition reads it. */
-export interface FinishedWork {
-  id: string;
-  createdAt: Date;
-  latitude: number | null;
-  longitude: number | null;
-  descriptors: string[];
-}
+import {
+  SessionsRepository,
+  type FinishedWork,
+  type FinishedWorkSelection,
+} from './sessions.repository.js';
 
 /** Sessions hold a place of the plan's concurrent sessions until they finish. */
-const CONCURRENT_SESSIONS: ConcurrentWork = {
-  table: 'sessions',
+const CONCURRENT_SESSIONS: ConcurrentWorkKind = {
   running: ['initiated', 'in_progress'],
   noun: 'sessions',
   field: 'concurrent_sessions',
@@ -60,6 +40,7 @@ const QUEUE_ALLOWANCE_MS = 2_000;
 export class SessionsService {
   constructor(
     private readonly sql: Sql,
+    private readonly sessions: SessionsRepository,
     private readonly events: EventLog,
     private readonly settings: AppSettings,
     private readonly limits: OrganizationLimitsCache,
@@ -86,7 +67,7 @@ export class SessionsService {
     return this.sql.transaction(async (tx) => {
       const session = await this.insert(tx, tenant, input, requestId, null, engine);
       if (people) await this.analystSessions.task(tx, tenant, session, people, requestId);
-      await assertConcurrentWorkWithin(tx, tenant, limits, CONCURRENT_SESSIONS);
+      await this.assertWithinLimit(tx, tenant, limits);
       return session;
     });
   }
@@ -123,13 +104,25 @@ export class SessionsService {
       for (const input of inputs) {
         sessions.push(await this.insert(tx, tenant, input, requestId, batch.id));
       }
-      await assertConcurrentWorkWithin(tx, tenant, limits, CONCURRENT_SESSIONS);
+      await this.assertWithinLimit(tx, tenant, limits);
       return { batch, sessions };
     });
   }
 
+  /** 429 when the sessions just inserted take the tenant over its plan's concurrent sessions. */
+  private assertWithinLimit(
+    tx: Transaction,
+    tenant: Tenant,
+    limits: OrganizationLimits | null,
+  ): Promise<void> {
+    return assertRunningWorkWithin(limits, CONCURRENT_SESSIONS, {
+      countLocked: (atMost) => this.sessions.countRunningLocked(tx, tenant, atMost),
+      nextCompletion: () => this.sessions.nextCompletion(tenant, tx),
+    });
+  }
+
   private async insert(
-    tx: SqlExecutor,
+    tx: Transaction,
     tenant: Tenant,
     input: NewSession,
     requestId: string | null,
@@ -169,18 +162,15 @@ export class SessionsService {
       analystCount: input.analystCount ?? 1,
       mergedFrom: null,
     };
-    await tx.query(INSERT_SESSION, sessionToRow(session));
+    await this.sessions.insert(tx, tenant, session);
     await this.events.append(tx, tenant, 'session.created', sessionCreatedData(session), requestId);
     return session;
   }
 
   /** The sessions of a batch (found by BatchRecords), in creation order. */
-  async batchItems(batch: BatchEntity): Promise<SessionEntity[]> {
-    const rows = await this.sql.rows<SessionRow>(
-      `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions WHERE batch_id = $1 ORDER BY created_at, id`,
-      [batch.id],
-    );
-    return rows.map(sessionFromRow);
+  batchItems(batch: BatchEntity): Promise<SessionEntity[]> {
+    const tenant = { organizationId: batch.organizationId, mode: batch.mode };
+    return this.sessions.batchItems(tenant, batch.id);
   }
 
   /**
@@ -188,20 +178,13 @@ export class SessionsService {
    * whitespace collapsed and lower-cased, is `targetKey`: earlier work on the
    * same target, for analyses to cross-reference. Newest first.
    */
-  async completedOnTarget(
+  completedOnTarget(
     tenant: Tenant,
     targetKey: string,
     before: Date,
     limit: number,
   ): Promise<SessionEntity[]> {
-    const rows = await this.sql.rows<SessionRow>(
-      `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions
-        WHERE organization_id = $1 AND mode = $2 AND status = 'completed'
-          AND lower(btrim(regexp_replace(target, '\\s+', ' ', 'g'))) = $3 AND created_at < $4
-        ORDER BY created_at DESC LIMIT $5`,
-      [tenant.organizationId, tenant.mode, targetKey, before, limit],
-    );
-    return rows.map(sessionFromRow);
+    return this.sessions.completedOnTarget(tenant, targetKey, before, limit);
   }
 
   /**
@@ -209,62 +192,32 @@ export class SessionsService {
    * analysts placed the target, what they described — newest first, at most
    * `limit`: those with the given ids, or those matching the filter.
    */
-  async finishedWork(
+  finishedWork(
     tenant: Tenant,
     selection: FinishedWorkSelection,
     limit: number,
   ): Promise<FinishedWork[]> {
-    const rows = await this.sql.rows<FinishedWork>(
-      `SELECT id, created_at AS "createdAt",
-              (results->'coordinates'->>'latitude')::float8 AS latitude,
-              (results->'coordinates'->>'longitude')::float8 AS longitude,
-              COALESCE(results->'descriptors', '[]'::jsonb) AS descriptors
-         FROM sessions
-        WHERE organization_id = $1 AND mode = $2 AND status = 'completed'
-          AND ($3::uuid[] IS NULL OR id = ANY($3)) AND ($4::text IS NULL OR type = $4)
-          AND ($5::timestamptz IS NULL OR created_at >= $5)
-          AND ($6::timestamptz IS NULL OR created_at <= $6)
-        ORDER BY created_at DESC, id DESC LIMIT $7`,
-      [
-        tenant.organizationId,
-        tenant.mode,
-        selection.ids ?? null,
-        selection.type ?? null,
-        selection.from ?? null,
-        selection.to ?? null,
-        limit,
-      ],
-    );
-    return rows;
+    return this.sessions.finishedWork(tenant, selection, limit);
   }
 
   /** The session with that public id in the caller's organisation and mode, else NOT_FOUND. */
   async get(tenant: Tenant, publicId: string): Promise<SessionEntity> {
-    return this.findOne(publicId, SELECT_SESSION, (uuid) => [
-      uuid,
-      tenant.organizationId,
-      tenant.mode,
-    ]);
+    return this.findOne(publicId, (uuid) => this.sessions.find(tenant, uuid));
   }
 
   /** A `public` session of any organisation, for read-only sharing; else NOT_FOUND. */
   async getPublic(publicId: string): Promise<SessionEntity> {
-    return this.findOne(
-      publicId,
-      `SELECT ${SESSION_COLUMNS.join(', ')} FROM sessions WHERE id = $1 AND privacy_level = 'public'`,
-      (uuid) => [uuid],
-    );
+    return this.findOne(publicId, (uuid) => this.sessions.findPublicAcrossTenants(uuid));
   }
 
   private async findOne(
     publicId: string,
-    select: string,
-    parameters: (uuid: string) => unknown[],
+    find: (uuid: string) => Promise<SessionEntity | null>,
   ): Promise<SessionEntity> {
     const uuid = parsePublicId('session', publicId);
-    const [row] = uuid === null ? [] : await this.sql.rows<SessionRow>(select, parameters(uuid));
-    if (!row) throw AppError.notFound('session', publicId);
-    return sessionFromRow(row);
+    const session = uuid === null ? null : await find(uuid);
+    if (!session) throw AppError.notFound('session', publicId);
+    return session;
   }
 
   /**
@@ -294,13 +247,8 @@ export class SessionsService {
     const uuid = parsePublicId('session', publicId);
     if (uuid === null) throw AppError.notFound('session', publicId);
     return this.sql.transaction(async (tx) => {
-      const { rows } = await tx.query<SessionRow>(`${SELECT_SESSION} FOR UPDATE`, [
-        uuid,
-        tenant.organizationId,
-        tenant.mode,
-      ]);
-      if (!rows[0]) throw AppError.notFound('session', publicId);
-      const current = sessionFromRow(rows[0]);
+      const current = await this.sessions.findForUpdate(tx, tenant, uuid);
+      if (!current) throw AppError.notFound('session', publicId);
       if (current.status === 'completed' || current.status === 'failed') {
         throw new AppError(
           'CONFLICT',
@@ -314,11 +262,11 @@ export class SessionsService {
       const failedAt = new Date();
       const sequence = current.eventSequence + 1;
       await this.analystSessions.cancelled(tx, current, requestId);
-      await tx.query(
-        `UPDATE sessions SET status = 'failed', failure_reason = 'cancelled', completed_at = $2,
-                event_sequence = $3, updated_at = $2 WHERE id = $1`,
-        [uuid, failedAt, sequence],
-      );
+      await this.sessions.markEnded(tx, tenant, uuid, {
+        reason: 'cancelled',
+        failedAt,
+        sequence,
+      });
       await this.events.append(
         tx,
         tenant,
@@ -355,14 +303,10 @@ export class SessionsService {
     const uuid = parsePublicId('session', publicId);
     if (uuid === null) throw AppError.notFound('session', publicId);
     await this.sql.transaction(async (tx) => {
-      const { rows } = await tx.query<{ created_at: Date }>(
-        `DELETE FROM sessions WHERE id = $1 AND organization_id = $2 AND mode = $3
-         RETURNING created_at`,
-        [uuid, principal.organizationId, principal.mode],
-      );
-      if (!rows[0]) throw AppError.notFound('session', publicId);
-      await this.analystSessions.forget(tx, uuid);
-      await this.events.redact(tx, principal, 'session_id', publicId, rows[0].created_at);
+      const createdAt = await this.sessions.delete(tx, principal, uuid);
+      if (!createdAt) throw AppError.notFound('session', publicId);
+      await this.analystSessions.forget(tx, principal, uuid);
+      await this.events.redact(tx, principal, 'session_id', publicId, createdAt);
       await recordAudit(tx, principal, 'session.deleted', publicId, requestId);
     });
   }

@@ -1,30 +1,33 @@
 import { describe, expect, it } from 'vitest';
-import type { DataSource, EntityManager } from 'typeorm';
-import type { EventLog } from '#events';
-import { AttemptRecords, type DeliveryResult } from './attempt-records.js';
+import type { Sql, Transaction } from '#database';
+import type { EventEntity, EventLog, EventsRepository } from '#events';
+import { AttemptRecords } from './attempt-records.js';
 import type { ClaimedDelivery } from './delivery-claims.js';
+import type {
+  DeliveryLeasesRepository,
+  DeliveryOutcome,
+  LeasedDelivery,
+} from './delivery-leases.repository.js';
+import { DeliveryOutcomes, type DeliveryResult } from './delivery-outcomes.js';
+import type { WebhooksRepository } from './webhooks.repository.js';
 
-/** A DataSource recording its statements; `held` stalls them, `failWhen` fails one. */
-function fakeDatabase(failWhen: (parameters: unknown[]) => boolean = () => false) {
-  const statements: { text: string; parameters: unknown[] }[] = [];
+/** DeliveryOutcomes recording its batches; `held` stalls them, `failWhen` fails one. */
+function fakeOutcomes(failWhen: (ids: string[]) => boolean = () => false) {
+  const writes: string[][] = [];
   let held: Promise<void> | null = null;
   let release = () => {};
-  const manager = {
-    query: async (text: string, parameters: unknown[] = []) => {
+  const outcomes = {
+    write: async (results: DeliveryResult[]) => {
       if (held) await held;
-      if (failWhen(parameters)) throw new Error('deadlock detected');
-      statements.push({ text, parameters });
+      const ids = results.map((result) => result.delivery.id);
+      if (failWhen(ids)) throw new Error('deadlock detected');
+      writes.push(ids);
       return [];
     },
-  } as unknown as EntityManager;
-  const dataSource = {
-    manager,
-    transaction: <T>(work: (tx: EntityManager) => Promise<T>) => work(manager),
-  } as unknown as DataSource;
+  } as unknown as DeliveryOutcomes;
   return {
-    dataSource,
-    manager,
-    statements,
+    outcomes,
+    writes,
     hold() {
       held = new Promise((resolve) => (release = resolve));
     },
@@ -76,13 +79,11 @@ function succeeded(id: string, eventId = `event-${id}`): DeliveryResult {
   };
 }
 
-const events = {} as EventLog;
-
 describe('AttemptRecords', () => {
-  it('writes what ends while a batch is being written in one statement after it', async () => {
-    const db = fakeDatabase();
+  it('writes what ends while a batch is being written in one batch after it', async () => {
+    const db = fakeOutcomes();
     const batches: string[][] = [];
-    const records = new AttemptRecords(db.dataSource, events, (results) =>
+    const records = new AttemptRecords(db.outcomes, (results) =>
       batches.push(results.map((result) => result.delivery.id)),
     );
     db.hold();
@@ -92,26 +93,13 @@ describe('AttemptRecords', () => {
     db.open();
     await writtenCount(batches, 4);
     expect(batches).toEqual([['a'], ['b', 'c', 'd']]);
-    expect(db.statements).toHaveLength(2);
-    const { text, parameters } = db.statements[1]! as { text: string; parameters: unknown[][] };
-    expect(text).toContain('INSERT INTO webhook_attempts');
-    expect(text).toContain('UPDATE webhook_deliveries');
-    // The event's pending count goes down by three in the same statement.
-    expect(text).toContain(
-      'UPDATE events e SET pending_webhooks = greatest(e.pending_webhooks - s.settled, 0)',
-    );
-    expect(parameters[1]).toEqual(['b', 'c', 'd']);
-    expect(parameters[8]).toEqual(['b', 'c', 'd']);
-    expect(parameters[10]).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect(db.writes).toEqual([['a'], ['b', 'c', 'd']]);
   });
 
   it('writes the outcomes of a failed batch one by one, so one bad outcome holds back no other', async () => {
-    const db = fakeDatabase((parameters) => {
-      const ids = parameters[8];
-      return Array.isArray(ids) && ids.includes('bad');
-    });
+    const db = fakeOutcomes((ids) => ids.includes('bad'));
     const batches: string[][] = [];
-    const records = new AttemptRecords(db.dataSource, events, (results) =>
+    const records = new AttemptRecords(db.outcomes, (results) =>
       batches.push(results.map((result) => result.delivery.id)),
     );
     db.hold();
@@ -124,14 +112,53 @@ describe('AttemptRecords', () => {
     await records.flushed();
     // Both batches are reported (the bad one's lease expires), only what was written is written.
     expect(batches).toEqual([['first'], ['good', 'bad']]);
-    expect(db.statements.map((statement) => statement.parameters[8])).toEqual([
-      ['first'],
-      ['good'],
-    ]);
+    expect(db.writes).toEqual([['first'], ['good']]);
   });
+});
+
+describe('DeliveryOutcomes', () => {
+  /** DeliveryOutcomes on repositories that record what they are given. */
+  function outcomesOn(written: { handedOver: LeasedDelivery[]; settled: Map<string, number> }) {
+    const calls = {
+      outcomes: [] as DeliveryOutcome[][],
+      slots: [] as (readonly string[])[],
+      settled: [] as { settled: ReadonlyMap<string, number>; read: readonly string[] }[],
+    };
+    const tx = {} as Transaction;
+    const sql = { transaction: <T>(work: (tx: Transaction) => Promise<T>) => work(tx) };
+    const leases = {
+      writeOutcomesAcrossTenants: async (
+        _tx: Transaction,
+        outcomes: DeliveryOutcome[],
+        slots: readonly string[],
+      ) => {
+        calls.outcomes.push(outcomes);
+        calls.slots.push(slots);
+        return written;
+      },
+    };
+    const events = {
+      settlePendingWebhooksAcrossTenants: async (
+        _tx: Transaction,
+        settled: ReadonlyMap<string, number>,
+        read: readonly string[],
+      ) => {
+        calls.settled.push({ settled, read });
+        return read.map((id) => ({ id, type: 'session.created' }) as EventEntity);
+      },
+    };
+    const outcomes = new DeliveryOutcomes(
+      sql as unknown as Sql,
+      leases as unknown as DeliveryLeasesRepository,
+      {} as WebhooksRepository,
+      events as unknown as EventsRepository,
+      {} as EventLog,
+    );
+    return { outcomes, calls };
+  }
 
   it('writes an attempt-less cancellation beside attempts', async () => {
-    const db = fakeDatabase();
+    const { outcomes, calls } = outcomesOn({ handedOver: [], settled: new Map() });
     const cancelled: DeliveryResult = {
       ...succeeded('c', 'other-event'),
       state: 'cancelled',
@@ -140,18 +167,49 @@ describe('AttemptRecords', () => {
       error: 'the webhook is disabled',
       attempt: null,
     };
-    await new AttemptRecords(db.dataSource, events, () => undefined).write(db.manager, [
+    await outcomes.write([
       succeeded('a', 'shared-event'),
       succeeded('b', 'shared-event'),
       cancelled,
     ]);
-    expect(db.statements).toHaveLength(1);
-    const { parameters } = db.statements[0]! as { parameters: unknown[][] };
-    // Two attempts (a cancellation has none), three deliveries.
-    expect(parameters[1]).toEqual(['a', 'b']);
-    expect(parameters[2]).toEqual([1, 1]);
-    expect(parameters[8]).toEqual(['a', 'b', 'c']);
-    expect(parameters[10]).toEqual(['succeeded', 'succeeded', 'cancelled']);
-    expect(parameters[12]).toEqual([null, null, 'the webhook is disabled']);
+    expect(calls.outcomes).toHaveLength(1);
+    const [written] = calls.outcomes;
+    expect(written!.map((outcome) => outcome.deliveryId)).toEqual(['a', 'b', 'c']);
+    expect(written!.map((outcome) => outcome.state)).toEqual([
+      'succeeded',
+      'succeeded',
+      'cancelled',
+    ]);
+    expect(written!.map((outcome) => outcome.error)).toEqual([
+      null,
+      null,
+      'the webhook is disabled',
+    ]);
+    // Two attempts (a cancellation has none).
+    expect(written!.map((outcome) => outcome.attempt?.durationMs ?? null)).toEqual([3, 3, null]);
+    // Nothing settled and nothing handed over: the events are left alone.
+    expect(calls.settled).toEqual([]);
+  });
+
+  it('settles the events and reads those of the deliveries handed over in one call', async () => {
+    const handed: LeasedDelivery = {
+      ...succeeded('next', 'next-event').delivery,
+    };
+    const { outcomes, calls } = outcomesOn({
+      handedOver: [handed],
+      settled: new Map([['shared-event', 2]]),
+    });
+    const claimed = await outcomes.write(
+      [succeeded('a', 'shared-event'), succeeded('b', 'shared-event')],
+      true,
+    );
+    // Fresh leases: both slots are handed over.
+    expect(calls.slots).toEqual([['a', 'b']]);
+    expect(calls.settled).toEqual([
+      { settled: new Map([['shared-event', 2]]), read: ['next-event'] },
+    ]);
+    expect(claimed.map((delivery) => [delivery.id, delivery.event?.id])).toEqual([
+      ['next', 'next-event'],
+    ]);
   });
 });

@@ -1,33 +1,25 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { AppSettings } from '#config';
+import { Sql } from '#database';
+import { EventsRepository } from '#events';
 import { PeriodicTasks } from '#queue';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 const BATCH = 5000;
 
-/** Deletes one batch of expired events with their deliveries and attempts; returns how many events. */
-const SWEEP = `
-WITH doomed AS (
-  SELECT id FROM events
-   WHERE created_at < now() - $1 * interval '1 day' AND relayed_at IS NOT NULL
-   ORDER BY created_at LIMIT ${BATCH}
-), deliveries AS (
-  DELETE FROM webhook_deliveries WHERE event_id IN (SELECT id FROM doomed) RETURNING id
-), attempts AS (
-  DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM deliveries)
-)
-DELETE FROM events WHERE id IN (SELECT id FROM doomed)`;
-
 /**
  * Keeps the event log to EVENT_RETENTION_DAYS (default 30): hourly, expired
- * events go, in batches so no statement holds locks for long.
+ * events go with their deliveries and attempts, in batches so no
+ * transaction holds locks for long. Deliveries are deleted before their
+ * events: the lock order of every writer of both (DeliveryOutcomes).
  */
 @Injectable()
 export class EventRetention implements OnModuleInit {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Sql,
+    private readonly events: EventsRepository,
+    private readonly deliveries: WebhookDeliveriesRepository,
     private readonly tasks: PeriodicTasks,
     private readonly settings: AppSettings,
   ) {}
@@ -44,9 +36,16 @@ export class EventRetention implements OnModuleInit {
   async sweep(): Promise<number> {
     let total = 0;
     for (;;) {
-      const [, deleted] = (await this.dataSource.query(SWEEP, [
-        this.settings.eventRetentionDays,
-      ])) as [unknown, number];
+      const deleted = await this.sql.transaction(async (tx) => {
+        const doomed = await this.events.expiredAcrossTenants(
+          this.settings.eventRetentionDays,
+          BATCH,
+          tx,
+        );
+        if (doomed.length === 0) return 0;
+        await this.deliveries.deleteOfEventsAcrossTenants(tx, doomed);
+        return this.events.deleteAcrossTenants(tx, doomed);
+      });
       total += deleted;
       if (deleted < BATCH) break;
     }

@@ -4,19 +4,18 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { openSealedSecret, toPublicId } from '#common';
 import { AppSettings } from '#config';
 import { WakeUpPump } from '#database';
-import { EventLog, type EventEntity } from '#events';
-import { AttemptRecords, type DeliveryResult } from './attempt-records.js';
+import type { EventEntity } from '#events';
+import { AttemptRecords } from './attempt-records.js';
 import {
-  claimDeliveries,
+  DeliveryClaims,
   type Claim,
   type ClaimedDelivery,
   type ClaimedWebhook,
 } from './delivery-claims.js';
+import { DeliveryOutcomes, type DeliveryResult } from './delivery-outcomes.js';
 import { DELIVERIES_CHANNEL } from './delivery-notifications.js';
 import type { EnvelopeFormat } from './entities/webhook.entity.js';
 import { deliveryBody } from './envelopes.js';
@@ -37,10 +36,10 @@ const OPENED_SECRETS_KEPT = 1000;
  * by an advisory lock so the per-endpoint cap (WEBHOOK_ENDPOINT_CONCURRENCY)
  * holds across every worker; deliveries of one replay go one at a time, in
  * event order. Each attempt's outcome, the next attempt's time and any
- * `webhook.failed` event commit together, in one statement with the outcomes
- * of the other attempts that ended meanwhile, which also leases the endpoints'
- * next due deliveries in the slots they free (AttemptRecords); the claim fills
- * the rest.
+ * `webhook.failed` event commit together, in one transaction with the
+ * outcomes of the other attempts that ended meanwhile, whose first statement
+ * also leases the endpoints' next due deliveries in the slots they free
+ * (AttemptRecords, DeliveryOutcomes); the claim fills the rest.
  */
 @Injectable()
 export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -60,9 +59,9 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
   private readonly openedSecrets = new Map<string, string>();
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly claims: DeliveryClaims,
+    outcomes: DeliveryOutcomes,
     private readonly sender: WebhookSender,
-    events: EventLog,
     private readonly settings: AppSettings,
   ) {
     // Woken when deliveries become due (NOTIFY at commit), when written outcomes make room that
@@ -75,8 +74,7 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
       retryMs: IDLE_POLL_MS,
     });
     this.records = new AttemptRecords(
-      dataSource,
-      events,
+      outcomes,
       (results, handedOver) => this.written(results, handedOver),
       () => !this.stopping,
     );
@@ -112,11 +110,7 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
     this.claiming = true;
     let claim: Claim;
     try {
-      claim = await claimDeliveries(
-        this.dataSource,
-        this.settings.webhooks.endpointConcurrency,
-        capacity,
-      );
+      claim = await this.claims.claim(this.settings.webhooks.endpointConcurrency, capacity);
     } finally {
       this.claiming = false;
     }

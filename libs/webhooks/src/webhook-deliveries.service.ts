@@ -1,22 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
 import { AppError, newUuid, parsePublicId, toPublicId, type Tenant } from '#common';
-import {
-  keysetPage,
-  readEntities,
-  SqlConditions,
-  type KeysetPage,
-  type PageRequest,
-} from '#database';
-import { EventEntity } from '#events';
-import { WebhookAttemptEntity } from './entities/webhook-attempt.entity.js';
-import { WebhookDeliveryEntity, type DeliveryState } from './entities/webhook-delivery.entity.js';
-import { type WebhookEntity } from './entities/webhook.entity.js';
-import { EVENT_TYPES } from '#events';
-import { notifyDeliverers } from './delivery-notifications.js';
+import { Sql, type KeysetPage, type PageRequest, type Transaction } from '#database';
+import { EVENT_TYPES, EventsRepository, type EventEntity } from '#events';
+import type { WebhookAttemptEntity } from './entities/webhook-attempt.entity.js';
+import type { DeliveryState, WebhookDeliveryEntity } from './entities/webhook-delivery.entity.js';
+import type { WebhookEntity } from './entities/webhook.entity.js';
 import { MAX_ATTEMPTS } from './retry-schedule.js';
 import { sampleEventData } from './sample-events.js';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { ALL_EVENTS, WebhooksService } from './webhooks.service.js';
 
 /** At most this many events are replayed by one request; narrow the range for more. */
@@ -51,10 +42,17 @@ export interface ReplayResult {
 @Injectable()
 export class WebhookDeliveriesService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Sql,
     private readonly webhooks: WebhooksService,
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly events: EventsRepository,
   ) {}
 
+  /**
+   * Sends one sample event of `eventType` (data overridden by `testData`) to
+   * this webhook only, once, whether or not it is active or subscribed. The
+   * event is kept with its delivery but stays out of the event list.
+   */
   async sendTest(
     tenant: Tenant,
     publicId: string,
@@ -65,22 +63,21 @@ export class WebhookDeliveriesService {
     if (!(EVENT_TYPES as readonly string[]).includes(eventType)) {
       throw AppError.invalid('event_type', `must be one of ${EVENT_TYPES.join(', ')}`);
     }
-    return this.dataSource.transaction(async (manager) => {
+    return this.sql.transaction(async (tx) => {
       const eventId = newUuid();
-      await manager.query(
-        `INSERT INTO events (id, organization_id, mode, type, data, target_webhook_id, relayed_at)
-         VALUES ($1, $2, $3, $4, $5, $6, now())`,
-        [
-          eventId,
-          tenant.organizationId,
-          tenant.mode,
-          eventType,
-          JSON.stringify({ ...sampleEventData(eventType), ...testData }),
-          webhook.id,
-        ],
+      await this.events.insertTest(
+        tx,
+        tenant,
+        {
+          id: eventId,
+          type: eventType,
+          data: { ...sampleEventData(eventType), ...testData },
+        },
+        webhook.id,
       );
-      const delivery = await this.schedule(manager, webhook, [eventId], 'test', 1, null);
-      return { delivery: delivery[0]!, event: { id: eventId, type: eventType }, attempts: [] };
+      const [id] = await this.schedule(tx, tenant, webhook, [eventId], 'test', 1, null);
+      const delivery = await this.deliveries.find(tenant, webhook.id, id!, tx);
+      return { delivery: delivery!, event: { id: eventId, type: eventType }, attempts: [] };
     });
   }
 
@@ -90,15 +87,8 @@ export class WebhookDeliveriesService {
     query: { limit: number; offset: number; state?: DeliveryState | undefined },
   ): Promise<{ records: DeliveryWithAttempts[]; total: number }> {
     const webhook = await this.webhooks.get(tenant, webhookPublicId);
-    const [deliveries, total] = await this.dataSource
-      .getRepository(WebhookDeliveryEntity)
-      .findAndCount({
-        where: { webhookId: webhook.id, ...(query.state ? { state: query.state } : {}) },
-        order: { createdAt: 'DESC', id: 'DESC' },
-        take: query.limit,
-        skip: query.offset,
-      });
-    return { records: await this.withDetails(deliveries), total };
+    const { records, total } = await this.deliveries.list(tenant, webhook.id, query);
+    return { records: await this.withDetails(tenant, records), total };
   }
 
   async pageDeliveries(
@@ -107,20 +97,8 @@ export class WebhookDeliveriesService {
     query: PageRequest & { state?: DeliveryState | undefined },
   ): Promise<KeysetPage<DeliveryWithAttempts & { id: string }>> {
     const webhook = await this.webhooks.get(tenant, webhookPublicId);
-    const where = new SqlConditions();
-    where.and(`webhook_id = ${where.param(webhook.id)}`);
-    if (query.state) where.and(`state = ${where.param(query.state)}`);
-    const page = await keysetPage(
-      (text, parameters) => this.dataSource.query(text, parameters),
-      {
-        table: 'webhook_deliveries',
-        where,
-        scope: { webhook_id: webhook.id },
-        readRows: readEntities(this.dataSource, WebhookDeliveryEntity),
-      },
-      query,
-    );
-    const rows = await this.withDetails(page.rows);
+    const page = await this.deliveries.page(tenant, webhook.id, query.state, query);
+    const rows = await this.withDetails(tenant, page.rows);
     return { ...page, rows: rows.map((row) => ({ ...row, id: row.delivery.id })) };
   }
 
@@ -130,7 +108,7 @@ export class WebhookDeliveriesService {
     deliveryPublicId: string,
   ): Promise<DeliveryWithAttempts> {
     const delivery = await this.findDelivery(tenant, webhookPublicId, deliveryPublicId);
-    return (await this.withDetails([delivery]))[0]!;
+    return (await this.withDetails(tenant, [delivery]))[0]!;
   }
 
   /** One more attempt of a finished delivery, now; it does not restart the schedule. */
@@ -140,15 +118,8 @@ export class WebhookDeliveriesService {
     deliveryPublicId: string,
   ): Promise<DeliveryWithAttempts> {
     const delivery = await this.findDelivery(tenant, webhookPublicId, deliveryPublicId);
-    await this.dataSource.transaction(async (manager) => {
-      const [, reopened] = (await manager.query(
-        `UPDATE webhook_deliveries
-            SET state = 'pending', max_attempts = attempts + 1, next_attempt_at = now(),
-                completed_at = NULL
-          WHERE id = $1 AND state <> 'pending'`,
-        [delivery.id],
-      )) as [unknown, number];
-      if (reopened === 0) {
+    await this.sql.transaction(async (tx) => {
+      if (!(await this.deliveries.reopen(tx, tenant, delivery.id))) {
         throw new AppError(
           'CONFLICT',
           'This delivery is still pending; its next attempt is scheduled',
@@ -158,13 +129,11 @@ export class WebhookDeliveriesService {
           },
         );
       }
+      // The delivery, then its event: the deliveries' lock order (DeliveryOutcomes).
       if (delivery.origin === 'event') {
-        await manager.query(
-          `UPDATE events SET pending_webhooks = pending_webhooks + 1 WHERE id = $1`,
-          [delivery.eventId],
-        );
+        await this.events.adjustPendingWebhooks(tx, tenant, [delivery.eventId], 1);
       }
-      await notifyDeliverers(manager);
+      await this.deliveries.notifyDeliverers(tx);
     });
     return this.getDelivery(tenant, webhookPublicId, deliveryPublicId);
   }
@@ -177,54 +146,35 @@ export class WebhookDeliveriesService {
    */
   async replay(tenant: Tenant, request: ReplayRequest): Promise<ReplayResult> {
     const webhook = await this.webhooks.get(tenant, request.webhookId);
-    let after: Pick<EventEntity, 'id'> | null = null;
+    let after: EventEntity | null = null;
     if (request.sinceEventId !== undefined) {
       const id = parsePublicId('event', request.sinceEventId);
-      after =
-        id === null
-          ? null
-          : await this.dataSource.getRepository(EventEntity).findOne({
-              select: { id: true },
-              where: { id, organizationId: tenant.organizationId, mode: tenant.mode },
-            });
+      after = id === null ? null : await this.events.find(tenant, id);
       if (!after) throw AppError.notFound('event', request.sinceEventId);
     }
-    const everything = webhook.events.includes(ALL_EVENTS);
-    const candidates: { id: string; acknowledged: boolean; pending: boolean }[] =
-      await this.dataSource.query(
-        `SELECT e.id,
-                EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = $3 AND d.event_id = e.id
-                          AND d.state = 'succeeded') AS acknowledged,
-                EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = $3 AND d.event_id = e.id
-                          AND d.state = 'pending') AS pending
-           FROM events e
-          WHERE e.organization_id = $1 AND e.mode = $2 AND e.target_webhook_id IS NULL
-            AND ($4::boolean OR e.type = ANY($5::text[]))
-            AND NOT (e.type = 'webhook.failed' AND e.data->>'webhook_id' = $6)
-            AND ($7::timestamptz IS NULL OR e.created_at >= $7)
-            AND ($8::timestamptz IS NULL OR e.created_at < $8)
-            AND ($9::uuid IS NULL
-                 OR (e.created_at, e.id) > (SELECT created_at, id FROM events WHERE id = $9))
-          ORDER BY e.created_at, e.id
-          LIMIT ${MAX_REPLAY_EVENTS + 1}`,
-        [
-          tenant.organizationId,
-          tenant.mode,
-          webhook.id,
-          everything,
-          webhook.events,
-          toPublicId('webhook', webhook.id),
-          request.from ?? null,
-          request.to ?? null,
-          after?.id ?? null,
-        ],
-      );
-    if (candidates.length > MAX_REPLAY_EVENTS) {
+    const eventIds = await this.events.idsForReplay(
+      tenant,
+      {
+        types: webhook.events.includes(ALL_EVENTS) ? 'all' : webhook.events,
+        exceptFailuresOf: toPublicId('webhook', webhook.id),
+        from: request.from ?? null,
+        to: request.to ?? null,
+        afterId: after?.id ?? null,
+      },
+      MAX_REPLAY_EVENTS + 1,
+    );
+    if (eventIds.length > MAX_REPLAY_EVENTS) {
       throw AppError.invalid(
         'from',
         `the range holds more than ${MAX_REPLAY_EVENTS} events; replay it in smaller ranges`,
       );
     }
+    const delivered = await this.deliveries.deliveredEvents(tenant, webhook.id, eventIds);
+    const candidates = eventIds.map((id) => ({
+      id,
+      acknowledged: delivered.get(id)?.acknowledged ?? false,
+      pending: delivered.get(id)?.pending ?? false,
+    }));
     const skippedAcknowledged = request.includeDelivered
       ? 0
       : candidates.filter((event) => event.acknowledged).length;
@@ -243,9 +193,10 @@ export class WebhookDeliveriesService {
     };
     if (request.dryRun || chosen.length === 0) return result;
     const replayId = newUuid();
-    await this.dataSource.transaction((manager) =>
+    await this.sql.transaction((tx) =>
       this.schedule(
-        manager,
+        tx,
+        tenant,
         webhook,
         chosen.map((event) => event.id),
         'replay',
@@ -256,38 +207,28 @@ export class WebhookDeliveriesService {
     return { ...result, replayId };
   }
 
-  /** Event ids in order become deliveries due now, in that order. */
+  /** Event ids in order become deliveries due now, in that order; returns their ids. */
   private async schedule(
-    manager: EntityManager,
+    tx: Transaction,
+    tenant: Tenant,
     webhook: WebhookEntity,
     eventIds: string[],
     origin: 'test' | 'replay',
     maxAttempts: number,
     replayId: string | null,
-  ): Promise<WebhookDeliveryEntity[]> {
+  ): Promise<string[]> {
     const ids = eventIds.map(() => newUuid());
-    // Creation times one microsecond apart keep the order for the deliverer.
-    await manager.query(
-      `INSERT INTO webhook_deliveries
-         (id, organization_id, mode, webhook_id, event_id, origin, max_attempts, next_attempt_at,
-          replay_id, created_at)
-       SELECT d.id, $3, $4, $5, d.event_id, $6, $7,
-              now() + (d.position * interval '1 microsecond'), $8,
-              now() + (d.position * interval '1 microsecond')
-         FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS d(id, event_id, position)`,
-      [
-        ids,
-        eventIds,
-        webhook.organizationId,
-        webhook.mode,
-        webhook.id,
-        origin,
-        maxAttempts,
-        replayId,
-      ],
+    await this.deliveries.schedule(
+      tx,
+      tenant,
+      webhook.id,
+      { ids, eventIds },
+      origin,
+      maxAttempts,
+      replayId,
     );
-    await notifyDeliverers(manager);
-    return manager.getRepository(WebhookDeliveryEntity).findBy(ids.map((id) => ({ id })));
+    await this.deliveries.notifyDeliverers(tx);
+    return ids;
   }
 
   private async findDelivery(
@@ -297,32 +238,23 @@ export class WebhookDeliveriesService {
   ): Promise<WebhookDeliveryEntity> {
     const webhook = await this.webhooks.get(tenant, webhookPublicId);
     const id = parsePublicId('webhookDelivery', deliveryPublicId);
-    const delivery =
-      id === null
-        ? null
-        : await this.dataSource
-            .getRepository(WebhookDeliveryEntity)
-            .findOneBy({ id, webhookId: webhook.id });
+    const delivery = id === null ? null : await this.deliveries.find(tenant, webhook.id, id);
     if (!delivery) throw AppError.notFound('delivery', deliveryPublicId);
     return delivery;
   }
 
-  private async withDetails(deliveries: WebhookDeliveryEntity[]): Promise<DeliveryWithAttempts[]> {
+  private async withDetails(
+    tenant: Tenant,
+    deliveries: WebhookDeliveryEntity[],
+  ): Promise<DeliveryWithAttempts[]> {
     if (deliveries.length === 0) return [];
-    const ids = deliveries.map((delivery) => delivery.id);
-    const attempts = await this.dataSource
-      .getRepository(WebhookAttemptEntity)
-      .createQueryBuilder('a')
-      .where('a.delivery_id = ANY(:ids)', { ids })
-      .orderBy('a.attempt_number', 'ASC')
-      .getMany();
-    const events = await this.dataSource
-      .getRepository(EventEntity)
-      .createQueryBuilder('e')
-      .select(['e.id', 'e.type'])
-      .where('e.id = ANY(:ids)', { ids: deliveries.map((delivery) => delivery.eventId) })
-      .getMany();
-    const typeOf = new Map(events.map((event) => [event.id, event.type]));
+    const [attempts, typeOf] = await Promise.all([
+      this.deliveries.attemptsOf(deliveries.map((delivery) => delivery.id)),
+      this.events.typesOf(
+        tenant,
+        deliveries.map((delivery) => delivery.eventId),
+      ),
+    ]);
     return deliveries.map((delivery) => ({
       delivery,
       event: { id: delivery.eventId, type: typeOf.get(delivery.eventId) ?? 'unknown' },

@@ -1,20 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { AppError, newUuid, parsePublicId, sealSecret, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import {
-  keysetPage,
-  readEntities,
-  SqlConditions,
-  tenantScope,
-  type KeysetPage,
-  type PageRequest,
-} from '#database';
-import { WebhookEntity, type EnvelopeFormat } from './entities/webhook.entity.js';
-import { EVENT_TYPES } from '#events';
+import { Sql, type KeysetPage, type PageRequest } from '#database';
+import type { WebhookEntity, EnvelopeFormat } from './entities/webhook.entity.js';
+import { EVENT_TYPES, EventsRepository } from '#events';
 import { DestinationPolicy, parseReceiverUrl } from '#outbound';
 import { generateSigningSecret } from './signatures.js';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import {
+  WEBHOOK_SETTINGS,
+  WebhooksRepository,
+  type WebhookSettings,
+} from './webhooks.repository.js';
 
 export const ALL_EVENTS = '*';
 export const MAX_SUBSCRIPTIONS = EVENT_TYPES.length + 1;
@@ -35,7 +32,10 @@ export interface WebhookInput {
 @Injectable()
 export class WebhooksService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Sql,
+    private readonly webhooks: WebhooksRepository,
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly events: EventsRepository,
     private readonly policy: DestinationPolicy,
     private readonly settings: AppSettings,
   ) {}
@@ -54,10 +54,7 @@ export class WebhooksService {
   ): Promise<{ webhook: WebhookEntity; secret: string }> {
     const url = await this.checkedUrl(input.url);
     const secret = input.secret ?? generateSigningSecret();
-    const webhook = this.dataSource.getRepository(WebhookEntity).create({
-      id: newUuid(),
-      organizationId: tenant.organizationId,
-      mode: tenant.mode,
+    const settings: WebhookSettings = {
       url,
       events: checkedEvents(input.events),
       active: input.active ?? true,
@@ -67,49 +64,27 @@ export class WebhooksService {
       secretSealed: this.seal(secret),
       previousSecretSealed: null,
       previousSecretExpiresAt: null,
-    });
-    return { webhook: await this.dataSource.getRepository(WebhookEntity).save(webhook), secret };
+    };
+    const webhook = await this.sql.transaction((tx) =>
+      this.webhooks.insert(tx, tenant, newUuid(), settings),
+    );
+    return { webhook, secret };
   }
 
-  async list(
+  list(
     tenant: Tenant,
     page: { limit: number; offset: number },
   ): Promise<{ records: WebhookEntity[]; total: number }> {
-    const [records, total] = await this.dataSource.getRepository(WebhookEntity).findAndCount({
-      where: { organizationId: tenant.organizationId, mode: tenant.mode },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      take: page.limit,
-      skip: page.offset,
-    });
-    return { records, total };
+    return this.webhooks.list(tenant, page);
   }
 
-  async page(tenant: Tenant, request: PageRequest): Promise<KeysetPage<WebhookEntity>> {
-    const where = new SqlConditions();
-    where.and(`organization_id = ${where.param(tenant.organizationId)}`);
-    where.and(`mode = ${where.param(tenant.mode)}`);
-    return keysetPage(
-      (text, parameters) => this.dataSource.query(text, parameters),
-      {
-        table: 'webhooks',
-        where,
-        scope: tenantScope(tenant),
-        readRows: readEntities(this.dataSource, WebhookEntity),
-      },
-      request,
-    );
+  page(tenant: Tenant, request: PageRequest): Promise<KeysetPage<WebhookEntity>> {
+    return this.webhooks.page(tenant, request);
   }
 
   async get(tenant: Tenant, publicId: string): Promise<WebhookEntity> {
     const id = parsePublicId('webhook', publicId);
-    const webhook =
-      id === null
-        ? null
-        : await this.dataSource.getRepository(WebhookEntity).findOneBy({
-            id,
-            organizationId: tenant.organizationId,
-            mode: tenant.mode,
-          });
+    const webhook = id === null ? null : await this.webhooks.find(tenant, id);
     if (!webhook) throw AppError.notFound('webhook', publicId);
     return webhook;
   }
@@ -120,7 +95,8 @@ export class WebhooksService {
     publicId: string,
     changes: Partial<Omit<WebhookInput, 'secret'>>,
   ): Promise<WebhookEntity> {
-    const webhook = await this.get(tenant, publicId);
+    const before = await this.get(tenant, publicId);
+    const webhook = { ...before };
     if (changes.url !== undefined) webhook.url = await this.checkedUrl(changes.url);
     if (changes.events !== undefined) webhook.events = checkedEvents(changes.events);
     if (changes.envelopeFormat !== undefined) webhook.envelopeFormat = changes.envelopeFormat;
@@ -129,12 +105,13 @@ export class WebhooksService {
       webhook.status = changes.active ? 'enabled' : 'disabled';
       webhook.statusReason = changes.active ? null : 'deactivated through the API';
     }
-    return this.dataSource.getRepository(WebhookEntity).save(webhook);
+    return this.save(tenant, publicId, before, webhook);
   }
 
   /** Version 1's PUT: every field as given, defaults for the rest; a given secret replaces the old at once. */
   async replace(tenant: Tenant, publicId: string, input: WebhookInput): Promise<WebhookEntity> {
-    const webhook = await this.get(tenant, publicId);
+    const before = await this.get(tenant, publicId);
+    const webhook = { ...before };
     webhook.url = await this.checkedUrl(input.url);
     webhook.events = checkedEvents(input.events);
     webhook.envelopeFormat = input.envelopeFormat ?? 'standard';
@@ -146,37 +123,20 @@ export class WebhooksService {
       webhook.previousSecretSealed = null;
       webhook.previousSecretExpiresAt = null;
     }
-    return this.dataSource.getRepository(WebhookEntity).save(webhook);
+    return this.save(tenant, publicId, before, webhook);
   }
 
   /** Deletes the webhook with its delivery history; its pending deliveries stop. */
   async delete(tenant: Tenant, publicId: string): Promise<void> {
     const webhook = await this.get(tenant, publicId);
-    await this.dataSource.transaction(async (manager) => {
-      // The lock order of AttemptRecords.write: the deliveries, the events, the webhook, each by
-      // id. Locking the events first waited for a delivery whose outcome was being written while
+    await this.sql.transaction(async (tx) => {
+      // The lock order of DeliveryOutcomes: the deliveries, the events, the webhook, each by id.
+      // Locking the events first waited for a delivery whose outcome was being written while
       // that write waited for one of these events: a deadlock.
-      await manager.query(
-        `SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY id FOR UPDATE`,
-        [webhook.id],
-      );
-      await manager.query(
-        `WITH event_locks AS MATERIALIZED (
-           SELECT e.id FROM events e
-            WHERE e.id IN (SELECT event_id FROM webhook_deliveries
-                            WHERE webhook_id = $1 AND state = 'pending' AND origin = 'event')
-            ORDER BY e.id FOR NO KEY UPDATE OF e
-         )
-         UPDATE events e SET pending_webhooks = greatest(e.pending_webhooks - 1, 0)
-           FROM event_locks l WHERE e.id = l.id`,
-        [webhook.id],
-      );
-      await manager.query(
-        `WITH gone AS (DELETE FROM webhook_deliveries WHERE webhook_id = $1 RETURNING id)
-         DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM gone)`,
-        [webhook.id],
-      );
-      await manager.delete(WebhookEntity, { id: webhook.id });
+      const pending = await this.deliveries.lockForDeletion(tx, tenant, webhook.id);
+      await this.events.adjustPendingWebhooks(tx, tenant, pending, -1);
+      await this.deliveries.deleteOfWebhook(tx, tenant, webhook.id);
+      await this.webhooks.delete(tx, tenant, webhook.id);
     });
   }
 
@@ -189,20 +149,33 @@ export class WebhooksService {
     publicId: string,
     options: { secret?: string | undefined; overlapSeconds?: number | undefined },
   ): Promise<{ webhook: WebhookEntity; secret: string }> {
-    const webhook = await this.get(tenant, publicId);
+    const before = await this.get(tenant, publicId);
+    const webhook = { ...before };
     const secret = options.secret ?? generateSigningSecret();
     const overlap = options.overlapSeconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS;
     webhook.previousSecretSealed = overlap > 0 ? webhook.secretSealed : null;
     webhook.previousSecretExpiresAt = overlap > 0 ? new Date(Date.now() + overlap * 1000) : null;
     webhook.secretSealed = this.seal(secret);
-    return { webhook: await this.dataSource.getRepository(WebhookEntity).save(webhook), secret };
+    return { webhook: await this.save(tenant, publicId, before, webhook), secret };
   }
 
-  /**
-   * Sends one sample event of `eventType` (data overridden by `testData`) to
-   * this webhook only, once, whether or not it is active or subscribed. The
-   * event is kept with its delivery but stays out of the event list.
-   */ private async checkedUrl(raw: string): Promise<string> {
+  /** Writes the settings that differ from `before` (nothing at all when none does). */
+  private async save(
+    tenant: Tenant,
+    publicId: string,
+    before: WebhookEntity,
+    after: WebhookEntity,
+  ): Promise<WebhookEntity> {
+    const changes = changedSettings(before, after);
+    if (Object.keys(changes).length === 0) return before;
+    const saved = await this.sql.transaction((tx) =>
+      this.webhooks.update(tx, tenant, before.id, changes),
+    );
+    if (!saved) throw AppError.notFound('webhook', publicId);
+    return saved;
+  }
+
+  private async checkedUrl(raw: string): Promise<string> {
     const url = parseReceiverUrl(raw);
     await this.policy.assertReachable(url);
     return url.toString();
@@ -225,4 +198,21 @@ export function checkedEvents(events: string[]): string[] {
     );
   }
   return [...new Set(events)];
+}
+
+/** The settings of `after` that differ from `before`'s. */
+function changedSettings(before: WebhookEntity, after: WebhookEntity): Partial<WebhookSettings> {
+  const changes: Partial<Record<keyof WebhookSettings, unknown>> = {};
+  for (const field of WEBHOOK_SETTINGS) {
+    if (!sameValue(before[field], after[field])) changes[field] = after[field];
+  }
+  return changes as Partial<WebhookSettings>;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((item, i) => item === b[i]);
+  }
+  return a === b;
 }

@@ -202,22 +202,24 @@ export class RequestLimiter {
   ): Promise<void> {
     const resetsAt = new Date(Date.now() + state.resetSeconds * 1000);
     try {
-      await this.events.append(
-        { query: (text, parameters) => this.sql.rows(text, parameters) },
-        tenant,
-        'account.usage_threshold_reached',
-        {
-          // The public id (`org_…`), as every id the API shows.
-          organization_id: toPublicId('organization', tenant.organizationId),
-          quota: state.setting,
-          limit: state.limit,
-          used: state.used,
-          threshold_percent: USAGE_THRESHOLD * 100,
-          resets_at: resetsAt.toISOString(),
-          // One announcement per window: its end orders them.
-          sequence: Math.floor(resetsAt.getTime() / 1000),
-        },
-        requestId,
+      await this.sql.transaction((tx) =>
+        this.events.append(
+          tx,
+          tenant,
+          'account.usage_threshold_reached',
+          {
+            // The public id (`org_…`), as every id the API shows.
+            organization_id: toPublicId('organization', tenant.organizationId),
+            quota: state.setting,
+            limit: state.limit,
+            used: state.used,
+            threshold_percent: USAGE_THRESHOLD * 100,
+            resets_at: resetsAt.toISOString(),
+            // One announcement per window: its end orders them.
+            sequence: Math.floor(resetsAt.getTime() / 1000),
+          },
+          requestId,
+        ),
       );
     } catch (error) {
       this.logger.warn({ err: error, requestId }, 'usage threshold event not written');

@@ -28,7 +28,11 @@ export class SessionsProcessor extends WorkerHost implements OnApplicationBootst
   async process(job: Job<JobData<'sessions', 'run'>>): Promise<void> {
     // PostgreSQL away: the job waits, its attempts untouched, and resumes from the stored state.
     await pauseDuringOutage(this.jobs.queue(QUEUE.sessions), () =>
-      this.runner.run(job.data.sessionId, job.data.requestId),
+      this.runner.run(
+        { organizationId: job.data.organizationId, mode: job.data.mode },
+        job.data.sessionId,
+        job.data.requestId,
+      ),
     );
   }
 

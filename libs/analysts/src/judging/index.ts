@@ -31,3 +31,5 @@ export {
   type TrackRecord,
 } from './track-record.js';
 export { WaitingJudgingTasks } from './judge-assignment-task.js';
+export { JudgingTaskEntity } from './judging-task.entity.js';
+export { JudgedTrialEntity } from './judged-trial.entity.js';

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { Sql } from '#database';
 import { PeriodicTasks } from '#queue';
+import { JudgingTasksRepository } from './judging-tasks.repository.js';
 import { JudgingService } from './judging.service.js';
 
 /**
@@ -15,7 +15,7 @@ export class WaitingJudgingTasks implements OnModuleInit {
   private readonly logger = new Logger(WaitingJudgingTasks.name);
 
   constructor(
-    private readonly sql: Sql,
+    private readonly judgingTasks: JudgingTasksRepository,
     private readonly judging: JudgingService,
     private readonly tasks: PeriodicTasks,
   ) {}
@@ -29,18 +29,21 @@ export class WaitingJudgingTasks implements OnModuleInit {
   }
 
   async run(): Promise<{ assigned: number; organizations: number }> {
-    const organizations = await this.sql.rows<{ organization_id: string }>(
-      `SELECT DISTINCT organization_id FROM judging_tasks WHERE status = 'awaiting_judge'`,
-      [],
-    );
+    const tenants = await this.judgingTasks.tenantsAwaitingJudgeAcrossTenants();
     let assigned = 0;
-    for (const { organization_id: organizationId } of organizations) {
+    for (const tenant of tenants) {
       try {
-        assigned += await this.judging.assignWaiting(organizationId, null);
+        assigned += await this.judging.assignWaitingOf(tenant, null);
       } catch (error) {
-        this.logger.warn({ organizationId, err: error }, 'waiting judging tasks not given out');
+        this.logger.warn(
+          { organizationId: tenant.organizationId, mode: tenant.mode, err: error },
+          'waiting judging tasks not given out',
+        );
       }
     }
-    return { assigned, organizations: organizations.length };
+    return {
+      assigned,
+      organizations: new Set(tenants.map((tenant) => tenant.organizationId)).size,
+    };
   }
 }

@@ -1,18 +1,14 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppError, parsePublicId, sniffContentType, type Tenant } from '#common';
-import {
-  keysetPage,
-  Sql,
-  SqlConditions,
-  tenantScope,
-  type KeysetPage,
-  type PageRequest,
-} from '#database';
+import type { KeysetPage, PageRequest } from '#database';
+import { TargetPhotosRepository } from '../targets/target-photos.repository.js';
 import { TargetPool } from '../targets/index.js';
+import { AssignmentSketchesRepository } from '../tasking/assignment-sketches.repository.js';
+import { AssignmentsRepository } from '../tasking/assignments.repository.js';
 import { blindCandidates, type BlindCandidate } from './candidates.js';
-import { JUDGING_TASK_SELECT, judgingTaskOf, type JudgingTaskRow } from './judging-rows.js';
 import type { JudgeCaller, JudgingTask, JudgingTaskStatus } from './judging-task.js';
+import { JudgingTasksRepository } from './judging-tasks.repository.js';
 
 /** One analyst's submission as the judge sees it: labelled A, B, …, never whose or on what. */
 export interface BlindSubmission {
@@ -49,21 +45,21 @@ export interface ServedFile {
 @Injectable()
 export class JudgingTasks {
   constructor(
-    private readonly sql: Sql,
+    private readonly tasks: JudgingTasksRepository,
+    private readonly assignments: AssignmentsRepository,
+    private readonly sketches: AssignmentSketchesRepository,
+    private readonly photos: TargetPhotosRepository,
     private readonly pool: TargetPool,
   ) {}
 
   async get(caller: JudgeCaller, publicId: string): Promise<JudgingTask> {
     const uuid = parsePublicId('judgingTask', publicId);
     if (uuid === null) throw AppError.notFound('judging task', publicId);
-    const [row] = await this.sql.rows<JudgingTaskRow>(
-      `SELECT ${JUDGING_TASK_SELECT} WHERE j.id = $1 AND j.organization_id = $2 AND j.mode = $3`,
-      [uuid, caller.organizationId, caller.mode],
-    );
-    if (!row || (!caller.isAdmin && row.judge_user_id !== caller.userId)) {
+    const task = await this.tasks.find(caller, uuid);
+    if (!task || (!caller.isAdmin && task.judgeUserId !== caller.userId)) {
       throw AppError.notFound('judging task', publicId);
     }
-    return judgingTaskOf(row);
+    return task;
   }
 
   /** The task with its candidates as shown and the submissions, anonymised. */
@@ -75,14 +71,7 @@ export class JudgingTasks {
   async viewOf(task: JudgingTask): Promise<JudgingTaskView> {
     const candidates = blindCandidates(task.candidates);
     const photoIds = candidates.flatMap((c) => c.photoIds);
-    const types = new Map(
-      (
-        await this.sql.rows<{ id: string; content_type: string | null }>(
-          `SELECT id, content_type FROM target_photos WHERE id = ANY ($1::uuid[])`,
-          [photoIds],
-        )
-      ).map((row) => [row.id, row.content_type ?? 'application/octet-stream']),
-    );
+    const types = await this.photos.typesOf(photoIds);
     return {
       task,
       candidates: candidates.map((c) => ({
@@ -102,28 +91,7 @@ export class JudgingTasks {
     status: JudgingTaskStatus | undefined,
     request: PageRequest,
   ): Promise<KeysetPage<JudgingTask>> {
-    const where = new SqlConditions();
-    where.and(`judge_user_id = ${where.param(caller.userId)}`);
-    where.and(`organization_id = ${where.param(caller.organizationId)}`);
-    where.and(`mode = ${where.param(caller.mode)}`);
-    if (status !== undefined) where.and(`status = ${where.param(status)}`);
-    return keysetPage(
-      (text, parameters) => this.sql.rows(text, parameters),
-      {
-        table: 'judging_tasks',
-        where,
-        scope: tenantScope(caller),
-        readRows: async (idsSql, parameters) =>
-          (
-            await this.sql.rows<JudgingTaskRow>(
-              `SELECT ${JUDGING_TASK_SELECT} WHERE j.id IN (${idsSql})
-                ORDER BY j.created_at DESC, j.id DESC`,
-              parameters,
-            )
-          ).map(judgingTaskOf),
-      },
-      request,
-    );
+    return this.tasks.page(caller, caller.userId, status, request);
   }
 
   /** Photo `position` (1-based, as shown) of a candidate. */
@@ -148,16 +116,10 @@ export class JudgingTasks {
     const task = await this.get(caller, publicId);
     const sketchId = parsePublicId('sketch', sketchPublicId);
     if (sketchId === null) throw AppError.notFound('sketch', sketchPublicId);
-    const [sketch] = await this.sql.rows<{ content_type: string; bytes: Buffer }>(
-      `SELECT s.content_type, s.bytes FROM assignment_sketches s
-         JOIN assignments a ON a.id = s.assignment_id
-        WHERE s.id = $1 AND a.tasking_id = $2 AND a.submitted_at IS NOT NULL
-          AND a.status IN ('submitted', 'completed')`,
-      [sketchId, task.taskingId],
-    );
+    const sketch = await this.sketches.findSubmittedOn(task, task.taskingId, sketchId);
     if (!sketch) throw AppError.notFound('sketch', sketchPublicId);
     return {
-      contentType: await servedType(sketch.bytes, sketch.content_type),
+      contentType: await servedType(sketch.bytes, sketch.contentType),
       bytes: sketch.bytes,
     };
   }
@@ -167,26 +129,8 @@ export class JudgingTasks {
    * when (by a hash of the task and the assignment), labelled A, B, ….
    */
   private async submissions(task: JudgingTask): Promise<BlindSubmission[]> {
-    const assignments = await this.sql.rows<{
-      id: string;
-      descriptors: string[] | null;
-      latitude: number | null;
-      longitude: number | null;
-      notes: string | null;
-    }>(
-      `SELECT id, descriptors, latitude, longitude, notes FROM assignments
-        WHERE tasking_id = $1 AND submitted_at IS NOT NULL AND status IN ('submitted', 'completed')`,
-      [task.taskingId],
-    );
-    const sketches = await this.sql.rows<{
-      id: string;
-      assignment_id: string;
-      content_type: string;
-    }>(
-      `SELECT id, assignment_id, content_type FROM assignment_sketches
-        WHERE assignment_id = ANY ($1::uuid[]) ORDER BY position`,
-      [assignments.map((a) => a.id)],
-    );
+    const assignments = await this.assignments.judgedSubmissionsOn(task, task.taskingId);
+    const sketches = await this.sketches.listOf(assignments.map((a) => a.id));
     const order = (id: string) => createHash('sha256').update(`${task.id}:${id}`).digest('hex');
     return assignments
       .map((a) => ({ a, key: order(a.id) }))
@@ -200,8 +144,8 @@ export class JudgingTasks {
             : null,
         notes: a.notes,
         sketches: sketches
-          .filter((s) => s.assignment_id === a.id)
-          .map((s) => ({ id: s.id, contentType: s.content_type })),
+          .filter((s) => s.assignmentId === a.id)
+          .map((s) => ({ id: s.id, contentType: s.contentType })),
       }));
   }
 }

@@ -1,28 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, newUuid, parsePublicId, toPublicId, type Tenant } from '#common';
-import { Sql, type SqlExecutor } from '#database';
+import { UsersRepository } from '#auth';
+import { AppError, MODES, newUuid, parsePublicId, toPublicId, type Tenant } from '#common';
+import { Sql, type Transaction } from '#database';
 import { EventLog } from '#events';
-import { chooseDecoys, newCandidateId, shapeOf, shuffled } from './candidates.js';
 import { TargetPool } from '../targets/index.js';
+import { leastLoaded } from '../tasking/analyst-picking.js';
+import { AssignmentsRepository } from '../tasking/assignments.repository.js';
+import { chooseDecoys, newCandidateId, shapeOf, shuffled } from './candidates.js';
 import { candidateSource, DRAW_SAMPLE } from './decoy-pool.js';
 import { descriptorScores } from './descriptor-scores.js';
-import { JUDGING_TASK_SELECT, judgingTaskOf, type JudgingTaskRow } from './judging-rows.js';
+import { JudgedTrialsRepository } from './judged-trials.repository.js';
 import type { JudgeCaller, JudgedWork, JudgingTask, StoredCandidate } from './judging-task.js';
+import { JudgingTasksRepository } from './judging-tasks.repository.js';
 import { parseRanking } from './ranking.js';
-
-/**
- * The eligible judge of a tasking, least loaded first (fewest `pending`
- * judging tasks), ties at random: a member with the `judge` role, not
- * disabled, not waiting on an invitation, and holding no assignment on the
- * tasking — whoever worked on the piece of work never judges it.
- */
-const PICK_JUDGE = `SELECT u.id FROM users u
-  WHERE u.organization_id = $1 AND 'judge' = ANY (u.roles)
-    AND u.disabled_at IS NULL AND u.invitation_hash IS NULL
-    AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.tasking_id = $2 AND a.user_id = u.id)
-  ORDER BY (SELECT count(*) FROM judging_tasks j WHERE j.judge_user_id = u.id AND j.status = 'pending'),
-    random()
-  LIMIT 1`;
 
 /** Awaiting tasks given out per call at most; the periodic run takes the rest. */
 const ASSIGN_BATCH = 100;
@@ -38,6 +28,10 @@ const ASSIGN_BATCH = 100;
 export class JudgingService {
   constructor(
     private readonly sql: Sql,
+    private readonly tasks: JudgingTasksRepository,
+    private readonly trials: JudgedTrialsRepository,
+    private readonly assignments: AssignmentsRepository,
+    private readonly users: UsersRepository,
     private readonly events: EventLog,
     private readonly pool: TargetPool,
   ) {}
@@ -63,7 +57,7 @@ export class JudgingService {
    * announces `judging_task.created`.
    */
   async open(
-    tx: SqlExecutor,
+    tx: Transaction,
     tenant: Tenant,
     work: JudgedWork,
     requestId: string | null,
@@ -96,26 +90,19 @@ export class JudgingService {
       }),
     );
     const candidates = shuffled([truth, ...decoys]);
-    const judge = await this.pickJudge(tx, tenant.organizationId, work.taskingId);
+    const judge = await this.pickJudge(tx, tenant, work.taskingId);
     const uuid = newUuid();
     const now = new Date();
     const status = judge === null ? 'awaiting_judge' : 'pending';
-    await tx.query(
-      `INSERT INTO judging_tasks (id, organization_id, mode, tasking_id, judge_user_id, status,
-         candidates, true_candidate_id, event_sequence, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9)`,
-      [
-        uuid,
-        tenant.organizationId,
-        tenant.mode,
-        work.taskingId,
-        judge,
-        status,
-        JSON.stringify(candidates),
-        truth.id,
-        now,
-      ],
-    );
+    await this.tasks.insert(tx, tenant, {
+      id: uuid,
+      taskingId: work.taskingId,
+      judgeUserId: judge,
+      status,
+      candidates,
+      trueCandidateId: truth.id,
+      createdAt: now,
+    });
     await this.events.append(
       tx,
       tenant,
@@ -153,30 +140,28 @@ export class JudgingService {
 
   /**
    * Gives the organisation's `awaiting_judge` tasks to eligible judges (when
-   * someone becomes a judge, and periodically). Tasks no one may judge yet
-   * keep waiting. Returns how many were given out.
+   * someone becomes a judge, and periodically), in either mode. Tasks no one
+   * may judge yet keep waiting. Returns how many were given out.
    */
-  async assignWaiting(organizationId: string, _requestId: string | null): Promise<number> {
-    const waiting = await this.sql.rows<{ id: string }>(
-      `SELECT id FROM judging_tasks WHERE organization_id = $1 AND status = 'awaiting_judge'
-        ORDER BY created_at, id LIMIT ${ASSIGN_BATCH}`,
-      [organizationId],
-    );
+  async assignWaiting(organizationId: string, requestId: string | null): Promise<number> {
     let assigned = 0;
-    for (const { id } of waiting) {
+    for (const mode of MODES) {
+      assigned += await this.assignWaitingOf({ organizationId, mode }, requestId);
+    }
+    return assigned;
+  }
+
+  /** As assignWaiting, for one tenant's tasks. */
+  async assignWaitingOf(tenant: Tenant, _requestId: string | null): Promise<number> {
+    const waiting = await this.tasks.awaitingJudge(tenant, ASSIGN_BATCH);
+    let assigned = 0;
+    for (const id of waiting) {
       const given = await this.sql.transaction(async (tx) => {
-        const { rows } = await tx.query<{ tasking_id: string }>(
-          `SELECT tasking_id FROM judging_tasks WHERE id = $1 AND status = 'awaiting_judge'
-            FOR UPDATE SKIP LOCKED`,
-          [id],
-        );
-        if (!rows[0]) return false;
-        const judge = await this.pickJudge(tx, organizationId, rows[0].tasking_id);
+        const taskingId = await this.tasks.lockAwaitingJudge(tx, tenant, id);
+        if (taskingId === null) return false;
+        const judge = await this.pickJudge(tx, tenant, taskingId);
         if (judge === null) return false;
-        await tx.query(
-          `UPDATE judging_tasks SET judge_user_id = $2, status = 'pending' WHERE id = $1`,
-          [id, judge],
-        );
+        await this.tasks.giveToJudge(tx, tenant, id, judge);
         return true;
       });
       if (given) assigned += 1;
@@ -199,13 +184,8 @@ export class JudgingService {
     const uuid = parsePublicId('judgingTask', publicId);
     if (uuid === null) throw AppError.notFound('judging task', publicId);
     return this.sql.transaction(async (tx) => {
-      const { rows } = await tx.query<JudgingTaskRow>(
-        `SELECT ${JUDGING_TASK_SELECT}
-          WHERE j.id = $1 AND j.organization_id = $2 AND j.mode = $3 FOR UPDATE OF j`,
-        [uuid, caller.organizationId, caller.mode],
-      );
-      if (!rows[0]) throw AppError.notFound('judging task', publicId);
-      const task = judgingTaskOf(rows[0]);
+      const task = await this.tasks.lock(tx, caller, uuid);
+      if (!task) throw AppError.notFound('judging task', publicId);
       if (task.judgeUserId !== caller.userId) {
         if (!caller.isAdmin) throw AppError.notFound('judging task', publicId);
         throw new AppError('FORBIDDEN', 'Only the judge of a judging task ranks it', {
@@ -225,11 +205,7 @@ export class JudgingService {
       );
       const now = new Date();
       const sequence = task.eventSequence + 1;
-      await tx.query(
-        `UPDATE judging_tasks SET status = 'ranked', ranking = $2, ranked_at = $3, event_sequence = $4
-          WHERE id = $1`,
-        [task.id, order, now, sequence],
-      );
+      await this.tasks.recordRanking(tx, task, task.id, order, now, sequence);
       const trueRank = order.indexOf(task.trueCandidateId) + 1;
       await this.recordTrials(tx, task, trueRank, now);
       await this.events.append(
@@ -256,51 +232,52 @@ export class JudgingService {
 
   /** One judged trial per analyst whose assignment on the tasking holds a submission. */
   private async recordTrials(
-    tx: SqlExecutor,
+    tx: Transaction,
     task: JudgingTask,
     trueRank: number,
     judgedAt: Date,
   ): Promise<void> {
     const truth = task.candidates.find((c) => c.id === task.trueCandidateId)!;
-    const { rows } = (await tx.query(
-      `SELECT user_id, descriptors FROM assignments
-        WHERE tasking_id = $1 AND submitted_at IS NOT NULL AND status IN ('submitted', 'completed')`,
-      [task.taskingId],
-    )) as { rows: { user_id: string; descriptors: string[] | null }[] };
-    for (const { user_id: userId, descriptors } of rows) {
+    for (const { userId, descriptors } of await this.assignments.judgedSubmissionsOn(
+      task,
+      task.taskingId,
+      tx,
+    )) {
       const scores = descriptorScores(truth.descriptors, descriptors ?? []);
-      await tx.query(
-        `INSERT INTO judged_trials (id, organization_id, judging_task_id, user_id, work_kind, modality,
-           hit, rank, set_size, saic_accuracy, saic_reliability, judged_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-        [
-          // A UUIDv7 like every key; a judged trial has no public id of its own.
-          newUuid(),
-          task.organizationId,
-          task.id,
-          userId,
-          task.kind,
-          task.modality,
-          trueRank === 1,
-          trueRank,
-          task.candidates.length,
-          scores?.accuracy ?? null,
-          scores?.reliability ?? null,
-          judgedAt,
-        ],
-      );
+      await this.trials.insert(tx, task.organizationId, {
+        // A UUIDv7 like every key; a judged trial has no public id of its own.
+        id: newUuid(),
+        organizationId: task.organizationId,
+        judgingTaskId: task.id,
+        userId,
+        workKind: task.kind,
+        modality: task.modality,
+        hit: trueRank === 1,
+        rank: trueRank,
+        setSize: task.candidates.length,
+        saicAccuracy: scores?.accuracy ?? null,
+        saicReliability: scores?.reliability ?? null,
+        judgedAt,
+      });
     }
   }
 
+  /**
+   * The eligible judge of a tasking, least loaded first (fewest `pending`
+   * judging tasks), ties at random: a member libs/auth says may judge (the
+   * `judge` role, not disabled, not waiting on an invitation) holding no
+   * assignment on the tasking — whoever worked on the piece of work never
+   * judges it.
+   */
   private async pickJudge(
-    executor: SqlExecutor,
-    organizationId: string,
+    tx: Transaction,
+    tenant: Tenant,
     taskingId: string,
   ): Promise<string | null> {
-    const { rows } = (await executor.query(PICK_JUDGE, [organizationId, taskingId])) as {
-      rows: { id: string }[];
-    };
-    return rows[0]?.id ?? null;
+    const workers = await this.assignments.userIdsOn(tenant, taskingId, tx);
+    const eligible = await this.users.eligibleJudgeIds(tenant.organizationId, workers, tx);
+    const [judge] = leastLoaded(await this.tasks.pendingCounts(tenant, eligible, tx), 1);
+    return judge ?? null;
   }
 }
 

@@ -30,7 +30,11 @@ export class MemberConsequences {
     const wasJudge = !change.before.disabled && change.before.roles.includes('judge');
     const isJudge = !change.after.disabled && change.after.roles.includes('judge');
     if (wasAnalyst && !isAnalyst) {
-      await this.assignments.releaseOpenAssignments(change.userId, requestId);
+      await this.assignments.releaseOpenAssignments(
+        change.organizationId,
+        change.userId,
+        requestId,
+      );
     }
     if (!wasJudge && isJudge) await this.judging.assignWaiting(change.organizationId, requestId);
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '#common';
-import { analystFromRow, type AnalystRow } from './analyst-rows.js';
+import type { MemberRecord } from '#auth';
+import { analystOf } from './analyst-of.js';
 import { invitationHash, isInvitationToken, newInvitationToken } from './invitation-tokens.js';
 import { checkedEmail, checkedRoles, passwordProblem } from './member-fields.js';
 
@@ -58,28 +59,28 @@ describe('invitation tokens', () => {
 });
 
 describe('statuses', () => {
-  const row = (changes: Partial<AnalystRow>): AnalystRow => ({
+  const member = (changes: Partial<MemberRecord>): MemberRecord => ({
     id: 'u',
-    organization_id: 'o',
+    organizationId: 'o',
     email: 'e@example.com',
     name: 'E',
     roles: ['analyst'],
-    identity_source: 'local',
-    has_password: false,
-    invitation_expires_at: null,
-    disabled_at: null,
-    created_at: new Date(0),
-    last_sign_in_at: null,
+    identitySource: 'local',
+    hasPassword: false,
+    invitationExpiresAt: null,
+    disabledAt: null,
+    createdAt: new Date(0),
+    lastSignInAt: null,
     ...changes,
   });
 
   it('invited until a password or an SSO sign-in; disabled above all', () => {
-    expect(analystFromRow(row({})).status).toBe('invited');
-    expect(analystFromRow(row({ has_password: true })).status).toBe('active');
-    expect(
-      analystFromRow(row({ last_sign_in_at: new Date(), identity_source: 'saml' })).status,
-    ).toBe('active');
-    expect(analystFromRow(row({ has_password: true, disabled_at: new Date() })).status).toBe(
+    expect(analystOf(member({})).status).toBe('invited');
+    expect(analystOf(member({ hasPassword: true })).status).toBe('active');
+    expect(analystOf(member({ lastSignInAt: new Date(), identitySource: 'saml' })).status).toBe(
+      'active',
+    );
+    expect(analystOf(member({ hasPassword: true, disabledAt: new Date() })).status).toBe(
       'disabled',
     );
   });

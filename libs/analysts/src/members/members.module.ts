@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { AuthModule } from '#auth';
 import { DatabaseModule } from '#database';
+import { OrganizationsModule } from '#organizations';
 import { JudgingModule } from '../judging/judging.module.js';
 import { TaskingModule } from '../tasking/tasking.module.js';
 import { InvitationsService } from './invitations.service.js';
@@ -12,7 +14,7 @@ import { MembersService } from './members.service.js';
  * theirs; they must never import it back.
  */
 @Module({
-  imports: [DatabaseModule, TaskingModule, JudgingModule],
+  imports: [DatabaseModule, AuthModule, OrganizationsModule, TaskingModule, JudgingModule],
   providers: [MembersService, InvitationsService, MemberConsequences],
   exports: [MembersService, InvitationsService],
 })

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { hashPassword, type MemberRole } from '#auth';
+import { hashPassword, UsersRepository, type MemberRecord, type MemberRole } from '#auth';
 import {
   AppError,
   newUuid,
@@ -9,14 +9,10 @@ import {
   type Principal,
 } from '#common';
 import { AppSettings } from '#config';
-import { keysetPage, Sql, type KeysetPage, type PageRequest, type Transaction } from '#database';
+import { Sql, type KeysetPage, type PageRequest, type Transaction } from '#database';
+import { OrganizationsRepository } from '#organizations';
 import { INVITATION_TTL_MS, type Analyst, type AnalystStatus, type Invited } from './analyst.js';
-import {
-  ANALYST_COLUMNS,
-  analystConditions,
-  analystFromRow,
-  type AnalystRow,
-} from './analyst-rows.js';
+import { analystOf } from './analyst-of.js';
 import { invitationHash, newInvitationToken } from './invitation-tokens.js';
 import { MemberConsequences } from './member-consequences.js';
 import {
@@ -41,6 +37,8 @@ const UNIQUE_VIOLATION = '23505';
 export class MembersService {
   constructor(
     private readonly sql: Sql,
+    private readonly users: UsersRepository,
+    private readonly organizations: OrganizationsRepository,
     private readonly settings: AppSettings,
     private readonly consequences: MemberConsequences,
   ) {}
@@ -65,23 +63,20 @@ export class MembersService {
     const uuid = newUuid();
     const token = password === null ? newInvitationToken() : null;
     const expiresAt = token === null ? null : new Date(Date.now() + INVITATION_TTL_MS);
-    try {
+    const member = {
+      id: uuid,
+      email,
+      name,
+      passwordHash: password === null ? null : await hashPassword(password),
+      roles,
+      invitationHash: token === null ? null : invitationHash(token),
+      invitationExpiresAt: expiresAt,
       // Bounded by the credential that adds them, whichever client they later sign in with.
-      await this.sql.rows(
-        `INSERT INTO users (id, organization_id, email, name, password_hash, roles,
-            invitation_hash, invitation_expires_at, scopes)
-          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [
-          uuid,
-          principal.organizationId,
-          email,
-          name,
-          password === null ? null : await hashPassword(password),
-          roles,
-          token === null ? null : invitationHash(token),
-          expiresAt,
-          scopeCeiling(principal.scopes),
-        ],
+      scopes: scopeCeiling(principal.scopes),
+    };
+    try {
+      await this.sql.transaction((tx) =>
+        this.users.insertMember(tx, principal.organizationId, member),
       );
     } catch (error) {
       // Someone took the email between the check and the insert.
@@ -112,28 +107,13 @@ export class MembersService {
   }
 
   /** The organisation's members, newest first, optionally with a role and in a status. */
-  page(
+  async page(
     organizationId: string,
     filter: { role?: MemberRole | undefined; status?: AnalystStatus | undefined },
     request: PageRequest,
   ): Promise<KeysetPage<Analyst>> {
-    return keysetPage(
-      (text, parameters) => this.sql.rows(text, parameters),
-      {
-        table: 'users',
-        where: analystConditions(organizationId, filter),
-        scope: { organization_id: organizationId },
-        readRows: async (idsSql, parameters) =>
-          (
-            await this.sql.rows<AnalystRow>(
-              `SELECT ${ANALYST_COLUMNS} FROM users WHERE id IN (${idsSql})
-                ORDER BY created_at DESC, id DESC`,
-              parameters,
-            )
-          ).map(analystFromRow),
-      },
-      request,
-    );
+    const page = await this.users.memberPage(organizationId, filter, request);
+    return { ...page, rows: page.rows.map(analystOf) };
   }
 
   /**
@@ -178,24 +158,14 @@ export class MembersService {
     const before = await this.sql.transaction(async (tx) => {
       const locked = await this.lockMember(tx, principal.organizationId, current.id);
       if (!locked) throw AppError.notFound('analyst', publicId);
-      await assertAdminRemains(tx, locked, { roles: nextRoles, disabled }, lastAdminField);
-      await tx.query(
-        `UPDATE users SET name = COALESCE($2, name), roles = $3,
-            disabled_at = CASE WHEN $4 THEN COALESCE(disabled_at, now()) ELSE NULL END,
-            invitation_hash = CASE WHEN $4 THEN NULL ELSE invitation_hash END,
-            invitation_expires_at = CASE WHEN $4 THEN NULL ELSE invitation_expires_at END,
-            scopes = ${boundedScopesSql('$5')},
-            updated_at = now()
-          WHERE id = $1`,
-        [
-          current.id,
-          name ?? null,
-          nextRoles,
-          disabled,
-          gainsRole ? scopeCeiling(principal.scopes) : null,
-        ],
-      );
-      return analystFromRow(locked);
+      await this.assertAdminRemains(tx, locked, { roles: nextRoles, disabled }, lastAdminField);
+      await this.users.updateMember(tx, principal.organizationId, current.id, {
+        name: name ?? null,
+        roles: nextRoles,
+        disabled,
+        scopeCeiling: gainsRole ? scopeCeiling(principal.scopes) : null,
+      });
+      return analystOf(locked);
     });
     await this.consequences.apply(
       {
@@ -225,17 +195,14 @@ export class MembersService {
       });
     }
     const token = newInvitationToken();
-    // The link is handed to the caller: whoever follows it holds no more than the caller.
-    await this.sql.rows(
-      `UPDATE users SET invitation_hash = $2, invitation_expires_at = $3,
-          scopes = ${boundedScopesSql('$4')}, updated_at = now()
-        WHERE id = $1`,
-      [
-        current.id,
-        invitationHash(token),
-        new Date(Date.now() + INVITATION_TTL_MS),
-        scopeCeiling(principal.scopes),
-      ],
+    const invitation = {
+      hash: invitationHash(token),
+      expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
+      // The link is handed to the caller: whoever follows it holds no more than the caller.
+      scopeCeiling: scopeCeiling(principal.scopes),
+    };
+    await this.sql.transaction((tx) =>
+      this.users.reinviteMember(tx, principal.organizationId, current.id, invitation),
     );
     return {
       analyst: await this.read(principal.organizationId, current.id),
@@ -248,11 +215,8 @@ export class MembersService {
   }
 
   private async find(organizationId: string, uuid: string): Promise<Analyst | null> {
-    const [row] = await this.sql.rows<AnalystRow>(
-      `SELECT ${ANALYST_COLUMNS} FROM users WHERE id = $1 AND organization_id = $2`,
-      [uuid, organizationId],
-    );
-    return row ? analystFromRow(row) : null;
+    const member = await this.users.findMember(organizationId, uuid);
+    return member ? analystOf(member) : null;
   }
 
   private async read(organizationId: string, uuid: string): Promise<Analyst> {
@@ -261,12 +225,9 @@ export class MembersService {
 
   /** Unique across the service (sign-in finds people by email alone). */
   private async assertEmailFree(organizationId: string, email: string): Promise<void> {
-    const [existing] = await this.sql.rows<{ id: string; organization_id: string }>(
-      `SELECT id, organization_id FROM users WHERE lower(email) = lower($1)`,
-      [email],
-    );
+    const existing = await this.users.findByEmailAcrossTenants(email);
     if (!existing) return;
-    if (existing.organization_id === organizationId) {
+    if (existing.organizationId === organizationId) {
       const id = toPublicId('analyst', existing.id);
       throw new AppError('CONFLICT', `${email} is already a member of this organisation`, {
         field: 'email',
@@ -287,47 +248,28 @@ export class MembersService {
     tx: Transaction,
     organizationId: string,
     uuid: string,
-  ): Promise<AnalystRow | null> {
-    await tx.query(`SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE`, [organizationId]);
-    const { rows } = await tx.query<AnalystRow>(
-      `SELECT ${ANALYST_COLUMNS} FROM users WHERE id = $1 AND organization_id = $2 FOR UPDATE`,
-      [uuid, organizationId],
-    );
-    return rows[0] ?? null;
+  ): Promise<MemberRecord | null> {
+    await this.organizations.lock(tx, organizationId);
+    return this.users.lockMember(tx, organizationId, uuid);
   }
-}
 
-/**
- * A person's `scopes` narrowed to the ceiling in parameter `ceiling` (null:
- * unchanged). Null `scopes` means unbounded, so the ceiling replaces it.
- */
-function boundedScopesSql(ceiling: string): string {
-  return `CASE WHEN ${ceiling}::text[] IS NULL THEN scopes
-    WHEN scopes IS NULL THEN ${ceiling}::text[]
-    ELSE ARRAY(SELECT unnest(scopes) INTERSECT SELECT unnest(${ceiling}::text[]) ORDER BY 1) END`;
-}
-
-/** Refuses a change that would leave the organisation without an active admin. */
-async function assertAdminRemains(
-  tx: Transaction,
-  before: AnalystRow,
-  after: { roles: MemberRole[]; disabled: boolean },
-  field: string,
-): Promise<void> {
-  const member = analystFromRow(before);
-  const activeAdmin = member.status === 'active' && member.roles.includes('admin');
-  const staysAdmin = !after.disabled && after.roles.includes('admin');
-  if (!activeAdmin || staysAdmin) return;
-  const { rows } = await tx.query<{ others: number }>(
-    `SELECT count(*)::int AS others FROM users
-      WHERE organization_id = $1 AND id <> $2 AND 'admin' = ANY (roles)
-        AND disabled_at IS NULL AND (password_hash IS NOT NULL OR last_sign_in_at IS NOT NULL)`,
-    [member.organizationId, member.id],
-  );
-  if (rows[0]!.others > 0) return;
-  throw new AppError('CONFLICT', 'This is the last active admin of the organisation', {
-    field,
-    issue:
-      'the organisation needs at least one active admin: give someone else the admin role first',
-  });
+  /** Refuses a change that would leave the organisation without an active admin. */
+  private async assertAdminRemains(
+    tx: Transaction,
+    before: MemberRecord,
+    after: { roles: MemberRole[]; disabled: boolean },
+    field: string,
+  ): Promise<void> {
+    const member = analystOf(before);
+    const activeAdmin = member.status === 'active' && member.roles.includes('admin');
+    const staysAdmin = !after.disabled && after.roles.includes('admin');
+    if (!activeAdmin || staysAdmin) return;
+    const others = await this.users.countOtherActiveAdmins(member.organizationId, member.id, tx);
+    if (others > 0) return;
+    throw new AppError('CONFLICT', 'This is the last active admin of the organisation', {
+      field,
+      issue:
+        'the organisation needs at least one active admin: give someone else the admin role first',
+    });
+  }
 }

@@ -4,3 +4,5 @@ export { readTargetPhoto } from './target-photo-reading.js';
 export { TargetPool } from './target-pool.js';
 export { TargetsService } from './targets.service.js';
 export { TargetPoolModule } from './targets.module.js';
+export { TargetEntity } from './target.entity.js';
+export { TargetPhotoEntity } from './target-photo.entity.js';

@@ -1,14 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Tenant } from '#common';
-import { Sql, type SqlExecutor } from '#database';
-import type { PoolTarget, TargetPhotoContent, TargetPhotoType } from './target.js';
-import {
-  selectRows,
-  TARGET_COLUMNS,
-  toPoolTarget,
-  withPhotos,
-  type TargetRow,
-} from './target-rows.js';
+import type { Queryable } from '#database';
+import type { TargetEntity } from './target.entity.js';
+import type { PoolTarget, Target, TargetPhotoContent } from './target.js';
+import { TargetPhotosRepository } from './target-photos.repository.js';
+import { poolTargetOf, targetOf } from './target-shapes.js';
+import { TargetsRepository } from './targets.repository.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -20,49 +17,44 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 @Injectable()
 export class TargetPool {
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly targets: TargetsRepository,
+    private readonly photos: TargetPhotosRepository,
+  ) {}
 
   /**
    * Up to `count` targets of the tenant's pool, drawn uniformly at random
    * without replacement, never `excludeTargetId`; fewer when the pool holds
-   * fewer. Runs on `executor` so it can be part of the caller's transaction.
+   * fewer. Runs on `on` so it can be part of the caller's transaction.
    */
   async drawDecoys(
-    executor: SqlExecutor,
+    on: Queryable,
     tenant: Tenant,
     count: number,
     excludeTargetId: string | null,
   ): Promise<PoolTarget[]> {
     if (count <= 0) return [];
-    const rows = await selectRows<TargetRow>(
-      executor,
-      `SELECT ${TARGET_COLUMNS} FROM targets
-        WHERE organization_id = $1 AND mode = $2 AND ($3::uuid IS NULL OR id <> $3::uuid)
-        ORDER BY random() LIMIT $4`,
-      [tenant.organizationId, tenant.mode, uuidOrNull(excludeTargetId), count],
-    );
-    return (await withPhotos(executor, rows)).map(toPoolTarget);
+    const drawn = await this.targets.drawAtRandom(tenant, count, uuidOrNull(excludeTargetId), on);
+    return (await this.withPhotos(drawn, on)).map(poolTargetOf);
   }
 
   /** How many targets of the tenant's pool could be drawn, not counting `excludeTargetId`. */
-  async count(tenant: Tenant, excludeTargetId: string | null): Promise<number> {
-    const [{ count }] = (await this.sql.rows<{ count: number }>(
-      `SELECT count(*)::int AS count FROM targets
-        WHERE organization_id = $1 AND mode = $2 AND ($3::uuid IS NULL OR id <> $3::uuid)`,
-      [tenant.organizationId, tenant.mode, uuidOrNull(excludeTargetId)],
-    )) as [{ count: number }];
-    return count;
+  count(tenant: Tenant, excludeTargetId: string | null): Promise<number> {
+    return this.targets.count(tenant, uuidOrNull(excludeTargetId));
+  }
+
+  /** Whether the tenant's pool holds the target (its UUID). */
+  async contains(tenant: Tenant, targetId: string): Promise<boolean> {
+    return UUID.test(targetId) && (await this.targets.exists(tenant, targetId));
   }
 
   /** One target of the tenant's pool by its UUID, or null (another tenant's is null too). */
   async get(tenant: Tenant, targetId: string): Promise<PoolTarget | null> {
     if (!UUID.test(targetId)) return null;
-    const rows = await this.sql.rows<TargetRow>(
-      `SELECT ${TARGET_COLUMNS} FROM targets WHERE id = $1 AND organization_id = $2 AND mode = $3`,
-      [targetId, tenant.organizationId, tenant.mode],
-    );
-    const [target] = await withPhotos({ query: (t, p) => this.sql.rows(t, p) }, rows);
-    return target ? toPoolTarget(target) : null;
+    const found = await this.targets.find(tenant, targetId);
+    if (!found) return null;
+    const [target] = await this.withPhotos([found]);
+    return poolTargetOf(target!);
   }
 
   /**
@@ -72,16 +64,18 @@ export class TargetPool {
    */
   async photo(tenant: Tenant, photoId: string): Promise<TargetPhotoContent | null> {
     if (!UUID.test(photoId)) return null;
-    const [row] = await this.sql.rows<{
-      content_type: TargetPhotoType | null;
-      bytes: Buffer | null;
-    }>(
-      `SELECT p.content_type, p.bytes FROM target_photos p JOIN targets t ON t.id = p.target_id
-        WHERE p.id = $1 AND t.organization_id = $2 AND t.mode = $3`,
-      [photoId, tenant.organizationId, tenant.mode],
+    const stored = await this.photos.findContent(tenant, null, photoId);
+    if (!stored || stored.bytes === null || stored.contentType === null) return null;
+    return { contentType: stored.contentType, bytes: stored.bytes };
+  }
+
+  /** The targets with their photos (one more statement), in the order given. */
+  async withPhotos(targets: readonly TargetEntity[], on?: Queryable): Promise<Target[]> {
+    const photos = await this.photos.ofTargets(
+      targets.map((target) => target.id),
+      on,
     );
-    if (!row || row.bytes === null || row.content_type === null) return null;
-    return { contentType: row.content_type, bytes: row.bytes };
+    return targets.map((target) => targetOf(target, photos.get(target.id) ?? []));
   }
 }
 

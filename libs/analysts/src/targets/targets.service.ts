@@ -1,28 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, newUuid, parsePublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import {
-  keysetPage,
-  Sql,
-  tenantConditions,
-  tenantScope,
-  type KeysetPage,
-  type PageRequest,
-} from '#database';
+import { Sql, type KeysetPage, type PageRequest } from '#database';
 import { OutboundFetcher } from '#outbound';
 import { checkNewTarget } from './target-input.js';
 import { readTargetPhoto, unfetchedPhoto } from './target-photo-reading.js';
+import { TargetPhotosRepository } from './target-photos.repository.js';
+import { TargetPool } from './target-pool.js';
 import {
   MAX_TARGET_PHOTO_BYTES,
   MAX_TARGET_PHOTO_FETCH_MS,
   type NewTargetInput,
   type ReadTargetPhoto,
   type Target,
-  type TargetPhoto,
   type TargetPhotoContent,
-  type TargetPhotoType,
 } from './target.js';
-import { TARGET_COLUMNS, withPhotos, type TargetRow } from './target-rows.js';
+import type { TargetPhotoEntity } from './target-photo.entity.js';
+import { TargetsRepository } from './targets.repository.js';
 
 /**
  * The organisation's target pool (issue 18), per tenant: targets are added
@@ -39,6 +33,9 @@ import { TARGET_COLUMNS, withPhotos, type TargetRow } from './target-rows.js';
 export class TargetsService {
   constructor(
     private readonly sql: Sql,
+    private readonly targets: TargetsRepository,
+    private readonly photos: TargetPhotosRepository,
+    private readonly pool: TargetPool,
     private readonly fetcher: OutboundFetcher,
     private readonly settings: AppSettings,
   ) {}
@@ -48,51 +45,32 @@ export class TargetsService {
     const read = await Promise.all(checked.photoUrls.map((url) => this.fetchPhoto(url)));
     const uuid = newUuid();
     const createdAt = new Date();
-    const photos: (TargetPhoto & { bytes: Buffer | null })[] = read.map((photo, position) => ({
+    const photos: TargetPhotoEntity[] = read.map((photo, position) => ({
       id: newUuid(),
+      targetId: uuid,
       position,
       sourceUrl: checked.photoUrls[position]!,
       status: photo.status,
       contentType: photo.contentType,
+      bytes: photo.bytes,
       width: photo.width,
       height: photo.height,
       failure: photo.failure,
-      bytes: photo.bytes,
+      createdAt,
     }));
     await this.sql.transaction(async (tx) => {
-      await tx.query(
-        `INSERT INTO targets (id, organization_id, mode, description, descriptors, latitude, longitude, created_at, updated_at)
-          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
-        [
-          uuid,
-          tenant.organizationId,
-          tenant.mode,
-          checked.description,
-          checked.descriptors,
-          checked.coordinates?.latitude ?? null,
-          checked.coordinates?.longitude ?? null,
-          createdAt,
-        ],
-      );
-      for (const photo of photos) {
-        await tx.query(
-          `INSERT INTO target_photos (id, target_id, position, source_url, status, content_type, bytes, width, height, failure, created_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-          [
-            photo.id,
-            uuid,
-            photo.position,
-            photo.sourceUrl,
-            photo.status,
-            photo.contentType,
-            photo.bytes,
-            photo.width,
-            photo.height,
-            photo.failure,
-            createdAt,
-          ],
-        );
-      }
+      await this.targets.insert(tx, tenant, {
+        id: uuid,
+        organizationId: tenant.organizationId,
+        mode: tenant.mode,
+        description: checked.description,
+        descriptors: checked.descriptors,
+        latitude: checked.coordinates?.latitude ?? null,
+        longitude: checked.coordinates?.longitude ?? null,
+        createdAt,
+        updatedAt: createdAt,
+      });
+      await this.photos.insertAll(tx, photos);
     });
     return {
       id: uuid,
@@ -102,7 +80,9 @@ export class TargetsService {
       descriptors: checked.descriptors,
       latitude: checked.coordinates?.latitude ?? null,
       longitude: checked.coordinates?.longitude ?? null,
-      photos: photos.map(({ bytes: _bytes, ...photo }) => photo),
+      photos: photos.map(
+        ({ targetId: _targetId, bytes: _bytes, createdAt: _createdAt, ...photo }) => photo,
+      ),
       createdAt,
     };
   }
@@ -110,45 +90,23 @@ export class TargetsService {
   async get(tenant: Tenant, publicId: string): Promise<Target> {
     const uuid = parsePublicId('target', publicId);
     if (uuid === null) throw AppError.notFound('target', publicId);
-    const rows = await this.sql.rows<TargetRow>(
-      `SELECT ${TARGET_COLUMNS} FROM targets WHERE id = $1 AND organization_id = $2 AND mode = $3`,
-      [uuid, tenant.organizationId, tenant.mode],
-    );
-    const [target] = await withPhotos(this.executor(), rows);
-    if (!target) throw AppError.notFound('target', publicId);
-    return target;
+    const found = await this.targets.find(tenant, uuid);
+    if (!found) throw AppError.notFound('target', publicId);
+    const [target] = await this.pool.withPhotos([found]);
+    return target!;
   }
 
   /** A keyset page of the tenant's targets, newest first, with their photos. */
   async page(tenant: Tenant, request: PageRequest): Promise<KeysetPage<Target>> {
-    return keysetPage(
-      (text, parameters) => this.sql.rows(text, parameters),
-      {
-        table: 'targets',
-        where: tenantConditions(tenant),
-        scope: tenantScope(tenant),
-        readRows: async (idsSql, parameters) => {
-          const rows = await this.sql.rows<TargetRow>(
-            `SELECT ${TARGET_COLUMNS} FROM targets WHERE id IN (${idsSql})
-              ORDER BY created_at DESC, id DESC`,
-            parameters,
-          );
-          return withPhotos(this.executor(), rows);
-        },
-      },
-      request,
-    );
+    return this.targets.page(tenant, request, (targets) => this.pool.withPhotos(targets));
   }
 
   /** Deletes a target and its photos. Judging tasks that drew it keep what they showed. */
   async delete(tenant: Tenant, publicId: string): Promise<void> {
     const uuid = parsePublicId('target', publicId);
     if (uuid === null) throw AppError.notFound('target', publicId);
-    const deleted = await this.sql.rows<{ id: string }>(
-      `DELETE FROM targets WHERE id = $1 AND organization_id = $2 AND mode = $3 RETURNING id`,
-      [uuid, tenant.organizationId, tenant.mode],
-    );
-    if (deleted.length === 0) throw AppError.notFound('target', publicId);
+    const deleted = await this.sql.transaction((tx) => this.targets.delete(tx, tenant, uuid));
+    if (!deleted) throw AppError.notFound('target', publicId);
   }
 
   /** The stored bytes of a fetched photo of the tenant's target; 404 for a failed one. */
@@ -161,22 +119,15 @@ export class TargetsService {
     const photoId = parsePublicId('targetPhoto', photoPublicId);
     if (targetId === null) throw AppError.notFound('target', targetPublicId);
     if (photoId === null) throw AppError.notFound('photo', photoPublicId);
-    const [row] = await this.sql.rows<{
-      content_type: TargetPhotoType | null;
-      bytes: Buffer | null;
-    }>(
-      `SELECT p.content_type, p.bytes FROM target_photos p JOIN targets t ON t.id = p.target_id
-        WHERE p.id = $1 AND t.id = $2 AND t.organization_id = $3 AND t.mode = $4`,
-      [photoId, targetId, tenant.organizationId, tenant.mode],
-    );
+    const row = await this.photos.findContent(tenant, targetId, photoId);
     if (!row) throw AppError.notFound('photo', photoPublicId);
-    if (row.bytes === null || row.content_type === null) {
+    if (row.bytes === null || row.contentType === null) {
       throw new AppError('NOT_FOUND', `Photo ${photoPublicId} was not fetched: nothing is stored`, {
         field: 'photo_id',
         issue: 'the photo failed when the target was added (see its `failure`)',
       });
     }
-    return { contentType: row.content_type, bytes: row.bytes };
+    return { contentType: row.contentType, bytes: row.bytes };
   }
 
   private async fetchPhoto(url: string): Promise<ReadTargetPhoto> {
@@ -186,9 +137,5 @@ export class TargetsService {
     });
     if (!fetched.ok) return unfetchedPhoto(fetched.error);
     return readTargetPhoto(fetched.bytes, fetched.declaredType);
-  }
-
-  private executor() {
-    return { query: (text: string, parameters: unknown[]) => this.sql.rows(text, parameters) };
   }
 }

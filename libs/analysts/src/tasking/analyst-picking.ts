@@ -1,9 +1,7 @@
+import type { UsersRepository } from '#auth';
 import type { Transaction } from '#database';
 import { AppError, parsePublicId, type Tenant } from '#common';
 import type { TaskingRequest } from './tasking.js';
-
-/** Assignments that still hold an analyst's time. */
-export const OPEN_STATUSES = `('assigned', 'submitted')`;
 
 /**
  * The analysts named by a request, checked: each an active analyst of the
@@ -11,6 +9,7 @@ export const OPEN_STATUSES = `('assigned', 'submitted')`;
  * `analyst_count`.
  */
 export async function namedAnalysts(
+  users: UsersRepository,
   tx: Transaction,
   tenant: Tenant,
   request: TaskingRequest,
@@ -35,12 +34,7 @@ export async function namedAnalysts(
     return uuid;
   });
   if (uuids.length === 0) return [];
-  const { rows } = await tx.query<{ id: string }>(
-    `SELECT id FROM users WHERE id = ANY($1) AND organization_id = $2 AND disabled_at IS NULL
-          AND 'analyst' = ANY(roles)`,
-    [uuids, tenant.organizationId],
-  );
-  const found = new Set(rows.map((row) => row.id));
+  const found = new Set(await users.activeAnalystsAmong(tenant.organizationId, uuids, tx));
   uuids.forEach((uuid, i) => {
     if (!found.has(uuid)) {
       throw AppError.invalid(`analyst_ids[${i}]`, 'is not an active analyst of your organisation');
@@ -49,22 +43,23 @@ export async function namedAnalysts(
   return uuids;
 }
 
-/** Up to `count` active analysts, fewest open assignments first (ties at random), none of `excluded`. */
-export async function pickAnalysts(
-  tx: Transaction,
-  tenant: { organizationId: string },
-  count: number,
-  excluded: readonly string[],
-): Promise<string[]> {
+/**
+ * Up to `count` of the candidates (with their open assignments), fewest
+ * open assignments first, ties at random.
+ */
+export function leastLoaded(load: ReadonlyMap<string, number>, count: number): string[] {
   if (count <= 0) return [];
-  const { rows } = await tx.query<{ id: string }>(
-    `SELECT u.id FROM users u
-        WHERE u.organization_id = $1 AND u.disabled_at IS NULL AND 'analyst' = ANY(u.roles)
-          AND NOT (u.id = ANY($2))
-        ORDER BY (SELECT count(*) FROM assignments a
-                   WHERE a.user_id = u.id AND a.status IN ${OPEN_STATUSES}), random()
-        LIMIT $3`,
-    [tenant.organizationId, excluded, count],
-  );
-  return rows.map((row) => row.id);
+  return shuffled([...load.keys()])
+    .sort((x, y) => load.get(x)! - load.get(y)!)
+    .slice(0, count);
+}
+
+/** A copy in random order, so ties between equally loaded people fall at random. */
+export function shuffled<T>(items: readonly T[]): T[] {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
+  }
+  return copy;
 }

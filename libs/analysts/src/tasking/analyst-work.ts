@@ -177,7 +177,7 @@ export class AnalystWork {
     tasking: Tasking,
     modality: string | null,
   ): Promise<CombiningInputs> {
-    const submissions = await this.tasking.submissions(tx, tasking.id);
+    const submissions = await this.tasking.submissions(tx, tasking);
     const p0 = 1 / (tasking.decoyCount + 1);
     const records = await this.trackRecords.of(
       tenant.organizationId,

@@ -1,6 +1,5 @@
 import { type IdKind, toPublicId, type Tenant } from '#common';
-import type { SqlExecutor } from '#database';
-import type { AssignmentEventBase, EventDataMap, EventLog } from '#events';
+import type { AssignmentEventBase, EventDataMap } from '#events';
 import type { AssignmentStatus, TaskedKind, Tasking } from './tasking.js';
 
 const WORK_ID_KIND: Record<TaskedKind, IdKind> = {
@@ -14,37 +13,15 @@ export function workPublicId(tasking: Pick<Tasking, 'kind' | 'workId'>): string 
   return toPublicId(WORK_ID_KIND[tasking.kind], tasking.workId);
 }
 
-type AssignmentEvent =
+/** The events of an assignment's life. */
+export type AssignmentEvent =
   'assignment.created' | 'assignment.declined' | 'assignment.submitted' | 'assignment.expired';
 
-/**
- * Moves an assignment's event sequence on and writes its event, in the
- * caller's transaction. Blind like the assignment: the reference number,
- * never the target.
- */
-export async function appendAssignmentEvent<T extends AssignmentEvent>(
-  tx: SqlExecutor,
-  events: EventLog,
-  assignment: { id: string; userId: string; deadline: Date },
-  tasking: Tasking,
-  status: AssignmentStatus,
-  type: T,
-  extra: Omit<EventDataMap[T], keyof AssignmentEventBase>,
-  requestId: string | null,
-): Promise<void> {
-  const { rows } = (await tx.query(
-    `UPDATE assignments SET event_sequence = event_sequence + 1 WHERE id = $1 RETURNING event_sequence`,
-    [assignment.id],
-  )) as { rows: { event_sequence: number }[] };
-  const base = assignmentEventBase(assignment, tasking, status, rows[0]!.event_sequence);
-  await events.append(
-    tx,
-    taskingTenant(tasking),
-    type,
-    { ...base, ...extra } as EventDataMap[T],
-    requestId,
-  );
-}
+/** What an assignment event says beyond what every one says (assignmentEventBase). */
+export type AssignmentEventExtra<T extends AssignmentEvent> = Omit<
+  EventDataMap[T],
+  keyof AssignmentEventBase
+>;
 
 /** What every assignment event says of its assignment, at event sequence number `sequence`. */
 export function assignmentEventBase(
@@ -66,6 +43,6 @@ export function assignmentEventBase(
 }
 
 /** The organisation and mode a tasking's events belong to. */
-export function taskingTenant(tasking: Tasking): Tenant {
+export function taskingTenant(tasking: Pick<Tasking, 'organizationId' | 'mode'>): Tenant {
   return { organizationId: tasking.organizationId, mode: tasking.mode };
 }

@@ -1,22 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { Member } from '#auth';
-import { AppError, parsePublicId, toPublicId, type Tenant } from '#common';
-import { Sql, type KeysetPage, keysetPage, type PageRequest, SqlConditions } from '#database';
-import { EventLog } from '#events';
-import { releaseAllAssignments, releaseAssignment } from './assignment-changes.js';
-import type { Assignment, AssignmentStatus, TaskedKind } from './tasking.js';
-import {
-  type AssignmentRow,
-  assignmentFromRow,
-  SELECT_ASSIGNMENTS,
-  type TaskingRow,
-} from './tasking-rows.js';
+import { AppError, MODES, parsePublicId, toPublicId, type Tenant } from '#common';
+import { Sql, type KeysetPage, type PageRequest } from '#database';
+import { AssignmentChanges } from './assignment-changes.js';
+import { type AssignmentFilters, AssignmentsRepository } from './assignments.repository.js';
+import type { Assignment } from './tasking.js';
 
-/** Filters of an analyst's own list of assignments. */
-export interface AssignmentFilters {
-  status?: AssignmentStatus | undefined;
-  kind?: TaskedKind | undefined;
-}
+export type { AssignmentFilters } from './assignments.repository.js';
 
 /**
  * An analyst's side of blind tasking (docs/analysts.md): their own
@@ -28,7 +18,8 @@ export interface AssignmentFilters {
 export class AssignmentsService {
   constructor(
     private readonly sql: Sql,
-    private readonly events: EventLog,
+    private readonly assignments: AssignmentsRepository,
+    private readonly changes: AssignmentChanges,
   ) {}
 
   /** The member's own assignments, newest first (v2 keyset pages). */
@@ -38,45 +29,18 @@ export class AssignmentsService {
     filters: AssignmentFilters,
     page: PageRequest,
   ): Promise<KeysetPage<Assignment>> {
-    const where = new SqlConditions();
-    where.and(`user_id = ${where.param(member.userId)}`);
-    where.and(`mode = ${where.param(mode)}`);
-    if (filters.status) where.and(`status = ${where.param(filters.status)}`);
-    if (filters.kind) {
-      where.and(
-        `tasking_id IN (SELECT id FROM work_taskings WHERE work_kind = ${where.param(filters.kind)})`,
-      );
-    }
-    return keysetPage(
-      (text, parameters) => this.sql.rows(text, parameters),
-      {
-        table: 'assignments',
-        where,
-        scope: { user_id: member.userId, mode },
-        readRows: async (idsSql, parameters) =>
-          (
-            await this.sql.rows<AssignmentRow & TaskingRow>(
-              `${SELECT_ASSIGNMENTS} WHERE a.id IN (${idsSql}) ORDER BY a.created_at DESC, a.id DESC`,
-              parameters,
-            )
-          ).map(assignmentFromRow),
-      },
-      page,
-    );
+    return this.assignments.page(memberTenant(member, mode), member.userId, filters, page);
   }
 
   /** One of the member's own assignments; anyone else's is NOT_FOUND. */
   async assignmentOf(member: Member, mode: Tenant['mode'], publicId: string): Promise<Assignment> {
     const id = parsePublicId('assignment', publicId);
-    const [row] =
+    const assignment =
       id === null
-        ? []
-        : await this.sql.rows<AssignmentRow & TaskingRow>(
-            `${SELECT_ASSIGNMENTS} WHERE a.id = $1 AND a.user_id = $2 AND a.mode = $3`,
-            [id, member.userId, mode],
-          );
-    if (!row) throw AppError.notFound('assignment', publicId);
-    return assignmentFromRow(row);
+        ? null
+        : await this.assignments.findOwn(memberTenant(member, mode), member.userId, id);
+    if (!assignment) throw AppError.notFound('assignment', publicId);
+    return assignment;
   }
 
   /**
@@ -95,11 +59,11 @@ export class AssignmentsService {
   ): Promise<Assignment> {
     const assignment = await this.assignmentOf(member, mode, publicId);
     await this.sql.transaction(async (tx) => {
-      const { rows } = await tx.query<{ status: AssignmentStatus }>(
-        `SELECT status FROM assignments WHERE id = $1 FOR UPDATE`,
-        [assignment.id],
+      const status = await this.assignments.lockStatus(
+        tx,
+        memberTenant(member, mode),
+        assignment.id,
       );
-      const status = rows[0]?.status;
       if (status !== 'assigned') {
         throw new AppError('CONFLICT', `Assignment ${publicId} is ${status}`, {
           field: 'status',
@@ -107,20 +71,35 @@ export class AssignmentsService {
             'only an assignment not yet submitted can be declined (an amendment replaces a submission)',
         });
       }
-      await releaseAssignment(tx, this.events, assignment, reason, requestId);
+      await this.changes.release(tx, assignment, reason, requestId);
     });
     return this.assignmentOf(member, mode, publicId);
   }
 
   /**
    * Someone who is no longer an analyst here (role taken away, account
-   * disabled) gives up every assignment not yet submitted; others take them.
-   * One transaction of a few statements, however many there are (it runs
-   * inside the request that changed the person). Returns how many.
+   * disabled) gives up every assignment not yet submitted, in either mode;
+   * others take them. One transaction of a few statements, however many there
+   * are (it runs inside the request that changed the person). Returns how many.
    */
-  async releaseOpenAssignments(userId: string, requestId: string | null): Promise<number> {
-    return this.sql.transaction((tx) => releaseAllAssignments(tx, this.events, userId, requestId));
+  async releaseOpenAssignments(
+    organizationId: string,
+    userId: string,
+    requestId: string | null,
+  ): Promise<number> {
+    return this.sql.transaction(async (tx) => {
+      let released = 0;
+      for (const mode of MODES) {
+        released += await this.changes.releaseAll(tx, { organizationId, mode }, userId, requestId);
+      }
+      return released;
+    });
   }
+}
+
+/** The tenant of a member's own work: their organisation, in the mode of their token. */
+function memberTenant(member: Member, mode: Tenant['mode']): Tenant {
+  return { organizationId: member.organizationId, mode };
 }
 
 /** The public id of an assignment. */

@@ -14,6 +14,9 @@ export {
   assignmentPublicId,
   AssignmentsService,
 } from './assignments.service.js';
+export { WorkTaskingEntity } from './work-tasking.entity.js';
+export { AssignmentEntity } from './assignment.entity.js';
+export { AssignmentSketchEntity } from './assignment-sketch.entity.js';
 export { TaskingService } from './tasking.service.js';
 export { workPublicId } from './assignment-events.js';
 export * from './tasking.js';

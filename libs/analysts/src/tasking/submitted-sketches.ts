@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Member } from '#auth';
 import { AppError, parsePublicId, type Tenant } from '#common';
-import { Sql } from '#database';
+import { AssignmentSketchesRepository } from './assignment-sketches.repository.js';
 import type { TaskedKind } from './tasking.js';
 
 /**
@@ -11,24 +11,16 @@ import type { TaskedKind } from './tasking.js';
  */
 @Injectable()
 export class SubmittedSketches {
-  constructor(private readonly sql: Sql) {}
+  constructor(private readonly sketches: AssignmentSketchesRepository) {}
 
   /** A sketch an analyst submitted on a piece of work, for the work's readers. */
-  async ofWork(
+  ofWork(
     tenant: Tenant,
     kind: TaskedKind,
     workId: string,
     sketchId: string,
   ): Promise<{ contentType: string; bytes: Buffer } | null> {
-    const [row] = await this.sql.rows<{ content_type: string; bytes: Buffer }>(
-      `SELECT s.content_type, s.bytes FROM assignment_sketches s
-         JOIN assignments a ON a.id = s.assignment_id
-         JOIN work_taskings t ON t.id = a.tasking_id
-        WHERE s.id = $1 AND t.work_kind = $2 AND t.work_id = $3
-          AND t.organization_id = $4 AND t.mode = $5`,
-      [sketchId, kind, workId, tenant.organizationId, tenant.mode],
-    );
-    return row ? { contentType: row.content_type, bytes: row.bytes } : null;
+    return this.sketches.findOnWork(tenant, kind, workId, sketchId);
   }
 
   /** A sketch of the member's own submission; anyone else's is NOT_FOUND. */
@@ -40,16 +32,16 @@ export class SubmittedSketches {
   ): Promise<{ contentType: string; bytes: Buffer }> {
     const assignmentId = parsePublicId('assignment', assignmentPublicId);
     const sketchId = parsePublicId('sketch', sketchPublicId);
-    const [row] =
+    const sketch =
       assignmentId === null || sketchId === null
-        ? []
-        : await this.sql.rows<{ content_type: string; bytes: Buffer }>(
-            `SELECT s.content_type, s.bytes FROM assignment_sketches s
-               JOIN assignments a ON a.id = s.assignment_id
-              WHERE s.id = $1 AND a.id = $2 AND a.user_id = $3 AND a.mode = $4`,
-            [sketchId, assignmentId, member.userId, mode],
+        ? null
+        : await this.sketches.findOwn(
+            { organizationId: member.organizationId, mode },
+            member.userId,
+            assignmentId,
+            sketchId,
           );
-    if (!row) throw AppError.notFound('sketch', sketchPublicId);
-    return { contentType: row.content_type, bytes: row.bytes };
+    if (!sketch) throw AppError.notFound('sketch', sketchPublicId);
+    return sketch;
   }
 }

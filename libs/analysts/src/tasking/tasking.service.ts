@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import type { Member } from '#auth';
+import { UsersRepository, type Member } from '#auth';
 import { AppError, newUuid, parsePublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { Sql, type Transaction } from '#database';
-import { EventLog } from '#events';
-import { namedAnalysts, OPEN_STATUSES, pickAnalysts } from './analyst-picking.js';
-import { assignAnalyst } from './assignment-changes.js';
-import { appendAssignmentEvent } from './assignment-events.js';
+import type { Transaction } from '#database';
+import { TargetPool } from '../targets/target-pool.js';
+import { namedAnalysts } from './analyst-picking.js';
+import { AssignmentChanges } from './assignment-changes.js';
+import { taskingTenant } from './assignment-events.js';
+import { AssignmentSketchesRepository } from './assignment-sketches.repository.js';
+import { AssignmentsRepository } from './assignments.repository.js';
 import { commitTarget, targetReferenceNumber } from './target-commitment.js';
 import {
   type Assignment,
@@ -16,14 +18,7 @@ import {
   type Tasking,
   type TaskingRequest,
 } from './tasking.js';
-import {
-  type AssignmentRow,
-  assignmentFromRow,
-  SELECT_ASSIGNMENTS,
-  TASKING_COLUMNS,
-  taskingFromRow,
-  type TaskingRow,
-} from './tasking-rows.js';
+import { WorkTaskingsRepository } from './work-taskings.repository.js';
 
 /**
  * Blind tasking (docs/analysts.md), the work's side: gives a piece of work
@@ -36,8 +31,12 @@ import {
 @Injectable()
 export class TaskingService {
   constructor(
-    private readonly sql: Sql,
-    private readonly events: EventLog,
+    private readonly taskings: WorkTaskingsRepository,
+    private readonly assignments: AssignmentsRepository,
+    private readonly sketches: AssignmentSketchesRepository,
+    private readonly changes: AssignmentChanges,
+    private readonly users: UsersRepository,
+    private readonly pool: TargetPool,
     private readonly settings: AppSettings,
   ) {}
 
@@ -52,26 +51,16 @@ export class TaskingService {
   ): Promise<'simulated' | 'analyst'> {
     if (tenant.mode === 'test') return 'simulated';
     if (requested !== undefined) return requested;
-    const [row] = await this.sql.rows<{ found: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM users WHERE organization_id = $1 AND disabled_at IS NULL
-                        AND 'analyst' = ANY(roles)) AS found`,
-      [tenant.organizationId],
-    );
-    return row!.found ? 'analyst' : 'simulated';
+    return (await this.users.hasActiveAnalyst(tenant.organizationId)) ? 'analyst' : 'simulated';
   }
 
   /** The stored id of a target of the tenant's pool named by the request, else INVALID_REQUEST naming `field`. */
   async poolTarget(tenant: Tenant, publicId: string, field: string): Promise<string> {
     const id = parsePublicId('target', publicId);
-    const [row] =
-      id === null
-        ? []
-        : await this.sql.rows<{ id: string }>(
-            `SELECT id FROM targets WHERE id = $1 AND organization_id = $2 AND mode = $3`,
-            [id, tenant.organizationId, tenant.mode],
-          );
-    if (!row) throw AppError.invalid(field, 'is not a target of your pool (GET /v2/targets)');
-    return row.id;
+    if (id === null || !(await this.pool.contains(tenant, id))) {
+      throw AppError.invalid(field, 'is not a target of your pool (GET /v2/targets)');
+    }
+    return id;
   }
 
   /** When work tasked now is due: `duration_minutes` on the (scaled) analyst clock. */
@@ -92,8 +81,13 @@ export class TaskingService {
     request: TaskingRequest,
     requestId: string | null,
   ): Promise<Tasking> {
-    const named = await namedAnalysts(tx, tenant, request);
-    const picked = await pickAnalysts(tx, tenant, request.analystCount - named.length, named);
+    const named = await namedAnalysts(this.users, tx, tenant, request);
+    const picked = await this.changes.pickAnalysts(
+      tx,
+      tenant,
+      request.analystCount - named.length,
+      named,
+    );
     if (named.length + picked.length < request.analystCount) {
       const available = named.length + picked.length;
       throw new AppError(
@@ -128,45 +122,16 @@ export class TaskingService {
       closedAt: null,
       createdAt: now,
     };
-    await tx.query(
-      `INSERT INTO work_taskings (id, organization_id, mode, work_kind, work_id,
-         target_reference_number, target, target_commitment, target_nonce, target_id, modality,
-         question_type, duration_minutes, analyst_count, judging, decoy_count, deadline, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
-      [
-        tasking.id,
-        tasking.organizationId,
-        tasking.mode,
-        tasking.kind,
-        tasking.workId,
-        tasking.referenceNumber,
-        tasking.target,
-        tasking.commitment,
-        tasking.nonce,
-        tasking.targetId,
-        tasking.modality,
-        tasking.questionType,
-        tasking.durationMinutes,
-        tasking.analystCount,
-        tasking.judging,
-        tasking.decoyCount,
-        tasking.deadline,
-        now,
-      ],
-    );
+    await this.taskings.insert(tx, tenant, tasking);
     for (const userId of [...named, ...picked]) {
-      await assignAnalyst(tx, this.events, tasking, userId, requestId);
+      await this.changes.assign(tx, tasking, userId, requestId);
     }
     return tasking;
   }
 
   /** The tasking of a piece of work, or null when people are not doing it. */
-  async taskingOf(kind: TaskedKind, workId: string): Promise<Tasking | null> {
-    const [row] = await this.sql.rows<TaskingRow>(
-      `SELECT ${TASKING_COLUMNS} FROM work_taskings t WHERE t.work_kind = $1 AND t.work_id = $2`,
-      [kind, workId],
-    );
-    return row ? taskingFromRow(row) : null;
+  taskingOf(tenant: Tenant, kind: TaskedKind, workId: string): Promise<Tasking | null> {
+    return this.taskings.findOfWork(tenant, kind, workId);
   }
 
   /**
@@ -178,6 +143,7 @@ export class TaskingService {
    */
   async submit(
     tx: Transaction,
+    tenant: Tenant,
     member: Member,
     kind: TaskedKind,
     workId: string,
@@ -185,14 +151,9 @@ export class TaskingService {
     input: SubmissionInput,
     requestId: string | null,
   ): Promise<SubmissionProgress> {
-    const { rows } = await tx.query<AssignmentRow & TaskingRow>(
-      `${SELECT_ASSIGNMENTS} WHERE t.work_kind = $1 AND t.work_id = $2 AND a.user_id = $3
-         FOR UPDATE OF a`,
-      [kind, workId, member.userId],
-    );
-    if (!rows[0])
+    const assignment = await this.assignments.lockOnWork(tx, tenant, kind, workId, member.userId);
+    if (!assignment)
       throw AppError.notFound(kind === 'dowsing' ? 'dowsing query' : kind, workPublicId);
-    const assignment = assignmentFromRow(rows[0]);
     const { tasking } = assignment;
     const now = new Date();
     if (tasking.closedAt !== null || now >= assignment.deadline) {
@@ -212,33 +173,16 @@ export class TaskingService {
       });
     }
     const amended = assignment.status === 'submitted';
-    await tx.query(
-      `UPDATE assignments SET status = 'submitted', descriptors = $2, latitude = $3, longitude = $4,
-              notes = $5, confidence = $6, submitted_at = $7, updated_at = $7
-        WHERE id = $1`,
-      [
-        assignment.id,
-        input.descriptors,
-        input.coordinates?.latitude ?? null,
-        input.coordinates?.longitude ?? null,
-        input.notes,
-        input.confidence,
-        now,
-      ],
-    );
+    await this.assignments.recordSubmission(tx, tenant, assignment.id, input, now);
     if (input.sketches !== undefined) {
-      await tx.query(`DELETE FROM assignment_sketches WHERE assignment_id = $1`, [assignment.id]);
-      for (const [position, sketch] of input.sketches.entries()) {
-        await tx.query(
-          `INSERT INTO assignment_sketches (id, assignment_id, position, content_type, bytes, sha256)
-           VALUES ($1, $2, $3, $4, $5, $6)`,
-          [newUuid(), assignment.id, position, sketch.contentType, sketch.bytes, sketch.sha256],
-        );
-      }
+      await this.sketches.replace(
+        tx,
+        assignment.id,
+        input.sketches.map((sketch) => ({ id: newUuid(), ...sketch })),
+      );
     }
-    await appendAssignmentEvent(
+    await this.changes.appendEvent(
       tx,
-      this.events,
       assignment,
       tasking,
       'submitted',
@@ -246,28 +190,17 @@ export class TaskingService {
       { submitted_at: now.toISOString(), amended },
       requestId,
     );
-    const { rows: counts } = await tx.query<{ submitted: number; active: number }>(
-      `SELECT count(*) FILTER (WHERE status = 'submitted')::int AS submitted,
-              count(*) FILTER (WHERE status IN ${OPEN_STATUSES})::int AS active
-         FROM assignments WHERE tasking_id = $1`,
-      [tasking.id],
-    );
-    const [updated] = (
-      await tx.query<AssignmentRow & TaskingRow>(`${SELECT_ASSIGNMENTS} WHERE a.id = $1`, [
-        assignment.id,
-      ])
-    ).rows;
-    return { tasking, assignment: assignmentFromRow(updated!), amended, ...counts[0]! };
+    const counts = await this.assignments.progressOn(tenant, tasking.id, tx);
+    const updated = await this.assignments.find(tenant, assignment.id, tx);
+    return { tasking, assignment: updated!, amended, ...counts };
   }
 
   /** The submissions on a tasking, in the order the analysts were assigned. */
-  async submissions(executor: Transaction, taskingId: string): Promise<Assignment[]> {
-    const { rows } = await executor.query<AssignmentRow & TaskingRow>(
-      `${SELECT_ASSIGNMENTS} WHERE a.tasking_id = $1 AND a.submitted_at IS NOT NULL
-         AND a.status IN ('submitted', 'completed') ORDER BY a.created_at, a.id`,
-      [taskingId],
-    );
-    return rows.map(assignmentFromRow);
+  submissions(
+    tx: Transaction,
+    tasking: Pick<Tasking, 'id' | 'organizationId' | 'mode'>,
+  ): Promise<Assignment[]> {
+    return this.assignments.submissionsOn(taskingTenant(tasking), tasking.id, tx);
   }
 
   /**
@@ -283,28 +216,16 @@ export class TaskingService {
     requestId: string | null,
   ): Promise<void> {
     const now = new Date();
-    const closed = await tx.query(
-      `UPDATE work_taskings SET closed_at = $2 WHERE id = $1 AND closed_at IS NULL`,
-      [tasking.id, now],
-    );
-    if (!closed.rowCount) return;
-    await tx.query(
-      `UPDATE assignments SET status = 'completed', updated_at = $2
-        WHERE tasking_id = $1 AND status = 'submitted'`,
-      [tasking.id, now],
-    );
+    const tenant = taskingTenant(tasking);
+    if (!(await this.taskings.close(tx, tenant, tasking.id, now))) return;
+    await this.assignments.completeSubmittedOn(tx, tenant, tasking.id, now);
     const unsubmitted = ending === 'cancelled' ? 'cancelled' : 'expired';
-    const { rows } = await tx.query<{ id: string; user_id: string; deadline: Date }>(
-      `UPDATE assignments SET status = $2, updated_at = $3
-        WHERE tasking_id = $1 AND status = 'assigned' RETURNING id, user_id, deadline`,
-      [tasking.id, unsubmitted, now],
-    );
+    const ended = await this.assignments.endUnsubmittedOn(tx, tenant, tasking.id, unsubmitted, now);
     if (unsubmitted !== 'expired') return;
-    for (const row of rows) {
-      await appendAssignmentEvent(
+    for (const assignment of ended) {
+      await this.changes.appendEvent(
         tx,
-        this.events,
-        { id: row.id, userId: row.user_id, deadline: row.deadline },
+        assignment,
         tasking,
         'expired',
         'assignment.expired',
@@ -314,22 +235,13 @@ export class TaskingService {
     }
   }
 
-  /** Open taskings of a kind whose deadline has passed, oldest first. */
-  async overdue(kind: TaskedKind, limit: number): Promise<Tasking[]> {
-    const rows = await this.sql.rows<TaskingRow>(
-      `SELECT ${TASKING_COLUMNS} FROM work_taskings t
-        WHERE t.closed_at IS NULL AND t.deadline <= now() AND t.work_kind = $1
-        ORDER BY t.deadline LIMIT $2`,
-      [kind, limit],
-    );
-    return rows.map(taskingFromRow);
+  /** Open taskings of a kind whose deadline has passed, oldest first, whoever's they are. */
+  overdue(kind: TaskedKind, limit: number): Promise<Tasking[]> {
+    return this.taskings.findOverdueAcrossTenants(kind, limit);
   }
 
-  /** The work is deleted: its tasking and assignments go with it (the analysts' trials stay). */
-  async forget(tx: Transaction, kind: TaskedKind, workId: string): Promise<void> {
-    await tx.query(`DELETE FROM work_taskings WHERE work_kind = $1 AND work_id = $2`, [
-      kind,
-      workId,
-    ]);
+  /** The work is deleted: its tasking and assignments go with it. */
+  forget(tx: Transaction, tenant: Tenant, kind: TaskedKind, workId: string): Promise<void> {
+    return this.taskings.deleteOfWork(tx, tenant, kind, workId);
   }
 }

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, type Principal, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { Sql, type SqlExecutor } from '#database';
+import { Sql } from '#database';
 import { recordAudit } from '#events';
+import { HistoryCasesRepository } from '../history-cases.repository.js';
 import { csvRows } from './csv-rows.js';
 import {
   bodyText,
@@ -42,7 +43,7 @@ class DryRunDone extends Error {}
  * whole or not at all — a body over a limit, unreadable text, a refused
  * header or a lost connection leaves nothing behind — while a row that fails
  * its check (import-row.ts) is reported by line and skipped. Re-importing an
- * external id updates its case (imported-case-upsert.ts). One import per
+ * external id updates its case (HistoryCasesRepository#upsertImported). One import per
  * organisation and mode runs at a time (an advisory lock): two at once would
  * wait on each other's rows, and their counts would depend on the race.
  */
@@ -50,6 +51,7 @@ class DryRunDone extends Error {}
 export class HistoryImportService {
   constructor(
     private readonly sql: Sql,
+    private readonly cases: HistoryCasesRepository,
     private readonly settings: AppSettings,
   ) {}
 
@@ -62,8 +64,11 @@ export class HistoryImportService {
     const tally = new ImportTally();
     try {
       await this.sql.transaction(async (tx) => {
-        await claimImport(tx, tenant);
-        const batch = new ImportBatch(tx, tenant, tally);
+        if (!(await this.cases.claimImport(tx, tenant))) throw importBusy();
+        const batch = new ImportBatch(
+          (cases) => this.cases.upsertImported(tx, tenant, cases),
+          tally,
+        );
         const now = new Date();
         for await (const source of readRows(request.format, bodyText(request.body, maxBytes))) {
           tally.rows += 1;
@@ -102,20 +107,14 @@ function readRows(format: ImportFormat, text: AsyncIterable<string>): AsyncItera
   }
 }
 
-async function claimImport(tx: SqlExecutor, tenant: Tenant): Promise<void> {
-  const { rows } = (await tx.query(
-    'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS claimed',
-    [`history-import:${tenant.organizationId}:${tenant.mode}`],
-  )) as { rows: { claimed: boolean }[] };
-  if (!rows[0]?.claimed) {
-    throw new AppError(
-      'CONFLICT',
-      'Another history import of this organisation is still running',
-      {
-        field: 'body',
-        issue: `one import per organisation and mode runs at a time: retry in ${BUSY_RETRY_AFTER_SECONDS} seconds`,
-      },
-      { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) },
-    );
-  }
+function importBusy(): AppError {
+  return new AppError(
+    'CONFLICT',
+    'Another history import of this organisation is still running',
+    {
+      field: 'body',
+      issue: `one import per organisation and mode runs at a time: retry in ${BUSY_RETRY_AFTER_SECONDS} seconds`,
+    },
+    { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) },
+  );
 }

@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Tenant } from '#common';
 import { IMPORT_BATCH_ROWS, ImportBatch } from './import-batch.js';
 import { ImportTally, MAX_REPORTED_ERRORS } from './import-report.js';
-import type { ImportedCase } from './import-row.js';
-import { importedSubtype } from './imported-case-upsert.js';
-
-const TENANT: Tenant = { organizationId: '0190a1b2-0000-7000-8000-000000000001', mode: 'live' };
+import { importedSubtype, type ImportedCase } from './import-row.js';
 
 function imported(externalId: string): ImportedCase {
   return {
@@ -29,11 +25,13 @@ function imported(externalId: string): ImportedCase {
 }
 
 /**
- * A transaction that knows some external ids already and refuses, as the
- * database would for its data, any statement holding one of `refused`.
+ * The cases' table as the batch writes to it: it knows some external ids
+ * already and refuses, as the database would for its data, any statement
+ * holding one of `refused`. `writes` records each statement's size and
+ * whether it was refused.
  */
-class FakeTransaction {
-  readonly statements: string[] = [];
+class FakeCases {
+  readonly writes: string[] = [];
   readonly stored = new Set<string>();
 
   constructor(
@@ -43,86 +41,61 @@ class FakeTransaction {
     for (const id of known) this.stored.add(id);
   }
 
-  async query(text: string, parameters: unknown[]): Promise<unknown> {
-    const verb = text.trim().split(/\s+/).slice(0, 2).join(' ');
-    this.statements.push(
-      verb === 'INSERT INTO' ? `INSERT ${this.records(parameters).length}` : text,
-    );
-    if (verb !== 'INSERT INTO') return { rows: [] };
-    const records = this.records(parameters);
-    if (records.some((record) => this.refused.has(record.external_id))) {
+  readonly write = async (cases: readonly ImportedCase[]): Promise<Map<string, boolean>> => {
+    const ids = cases.map((row) => row.externalId);
+    expect(new Set(ids).size, 'an external id twice in one statement').toBe(ids.length);
+    if (ids.some((id) => this.refused.has(id))) {
+      this.writes.push(`refused ${ids.length}`);
       throw Object.assign(new Error('value out of range'), { code: '22003' });
     }
-    const ids = records.map((record) => record.external_id);
-    expect(new Set(ids).size, 'an external id twice in one statement').toBe(ids.length);
-    return {
-      rows: ids.map((id) => {
+    this.writes.push(`wrote ${ids.length}`);
+    return new Map(
+      ids.map((id) => {
         const inserted = !this.stored.has(id);
         this.stored.add(id);
-        return { external_id: id, inserted };
+        return [id, inserted];
       }),
-    };
-  }
-
-  private records(parameters: unknown[]): { external_id: string }[] {
-    return JSON.parse(parameters[2] as string) as { external_id: string }[];
-  }
+    );
+  };
 }
 
 describe('ImportBatch', () => {
   it('writes a full batch at once, the rest on flush, counting new and known cases', async () => {
-    const tx = new FakeTransaction(['known-1', 'known-2']);
+    const cases = new FakeCases(['known-1', 'known-2']);
     const tally = new ImportTally();
-    const batch = new ImportBatch(tx, TENANT, tally);
+    const batch = new ImportBatch(cases.write, tally);
     const ids = [
       'known-1',
       'known-2',
       ...Array.from({ length: IMPORT_BATCH_ROWS + 8 }, (_, i) => `new-${i}`),
     ];
     for (const [index, id] of ids.entries()) await batch.add(index + 1, imported(id));
-    expect(tx.statements.filter((statement) => statement.startsWith('INSERT'))).toEqual([
-      `INSERT ${IMPORT_BATCH_ROWS}`,
-    ]);
+    expect(cases.writes).toEqual([`wrote ${IMPORT_BATCH_ROWS}`]);
     await batch.flush();
-    expect(tx.statements.filter((statement) => statement.startsWith('INSERT'))).toEqual([
-      `INSERT ${IMPORT_BATCH_ROWS}`,
-      'INSERT 10',
-    ]);
+    expect(cases.writes).toEqual([`wrote ${IMPORT_BATCH_ROWS}`, 'wrote 10']);
     expect(tally).toMatchObject({ imported: IMPORT_BATCH_ROWS + 8, updated: 2, failed: 0 });
   });
 
   it('lets the later row of an external id win within a batch, the earlier counted as an update', async () => {
-    const tx = new FakeTransaction(['old']);
+    const cases = new FakeCases(['old']);
     const tally = new ImportTally();
-    const batch = new ImportBatch(tx, TENANT, tally);
+    const batch = new ImportBatch(cases.write, tally);
     for (const [index, id] of ['a', 'old', 'a', 'b', 'a', 'old'].entries()) {
       await batch.add(index + 1, imported(id));
     }
     await batch.flush();
-    expect(tx.statements).toContain('INSERT 3');
+    expect(cases.writes).toEqual(['wrote 3']);
     expect(tally).toMatchObject({ imported: 2, updated: 4 });
   });
 
   it('writes a batch the database refuses row by row, naming the rows at fault', async () => {
-    const tx = new FakeTransaction(['b'], new Set(['bad']));
+    const cases = new FakeCases(['b'], new Set(['bad']));
     const tally = new ImportTally();
-    const batch = new ImportBatch(tx, TENANT, tally);
+    const batch = new ImportBatch(cases.write, tally);
     for (const [index, id] of ['a', 'bad', 'b', 'a'].entries())
       await batch.add(index + 10, imported(id));
     await batch.flush();
-    expect(tx.statements).toEqual([
-      'SAVEPOINT history_import_batch',
-      'INSERT 3',
-      'ROLLBACK TO SAVEPOINT history_import_batch',
-      ...['INSERT 1', 'INSERT 1', 'INSERT 1', 'INSERT 1'].flatMap((insert, index) => [
-        'SAVEPOINT history_import_row',
-        insert,
-        index === 1
-          ? 'ROLLBACK TO SAVEPOINT history_import_row'
-          : 'RELEASE SAVEPOINT history_import_row',
-      ]),
-      'RELEASE SAVEPOINT history_import_batch',
-    ]);
+    expect(cases.writes).toEqual(['refused 3', 'wrote 1', 'refused 1', 'wrote 1', 'wrote 1']);
     expect(tally.report(false)).toEqual({
       imported: 1,
       updated: 2,
@@ -134,14 +107,10 @@ describe('ImportBatch', () => {
   });
 
   it('ends the import on a failure that is not about the data', async () => {
-    const tx = {
-      query: async (text: string) => {
-        if (text.includes('INSERT'))
-          throw Object.assign(new Error('terminated'), { code: '57P01' });
-        return { rows: [] };
-      },
+    const write = async (): Promise<Map<string, boolean>> => {
+      throw Object.assign(new Error('terminated'), { code: '57P01' });
     };
-    const batch = new ImportBatch(tx, TENANT, new ImportTally());
+    const batch = new ImportBatch(write, new ImportTally());
     await batch.add(1, imported('a'));
     await expect(batch.flush()).rejects.toThrow('terminated');
   });

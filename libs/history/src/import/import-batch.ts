@@ -1,11 +1,16 @@
-import type { Tenant } from '#common';
-import type { SqlExecutor } from '#database';
 import type { ImportTally } from './import-report.js';
 import type { ImportedCase } from './import-row.js';
-import { upsertImportedCases } from './imported-case-upsert.js';
 
 /** Rows written per statement: large enough that 100,000 rows are a hundred statements. */
 export const IMPORT_BATCH_ROWS = 1000;
+
+/**
+ * Where an import's checked cases go: one statement each call, in the
+ * import's transaction, under a savepoint (HistoryCasesRepository#upsertImported).
+ * Tells, by external id, whether each case was new; a refused statement
+ * leaves the transaction usable and throws.
+ */
+export type ImportedCaseWriter = (cases: readonly ImportedCase[]) => Promise<Map<string, boolean>>;
 
 interface PendingRow {
   line: number;
@@ -17,16 +22,15 @@ interface PendingRow {
  * statement. Within a batch the later row of an external id wins (as it
  * would row by row) and each earlier one counts as an update. A batch the
  * database refuses for its data (SQLSTATE class 22 or 23, which the row
- * check should have made impossible) is rolled back to its savepoint and
- * written again row by row, each under its own savepoint, so the report
- * names the rows at fault and the others are stored.
+ * check should have made impossible) is written again row by row, each
+ * statement under its own savepoint, so the report names the rows at fault
+ * and the others are stored.
  */
 export class ImportBatch {
   private pending: PendingRow[] = [];
 
   constructor(
-    private readonly tx: SqlExecutor,
-    private readonly tenant: Tenant,
+    private readonly write: ImportedCaseWriter,
     private readonly tally: ImportTally,
   ) {}
 
@@ -46,18 +50,14 @@ export class ImportBatch {
       latest.set(row.externalId, row);
       occurrences.set(row.externalId, (occurrences.get(row.externalId) ?? 0) + 1);
     }
-    await this.tx.query('SAVEPOINT history_import_batch', []);
     let inserted: Map<string, boolean>;
     try {
-      inserted = await upsertImportedCases(this.tx, this.tenant, [...latest.values()]);
+      inserted = await this.write([...latest.values()]);
     } catch (error) {
       if (!isDataError(error)) throw error;
-      await this.tx.query('ROLLBACK TO SAVEPOINT history_import_batch', []);
       await this.rowByRow(pending);
-      await this.tx.query('RELEASE SAVEPOINT history_import_batch', []);
       return;
     }
-    await this.tx.query('RELEASE SAVEPOINT history_import_batch', []);
     for (const [externalId, count] of occurrences) {
       const isNew = inserted.get(externalId) === true;
       this.tally.imported += isNew ? 1 : 0;
@@ -67,15 +67,12 @@ export class ImportBatch {
 
   private async rowByRow(pending: readonly PendingRow[]): Promise<void> {
     for (const { line, row } of pending) {
-      await this.tx.query('SAVEPOINT history_import_row', []);
       try {
-        const inserted = await upsertImportedCases(this.tx, this.tenant, [row]);
-        await this.tx.query('RELEASE SAVEPOINT history_import_row', []);
+        const inserted = await this.write([row]);
         if (inserted.get(row.externalId) === true) this.tally.imported += 1;
         else this.tally.updated += 1;
       } catch (error) {
         if (!isDataError(error)) throw error;
-        await this.tx.query('ROLLBACK TO SAVEPOINT history_import_row', []);
         this.tally.fail(line, [
           {
             field: 'row',

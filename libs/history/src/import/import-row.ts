@@ -52,6 +52,17 @@ export interface ImportedCase {
   verified: VerifiedOutcome | null;
 }
 
+/**
+ * What `subtype` holds for an imported case: a session's and an analysis's
+ * case hold their modality there, so an import's `process.modality` does
+ * too and its verified outcomes count with the service's own work of that
+ * modality; a dowsing query's case holds its query type, which an import
+ * does not carry, so an imported dowsing case has none.
+ */
+export function importedSubtype(type: CaseType, modality: string | null): string | null {
+  return type === 'dowsing' ? null : modality;
+}
+
 export interface FieldIssue {
   field: string;
   issue: string;

@@ -2,13 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { Tenant } from '#common';
 import { Sql } from '#database';
 import type { CaseType } from '../history-case.js';
-import { HISTORY_PATTERNS_SQL } from './history-patterns-sql.js';
+import { HistoryCasesRepository } from '../history-cases.repository.js';
 import {
   historyPatterns,
   PATTERN_CANDIDATES,
   PATTERN_WINDOW,
   type HistoryPatterns,
-  type PatternAggregates,
 } from './history-patterns.js';
 
 /** Which cases patterns are looked for in. */
@@ -27,23 +26,27 @@ export interface PatternFilters {
 /** Recurring descriptors, places and times of an organisation's history (docs/history.md, "Patterns"). */
 @Injectable()
 export class HistoryPatternsService {
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly cases: HistoryCasesRepository,
+  ) {}
 
   async patterns(tenant: Tenant, filters: PatternFilters): Promise<HistoryPatterns> {
     // On a read replica when one is usable: the heaviest read of the history (Sql.reader).
-    const sql = await this.sql.reader(tenant);
-    const [aggregates] = await sql.rows<PatternAggregates>(HISTORY_PATTERNS_SQL, [
-      tenant.organizationId,
-      tenant.mode,
-      filters.type,
-      filters.dateFrom,
-      filters.dateBefore,
-      PATTERN_WINDOW,
-      filters.gridDegrees,
-      filters.minSupport,
-      PATTERN_CANDIDATES,
-    ]);
-    return historyPatterns(aggregates!, {
+    const aggregates = await this.cases.patternAggregates(
+      tenant,
+      {
+        type: filters.type,
+        dateFrom: filters.dateFrom,
+        dateBefore: filters.dateBefore,
+        window: PATTERN_WINDOW,
+        gridDegrees: filters.gridDegrees,
+        minSupport: filters.minSupport,
+        candidates: PATTERN_CANDIDATES,
+      },
+      await this.sql.reader(tenant),
+    );
+    return historyPatterns(aggregates, {
       minSupport: filters.minSupport,
       gridDegrees: filters.gridDegrees,
       window: PATTERN_WINDOW,

@@ -43,3 +43,8 @@ export const NO_FILTERS: CaseSearchFilters = {
   box: null,
   verified: null,
 };
+
+/** Whether a search names an area (a circle or a box). */
+export function hasLocation(filters: CaseSearchFilters): boolean {
+  return filters.circle !== null || filters.box !== null;
+}

@@ -1,23 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, type Tenant } from '#common';
-import {
-  countMatching,
-  EXACT_COUNT_LIMIT,
-  plannedRows,
-  Sql,
-  type SqlConditions,
-  type SqlReader,
-} from '#database';
+import { EXACT_COUNT_LIMIT, Sql, type Queryable } from '#database';
 import type { HistoryCase } from '../history-case.js';
-import { CASE_ROWS, type HistoryCaseColumn } from '../history-rows.js';
-import type { CaseSearchFilters } from './case-search-filters.js';
 import {
-  hasLocation,
-  LOCATED_COLUMNS,
-  locationCondition,
-  searchConditions,
-  textQuerySql,
-} from './case-search-sql.js';
+  HistoryCasesRepository,
+  type MatchWindow,
+  type RankedCase,
+} from '../history-cases.repository.js';
+import { hasLocation, type CaseSearchFilters } from './case-search-filters.js';
 
 /**
  * With text, the newest this-many matches are ranked by relevance; matches
@@ -65,11 +55,6 @@ export interface CasePage {
   next: CaseCursor | null;
 }
 
-interface Ranked {
-  id: string;
-  relevance: number | null;
-}
-
 /**
  * Searches a tenant's history (docs/history.md): version 1's offset pages
  * and version 2's cursor pages over the same order — with text, the ranked
@@ -79,7 +64,10 @@ interface Ranked {
  */
 @Injectable()
 export class CaseSearchService {
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly cases: HistoryCasesRepository,
+  ) {}
 
   /** A version 1 page: `hasMore` from one case beyond it, so an estimated total never misleads it. */
   async search(
@@ -90,7 +78,7 @@ export class CaseSearchService {
     await this.assertSearchable(filters.text);
     const sql = await this.sql.reader(tenant);
     const wanted = { limit: page.limit + 1, offset: page.offset };
-    let ids: Ranked[];
+    let ids: RankedCase[];
     let counted: { total: number; totalEstimated: boolean };
     if (filters.text === null) {
       [ids, counted] = await Promise.all([
@@ -114,7 +102,7 @@ export class CaseSearchService {
       counted = windowCounted;
     }
     const shown = ids.slice(0, page.limit);
-    const hits = await this.read(sql, shown, filters.text);
+    const hits = await this.read(sql, tenant, shown, filters.text);
     const hasMore = ids.length > page.limit;
     // An estimate never claims fewer cases than the pages already shown.
     const total = Math.max(counted.total, page.offset + shown.length + (hasMore ? 1 : 0));
@@ -133,7 +121,7 @@ export class CaseSearchService {
     }
     const sql = await this.sql.reader(tenant);
     const wanted = perPage + 1;
-    let found: (Ranked & { inWindow: boolean })[];
+    let found: (RankedCase & { inWindow: boolean })[];
     let count: { total: number; totalEstimated: boolean };
     if (filters.text === null || cursor?.kind === 'after') {
       const after = cursor?.kind === 'after' ? cursor.id : null;
@@ -173,7 +161,7 @@ export class CaseSearchService {
         : { kind: 'after', id: last.id, seen };
     }
     return {
-      hits: await this.read(sql, shown, filters.text),
+      hits: await this.read(sql, tenant, shown, filters.text),
       ...count,
       before,
       next,
@@ -183,11 +171,7 @@ export class CaseSearchService {
   /** Text that parses to no search terms (only operators, only words like "the") would match nothing. */
   private async assertSearchable(text: string | null): Promise<void> {
     if (text === null) return;
-    const [{ nodes }] = (await this.sql.rows<{ nodes: number }>(
-      `SELECT numnode(websearch_to_tsquery('english', $1)) AS nodes`,
-      [text],
-    )) as [{ nodes: number }];
-    if (nodes === 0) {
+    if ((await this.cases.textQueryNodes(text)) === 0) {
       throw AppError.invalid(
         'q',
         'has no words to search for: only operators, punctuation or words too common to index (the, and, of…)',
@@ -203,31 +187,25 @@ export class CaseSearchService {
    * GiST index (whose own estimate is a constant guess).
    */
   private async count(
-    sql: SqlReader,
+    sql: Queryable,
     tenant: Tenant,
     filters: CaseSearchFilters,
   ): Promise<{ total: number; totalEstimated: boolean }> {
     const exact = async () => {
-      const { total, estimated } = await countMatching(runOn(sql), {
-        table: 'history_cases',
-        where: searchConditions(tenant, filters),
-      });
+      const { total, estimated } = await this.cases.countMatches(tenant, filters, sql);
       return { total, totalEstimated: estimated };
     };
     if (!hasLocation(filters)) return exact();
-    const where = searchConditions(tenant, filters, { location: false });
-    const inArea = locationCondition(where, filters);
-    const [{ walked, matched }] = (await sql.rows<{ walked: number; matched: number }>(
-      `SELECT count(*)::int AS walked, (count(*) FILTER (WHERE ${inArea}))::int AS matched
-         FROM (SELECT ${LOCATED_COLUMNS} FROM history_cases WHERE ${where.sql}
-                ORDER BY date DESC, id DESC LIMIT ${where.param(LOCATION_WALK_ROWS)}) AS newest`,
-      where.parameters,
-    )) as [{ walked: number; matched: number }];
+    const { walked, matched } = await this.cases.sampleArea(
+      tenant,
+      filters,
+      LOCATION_WALK_ROWS,
+      sql,
+    );
     if (walked < LOCATION_WALK_ROWS) return { total: matched, totalEstimated: false };
     const share = matched / walked;
-    const others = searchConditions(tenant, filters, { location: false });
     const estimate = Math.round(
-      share * (await plannedRows(runOn(sql), { table: 'history_cases', where: others })),
+      share * (await this.cases.plannedMatches(tenant, filters, { location: false }, sql)),
     );
     if (estimate > EXACT_COUNT_LIMIT) return { total: estimate, totalEstimated: true };
     const counted = await exact();
@@ -238,16 +216,13 @@ export class CaseSearchService {
 
   /** A text search's total from its window: exact when the window holds every match. */
   private async windowCount(
-    sql: SqlReader,
+    sql: Queryable,
     tenant: Tenant,
     filters: CaseSearchFilters,
-    window: { ranked: Ranked[]; full: boolean },
+    window: { ranked: RankedCase[]; full: boolean },
   ): Promise<{ total: number; totalEstimated: boolean }> {
     if (!window.full) return { total: window.ranked.length, totalEstimated: false };
-    const planned = await plannedRows(runOn(sql), {
-      table: 'history_cases',
-      where: searchConditions(tenant, filters),
-    });
+    const planned = await this.cases.plannedMatches(tenant, filters, {}, sql);
     return { total: Math.max(EXACT_COUNT_LIMIT + 1, planned), totalEstimated: true };
   }
 
@@ -256,10 +231,10 @@ export class CaseSearchService {
    * first); `full` when more match, so older matches follow.
    */
   private async rankedWindow(
-    sql: SqlReader,
+    sql: Queryable,
     tenant: Tenant,
     filters: CaseSearchFilters,
-  ): Promise<{ ranked: Ranked[]; full: boolean; oldestId: string | null }> {
+  ): Promise<{ ranked: RankedCase[]; full: boolean; oldestId: string | null }> {
     const rows = await this.newest(sql, tenant, filters, { limit: RANKED_WINDOW + 1 });
     const window = rows.slice(0, RANKED_WINDOW);
     // Array#sort is stable: equal relevance keeps the newest first.
@@ -277,96 +252,40 @@ export class CaseSearchService {
    * text. A search with an area walks first (LOCATION_WALK_ROWS).
    */
   private async newest(
-    sql: SqlReader,
+    sql: Queryable,
     tenant: Tenant,
     filters: CaseSearchFilters,
-    page: { limit: number; offset?: number; after?: string | null },
-  ): Promise<Ranked[]> {
+    page: MatchWindow,
+  ): Promise<RankedCase[]> {
     if (hasLocation(filters)) {
       const rows = Math.min(
         MAX_LOCATION_WALK_ROWS,
         Math.max(LOCATION_WALK_ROWS, 100 * (page.limit + (page.offset ?? 0))),
       );
-      const walked = await this.newestMatches(sql, tenant, filters, page, rows);
+      const walked = await this.cases.newestMatches(tenant, filters, page, rows, sql);
       if (walked.length === page.limit) return walked;
     }
-    return this.newestMatches(sql, tenant, filters, page, null);
-  }
-
-  /**
-   * One statement for `newest`: by the indexes (`walk` null), or over the
-   * newest `walk` cases of the other filters with the area applied to them.
-   */
-  private newestMatches(
-    sql: SqlReader,
-    tenant: Tenant,
-    filters: CaseSearchFilters,
-    page: { limit: number; offset?: number; after?: string | null },
-    walk: number | null,
-  ): Promise<Ranked[]> {
-    const where = searchConditions(tenant, filters, { location: walk === null });
-    if (page.after) where.and(afterCase(where, tenant, page.after));
-    const relevance =
-      filters.text === null
-        ? 'NULL::float4'
-        : `ts_rank_cd(document, ${textQuerySql(where, filters.text)})`;
-    const pageSql = `ORDER BY date DESC, id DESC LIMIT ${where.param(page.limit)}${
-      page.offset ? ` OFFSET ${where.param(page.offset)}` : ''
-    }`;
-    if (walk === null) {
-      return sql.rows<Ranked>(
-        `SELECT id, ${relevance} AS relevance FROM history_cases WHERE ${where.sql} ${pageSql}`,
-        where.parameters,
-      );
-    }
-    const inner = where.sql;
-    const walkLimit = where.param(walk);
-    const inArea = locationCondition(where, filters);
-    return sql.rows<Ranked>(
-      `SELECT id, ${relevance} AS relevance
-         FROM (SELECT id, date, document, ${LOCATED_COLUMNS} FROM history_cases WHERE ${inner}
-                ORDER BY date DESC, id DESC LIMIT ${walkLimit}) AS newest
-        WHERE ${inArea} ${pageSql}`,
-      where.parameters,
-    );
+    return this.cases.newestMatches(tenant, filters, page, null, sql);
   }
 
   /** The cases of a page, in its order, with their snippets when there is text. */
   private async read(
-    sql: SqlReader,
-    page: readonly Ranked[],
+    sql: Queryable,
+    tenant: Tenant,
+    page: readonly RankedCase[],
     text: string | null,
   ): Promise<CaseHit[]> {
-    if (page.length === 0) return [];
-    const parameters: unknown[] = [page.map((hit) => hit.id)];
-    const snippet =
-      text === null
-        ? 'NULL::text'
-        : `ts_headline('english',
-             concat_ws(' — ', target, nullif(array_to_string(descriptors, ', '), ''), outcome, description),
-             websearch_to_tsquery('english', $2),
-             'StartSel=${MATCH_START}, StopSel=${MATCH_END}, MaxWords=30, MinWords=12')`;
-    if (text !== null) parameters.push(text);
-    const rows = await sql.rows<Record<HistoryCaseColumn, unknown> & { snippet: string | null }>(
-      `SELECT ${CASE_ROWS.selectList}, ${snippet} AS snippet FROM history_cases WHERE id = ANY($1::uuid[])`,
-      parameters,
+    const found = await this.cases.readHits(
+      tenant,
+      page.map((hit) => hit.id),
+      text,
+      { start: MATCH_START, end: MATCH_END },
+      sql,
     );
-    const byId = new Map(rows.map((row) => [row.id as string, row]));
+    const byId = new Map(found.map((hit) => [hit.record.id, hit]));
     return page.flatMap((hit) => {
-      const row = byId.get(hit.id);
-      return row
-        ? [{ record: CASE_ROWS.fromRow(row), relevance: hit.relevance, snippet: row.snippet }]
-        : [];
+      const read = byId.get(hit.id);
+      return read ? [{ record: read.record, relevance: hit.relevance, snippet: read.snippet }] : [];
     });
   }
-}
-
-function runOn(sql: SqlReader) {
-  return (text: string, parameters: unknown[]) => sql.rows(text, parameters);
-}
-
-/** Cases older than the case `id` (of the tenant: another tenant's id names no case, and so no page). */
-function afterCase(where: SqlConditions, tenant: Tenant, id: string): string {
-  return `(date, id) < (SELECT date, id FROM history_cases WHERE id = ${where.param(id)}
-            AND organization_id = ${where.param(tenant.organizationId)} AND mode = ${where.param(tenant.mode)})`;
 }

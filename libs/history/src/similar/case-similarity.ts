@@ -1,4 +1,17 @@
 import { distinctDescriptors, haversineMeters, type GeoPoint } from '#statistics';
+import type { CaseType } from '../history-case.js';
+
+/** What to compare cases with: a case's own fields, or free text and more from a caller. */
+export interface SimilarityProbe {
+  text: string | null;
+  descriptors: readonly string[];
+  point: GeoPoint | null;
+  date: Date | null;
+  /** Only cases of this type. */
+  type: CaseType | null;
+  /** The probe's own case, never its own neighbour. */
+  excludeId: string | null;
+}
 
 /**
  * How alike two cases are (docs/history.md, "Similar cases"): a weighted

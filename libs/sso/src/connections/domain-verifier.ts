@@ -3,17 +3,15 @@ import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { AppSettings } from '#config';
 import { Sql } from '#database';
 import { PeriodicTasks } from '#queue';
-import {
-  pendingClaims,
-  recordCheck,
-  verificationRecord,
-  type DomainClaim,
-} from './domain-claims.js';
+import { verificationRecord, type DomainClaim } from './domain-claims.js';
+import { SsoEmailDomainsRepository, type ConnectionClaim } from './sso-email-domains.repository.js';
 
 /** A lookup that has not answered by then counts as not found; the next check asks again. */
 const LOOKUP_TIMEOUT_MS = 3_000;
 /** Lookups in flight at once, each holding a database connection only to record its result. */
 const PARALLEL_LOOKUPS = 10;
+/** PostgreSQL's unique_violation: another connection verified the domain first. */
+const UNIQUE_VIOLATION = '23505';
 
 /**
  * Looks up the TXT records that prove SSO email domains, with the system's
@@ -25,6 +23,7 @@ export class DomainVerifier {
 
   constructor(
     private readonly sql: Sql,
+    private readonly domains: SsoEmailDomainsRepository,
     settings: AppSettings,
   ) {
     if (settings.dnsResolvers.length > 0) this.resolver.setServers(settings.dnsResolvers);
@@ -47,17 +46,38 @@ export class DomainVerifier {
    * at once: a resolver that does not answer costs each lookup its whole
    * timeout, and one connection may list 50 domains.
    */
-  async check(claims: { connectionId: string; domain: string; token: string }[]): Promise<number> {
+  async check(claims: ConnectionClaim[]): Promise<number> {
     let verified = 0;
     let next = 0;
     const lookUpTheRest = async (): Promise<void> => {
       while (next < claims.length) {
         const claim = claims[next++]!;
-        if (await recordCheck(this.sql, claim, await this.published(claim))) verified += 1;
+        if (await this.record(claim, await this.published(claim))) verified += 1;
       }
     };
     await Promise.all(Array.from({ length: PARALLEL_LOOKUPS }, lookUpTheRest));
     return verified;
+  }
+
+  /**
+   * Records a lookup: `found` marks the claim verified, unless another
+   * connection proved the domain meanwhile (then it stays pending). Whether it
+   * is verified now. The attempt commits alone: a unique violation ends its
+   * transaction.
+   */
+  private async record(claim: ConnectionClaim, found: boolean): Promise<boolean> {
+    if (found) {
+      try {
+        const verified = await this.sql.transaction((tx) =>
+          this.domains.markVerified(tx, claim.organizationId, claim),
+        );
+        if (verified) return true;
+      } catch (error) {
+        if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+      }
+    }
+    await this.sql.transaction((tx) => this.domains.markChecked(tx, claim.organizationId, claim));
+    return false;
   }
 }
 
@@ -74,7 +94,7 @@ export class DomainVerificationRecheck implements OnModuleInit {
   private readonly logger = new Logger(DomainVerificationRecheck.name);
 
   constructor(
-    private readonly sql: Sql,
+    private readonly domains: SsoEmailDomainsRepository,
     private readonly verifier: DomainVerifier,
     private readonly tasks: PeriodicTasks,
   ) {}
@@ -88,10 +108,10 @@ export class DomainVerificationRecheck implements OnModuleInit {
   }
 
   async run(now = new Date()): Promise<{ checked: number; verified: number }> {
-    const due = await pendingClaims(this.sql, {
-      checkedBefore: new Date(now.getTime() - HOUR_MS),
-      limit: BATCH,
-    });
+    const due = await this.domains.pendingDueAcrossTenants(
+      new Date(now.getTime() - HOUR_MS),
+      BATCH,
+    );
     const verified = await this.verifier.check(due);
     if (verified > 0) this.logger.log({ verified }, 'SSO email domains verified');
     return { checked: due.length, verified };

@@ -5,6 +5,7 @@ import { OutboundFetcher } from '#outbound';
 import { PeriodicTasks } from '#queue';
 import { fetchIdpMetadata } from './connection-config.js';
 import type { SamlConfig } from './sso-connection.js';
+import { SsoConnectionsRepository } from './sso-connections.repository.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 /** Connections refreshed per run at most; the next run takes the rest. */
@@ -23,6 +24,7 @@ export class IdpMetadataRefresh implements OnModuleInit {
 
   constructor(
     private readonly sql: Sql,
+    private readonly connections: SsoConnectionsRepository,
     private readonly fetcher: OutboundFetcher,
     private readonly tasks: PeriodicTasks,
   ) {}
@@ -32,16 +34,13 @@ export class IdpMetadataRefresh implements OnModuleInit {
   }
 
   async run(now = new Date()): Promise<{ refreshed: number; failed: number }> {
-    const due = await this.sql.rows<{ id: string; config: SamlConfig }>(
-      `SELECT id, config FROM sso_connections
-        WHERE type = 'saml' AND config->>'idpMetadataUrl' IS NOT NULL
-          AND (metadata_fetched_at IS NULL OR metadata_fetched_at < $1)
-        ORDER BY metadata_fetched_at NULLS FIRST LIMIT ${BATCH}`,
-      [new Date(now.getTime() - DAY_MS)],
+    const due = await this.connections.metadataDueAcrossTenants(
+      new Date(now.getTime() - DAY_MS),
+      BATCH,
     );
     let refreshed = 0;
     let failed = 0;
-    for (const { id, config } of due) {
+    for (const { id, organizationId, config } of due) {
       try {
         const idp = await fetchIdpMetadata(config.idpMetadataUrl!, this.fetcher);
         const next: SamlConfig = {
@@ -50,10 +49,8 @@ export class IdpMetadataRefresh implements OnModuleInit {
           idpSsoUrl: idp.ssoUrl,
           idpCertificates: idp.certificates,
         };
-        await this.sql.rows(
-          `UPDATE sso_connections SET config = $2, metadata_fetched_at = $3, updated_at = $3
-            WHERE id = $1`,
-          [id, JSON.stringify(next), now],
+        await this.sql.transaction((tx) =>
+          this.connections.storeMetadata(tx, organizationId, id, next, now),
         );
         refreshed += 1;
       } catch (error) {

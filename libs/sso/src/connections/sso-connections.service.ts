@@ -10,9 +10,9 @@ import {
   type Principal,
   type Tenant,
 } from '#common';
-import { UsersService } from '#auth';
+import { UsersRepository } from '#auth';
 import { AppSettings } from '#config';
-import { Sql, SqlConditions, TenantLists, type KeysetPage, type PageRequest } from '#database';
+import { Sql, type KeysetPage, type PageRequest, type Transaction } from '#database';
 import { DestinationPolicy, OutboundFetcher, OutboundSockets } from '#outbound';
 import { LdapDirectory, ldapSettings } from '../ldap/index.js';
 import {
@@ -27,14 +27,20 @@ import {
   type SamlConfig,
   type SsoConnection,
 } from './sso-connection.js';
-import { SSO_CONNECTION_ROWS } from './sso-connection-rows.js';
+import { SsoConnectionsRepository } from './sso-connections.repository.js';
+import { SsoEmailDomainsRepository } from './sso-email-domains.repository.js';
 import {
   assertOwnFields,
   checkedDomains,
   checkedJitRoles,
   checkedScopes,
 } from './connection-fields.js';
-import { claimDomains, domainClaimsOf, pendingClaims, type DomainClaim } from './domain-claims.js';
+import {
+  claimsInListedOrder,
+  domainHeldElsewhere,
+  newClaims,
+  type DomainClaim,
+} from './domain-claims.js';
 import { DomainVerifier } from './domain-verifier.js';
 import { ldapReport, samlReport, type SsoTestReport } from './connection-test-report.js';
 
@@ -48,19 +54,17 @@ import { ldapReport, samlReport, type SsoTestReport } from './connection-test-re
  */
 @Injectable()
 export class SsoConnectionsService {
-  private readonly lists: TenantLists<SsoConnection, string>;
-
   constructor(
     private readonly sql: Sql,
+    private readonly connections: SsoConnectionsRepository,
+    private readonly domains: SsoEmailDomainsRepository,
     private readonly settings: AppSettings,
     private readonly fetcher: OutboundFetcher,
-    private readonly users: UsersService,
+    private readonly users: UsersRepository,
     private readonly policy: DestinationPolicy,
     private readonly sockets: OutboundSockets,
     private readonly verifier: DomainVerifier,
-  ) {
-    this.lists = new TenantLists(sql, 'sso_connections', SSO_CONNECTION_ROWS);
-  }
+  ) {}
 
   async create(principal: Principal, input: SsoConnectionInput): Promise<SsoConnection> {
     if (!input.type) throw AppError.invalid('type', 'required: saml or ldap');
@@ -107,12 +111,8 @@ export class SsoConnectionsService {
       updatedAt: now,
     };
     await this.sql.transaction(async (tx) => {
-      await tx.query(SSO_CONNECTION_ROWS.insert, SSO_CONNECTION_ROWS.toRow(connection));
-      await tx.query(`UPDATE sso_connections SET secret_sealed = $2 WHERE id = $1`, [
-        uuid,
-        this.seal(secret),
-      ]);
-      await claimDomains(tx, uuid, connection.emailDomains);
+      await this.connections.insert(tx, principal.organizationId, connection, this.seal(secret));
+      await this.claimDomains(tx, connection);
     });
     return connection;
   }
@@ -121,30 +121,20 @@ export class SsoConnectionsService {
     const uuid = parsePublicId('ssoConnection', publicId);
     if (uuid === null) throw AppError.notFound('sso connection', publicId);
     // The organisation's, whatever the mode: connections sign people in, who belong to both.
-    const [row] = await this.sql.rows<Record<string, unknown>>(
-      `SELECT ${SSO_CONNECTION_ROWS.selectList} FROM sso_connections
-        WHERE id = $1 AND organization_id = $2`,
-      [uuid, tenant.organizationId],
-    );
-    if (!row) throw AppError.notFound('sso connection', publicId);
-    return SSO_CONNECTION_ROWS.fromRow(row as never);
+    const connection = await this.connections.find(tenant.organizationId, uuid);
+    if (!connection) throw AppError.notFound('sso connection', publicId);
+    return connection;
   }
 
   /** A SAML connection by its public id alone, for its public SP metadata; null if none. */
   async findSaml(publicId: string): Promise<SsoConnection | null> {
     const uuid = parsePublicId('ssoConnection', publicId);
     if (uuid === null) return null;
-    const [row] = await this.sql.rows<Record<string, unknown>>(
-      `SELECT ${SSO_CONNECTION_ROWS.selectList} FROM sso_connections WHERE id = $1 AND type = 'saml'`,
-      [uuid],
-    );
-    return row ? SSO_CONNECTION_ROWS.fromRow(row as never) : null;
+    return this.connections.findSamlAcrossTenants(uuid);
   }
 
   page(tenant: Tenant, request: PageRequest): Promise<KeysetPage<SsoConnection>> {
-    const where = new SqlConditions();
-    where.and(`organization_id = ${where.param(tenant.organizationId)}`);
-    return this.lists.page(tenant, where, request);
+    return this.connections.page(tenant, request);
   }
 
   async update(
@@ -193,22 +183,16 @@ export class SsoConnectionsService {
     };
     assertHoldsWhatItGrants(principal, next);
     await this.sql.transaction(async (tx) => {
-      const row = SSO_CONNECTION_ROWS.toRow(next);
-      const columns = SSO_CONNECTION_ROWS.columns;
-      await tx.query(
-        `UPDATE sso_connections SET ${columns.map((c, i) => `${c} = $${i + 1}`).join(', ')}
-          WHERE id = $1`,
-        row,
-      );
+      await this.connections.update(tx, principal.organizationId, next);
       if (secret !== null) {
-        await tx.query(`UPDATE sso_connections SET secret_sealed = $2 WHERE id = $1`, [
+        await this.connections.storeSecret(
+          tx,
+          principal.organizationId,
           next.id,
           this.seal(secret),
-        ]);
+        );
       }
-      if (fields.emailDomains) {
-        await claimDomains(tx, next.id, next.emailDomains);
-      }
+      if (fields.emailDomains) await this.claimDomains(tx, next);
     });
     return next;
   }
@@ -217,7 +201,15 @@ export class SsoConnectionsService {
   async withDomains(
     connections: SsoConnection[],
   ): Promise<(SsoConnection & { domains: DomainClaim[] })[]> {
-    const claims = await domainClaimsOf(this.sql, connections);
+    // One organisation's, as every caller passes; read per organisation all the same.
+    const organizations = new Map<string, string[]>();
+    for (const { organizationId, id } of connections) {
+      organizations.set(organizationId, [...(organizations.get(organizationId) ?? []), id]);
+    }
+    const found = await Promise.all(
+      [...organizations].map(([organizationId, ids]) => this.domains.claimsOf(organizationId, ids)),
+    );
+    const claims = claimsInListedOrder(connections, found.flat());
     return connections.map((connection) => ({
       ...connection,
       domains: claims.get(connection.id) ?? [],
@@ -234,10 +226,11 @@ export class SsoConnectionsService {
     publicId: string,
   ): Promise<SsoConnection & { domains: DomainClaim[] }> {
     const connection = await this.get(tenant, publicId);
-    const pending = await pendingClaims(this.sql, {
-      connectionId: connection.id,
-      limit: connection.emailDomains.length,
-    });
+    const pending = await this.domains.pendingOf(
+      tenant.organizationId,
+      connection.id,
+      connection.emailDomains.length,
+    );
     await this.verifier.check(pending);
     const [checked] = await this.withDomains([connection]);
     return checked!;
@@ -245,8 +238,11 @@ export class SsoConnectionsService {
 
   async delete(tenant: Tenant, publicId: string): Promise<void> {
     const connection = await this.get(tenant, publicId);
-    await this.sql.rows(`DELETE FROM sso_connections WHERE id = $1`, [connection.id]);
-    await this.users.forgetConnection(connection.id);
+    // Its people keep their accounts, no longer linked to it (`users` is libs/auth's).
+    await this.sql.transaction(async (tx) => {
+      await this.connections.delete(tx, tenant.organizationId, connection.id);
+      await this.users.forgetConnection(tx, tenant.organizationId, connection.id);
+    });
   }
 
   /**
@@ -272,11 +268,28 @@ export class SsoConnectionsService {
 
   /** The sealed secret of a connection, opened (the bind password, or the SP private key). */
   async secretOf(connection: SsoConnection): Promise<string> {
-    const [row] = await this.sql.rows<{ secret_sealed: string }>(
-      `SELECT secret_sealed FROM sso_connections WHERE id = $1`,
-      [connection.id],
+    const sealed = await this.connections.secretSealed(connection.organizationId, connection.id);
+    return openSealedSecret(sealed!, this.settings.signingKeySecret, 'sso-credential');
+  }
+
+  /**
+   * Makes the connection's domain claims its `emailDomains`: a domain another
+   * connection holds verified is a 409 naming `email_domains`; a domain
+   * others only claim is no obstacle.
+   */
+  private async claimDomains(tx: Transaction, connection: SsoConnection): Promise<void> {
+    const held = await this.domains.verifiedElsewhereAcrossTenants(
+      connection.id,
+      connection.emailDomains,
+      tx,
     );
-    return openSealedSecret(row!.secret_sealed, this.settings.signingKeySecret, 'sso-credential');
+    if (held !== null) throw domainHeldElsewhere(held);
+    await this.domains.replaceClaims(
+      tx,
+      connection.organizationId,
+      connection.id,
+      newClaims(connection.emailDomains),
+    );
   }
 
   private seal(secret: string): string {

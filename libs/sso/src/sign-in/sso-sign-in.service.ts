@@ -1,15 +1,14 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { UsersService, type FederatedRefusal, type UserEntity } from '#auth';
 import { parsePublicId, type Mode } from '#common';
-import { Sql } from '#database';
 import { RedisService } from '#queue';
 import { AppSettings } from '#config';
 import { OutboundSockets } from '#outbound';
 import { LdapDirectory, LdapSignInError, ldapSettings } from '../ldap/index.js';
 import type { SsoConnection } from '../connections/sso-connection.js';
 import { SsoConnectionsService } from '../connections/sso-connections.service.js';
-import { SSO_CONNECTION_ROWS } from '../connections/sso-connection-rows.js';
-import { provedBy } from '../connections/domain-claims.js';
+import { SsoConnectionsRepository } from '../connections/sso-connections.repository.js';
+import { SsoEmailDomainsRepository } from '../connections/sso-email-domains.repository.js';
 import { SamlSignIn } from './saml-sign-in.js';
 
 /** How a directory or IdP sign-in ended, in terms the sign-in page can say. */
@@ -48,8 +47,9 @@ export class SsoSignInService implements OnModuleDestroy {
   private readonly directories = new Map<string, { version: number; directory: LdapDirectory }>();
 
   constructor(
-    private readonly sql: Sql,
     private readonly connections: SsoConnectionsService,
+    private readonly storedConnections: SsoConnectionsRepository,
+    private readonly domains: SsoEmailDomainsRepository,
     private readonly users: UsersService,
     private readonly saml: SamlSignIn,
     private readonly redis: RedisService,
@@ -62,11 +62,7 @@ export class SsoSignInService implements OnModuleDestroy {
    * disabled (its people's tokens, refreshes included, depend on it).
    */
   async connectionMode(connectionId: string): Promise<Mode | null> {
-    const [row] = await this.sql.rows<{ mode: Mode }>(
-      `SELECT mode FROM sso_connections WHERE id = $1 AND enabled`,
-      [connectionId],
-    );
-    return row?.mode ?? null;
+    return this.storedConnections.enabledModeAcrossTenants(connectionId);
   }
 
   /**
@@ -78,13 +74,7 @@ export class SsoSignInService implements OnModuleDestroy {
   async connectionForEmail(email: string): Promise<SsoConnection | null> {
     const domain = email.trim().toLowerCase().split('@')[1];
     if (!domain) return null;
-    const [row] = await this.sql.rows<Record<string, unknown>>(
-      `SELECT ${SSO_CONNECTION_ROWS.columns.map((c) => `c.${c}`).join(', ')}
-         FROM sso_email_domains d JOIN sso_connections c ON c.id = d.connection_id
-        WHERE d.domain = $1 AND d.status = 'verified' AND c.enabled AND c.mode = 'live'`,
-      [domain],
-    );
-    return row ? SSO_CONNECTION_ROWS.fromRow(row as never) : null;
+    return this.storedConnections.findByVerifiedDomainAcrossTenants(domain);
   }
 
   /**
@@ -138,13 +128,8 @@ export class SsoSignInService implements OnModuleDestroy {
   ): Promise<{ result: SsoSignInResult; solicited: boolean } | null> {
     const id = parsePublicId('ssoConnection', connectionPublicId);
     if (id === null) return null;
-    const [row] = await this.sql.rows<Record<string, unknown>>(
-      `SELECT ${SSO_CONNECTION_ROWS.selectList} FROM sso_connections
-        WHERE id = $1 AND type = 'saml' AND enabled AND mode = 'live'`,
-      [id],
-    );
-    if (!row) return null;
-    const connection = SSO_CONNECTION_ROWS.fromRow(row as never);
+    const connection = await this.storedConnections.findSigningInSamlAcrossTenants(id);
+    if (!connection) return null;
     const consumed = await this.saml.consume(connection, body);
     if ('refused' in consumed) {
       this.logger.warn(
@@ -199,7 +184,7 @@ export class SsoSignInService implements OnModuleDestroy {
     // elsewhere would take (emails are unique across organisations) an address another
     // organisation may need.
     const domain = person.email.trim().toLowerCase().split('@')[1] ?? '';
-    if (!(await provedBy(this.sql, connection.id, domain))) {
+    if (!(await this.domains.isVerifiedBy(connection.organizationId, connection.id, domain))) {
       this.logger.warn(
         { connectionId: connection.id, domain },
         'SSO sign-in refused: an email outside the connection’s domains',

@@ -2,6 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Express, NextFunction, Request, Response } from 'express';
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
 import {
+  OAuthClientsRepository,
+  OidcPayloadsRepository,
   RevokedGrants,
   ServerSecretsService,
   SigningKeyService,
@@ -53,6 +55,8 @@ export class AuthorizationServer {
   constructor(
     private readonly settings: AppSettings,
     private readonly sql: Sql,
+    private readonly payloads: OidcPayloadsRepository,
+    private readonly clients: OAuthClientsRepository,
     private readonly keys: SigningKeyService,
     private readonly users: UsersService,
     private readonly secrets: ServerSecretsService,
@@ -158,6 +162,8 @@ export class AuthorizationServer {
       this.settings.publicUrl,
       providerConfiguration({
         sql: this.sql,
+        payloads: this.payloads,
+        clients: this.clients,
         users: this.users,
         publicUrl: this.settings.publicUrl,
         signingKey: signing.privateJwk,

@@ -1,28 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { Adapter, AdapterPayload, ClientAuthMethod } from 'oidc-provider';
 import { errors } from 'oidc-provider';
+import type {
+  OAuthClientEntity,
+  OAuthClientsRepository,
+  OidcPayloadsRepository,
+  StoredOidcPayload,
+} from '#auth';
 import { parsePublicId, toPublicId } from '#common';
-import type { Sql } from '#database';
+import type { JsonObject, Sql } from '#database';
 
 /** Models that belong to a grant and die with it (revocation, replay detection). */
 const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode']);
-
-interface PayloadRow {
-  payload: AdapterPayload;
-  consumed: number | null;
-}
-
-interface ClientRow {
-  client_id: string;
-  organization_id: string;
-  mode: string;
-  client_name: string;
-  secret_hash: string | null;
-  token_endpoint_auth_method: string;
-  grant_types: string[];
-  redirect_uris: string[];
-  scopes: string[];
-}
 
 /**
  * The stored key of a model instance. Every id but a grant's is a bearer
@@ -45,6 +34,7 @@ export function storedId(kind: string, id: string): string {
 export class PostgresOidcAdapter implements Adapter {
   constructor(
     private readonly sql: Sql,
+    private readonly payloads: OidcPayloadsRepository,
     private readonly kind: string,
     /** Told of every revoked grant, so the API refuses that grant's access tokens too. */
     private readonly onGrantRevoked: (grantId: string) => Promise<void>,
@@ -52,25 +42,21 @@ export class PostgresOidcAdapter implements Adapter {
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
     const { jti: _jti, ...stored } = payload;
-    await this.sql.rows(
-      `INSERT INTO oidc_payloads (kind, id, payload, grant_id, uid, user_code, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))
-       ON CONFLICT (kind, id) DO UPDATE SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id,
-         uid = EXCLUDED.uid, user_code = EXCLUDED.user_code, expires_at = EXCLUDED.expires_at`,
-      [
-        this.kind,
-        storedId(this.kind, id),
-        stored,
-        payload.grantId ?? null,
-        payload.uid ?? null,
-        payload.userCode ?? null,
-        expiresIn ?? null,
-      ],
+    await this.sql.transaction((tx) =>
+      this.payloads.upsert(tx, {
+        kind: this.kind,
+        id: storedId(this.kind, id),
+        payload: stored as JsonObject,
+        grantId: payload.grantId ?? null,
+        uid: payload.uid ?? null,
+        userCode: payload.userCode ?? null,
+        expiresInSeconds: expiresIn ?? null,
+      }),
     );
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
-    const payload = await this.findWhere('id = $2', storedId(this.kind, id));
+    const payload = withConsumed(await this.payloads.find(this.kind, storedId(this.kind, id)));
     return payload && { ...payload, jti: id };
   }
 
@@ -80,34 +66,25 @@ export class PostgresOidcAdapter implements Adapter {
    * session (to check who it belongs to), never saves it back.
    */
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-    return this.findWhere('uid = $2', uid);
+    return withConsumed(await this.payloads.findByUid(this.kind, uid));
   }
 
   async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
-    return this.findWhere('user_code = $2', userCode);
+    return withConsumed(await this.payloads.findByUserCode(this.kind, userCode));
   }
 
   async consume(id: string): Promise<void> {
     const key = storedId(this.kind, id);
-    const won = await this.sql.rows<{ grant_id: string | null }>(
-      `UPDATE oidc_payloads SET consumed_at = now()
-       WHERE kind = $1 AND id = $2 AND consumed_at IS NULL RETURNING grant_id`,
-      [this.kind, key],
-    );
-    if (won.length > 0) return;
-    const [row] = await this.sql.rows<{ grant_id: string | null }>(
-      'SELECT grant_id FROM oidc_payloads WHERE kind = $1 AND id = $2',
-      [this.kind, key],
-    );
-    if (row?.grant_id) await this.revokeGrant(row.grant_id);
+    const won = await this.sql.transaction((tx) => this.payloads.consume(tx, this.kind, key));
+    if (won) return;
+    const grantId = await this.payloads.grantOf(this.kind, key);
+    if (grantId) await this.revokeGrant(grantId);
     throw new errors.InvalidGrant('grant request is invalid');
   }
 
   async destroy(id: string): Promise<void> {
-    await this.sql.rows('DELETE FROM oidc_payloads WHERE kind = $1 AND id = $2', [
-      this.kind,
-      storedId(this.kind, id),
-    ]);
+    const key = storedId(this.kind, id);
+    await this.sql.transaction((tx) => this.payloads.delete(tx, this.kind, key));
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
@@ -117,35 +94,24 @@ export class PostgresOidcAdapter implements Adapter {
   /** Everything issued under a grant, and the grant itself. */
   private async revokeGrant(grantId: string): Promise<void> {
     await this.onGrantRevoked(grantId);
-    await this.sql.rows(
-      `DELETE FROM oidc_payloads WHERE grant_id = $1 OR (kind = 'Grant' AND id = $1)`,
-      [grantId],
-    );
+    await this.sql.transaction((tx) => this.payloads.deleteGrant(tx, grantId));
   }
+}
 
-  private async findWhere(condition: string, value: string): Promise<AdapterPayload | undefined> {
-    const [row] = await this.sql.rows<PayloadRow>(
-      `SELECT payload, extract(epoch FROM consumed_at)::bigint AS consumed FROM oidc_payloads
-       WHERE kind = $1 AND ${condition} AND (expires_at IS NULL OR expires_at > now())`,
-      [this.kind, value],
-    );
-    if (!row) return undefined;
-    return row.consumed === null ? row.payload : { ...row.payload, consumed: Number(row.consumed) };
-  }
+/** A stored payload as the provider reads it: `consumed` (seconds) once it was. */
+function withConsumed(stored: StoredOidcPayload | null): AdapterPayload | undefined {
+  if (!stored) return undefined;
+  const payload = stored.payload as AdapterPayload;
+  return stored.consumed === null ? payload : { ...payload, consumed: stored.consumed };
 }
 
 /** Clients are ours (`oauth_clients`, managed under /v1/oauth-clients); the provider only reads them. */
 export class ClientsAdapter implements Adapter {
-  constructor(private readonly sql: Sql) {}
+  constructor(private readonly clients: OAuthClientsRepository) {}
 
   async find(clientId: string): Promise<AdapterPayload | undefined> {
-    const [row] = await this.sql.rows<ClientRow>(
-      `SELECT client_id, organization_id, mode, client_name, secret_hash, token_endpoint_auth_method,
-              grant_types, redirect_uris, scopes
-       FROM oauth_clients WHERE client_id = $1 AND deleted_at IS NULL`,
-      [clientId],
-    );
-    return row ? clientMetadata(row) : undefined;
+    const client = await this.clients.findActiveAcrossTenants(clientId);
+    return client ? clientMetadata(client) : undefined;
   }
 
   upsert(): Promise<void> {
@@ -173,19 +139,19 @@ export class ClientsAdapter implements Adapter {
  * scrypt hash: the provider never sees a clear secret, and compares through
  * our `compareClientSecret` (see authorization-server.ts).
  */
-function clientMetadata(row: ClientRow): AdapterPayload {
-  const codeFlow = row.grant_types.includes('authorization_code');
+function clientMetadata(client: OAuthClientEntity): AdapterPayload {
+  const codeFlow = client.grantTypes.includes('authorization_code');
   return {
-    client_id: row.client_id,
-    client_name: row.client_name,
-    ...(row.secret_hash === null ? {} : { client_secret: row.secret_hash }),
-    token_endpoint_auth_method: row.token_endpoint_auth_method as ClientAuthMethod,
-    grant_types: row.grant_types,
+    client_id: client.clientId,
+    client_name: client.clientName,
+    ...(client.secretHash === null ? {} : { client_secret: client.secretHash }),
+    token_endpoint_auth_method: client.tokenEndpointAuthMethod as ClientAuthMethod,
+    grant_types: client.grantTypes,
     response_types: codeFlow ? ['code'] : [],
-    redirect_uris: row.redirect_uris,
-    scope: row.scopes.join(' '),
-    organization_id: toPublicId('organization', row.organization_id),
-    mode: row.mode,
+    redirect_uris: client.redirectUris,
+    scope: client.scopes.join(' '),
+    organization_id: toPublicId('organization', client.organizationId),
+    mode: client.mode,
   };
 }
 

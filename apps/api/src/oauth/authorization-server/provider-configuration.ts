@@ -1,7 +1,7 @@
 import type { Configuration, JWK, KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { ALL_SCOPES, parsePublicId, toPublicId, type Mode } from '#common';
-import type { UsersService } from '#auth';
+import type { OAuthClientsRepository, OidcPayloadsRepository, UsersService } from '#auth';
 import { ACCESS_TOKEN_TTL_SECONDS, isFirstPartyClient, SIGNING_ALGORITHM } from '#auth';
 import type { Sql } from '#database';
 import { ClientsAdapter, PostgresOidcAdapter } from './oidc-adapter.js';
@@ -22,6 +22,8 @@ export const PROVIDER_ROUTES = {
 
 export interface ProviderDependencies {
   sql: Sql;
+  payloads: OidcPayloadsRepository;
+  clients: OAuthClientsRepository;
   users: UsersService;
   publicUrl: string;
   /** The private JWK that signs access tokens now (the provider signs with nothing else). */
@@ -47,8 +49,8 @@ export function providerConfiguration(deps: ProviderDependencies): Configuration
   return {
     adapter: (name: string) =>
       name === 'Client'
-        ? new ClientsAdapter(sql)
-        : new PostgresOidcAdapter(sql, name, deps.onGrantRevoked),
+        ? new ClientsAdapter(deps.clients)
+        : new PostgresOidcAdapter(sql, deps.payloads, name, deps.onGrantRevoked),
     jwks: { keys: [deps.signingKey] },
     cookies: {
       keys: deps.cookieKeys,

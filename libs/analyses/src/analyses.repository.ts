@@ -1,0 +1,721 @@
+import { Injectable } from '@nestjs/common';
+import type { Mode, Tenant } from '#common';
+import {
+  rowMapping,
+  Sql,
+  tenantConditions,
+  TenantLists,
+  unfinishedWorkPages,
+  type KeysetPage,
+  type PageRequest,
+  type Queryable,
+  type SqlConditions,
+  type Transaction,
+} from '#database';
+import type {
+  AnalysisPriority,
+  AnalysisResultsData,
+  AnalysisScoreDetails,
+  AnalysisTargetType,
+  AnalysisType,
+  Evidence,
+} from '#engines';
+import type { UnfinishedPages, UnfinishedWork } from '#queue';
+import type { FinishedWork, FinishedWorkSelection } from '#sessions';
+import type { AnalysisEntity, AnalysisStatus } from './entities/analysis.entity.js';
+
+/** The columns of `analyses`, each with the entity field it maps to. */
+const ANALYSIS = rowMapping<AnalysisEntity, AnalysisColumn>(
+  'analyses',
+  {
+    id: 'id',
+    organization_id: 'organizationId',
+    mode: 'mode',
+    target_type: 'targetType',
+    analysis_type: 'analysisType',
+    priority: 'priority',
+    description: 'description',
+    description_key: 'descriptionKey',
+    reference_material: 'referenceMaterial',
+    latitude: 'latitude',
+    longitude: 'longitude',
+    request_fingerprint: 'requestFingerprint',
+    material: 'material',
+    earlier_work: 'earlierWork',
+    status: 'status',
+    steps_done: 'stepsDone',
+    steps: 'steps',
+    engine: 'engine',
+    engine_version: 'engineVersion',
+    engine_seed: 'engineSeed',
+    results: 'results',
+    score_details: 'scoreDetails',
+    confidence_score: 'confidenceScore',
+    evidence: 'evidence',
+    failure_reason: 'failureReason',
+    failure_message: 'failureMessage',
+    event_sequence: 'eventSequence',
+    created_at: 'createdAt',
+    updated_at: 'updatedAt',
+    started_at: 'startedAt',
+    completed_at: 'completedAt',
+    estimated_completion: 'estimatedCompletion',
+    batch_id: 'batchId',
+  },
+  ['reference_material', 'material', 'earlier_work', 'results', 'score_details'],
+);
+
+type AnalysisColumn =
+  | 'id'
+  | 'organization_id'
+  | 'mode'
+  | 'target_type'
+  | 'analysis_type'
+  | 'priority'
+  | 'description'
+  | 'description_key'
+  | 'reference_material'
+  | 'latitude'
+  | 'longitude'
+  | 'request_fingerprint'
+  | 'material'
+  | 'earlier_work'
+  | 'status'
+  | 'steps_done'
+  | 'steps'
+  | 'engine'
+  | 'engine_version'
+  | 'engine_seed'
+  | 'results'
+  | 'score_details'
+  | 'confidence_score'
+  | 'evidence'
+  | 'failure_reason'
+  | 'failure_message'
+  | 'event_sequence'
+  | 'created_at'
+  | 'updated_at'
+  | 'started_at'
+  | 'completed_at'
+  | 'estimated_completion'
+  | 'batch_id';
+
+type AnalysisRow = Record<AnalysisColumn, unknown>;
+
+const SELECT_ANALYSIS = `SELECT ${ANALYSIS.selectList} FROM analyses
+  WHERE id = $1 AND organization_id = $2 AND mode = $3`;
+
+/** Statuses in which an analysis holds a place of the plan's concurrent analyses. */
+export const ANALYSIS_RUNNING_STATUSES: readonly AnalysisStatus[] = ['queued', 'processing'];
+
+export interface AnalysisFilter {
+  status?: AnalysisStatus | undefined;
+  targetType?: AnalysisTargetType | undefined;
+  priority?: AnalysisPriority | undefined;
+}
+
+/** A completed analysis as earlier work on another: where it was, how sure, when it finished. */
+export interface CompletedAnalysis {
+  id: string;
+  confidenceScore: number | null;
+  completedAt: Date;
+}
+
+/** Which completed analyses count as earlier work on one: older than it, and not a resubmission of it. */
+export interface EarlierThan {
+  createdBefore: Date;
+  requestFingerprint: string;
+}
+
+/** Queued and processing analyses of one priority, across the deployment. */
+export interface QueueCount {
+  priority: AnalysisPriority;
+  status: 'queued' | 'processing';
+  count: number;
+}
+
+/** Analyses of one type completed in a window, across the deployment. */
+export interface Completions {
+  analysisType: AnalysisType;
+  completed: number;
+  meanMs: number;
+  firstAt: Date;
+}
+
+/** An analysis the worker runs that has not finished, as the sweepers re-enqueue it. */
+export interface RunningAnalysis {
+  id: string;
+  organizationId: string;
+  mode: Mode;
+  priority: AnalysisPriority;
+  status: 'queued' | 'processing';
+  updatedAt: Date;
+}
+
+/** What the analyst engine stores when people are tasked with an analysis. */
+export interface AnalystStart {
+  startedAt: Date;
+  engineVersion: string;
+  estimatedCompletion: Date;
+  steps: readonly string[];
+  sequence: number;
+}
+
+/** What a completed analysis stores. */
+export interface AnalysisCompletion {
+  stepsDone: number;
+  completedAt: Date;
+  results: AnalysisResultsData;
+  scoreDetails: AnalysisScoreDetails;
+  evidence: Evidence;
+  sequence: number;
+}
+
+/** What a failed analysis stores. */
+export interface AnalysisFailure {
+  reason: string;
+  message: string;
+  failedAt: Date;
+  sequence: number;
+}
+
+/**
+ * The `analyses` table. A tenant's reads and writes name its organisation
+ * and mode; the worker's deployment-wide reads (estimates, sweeps, a job's
+ * analysis by id) are the `…AcrossTenants` methods.
+ */
+@Injectable()
+export class AnalysesRepository {
+  private readonly lists: TenantLists<AnalysisEntity, AnalysisColumn>;
+
+  constructor(private readonly sql: Sql) {
+    this.lists = new TenantLists(sql, 'analyses', ANALYSIS, 'replicas');
+  }
+
+  async insert(tx: Transaction, tenant: Tenant, analysis: AnalysisEntity): Promise<void> {
+    await tx.query(
+      ANALYSIS.insert,
+      ANALYSIS.toRow({ ...analysis, organizationId: tenant.organizationId, mode: tenant.mode }),
+    );
+  }
+
+  async find(tenant: Tenant, id: string, on: Queryable = this.sql): Promise<AnalysisEntity | null> {
+    const [row] = await on.rows<AnalysisRow>(SELECT_ANALYSIS, [
+      id,
+      tenant.organizationId,
+      tenant.mode,
+    ]);
+    return row ? ANALYSIS.fromRow(row) : null;
+  }
+
+  /** The analysis, its row held until `tx` ends; null when there is none. */
+  async findForUpdate(tx: Transaction, tenant: Tenant, id: string): Promise<AnalysisEntity | null> {
+    const [row] = await tx.rows<AnalysisRow>(`${SELECT_ANALYSIS} FOR UPDATE`, [
+      id,
+      tenant.organizationId,
+      tenant.mode,
+    ]);
+    return row ? ANALYSIS.fromRow(row) : null;
+  }
+
+  /** The analysis a job names by id alone; the row tells the worker its tenant. */
+  async findAcrossTenants(id: string, on: Queryable = this.sql): Promise<AnalysisEntity | null> {
+    const [row] = await on.rows<AnalysisRow>(
+      `SELECT ${ANALYSIS.columns.join(', ')} FROM analyses WHERE id = $1`,
+      [id],
+    );
+    return row ? ANALYSIS.fromRow(row) : null;
+  }
+
+  /** The analyses of a batch, in the order of the request. */
+  async batchItems(
+    tenant: Tenant,
+    batchId: string,
+    on: Queryable = this.sql,
+  ): Promise<AnalysisEntity[]> {
+    const rows = await on.rows<AnalysisRow>(
+      `SELECT ${ANALYSIS.columns.join(', ')} FROM analyses
+        WHERE batch_id = $1 AND organization_id = $2 AND mode = $3 ORDER BY created_at, id`,
+      [batchId, tenant.organizationId, tenant.mode],
+    );
+    return rows.map((row) => ANALYSIS.fromRow(row));
+  }
+
+  /** Deletes the analysis; its creation time (the events to redact start there), or null when there was none. */
+  async delete(tx: Transaction, tenant: Tenant, id: string): Promise<Date | null> {
+    const [row] = await tx.rows<{ created_at: Date }>(
+      `DELETE FROM analyses WHERE id = $1 AND organization_id = $2 AND mode = $3
+         RETURNING created_at`,
+      [id, tenant.organizationId, tenant.mode],
+    );
+    return row?.created_at ?? null;
+  }
+
+  /**
+   * Runs a state change of one analysis in a transaction that holds its row
+   * (FOR UPDATE), handing `change` the sequence number its next event takes.
+   * An analysis deleted meanwhile has nothing left to move on: false.
+   */
+  transitionWithSequence(
+    tenant: Tenant,
+    id: string,
+    change: (tx: Transaction, sequence: number) => Promise<boolean>,
+  ): Promise<boolean> {
+    return this.sql.transaction(async (tx) => {
+      const [row] = await tx.rows<{ event_sequence: number }>(
+        `SELECT event_sequence FROM analyses
+          WHERE id = $1 AND organization_id = $2 AND mode = $3 FOR UPDATE`,
+        [id, tenant.organizationId, tenant.mode],
+      );
+      if (!row) return false;
+      return change(tx, row.event_sequence + 1);
+    });
+  }
+
+  /** A queued analysis starts its plan; false when it is no longer queued. */
+  async start(
+    tx: Transaction,
+    tenant: Tenant,
+    id: string,
+    start: { startedAt: Date; steps: readonly string[]; engineVersion: string; sequence: number },
+  ): Promise<boolean> {
+    const { rowCount } = await tx.query(
+      `UPDATE analyses SET status = 'processing', started_at = $2, steps = $3, engine_version = $4,
+              event_sequence = $5, updated_at = now()
+        WHERE id = $1 AND organization_id = $6 AND mode = $7 AND status = 'queued'`,
+      [
+        id,
+        start.startedAt,
+        start.steps,
+        start.engineVersion,
+        start.sequence,
+        tenant.organizationId,
+        tenant.mode,
+      ],
+    );
+    return Boolean(rowCount);
+  }
+
+  /**
+   * A processing analysis has done `stepsDone` steps, with what they gathered
+   * (null: nothing new); false when it is not processing or already further.
+   */
+  async advance(
+    tx: Transaction,
+    tenant: Tenant,
+    id: string,
+    step: {
+      stepsDone: number;
+      sequence: number;
+      material: readonly object[] | null;
+      earlierWork: readonly object[] | null;
+    },
+  ): Promise<boolean> {
+    const { rowCount } = await tx.query(
+      `UPDATE analyses SET steps_done = $2, event_sequence = $3,
+              material = COALESCE($4, material), earlier_work = COALESCE($5, earlier_work),
+              updated_at = now()
+        WHERE id = $1 AND organization_id = $6 AND mode = $7
+          AND status = 'processing' AND steps_done < $2`,
+      [
+        id,
+        step.stepsDone,
+        step.sequence,
+        step.material ? JSON.stringify(step.material) : null,
+        step.earlierWork ? JSON.stringify(step.earlierWork) : null,
+        tenant.organizationId,
+        tenant.mode,
+      ],
+    );
+    return Boolean(rowCount);
+  }
+
+  /** A processing analysis completes with the engine's outcome; false when it is not processing. */
+  async complete(
+    tx: Transaction,
+    tenant: Tenant,
+    id: string,
+    completion: AnalysisCompletion & { engineSeed: string },
+  ): Promise<boolean> {
+    const { rowCount } = await tx.query(
+      `UPDATE analyses SET status = 'completed', steps_done = $2, completed_at = $3,
+              results = $4, score_details = $5, confidence_score = $6, evidence = $7,
+              engine_seed = $8, event_sequence = $9, updated_at = now()
+        WHERE id = $1 AND organization_id = $10 AND mode = $11 AND status = 'processing'`,
+      [
+        id,
+        completion.stepsDone,
+        completion.completedAt,
+        completion.results,
+        completion.scoreDetails,
+        completion.results.confidence_score,
+        completion.evidence,
+        completion.engineSeed,
+        completion.sequence,
+        tenant.organizationId,
+        tenant.mode,
+      ],
+    );
+    return Boolean(rowCount);
+  }
+
+  /** An unfinished analysis fails with the engine's reason; false when it has finished. */
+  async fail(
+    tx: Transaction,
+    tenant: Tenant,
+    id: string,
+    failure: AnalysisFailure & { engineSeed: string | null },
+  ): Promise<boolean> {
+    const { rowCount } = await tx.query(
+      `UPDATE analyses SET status = 'failed', failure_reason = $2, failure_message = $3,
+              completed_at = $4, engine_seed = $5, event_sequence = $6, updated_at = now()
+        WHERE id = $1 AND organization_id = $7 AND mode = $8 AND status IN ('queued', 'processing')`,
+      [
+        id,
+        failure.reason,
+        failure.message,
+        failure.failedAt,
+        failure.engineSeed,
+        failure.sequence,
+        tenant.organizationId,
+        tenant.mode,
+      ],
+    );
+    return Boolean(rowCount);
+  }
+
+  /** Stores a failure whatever the state (the caller holds the row and has checked it). */
+  async markFailed(
+    tx: Transaction,
+    tenant: Tenant,
+    id: string,
+    failure: AnalysisFailure,
+  ): Promise<void> {
+    await tx.query(
+      `UPDATE analyses SET status = 'failed', failure_reason = $2, failure_message = $3,
+              completed_at = $4, event_sequence = $5, updated_at = $4
+        WHERE id = $1 AND organization_id = $6 AND mode = $7`,
+      [
+        id,
+        failure.reason,
+        failure.message,
+        failure.failedAt,
+        failure.sequence,
+        tenant.organizationId,
+        tenant.mode,
+      ],
+    );
+  }
+
+  /** People were tasked with a new analysis: it is processing from now, due at their deadline. */
+  async startAnalystWork(
+    tx: Transaction,
+    tenant: Tenant,
+    id: string,
+    start: AnalystStart,
+  ): Promise<void> {
+    await tx.query(
+      `UPDATE analyses SET status = 'processing', started_at = $2, engine_version = $3,
+              estimated_completion = $4, steps = $5, steps_done = 0, event_sequence = $6,
+              updated_at = $2
+        WHERE id = $1 AND organization_id = $7 AND mode = $8`,
+      [
+        id,
+        start.startedAt,
+        start.engineVersion,
+        start.estimatedCompletion,
+        start.steps,
+        start.sequence,
+        tenant.organizationId,
+        tenant.mode,
+      ],
+    );
+  }
+
+  /** Progress of an analysis people are doing, as steps of its plan. */
+  async setStepsDone(
+    tx: Transaction,
+    tenant: Tenant,
+    id: string,
+    stepsDone: number,
+    sequence: number,
+  ): Promise<void> {
+    await tx.query(
+      `UPDATE analyses SET steps_done = $2, event_sequence = $3, updated_at = now()
+        WHERE id = $1 AND organization_id = $4 AND mode = $5`,
+      [id, stepsDone, sequence, tenant.organizationId, tenant.mode],
+    );
+  }
+
+  /** Stores people's completion whatever the state (the caller holds the row and has checked it). */
+  async markCompleted(
+    tx: Transaction,
+    tenant: Tenant,
+    id: string,
+    completion: AnalysisCompletion,
+  ): Promise<void> {
+    await tx.query(
+      `UPDATE analyses SET status = 'completed', steps_done = $2, completed_at = $3, results = $4,
+              score_details = $5, confidence_score = $6, evidence = $7, event_sequence = $8,
+              engine_seed = NULL, updated_at = $3
+        WHERE id = $1 AND organization_id = $9 AND mode = $10`,
+      [
+        id,
+        completion.stepsDone,
+        completion.completedAt,
+        completion.results,
+        completion.scoreDetails,
+        completion.results.confidence_score,
+        completion.evidence,
+        completion.sequence,
+        tenant.organizationId,
+        tenant.mode,
+      ],
+    );
+  }
+
+  /** v1's offset page of a tenant's analyses, newest first, with the exact total. */
+  list(
+    tenant: Tenant,
+    filter: AnalysisFilter,
+    page: { limit: number; offset: number },
+  ): Promise<{ records: AnalysisEntity[]; total: number }> {
+    return this.lists.list(tenant, () => listConditions(tenant, filter), page);
+  }
+
+  /** v2's keyset page of a tenant's analyses, newest first. */
+  page(
+    tenant: Tenant,
+    filter: AnalysisFilter,
+    request: PageRequest,
+  ): Promise<KeysetPage<AnalysisEntity>> {
+    return this.lists.page(tenant, listConditions(tenant, filter), request);
+  }
+
+  /**
+   * Completed analyses of the tenant in a band of latitudes (the index's
+   * range; the caller measures the true distance), with their coordinates.
+   */
+  async completedInBand(
+    tenant: Tenant,
+    band: { south: number; north: number },
+    earlier: EarlierThan,
+    on: Queryable = this.sql,
+  ): Promise<(CompletedAnalysis & { latitude: number; longitude: number })[]> {
+    const rows = await on.rows<CompletedRow & { latitude: number; longitude: number }>(
+      `SELECT id, confidence_score, completed_at, latitude, longitude FROM analyses
+        WHERE organization_id = $1 AND mode = $2 AND status = 'completed'
+          AND latitude BETWEEN $3 AND $4 AND created_at < $5 AND request_fingerprint <> $6
+        LIMIT 5000`,
+      [
+        tenant.organizationId,
+        tenant.mode,
+        band.south,
+        band.north,
+        earlier.createdBefore,
+        earlier.requestFingerprint,
+      ],
+    );
+    return rows.map((row) => ({
+      ...completedFromRow(row),
+      latitude: row.latitude,
+      longitude: row.longitude,
+    }));
+  }
+
+  /** The newest completed analyses of the tenant with that description key. */
+  async completedWithDescription(
+    tenant: Tenant,
+    descriptionKey: string,
+    earlier: EarlierThan,
+    limit: number,
+    on: Queryable = this.sql,
+  ): Promise<CompletedAnalysis[]> {
+    const rows = await on.rows<CompletedRow>(
+      `SELECT id, confidence_score, completed_at FROM analyses
+        WHERE organization_id = $1 AND mode = $2 AND status = 'completed'
+          AND description_key = $3 AND created_at < $4 AND request_fingerprint <> $5
+        ORDER BY created_at DESC LIMIT $6`,
+      [
+        tenant.organizationId,
+        tenant.mode,
+        descriptionKey,
+        earlier.createdBefore,
+        earlier.requestFingerprint,
+        limit,
+      ],
+    );
+    return rows.map(completedFromRow);
+  }
+
+  /** The tenant's completed analyses as pattern recognition reads them, newest first. */
+  finishedWork(
+    tenant: Tenant,
+    selection: FinishedWorkSelection,
+    limit: number,
+    on: Queryable = this.sql,
+  ): Promise<FinishedWork[]> {
+    return on.rows<FinishedWork>(
+      `SELECT id, created_at AS "createdAt", latitude, longitude,
+              COALESCE(results->'descriptors', '[]'::jsonb) AS descriptors
+         FROM analyses
+        WHERE organization_id = $1 AND mode = $2 AND status = 'completed'
+          AND ($3::uuid[] IS NULL OR id = ANY($3)) AND ($4::text IS NULL OR target_type = $4)
+          AND ($5::timestamptz IS NULL OR created_at >= $5)
+          AND ($6::timestamptz IS NULL OR created_at <= $6)
+        ORDER BY created_at DESC, id DESC LIMIT $7`,
+      [
+        tenant.organizationId,
+        tenant.mode,
+        selection.ids ?? null,
+        selection.type ?? null,
+        selection.from ?? null,
+        selection.to ?? null,
+        limit,
+      ],
+    );
+  }
+
+  /** Queued and processing analyses of the whole deployment, per priority and status. */
+  async queueAcrossTenants(on: Queryable = this.sql): Promise<QueueCount[]> {
+    const rows = await on.rows<{ priority: AnalysisPriority; status: string; count: number }>(
+      `SELECT priority, status, count(*)::int AS count FROM analyses
+        WHERE status IN ('queued', 'processing') GROUP BY priority, status`,
+      [],
+    );
+    return rows.map((row) => ({
+      priority: row.priority,
+      status: row.status === 'queued' ? 'queued' : 'processing',
+      count: row.count,
+    }));
+  }
+
+  /** Analyses of the whole deployment completed since `since`, per type. */
+  async completionsAcrossTenants(since: Date, on: Queryable = this.sql): Promise<Completions[]> {
+    const rows = await on.rows<{
+      analysis_type: AnalysisType;
+      completed: number;
+      mean_ms: number;
+      first_at: Date;
+    }>(
+      `SELECT analysis_type, count(*)::int AS completed, min(completed_at) AS first_at,
+              avg(extract(epoch FROM completed_at - started_at) * 1000)::float8 AS mean_ms
+         FROM analyses WHERE status = 'completed' AND completed_at > $1
+        GROUP BY analysis_type`,
+      [since],
+    );
+    return rows.map((row) => ({
+      analysisType: row.analysis_type,
+      completed: row.completed,
+      meanMs: row.mean_ms,
+      firstAt: row.first_at,
+    }));
+  }
+
+  /** Unfinished analyses the worker runs, unchanged since `changedBefore`, oldest change first. */
+  async staleAcrossTenants(
+    changedBefore: Date,
+    limit: number,
+    on: Queryable = this.sql,
+  ): Promise<RunningAnalysis[]> {
+    const rows = await on.rows<RunningRow>(
+      `SELECT id, organization_id, mode, priority, status, updated_at FROM analyses
+        WHERE status IN ('queued', 'processing') AND updated_at < $1 AND engine <> 'analyst'
+        ORDER BY updated_at LIMIT $2`,
+      [changedBefore, limit],
+    );
+    return rows.map(runningFromRow);
+  }
+
+  /**
+   * Every unfinished analysis the worker runs that no one has changed since
+   * the first page was read, a page at a time (recovery after Redis lost its data).
+   */
+  unfinishedAcrossTenants(): UnfinishedPages<RunningAnalysis & UnfinishedWork> {
+    const pages = unfinishedWorkPages<RunningRow & UnfinishedWork>(this.sql, {
+      columns: 'id, organization_id, mode, priority, status, updated_at',
+      table: 'analyses',
+      where: `status IN ('queued', 'processing') AND engine <> 'analyst'`,
+      orderBy: 'updated_at',
+      changedBefore: 'updated_at',
+    });
+    return async (after, pageSize) =>
+      (await pages(after, pageSize)).map((row) => ({
+        ...runningFromRow(row),
+        position: row.position,
+      }));
+  }
+
+  /**
+   * Takes the tenant's lock on its count of running analyses until `tx`
+   * ends, then counts them, stopping at `atMost` (the check costs the same
+   * however many are running). Concurrent creates serialise on the lock, and
+   * each count (a fresh snapshot once it is granted) sees every create
+   * committed before it.
+   */
+  async countRunningLocked(tx: Transaction, tenant: Tenant, atMost: number): Promise<number> {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+      `analyses:${tenant.organizationId}:${tenant.mode}`,
+    ]);
+    const [{ running }] = (await tx.rows<{ running: number }>(
+      `SELECT count(*)::int AS running FROM (
+         SELECT 1 FROM analyses WHERE organization_id = $1 AND mode = $2
+            AND status = ANY($3) LIMIT $4) AS running`,
+      [tenant.organizationId, tenant.mode, ANALYSIS_RUNNING_STATUSES, atMost],
+    )) as [{ running: number }];
+    return running;
+  }
+
+  /** When the first of the tenant's running analyses is expected to finish; null when none says. */
+  async nextCompletion(tenant: Tenant, on: Queryable = this.sql): Promise<Date | null> {
+    const [{ next_done }] = (await on.rows<{ next_done: Date | null }>(
+      `SELECT min(estimated_completion) AS next_done FROM analyses
+        WHERE organization_id = $1 AND mode = $2 AND status = ANY($3)`,
+      [tenant.organizationId, tenant.mode, ANALYSIS_RUNNING_STATUSES],
+    )) as [{ next_done: Date | null }];
+    return next_done;
+  }
+}
+
+interface CompletedRow {
+  id: string;
+  confidence_score: number | null;
+  completed_at: Date;
+}
+
+function completedFromRow(row: CompletedRow): CompletedAnalysis {
+  return { id: row.id, confidenceScore: row.confidence_score, completedAt: row.completed_at };
+}
+
+interface RunningRow {
+  id: string;
+  organization_id: string;
+  mode: Mode;
+  priority: AnalysisPriority;
+  status: 'queued' | 'processing';
+  updated_at: Date;
+}
+
+function runningFromRow(row: RunningRow): RunningAnalysis {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    mode: row.mode,
+    priority: row.priority,
+    status: row.status,
+    updatedAt: row.updated_at,
+  };
+}
+
+/**
+ * The (organisation, mode, created_at) and (organisation, mode, status,
+ * created_at) indexes INCLUDE the other filtered columns, so the filters
+ * are checked inside the index.
+ */
+function listConditions(tenant: Tenant, filter: AnalysisFilter): SqlConditions {
+  const where = tenantConditions(tenant);
+  if (filter.status) where.and(`status = ${where.param(filter.status)}`);
+  if (filter.targetType) where.and(`target_type = ${where.param(filter.targetType)}`);
+  if (filter.priority) where.and(`priority = ${where.param(filter.priority)}`);
+  return where;
+}

@@ -1,0 +1,385 @@
+import { Injectable } from '@nestjs/common';
+import type { Tenant } from '#common';
+import {
+  haversineSql,
+  rowMapping,
+  Sql,
+  tenantConditions,
+  TenantLists,
+  type KeysetPage,
+  type PageRequest,
+  type Queryable,
+  type SqlConditions,
+  type Transaction,
+} from '#database';
+import type { DowsingQueryType, DowsingVariant } from '#engines';
+import { EARTH_RADIUS_METERS } from '#statistics';
+import type { DowsingQueryEntity, DowsingStatus } from './entities/dowsing-query.entity.js';
+import type { TemporalInterval } from './temporal-analysis-buckets.js';
+import { SIGNIFICANCE_LEVEL } from './temporal-analysis-summary.js';
+
+/** The columns of `dowsing_queries`, each with the entity field it maps to. */
+const QUERY = rowMapping<DowsingQueryEntity, QueryColumn>(
+  'dowsing_queries',
+  {
+    id: 'id',
+    organization_id: 'organizationId',
+    mode: 'mode',
+    variant: 'variant',
+    query_type: 'queryType',
+    question: 'question',
+    precision_level: 'precisionLevel',
+    context: 'context',
+    input: 'input',
+    status: 'status',
+    engine: 'engine',
+    engine_version: 'engineVersion',
+    engine_seed: 'engineSeed',
+    result: 'result',
+    confidence: 'confidence',
+    evidence: 'evidence',
+    failure_reason: 'failureReason',
+    failure_message: 'failureMessage',
+    event_sequence: 'eventSequence',
+    created_at: 'createdAt',
+    updated_at: 'updatedAt',
+    completed_at: 'completedAt',
+    batch_id: 'batchId',
+  },
+  ['context', 'input', 'result'],
+);
+
+type QueryColumn =
+  | 'id'
+  | 'organization_id'
+  | 'mode'
+  | 'variant'
+  | 'query_type'
+  | 'question'
+  | 'precision_level'
+  | 'context'
+  | 'input'
+  | 'status'
+  | 'engine'
+  | 'engine_version'
+  | 'engine_seed'
+  | 'result'
+  | 'confidence'
+  | 'evidence'
+  | 'failure_reason'
+  | 'failure_message'
+  | 'event_sequence'
+  | 'created_at'
+  | 'updated_at'
+  | 'completed_at'
+  | 'batch_id';
+
+type QueryRow = Record<QueryColumn, unknown>;
+
+const SELECT_QUERY = `SELECT ${QUERY.selectList} FROM dowsing_queries
+              WHERE id = $1 AND organization_id = $2 AND mode = $3`;
+
+export interface DowsingFilter {
+  queryType?: DowsingQueryType | undefined;
+  status?: DowsingStatus | undefined;
+  variant?: DowsingVariant | undefined;
+}
+
+/** What people's answer stores on a pending query. */
+export interface DowsingAnswer {
+  result: object;
+  confidence: number;
+  evidence: string;
+  engineVersion: string;
+  completedAt: Date;
+  sequence: number;
+}
+
+/** What a query that failed stores. */
+export interface DowsingFailure {
+  reason: string;
+  message: string;
+  failedAt: Date;
+  sequence: number;
+}
+
+/** Which of a tenant's completed queries temporal analysis counts, in a window of buckets. */
+export interface TemporalSelection {
+  interval: TemporalInterval;
+  /** Queries with a located reading within the circle. */
+  area?: { latitude: number; longitude: number; radiusMeters: number } | undefined;
+  /** Queries asking exactly this (case-insensitive). */
+  question?: string | undefined;
+  queryType?: DowsingQueryType | undefined;
+  window: { from: Date; to: Date };
+}
+
+/** One bucket of temporal analysis as counted: only buckets with queries come back. */
+export interface CountedBucket {
+  start: Date;
+  count: number;
+  meanConfidence: number | null;
+  meanBaseline: number | null;
+  /** Queries whose answer beat chance at SIGNIFICANCE_LEVEL. */
+  significant: number;
+}
+
+/** Degrees of slack on the bands of a circle, so a reading exactly on its edge is not lost to rounding. */
+const SLACK_DEGREES = 1e-9;
+
+/**
+ * The `dowsing_queries` table, and temporal analysis over it (whose area
+ * filter reads this lib's `dowsing_readings` in the same statement). Every
+ * statement names the tenant.
+ */
+@Injectable()
+export class DowsingQueriesRepository {
+  private readonly lists: TenantLists<DowsingQueryEntity, QueryColumn>;
+
+  constructor(private readonly sql: Sql) {
+    this.lists = new TenantLists(sql, 'dowsing_queries', QUERY, 'replicas');
+  }
+
+  async insert(tx: Transaction, tenant: Tenant, query: DowsingQueryEntity): Promise<void> {
+    await tx.query(
+      QUERY.insert,
+      QUERY.toRow({ ...query, organizationId: tenant.organizationId, mode: tenant.mode }),
+    );
+  }
+
+  async find(
+    tenant: Tenant,
+    id: string,
+    on: Queryable = this.sql,
+  ): Promise<DowsingQueryEntity | null> {
+    const [row] = await on.rows<QueryRow>(SELECT_QUERY, [id, tenant.organizationId, tenant.mode]);
+    return row ? QUERY.fromRow(row) : null;
+  }
+
+  /** The query, its row held until `tx` ends; null once deleted. */
+  async findForUpdate(
+    tx: Transaction,
+    tenant: Tenant,
+    id: string,
+  ): Promise<DowsingQueryEntity | null> {
+    const [row] = await tx.rows<QueryRow>(`${SELECT_QUERY} FOR UPDATE`, [
+      id,
+      tenant.organizationId,
+      tenant.mode,
+    ]);
+    return row ? QUERY.fromRow(row) : null;
+  }
+
+  /** The queries of a batch, in the order of the request. */
+  async batchItems(
+    tenant: Tenant,
+    batchId: string,
+    on: Queryable = this.sql,
+  ): Promise<DowsingQueryEntity[]> {
+    const rows = await on.rows<QueryRow>(
+      `SELECT ${QUERY.selectList} FROM dowsing_queries
+        WHERE batch_id = $1 AND organization_id = $2 AND mode = $3 ORDER BY created_at, id`,
+      [batchId, tenant.organizationId, tenant.mode],
+    );
+    return rows.map((row) => QUERY.fromRow(row));
+  }
+
+  /** Deletes the query; its creation time (the events to redact start there), or null when there was none. */
+  async delete(tx: Transaction, tenant: Tenant, id: string): Promise<Date | null> {
+    const [row] = await tx.rows<{ created_at: Date }>(
+      `DELETE FROM dowsing_queries WHERE id = $1 AND organization_id = $2 AND mode = $3
+         RETURNING created_at`,
+      [id, tenant.organizationId, tenant.mode],
+    );
+    return row?.created_at ?? null;
+  }
+
+  /** People's answer completes the query (the caller holds the row and has checked it is pending). */
+  async markCompleted(
+    tx: Transaction,
+    tenant: Tenant,
+    id: string,
+    answer: DowsingAnswer,
+  ): Promise<void> {
+    await tx.query(
+      `UPDATE dowsing_queries SET status = 'completed', result = $2, confidence = $3, evidence = $4,
+              engine_version = $5, completed_at = $6, event_sequence = $7, updated_at = $6
+        WHERE id = $1 AND organization_id = $8 AND mode = $9`,
+      [
+        id,
+        answer.result,
+        answer.confidence,
+        answer.evidence,
+        answer.engineVersion,
+        answer.completedAt,
+        answer.sequence,
+        tenant.organizationId,
+        tenant.mode,
+      ],
+    );
+  }
+
+  /** The query fails (the caller holds the row and has checked it is pending). */
+  async markFailed(
+    tx: Transaction,
+    tenant: Tenant,
+    id: string,
+    failure: DowsingFailure,
+  ): Promise<void> {
+    await tx.query(
+      `UPDATE dowsing_queries SET status = 'failed', failure_reason = $2, failure_message = $3,
+              completed_at = $4, event_sequence = $5, updated_at = $4
+        WHERE id = $1 AND organization_id = $6 AND mode = $7`,
+      [
+        id,
+        failure.reason,
+        failure.message,
+        failure.failedAt,
+        failure.sequence,
+        tenant.organizationId,
+        tenant.mode,
+      ],
+    );
+  }
+
+  /** v1's offset page of a tenant's queries, newest first, with the exact total. */
+  list(
+    tenant: Tenant,
+    filter: DowsingFilter,
+    page: { limit: number; offset: number },
+  ): Promise<{ records: DowsingQueryEntity[]; total: number }> {
+    return this.lists.list(tenant, () => listConditions(tenant, filter), page);
+  }
+
+  /** v2's keyset page of a tenant's queries, newest first. */
+  page(
+    tenant: Tenant,
+    filter: DowsingFilter,
+    request: PageRequest,
+  ): Promise<KeysetPage<DowsingQueryEntity>> {
+    return this.lists.page(tenant, listConditions(tenant, filter), request);
+  }
+
+  /**
+   * The tenant's completed queries of the selection per bucket of the
+   * window (date_trunc in UTC): how many, their mean confidence and chance
+   * baseline, and how many beat chance. One statement.
+   */
+  async temporalBuckets(
+    tenant: Tenant,
+    selection: TemporalSelection,
+    on: Queryable = this.sql,
+  ): Promise<CountedBucket[]> {
+    const parameters: unknown[] = [
+      tenant.organizationId,
+      tenant.mode,
+      selection.interval,
+      selection.window.from,
+      selection.window.to,
+    ];
+    const param = (value: unknown, type: string) => {
+      parameters.push(value);
+      return `$${parameters.length}::${type}`;
+    };
+    const conditions = [
+      'q.organization_id = $1::uuid',
+      'q.mode = $2::text',
+      `q.status = 'completed'`,
+      'q.created_at >= $4::timestamptz',
+      'q.created_at < $5::timestamptz',
+    ];
+    if (selection.question !== undefined) {
+      conditions.push(`lower(q.question) = lower(${param(selection.question, 'text')})`);
+    }
+    if (selection.queryType) {
+      conditions.push(`q.query_type = ${param(selection.queryType, 'text')}`);
+    }
+    if (selection.area) conditions.push(`q.id IN (${readingsWithin(selection.area, param)})`);
+    const rows = await on.rows<BucketRow>(
+      `
+    SELECT date_trunc($3::text, q.created_at, 'UTC') AS bucket,
+           count(*)::integer AS count,
+           avg(q.confidence) AS mean_confidence,
+           avg((q.result ->> 'baseline')::float8) AS mean_baseline,
+           count(*) FILTER (
+             WHERE (q.result -> 'statistical_significance' ->> 'p_value')::float8 < ${SIGNIFICANCE_LEVEL}
+           )::integer AS significant
+      FROM dowsing_queries q
+     WHERE ${conditions.join(' AND ')}
+     GROUP BY 1`,
+      parameters,
+    );
+    return rows.map((row) => ({
+      start: new Date(row.bucket),
+      count: Number(row.count),
+      meanConfidence: row.mean_confidence,
+      meanBaseline: row.mean_baseline,
+      significant: Number(row.significant),
+    }));
+  }
+}
+
+interface BucketRow {
+  bucket: Date;
+  count: number;
+  mean_confidence: number | null;
+  mean_baseline: number | null;
+  significant: number;
+}
+
+/**
+ * The (organisation, mode, created_at) and (organisation, mode, status,
+ * created_at) indexes INCLUDE the other filtered columns.
+ */
+function listConditions(tenant: Tenant, filter: DowsingFilter): SqlConditions {
+  const where = tenantConditions(tenant);
+  if (filter.status) where.and(`status = ${where.param(filter.status)}`);
+  if (filter.queryType) where.and(`query_type = ${where.param(filter.queryType)}`);
+  if (filter.variant) where.and(`variant = ${where.param(filter.variant)}`);
+  return where;
+}
+
+/**
+ * Ids of the tenant's queries ($1, $2) with a reading of the window ($4,
+ * $5) within the circle: the readings' latitude index finds the circle's
+ * band (and its longitudes, unless the circle holds a pole), the
+ * great-circle distance (haversine, as geo.ts) decides.
+ */
+function readingsWithin(
+  area: NonNullable<TemporalSelection['area']>,
+  param: (value: unknown, type: string) => string,
+): string {
+  const RAD = Math.PI / 180;
+  const angle = area.radiusMeters / EARTH_RADIUS_METERS;
+  const south = area.latitude - angle / RAD;
+  const north = area.latitude + angle / RAD;
+  const conditions = [
+    'r.organization_id = $1::uuid',
+    'r.mode = $2::text',
+    'r.created_at >= $4::timestamptz',
+    'r.created_at < $5::timestamptz',
+    `r.latitude BETWEEN ${param(Math.max(-90, south - SLACK_DEGREES), 'float8')} AND ${param(Math.min(90, north + SLACK_DEGREES), 'float8')}`,
+  ];
+  if (south > -90 && north < 90 && angle < Math.PI / 2) {
+    // The cap's extreme longitudes (it holds no pole): ± asin(sin(angle) / cos(latitude)).
+    const half = Math.asin(Math.min(1, Math.sin(angle) / Math.cos(area.latitude * RAD))) / RAD;
+    const west = area.longitude - half - SLACK_DEGREES;
+    const east = area.longitude + half + SLACK_DEGREES;
+    if (half < 180 && west >= -180 && east <= 180) {
+      conditions.push(`r.longitude BETWEEN ${param(west, 'float8')} AND ${param(east, 'float8')}`);
+    } else if (half < 180) {
+      // Across the antimeridian: two ranges.
+      const wrappedWest = west < -180 ? west + 360 : west;
+      const wrappedEast = east > 180 ? east - 360 : east;
+      conditions.push(
+        `(r.longitude >= ${param(wrappedWest, 'float8')} OR r.longitude <= ${param(wrappedEast, 'float8')})`,
+      );
+    }
+  }
+  const lat = param(area.latitude, 'float8');
+  const lon = param(area.longitude, 'float8');
+  conditions.push(
+    `${haversineSql('r.latitude', 'r.longitude', lat, lon)} <= ${param(area.radiusMeters, 'float8')}`,
+  );
+  return `SELECT r.query_id FROM dowsing_readings r WHERE ${conditions.join(' AND ')}`;
+}

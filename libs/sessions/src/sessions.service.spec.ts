@@ -1,0 +1,180 @@
+import { describe, expect, it, vi } from 'vitest';
+import { AppError, newUuid, toPublicId, type Tenant } from '#common';
+import type { Transaction } from '#database';
+import type { SessionEntity } from './entities/session.entity.js';
+import { SessionsService } from './sessions.service.js';
+import type { SessionsRepository } from './sessions.repository.js';
+
+/**
+ * The rules of creating and cancelling a session, with the repository and
+ * the event log faked: what is written, in which unit of work, and what is
+ * refused before anything is.
+ */
+
+const tenant: Tenant = { organizationId: newUuid(), mode: 'live' };
+const tx = { open: true } as unknown as Transaction;
+
+function stored(overrides: Partial<SessionEntity> = {}): SessionEntity {
+  const now = new Date();
+  return {
+    id: newUuid(),
+    organizationId: tenant.organizationId,
+    mode: tenant.mode,
+    type: 'remote_viewing',
+    target: 'The object in envelope 4711',
+    modality: 'visual',
+    durationMinutes: 30,
+    privacyLevel: 'private',
+    status: 'in_progress',
+    progress: 40,
+    engine: 'simulated',
+    engineVersion: 'simulated-1',
+    engineSeed: 'seed',
+    results: null,
+    confidenceScore: null,
+    analystId: null,
+    evidence: null,
+    failureReason: null,
+    eventSequence: 5,
+    createdAt: now,
+    updatedAt: now,
+    startedAt: now,
+    completedAt: null,
+    estimatedCompletion: null,
+    batchId: null,
+    analystCount: 1,
+    mergedFrom: null,
+    ...overrides,
+  };
+}
+
+function service(options: { found?: SessionEntity | null; running?: number } = {}) {
+  const repository = {
+    insert: vi.fn(() => Promise.resolve()),
+    findForUpdate: vi.fn(() => Promise.resolve(options.found ?? null)),
+    markEnded: vi.fn(() => Promise.resolve()),
+    countRunningLocked: vi.fn((_tx: Transaction, _tenant: Tenant, atMost: number) =>
+      Promise.resolve(Math.min(options.running ?? 0, atMost)),
+    ),
+    nextCompletion: vi.fn(() => Promise.resolve(null)),
+  };
+  const events = { append: vi.fn(() => Promise.resolve()) };
+  const sql = { transaction: (work: (tx: Transaction) => Promise<unknown>) => work(tx) };
+  const limits = {
+    get: () =>
+      Promise.resolve({
+        plan: 'free',
+        requestsPerMinute: 60,
+        requestsPerHour: null,
+        requestsPerDay: null,
+        concurrentSessions: 2,
+      }),
+  };
+  const analystSessions = {
+    engineFor: () => Promise.resolve('simulated'),
+    cancelled: vi.fn(() => Promise.resolve()),
+  };
+  const sessions = new SessionsService(
+    sql as never,
+    repository as unknown as SessionsRepository,
+    events as never,
+    { simulatedStepMs: 100, publicUrl: 'https://api.example.test' } as never,
+    limits as never,
+    {} as never,
+    {} as never,
+    {} as never,
+    analystSessions as never,
+  );
+  return { sessions, repository, events, analystSessions };
+}
+
+const newSession = {
+  type: 'dowsing' as const,
+  target: 'Where is the ring',
+  modality: null,
+  durationMinutes: 10,
+  privacyLevel: 'private' as const,
+};
+
+async function refusal(promise: Promise<unknown>): Promise<AppError> {
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(AppError);
+  return error as AppError;
+}
+
+describe('SessionsService.create', () => {
+  it('inserts the session and its event, then counts the running ones in the same unit of work', async () => {
+    const { sessions, repository, events } = service({ running: 2 });
+    const session = await sessions.create(tenant, newSession, 'req_1');
+    expect(session).toMatchObject({ status: 'initiated', engine: 'simulated', eventSequence: 1 });
+    expect(repository.insert).toHaveBeenCalledWith(tx, tenant, session);
+    expect(events.append).toHaveBeenCalledWith(
+      tx,
+      tenant,
+      'session.created',
+      expect.objectContaining({ session_id: toPublicId('session', session.id), sequence: 1 }),
+      'req_1',
+    );
+    // One past the plan's two: the count stops there, whatever is running.
+    expect(repository.countRunningLocked).toHaveBeenCalledWith(tx, tenant, 3);
+    expect(repository.nextCompletion).not.toHaveBeenCalled();
+  });
+
+  it('refuses the session that takes the tenant past its concurrent sessions', async () => {
+    const { sessions, repository } = service({ running: 3 });
+    const error = await refusal(sessions.create(tenant, newSession, null));
+    expect(error.code).toBe('RATE_LIMITED');
+    expect(error.details).toMatchObject({ field: 'concurrent_sessions', limit: 2 });
+    expect(repository.nextCompletion).toHaveBeenCalledWith(tenant, tx);
+  });
+});
+
+describe('SessionsService.cancel', () => {
+  it('answers 404 for a malformed id or a session the tenant does not have', async () => {
+    const { sessions, repository } = service();
+    expect((await refusal(sessions.cancel(tenant, 'sess_nope', null))).code).toBe('NOT_FOUND');
+    const publicId = toPublicId('session', newUuid());
+    expect((await refusal(sessions.cancel(tenant, publicId, null))).code).toBe('NOT_FOUND');
+    expect(repository.markEnded).not.toHaveBeenCalled();
+  });
+
+  it('refuses a finished session, naming its status', async () => {
+    for (const status of ['completed', 'failed'] as const) {
+      const found = stored({ status });
+      const { sessions, repository } = service({ found });
+      const error = await refusal(sessions.cancel(tenant, toPublicId('session', found.id), null));
+      expect(error.code).toBe('CONFLICT');
+      expect(error.details).toMatchObject({ field: 'status' });
+      expect(repository.markEnded).not.toHaveBeenCalled();
+    }
+  });
+
+  it('fails an unfinished session as cancelled, with the next sequence, and announces it', async () => {
+    const found = stored();
+    const publicId = toPublicId('session', found.id);
+    const { sessions, repository, events, analystSessions } = service({ found });
+    const cancelled = await sessions.cancel(tenant, publicId, 'req_2');
+    expect(repository.findForUpdate).toHaveBeenCalledWith(tx, tenant, found.id);
+    expect(analystSessions.cancelled).toHaveBeenCalledWith(tx, found, 'req_2');
+    expect(repository.markEnded).toHaveBeenCalledWith(tx, tenant, found.id, {
+      reason: 'cancelled',
+      failedAt: cancelled.completedAt,
+      sequence: 6,
+    });
+    expect(events.append).toHaveBeenCalledWith(
+      tx,
+      tenant,
+      'session.failed',
+      expect.objectContaining({ session_id: publicId, reason: 'cancelled', sequence: 6 }),
+      'req_2',
+    );
+    expect(cancelled).toMatchObject({
+      status: 'failed',
+      failureReason: 'cancelled',
+      eventSequence: 6,
+    });
+  });
+});
