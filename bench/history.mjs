@@ -11,6 +11,7 @@
 // are issued; each combination's slowest is EXPLAIN (ANALYZE, BUFFERS)ed, and the three slowest
 // combinations' plans are printed.
 
+import { transactionOn } from './sql-on-pool.mjs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { performance } from 'node:perf_hooks';
@@ -150,14 +151,24 @@ function recordingSql(pool) {
     async reader() {
       return this;
     },
-    async rows(text, parameters) {
+    async query(text, parameters) {
       const entry = { text, parameters, ms: null };
       log?.push(entry);
       const started = performance.now();
       const result = await pool.query(text, parameters);
       entry.ms = performance.now() - started;
-      return result.rows;
+      return result;
     },
+    async rows(text, parameters) {
+      return (await this.query(text, parameters)).rows;
+    },
+    transaction: (work) =>
+      transactionOn(pool, (client) =>
+        work({
+          query: (text, parameters) => client.query(text, parameters),
+          rows: async (text, parameters) => (await client.query(text, parameters)).rows,
+        }),
+      ),
   };
 }
 
@@ -304,17 +315,35 @@ export async function historyPhase({
   partial = {},
 }) {
   const dist = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
-  const [seed, vocabulary, engines, lib, mapper, analyticsLib, analyticsMapper, patternsDto] =
-    await Promise.all([
-      dist('apps/cli/src/seeded-history.js'),
-      dist('apps/cli/src/seeded-history-vocabulary.js'),
-      dist('libs/engines/src/index.js'),
-      dist('libs/history/src/index.js'),
-      dist('apps/api/src/history/history.mapper.js'),
-      dist('libs/analytics/src/index.js'),
-      dist('apps/api/src/analytics/history-analytics.mapper.js'),
-      dist('apps/api/src/history/v2/history-patterns.dto.js'),
-    ]);
+  const [
+    seed,
+    vocabulary,
+    engines,
+    lib,
+    mapper,
+    analyticsLib,
+    analyticsMapper,
+    patternsDto,
+    sessionsLib,
+    analysesLib,
+    dowsingLib,
+    webhooksLib,
+    eventsLib,
+  ] = await Promise.all([
+    dist('apps/cli/src/seeded-history.js'),
+    dist('apps/cli/src/seeded-history-vocabulary.js'),
+    dist('libs/engines/src/index.js'),
+    dist('libs/history/src/index.js'),
+    dist('apps/api/src/history/history.mapper.js'),
+    dist('libs/analytics/src/index.js'),
+    dist('apps/api/src/analytics/history-analytics.mapper.js'),
+    dist('apps/api/src/history/v2/history-patterns.dto.js'),
+    dist('libs/sessions/src/index.js'),
+    dist('libs/analyses/src/index.js'),
+    dist('libs/dowsing/src/index.js'),
+    dist('libs/webhooks/src/index.js'),
+    dist('libs/events/src/index.js'),
+  ]);
   if (typeof seed.seedHistoryCases !== 'function' || typeof lib.CaseSearchService !== 'function')
     throw new Error(
       'history phase: dist has no seedHistoryCases or CaseSearchService (build first)',
@@ -343,7 +372,9 @@ export async function historyPhase({
 
   log(`history phase: seeding ${cases.toLocaleString('en')} cases into ${organization.id} …`);
   const seededAt = performance.now();
-  await seed.seedHistoryCases(db, tenant, { to: cases });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolMax });
+  const sql = recordingSql(pool);
+  await seed.seedHistoryCases(sql, tenant, { to: cases });
   partial.seedSeconds = Math.round((performance.now() - seededAt) / 100) / 10;
   const vacuumAt = performance.now();
   await db.query('VACUUM ANALYZE history_cases');
@@ -352,11 +383,11 @@ export async function historyPhase({
     `history phase: seeded in ${partial.seedSeconds} s, VACUUM ANALYZE ${partial.vacuumAnalyzeSeconds} s; ${warmup} untimed, then ${requests} timed requests each, one at a time (the API, then the lib directly) …`,
   );
 
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolMax });
-  const sql = recordingSql(pool);
-  const search = new lib.CaseSearchService(sql);
-  const similar = new lib.SimilarCasesService(sql);
-  const history = new lib.HistoryService(sql, null);
+  const caseRepository = new lib.HistoryCasesRepository(sql);
+  const rollups = new lib.HistoryCaseRollupsRepository(sql);
+  const search = new lib.CaseSearchService(sql, caseRepository);
+  const similar = new lib.SimilarCasesService(caseRepository);
+  const history = new lib.HistoryService(sql, caseRepository, null);
   const failed = [];
   const rows = partial.rows;
   const ownGcs = ownGcPauses();
@@ -476,8 +507,26 @@ export async function historyPhase({
 
     // Analytics (issue 16): the rollups' reads, p99 < 200 ms.
     await db.query('VACUUM ANALYZE history_case_rollups, history_analyst_rollups');
-    const analytics = new analyticsLib.HistoryAnalyticsService(sql);
-    const dashboard = new analyticsLib.DashboardService(sql, { get: async () => null });
+    const readModels = [
+      new sessionsLib.SessionReadModelRepository(sql),
+      new analysesLib.AnalysisReadModelRepository(sql),
+      new dowsingLib.DowsingReadModelRepository(sql),
+    ];
+    const analytics = new analyticsLib.HistoryAnalyticsService(
+      sql,
+      rollups,
+      new lib.HistoryAnalystRollupsRepository(sql),
+      caseRepository,
+      ...readModels,
+    );
+    const dashboard = new analyticsLib.DashboardService(
+      sql,
+      { get: async () => null },
+      rollups,
+      ...readModels,
+      new webhooksLib.WebhookReadModelRepository(sql),
+      new eventsLib.EventReadModelRepository(sql),
+    );
     const {
       rows: [named],
     } = await db.query(
@@ -556,7 +605,7 @@ export async function historyPhase({
         direct: async () => ({ result: await analytics.performance(tenant) }),
       },
     );
-    const patterns = new lib.HistoryPatternsService(sql);
+    const patterns = new lib.HistoryPatternsService(sql, caseRepository);
     for (const spec of [
       { label: 'patterns (v2): newest window', query: {} },
       {

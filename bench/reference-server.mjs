@@ -890,10 +890,20 @@ async function submitAnalysis(principal, input, requestId) {
 // built engine (a pure function of the request and the organisation's seed) rather than a copy.
 const engines = await import(new URL('../dist/libs/engines/src/index.js', import.meta.url).href);
 const dowsingEngine = new engines.SimulatedDowsingEngine();
-// The organisation's verified record of the query type: the service's own statement
-// (VerifiedRecords in libs/history), imported from the build like the engine.
-const verifiedRecordSql = await import(
-  new URL('../dist/libs/history/src/verified-record-sql.js', import.meta.url).href
+// The organisation's verified record of the query type: the service's own code (VerifiedRecords
+// over HistoryCasesRepository, libs/history), imported from the build like the engine and run on
+// this server's pool.
+const { HistoryCasesRepository } = await import(
+  new URL('../dist/libs/history/src/history-cases.repository.js', import.meta.url).href
+);
+const { VerifiedRecords } = await import(
+  new URL('../dist/libs/history/src/verified-record.js', import.meta.url).href
+);
+const verifiedRecords = new VerifiedRecords(
+  new HistoryCasesRepository({
+    query: (text, parameters) => pool.query(text, parameters),
+    rows: async (text, parameters) => (await pool.query(text, parameters)).rows,
+  }),
 );
 const { DOWSING_QUERY_TYPES, PRECISION_LEVELS, TIMEFRAMES, dowsingRequestProblem } = engines;
 const MAX_QUESTION_LENGTH = 1000;
@@ -1013,15 +1023,11 @@ async function engineSeed(organizationId) {
 
 /** VerifiedRecords.of for a dowsing query type: one indexed statement over history_cases. */
 async function verifiedRecord(principal, queryType) {
-  const { rows } = await pool.query(
-    verifiedRecordSql.VERIFIED_RECORD_SQL,
-    verifiedRecordSql.verifiedRecordParameters(principal, {
-      type: 'dowsing',
-      subtypes: [queryType],
-      defaultP0: engines.DOWSING_DEFAULT_BASELINE[queryType],
-    }),
-  );
-  return verifiedRecordSql.verifiedRecordFromRows(rows);
+  return verifiedRecords.of(principal, {
+    type: 'dowsing',
+    subtypes: [queryType],
+    defaultP0: engines.DOWSING_DEFAULT_BASELINE[queryType],
+  });
 }
 
 const DOWSING_COLUMNS = [

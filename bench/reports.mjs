@@ -18,6 +18,7 @@
 // Its own database (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/sas_bench_reports,
 // created and migrated if missing), so it never empties the main bench's tables; one run at a
 // time (an advisory lock). The seeded cases are deleted at the end.
+import { sqlOnPool, transactionOn } from './sql-on-pool.mjs';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -50,6 +51,8 @@ if (process.argv[1] === import.meta.filename) {
 /** The child: builds one kind of report `times` times on one tenant; prints its figures as JSON. */
 async function child(format, organizationId, times) {
   const { buildReport } = await dist('libs/reports/src/report-builder.js');
+  const { HistoryCasesRepository } = await dist('libs/history/src/index.js');
+  const { Transaction } = await dist('libs/database/src/connection.js');
   const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
   const tenant = { organizationId, mode: 'live' };
   const request = {
@@ -59,22 +62,23 @@ async function child(format, organizationId, times) {
     parameters: { dateFrom: null, dateTo: null, type: null },
     generatedAt: new Date('2026-01-01T00:00:00Z'),
   };
-  const sources = { performance: () => Promise.reject(new Error('not in this bench')) };
-  const build = async () => {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      // The worker's sink writes 1 MB pieces to a large object; here they are counted and dropped,
-      // so the figures are the build's alone (the writes cost a round trip per MB in the worker).
-      let bytes = 0;
-      const sink = { write: async (chunk) => void (bytes += chunk.length) };
-      const built = await buildReport(client, tenant, request, sources, sink);
-      await client.query('COMMIT');
-      return { ...built, bytes };
-    } finally {
-      client.release();
-    }
+  const sources = {
+    performance: () => Promise.reject(new Error('not in this bench')),
+    cases: new HistoryCasesRepository(sqlOnPool(pool)),
   };
+  // The worker's sink writes 1 MB pieces to a large object; here they are counted and dropped,
+  // so the figures are the build's alone (the writes cost a round trip per MB in the worker).
+  const build = () =>
+    transactionOn(
+      pool,
+      async (client) => {
+        let bytes = 0;
+        const sink = { write: async (chunk) => void (bytes += chunk.length) };
+        const built = await buildReport(new Transaction(client), tenant, request, sources, sink);
+        return { ...built, bytes };
+      },
+      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+    );
   const rssBefore = process.memoryUsage().rss;
   const seconds = [];
   let bytes = 0;
@@ -131,12 +135,14 @@ export async function reportsPhase({ log, partial = {} }) {
   ).rows;
   if (!locked) throw new Error(`another reports bench is using ${name}; wait for it to end`);
   const { seedHistoryCases } = await dist('apps/cli/src/seeded-history.js');
+  const seedPool = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
+  const seedSql = sqlOnPool(seedPool);
   const tenants = [];
   const seed = async (cases) => {
     const tenant = { organizationId: randomUUID(), mode: 'live' };
     tenants.push(tenant);
     const started = performance.now();
-    await seedHistoryCases(db, tenant, { to: cases });
+    await seedHistoryCases(seedSql, tenant, { to: cases });
     await db.query('ANALYZE history_cases');
     return { tenant, seedSeconds: Math.round((performance.now() - started) / 100) / 10 };
   };
@@ -184,6 +190,7 @@ export async function reportsPhase({ log, partial = {} }) {
         tenant.organizationId,
       ]);
     }
+    await seedPool.end();
     await db.end();
   }
   return result;
