@@ -14,17 +14,6 @@ import { ReadReplicas } from './replicas/read-replicas.js';
 import { WritePositions } from './replicas/write-positions.js';
 
 /**
- * Anything that runs a parameterised statement inside (or outside) a
- * transaction. Being replaced by `Queryable` and `Transaction` lib by lib (issue 39).
- */
-export interface SqlExecutor {
-  query(text: string, parameters: unknown[]): Promise<unknown>;
-}
-
-/** Runs the reads of one request that may be served by a read replica (`Sql.reader`). */
-export type SqlReader = Queryable;
-
-/**
  * The service's one way to the database: parameterised SQL on the pool
  * TypeORM opens, run by repositories (docs/architecture.md, "Data layer").
  * TypeORM's entities describe the schema; its query builder and repository

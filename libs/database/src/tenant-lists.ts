@@ -7,7 +7,8 @@ import {
   type PageRequest,
 } from './keyset-page.js';
 import type { RowMapping } from './row-mapping.js';
-import type { Sql, SqlReader } from './sql.js';
+import type { Queryable } from './connection.js';
+import type { Sql } from './sql.js';
 
 /** Where a list reads: a read replica when one is usable (Sql.reader), or always the primary. */
 export type ListReads = 'replicas' | 'primary';
@@ -28,7 +29,7 @@ export class TenantLists<E, C extends string> {
     private readonly reads: ListReads = 'primary',
   ) {}
 
-  private reader(tenant: Tenant): Promise<SqlReader> | SqlReader {
+  private reader(tenant: Tenant): Promise<Queryable> | Queryable {
     return this.reads === 'replicas' ? this.sql.reader(tenant) : this.sql;
   }
 

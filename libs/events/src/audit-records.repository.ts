@@ -1,5 +1,5 @@
 import { newUuid, type Principal } from '#common';
-import type { EventWriter } from './events.repository.js';
+import type { Transaction } from '#database';
 
 /** What an audit record says; `details` null for a deletion, which keeps no data. */
 export interface AuditEntry {
@@ -15,7 +15,7 @@ export interface AuditEntry {
  * function; so `insert` is static, and nothing here reads the pool.
  */
 export class AuditRecordsRepository {
-  static async insert(tx: EventWriter, principal: Principal, entry: AuditEntry): Promise<void> {
+  static async insert(tx: Transaction, principal: Principal, entry: AuditEntry): Promise<void> {
     await tx.query(
       `INSERT INTO audit_records (id, organization_id, mode, action, resource_id, actor, request_id, details)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,

@@ -1,6 +1,6 @@
 import type { Principal } from '#common';
 import { AuditRecordsRepository } from './audit-records.repository.js';
-import type { EventWriter } from './events.repository.js';
+import type { Transaction } from '#database';
 
 /**
  * Records, in the caller's transaction, what was done to a resource that will
@@ -11,7 +11,7 @@ import type { EventWriter } from './events.repository.js';
  * counts). A deletion keeps no data of the resource.
  */
 export async function recordAudit(
-  tx: EventWriter,
+  tx: Transaction,
   principal: Principal,
   action: `${string}.${'deleted' | 'outcome_recorded' | 'outcome_corrected' | 'imported'}`,
   resourceId: string,

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { newUuid, type Tenant } from '#common';
 import type { EventDataMap, KnownEventType } from './catalogue.js';
-import { EventsRepository, type EventWriter } from './events.repository.js';
+import type { Transaction } from '#database';
+import { EventsRepository } from './events.repository.js';
 
 /** One event to write with others: its tenant, name and data. */
 export type NewEvent = {
@@ -18,7 +19,7 @@ export class EventLog {
 
   /** Returns the stored id of the new event. */
   async append<T extends KnownEventType>(
-    tx: EventWriter,
+    tx: Transaction,
     tenant: Tenant,
     type: T,
     data: EventDataMap[T],
@@ -35,7 +36,7 @@ export class EventLog {
    * resources at once. Returns the stored ids, in that order.
    */
   async appendMany(
-    tx: EventWriter,
+    tx: Transaction,
     events: readonly NewEvent[],
     requestId: string | null,
   ): Promise<string[]> {
@@ -53,7 +54,7 @@ export class EventLog {
    * created can name it.
    */
   async redact(
-    tx: EventWriter,
+    tx: Transaction,
     tenant: Tenant,
     idField: 'session_id' | 'analysis_id' | 'query_id',
     publicId: string,

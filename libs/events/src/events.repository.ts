@@ -9,7 +9,6 @@ import {
   type KeysetPage,
   type PageRequest,
   type Queryable,
-  type SqlExecutor,
   type Transaction,
 } from '#database';
 import type { EventEntity } from './event.entity.js';
@@ -44,12 +43,6 @@ type EventColumn =
   | 'relayed_at';
 
 type EventRow = Record<EventColumn, unknown>;
-
-/**
- * Where `EventLog` and `recordAudit` write. TRANSITIONAL (issue 39): libs
- * mid-conversion still pass a TypeORM manager; once none does this is `Transaction`.
- */
-export type EventWriter = Transaction | SqlExecutor;
 
 /** One event to write: its stored id, name and data (JSON). */
 export interface EventRecord {
@@ -87,7 +80,7 @@ export class EventsRepository {
   constructor(private readonly sql: Sql) {}
 
   async insert(
-    tx: EventWriter,
+    tx: Transaction,
     tenant: Tenant,
     event: EventRecord,
     requestId: string | null,
@@ -111,7 +104,7 @@ export class EventsRepository {
    * given: `created_at` (clock_timestamp) and the UUIDv7 ids both follow it.
    */
   async insertManyAcrossTenants(
-    tx: EventWriter,
+    tx: Transaction,
     events: readonly (EventRecord & { tenant: Tenant })[],
     requestId: string | null,
   ): Promise<void> {
@@ -162,7 +155,7 @@ export class EventsRepository {
    * `data.<idField>` shrinks to that id, the sequence and `"redacted": true`.
    */
   async redact(
-    tx: EventWriter,
+    tx: Transaction,
     tenant: Tenant,
     idField: string,
     publicId: string,
