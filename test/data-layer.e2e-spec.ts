@@ -5,6 +5,7 @@ import {
   serviceFiles,
   sqlOutsideRepositories,
   tableOwners,
+  workWritesWithoutCases,
   type Finding,
 } from './support/data-layer-scan.js';
 
@@ -12,7 +13,8 @@ import {
  * The data layer's rules (docs/architecture.md, "Data layer"), checked over
  * the whole source tree, so a new file or method cannot skip them: SQL only
  * in repositories, a repository names only its own lib's tables, and a
- * method on a tenant table takes the tenant and applies it.
+ * method on a tenant table takes the tenant and applies it, and every write
+ * of work keeps its history case.
  */
 
 const files = serviceFiles();
@@ -38,5 +40,9 @@ describe('the data layer', () => {
 
   it('takes and applies the tenant on tenant tables', () => {
     expect(shown(methodsWithoutTenant(files, owners))).toEqual([]);
+  });
+
+  it('keeps the history case of every write of work', () => {
+    expect(shown(workWritesWithoutCases(files))).toEqual([]);
   });
 });

@@ -135,6 +135,8 @@ interface ParsedFile {
   functions: Map<string, ts.FunctionDeclaration>;
   /** Imported names → the file (relative to ROOT) they come from, for relative imports. */
   imports: Map<string, string>;
+  /** Top-level `const NAME = rowMapping('table', …)` of the file: NAME → table. */
+  mappings: Map<string, string>;
 }
 
 const parsed = new Map<string, ParsedFile>();
@@ -154,12 +156,15 @@ function parse(file: string): ParsedFile {
     constants: new Map(),
     functions: new Map(),
     imports: new Map(),
+    mappings: new Map(),
   };
   for (const statement of source.statements) {
     if (ts.isVariableStatement(statement)) {
       for (const declaration of statement.declarationList.declarations) {
         if (ts.isIdentifier(declaration.name) && declaration.initializer) {
           result.constants.set(declaration.name.text, textOf(declaration.initializer));
+          const table = mappedTable(declaration.initializer);
+          if (table) result.mappings.set(declaration.name.text, table);
         }
       }
     } else if (ts.isFunctionDeclaration(statement) && statement.name) {
@@ -217,6 +222,17 @@ function textOf(node: ts.Node): string {
   };
   visit(node);
   return pieces.join(' ');
+}
+
+/** The table of a `rowMapping('table', …)` call. */
+function mappedTable(node: ts.Node): string | null {
+  return ts.isCallExpression(node) &&
+    ts.isIdentifier(node.expression) &&
+    node.expression.text === 'rowMapping' &&
+    node.arguments[0] &&
+    ts.isStringLiteralLike(node.arguments[0])
+    ? node.arguments[0].text
+    : null;
 }
 
 function lineOf(source: ts.SourceFile, node: ts.Node): number {
@@ -407,4 +423,115 @@ export function methodsWithoutTenant(
     }
   }
   return findings;
+}
+
+/**
+ * Tables whose finished rows are history cases (libs/history's `CaseSource`
+ * besides imports): each write of one must keep its case in the same
+ * transaction, through libs/history's WorkCasesRepository.
+ */
+const CASE_SOURCES = new Set(['sessions', 'analyses', 'dowsing_queries']);
+
+/** Tables a statement inserts into, updates or deletes from. */
+const WRITE_REFERENCE =
+  /\b(?:INSERT INTO|DELETE FROM)\s+([a-z_][a-z0-9_]*)|\bUPDATE\s+([a-z_][a-z0-9_]*)\s+(?:[a-z_]+\s+)?SET\b/g;
+
+/**
+ * Repository methods that insert, update or delete work (sessions, analyses,
+ * dowsing queries) without going through the history's case writer: the
+ * method must call it, or call a method of its class that does.
+ */
+export function workWritesWithoutCases(files: readonly string[]): Finding[] {
+  const findings: Finding[] = [];
+  for (const file of files.filter(isRepository)) {
+    const parsedFile = parse(file);
+    for (const statement of parsedFile.source.statements) {
+      if (!ts.isClassDeclaration(statement)) continue;
+      const writer = caseWriterProperty(statement);
+      const methods = statement.members.filter(
+        (member): member is ts.MethodDeclaration & { body: ts.Block } =>
+          ts.isMethodDeclaration(member) && member.body !== undefined,
+      );
+      const usesWriter = (body: ts.Node): boolean =>
+        writer !== null && containsThisAccess(body, writer);
+      const keepingCases = new Set(
+        methods.filter((method) => usesWriter(method.body)).map((method) => method.name.getText()),
+      );
+      for (const method of methods) {
+        const written = writtenTables(parsedFile, method.body);
+        const sources = [...written].filter((table) => CASE_SOURCES.has(table));
+        if (sources.length === 0) continue;
+        const keeps =
+          usesWriter(method.body) ||
+          [...keepingCases].some((name) => containsThisAccess(method.body, name));
+        if (!keeps) {
+          findings.push({
+            file,
+            line: lineOf(parsedFile.source, method),
+            what: `${method.name.getText()} writes ${sources.join(', ')} without keeping the history cases (WorkCasesRepository)`,
+          });
+        }
+      }
+    }
+  }
+  return findings;
+}
+
+/** The constructor parameter holding libs/history's WorkCasesRepository, if the class takes one. */
+function caseWriterProperty(declaration: ts.ClassDeclaration): string | null {
+  for (const member of declaration.members) {
+    if (!ts.isConstructorDeclaration(member)) continue;
+    for (const parameter of member.parameters) {
+      if (parameter.type?.getText() === 'WorkCasesRepository') return parameter.name.getText();
+    }
+  }
+  return null;
+}
+
+/** Whether a body reads `this.<name>`. */
+function containsThisAccess(body: ts.Node, name: string): boolean {
+  let found = false;
+  const visit = (node: ts.Node): void => {
+    if (
+      ts.isPropertyAccessExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ThisKeyword &&
+      node.name.text === name
+    ) {
+      found = true;
+    }
+    if (!found) ts.forEachChild(node, visit);
+  };
+  visit(body);
+  return found;
+}
+
+/**
+ * Tables a method body writes: its SQL text and the file's constants it
+ * names, where a row mapping counts as a write only through its `insert`.
+ */
+function writtenTables(file: ParsedFile, body: ts.Node): Set<string> {
+  const pieces = [textOf(body)];
+  const visit = (node: ts.Node): void => {
+    if (ts.isIdentifier(node)) {
+      const table = file.mappings.get(node.text);
+      const parent = node.parent;
+      if (table !== undefined) {
+        if (
+          ts.isPropertyAccessExpression(parent) &&
+          parent.expression === node &&
+          parent.name.text === 'insert'
+        ) {
+          pieces.push(`INSERT INTO ${table}`);
+        }
+      } else {
+        const constant = file.constants.get(node.text);
+        if (constant !== undefined) pieces.push(constant);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(body);
+  return new Set(
+    [...pieces.join(' ').matchAll(WRITE_REFERENCE)].map((match) => (match[1] ?? match[2])!),
+  );
 }

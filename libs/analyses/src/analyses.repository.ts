@@ -20,6 +20,7 @@ import type {
   AnalysisType,
   Evidence,
 } from '#engines';
+import { analysisCase, WorkCasesRepository, type FinishedAnalysis } from '#history';
 import type { UnfinishedPages, UnfinishedWork } from '#queue';
 import type { FinishedWork, FinishedWorkSelection } from '#sessions';
 import type { AnalysisEntity, AnalysisStatus } from './entities/analysis.entity.js';
@@ -64,6 +65,50 @@ const ANALYSIS = rowMapping<AnalysisEntity, AnalysisColumn>(
   },
   ['reference_material', 'material', 'earlier_work', 'results', 'score_details'],
 );
+
+type AnalysisCaseColumn =
+  | 'id'
+  | 'organization_id'
+  | 'mode'
+  | 'target_type'
+  | 'analysis_type'
+  | 'description'
+  | 'latitude'
+  | 'longitude'
+  | 'status'
+  | 'steps_done'
+  | 'steps'
+  | 'results'
+  | 'score_details'
+  | 'confidence_score'
+  | 'failure_reason'
+  | 'failure_message'
+  | 'created_at'
+  | 'updated_at'
+  | 'completed_at';
+
+/** What every write of `analyses` returns: the columns a finished analysis's history case reads. */
+const ANALYSIS_CASE = rowMapping<FinishedAnalysis, AnalysisCaseColumn>('analyses', {
+  id: 'id',
+  organization_id: 'organizationId',
+  mode: 'mode',
+  target_type: 'targetType',
+  analysis_type: 'analysisType',
+  description: 'description',
+  latitude: 'latitude',
+  longitude: 'longitude',
+  status: 'status',
+  steps_done: 'stepsDone',
+  steps: 'steps',
+  results: 'results',
+  score_details: 'scoreDetails',
+  confidence_score: 'confidenceScore',
+  failure_reason: 'failureReason',
+  failure_message: 'failureMessage',
+  created_at: 'createdAt',
+  updated_at: 'updatedAt',
+  completed_at: 'completedAt',
+});
 
 type AnalysisColumn =
   | 'id'
@@ -182,21 +227,44 @@ export interface AnalysisFailure {
 /**
  * The `analyses` table. A tenant's reads and writes name its organisation
  * and mode; the worker's deployment-wide reads (estimates, sweeps, a job's
- * analysis by id) are the `…AcrossTenants` methods.
+ * analysis by id) are the `…AcrossTenants` methods. Every write that can
+ * finish or delete an analysis writes or forgets its history case in the
+ * same transaction (libs/history's WorkCasesRepository).
  */
 @Injectable()
 export class AnalysesRepository {
   private readonly lists: TenantLists<AnalysisEntity, AnalysisColumn>;
 
-  constructor(private readonly sql: Sql) {
+  constructor(
+    private readonly sql: Sql,
+    private readonly cases: WorkCasesRepository,
+  ) {
     this.lists = new TenantLists(sql, 'analyses', ANALYSIS, 'replicas');
   }
 
   async insert(tx: Transaction, tenant: Tenant, analysis: AnalysisEntity): Promise<void> {
-    await tx.query(
-      ANALYSIS.insert,
-      ANALYSIS.toRow({ ...analysis, organizationId: tenant.organizationId, mode: tenant.mode }),
+    const stored = { ...analysis, organizationId: tenant.organizationId, mode: tenant.mode };
+    await tx.query(ANALYSIS.insert, ANALYSIS.toRow(stored));
+    await this.cases.recordWritten(tx, tenant, [stored], analysisCase);
+  }
+
+  /**
+   * Runs an UPDATE of the tenant's analyses and writes the history cases of
+   * those it left finished; how many rows it wrote.
+   */
+  private async write(
+    tx: Transaction,
+    tenant: Tenant,
+    statement: string,
+    parameters: readonly unknown[],
+  ): Promise<number> {
+    const rows = await tx.rows<Record<AnalysisCaseColumn, unknown>>(
+      `${statement} RETURNING ${ANALYSIS_CASE.selectList}`,
+      parameters,
     );
+    const written = rows.map((row) => ANALYSIS_CASE.fromRow(row));
+    await this.cases.recordWritten(tx, tenant, written, analysisCase);
+    return written.length;
   }
 
   async find(tenant: Tenant, id: string, on: Queryable = this.sql): Promise<AnalysisEntity | null> {
@@ -248,7 +316,9 @@ export class AnalysesRepository {
          RETURNING created_at`,
       [id, tenant.organizationId, tenant.mode],
     );
-    return row?.created_at ?? null;
+    if (!row) return null;
+    await this.cases.forget(tx, tenant, [id]);
+    return row.created_at;
   }
 
   /**
@@ -279,7 +349,9 @@ export class AnalysesRepository {
     id: string,
     start: { startedAt: Date; steps: readonly string[]; engineVersion: string; sequence: number },
   ): Promise<boolean> {
-    const { rowCount } = await tx.query(
+    const written = await this.write(
+      tx,
+      tenant,
       `UPDATE analyses SET status = 'processing', started_at = $2, steps = $3, engine_version = $4,
               event_sequence = $5, updated_at = now()
         WHERE id = $1 AND organization_id = $6 AND mode = $7 AND status = 'queued'`,
@@ -293,7 +365,7 @@ export class AnalysesRepository {
         tenant.mode,
       ],
     );
-    return Boolean(rowCount);
+    return written > 0;
   }
 
   /**
@@ -311,7 +383,9 @@ export class AnalysesRepository {
       earlierWork: readonly object[] | null;
     },
   ): Promise<boolean> {
-    const { rowCount } = await tx.query(
+    const written = await this.write(
+      tx,
+      tenant,
       `UPDATE analyses SET steps_done = $2, event_sequence = $3,
               material = COALESCE($4, material), earlier_work = COALESCE($5, earlier_work),
               updated_at = now()
@@ -327,7 +401,7 @@ export class AnalysesRepository {
         tenant.mode,
       ],
     );
-    return Boolean(rowCount);
+    return written > 0;
   }
 
   /** A processing analysis completes with the engine's outcome; false when it is not processing. */
@@ -337,7 +411,9 @@ export class AnalysesRepository {
     id: string,
     completion: AnalysisCompletion & { engineSeed: string },
   ): Promise<boolean> {
-    const { rowCount } = await tx.query(
+    const written = await this.write(
+      tx,
+      tenant,
       `UPDATE analyses SET status = 'completed', steps_done = $2, completed_at = $3,
               results = $4, score_details = $5, confidence_score = $6, evidence = $7,
               engine_seed = $8, event_sequence = $9, updated_at = now()
@@ -356,7 +432,7 @@ export class AnalysesRepository {
         tenant.mode,
       ],
     );
-    return Boolean(rowCount);
+    return written > 0;
   }
 
   /** An unfinished analysis fails with the engine's reason; false when it has finished. */
@@ -366,7 +442,9 @@ export class AnalysesRepository {
     id: string,
     failure: AnalysisFailure & { engineSeed: string | null },
   ): Promise<boolean> {
-    const { rowCount } = await tx.query(
+    const written = await this.write(
+      tx,
+      tenant,
       `UPDATE analyses SET status = 'failed', failure_reason = $2, failure_message = $3,
               completed_at = $4, engine_seed = $5, event_sequence = $6, updated_at = now()
         WHERE id = $1 AND organization_id = $7 AND mode = $8 AND status IN ('queued', 'processing')`,
@@ -381,7 +459,7 @@ export class AnalysesRepository {
         tenant.mode,
       ],
     );
-    return Boolean(rowCount);
+    return written > 0;
   }
 
   /** Stores a failure whatever the state (the caller holds the row and has checked it). */
@@ -391,7 +469,9 @@ export class AnalysesRepository {
     id: string,
     failure: AnalysisFailure,
   ): Promise<void> {
-    await tx.query(
+    await this.write(
+      tx,
+      tenant,
       `UPDATE analyses SET status = 'failed', failure_reason = $2, failure_message = $3,
               completed_at = $4, event_sequence = $5, updated_at = $4
         WHERE id = $1 AND organization_id = $6 AND mode = $7`,
@@ -414,7 +494,9 @@ export class AnalysesRepository {
     id: string,
     start: AnalystStart,
   ): Promise<void> {
-    await tx.query(
+    await this.write(
+      tx,
+      tenant,
       `UPDATE analyses SET status = 'processing', started_at = $2, engine_version = $3,
               estimated_completion = $4, steps = $5, steps_done = 0, event_sequence = $6,
               updated_at = $2
@@ -440,7 +522,9 @@ export class AnalysesRepository {
     stepsDone: number,
     sequence: number,
   ): Promise<void> {
-    await tx.query(
+    await this.write(
+      tx,
+      tenant,
       `UPDATE analyses SET steps_done = $2, event_sequence = $3, updated_at = now()
         WHERE id = $1 AND organization_id = $4 AND mode = $5`,
       [id, stepsDone, sequence, tenant.organizationId, tenant.mode],
@@ -454,7 +538,9 @@ export class AnalysesRepository {
     id: string,
     completion: AnalysisCompletion,
   ): Promise<void> {
-    await tx.query(
+    await this.write(
+      tx,
+      tenant,
       `UPDATE analyses SET status = 'completed', steps_done = $2, completed_at = $3, results = $4,
               score_details = $5, confidence_score = $6, evidence = $7, event_sequence = $8,
               engine_seed = NULL, updated_at = $3

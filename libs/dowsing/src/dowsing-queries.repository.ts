@@ -13,6 +13,7 @@ import {
   type Transaction,
 } from '#database';
 import type { DowsingQueryType, DowsingVariant } from '#engines';
+import { dowsingQueryCase, WorkCasesRepository, type FinishedDowsingQuery } from '#history';
 import { EARTH_RADIUS_METERS } from '#statistics';
 import type { DowsingQueryEntity, DowsingStatus } from './entities/dowsing-query.entity.js';
 import type { TemporalInterval } from './temporal-analysis-buckets.js';
@@ -48,6 +49,42 @@ const QUERY = rowMapping<DowsingQueryEntity, QueryColumn>(
   },
   ['context', 'input', 'result'],
 );
+
+type QueryCaseColumn =
+  | 'id'
+  | 'organization_id'
+  | 'mode'
+  | 'variant'
+  | 'query_type'
+  | 'question'
+  | 'context'
+  | 'status'
+  | 'result'
+  | 'confidence'
+  | 'failure_reason'
+  | 'failure_message'
+  | 'created_at'
+  | 'updated_at'
+  | 'completed_at';
+
+/** What every write of `dowsing_queries` returns: the columns a finished query's history case reads. */
+const QUERY_CASE = rowMapping<FinishedDowsingQuery, QueryCaseColumn>('dowsing_queries', {
+  id: 'id',
+  organization_id: 'organizationId',
+  mode: 'mode',
+  variant: 'variant',
+  query_type: 'queryType',
+  question: 'question',
+  context: 'context',
+  status: 'status',
+  result: 'result',
+  confidence: 'confidence',
+  failure_reason: 'failureReason',
+  failure_message: 'failureMessage',
+  created_at: 'createdAt',
+  updated_at: 'updatedAt',
+  completed_at: 'completedAt',
+});
 
 type QueryColumn =
   | 'id'
@@ -130,21 +167,43 @@ const SLACK_DEGREES = 1e-9;
 /**
  * The `dowsing_queries` table, and temporal analysis over it (whose area
  * filter reads this lib's `dowsing_readings` in the same statement). Every
- * statement names the tenant.
+ * statement names the tenant. Every write that can finish or delete a query
+ * writes or forgets its history case in the same transaction (libs/history's
+ * WorkCasesRepository): an inline answer's insert included.
  */
 @Injectable()
 export class DowsingQueriesRepository {
   private readonly lists: TenantLists<DowsingQueryEntity, QueryColumn>;
 
-  constructor(private readonly sql: Sql) {
+  constructor(
+    private readonly sql: Sql,
+    private readonly cases: WorkCasesRepository,
+  ) {
     this.lists = new TenantLists(sql, 'dowsing_queries', QUERY, 'replicas');
   }
 
   async insert(tx: Transaction, tenant: Tenant, query: DowsingQueryEntity): Promise<void> {
-    await tx.query(
-      QUERY.insert,
-      QUERY.toRow({ ...query, organizationId: tenant.organizationId, mode: tenant.mode }),
+    const stored = { ...query, organizationId: tenant.organizationId, mode: tenant.mode };
+    await tx.query(QUERY.insert, QUERY.toRow(stored));
+    await this.cases.recordWritten(tx, tenant, [stored], dowsingQueryCase);
+  }
+
+  /**
+   * Runs an UPDATE of the tenant's queries and writes the history cases of
+   * those it left finished.
+   */
+  private async write(
+    tx: Transaction,
+    tenant: Tenant,
+    statement: string,
+    parameters: readonly unknown[],
+  ): Promise<void> {
+    const rows = await tx.rows<Record<QueryCaseColumn, unknown>>(
+      `${statement} RETURNING ${QUERY_CASE.selectList}`,
+      parameters,
     );
+    const written = rows.map((row) => QUERY_CASE.fromRow(row));
+    await this.cases.recordWritten(tx, tenant, written, dowsingQueryCase);
   }
 
   async find(
@@ -191,7 +250,9 @@ export class DowsingQueriesRepository {
          RETURNING created_at`,
       [id, tenant.organizationId, tenant.mode],
     );
-    return row?.created_at ?? null;
+    if (!row) return null;
+    await this.cases.forget(tx, tenant, [id]);
+    return row.created_at;
   }
 
   /** People's answer completes the query (the caller holds the row and has checked it is pending). */
@@ -201,7 +262,9 @@ export class DowsingQueriesRepository {
     id: string,
     answer: DowsingAnswer,
   ): Promise<void> {
-    await tx.query(
+    await this.write(
+      tx,
+      tenant,
       `UPDATE dowsing_queries SET status = 'completed', result = $2, confidence = $3, evidence = $4,
               engine_version = $5, completed_at = $6, event_sequence = $7, updated_at = $6
         WHERE id = $1 AND organization_id = $8 AND mode = $9`,
@@ -226,7 +289,9 @@ export class DowsingQueriesRepository {
     id: string,
     failure: DowsingFailure,
   ): Promise<void> {
-    await tx.query(
+    await this.write(
+      tx,
+      tenant,
       `UPDATE dowsing_queries SET status = 'failed', failure_reason = $2, failure_message = $3,
               completed_at = $4, event_sequence = $5, updated_at = $4
         WHERE id = $1 AND organization_id = $6 AND mode = $7`,

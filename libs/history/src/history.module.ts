@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DatabaseModule } from '#database';
 import { EventsModule } from '#events';
+import { WorkCasesRepository } from './cases/work-cases.repository.js';
 import { HISTORY_ENTITIES } from './entities.js';
 import { HistoryAnalystRollupsRepository } from './history-analyst-rollups.repository.js';
 import { HistoryCaseRollupsRepository } from './history-case-rollups.repository.js';
@@ -24,6 +25,7 @@ import { VerifiedRecords } from './verified-record.js';
     HistoryCasesRepository,
     HistoryCaseRollupsRepository,
     HistoryAnalystRollupsRepository,
+    WorkCasesRepository,
     HistoryService,
     CaseSearchService,
     SimilarCasesService,
@@ -35,6 +37,7 @@ import { VerifiedRecords } from './verified-record.js';
     HistoryCasesRepository,
     HistoryCaseRollupsRepository,
     HistoryAnalystRollupsRepository,
+    WorkCasesRepository,
     HistoryService,
     CaseSearchService,
     SimilarCasesService,

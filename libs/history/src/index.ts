@@ -1,3 +1,5 @@
+export * from './cases/work-case.js';
+export { WorkCasesRepository } from './cases/work-cases.repository.js';
 export * from './history-case.js';
 export * from './history-events.js';
 export * from './history.module.js';

@@ -13,6 +13,7 @@ import {
   type Queryable,
   type Transaction,
 } from '#database';
+import { sessionCase, WorkCasesRepository, type FinishedSession } from '#history';
 import type { UnfinishedPages, UnfinishedWork } from '#queue';
 import type { SessionEntity } from './entities/session.entity.js';
 
@@ -81,6 +82,42 @@ const SESSION = rowMapping<SessionEntity, SessionColumn>(
   },
   ['results'],
 );
+
+type SessionCaseColumn =
+  | 'id'
+  | 'organization_id'
+  | 'mode'
+  | 'type'
+  | 'target'
+  | 'modality'
+  | 'duration_minutes'
+  | 'privacy_level'
+  | 'status'
+  | 'results'
+  | 'confidence_score'
+  | 'analyst_id'
+  | 'failure_reason'
+  | 'updated_at'
+  | 'completed_at';
+
+/** What every write of `sessions` returns: the columns a finished session's history case reads. */
+const SESSION_CASE = rowMapping<FinishedSession, SessionCaseColumn>('sessions', {
+  id: 'id',
+  organization_id: 'organizationId',
+  mode: 'mode',
+  type: 'type',
+  target: 'target',
+  modality: 'modality',
+  duration_minutes: 'durationMinutes',
+  privacy_level: 'privacyLevel',
+  status: 'status',
+  results: 'results',
+  confidence_score: 'confidenceScore',
+  analyst_id: 'analystId',
+  failure_reason: 'failureReason',
+  updated_at: 'updatedAt',
+  completed_at: 'completedAt',
+});
 
 const SELECT_SESSION = `SELECT ${SESSION.selectList} FROM sessions
   WHERE id = $1 AND organization_id = $2 AND mode = $3`;
@@ -167,17 +204,40 @@ interface RunningRow {
 /**
  * The `sessions` table. Every method takes the tenant and puts it in each
  * statement; what crosses tenants on purpose (the worker's sweeps, a public
- * session shared read-only) ends in `AcrossTenants`.
+ * session shared read-only) ends in `AcrossTenants`. Every write that can
+ * finish or delete a session writes or forgets its history case in the same
+ * transaction (libs/history's WorkCasesRepository).
  */
 @Injectable()
 export class SessionsRepository {
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly cases: WorkCasesRepository,
+  ) {}
 
   async insert(tx: Transaction, tenant: Tenant, session: SessionEntity): Promise<void> {
-    await tx.query(
-      SESSION.insert,
-      SESSION.toRow({ ...session, organizationId: tenant.organizationId, mode: tenant.mode }),
+    const stored = { ...session, organizationId: tenant.organizationId, mode: tenant.mode };
+    await tx.query(SESSION.insert, SESSION.toRow(stored));
+    await this.cases.recordWritten(tx, tenant, [stored], sessionCase);
+  }
+
+  /**
+   * Runs an INSERT or UPDATE of the tenant's sessions and writes the history
+   * cases of those it left finished; how many rows it wrote.
+   */
+  private async write(
+    tx: Transaction,
+    tenant: Tenant,
+    statement: string,
+    parameters: readonly unknown[],
+  ): Promise<number> {
+    const rows = await tx.rows<Record<SessionCaseColumn, unknown>>(
+      `${statement} RETURNING ${SESSION_CASE.selectList}`,
+      parameters,
     );
+    const written = rows.map((row) => SESSION_CASE.fromRow(row));
+    await this.cases.recordWritten(tx, tenant, written, sessionCase);
+    return written.length;
   }
 
   async find(tenant: Tenant, id: string, on: Queryable = this.sql): Promise<SessionEntity | null> {
@@ -391,7 +451,9 @@ export class SessionsRepository {
     id: string,
     start: { startedAt: Date; engineVersion: string; seed: string | null; sequence: number },
   ): Promise<boolean> {
-    const { rowCount } = await tx.query(
+    const written = await this.write(
+      tx,
+      tenant,
       `UPDATE sessions SET status = 'in_progress', started_at = $2, engine_version = $3,
               engine_seed = $4, event_sequence = $5, updated_at = now()
         WHERE id = $1 AND status = 'initiated' AND organization_id = $6 AND mode = $7`,
@@ -405,7 +467,7 @@ export class SessionsRepository {
         tenant.mode,
       ],
     );
-    return Boolean(rowCount);
+    return written > 0;
   }
 
   /** A new analyst session was tasked to people: in progress from `startedAt` until the deadline. */
@@ -415,7 +477,9 @@ export class SessionsRepository {
     id: string,
     start: { startedAt: Date; engineVersion: string; deadline: Date; sequence: number },
   ): Promise<void> {
-    await tx.query(
+    await this.write(
+      tx,
+      tenant,
       `UPDATE sessions SET status = 'in_progress', started_at = $2, engine_version = $3,
               estimated_completion = $4, event_sequence = $5, updated_at = $2
         WHERE id = $1 AND organization_id = $6 AND mode = $7`,
@@ -439,13 +503,15 @@ export class SessionsRepository {
     progress: number,
     sequence: number,
   ): Promise<boolean> {
-    const { rowCount } = await tx.query(
+    const written = await this.write(
+      tx,
+      tenant,
       `UPDATE sessions SET progress = $2, event_sequence = $3, updated_at = now()
         WHERE id = $1 AND status = 'in_progress' AND progress < $2
           AND organization_id = $4 AND mode = $5`,
       [id, progress, sequence, tenant.organizationId, tenant.mode],
     );
-    return Boolean(rowCount);
+    return written > 0;
   }
 
   /** The engine's run completes an in-progress session; false when it is not in progress or already there. */
@@ -455,7 +521,9 @@ export class SessionsRepository {
     id: string,
     completion: SessionCompletion,
   ): Promise<boolean> {
-    const { rowCount } = await tx.query(
+    const written = await this.write(
+      tx,
+      tenant,
       `UPDATE sessions SET progress = $2, event_sequence = $3, status = 'completed',
               completed_at = $4, results = $5, confidence_score = $6, analyst_id = $7,
               evidence = $8, updated_at = now()
@@ -474,7 +542,7 @@ export class SessionsRepository {
         tenant.mode,
       ],
     );
-    return Boolean(rowCount);
+    return written > 0;
   }
 
   /** The analysts' combined submissions complete the session (it holds no engine seed). */
@@ -484,7 +552,9 @@ export class SessionsRepository {
     id: string,
     completion: Omit<SessionCompletion, 'progress'>,
   ): Promise<void> {
-    await tx.query(
+    await this.write(
+      tx,
+      tenant,
       `UPDATE sessions SET status = 'completed', progress = 100, completed_at = $2, results = $3,
               confidence_score = $4, analyst_id = $5, evidence = $6, event_sequence = $7,
               engine_seed = NULL, updated_at = $2
@@ -510,14 +580,16 @@ export class SessionsRepository {
     id: string,
     failure: { reason: string; failedAt: Date; sequence: number },
   ): Promise<boolean> {
-    const { rowCount } = await tx.query(
+    const written = await this.write(
+      tx,
+      tenant,
       `UPDATE sessions SET status = 'failed', failure_reason = $2, completed_at = $3,
               event_sequence = $4, updated_at = now()
         WHERE id = $1 AND status IN ('initiated', 'in_progress')
           AND organization_id = $5 AND mode = $6`,
       [id, failure.reason, failure.failedAt, failure.sequence, tenant.organizationId, tenant.mode],
     );
-    return Boolean(rowCount);
+    return written > 0;
   }
 
   /**
@@ -530,7 +602,9 @@ export class SessionsRepository {
     id: string,
     failure: { reason: 'cancelled' | 'deadline_exceeded'; failedAt: Date; sequence: number },
   ): Promise<void> {
-    await tx.query(
+    await this.write(
+      tx,
+      tenant,
       `UPDATE sessions SET status = 'failed', failure_reason = $4, completed_at = $2,
               event_sequence = $3, updated_at = $2
         WHERE id = $1 AND organization_id = $5 AND mode = $6`,
@@ -545,7 +619,9 @@ export class SessionsRepository {
          RETURNING created_at`,
       [id, tenant.organizationId, tenant.mode],
     );
-    return row?.created_at ?? null;
+    if (!row) return null;
+    await this.cases.forget(tx, tenant, [id]);
+    return row.created_at;
   }
 
   /**
@@ -621,7 +697,9 @@ export class SessionsRepository {
    * 10 % failed.
    */
   async seed(tx: Transaction, tenant: Tenant, chunk: SeedChunk): Promise<void> {
-    await tx.query(
+    await this.write(
+      tx,
+      tenant,
       `WITH drawn AS (
          SELECT i, now() - interval '365 days' * (1 - i::float8 / $6) AS created_at, random() AS r,
                 (random() + random() + random()) / 3 AS score, 1 + floor(random() * 50)::int AS analyst

@@ -130,9 +130,45 @@ export class HistoryCases1764086400000 implements MigrationInterface {
     await queryRunner.query(`
       CREATE TRIGGER "history_cases_round_degrees" BEFORE INSERT OR UPDATE ON "history_cases"
       FOR EACH ROW EXECUTE FUNCTION history_case_round_degrees()`);
-    // One upsert for every source: only the work's columns change on conflict. (A row
-    // variable's unset fields are null, not the columns' defaults.)
+    // The case's id is a fresh UUIDv7-like value: time-ordered like the service's other ids.
     await queryRunner.query(`
+      CREATE FUNCTION history_case_id() RETURNS uuid LANGUAGE sql VOLATILE AS $$
+        SELECT (lpad(to_hex((extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0')
+                || '7' || substr(md5(random()::text || clock_timestamp()::text), 1, 3)
+                || to_hex(8 + floor(random() * 4)::int)
+                || substr(md5(random()::text || clock_timestamp()::text), 1, 15))::uuid
+      $$`);
+    await createWorkCaseTriggers(queryRunner);
+    // A corrected outcome keeps the earlier one in the audit trail.
+    await queryRunner.query(`ALTER TABLE "audit_records" ADD "details" jsonb`);
+    // Work finished before this migration becomes history too (the update trigger writes its case).
+    for (const table of ['sessions', 'analyses', 'dowsing_queries']) {
+      await queryRunner.query(
+        `UPDATE "${table}" SET updated_at = updated_at + interval '1 microsecond' WHERE status IN ('completed', 'failed')`,
+      );
+    }
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`ALTER TABLE "audit_records" DROP COLUMN "details"`);
+    await dropWorkCaseTriggers(queryRunner);
+    await queryRunner.query(`DROP FUNCTION history_case_id()`);
+    await queryRunner.query(`DROP TABLE "history_cases"`);
+    await queryRunner.query(`DROP FUNCTION history_case_round_degrees()`);
+    await queryRunner.query(`DROP FUNCTION history_earth_point(float8, float8)`);
+    await queryRunner.query(`DROP FUNCTION history_case_document(text, text[], text, text)`);
+  }
+}
+
+/**
+ * The work tables' triggers that wrote finished work's cases, until
+ * migration 1764126000000 moved that mapping into libs/history (its down
+ * puts them back).
+ */
+export async function createWorkCaseTriggers(queryRunner: QueryRunner): Promise<void> {
+  // One upsert for every source: only the work's columns change on conflict. (A row
+  // variable's unset fields are null, not the columns' defaults.)
+  await queryRunner.query(`
       CREATE FUNCTION history_case_upsert(c history_cases) RETURNS void LANGUAGE sql AS $$
         INSERT INTO history_cases (organization_id, mode, id, source_type, source_id, type, subtype,
                work_status, classified, date, target, analysts, duration_minutes, modality, phases,
@@ -150,15 +186,7 @@ export class HistoryCases1764086400000 implements MigrationInterface {
           longitude = EXCLUDED.longitude, confidence_score = EXCLUDED.confidence_score,
           chance_baseline = EXCLUDED.chance_baseline, updated_at = now()
       $$`);
-    // The case's id is a fresh UUIDv7-like value: time-ordered like the service's other ids.
-    await queryRunner.query(`
-      CREATE FUNCTION history_case_id() RETURNS uuid LANGUAGE sql VOLATILE AS $$
-        SELECT (lpad(to_hex((extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0')
-                || '7' || substr(md5(random()::text || clock_timestamp()::text), 1, 3)
-                || to_hex(8 + floor(random() * 4)::int)
-                || substr(md5(random()::text || clock_timestamp()::text), 1, 15))::uuid
-      $$`);
-    await queryRunner.query(`
+  await queryRunner.query(`
       CREATE FUNCTION history_case_from_session() RETURNS trigger LANGUAGE plpgsql AS $$
       DECLARE c history_cases;
       BEGIN
@@ -184,7 +212,7 @@ export class HistoryCases1764086400000 implements MigrationInterface {
         PERFORM history_case_upsert(c);
         RETURN NULL;
       END $$`);
-    await queryRunner.query(`
+  await queryRunner.query(`
       CREATE FUNCTION history_case_from_analysis() RETURNS trigger LANGUAGE plpgsql AS $$
       DECLARE c history_cases;
       BEGIN
@@ -203,7 +231,7 @@ export class HistoryCases1764086400000 implements MigrationInterface {
         PERFORM history_case_upsert(c);
         RETURN NULL;
       END $$`);
-    await queryRunner.query(`
+  await queryRunner.query(`
       CREATE FUNCTION history_case_from_dowsing_query() RETURNS trigger LANGUAGE plpgsql AS $$
       DECLARE c history_cases;
       BEGIN
@@ -222,59 +250,46 @@ export class HistoryCases1764086400000 implements MigrationInterface {
         PERFORM history_case_upsert(c);
         RETURN NULL;
       END $$`);
-    await queryRunner.query(`
+  await queryRunner.query(`
       CREATE FUNCTION history_case_forget_source() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         DELETE FROM history_cases WHERE source_id = OLD.id;
         RETURN NULL;
       END $$`);
-    for (const [table, fn] of [
-      ['sessions', 'history_case_from_session'],
-      ['analyses', 'history_case_from_analysis'],
-      ['dowsing_queries', 'history_case_from_dowsing_query'],
-    ]) {
-      await queryRunner.query(`
+  for (const [table, fn] of [
+    ['sessions', 'history_case_from_session'],
+    ['analyses', 'history_case_from_analysis'],
+    ['dowsing_queries', 'history_case_from_dowsing_query'],
+  ]) {
+    await queryRunner.query(`
         CREATE TRIGGER "${table}_history_case_insert" AFTER INSERT ON "${table}"
         FOR EACH ROW WHEN (NEW.status IN ('completed', 'failed')) EXECUTE FUNCTION ${fn}()`);
-      await queryRunner.query(`
+    await queryRunner.query(`
         CREATE TRIGGER "${table}_history_case_update" AFTER UPDATE ON "${table}"
         FOR EACH ROW WHEN (NEW.status IN ('completed', 'failed') AND
           (OLD.status IS DISTINCT FROM NEW.status OR OLD.updated_at IS DISTINCT FROM NEW.updated_at))
         EXECUTE FUNCTION ${fn}()`);
-      await queryRunner.query(`
+    await queryRunner.query(`
         CREATE TRIGGER "${table}_history_case_delete" AFTER DELETE ON "${table}"
         FOR EACH ROW EXECUTE FUNCTION history_case_forget_source()`);
-    }
-    // A corrected outcome keeps the earlier one in the audit trail.
-    await queryRunner.query(`ALTER TABLE "audit_records" ADD "details" jsonb`);
-    // Work finished before this migration becomes history too (the update trigger writes its case).
-    for (const table of ['sessions', 'analyses', 'dowsing_queries']) {
-      await queryRunner.query(
-        `UPDATE "${table}" SET updated_at = updated_at + interval '1 microsecond' WHERE status IN ('completed', 'failed')`,
-      );
-    }
-  }
-
-  async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`ALTER TABLE "audit_records" DROP COLUMN "details"`);
-    for (const table of ['sessions', 'analyses', 'dowsing_queries']) {
-      for (const suffix of ['insert', 'update', 'delete']) {
-        await queryRunner.query(`DROP TRIGGER "${table}_history_case_${suffix}" ON "${table}"`);
-      }
-    }
-    for (const fn of [
-      'history_case_from_session()',
-      'history_case_from_analysis()',
-      'history_case_from_dowsing_query()',
-      'history_case_forget_source()',
-      'history_case_upsert(history_cases)',
-      'history_case_id()',
-    ]) {
-      await queryRunner.query(`DROP FUNCTION ${fn}`);
-    }
-    await queryRunner.query(`DROP TABLE "history_cases"`);
-    await queryRunner.query(`DROP FUNCTION history_case_round_degrees()`);
-    await queryRunner.query(`DROP FUNCTION history_earth_point(float8, float8)`);
-    await queryRunner.query(`DROP FUNCTION history_case_document(text, text[], text, text)`);
   }
 }
+
+export async function dropWorkCaseTriggers(queryRunner: QueryRunner): Promise<void> {
+  for (const table of WORK_TABLES) {
+    for (const suffix of ['insert', 'update', 'delete']) {
+      await queryRunner.query(`DROP TRIGGER "${table}_history_case_${suffix}" ON "${table}"`);
+    }
+  }
+  for (const fn of [
+    'history_case_from_session()',
+    'history_case_from_analysis()',
+    'history_case_from_dowsing_query()',
+    'history_case_forget_source()',
+    'history_case_upsert(history_cases)',
+  ]) {
+    await queryRunner.query(`DROP FUNCTION ${fn}`);
+  }
+}
+
+const WORK_TABLES = ['sessions', 'analyses', 'dowsing_queries'];

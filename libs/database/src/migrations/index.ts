@@ -25,6 +25,7 @@ import { SsoJitRoles1764111600000 } from './1764111600000-sso-jit-roles.js';
 import { WebhookDeliverySlots1764115200000 } from './1764115200000-webhook-delivery-slots.js';
 import { HistoryRollupsInsertNoPrune1764118800000 } from './1764118800000-history-rollups-insert-no-prune.js';
 import { SsoDomainVerification1764122400000 } from './1764122400000-sso-domain-verification.js';
+import { HistoryCasesWrittenByHistory1764126000000 } from './1764126000000-history-cases-written-by-history.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   WebhookDeliverySlots1764115200000,
   HistoryRollupsInsertNoPrune1764118800000,
   SsoDomainVerification1764122400000,
+  HistoryCasesWrittenByHistory1764126000000,
 ];

@@ -4,9 +4,9 @@ import type { CaseSource } from '../history-case.js';
 
 /**
  * What finished work puts in its history case: the mapping the work-table
- * triggers of migration 1764086400000 did in PL/pgSQL, now in the lib that
- * owns the cases, written in the transaction that finishes the work
- * (`HistoryCases.recordFinished`). Only the work's own columns: the outcome
+ * triggers of migration 1764086400000 did in PL/pgSQL (until 1764126000000),
+ * in the lib that owns the cases, written in the transaction that finishes
+ * the work (`WorkCasesRepository`). Only the work's own columns: the outcome
  * recorded later on the case (verdict, verification) is the case's.
  */
 export interface WorkCase {
