@@ -56,13 +56,21 @@ beforeAll(async () => {
   await Promise.all([...apis, ...workers].map((child) => child.ready));
   admin = await startStack({ worker: false, env: { PUBLIC_URL: `http://127.0.0.1:${lbPort}` } });
   lb = await startHaproxy({ port: lbPort, servers: apis.map((api) => api.url) });
-  client = await TestClient.for({ baseUrl: lb.url });
   direct = await Promise.all(apis.map((api) => TestClient.for({ baseUrl: api.url })));
-  // Both instances in the rotation before any test counts on round robin.
+  // Through haproxy, checked against the contract the instances serve.
+  client = new TestClient(lb.url, direct[0]!.contract);
+  // Both instances in the rotation before any test counts on round robin. Until haproxy's
+  // first checks have settled, a request may meet a connection it drops: not yet, not a failure.
   await waitFor(async () => {
     const seen = new Set<string>();
-    for (let i = 0; i < 4; i++) seen.add(servedBy(await client.get('/health/ready')));
+    try {
+      for (let i = 0; i < 4; i++) seen.add(servedBy(await client.get('/health/ready')));
+    } catch {
+      return null;
+    }
     return seen.size === 2 ? true : null;
+  }).catch((error: Error) => {
+    throw new Error(`${error.message}; haproxy's output:\n${lb.output().slice(-8_000)}`);
   });
 });
 

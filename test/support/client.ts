@@ -21,7 +21,7 @@ export interface RequestOptions {
 export class TestClient {
   constructor(
     readonly baseUrl: string,
-    private readonly contract: Contract,
+    readonly contract: Contract,
   ) {}
 
   /** A client for a running stack, checking against the contract that stack serves. */
