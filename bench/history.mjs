@@ -385,8 +385,8 @@ export async function historyPhase({
 
   const caseRepository = new lib.HistoryCasesRepository(sql);
   const rollups = new lib.HistoryCaseRollupsRepository(sql);
-  const search = new lib.CaseSearchService(sql, caseRepository);
-  const similar = new lib.SimilarCasesService(caseRepository);
+  const search = new lib.CaseSearchService(sql, new lib.CaseSearchRepository(sql));
+  const similar = new lib.SimilarCasesService(new lib.SimilarCasesRepository(sql));
   const history = new lib.HistoryService(sql, caseRepository, null);
   const failed = [];
   const rows = partial.rows;
@@ -516,7 +516,7 @@ export async function historyPhase({
       sql,
       rollups,
       new lib.HistoryAnalystRollupsRepository(sql),
-      caseRepository,
+      new lib.HistoryReadModelRepository(sql),
       ...readModels,
     );
     const dashboard = new analyticsLib.DashboardService(
@@ -605,7 +605,7 @@ export async function historyPhase({
         direct: async () => ({ result: await analytics.performance(tenant) }),
       },
     );
-    const patterns = new lib.HistoryPatternsService(sql, caseRepository);
+    const patterns = new lib.HistoryPatternsService(sql, new lib.HistoryPatternsRepository(sql));
     for (const spec of [
       { label: 'patterns (v2): newest window', query: {} },
       {

@@ -51,7 +51,7 @@ if (process.argv[1] === import.meta.filename) {
 /** The child: builds one kind of report `times` times on one tenant; prints its figures as JSON. */
 async function child(format, organizationId, times) {
   const { buildReport } = await dist('libs/reports/src/report-builder.js');
-  const { HistoryCasesRepository } = await dist('libs/history/src/index.js');
+  const { HistoryReadModelRepository } = await dist('libs/history/src/index.js');
   const { Transaction } = await dist('libs/database/src/connection.js');
   const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
   const tenant = { organizationId, mode: 'live' };
@@ -64,7 +64,7 @@ async function child(format, organizationId, times) {
   };
   const sources = {
     performance: () => Promise.reject(new Error('not in this bench')),
-    cases: new HistoryCasesRepository(sqlOnPool(pool)),
+    cases: new HistoryReadModelRepository(sqlOnPool(pool)),
   };
   // The worker's sink writes 1 MB pieces to a large object; here they are counted and dropped,
   // so the figures are the build's alone (the writes cost a round trip per MB in the worker).

@@ -1,7 +1,7 @@
 import type { Tenant } from '#common';
 import type { Sql } from '#database';
 import { DESCRIPTOR_TERMS } from '#engines';
-import { HistoryCasesRepository } from '#history';
+import { SeededCasesRepository } from '#history';
 import {
   SEED_ADJECTIVES,
   SEED_CITIES,
@@ -23,7 +23,7 @@ export interface HistorySeedProgress {
 
 /**
  * Cases numbered `from + 1` .. `to` as imported history (external_id
- * `seed-<n>`), one HistoryCasesRepository#seed statement, in its own
+ * `seed-<n>`), one SeededCasesRepository#seed statement, in its own
  * transaction, per HISTORY_SEED_CHUNK: what is already there is left as it
  * is, so running the seed again adds only what is missing, and each chunk
  * starts from its own setseed, so case n has the same content in every run.
@@ -36,7 +36,7 @@ export async function seedHistoryCases(
   range: { from?: number; to: number },
   onProgress?: (progress: HistorySeedProgress) => void,
 ): Promise<HistorySeedProgress> {
-  const cases = new HistoryCasesRepository(sql);
+  const cases = new SeededCasesRepository(sql);
   const from = range.from ?? 0;
   const progress = { done: from, inserted: 0 };
   const vocabulary = {
@@ -67,7 +67,7 @@ export async function seedHistoryCases(
 
 /** VACUUM ANALYZE of the cases after seeding: statistics and visibility map for the planner. */
 export async function analyzeSeededHistory(sql: Sql): Promise<void> {
-  await new HistoryCasesRepository(sql).vacuumAcrossTenants();
+  await new SeededCasesRepository(sql).vacuumAcrossTenants();
 }
 
 /** SEED_CITIES as parallel arrays; lowerBounds are the cumulative shares (width_bucket's). */

@@ -13,7 +13,7 @@ import { ANALYSIS_DEFAULT_BASELINE, SESSION_DEFAULT_BASELINE } from '#engines';
 import {
   HistoryAnalystRollupsRepository,
   HistoryCaseRollupsRepository,
-  HistoryCasesRepository,
+  HistoryReadModelRepository,
   type RollupFilters,
   type RollupTally,
 } from '#history';
@@ -60,7 +60,7 @@ export class HistoryAnalyticsService {
     private readonly sql: Sql,
     private readonly rollups: HistoryCaseRollupsRepository,
     private readonly analystRollups: HistoryAnalystRollupsRepository,
-    private readonly cases: HistoryCasesRepository,
+    private readonly cases: HistoryReadModelRepository,
     private readonly sessions: SessionReadModelRepository,
     private readonly analyses: AnalysisReadModelRepository,
     private readonly dowsing: DowsingReadModelRepository,

@@ -42,6 +42,9 @@ const FIELDS = {
 
 export type HistoryCaseColumn = keyof typeof FIELDS;
 
+/** A row of `history_cases` as a statement returns it, for CASE_ROWS.fromRow. */
+export type HistoryCaseRow = Record<HistoryCaseColumn, unknown>;
+
 /** `history_cases` ↔ HistoryCase (its generated `document` and `earth` columns are never written). */
 export const CASE_ROWS = rowMapping<HistoryCase, HistoryCaseColumn>('history_cases', FIELDS);
 
@@ -71,9 +74,4 @@ export function verifiedOutcomeValues(outcome: VerifiedOutcome): unknown[] {
     outcome.verifiedBy,
     outcome.verifiedAt,
   ];
-}
-
-/** CASE_ROWS.selectList with each column qualified by `alias`. */
-export function qualifiedSelectList(alias: string): string {
-  return CASE_ROWS.columns.map((column) => `${alias}.${column}`).join(', ');
 }

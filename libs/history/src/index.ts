@@ -12,17 +12,27 @@ export * from './search/case-search-filters.js';
 export * from './search/case-search.service.js';
 export * from './similar/case-similarity.js';
 export * from './similar/similar-cases.service.js';
+export { HistoryCasesRepository } from './history-cases.repository.js';
 export {
-  HistoryCasesRepository,
+  HistoryReadModelRepository,
   type FinishedDay,
-  type HistorySeedChunk,
-  type RankedCase,
   type ReportedCase,
   type ReportRange,
   type ReportTally,
-  type SimilarCandidate,
   type SourceOutcome,
-} from './history-cases.repository.js';
+} from './history-read-model.repository.js';
+export {
+  CaseSearchRepository,
+  type MatchWindow,
+  type RankedCase,
+} from './search/case-search.repository.js';
+export {
+  SimilarCasesRepository,
+  type SimilarCandidate,
+} from './similar/similar-cases.repository.js';
+export { HistoryPatternsRepository } from './patterns/history-patterns.repository.js';
+export { ImportedCasesRepository } from './import/imported-cases.repository.js';
+export { SeededCasesRepository, type HistorySeedChunk } from './seeding/seeded-cases.repository.js';
 export { HistoryCaseRollupsRepository } from './history-case-rollups.repository.js';
 export { HistoryAnalystRollupsRepository } from './history-analyst-rollups.repository.js';
 export * from './entities.js';

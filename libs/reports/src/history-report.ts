@@ -1,6 +1,6 @@
 import { toPublicId, type Tenant } from '#common';
 import type { Transaction } from '#database';
-import type { HistoryCasesRepository, ReportedCase } from '#history';
+import type { HistoryReadModelRepository, ReportedCase } from '#history';
 import { rateOf, type Rate } from '#statistics';
 import type { ReportParameters } from './report.js';
 
@@ -69,7 +69,7 @@ export const DEFAULT_CHANCE_BASELINE = 0.25;
  * ones: they stay out of every export.
  */
 export function streamHistoryCases(
-  cases: HistoryCasesRepository,
+  cases: HistoryReadModelRepository,
   snapshot: Transaction,
   tenant: Tenant,
   parameters: ReportParameters,
@@ -106,7 +106,7 @@ export interface HistorySummary {
 
 /** Counts by type and hit rates over verified cases (verdict = 'hit' among those with any verdict). */
 export async function historySummary(
-  cases: HistoryCasesRepository,
+  cases: HistoryReadModelRepository,
   snapshot: Transaction,
   tenant: Tenant,
   parameters: ReportParameters,

@@ -5,7 +5,7 @@ import { stringify as stringifySync } from 'csv-stringify/sync';
 import type { Performance } from '#analytics';
 import type { Tenant } from '#common';
 import type { Transaction } from '#database';
-import type { HistoryCasesRepository, ReportedCase } from '#history';
+import type { HistoryReadModelRepository, ReportedCase } from '#history';
 import { csvOptions, neutralizeCell } from './csv-cells.js';
 import { performanceReport } from './performance-report.js';
 import { rateJson, type TabularReport } from './tabular-report.js';
@@ -29,7 +29,7 @@ export interface BuiltReport {
 
 /** What reports are built from: the history's cases, and figures other libs compute (asked for only by the reports that show them). */
 export interface ReportSources {
-  cases: HistoryCasesRepository;
+  cases: HistoryReadModelRepository;
   performance: () => Promise<Performance>;
 }
 
@@ -76,7 +76,7 @@ export async function buildReport(
  * million cases take the memory of one batch plus the finished document.
  */
 async function historyCsv(
-  cases: HistoryCasesRepository,
+  cases: HistoryReadModelRepository,
   snapshot: Transaction,
   tenant: Tenant,
   parameters: ReportParameters,
@@ -121,7 +121,7 @@ async function pdfRendering() {
 
 /** The PDF: figures, four charts and the newest cases (pdf/history-pdf.ts). */
 async function historyPdfReport(
-  cases: HistoryCasesRepository,
+  cases: HistoryReadModelRepository,
   snapshot: Transaction,
   tenant: Tenant,
   request: ReportRequest,
@@ -148,7 +148,7 @@ async function historyPdfReport(
 
 /** The same cases as the CSV, with the summary's counts and hit rates first. */
 async function historyJson(
-  cases: HistoryCasesRepository,
+  cases: HistoryReadModelRepository,
   snapshot: Transaction,
   tenant: Tenant,
   request: ReportRequest,

@@ -3,7 +3,7 @@ import { HistoryAnalyticsService } from '#analytics';
 import { toPublicId } from '#common';
 import { Sql } from '#database';
 import { EventLog } from '#events';
-import { HistoryCasesRepository } from '#history';
+import { HistoryReadModelRepository } from '#history';
 import { JobProducer, PeriodicTasks, QUEUE, requeueLostWork } from '#queue';
 import { LargeObjectSink, ReportTooLargeError } from './large-object-sink.js';
 import { buildReport } from './report-builder.js';
@@ -30,7 +30,7 @@ export class ReportRunner implements OnModuleInit {
   constructor(
     private readonly sql: Sql,
     private readonly reports: ReportsRepository,
-    private readonly cases: HistoryCasesRepository,
+    private readonly cases: HistoryReadModelRepository,
     private readonly jobs: JobProducer,
     private readonly tasks: PeriodicTasks,
     private readonly analytics: HistoryAnalyticsService,

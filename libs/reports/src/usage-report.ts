@@ -1,6 +1,6 @@
 import type { Tenant } from '#common';
 import type { Transaction } from '#database';
-import type { HistoryCasesRepository } from '#history';
+import type { HistoryReadModelRepository } from '#history';
 import type { ReportParameters } from './report.js';
 import type { Cell, TabularReport } from './tabular-report.js';
 
@@ -11,7 +11,7 @@ import type { Cell, TabularReport } from './tabular-report.js';
  * yet a case).
  */
 export async function usageReport(
-  cases: HistoryCasesRepository,
+  cases: HistoryReadModelRepository,
   snapshot: Transaction,
   tenant: Tenant,
   parameters: ReportParameters,

@@ -3,7 +3,6 @@ import { AppError, type Principal, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import { Sql } from '#database';
 import { recordAudit } from '#events';
-import { HistoryCasesRepository } from '../history-cases.repository.js';
 import { csvRows } from './csv-rows.js';
 import {
   bodyText,
@@ -16,6 +15,7 @@ import {
 import { ImportBatch } from './import-batch.js';
 import { ImportTally, type ImportReport } from './import-report.js';
 import { checkImportRow } from './import-row.js';
+import { ImportedCasesRepository } from './imported-cases.repository.js';
 import { ndjsonRows } from './ndjson-rows.js';
 
 export interface ImportRequest {
@@ -43,7 +43,7 @@ class DryRunDone extends Error {}
  * whole or not at all — a body over a limit, unreadable text, a refused
  * header or a lost connection leaves nothing behind — while a row that fails
  * its check (import-row.ts) is reported by line and skipped. Re-importing an
- * external id updates its case (HistoryCasesRepository#upsertImported). One import per
+ * external id updates its case (ImportedCasesRepository#upsertImported). One import per
  * organisation and mode runs at a time (an advisory lock): two at once would
  * wait on each other's rows, and their counts would depend on the race.
  */
@@ -51,7 +51,7 @@ class DryRunDone extends Error {}
 export class HistoryImportService {
   constructor(
     private readonly sql: Sql,
-    private readonly cases: HistoryCasesRepository,
+    private readonly cases: ImportedCasesRepository,
     private readonly settings: AppSettings,
   ) {}
 

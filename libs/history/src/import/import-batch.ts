@@ -6,7 +6,7 @@ export const IMPORT_BATCH_ROWS = 1000;
 
 /**
  * Where an import's checked cases go: one statement each call, in the
- * import's transaction, under a savepoint (HistoryCasesRepository#upsertImported).
+ * import's transaction, under a savepoint (ImportedCasesRepository#upsertImported).
  * Tells, by external id, whether each case was new; a refused statement
  * leaves the transaction usable and throws.
  */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Tenant } from '#common';
 import { Sql } from '#database';
 import type { CaseType } from '../history-case.js';
-import { HistoryCasesRepository } from '../history-cases.repository.js';
+import { HistoryPatternsRepository } from './history-patterns.repository.js';
 import {
   historyPatterns,
   PATTERN_CANDIDATES,
@@ -28,7 +28,7 @@ export interface PatternFilters {
 export class HistoryPatternsService {
   constructor(
     private readonly sql: Sql,
-    private readonly cases: HistoryCasesRepository,
+    private readonly cases: HistoryPatternsRepository,
   ) {}
 
   async patterns(tenant: Tenant, filters: PatternFilters): Promise<HistoryPatterns> {

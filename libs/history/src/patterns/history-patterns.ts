@@ -3,7 +3,7 @@ import { adjustPValues, rateOf, WEEKDAYS, type Correction, type Rate } from '#st
 /**
  * Recurring descriptors, places and times across an organisation's history
  * (docs/history.md, "Patterns"), computed from the counts one SQL statement
- * returns (HistoryCasesRepository#patternAggregates). Pure: no Nest, no I/O.
+ * returns (HistoryPatternsRepository#patternAggregates). Pure: no Nest, no I/O.
  *
  * - A descriptor's or a place's **lift** is its hit rate over the
  *   organisation's: (hits with it / verified with it) / (hits / verified),

@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { AppError, type Tenant } from '#common';
 import { EXACT_COUNT_LIMIT, Sql, type Queryable } from '#database';
 import type { HistoryCase } from '../history-case.js';
+import { hasLocation, type CaseSearchFilters } from './case-search-filters.js';
 import {
-  HistoryCasesRepository,
+  CaseSearchRepository,
   type MatchWindow,
   type RankedCase,
-} from '../history-cases.repository.js';
-import { hasLocation, type CaseSearchFilters } from './case-search-filters.js';
+} from './case-search.repository.js';
 
 /**
  * With text, the newest this-many matches are ranked by relevance; matches
@@ -66,7 +66,7 @@ export interface CasePage {
 export class CaseSearchService {
   constructor(
     private readonly sql: Sql,
-    private readonly cases: HistoryCasesRepository,
+    private readonly cases: CaseSearchRepository,
   ) {}
 
   /** A version 1 page: `hasMore` from one case beyond it, so an estimated total never misleads it. */

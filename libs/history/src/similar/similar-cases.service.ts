@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { Tenant } from '#common';
 import type { GeoPoint } from '#statistics';
 import type { HistoryCase } from '../history-case.js';
-import { HistoryCasesRepository } from '../history-cases.repository.js';
 import {
   similarityOf,
   type SimilarityComponents,
   type SimilarityProbe,
 } from './case-similarity.js';
+import { SimilarCasesRepository } from './similar-cases.repository.js';
 
 export interface SimilarCase {
   record: HistoryCase;
@@ -25,14 +25,14 @@ export const WORD_SHARING_CASES = 2000;
  * Similar cases: candidates from index lookups (the newest cases sharing a
  * word or descriptor with the probe, the targets most alike by trigrams
  * among the newest WORD_SHARING_CASES of those, and the nearest cases;
- * HistoryCasesRepository#similarCandidates), scored here. Trigram
+ * SimilarCasesRepository#similarCandidates), scored here. Trigram
  * candidates by pg_trgm's `%` on a trigram index were measured at 2–5 s on
  * a million cases: targets written alike ("Where is the …?") make a probe
  * similar to a quarter of them. Classified cases are never candidates.
  */
 @Injectable()
 export class SimilarCasesService {
-  constructor(private readonly cases: HistoryCasesRepository) {}
+  constructor(private readonly cases: SimilarCasesRepository) {}
 
   async find(tenant: Tenant, probe: SimilarityProbe, limit: number): Promise<SimilarCase[]> {
     const candidates = await this.cases.similarCandidates(tenant, probe, searchWords(probe), {

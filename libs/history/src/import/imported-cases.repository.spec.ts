@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Tenant } from '#common';
-import type { Sql, Transaction } from '#database';
-import { HistoryCasesRepository } from './history-cases.repository.js';
-import type { ImportedCase } from './import/import-row.js';
+import type { Transaction } from '#database';
+import { ImportedCasesRepository } from './imported-cases.repository.js';
+import type { ImportedCase } from './import-row.js';
 
 const TENANT: Tenant = { organizationId: '0190a1b2-0000-7000-8000-000000000001', mode: 'live' };
 
@@ -44,8 +44,8 @@ function transaction(upsert: () => unknown[]) {
   return { tx: tx as unknown as Transaction, statements };
 }
 
-describe('HistoryCasesRepository#upsertImported', () => {
-  const cases = new HistoryCasesRepository({} as Sql);
+describe('ImportedCasesRepository#upsertImported', () => {
+  const cases = new ImportedCasesRepository();
 
   it('writes under a savepoint and tells which external ids were new', async () => {
     const { tx, statements } = transaction(() => [
