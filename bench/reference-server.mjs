@@ -905,6 +905,15 @@ const verifiedRecords = new VerifiedRecords(
     rows: async (text, parameters) => (await pool.query(text, parameters)).rows,
   }),
 );
+// The answered query's history case: the service's own mapping and statement (libs/history's
+// dowsingQueryCase and WorkCasesRepository), run on the transaction's client.
+const { WorkCasesRepository } = await import(
+  new URL('../dist/libs/history/src/cases/work-cases.repository.js', import.meta.url).href
+);
+const { dowsingQueryCase } = await import(
+  new URL('../dist/libs/history/src/cases/work-case.js', import.meta.url).href
+);
+const workCases = new WorkCasesRepository();
 const { DOWSING_QUERY_TYPES, PRECISION_LEVELS, TIMEFRAMES, dowsingRequestProblem } = engines;
 const MAX_QUESTION_LENGTH = 1000;
 const MIN_RADIUS_METERS = 1;
@@ -1122,6 +1131,30 @@ async function createDowsingQuery(principal, request, requestId) {
     await client.query(
       INSERT_DOWSING,
       DOWSING_COLUMNS.map((column) => row[column]),
+    );
+    await workCases.recordWritten(
+      client,
+      principal,
+      [
+        {
+          id: row.id,
+          organizationId: row.organization_id,
+          mode: row.mode,
+          variant: row.variant,
+          queryType: row.query_type,
+          question: row.question,
+          context: request.context,
+          status: row.status,
+          result: completed ? outcome.result : null,
+          confidence: row.confidence,
+          failureReason: row.failure_reason,
+          failureMessage: row.failure_message,
+          createdAt: now,
+          updatedAt: now,
+          completedAt: now,
+        },
+      ],
+      dowsingQueryCase,
     );
     await event(client, 'dowsing.query_created', {
       ...base(1),
