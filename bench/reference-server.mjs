@@ -361,6 +361,8 @@ async function readSession(principal, publicId) {
   return {
     session_id: toPublicId('sess', row.id),
     type: row.type,
+    // SessionV1Mapper's disclosedTarget: a classified session's target never leaves the table.
+    target: row.privacy_level === 'classified' ? null : row.target,
     status: row.status,
     progress: row.progress,
     current_phase: phaseOf(row.status, row.progress),
