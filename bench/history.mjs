@@ -336,7 +336,7 @@ export async function historyPhase({
     dist('libs/history/src/index.js'),
     dist('apps/api/src/history/history.mapper.js'),
     dist('libs/analytics/src/index.js'),
-    dist('apps/api/src/analytics/history-analytics.mapper.js'),
+    dist('apps/api/src/analytics/v1/history-analytics-v1.mapper.js'),
     dist('apps/api/src/history/v2/history-patterns.dto.js'),
     dist('libs/sessions/src/index.js'),
     dist('libs/analyses/src/index.js'),

@@ -1231,7 +1231,7 @@ async function createDowsingQuery(principal, request, requestId) {
 // ---------------------------------------------------------------- history
 
 // HistoryService#get's statement (CASE_ROWS of libs/history/src/history-rows.ts) and
-// toCaseDetail (apps/api/src/history/history.mapper.ts).
+// toCaseDetail (apps/api/src/history/v1/history-v1.mapper.ts).
 const SELECT_CASE = `SELECT organization_id, mode, id, source_type, source_id, external_id, type, subtype,
   work_status, classified, date, target, client, analysts, duration_minutes, modality, phases, descriptors,
   description, latitude, longitude, confidence_score, chance_baseline, verdict, outcome, location_found,

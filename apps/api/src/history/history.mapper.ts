@@ -1,6 +1,5 @@
 import { AppError, toPublicId } from '#common';
 import {
-  caseSource,
   locationOf,
   MATCH_END,
   MATCH_START,
@@ -9,9 +8,10 @@ import {
   type HistoryCase,
   type SimilarCase,
 } from '#history';
-import { haversineMeters } from '#statistics';
-import type { HistoryCaseDto, HistorySearchItemDto, SimilarCaseDto } from './history-case.dto.js';
-import type { HistorySearchFiltersDto } from './history-search.dto.js';
+import type { HistorySearchFiltersDto } from './history-search-filters.dto.js';
+import type { HistorySearchItemDto, SimilarCaseDto } from './history-search-results.dto.js';
+
+/** Pieces of the history's requests and representation that both versions share. */
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 86_400_000;
@@ -99,10 +99,6 @@ export function markSnippet(snippet: string): string {
     .replaceAll(MATCH_END, '</mark>');
 }
 
-function point(latitude: number | null, longitude: number | null) {
-  return latitude === null || longitude === null ? null : { latitude, longitude };
-}
-
 export function toSearchItem(record: HistoryCase): HistorySearchItemDto {
   return {
     id: toPublicId('history', record.id),
@@ -136,48 +132,6 @@ export function toSimilarCase(similar: SimilarCase): SimilarCaseDto {
       time: roundOrNull(time),
     },
     distance_km: similar.distanceKm === null ? null : Math.round(similar.distanceKm * 1000) / 1000,
-  };
-}
-
-export function toCaseDetail(record: HistoryCase): HistoryCaseDto {
-  const pointed = point(record.latitude, record.longitude);
-  const truth = point(record.trueLatitude, record.trueLongitude);
-  return {
-    case_id: toPublicId('history', record.id),
-    type: record.type,
-    date: record.date.toISOString(),
-    target: record.target,
-    client: record.client,
-    analysts: record.analysts,
-    process: {
-      duration_minutes: record.durationMinutes,
-      modality: record.modality,
-      phases: record.phases,
-    },
-    results: {
-      location_found: record.locationFound,
-      coordinates: pointed,
-      description: record.description,
-      verification: record.verification,
-    },
-    outcome: record.outcome,
-    confidence_score: record.confidenceScore,
-    validation: {
-      independent_verification: record.independentVerification,
-      accuracy_confirmed: record.accuracyConfirmed,
-    },
-    status: record.workStatus,
-    descriptors: record.descriptors,
-    location: locationOf(record),
-    verdict: record.verdict,
-    verified_coordinates: truth,
-    error_distance_km: pointed && truth ? Math.round(haversineMeters(pointed, truth)) / 1000 : null,
-    verified_by: record.verifiedBy,
-    verified_at: record.verifiedAt?.toISOString() ?? null,
-    source: caseSource(record),
-    external_id: record.externalId,
-    classified: record.classified,
-    updated_at: record.updatedAt.toISOString(),
   };
 }
 

@@ -15,3 +15,17 @@ export function nullableRef(type: Type) {
     ],
   };
 }
+
+/**
+ * A nullable object written out in place: OpenAPI 3.0 has no nullable $ref (a
+ * `nullable` beside `allOf` is ignored by validators), so small objects that
+ * may be null are inline schemas.
+ */
+export function nullableObject(properties: Record<string, Record<string, unknown>>) {
+  return {
+    type: 'object',
+    nullable: true,
+    required: Object.keys(properties),
+    properties,
+  } as const;
+}

@@ -1,5 +1,6 @@
-import type { Type } from '@nestjs/common';
-import { ApiBody } from '@nestjs/swagger';
+import { applyDecorators, type Type } from '@nestjs/common';
+import { ApiBody, ApiResponse } from '@nestjs/swagger';
+import { ErrorEnvelopeDto } from './error-envelope.dto.js';
 
 export interface RequestExample {
   summary: string;
@@ -19,4 +20,15 @@ export type RequestExamples = Record<string, RequestExample>;
  */
 export function ApiJsonBody(type: Type, examples: RequestExamples) {
   return ApiBody({ type, examples });
+}
+
+/**
+ * What a route reading a JSON body answers before it looks at the body: 413
+ * past the body limit, 415 when the body is not JSON.
+ */
+export function ApiJsonBodyRefusals() {
+  return applyDecorators(
+    ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto }),
+    ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto }),
+  );
 }

@@ -13,7 +13,7 @@ import { Scope, type Principal } from '#common';
 import { ApiController } from '../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
-import { ApiJsonBody } from '../http/request-examples.js';
+import { ApiJsonBody, ApiJsonBodyRefusals } from '../http/request-examples.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
 import { pageRequest, v2Page, V2ListQueryDto } from '../http/v2-list.js';
 import { TargetDto, TargetListDto } from './target-response.dto.js';
@@ -55,8 +55,7 @@ export class TargetsController {
   })
   @ApiJsonBody(CreateTargetDto, CREATE_TARGET_EXAMPLES)
   @ApiCreatedResponse({ type: TargetDto })
-  @ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })
-  @ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })
+  @ApiJsonBodyRefusals()
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateTargetDto,

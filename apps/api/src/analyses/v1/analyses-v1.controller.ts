@@ -1,6 +1,5 @@
 import { Body, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import {
-  ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
@@ -12,29 +11,27 @@ import { Scope, type Principal } from '#common';
 import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
-import { ApiJsonBody } from '../../http/request-examples.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
 import { v1Page } from '../../http/v1-list.dto.js';
 import { AnalysisBatchCreatedV1Dto } from '../../batches/v1/batch-v1.dto.js';
 import { toBatchStatusV1 } from '../../batches/v1/batch-v1.mapper.js';
-import { AnalysisResultsEnvelopeDto } from '../analysis-results.dto.js';
-import { AnalysisStatusDto, AnalysisSubmittedDto, ANALYSIS_ID } from '../analysis.dto.js';
-import { AnalysisListQueryV1Dto, AnalysisListV1Dto } from '../analysis-list.dto.js';
+import { toAnalysisFilter, toStatus } from '../analysis-mapping.js';
+import { ANALYSIS_ID, AnalysisStatusDto } from '../analysis-status.dto.js';
+import { ApiQueuesAnalyses } from '../queues-analyses.decorator.js';
 import {
-  toBatchItem,
-  toNewAnalysis,
-  toResults,
-  toStatus,
-  toSubmitted,
-} from '../analysis.mapper.js';
-import { ApiConcurrentAnalysesLimit } from '../concurrent-analyses-limit.decorator.js';
+  AnalysisListQueryV1Dto,
+  AnalysisListV1Dto,
+  AnalysisResultsEnvelopeDto,
+  AnalysisSubmittedDto,
+} from './analysis-v1.dto.js';
+import { toBatchItem, toNewAnalysis, toResults, toSubmitted } from './analysis-v1.mapper.js';
 import {
   MAX_ANALYSIS_BATCH_SIZE,
   SUBMIT_ANALYSIS_BATCH_EXAMPLES,
   SUBMIT_ANALYSIS_EXAMPLES,
   SubmitAnalysisBatchDto,
   SubmitAnalysisDto,
-} from '../submit-analysis.dto.js';
+} from './submit-analysis-v1.dto.js';
 
 const SUBMIT_DESCRIPTION =
   'Queues a target analysis; the worker fetches and reads the reference material, cross-references your earlier work and assesses it (poll GET /v1/analysis/{analysis_id}, listen for `analysis.*` webhooks, or subscribe on the live-updates WebSocket). Under a backlog higher priorities start first; `estimated_completion` comes from the work ahead and the measured rate.';
@@ -49,14 +46,8 @@ export class AnalysesV1Controller {
   ) {}
 
   @Post('targets')
-  @ApiConcurrentAnalysesLimit()
-  @HttpCode(201)
-  @Auth({ scopes: [Scope.SessionsWrite] })
+  @ApiQueuesAnalyses(SubmitAnalysisDto, SUBMIT_ANALYSIS_EXAMPLES, AnalysisSubmittedDto)
   @ApiOperation({ summary: 'Submit a target analysis', description: SUBMIT_DESCRIPTION })
-  @ApiJsonBody(SubmitAnalysisDto, SUBMIT_ANALYSIS_EXAMPLES)
-  @ApiCreatedResponse({ type: AnalysisSubmittedDto })
-  @ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })
-  @ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })
   async submit(
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId: string,
@@ -66,17 +57,11 @@ export class AnalysesV1Controller {
   }
 
   @Post('submit')
-  @ApiConcurrentAnalysesLimit()
-  @HttpCode(201)
-  @Auth({ scopes: [Scope.SessionsWrite] })
+  @ApiQueuesAnalyses(SubmitAnalysisDto, SUBMIT_ANALYSIS_EXAMPLES, AnalysisSubmittedDto)
   @ApiOperation({
     summary: 'Submit a target analysis (older name of POST /v1/analysis/targets)',
     description: `The same operation as POST /v1/analysis/targets, under the name the spec also lists: same body, same answer. ${SUBMIT_DESCRIPTION}`,
   })
-  @ApiJsonBody(SubmitAnalysisDto, SUBMIT_ANALYSIS_EXAMPLES)
-  @ApiCreatedResponse({ type: AnalysisSubmittedDto })
-  @ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })
-  @ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })
   async submitUnderOlderName(
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId: string,
@@ -86,17 +71,15 @@ export class AnalysesV1Controller {
   }
 
   @Post('batch')
-  @ApiConcurrentAnalysesLimit()
-  @HttpCode(201)
-  @Auth({ scopes: [Scope.SessionsWrite] })
+  @ApiQueuesAnalyses(
+    SubmitAnalysisBatchDto,
+    SUBMIT_ANALYSIS_BATCH_EXAMPLES,
+    AnalysisBatchCreatedV1Dto,
+  )
   @ApiOperation({
     summary: 'Submit a batch of analyses',
     description: `Up to ${MAX_ANALYSIS_BATCH_SIZE} POST /v1/analysis/targets bodies in \`analyses\`, queued together: all of them or none (a bad item answers 400 naming it, e.g. \`analyses.3.priority\`). The same operation as POST /v1/batch/analysis. Follow them with GET /v1/batch/{batch_id}/status.`,
   })
-  @ApiJsonBody(SubmitAnalysisBatchDto, SUBMIT_ANALYSIS_BATCH_EXAMPLES)
-  @ApiCreatedResponse({ type: AnalysisBatchCreatedV1Dto })
-  @ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })
-  @ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })
   async submitBatch(
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId: string,
@@ -119,12 +102,7 @@ export class AnalysesV1Controller {
   ): Promise<AnalysisListV1Dto> {
     return v1Page(
       query,
-      (page) =>
-        this.lists.list(
-          principal,
-          { status: query.status, targetType: query.target_type, priority: query.priority },
-          page,
-        ),
+      (page) => this.lists.list(principal, toAnalysisFilter(query), page),
       toStatus,
     );
   }

@@ -2,7 +2,7 @@ import { Body, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AnalysisListsService, AnalystAnalyses, PatternRecognitionService } from '#analyses';
 import type { Member } from '#auth';
-import { AppError, Scope, type Principal } from '#common';
+import { Scope, type Principal } from '#common';
 import { AssignmentDto } from '../../assignments/assignment.dto.js';
 import { toAssignmentDto } from '../../assignments/assignment.mapper.js';
 import { ApiSubmitResults } from '../../assignments/submission-body.decorator.js';
@@ -13,9 +13,10 @@ import type { ApiRequest } from '../../http/request-context.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
 import { pageRequest, v2Page } from '../../http/v2-list.js';
-import { AnalysisListQueryV2Dto, AnalysisListV2Dto } from '../analysis-list.dto.js';
-import { ANALYSIS_ID } from '../analysis.dto.js';
-import { toStatus } from '../analysis.mapper.js';
+import { toAnalysisFilter, toStatus } from '../analysis-mapping.js';
+import { ANALYSIS_ID } from '../analysis-status.dto.js';
+import { AnalysisListQueryV2Dto, AnalysisListV2Dto } from './analysis-v2.dto.js';
+import { toPatternRequest } from './analysis-v2.mapper.js';
 import {
   PATTERN_RECOGNITION_EXAMPLES,
   PatternRecognitionDto,
@@ -76,7 +77,7 @@ export class AnalysesV2Controller {
   ): Promise<AnalysisListV2Dto> {
     const page = await this.lists.page(
       principal,
-      { status: query.status, targetType: query.target_type, priority: query.priority },
+      toAnalysisFilter(query),
       pageRequest('analysis', query),
     );
     return v2Page('analysis', page, query.per_page, toStatus);
@@ -96,25 +97,6 @@ export class AnalysesV2Controller {
     @CurrentPrincipal() principal: Principal,
     @Body() body: PatternRecognitionDto,
   ): Promise<PatternRecognitionResultDto> {
-    if (body.items && body.filter) {
-      throw AppError.invalid('filter', 'send either items or filter, not both');
-    }
-    const filter = body.filter ?? {};
-    const dateFrom = filter.date_from === undefined ? undefined : new Date(filter.date_from);
-    const dateTo = filter.date_to === undefined ? undefined : new Date(filter.date_to);
-    if (dateFrom && dateTo && dateFrom > dateTo) {
-      throw AppError.invalid('filter.date_to', 'must not be before date_from');
-    }
-    return this.patterns.recognize(principal, {
-      ids: body.items,
-      kinds: filter.kinds,
-      type: filter.type,
-      dateFrom,
-      dateTo,
-      minSupport: body.min_support ?? 2,
-      clusterRadiusMeters: body.cluster_radius_meters ?? 5000,
-      minClusterSize: body.min_cluster_size ?? 3,
-      correction: body.correction ?? 'holm',
-    });
+    return this.patterns.recognize(principal, toPatternRequest(body));
   }
 }

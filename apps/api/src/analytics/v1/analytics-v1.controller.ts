@@ -4,8 +4,8 @@ import { HistoryAnalyticsService, PERFORMANCE_WORK_LIMIT } from '#analytics';
 import { Scope, type Principal } from '#common';
 import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
-import { toPerformance } from '../history-analytics.mapper.js';
-import { PerformanceDto } from '../performance.dto.js';
+import { toPerformance } from './history-analytics-v1.mapper.js';
+import { PerformanceDto } from './performance-v1.dto.js';
 
 @ApiTags('Analytics (v1)')
 @ApiController({ path: 'analytics', version: '1' })

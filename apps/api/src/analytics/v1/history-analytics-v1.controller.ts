@@ -10,8 +10,12 @@ import {
   HistoryAnalyticsQueryDto,
   HistoryTrendsDto,
   HistoryTrendsQueryDto,
-} from '../history-analytics.dto.js';
-import { caseFiltersOf, toHistoryAnalytics, toHistoryTrends } from '../history-analytics.mapper.js';
+} from './history-analytics-v1.dto.js';
+import {
+  caseFiltersOf,
+  toHistoryAnalytics,
+  toHistoryTrends,
+} from './history-analytics-v1.mapper.js';
 
 const SOURCE =
   'Read from rollups the database keeps up to date in the statement that writes each case (per type, subtype, modality and work status, by UTC day, ISO week, month and all time), so the answer is exact at every commit and costs the same at a million cases: a read takes whole months (weeks for a weekly series) and the days at either end; only a day a date-time bound cuts is read case by case. Classified cases are never counted.';

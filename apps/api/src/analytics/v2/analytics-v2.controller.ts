@@ -5,8 +5,8 @@ import { Scope, type Principal } from '#common';
 import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
 import { RequestLimiter } from '../../http/request-limiter.js';
-import { DashboardDto } from '../dashboard.dto.js';
-import { toDashboard } from '../dashboard.mapper.js';
+import { DashboardDto } from './dashboard-v2.dto.js';
+import { toDashboard } from './dashboard-v2.mapper.js';
 
 @ApiTags('Analytics (v2)')
 @ApiController({ path: 'analytics', version: '2' })

@@ -2,9 +2,11 @@ import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from 
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, ValidateNested } from 'class-validator';
 import { BATCH_KINDS } from '#sessions';
-import { AnalysisResultsEnvelopeDto } from '../../analyses/analysis-results.dto.js';
-import { AnalysisSubmittedDto } from '../../analyses/analysis.dto.js';
-import { DowsingQueryV1Dto } from '../../dowsing/dowsing-response.dto.js';
+import {
+  AnalysisResultsEnvelopeDto,
+  AnalysisSubmittedDto,
+} from '../../analyses/v1/analysis-v1.dto.js';
+import { DowsingQueryV1Dto } from '../../dowsing/v1/dowsing-v1.dto.js';
 import type { RequestExamples } from '../../http/request-examples.js';
 import { CreateSessionV1Dto } from '../../sessions/v1/create-session-v1.dto.js';
 import {

@@ -9,20 +9,21 @@ import {
 import { Scope, type Principal } from '#common';
 import { AnalysesService } from '#analyses';
 import { DowsingService } from '#dowsing';
-import { dowsingBatchItem, toQueryV1 } from '../../dowsing/dowsing-response.mapper.js';
+import { dowsingBatchItem } from '../../dowsing/dowsing-mapping.js';
+import { toQueryV1 } from '../../dowsing/v1/dowsing-v1.mapper.js';
 import { BatchRecords, SessionsService } from '#sessions';
-import { toBatchItem, toResults } from '../../analyses/analysis.mapper.js';
-import { ApiConcurrentAnalysesLimit } from '../../analyses/concurrent-analyses-limit.decorator.js';
+import { ApiQueuesAnalyses } from '../../analyses/queues-analyses.decorator.js';
+import { toBatchItem, toResults } from '../../analyses/v1/analysis-v1.mapper.js';
 import {
   MAX_ANALYSIS_BATCH_SIZE,
   SUBMIT_ANALYSIS_BATCH_EXAMPLES,
   SubmitAnalysisBatchDto,
-} from '../../analyses/submit-analysis.dto.js';
+} from '../../analyses/v1/submit-analysis-v1.dto.js';
 import { submitAnalysisBatch } from '../../analyses/v1/analyses-v1.controller.js';
 import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
-import { ApiJsonBody } from '../../http/request-examples.js';
+import { ApiJsonBody, ApiJsonBodyRefusals } from '../../http/request-examples.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
 import { toCreatedV1, toNewSession, toResultsV1 } from '../../sessions/v1/session-v1.mapper.js';
 import {
@@ -52,17 +53,15 @@ export class BatchesV1Controller {
   ) {}
 
   @Post('analysis')
-  @ApiConcurrentAnalysesLimit()
-  @HttpCode(201)
-  @Auth({ scopes: [Scope.SessionsWrite] })
+  @ApiQueuesAnalyses(
+    SubmitAnalysisBatchDto,
+    SUBMIT_ANALYSIS_BATCH_EXAMPLES,
+    AnalysisBatchCreatedV1Dto,
+  )
   @ApiOperation({
     summary: 'Submit a batch of analyses',
     description: `The same operation as POST /v1/analysis/batch: up to ${MAX_ANALYSIS_BATCH_SIZE} POST /v1/analysis/targets bodies in \`analyses\`, queued together, all of them or none (a bad item answers 400 naming it, e.g. \`analyses.3.priority\`).`,
   })
-  @ApiJsonBody(SubmitAnalysisBatchDto, SUBMIT_ANALYSIS_BATCH_EXAMPLES)
-  @ApiCreatedResponse({ type: AnalysisBatchCreatedV1Dto })
-  @ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })
-  @ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })
   async createAnalyses(
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId: string,
@@ -81,8 +80,7 @@ export class BatchesV1Controller {
   })
   @ApiJsonBody(CreateSessionBatchV1Dto, CREATE_SESSION_BATCH_EXAMPLES)
   @ApiCreatedResponse({ type: BatchCreatedV1Dto })
-  @ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })
-  @ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })
+  @ApiJsonBodyRefusals()
   async createSessions(
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId: string,

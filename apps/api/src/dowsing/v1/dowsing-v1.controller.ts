@@ -1,4 +1,15 @@
-import { Body, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import {
+  applyDecorators,
+  Body,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Res,
+  type Type,
+} from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiCreatedResponse,
@@ -15,10 +26,15 @@ import type { DowsingRequest } from '#engines';
 import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
-import { ApiJsonBody } from '../../http/request-examples.js';
+import {
+  ApiJsonBody,
+  ApiJsonBodyRefusals,
+  type RequestExamples,
+} from '../../http/request-examples.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
 import { v1Page } from '../../http/v1-list.dto.js';
 import { DOWSING_EXAMPLES } from '../dowsing-examples.js';
+import { toDowsingFilter } from '../dowsing-mapping.js';
 import {
   ChartAnalysisDto,
   DepthAnalysisDto,
@@ -35,36 +51,26 @@ import {
   DowsingListV1Dto,
   DowsingQueryV1Dto,
   QUERY_ID,
-} from '../dowsing-response.dto.js';
-import { toQueryV1 } from '../dowsing-response.mapper.js';
+} from './dowsing-v1.dto.js';
+import { toQueryV1 } from './dowsing-v1.mapper.js';
 
 const ANSWERED =
   'Answered within the request: 201 with `status` `completed` (or `failed`, with the reason); `dowsing.query_created` and `dowsing.query_completed` still go through the outbox to webhooks and the event log. Live queries done by people (`engine` `analyst`, docs/analysts.md) give 202 with `status` `pending`: the analysts are tasked blind (they see the query type, never the question, area, points or options) and their submissions (POST /v2/dowsing/queries/{query_id}/results) answer it; `dowsing.query_completed` follows, or `dowsing.query_failed` with `deadline_exceeded` when nobody submitted by the deadline.';
 
-/** The 201/202 pair every creating route documents. */
-function ApiAnswered() {
-  return (target: object, key: string | symbol, descriptor: PropertyDescriptor) => {
-    ApiCreatedResponse({ type: DowsingQueryV1Dto, description: 'Answered' })(
-      target,
-      key,
-      descriptor,
-    );
-    ApiAcceptedResponse({ type: DowsingQueryV1Dto, description: 'Accepted, answered later' })(
-      target,
-      key,
-      descriptor,
-    );
-    ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })(
-      target,
-      key,
-      descriptor,
-    );
-    ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })(
-      target,
-      key,
-      descriptor,
-    );
-  };
+/**
+ * Everything a route asking a dowsing question declares but its path and
+ * operation: the write scope, the body with its examples and refusals, and
+ * the two answers — 201 answered within the request, 202 answered later by people.
+ */
+function ApiAsksDowsing(body: Type, examples: RequestExamples) {
+  return applyDecorators(
+    HttpCode(201),
+    Auth({ scopes: [Scope.DowsingWrite] }),
+    ApiJsonBody(body, examples),
+    ApiCreatedResponse({ type: DowsingQueryV1Dto, description: 'Answered' }),
+    ApiAcceptedResponse({ type: DowsingQueryV1Dto, description: 'Accepted, answered later' }),
+    ApiJsonBodyRefusals(),
+  );
 }
 
 @ApiTags('Dowsing (v1)')
@@ -77,11 +83,8 @@ export class DowsingV1Controller {
   ) {}
 
   @Post('query')
-  @HttpCode(201)
-  @Auth({ scopes: [Scope.DowsingWrite] })
+  @ApiAsksDowsing(DowsingQueryDto, DOWSING_EXAMPLES.query)
   @ApiOperation({ summary: 'Ask a dowsing question', description: ANSWERED })
-  @ApiJsonBody(DowsingQueryDto, DOWSING_EXAMPLES.query)
-  @ApiAnswered()
   async query(
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId: string,
@@ -92,14 +95,11 @@ export class DowsingV1Controller {
   }
 
   @Post('multi-point')
-  @HttpCode(201)
-  @Auth({ scopes: [Scope.DowsingWrite] })
+  @ApiAsksDowsing(MultiPointDto, DOWSING_EXAMPLES.multi_point)
   @ApiOperation({
     summary: 'Read several named points and name the strongest',
     description: `2–50 points; a reading and confidence per point. ${ANSWERED}`,
   })
-  @ApiJsonBody(MultiPointDto, DOWSING_EXAMPLES.multi_point)
-  @ApiAnswered()
   async multiPoint(
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId: string,
@@ -116,14 +116,11 @@ export class DowsingV1Controller {
   }
 
   @Post('energy-map')
-  @HttpCode(201)
-  @Auth({ scopes: [Scope.DowsingWrite] })
+  @ApiAsksDowsing(EnergyMapDto, DOWSING_EXAMPLES.energy_map)
   @ApiOperation({
     summary: 'Read a grid of cells over a bounding box',
     description: `Up to 100 × 100 cells; a reading per cell and the strongest. ${ANSWERED}`,
   })
-  @ApiJsonBody(EnergyMapDto, DOWSING_EXAMPLES.energy_map)
-  @ApiAnswered()
   async energyMap(
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId: string,
@@ -140,14 +137,11 @@ export class DowsingV1Controller {
   }
 
   @Post('depth-analysis')
-  @HttpCode(201)
-  @Auth({ scopes: [Scope.DowsingWrite] })
+  @ApiAsksDowsing(DepthAnalysisDto, DOWSING_EXAMPLES.depth_analysis)
   @ApiOperation({
     summary: 'Estimate a depth at a point',
     description: `A depth in meters with an interval, within 0 and max_depth_meters. ${ANSWERED}`,
   })
-  @ApiJsonBody(DepthAnalysisDto, DOWSING_EXAMPLES.depth_analysis)
-  @ApiAnswered()
   async depthAnalysis(
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId: string,
@@ -164,14 +158,11 @@ export class DowsingV1Controller {
   }
 
   @Post('material-identification')
-  @HttpCode(201)
-  @Auth({ scopes: [Scope.DowsingWrite] })
+  @ApiAsksDowsing(MaterialIdentificationDto, DOWSING_EXAMPLES.material_identification)
   @ApiOperation({
     summary: 'Rank candidate materials',
     description: `Candidates from the documented vocabulary (or yours), ranked with probabilities that sum to 1. ${ANSWERED}`,
   })
-  @ApiJsonBody(MaterialIdentificationDto, DOWSING_EXAMPLES.material_identification)
-  @ApiAnswered()
   async materialIdentification(
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId: string,
@@ -188,14 +179,11 @@ export class DowsingV1Controller {
   }
 
   @Post('chart-analysis')
-  @HttpCode(201)
-  @Auth({ scopes: [Scope.DowsingWrite] })
+  @ApiAsksDowsing(ChartAnalysisDto, DOWSING_EXAMPLES.chart_analysis)
   @ApiOperation({
     summary: 'Read a dowsing chart',
     description: `2–100 options; the chosen one and the reading strength per option. ${ANSWERED}`,
   })
-  @ApiJsonBody(ChartAnalysisDto, DOWSING_EXAMPLES.chart_analysis)
-  @ApiAnswered()
   async chartAnalysis(
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId: string,
@@ -212,14 +200,11 @@ export class DowsingV1Controller {
   }
 
   @Post('location-finding')
-  @HttpCode(201)
-  @Auth({ scopes: [Scope.DowsingWrite] })
+  @ApiAsksDowsing(LocationFindingDto, DOWSING_EXAMPLES.location_finding)
   @ApiOperation({
     summary: 'Find candidate places for what is sought',
     description: `Up to max_candidates places inside the search area, each with accuracy_meters. ${ANSWERED}`,
   })
-  @ApiJsonBody(LocationFindingDto, DOWSING_EXAMPLES.location_finding)
-  @ApiAnswered()
   async locationFinding(
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId: string,
@@ -236,14 +221,11 @@ export class DowsingV1Controller {
   }
 
   @Post('energy-detection')
-  @HttpCode(201)
-  @Auth({ scopes: [Scope.DowsingWrite] })
+  @ApiAsksDowsing(EnergyDetectionDto, DOWSING_EXAMPLES.energy_detection)
   @ApiOperation({
     summary: 'Detect energy at a point over a time window',
     description: `A signal strength and an energy signature. ${ANSWERED}`,
   })
-  @ApiJsonBody(EnergyDetectionDto, DOWSING_EXAMPLES.energy_detection)
-  @ApiAnswered()
   async energyDetection(
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId: string,
@@ -273,12 +255,7 @@ export class DowsingV1Controller {
   ): Promise<DowsingListV1Dto> {
     return v1Page(
       query,
-      (page) =>
-        this.lists.list(
-          principal,
-          { queryType: query.query_type, status: query.status, variant: query.variant },
-          page,
-        ),
+      (page) => this.lists.list(principal, toDowsingFilter(query), page),
       toQueryV1,
     );
   }

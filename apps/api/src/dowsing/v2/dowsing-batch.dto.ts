@@ -5,6 +5,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, ValidateNested } from 'class
 import { DOWSING_VARIANTS, type DowsingVariant } from '#engines';
 import { oneOf } from '../../http/validation-messages.js';
 import type { RequestExamples } from '../../http/request-examples.js';
+import { BatchStatusV1Dto } from '../../batches/v1/batch-v1.dto.js';
 import { DOWSING_EXAMPLES } from '../dowsing-examples.js';
 import {
   ChartAnalysisDto,
@@ -16,6 +17,7 @@ import {
   MaterialIdentificationDto,
   MultiPointDto,
 } from '../dowsing-request.dto.js';
+import { DowsingQueryV2Dto } from './dowsing-v2.dto.js';
 
 export const MAX_DOWSING_BATCH_SIZE = 100;
 
@@ -93,4 +95,9 @@ export class DowsingBatchDto {
     keepDiscriminatorProperty: true,
   })
   queries!: DowsingBatchItem[];
+}
+
+export class DowsingBatchCreatedDto extends BatchStatusV1Dto {
+  @ApiProperty({ type: [DowsingQueryV2Dto], description: 'In the order of the request' })
+  queries!: DowsingQueryV2Dto[];
 }

@@ -3,7 +3,6 @@ import {
   ApiCreatedResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiProperty,
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
@@ -14,7 +13,6 @@ import {
   DowsingService,
   type NewDowsingQuery,
 } from '#dowsing';
-import { BatchStatusV1Dto } from '../../batches/v1/batch-v1.dto.js';
 import { toBatchStatusV1 } from '../../batches/v1/batch-v1.mapper.js';
 import type { Member } from '#auth';
 import { AssignmentDto } from '../../assignments/assignment.dto.js';
@@ -25,30 +23,23 @@ import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, OptionalMember, RequestId } from '../../http/auth.decorator.js';
 import type { ApiRequest } from '../../http/request-context.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
-import { ApiJsonBody } from '../../http/request-examples.js';
+import { ApiJsonBody, ApiJsonBodyRefusals } from '../../http/request-examples.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
 import { pageRequest, v2Page } from '../../http/v2-list.js';
 import type { DowsingQueryDto } from '../dowsing-request.dto.js';
 import { dowsingPeople, queryRequest, variantRequest } from '../dowsing-request.mapper.js';
-import {
-  DowsingListQueryV2Dto,
-  DowsingListV2Dto,
-  DowsingQueryV2Dto,
-  QUERY_ID,
-} from '../dowsing-response.dto.js';
-import { dowsingBatchItem, toQueryV2 } from '../dowsing-response.mapper.js';
+import { dowsingBatchItem, toDowsingFilter } from '../dowsing-mapping.js';
+import { QUERY_ID } from '../v1/dowsing-v1.dto.js';
 import {
   DOWSING_BATCH_EXAMPLES,
+  DowsingBatchCreatedDto,
   DowsingBatchDto,
   MAX_DOWSING_BATCH_SIZE,
   type DowsingBatchItem,
 } from './dowsing-batch.dto.js';
+import { DowsingListQueryV2Dto, DowsingListV2Dto, DowsingQueryV2Dto } from './dowsing-v2.dto.js';
+import { toQueryV2 } from './dowsing-v2.mapper.js';
 import { LinkBase } from '../../http/sandbox.js';
-
-export class DowsingBatchCreatedDto extends BatchStatusV1Dto {
-  @ApiProperty({ type: [DowsingQueryV2Dto], description: 'In the order of the request' })
-  queries!: DowsingQueryV2Dto[];
-}
 
 @ApiTags('Dowsing (v2)')
 @ApiResponse({ status: 400, description: 'Invalid request', type: ErrorEnvelopeDto })
@@ -98,8 +89,7 @@ export class DowsingV2Controller {
   })
   @ApiJsonBody(DowsingBatchDto, DOWSING_BATCH_EXAMPLES)
   @ApiCreatedResponse({ type: DowsingBatchCreatedDto })
-  @ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })
-  @ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })
+  @ApiJsonBodyRefusals()
   async batch(
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId: string,
@@ -127,7 +117,7 @@ export class DowsingV2Controller {
   ): Promise<DowsingListV2Dto> {
     const page = await this.lists.page(
       principal,
-      { queryType: query.query_type, status: query.status, variant: query.variant },
+      toDowsingFilter(query),
       pageRequest('dowsing', query),
     );
     return v2Page('dowsing', page, query.per_page, toQueryV2);

@@ -13,7 +13,7 @@ import { HeatmapService, MAX_HEATMAP_CELLS, type Heatmap } from '#dowsing';
 import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
-import { ApiJsonBody } from '../../http/request-examples.js';
+import { ApiJsonBody, ApiJsonBodyRefusals } from '../../http/request-examples.js';
 import { VARIANT_DEFAULTS } from '../dowsing-request.mapper.js';
 import {
   GEOJSON_MEDIA_TYPE,
@@ -50,8 +50,7 @@ export class DowsingHeatmapV2Controller {
       [GEOJSON_MEDIA_TYPE]: { schema: { $ref: getSchemaPath(HeatmapFeatureCollectionDto) } },
     },
   })
-  @ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })
-  @ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })
+  @ApiJsonBodyRefusals()
   async heatmap(
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId: string,

@@ -15,7 +15,7 @@ import { Optional } from '../../http/dto-decorators.js';
 import type { RequestExamples } from '../../http/request-examples.js';
 import { oneOf } from '../../http/validation-messages.js';
 import { BoundingBoxDto, MAX_QUESTION_LENGTH } from '../dowsing-request.dto.js';
-import { QUERY_ID } from '../dowsing-response.dto.js';
+import { QUERY_ID } from '../v1/dowsing-v1.dto.js';
 
 export const MIN_CELL_SIZE_METERS = 1;
 export const MAX_CELL_SIZE_METERS = 40_000_000;

@@ -1,56 +1,25 @@
 import { Body, Get, Param, Put, Query } from '@nestjs/common';
-import {
-  ApiOkResponse,
-  ApiOperation,
-  ApiProperty,
-  ApiPropertyOptional,
-  ApiResponse,
-  ApiTags,
-} from '@nestjs/swagger';
-import { IsIn, IsString, Matches } from 'class-validator';
+import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AppError, parsePublicId, Scope, type Principal } from '#common';
-import {
-  CASE_TYPES,
-  CaseSearchService,
-  HistoryService,
-  RANKED_WINDOW,
-  SimilarCasesService,
-  sideOf,
-  type CaseType,
-} from '#history';
+import { CaseSearchService, HistoryService, SimilarCasesService, sideOf } from '#history';
 import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
-import { Optional } from '../../http/dto-decorators.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
-import { IntegerQuery } from '../../http/query-params.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
 import { DEFAULT_V1_LIMIT } from '../../http/v1-list.dto.js';
-import { oneOf } from '../../http/validation-messages.js';
-import { HistoryCaseDto, HistorySearchV1Dto, SimilarCasesDto } from '../history-case.dto.js';
-import { filtersOf, toCaseDetail, toSearchHit, toSimilarCase } from '../history.mapper.js';
-import { RecordOutcomeDto } from '../history-outcome.dto.js';
-import { HistorySearchQueryV1Dto } from '../history-search.dto.js';
-import { DEFAULT_SIMILAR_RESULTS, MAX_SIMILAR_RESULTS } from '../v2/similarity-search.dto.js';
-
-export const CASE_ID_EXAMPLE = 'hist_01jh2x7v4ke8rbk3a8y0v0d7qz';
-
-export const SEARCH_ORDER = `With \`q\`, the newest ${RANKED_WINDOW.toLocaleString('en')} matching cases are ranked by relevance (ts_rank_cd: the target weighs most, then descriptors and outcome, then description; ties newest first) and older matches follow newest first — ranking every match of a common word in a large history would be slow, and recent work is usually what is wanted. Without \`q\`, newest first. Classified cases never appear.`;
-
-export class SimilarCasesQueryDto {
-  @ApiProperty({ example: CASE_ID_EXAMPLE, description: 'The case to compare others with' })
-  @IsString({ message: 'must be a case id (hist_…)' })
-  @Matches(/^hist_[0-9a-z]{26}$/, { message: 'must be a case id (hist_…)' })
-  case_id!: string;
-
-  @IntegerQuery({ minimum: 1, maximum: MAX_SIMILAR_RESULTS, default: DEFAULT_SIMILAR_RESULTS })
-  limit?: number;
-
-  @ApiPropertyOptional({ enum: CASE_TYPES, description: 'Only cases of this type' })
-  @Optional()
-  @IsIn(CASE_TYPES, oneOf(CASE_TYPES))
-  type?: CaseType;
-}
+import { filtersOf, toSearchHit, toSimilarCase } from '../history.mapper.js';
+import { SEARCH_ORDER } from '../history-search-filters.dto.js';
+import { DEFAULT_SIMILAR_RESULTS, SimilarCasesDto } from '../history-search-results.dto.js';
+import {
+  CASE_ID_EXAMPLE,
+  HistoryCaseDto,
+  HistorySearchQueryV1Dto,
+  HistorySearchV1Dto,
+  SimilarCasesQueryDto,
+} from './history-v1.dto.js';
+import { toCaseDetail, toOutcome } from './history-v1.mapper.js';
+import { RECORD_OUTCOME_EXAMPLES, RecordOutcomeDto } from './record-outcome-v1.dto.js';
 
 @ApiTags('History (v1)')
 @ApiResponse({
@@ -145,29 +114,7 @@ export class HistoryV1Controller {
       'Records the verified outcome of a case — or corrects it: a PUT replaces the whole outcome, and the earlier one is kept in the audit trail (`history_case.outcome_corrected`). Emits `history.outcome_verified` (with `corrected`). From then on statistics that can use verified outcomes do — dowsing significance, analysis confidence — and say so in `evidence`. The work of a failed case gave nothing to verify: 409.',
   })
   @ResourceParam('case_id', CASE_ID_EXAMPLE, 'history case')
-  @ApiJsonBody(RecordOutcomeDto, {
-    hit: {
-      summary: 'A hit, found on a site visit',
-      value: {
-        verdict: 'hit',
-        outcome: 'The water tower was found 300 m north of the indicated point.',
-        location_found: true,
-        coordinates: { latitude: 51.5101, longitude: -0.1281 },
-        verification: 'Site visit with photographs',
-        independent_verification: true,
-        accuracy_confirmed: true,
-        verified_by: 'Field team',
-      },
-    },
-    miss: {
-      summary: 'A miss',
-      value: {
-        verdict: 'miss',
-        outcome: 'Nothing like it at the place.',
-        verified_by: 'Field team',
-      },
-    },
-  })
+  @ApiJsonBody(RecordOutcomeDto, RECORD_OUTCOME_EXAMPLES)
   @ApiResponse({ status: 409, description: 'The work of this case failed', type: ErrorEnvelopeDto })
   @ApiOkResponse({ type: HistoryCaseDto })
   async recordOutcome(
@@ -177,22 +124,7 @@ export class HistoryV1Controller {
     @Body() body: RecordOutcomeDto,
   ): Promise<HistoryCaseDto> {
     if (parsePublicId('history', caseId) === null) throw AppError.notFound('history case', caseId);
-    const record = await this.history.recordOutcome(
-      principal,
-      caseId,
-      {
-        verdict: body.verdict,
-        outcome: body.outcome ?? null,
-        locationFound: body.location_found ?? null,
-        coordinates: body.coordinates ?? null,
-        verification: body.verification ?? null,
-        independentVerification: body.independent_verification ?? false,
-        accuracyConfirmed: body.accuracy_confirmed ?? false,
-        verifiedBy: body.verified_by,
-        verifiedAt: body.verified_at === undefined ? new Date() : new Date(body.verified_at),
-      },
-      requestId,
-    );
+    const record = await this.history.recordOutcome(principal, caseId, toOutcome(body), requestId);
     return toCaseDetail(record);
   }
 }

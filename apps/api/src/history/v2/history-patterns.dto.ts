@@ -8,7 +8,7 @@ import {
 } from '#history';
 import { IntegerQuery, NumberQuery } from '../../http/query-params.js';
 import { RateDto } from '../../http/rate.dto.js';
-import { HistorySearchFiltersDto } from '../history-search.dto.js';
+import { HistorySearchFiltersDto } from '../history-search-filters.dto.js';
 import { nullableRef } from '../../http/nullable-ref.js';
 
 export const DEFAULT_MIN_SUPPORT = 5;

@@ -16,12 +16,23 @@ import {
 import { CASE_TYPES, type CaseType } from '#history';
 import { PointDto } from '../../dowsing/dowsing-request.dto.js';
 import { Optional } from '../../http/dto-decorators.js';
+import type { RequestExamples } from '../../http/request-examples.js';
 import { oneOf } from '../../http/validation-messages.js';
+import { DEFAULT_SIMILAR_RESULTS, MAX_SIMILAR_RESULTS } from '../history-search-results.dto.js';
 
 export const MAX_SIMILARITY_TEXT = 1000;
 export const MAX_SIMILARITY_DESCRIPTORS = 50;
-export const MAX_SIMILAR_RESULTS = 50;
-export const DEFAULT_SIMILAR_RESULTS = 10;
+
+export const SIMILARITY_SEARCH_EXAMPLES: RequestExamples = {
+  text: {
+    summary: 'Free text and descriptors',
+    value: { text: 'Tall water tower beside a railway line', descriptors: ['water', 'metal'] },
+  },
+  place: {
+    summary: 'A place and a type',
+    value: { coordinates: { latitude: 51.5074, longitude: -0.1278 }, type: 'dowsing', limit: 5 },
+  },
+};
 
 /** Body of POST /v2/history/similarity-search: at least one of text, descriptors and coordinates. */
 export class SimilaritySearchDto {

@@ -26,7 +26,7 @@ import { servedFile } from '../../http/served-files.js';
 import { SessionsService, SessionListsService } from '#sessions';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
-import { ApiJsonBody } from '../../http/request-examples.js';
+import { ApiJsonBody, ApiJsonBodyRefusals } from '../../http/request-examples.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
 import { v1Page } from '../../http/v1-list.dto.js';
 import { CREATE_SESSION_V1_EXAMPLES, CreateSessionV1Dto } from './create-session-v1.dto.js';
@@ -60,8 +60,7 @@ export class SessionsV1Controller {
   })
   @ApiJsonBody(CreateSessionV1Dto, CREATE_SESSION_V1_EXAMPLES)
   @ApiCreatedResponse({ type: SessionCreatedV1Dto })
-  @ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })
-  @ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })
+  @ApiJsonBodyRefusals()
   async create(
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId: string,

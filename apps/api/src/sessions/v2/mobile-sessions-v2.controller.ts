@@ -5,7 +5,7 @@ import { SessionsService } from '#sessions';
 import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
-import { ApiJsonBody } from '../../http/request-examples.js';
+import { ApiJsonBody, ApiJsonBodyRefusals } from '../../http/request-examples.js';
 import { toCreatedV1 } from '../v1/session-v1.mapper.js';
 import { CREATE_SESSION_V2_EXAMPLES, CreateSessionV2Dto } from './create-session-v2.dto.js';
 import { MobileSessionCreatedDto } from './mobile-session-v2.dto.js';
@@ -33,8 +33,7 @@ export class MobileSessionsV2Controller {
   })
   @ApiJsonBody(CreateSessionV2Dto, CREATE_SESSION_V2_EXAMPLES)
   @ApiCreatedResponse({ type: MobileSessionCreatedDto })
-  @ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })
-  @ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })
+  @ApiJsonBodyRefusals()
   async create(
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId: string,

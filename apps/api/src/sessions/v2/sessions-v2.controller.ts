@@ -18,7 +18,7 @@ import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, OptionalMember, RequestId } from '../../http/auth.decorator.js';
 import type { ApiRequest } from '../../http/request-context.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
-import { ApiJsonBody } from '../../http/request-examples.js';
+import { ApiJsonBody, ApiJsonBodyRefusals } from '../../http/request-examples.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
 import { pageRequest, v2Page } from '../../http/v2-list.js';
 import {
@@ -59,8 +59,7 @@ export class SessionsV2Controller {
   @ApiOperation({ summary: 'Create a session (version 2)' })
   @ApiJsonBody(CreateSessionV2Dto, CREATE_SESSION_V2_EXAMPLES)
   @ApiCreatedResponse({ type: SessionV2Dto })
-  @ApiResponse({ status: 413, description: 'Body too large', type: ErrorEnvelopeDto })
-  @ApiResponse({ status: 415, description: 'Body is not JSON', type: ErrorEnvelopeDto })
+  @ApiJsonBodyRefusals()
   async create(
     @CurrentPrincipal() principal: Principal,
     @RequestId() requestId: string,

@@ -1,46 +1,25 @@
 import { toPublicId } from '#common';
 import type { DowsingQueryEntity } from '#dowsing';
 import type { DowsingResultData } from '#engines';
-import type {
-  DowsingMetadataDto,
-  DowsingQueryV1Dto,
-  DowsingQueryV2Dto,
-  DowsingResultV1Dto,
-} from './dowsing-response.dto.js';
+import type { DowsingFiltersDto } from './dowsing-filters.dto.js';
+import type { DowsingMetadataDto, DowsingResultV1Dto } from './v1/dowsing-v1.dto.js';
 
-/** A query as v1 shows it: the spec's result fields and the variant's own answer. */
-export function toQueryV1(query: DowsingQueryEntity): DowsingQueryV1Dto {
-  const result = resultOf(query);
-  return {
-    ...common(query),
-    ...(result && { result: resultV1(result) }),
-  };
+/** Pieces of a dowsing query's requests and representation that both versions share. */
+
+/** A list query's filters, as the lists service takes them. */
+export function toDowsingFilter(query: DowsingFiltersDto) {
+  return { queryType: query.query_type, status: query.status, variant: query.variant };
 }
 
-/** A query as v2 shows it: the later-generation result (locations, statistical_significance). */
-export function toQueryV2(query: DowsingQueryEntity): DowsingQueryV2Dto {
-  const result = resultOf(query);
-  return {
-    ...common(query),
-    ...(result && {
-      result: {
-        ...resultV1(result),
-        baseline: result.baseline,
-        confidence_interval: result.confidence_interval,
-        locations: result.locations,
-        statistical_significance: result.statistical_significance,
-      },
-    }),
-  };
-}
-
-function resultOf(query: DowsingQueryEntity): DowsingResultData | null {
+/** The result of an answered query; null until then. */
+export function completedResult(query: DowsingQueryEntity): DowsingResultData | null {
   return query.status === 'completed'
     ? (query.result as unknown as DowsingResultData | null)
     : null;
 }
 
-function resultV1(result: DowsingResultData): DowsingResultV1Dto {
+/** The result fields of version 1, which version 2 extends. */
+export function resultV1(result: DowsingResultData): DowsingResultV1Dto {
   return {
     answer: result.answer,
     confidence: result.confidence,
@@ -51,7 +30,8 @@ function resultV1(result: DowsingResultData): DowsingResultV1Dto {
   };
 }
 
-function common(query: DowsingQueryEntity) {
+/** Every field of a query but its result, the same in both versions. */
+export function queryFields(query: DowsingQueryEntity) {
   const metadata: DowsingMetadataDto = {
     engine: query.engine,
     engine_version: query.engineVersion,

@@ -1,21 +1,15 @@
-import type {
-  AnalyticsSummary,
-  CaseFilters,
-  GroupSummary,
-  HistoryTrends,
-  Performance,
-} from '#analytics';
-import { trendDto } from '../dowsing/v2/temporal-analysis.mapper.js';
-import { filtersOf } from '../history/history.mapper.js';
-import { rateDto } from '../http/rate.dto.js';
+import type { AnalyticsSummary, CaseFilters, HistoryTrends, Performance } from '#analytics';
+import { trendDto } from '../../dowsing/v2/temporal-analysis.mapper.js';
+import { filtersOf } from '../../history/history.mapper.js';
+import { rateDto } from '../../http/rate.dto.js';
+import { groupDto } from '../case-group.mapper.js';
 import type {
   AnalyticsFiltersDto,
-  CaseGroupDto,
   HistoryAnalyticsDto,
   HistoryAnalyticsQueryDto,
   HistoryTrendsDto,
-} from './history-analytics.dto.js';
-import type { PerformanceDto } from './performance.dto.js';
+} from './history-analytics-v1.dto.js';
+import type { PerformanceDto } from './performance-v1.dto.js';
 
 /** The case filters of a query: dates checked and made inclusive as the history search does. */
 export function caseFiltersOf(query: HistoryAnalyticsQueryDto): CaseFilters {
@@ -34,14 +28,6 @@ function filtersDto(filters: CaseFilters): AnalyticsFiltersDto {
     date_from: filters.dateFrom?.toISOString() ?? null,
     date_before: filters.dateBefore?.toISOString() ?? null,
     analyst_id: filters.analystId,
-  };
-}
-
-function groupDto(group: GroupSummary): CaseGroupDto {
-  return {
-    cases: group.cases,
-    outcomes: { ...group.outcomes },
-    hit_rate: group.hitRate && rateDto(group.hitRate),
   };
 }
 

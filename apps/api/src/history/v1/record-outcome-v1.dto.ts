@@ -10,15 +10,40 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { VERDICTS, type Verdict } from '#history';
-import { PointDto } from '../dowsing/dowsing-request.dto.js';
-import { Optional, OptionalOrNull } from '../http/dto-decorators.js';
-import { nullableRef } from '../http/nullable-ref.js';
-import { oneOf } from '../http/validation-messages.js';
+import { PointDto } from '../../dowsing/dowsing-request.dto.js';
+import { Optional, OptionalOrNull } from '../../http/dto-decorators.js';
+import { nullableRef } from '../../http/nullable-ref.js';
+import type { RequestExamples } from '../../http/request-examples.js';
+import { oneOf } from '../../http/validation-messages.js';
 
 export const MAX_OUTCOME_LENGTH = 5000;
 export const MAX_VERIFICATION_LENGTH = 1000;
 export const MAX_VERIFIED_BY_LENGTH = 200;
 const BOOLEAN = { message: 'must be true or false' };
+
+export const RECORD_OUTCOME_EXAMPLES: RequestExamples = {
+  hit: {
+    summary: 'A hit, found on a site visit',
+    value: {
+      verdict: 'hit',
+      outcome: 'The water tower was found 300 m north of the indicated point.',
+      location_found: true,
+      coordinates: { latitude: 51.5101, longitude: -0.1281 },
+      verification: 'Site visit with photographs',
+      independent_verification: true,
+      accuracy_confirmed: true,
+      verified_by: 'Field team',
+    },
+  },
+  miss: {
+    summary: 'A miss',
+    value: {
+      verdict: 'miss',
+      outcome: 'Nothing like it at the place.',
+      verified_by: 'Field team',
+    },
+  },
+};
 
 /** Body of PUT /v1/history/{case_id}/outcome: what really happened, as a whole (a PUT replaces it). */
 @ApiExtraModels(PointDto)

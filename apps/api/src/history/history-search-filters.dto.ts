@@ -1,9 +1,7 @@
-import { ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDateString, IsIn, IsString, Length, Matches } from 'class-validator';
-import { CASE_TYPES, type CaseType } from '#history';
+import { CASE_TYPES, RANKED_WINDOW, type CaseType } from '#history';
 import { Optional } from '../http/dto-decorators.js';
-import { V1ListQueryDto } from '../http/v1-list.dto.js';
-import { V2ListQueryDto } from '../http/v2-list.js';
 import { oneOf } from '../http/validation-messages.js';
 
 export const MAX_QUERY_LENGTH = 500;
@@ -14,6 +12,9 @@ const DATE = {
 const NUMBER = '-?\\d{1,3}(\\.\\d{1,12})?';
 export const LOCATION_PATTERN = new RegExp(`^${NUMBER},${NUMBER},\\d{1,5}(\\.\\d{1,6})?$`);
 export const BBOX_PATTERN = new RegExp(`^${NUMBER},${NUMBER},${NUMBER},${NUMBER}$`);
+
+/** The order of both versions' search results, as their operations tell it. */
+export const SEARCH_ORDER = `With \`q\`, the newest ${RANKED_WINDOW.toLocaleString('en')} matching cases are ranked by relevance (ts_rank_cd: the target weighs most, then descriptors and outcome, then description; ties newest first) and older matches follow newest first — ranking every match of a common word in a large history would be slow, and recent work is usually what is wanted. Without \`q\`, newest first. Classified cases never appear.`;
 
 /** The filters of a history search, shared by version 1 and version 2. */
 export class HistorySearchFiltersDto {
@@ -91,13 +92,3 @@ export class HistorySearchFiltersDto {
   @IsIn(OUTCOME_FILTERS, oneOf(OUTCOME_FILTERS))
   outcome?: (typeof OUTCOME_FILTERS)[number];
 }
-
-export class HistorySearchQueryV1Dto extends IntersectionType(
-  V1ListQueryDto,
-  HistorySearchFiltersDto,
-) {}
-
-export class HistorySearchQueryV2Dto extends IntersectionType(
-  V2ListQueryDto,
-  HistorySearchFiltersDto,
-) {}

@@ -1,8 +1,9 @@
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { PERFORMANCE_WORK_LIMIT, WORK_KINDS_MEASURED } from '#analytics';
-import { nullableRef } from '../http/nullable-ref.js';
-import { RateDto } from '../http/rate.dto.js';
-import { CaseGroupDto, ModalityGroupDto, TypeGroupDto } from './history-analytics.dto.js';
+import { nullableRef } from '../../http/nullable-ref.js';
+import { RateDto } from '../../http/rate.dto.js';
+import { CaseGroupDto, TypeGroupDto } from '../case-group.dto.js';
+import { ModalityGroupDto } from './history-analytics-v1.dto.js';
 
 const nullableRate = {
   oneOf: [

@@ -1,8 +1,8 @@
 import type { Dashboard } from '#analytics';
 import { toPublicId } from '#common';
-import { rateDto } from '../http/rate.dto.js';
-import type { RequestLimiter } from '../http/request-limiter.js';
-import type { DashboardDto, RequestWindowDto } from './dashboard.dto.js';
+import type { RequestLimiter } from '../../http/request-limiter.js';
+import { groupDto } from '../case-group.mapper.js';
+import type { DashboardDto, RequestWindowDto } from './dashboard-v2.dto.js';
 
 type RequestUsage = Awaited<ReturnType<RequestLimiter['usage']>>;
 
@@ -32,11 +32,9 @@ export function toDashboard(dashboard: Dashboard, requests: RequestUsage): Dashb
       status: work.status,
       counts: work.counts,
     })),
-    success_rates: dashboard.cases.byType.map(({ type, cases, outcomes, hitRate }) => ({
+    success_rates: dashboard.cases.byType.map(({ type, ...group }) => ({
       type,
-      cases,
-      outcomes: { ...outcomes },
-      hit_rate: hitRate && rateDto(hitRate),
+      ...groupDto(group),
     })),
     usage: {
       plan: dashboard.limits?.plan ?? null,

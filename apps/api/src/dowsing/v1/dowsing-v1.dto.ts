@@ -5,21 +5,11 @@ import {
   getSchemaPath,
   IntersectionType,
 } from '@nestjs/swagger';
-import { IsIn } from 'class-validator';
-import { DOWSING_STATUSES, type DowsingStatus } from '#dowsing';
-import {
-  CHART_TYPES,
-  DOWSING_QUERY_TYPES,
-  DOWSING_VARIANTS,
-  PRECISION_LEVELS,
-  type DowsingQueryType,
-  type DowsingVariant,
-} from '#engines';
-import { Optional } from '../http/dto-decorators.js';
-import { V1List, V1ListQueryDto } from '../http/v1-list.dto.js';
-import { V2List, V2ListQueryDto } from '../http/v2-list.js';
-import { oneOf } from '../http/validation-messages.js';
-import { VARIANT_RESULT_DTOS } from './variant-result.dto.js';
+import { DOWSING_STATUSES } from '#dowsing';
+import { CHART_TYPES, DOWSING_QUERY_TYPES, DOWSING_VARIANTS, PRECISION_LEVELS } from '#engines';
+import { V1List, V1ListQueryDto } from '../../http/v1-list.dto.js';
+import { DowsingFiltersDto } from '../dowsing-filters.dto.js';
+import { VARIANT_RESULT_DTOS } from './variant-result-v1.dto.js';
 
 export const QUERY_ID = {
   example: 'dowse_01jh2x7v4ke8rbk3a8y0v0d7qz',
@@ -81,75 +71,6 @@ export class DowsingResultV1Dto {
   variant_result?: Record<string, unknown>;
 }
 
-export class SignificanceDto {
-  @ApiProperty({
-    description:
-      'One-sided P(X ≥ hits) by chance: of the verified outcomes (`evidence` `verified`; each case at its own baseline, Poisson-binomial, partials counted as misses), else of the readings (exact binomial against `baseline`)',
-  })
-  p_value!: number;
-
-  @ApiProperty({ description: 'z / √n (Stouffer’s z over verified cases)' })
-  effect_size!: number;
-
-  @ApiProperty({
-    type: 'integer',
-    description:
-      'Verified outcomes the numbers rest on (`evidence` `verified`), else readings (passes, for location_finding) judged',
-  })
-  sample_size!: number;
-}
-
-export class LocationPointDto {
-  @ApiProperty()
-  lat!: number;
-
-  @ApiProperty()
-  lng!: number;
-}
-
-export class DowsingLocationDto {
-  @ApiProperty({ type: LocationPointDto })
-  coordinates!: LocationPointDto;
-
-  @ApiProperty({ minimum: 0, maximum: 1 })
-  confidence!: number;
-
-  @ApiProperty({ type: [Number], minItems: 2, maxItems: 2, description: 'Wilson 95 % interval' })
-  confidence_interval!: number[];
-
-  @ApiProperty()
-  energy_signature!: string;
-
-  @ApiProperty({ type: Number, nullable: true })
-  depth_meters!: number | null;
-
-  @ApiProperty({ type: [String] })
-  material_composition!: string[];
-}
-
-export class DowsingResultV2Dto extends DowsingResultV1Dto {
-  @ApiProperty({
-    description:
-      'The chance rate of a hit of this query: 1/3 for yes/no/neutral, 1/k among k options, the share of the search circle within accuracy for places (what its history case records as its baseline)',
-  })
-  baseline!: number;
-
-  @ApiProperty({
-    type: [Number],
-    minItems: 2,
-    maxItems: 2,
-    description:
-      'Wilson 95 % interval of the hit rate (of the verified outcomes, or of the readings)',
-  })
-  confidence_interval!: number[];
-
-  @ApiProperty({ type: [DowsingLocationDto] })
-  locations!: DowsingLocationDto[];
-
-  @ApiProperty({ type: SignificanceDto })
-  statistical_significance!: SignificanceDto;
-}
-
 export class DowsingMetadataDto {
   @ApiProperty({ enum: ['simulated', 'analyst'] })
   engine!: string;
@@ -209,36 +130,6 @@ export class DowsingQueryV1Dto {
   failure_message?: string;
 }
 
-export class DowsingQueryV2Dto extends DowsingQueryV1Dto {
-  @ApiPropertyOptional({
-    type: DowsingResultV2Dto,
-    description: 'Present once completed: the later-generation result',
-  })
-  declare result?: DowsingResultV2Dto;
-}
-
-/** The filters both lists take, in any combination. */
-export class DowsingFiltersDto {
-  @ApiPropertyOptional({ enum: DOWSING_QUERY_TYPES })
-  @Optional()
-  @IsIn(DOWSING_QUERY_TYPES, oneOf(DOWSING_QUERY_TYPES))
-  query_type?: DowsingQueryType;
-
-  @ApiPropertyOptional({ enum: DOWSING_STATUSES })
-  @Optional()
-  @IsIn(DOWSING_STATUSES, oneOf(DOWSING_STATUSES))
-  status?: DowsingStatus;
-
-  @ApiPropertyOptional({ enum: DOWSING_VARIANTS })
-  @Optional()
-  @IsIn(DOWSING_VARIANTS, oneOf(DOWSING_VARIANTS))
-  variant?: DowsingVariant;
-}
-
 export class DowsingListQueryV1Dto extends IntersectionType(V1ListQueryDto, DowsingFiltersDto) {}
 
-export class DowsingListQueryV2Dto extends IntersectionType(V2ListQueryDto, DowsingFiltersDto) {}
-
 export class DowsingListV1Dto extends V1List(DowsingQueryV1Dto) {}
-
-export class DowsingListV2Dto extends V2List(DowsingQueryV2Dto) {}

@@ -8,12 +8,13 @@ import {
 } from '#dowsing';
 import { CASE_TYPES } from '#history';
 import { DEFAULT_TREND_SPAN, MIN_BUCKET_VERIFIED } from '#analytics';
-import { TrendDto } from '../dowsing/v2/temporal-analysis.dto.js';
-import { HistorySearchFiltersDto } from '../history/history-search.dto.js';
-import { Optional } from '../http/dto-decorators.js';
-import { RateDto } from '../http/rate.dto.js';
-import { oneOf } from '../http/validation-messages.js';
-import { nullableRef } from '../http/nullable-ref.js';
+import { TrendDto } from '../../dowsing/v2/temporal-analysis.dto.js';
+import { HistorySearchFiltersDto } from '../../history/history-search-filters.dto.js';
+import { Optional } from '../../http/dto-decorators.js';
+import { RateDto } from '../../http/rate.dto.js';
+import { oneOf } from '../../http/validation-messages.js';
+import { nullableRef } from '../../http/nullable-ref.js';
+import { CaseGroupDto, HIT_RATE, TypeGroupDto } from '../case-group.dto.js';
 
 export const MAX_ANALYST_ID_LENGTH = 200;
 
@@ -45,46 +46,6 @@ export class HistoryTrendsQueryDto extends HistoryAnalyticsQueryDto {
   @Optional()
   @IsIn(TEMPORAL_INTERVALS, oneOf(TEMPORAL_INTERVALS))
   interval?: TemporalInterval;
-}
-
-export class OutcomeCountsDto {
-  @ApiProperty({ type: 'integer', description: 'Cases verified a hit' })
-  hit!: number;
-
-  @ApiProperty({
-    type: 'integer',
-    description: 'Cases verified a partial hit (not a hit in rates)',
-  })
-  partial!: number;
-
-  @ApiProperty({ type: 'integer', description: 'Cases verified a miss' })
-  miss!: number;
-
-  @ApiProperty({ type: 'integer', description: 'Cases without a verdict (failed work among them)' })
-  unverified!: number;
-}
-
-const HIT_RATE = {
-  ...nullableRef(RateDto),
-  description:
-    'Hits among the verified cases (any verdict; partials are not hits) with a Wilson 95 % interval and the exact binomial p-value against `baseline`: the mean chance baseline of those cases (each case’s own `chance_baseline`, else its kind’s p0: 1/k for sessions and analyses, the query type’s for dowsing). Null when no case is verified.',
-};
-
-@ApiExtraModels(RateDto)
-export class CaseGroupDto {
-  @ApiProperty({ type: 'integer', description: 'Cases in the group' })
-  cases!: number;
-
-  @ApiProperty({ type: OutcomeCountsDto })
-  outcomes!: OutcomeCountsDto;
-
-  @ApiProperty(HIT_RATE)
-  hit_rate!: RateDto | null;
-}
-
-export class TypeGroupDto extends CaseGroupDto {
-  @ApiProperty({ enum: CASE_TYPES })
-  type!: string;
 }
 
 export class ModalityGroupDto extends CaseGroupDto {

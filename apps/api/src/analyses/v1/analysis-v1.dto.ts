@@ -1,14 +1,15 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { ANALYSIS_STATUSES } from '#analyses';
-import { ANALYSIS_TYPES, RISK_FACTORS, RISK_LEVELS } from '#engines';
-import {
-  ANALYSIS_ID,
-  nullableObject,
-  type JudgingDto,
-  type VerifiedRecordDto,
-} from './analysis.dto.js';
+import { ANALYSIS_PRIORITIES, ANALYSIS_TYPES, RISK_FACTORS, RISK_LEVELS } from '#engines';
+import { nullableObject } from '../../http/nullable-ref.js';
+import { V1List, V1ListQueryDto } from '../../http/v1-list.dto.js';
+import { AnalysisFiltersDto } from '../analysis-filters.dto.js';
+import { ANALYSIS_ID, AnalysisStatusDto } from '../analysis-status.dto.js';
 
-/** The results of a completed analysis, and how its figures were reached (metadata). */
+/**
+ * What version 1 answers besides the status: the submission, the results of
+ * a completed analysis and how its figures were reached (metadata), the list.
+ */
 
 const JUDGING = {
   hits: { type: 'integer' },
@@ -36,6 +37,46 @@ const VERIFIED = {
     description: 'Wilson 95 % interval of hits / trials',
   },
 };
+
+export interface VerifiedRecordDto {
+  trials: number;
+  hits: number;
+  partials: number;
+  misses: number;
+  expected_hits: number;
+  p0: number;
+  p_value: number;
+  effect_size: number;
+  confidence_interval: [number, number];
+}
+
+export interface JudgingDto {
+  hits: number;
+  trials: number;
+  p0: number;
+  p_value: number;
+}
+
+export class AnalysisSubmittedDto {
+  @ApiProperty(ANALYSIS_ID)
+  analysis_id!: string;
+
+  @ApiProperty({ enum: ANALYSIS_STATUSES, example: 'queued' })
+  status!: string;
+
+  @ApiProperty({
+    format: 'date-time',
+    description:
+      'From the work ahead of it in the queue (same or higher priority, and running) and the rate this deployment completes analyses at; the engine’s steps stand in until enough has been measured',
+  })
+  estimated_completion!: string;
+
+  @ApiProperty({ enum: ANALYSIS_PRIORITIES })
+  priority!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+}
 
 export class RiskAssessmentDto {
   @ApiProperty({
@@ -201,3 +242,7 @@ export class AnalysisResultsEnvelopeDto {
   @ApiPropertyOptional({ description: 'Present when failed' })
   failure_message?: string;
 }
+
+export class AnalysisListQueryV1Dto extends IntersectionType(V1ListQueryDto, AnalysisFiltersDto) {}
+
+export class AnalysisListV1Dto extends V1List(AnalysisStatusDto) {}

@@ -6,6 +6,9 @@ import {
   ANALYSIS_TARGET_TYPES,
   ANALYSIS_TYPES,
 } from '#engines';
+import { nullableObject } from '../http/nullable-ref.js';
+
+/** An analysis as both versions show it: its status, progress and reference material. */
 
 export const ANALYSIS_ID = {
   example: 'anal_01jh2x7v4ke8rbk3a8y0v0d7qz',
@@ -14,19 +17,6 @@ export const ANALYSIS_ID = {
 const CURRENT_STEPS = ['queued', ...new Set(ANALYSIS_STEPS), 'completed', 'failed'];
 const NULLABLE_TIME = { type: String, format: 'date-time', nullable: true } as const;
 
-/**
- * A nullable object written out in place: OpenAPI 3.0 has no nullable $ref (a
- * `nullable` beside `allOf` is ignored by validators), so small objects that
- * may be null are inline schemas.
- */
-export function nullableObject(properties: Record<string, Record<string, unknown>>) {
-  return {
-    type: 'object',
-    nullable: true,
-    required: Object.keys(properties),
-    properties,
-  } as const;
-}
 const COORDINATES = {
   latitude: { type: 'number', minimum: -90, maximum: 90 },
   longitude: { type: 'number', minimum: -180, maximum: 180 },
@@ -46,46 +36,6 @@ export interface PhotoExifDto {
   captured_at: string | null;
   latitude: number | null;
   longitude: number | null;
-}
-
-export interface VerifiedRecordDto {
-  trials: number;
-  hits: number;
-  partials: number;
-  misses: number;
-  expected_hits: number;
-  p0: number;
-  p_value: number;
-  effect_size: number;
-  confidence_interval: [number, number];
-}
-
-export interface JudgingDto {
-  hits: number;
-  trials: number;
-  p0: number;
-  p_value: number;
-}
-
-export class AnalysisSubmittedDto {
-  @ApiProperty(ANALYSIS_ID)
-  analysis_id!: string;
-
-  @ApiProperty({ enum: ANALYSIS_STATUSES, example: 'queued' })
-  status!: string;
-
-  @ApiProperty({
-    format: 'date-time',
-    description:
-      'From the work ahead of it in the queue (same or higher priority, and running) and the rate this deployment completes analyses at; the engine’s steps stand in until enough has been measured',
-  })
-  estimated_completion!: string;
-
-  @ApiProperty({ enum: ANALYSIS_PRIORITIES })
-  priority!: string;
-
-  @ApiProperty({ format: 'date-time' })
-  created_at!: string;
 }
 
 export class MaterialItemDto {

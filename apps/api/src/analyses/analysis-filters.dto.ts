@@ -1,4 +1,4 @@
-import { ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn } from 'class-validator';
 import { ANALYSIS_STATUSES, type AnalysisStatus } from '#analyses';
 import {
@@ -8,10 +8,7 @@ import {
   type AnalysisTargetType,
 } from '#engines';
 import { Optional } from '../http/dto-decorators.js';
-import { V1List, V1ListQueryDto } from '../http/v1-list.dto.js';
-import { V2List, V2ListQueryDto } from '../http/v2-list.js';
 import { oneOf } from '../http/validation-messages.js';
-import { AnalysisStatusDto } from './analysis.dto.js';
 
 /** The filters both lists take, in any combination. */
 export class AnalysisFiltersDto {
@@ -30,11 +27,3 @@ export class AnalysisFiltersDto {
   @IsIn(ANALYSIS_PRIORITIES, oneOf(ANALYSIS_PRIORITIES))
   priority?: AnalysisPriority;
 }
-
-export class AnalysisListQueryV1Dto extends IntersectionType(V1ListQueryDto, AnalysisFiltersDto) {}
-
-export class AnalysisListQueryV2Dto extends IntersectionType(V2ListQueryDto, AnalysisFiltersDto) {}
-
-export class AnalysisListV1Dto extends V1List(AnalysisStatusDto) {}
-
-export class AnalysisListV2Dto extends V2List(AnalysisStatusDto) {}

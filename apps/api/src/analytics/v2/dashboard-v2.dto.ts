@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { RECENT_ACTIVITY } from '#analytics';
-import { TypeGroupDto } from './history-analytics.dto.js';
+import { TypeGroupDto } from '../case-group.dto.js';
 
 export class WindowCountsDto {
   @ApiProperty({ type: 'integer', description: 'Created in the last 24 hours' })

@@ -30,11 +30,11 @@ import {
   type AnalysisTargetType,
   type AnalysisType,
 } from '#engines';
-import { WithWorkTasking } from '../assignments/work-tasking.dto.js';
-import { Optional, OptionalOrNull } from '../http/dto-decorators.js';
-import { nullableRef } from '../http/nullable-ref.js';
-import type { RequestExamples } from '../http/request-examples.js';
-import { oneOf } from '../http/validation-messages.js';
+import { WithWorkTasking } from '../../assignments/work-tasking.dto.js';
+import { Optional, OptionalOrNull } from '../../http/dto-decorators.js';
+import { nullableRef } from '../../http/nullable-ref.js';
+import type { RequestExamples } from '../../http/request-examples.js';
+import { oneOf } from '../../http/validation-messages.js';
 
 /** Longest reference URL accepted. */
 export const MAX_URL_LENGTH = 2048;

@@ -1,74 +1,24 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { CASE_TYPES, VERDICTS } from '#history';
-import { V1List } from '../http/v1-list.dto.js';
-import { V2List } from '../http/v2-list.js';
+import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
+import { IsIn, IsString, Matches } from 'class-validator';
+import { CASE_TYPES, VERDICTS, type CaseType } from '#history';
+import { Optional } from '../../http/dto-decorators.js';
+import { IntegerQuery } from '../../http/query-params.js';
+import { V1List, V1ListQueryDto } from '../../http/v1-list.dto.js';
+import { oneOf } from '../../http/validation-messages.js';
+import { HistorySearchFiltersDto } from '../history-search-filters.dto.js';
+import {
+  DEFAULT_SIMILAR_RESULTS,
+  HistorySearchItemDto,
+  MAX_SIMILAR_RESULTS,
+  NULLABLE_POINT,
+} from '../history-search-results.dto.js';
 
-const POINT = {
-  type: 'object' as const,
-  required: ['latitude', 'longitude'],
-  properties: {
-    latitude: { type: 'number' as const, minimum: -90, maximum: 90 },
-    longitude: { type: 'number' as const, minimum: -180, maximum: 180 },
-  },
-};
-const NULLABLE_POINT = { ...POINT, nullable: true };
+export const CASE_ID_EXAMPLE = 'hist_01jh2x7v4ke8rbk3a8y0v0d7qz';
 
-/** One case in a search (the spec's search item, with our additions marked). */
-export class HistorySearchItemDto {
-  @ApiProperty({ example: 'hist_01jh2x7v4ke8rbk3a8y0v0d7qz', description: 'The case id' })
-  id!: string;
-
-  @ApiProperty({ enum: CASE_TYPES })
-  type!: string;
-
-  @ApiProperty({
-    format: 'date-time',
-    description: 'When the work finished (or, imported, the date given)',
-  })
-  date!: string;
-
-  @ApiProperty()
-  target!: string;
-
-  @ApiProperty({
-    type: String,
-    nullable: true,
-    description: 'What really happened; null until an outcome is recorded',
-  })
-  outcome!: string | null;
-
-  @ApiProperty({ type: Number, nullable: true, minimum: 0, maximum: 1 })
-  confidence_score!: number | null;
-
-  @ApiProperty({
-    ...NULLABLE_POINT,
-    description:
-      'Where the target really was once verified, else where the work pointed; null when neither is known',
-  })
-  location!: { latitude: number; longitude: number } | null;
-
-  @ApiProperty({
-    type: String,
-    enum: [...VERDICTS, null],
-    nullable: true,
-    description: 'Our addition: the verified outcome’s verdict; null until verified',
-  })
-  verdict!: string | null;
-
-  @ApiPropertyOptional({
-    description:
-      'Our addition, only with `q`: an excerpt of the case’s text (target — descriptors — outcome — description; all of it when short) with the matched words in `<mark>…</mark>`; everything else is HTML-escaped, so it can be inserted into a page as is',
-    example: 'Tall <mark>water</mark> tower beside a rail line — cold, metal',
-  })
-  snippet?: string;
-
-  @ApiPropertyOptional({
-    minimum: 0,
-    description:
-      'Our addition, only with `q`: ts_rank_cd of the match (cover density; target weighs most, then descriptors and outcome, then description)',
-  })
-  relevance?: number;
-}
+export class HistorySearchQueryV1Dto extends IntersectionType(
+  V1ListQueryDto,
+  HistorySearchFiltersDto,
+) {}
 
 export class HistorySearchV1Dto extends V1List(HistorySearchItemDto) {
   @ApiProperty({
@@ -77,8 +27,6 @@ export class HistorySearchV1Dto extends V1List(HistorySearchItemDto) {
   })
   total_estimated!: boolean;
 }
-
-export class HistorySearchV2Dto extends V2List(HistorySearchItemDto) {}
 
 export class CaseProcessDto {
   @ApiProperty({
@@ -136,6 +84,21 @@ export class CaseValidationDto {
 
   @ApiProperty({ description: 'The accuracy of the work was confirmed against the outcome' })
   accuracy_confirmed!: boolean;
+}
+
+export class SimilarCasesQueryDto {
+  @ApiProperty({ example: CASE_ID_EXAMPLE, description: 'The case to compare others with' })
+  @IsString({ message: 'must be a case id (hist_…)' })
+  @Matches(/^hist_[0-9a-z]{26}$/, { message: 'must be a case id (hist_…)' })
+  case_id!: string;
+
+  @IntegerQuery({ minimum: 1, maximum: MAX_SIMILAR_RESULTS, default: DEFAULT_SIMILAR_RESULTS })
+  limit?: number;
+
+  @ApiPropertyOptional({ enum: CASE_TYPES, description: 'Only cases of this type' })
+  @Optional()
+  @IsIn(CASE_TYPES, oneOf(CASE_TYPES))
+  type?: CaseType;
 }
 
 /** The spec's case detail, with our additions after `validation`. */
@@ -255,67 +218,4 @@ export class HistoryCaseDto {
 
   @ApiProperty({ format: 'date-time' })
   updated_at!: string;
-}
-
-export class SimilarityComponentsDto {
-  @ApiProperty({
-    type: Number,
-    nullable: true,
-    minimum: 0,
-    maximum: 1,
-    description: 'Trigram similarity of the targets',
-  })
-  text!: number | null;
-
-  @ApiProperty({
-    type: Number,
-    nullable: true,
-    minimum: 0,
-    maximum: 1,
-    description: 'Jaccard index of the descriptor sets',
-  })
-  descriptors!: number | null;
-
-  @ApiProperty({
-    type: Number,
-    nullable: true,
-    minimum: 0,
-    maximum: 1,
-    description: 'exp(−km apart / 100)',
-  })
-  distance!: number | null;
-
-  @ApiProperty({
-    type: Number,
-    nullable: true,
-    minimum: 0,
-    maximum: 1,
-    description: 'exp(−days apart / 365)',
-  })
-  time!: number | null;
-}
-
-export class SimilarCaseDto extends HistorySearchItemDto {
-  @ApiProperty({
-    minimum: 0,
-    maximum: 1,
-    description:
-      'Weighted mean of the components that both sides have (text 0.4, descriptors 0.3, distance 0.2, time 0.1; a missing one is left out and the rest scale up)',
-  })
-  similarity!: number;
-
-  @ApiProperty({ type: SimilarityComponentsDto })
-  similarity_components!: SimilarityComponentsDto;
-
-  @ApiProperty({
-    type: Number,
-    nullable: true,
-    description: 'Great-circle km between the two locations',
-  })
-  distance_km!: number | null;
-}
-
-export class SimilarCasesDto {
-  @ApiProperty({ type: [SimilarCaseDto], description: 'Most similar first' })
-  results!: SimilarCaseDto[];
 }

@@ -1,20 +1,22 @@
 import {
-  currentStepOf,
   DEFAULT_ANALYSIS_TYPE,
   DEFAULT_PRIORITY,
   humanDuration,
   processingTimeMs,
   progressOf,
   type AnalysisEntity,
-  type MaterialItem,
   type NewAnalysis,
 } from '#analyses';
 import { AppError, toPublicId } from '#common';
 import type { AnalysisResultsData, AnalysisScoreDetails, EarlierWork } from '#engines';
-import { workPeople } from '../assignments/work-tasking.dto.js';
-import type { AnalysisResultsEnvelopeDto, EarlierWorkDto } from './analysis-results.dto.js';
-import type { AnalysisStatusDto, AnalysisSubmittedDto, MaterialItemDto } from './analysis.dto.js';
-import { MAX_URL_LENGTH, type SubmitAnalysisDto } from './submit-analysis.dto.js';
+import { workPeople } from '../../assignments/work-tasking.dto.js';
+import { failureOf } from '../analysis-mapping.js';
+import type {
+  AnalysisResultsEnvelopeDto,
+  AnalysisSubmittedDto,
+  EarlierWorkDto,
+} from './analysis-v1.dto.js';
+import { MAX_URL_LENGTH, type SubmitAnalysisDto } from './submit-analysis-v1.dto.js';
 
 /**
  * The body of POST /v1/analysis/targets with defaults applied and every
@@ -90,33 +92,6 @@ export function toSubmitted(analysis: AnalysisEntity): AnalysisSubmittedDto {
   };
 }
 
-export function toStatus(analysis: AnalysisEntity): AnalysisStatusDto {
-  const processing = processingTimeMs(analysis);
-  return {
-    analysis_id: toPublicId('analysis', analysis.id),
-    target_type: analysis.targetType,
-    analysis_type: analysis.analysisType,
-    priority: analysis.priority,
-    description: analysis.description,
-    status: analysis.status,
-    progress: progressOf(analysis),
-    current_step: currentStepOf(analysis),
-    results_available: analysis.status === 'completed' && analysis.results !== null,
-    reference_material: {
-      coordinates: analysis.referenceMaterial.coordinates,
-      items: materialItems(analysis),
-    },
-    confidence_score: analysis.confidenceScore,
-    created_at: analysis.createdAt.toISOString(),
-    started_at: analysis.startedAt?.toISOString() ?? null,
-    completed_at: analysis.completedAt?.toISOString() ?? null,
-    estimated_completion: analysis.estimatedCompletion?.toISOString() ?? null,
-    processing_time: processing === null ? null : humanDuration(processing),
-    batch_id: analysis.batchId === null ? null : toPublicId('batch', analysis.batchId),
-    ...failureOf(analysis),
-  };
-}
-
 export function toResults(analysis: AnalysisEntity): AnalysisResultsEnvelopeDto {
   const results =
     analysis.status === 'completed' ? (analysis.results as AnalysisResultsData | null) : null;
@@ -149,25 +124,6 @@ export function toResults(analysis: AnalysisEntity): AnalysisResultsEnvelopeDto 
   };
 }
 
-/** The stored items once fetched; before that, what was submitted, `pending`. */
-function materialItems(analysis: AnalysisEntity): MaterialItemDto[] {
-  if (analysis.material !== null)
-    return analysis.material.map((item: MaterialItem) => ({ ...item }));
-  const pending = (url: string, kind: 'photo' | 'document'): MaterialItemDto => ({
-    url,
-    kind,
-    status: 'pending',
-    error: null,
-    sha256: null,
-    size_bytes: null,
-    content_type: null,
-  });
-  return [
-    ...analysis.referenceMaterial.photos.map((url) => pending(url, 'photo')),
-    ...analysis.referenceMaterial.documents.map((url) => pending(url, 'document')),
-  ];
-}
-
 function toEarlierWork(work: EarlierWork): EarlierWorkDto {
   return {
     kind: work.kind,
@@ -177,16 +133,4 @@ function toEarlierWork(work: EarlierWork): EarlierWorkDto {
     confidence_score: work.confidenceScore,
     completed_at: work.completedAt,
   };
-}
-
-function failureOf(analysis: AnalysisEntity): {
-  failure_reason?: string;
-  failure_message?: string;
-} {
-  return analysis.failureReason === null
-    ? {}
-    : {
-        failure_reason: analysis.failureReason,
-        ...(analysis.failureMessage !== null && { failure_message: analysis.failureMessage }),
-      };
 }
