@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AnalystsModule } from '#analysts';
-import { AssignmentsV2Controller } from './assignments-v2.controller.js';
+import { AssignmentsV2Controller } from './v2/assignments-v2.controller.js';
 
 @Module({
   imports: [AnalystsModule],

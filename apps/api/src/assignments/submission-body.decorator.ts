@@ -10,7 +10,7 @@ import type { ScopeName } from '#common';
 import { Auth } from '../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
-import { AssignmentDto } from './assignment.dto.js';
+import { AssignmentDto } from './v2/assignment-v2.dto.js';
 import { MAX_SKETCH_BYTES, MAX_SKETCHES } from '#analysts';
 import { SUBMISSION_DESCRIPTION, SUBMISSION_EXAMPLES, SubmissionDto } from './submission.dto.js';
 

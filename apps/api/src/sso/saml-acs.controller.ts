@@ -11,7 +11,7 @@ import {
   renderErrorPage,
   renderIdpSignedInPage,
 } from '../oauth/authorization-server/pages.js';
-import { SSO_CONNECTION_ID } from './sso-connection.dto.js';
+import { SSO_CONNECTION_ID } from './sso-connection-id.js';
 
 /** An interaction uid as oidc-provider makes them: what a RelayState must look like to be followed. */
 const INTERACTION_UID = /^[A-Za-z0-9_-]{1,64}$/;

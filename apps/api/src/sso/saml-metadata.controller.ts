@@ -7,7 +7,7 @@ import { ApiController } from '../http/api-controller.decorator.js';
 import { Public } from '../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
-import { SSO_CONNECTION_ID } from './sso-connection.dto.js';
+import { SSO_CONNECTION_ID } from './sso-connection-id.js';
 
 /** What an IdP administrator imports: public, as SAML metadata always is. */
 @ApiTags('Enterprise SSO (v2)')

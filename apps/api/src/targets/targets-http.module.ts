@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AnalystsModule } from '#analysts';
-import { TargetsController } from './targets.controller.js';
+import { TargetsController } from './v2/targets-v2.controller.js';
 
 @Module({
   imports: [AnalystsModule],

@@ -14,7 +14,6 @@ import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
 import { v1Page } from '../../http/v1-list.dto.js';
 import { AnalysisBatchCreatedV1Dto } from '../../batches/v1/batch-v1.dto.js';
-import { toBatchStatusV1 } from '../../batches/v1/batch-v1.mapper.js';
 import { toAnalysisFilter, toStatus } from '../analysis-mapping.js';
 import { ANALYSIS_ID, AnalysisStatusDto } from '../analysis-status.dto.js';
 import { ApiQueuesAnalyses } from '../queues-analyses.decorator.js';
@@ -24,7 +23,13 @@ import {
   AnalysisResultsEnvelopeDto,
   AnalysisSubmittedDto,
 } from './analysis-v1.dto.js';
-import { toBatchItem, toNewAnalysis, toResults, toSubmitted } from './analysis-v1.mapper.js';
+import {
+  toAnalysisBatchCreated,
+  toNewAnalyses,
+  toNewAnalysis,
+  toResults,
+  toSubmitted,
+} from './analysis-v1.mapper.js';
 import {
   MAX_ANALYSIS_BATCH_SIZE,
   SUBMIT_ANALYSIS_BATCH_EXAMPLES,
@@ -85,7 +90,12 @@ export class AnalysesV1Controller {
     @RequestId() requestId: string,
     @Body() body: SubmitAnalysisBatchDto,
   ): Promise<AnalysisBatchCreatedV1Dto> {
-    return submitAnalysisBatch(this.analyses, principal, requestId, body);
+    const { batch, analyses } = await this.analyses.createBatch(
+      principal,
+      toNewAnalyses(body),
+      requestId,
+    );
+    return toAnalysisBatchCreated(batch, analyses);
   }
 
   @Get()
@@ -179,19 +189,4 @@ export class AnalysesV1Controller {
   ): Promise<AnalysisResultsEnvelopeDto> {
     return toResults(await this.analyses.get(principal, id));
   }
-}
-
-/** POST /v1/analysis/batch and POST /v1/batch/analysis: one operation under the spec's two names. */
-export async function submitAnalysisBatch(
-  analyses: AnalysesService,
-  principal: Principal,
-  requestId: string,
-  body: SubmitAnalysisBatchDto,
-): Promise<AnalysisBatchCreatedV1Dto> {
-  const inputs = body.analyses.map((item, index) => toNewAnalysis(item, `analyses.${index}.`));
-  const { batch, analyses: created } = await analyses.createBatch(principal, inputs, requestId);
-  return {
-    ...toBatchStatusV1(batch, created.map(toBatchItem)),
-    analyses: created.map(toSubmitted),
-  };
 }

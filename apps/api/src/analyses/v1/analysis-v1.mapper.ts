@@ -9,14 +9,21 @@ import {
 } from '#analyses';
 import { AppError, toPublicId } from '#common';
 import type { AnalysisResultsData, AnalysisScoreDetails, EarlierWork } from '#engines';
+import type { BatchEntity } from '#sessions';
 import { workPeople } from '../../assignments/work-tasking.dto.js';
+import type { AnalysisBatchCreatedV1Dto } from '../../batches/v1/batch-v1.dto.js';
+import { toBatchStatusV1 } from '../../batches/v1/batch-v1.mapper.js';
 import { failureOf } from '../analysis-mapping.js';
 import type {
   AnalysisResultsEnvelopeDto,
   AnalysisSubmittedDto,
   EarlierWorkDto,
 } from './analysis-v1.dto.js';
-import { MAX_URL_LENGTH, type SubmitAnalysisDto } from './submit-analysis-v1.dto.js';
+import {
+  MAX_URL_LENGTH,
+  type SubmitAnalysisBatchDto,
+  type SubmitAnalysisDto,
+} from './submit-analysis-v1.dto.js';
 
 /**
  * The body of POST /v1/analysis/targets with defaults applied and every
@@ -54,6 +61,11 @@ export function toNewAnalysis(body: SubmitAnalysisDto, at = ''): NewAnalysis {
   };
 }
 
+/** The items of a batch (POST /v1/analysis/batch or /v1/batch/analysis), each refusal naming its item. */
+export function toNewAnalyses(body: SubmitAnalysisBatchDto): NewAnalysis[] {
+  return body.analyses.map((item, index) => toNewAnalysis(item, `analyses.${index}.`));
+}
+
 /** An absolute https URL of at most MAX_URL_LENGTH characters, without credentials or fragment. */
 function referenceUrl(value: unknown, field: string): string {
   if (typeof value !== 'string') throw AppError.invalid(field, 'must be an https URL string');
@@ -89,6 +101,16 @@ export function toSubmitted(analysis: AnalysisEntity): AnalysisSubmittedDto {
     estimated_completion: analysis.estimatedCompletion!.toISOString(),
     priority: analysis.priority,
     created_at: analysis.createdAt.toISOString(),
+  };
+}
+
+export function toAnalysisBatchCreated(
+  batch: BatchEntity,
+  analyses: readonly AnalysisEntity[],
+): AnalysisBatchCreatedV1Dto {
+  return {
+    ...toBatchStatusV1(batch, analyses.map(toBatchItem)),
+    analyses: analyses.map(toSubmitted),
   };
 }
 

@@ -3,8 +3,8 @@ import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagg
 import { AnalysisListsService, AnalystAnalyses, PatternRecognitionService } from '#analyses';
 import type { Member } from '#auth';
 import { Scope, type Principal } from '#common';
-import { AssignmentDto } from '../../assignments/assignment.dto.js';
-import { toAssignmentDto } from '../../assignments/assignment.mapper.js';
+import { AssignmentDto } from '../../assignments/v2/assignment-v2.dto.js';
+import { toAssignmentDto } from '../../assignments/v2/assignment-v2.mapper.js';
 import { ApiSubmitResults } from '../../assignments/submission-body.decorator.js';
 import { readSubmission } from '../../assignments/submission-body.js';
 import { ApiController } from '../../http/api-controller.decorator.js';

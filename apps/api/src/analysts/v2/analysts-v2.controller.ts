@@ -22,15 +22,15 @@ import {
   CreateAnalystDto,
   UPDATE_ANALYST_EXAMPLES,
   UpdateAnalystDto,
-} from '../analyst.dto.js';
+} from './analyst-v2.dto.js';
 import {
   AnalystCreatedDto,
   AnalystDetailDto,
   AnalystDto,
   AnalystListDto,
-} from '../analyst-response.dto.js';
-import { toAnalystCreatedDto, toAnalystDto } from '../analyst.mapper.js';
-import { AnalystTrackRecords } from '../analyst-track-records.js';
+} from './analyst-response-v2.dto.js';
+import { toAnalystCreatedDto, toAnalystDto } from './analyst-v2.mapper.js';
+import { AnalystTrackRecords } from './analyst-track-records-v2.js';
 
 const LIVE_ONLY =
   'People belong to the organisation in both modes: test-mode credentials read them, but only live-mode ones change them (403 otherwise), so a sandbox key never makes someone who signs in to live data.';

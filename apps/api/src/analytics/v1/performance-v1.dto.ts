@@ -1,16 +1,9 @@
-import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty } from '@nestjs/swagger';
 import { PERFORMANCE_WORK_LIMIT, WORK_KINDS_MEASURED } from '#analytics';
 import { nullableRef } from '../../http/nullable-ref.js';
 import { RateDto } from '../../http/rate.dto.js';
 import { CaseGroupDto, TypeGroupDto } from '../case-group.dto.js';
 import { ModalityGroupDto } from './history-analytics-v1.dto.js';
-
-const nullableRate = {
-  oneOf: [
-    { $ref: getSchemaPath(RateDto) },
-    { type: 'object' as const, nullable: true, enum: [null] },
-  ],
-};
 
 export class ProcessingSecondsDto {
   @ApiProperty({ minimum: 0, description: 'Median seconds from creation to completion' })
@@ -38,7 +31,7 @@ export class EnginePerformanceDto {
   failed!: number;
 
   @ApiProperty({
-    ...nullableRate,
+    ...nullableRef(RateDto),
     description:
       'Hits among the measured work whose case has a verdict, against the mean chance baseline of those cases; null when none is verified',
   })

@@ -13,13 +13,17 @@ import { dowsingBatchItem } from '../../dowsing/dowsing-mapping.js';
 import { toQueryV1 } from '../../dowsing/v1/dowsing-v1.mapper.js';
 import { BatchRecords, SessionsService } from '#sessions';
 import { ApiQueuesAnalyses } from '../../analyses/queues-analyses.decorator.js';
-import { toBatchItem, toResults } from '../../analyses/v1/analysis-v1.mapper.js';
+import {
+  toAnalysisBatchCreated,
+  toBatchItem,
+  toNewAnalyses,
+  toResults,
+} from '../../analyses/v1/analysis-v1.mapper.js';
 import {
   MAX_ANALYSIS_BATCH_SIZE,
   SUBMIT_ANALYSIS_BATCH_EXAMPLES,
   SubmitAnalysisBatchDto,
 } from '../../analyses/v1/submit-analysis-v1.dto.js';
-import { submitAnalysisBatch } from '../../analyses/v1/analyses-v1.controller.js';
 import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
@@ -67,7 +71,12 @@ export class BatchesV1Controller {
     @RequestId() requestId: string,
     @Body() body: SubmitAnalysisBatchDto,
   ): Promise<AnalysisBatchCreatedV1Dto> {
-    return submitAnalysisBatch(this.analyses, principal, requestId, body);
+    const { batch, analyses } = await this.analyses.createBatch(
+      principal,
+      toNewAnalyses(body),
+      requestId,
+    );
+    return toAnalysisBatchCreated(batch, analyses);
   }
 
   @Post('sessions')

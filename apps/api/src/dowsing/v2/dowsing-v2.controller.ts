@@ -15,8 +15,8 @@ import {
 } from '#dowsing';
 import { toBatchStatusV1 } from '../../batches/v1/batch-v1.mapper.js';
 import type { Member } from '#auth';
-import { AssignmentDto } from '../../assignments/assignment.dto.js';
-import { toAssignmentDto } from '../../assignments/assignment.mapper.js';
+import { AssignmentDto } from '../../assignments/v2/assignment-v2.dto.js';
+import { toAssignmentDto } from '../../assignments/v2/assignment-v2.mapper.js';
 import { ApiSubmitResults } from '../../assignments/submission-body.decorator.js';
 import { readSubmission } from '../../assignments/submission-body.js';
 import { ApiController } from '../../http/api-controller.decorator.js';

@@ -34,8 +34,8 @@ import {
   ReportDto,
   ReportListDto,
   ReportListQueryDto,
-} from '../report.dto.js';
-import { toNewReport, toReportDto } from '../report.mapper.js';
+} from './report-v2.dto.js';
+import { toNewReport, toReportDto } from './report-v2.mapper.js';
 
 /**
  * Reports: every route needs `analytics:export` — reading a report or its

@@ -20,14 +20,14 @@ import {
   SsoConnectionDto,
   SsoConnectionListDto,
   SsoTestReportDto,
-} from '../sso-connection-response.dto.js';
+} from './sso-connection-response-v2.dto.js';
 import {
   CREATE_SSO_CONNECTION_EXAMPLES,
   CreateSsoConnectionDto,
-  SSO_CONNECTION_ID,
   UpdateSsoConnectionDto,
-} from '../sso-connection.dto.js';
-import { toSsoConnectionDto, toSsoConnectionInput } from '../sso-connection.mapper.js';
+} from './sso-connection-v2.dto.js';
+import { toSsoConnectionDto, toSsoConnectionInput } from './sso-connection-v2.mapper.js';
+import { SSO_CONNECTION_ID } from '../sso-connection-id.js';
 
 const ORGANIZATION_EXAMPLE = 'org_01jh2x7v4ke8rbk3a8y0v0d7qz';
 

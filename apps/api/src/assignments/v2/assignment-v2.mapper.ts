@@ -1,6 +1,6 @@
 import { type Assignment, assignmentPublicId, workPublicId } from '#analysts';
 import { toPublicId } from '#common';
-import type { AssignmentDto } from './assignment.dto.js';
+import type { AssignmentDto } from './assignment-v2.dto.js';
 
 /**
  * An assignment as its analyst reads it: blind until the work is closed,

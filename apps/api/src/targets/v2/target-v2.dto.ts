@@ -19,10 +19,10 @@ import {
   MAX_TARGET_PHOTO_URL_LENGTH,
   MAX_TARGET_PHOTOS,
 } from '#analysts';
-import { Optional, OptionalOrNull } from '../http/dto-decorators.js';
-import { nullableRef } from '../http/nullable-ref.js';
-import type { RequestExamples } from '../http/request-examples.js';
-import { FreeText, SingleLineText } from '../http/text-rules.js';
+import { Optional, OptionalOrNull } from '../../http/dto-decorators.js';
+import { nullableRef } from '../../http/nullable-ref.js';
+import type { RequestExamples } from '../../http/request-examples.js';
+import { FreeText, SingleLineText } from '../../http/text-rules.js';
 
 export const TARGET_ID_EXAMPLE = 'tgt_01jh2x7v4ke8rbk3a8y0v0d7qz';
 export const TARGET_PHOTO_ID_EXAMPLE = 'photo_01jh2x7v4ke8rbk3a8y0v0d7qz';

@@ -14,13 +14,13 @@ import type { Response } from 'express';
 import { judgeCaller, JudgingTasks, JudgingService } from '#analysts';
 import { requireMember, type Member } from '#auth';
 import { AppError, Scope, type Principal } from '#common';
-import { ApiController } from '../http/api-controller.decorator.js';
-import { Auth, CurrentPrincipal, OptionalMember, RequestId } from '../http/auth.decorator.js';
-import { servedFile, servedFileResponse } from '../http/served-files.js';
-import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
-import { ApiJsonBody } from '../http/request-examples.js';
-import { ResourceParam } from '../http/resource-param.decorator.js';
-import { pageRequest, v2Page } from '../http/v2-list.js';
+import { ApiController } from '../../http/api-controller.decorator.js';
+import { Auth, CurrentPrincipal, OptionalMember, RequestId } from '../../http/auth.decorator.js';
+import { servedFile, servedFileResponse } from '../../http/served-files.js';
+import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { ApiJsonBody } from '../../http/request-examples.js';
+import { ResourceParam } from '../../http/resource-param.decorator.js';
+import { pageRequest, v2Page } from '../../http/v2-list.js';
 import {
   CANDIDATE_ID,
   JUDGING_TASK_ID,
@@ -30,9 +30,9 @@ import {
   RANKING_EXAMPLES,
   RankingDto,
   SKETCH_ID,
-} from './judging-task.dto.js';
-import { toJudgingTaskDto } from './judging-task.mapper.js';
-import { LinkBase } from '../http/sandbox.js';
+} from './judging-task-v2.dto.js';
+import { toJudgingTaskDto } from './judging-task-v2.mapper.js';
+import { LinkBase } from '../../http/sandbox.js';
 
 const BLIND =
   'Blind: the task names no analyst, piece of work, target or pool target; candidates come in a random order with ids made for this task, and their photos and the sketches are served through this task’s own URLs.';

@@ -4,19 +4,19 @@ import type { Response } from 'express';
 import { AssignmentsService, SubmittedSketches } from '#analysts';
 import { requireMember, type Member } from '#auth';
 import { Scope, type Principal } from '#common';
-import { ApiController } from '../http/api-controller.decorator.js';
+import { ApiController } from '../../http/api-controller.decorator.js';
 import {
   Auth,
   CurrentMember,
   CurrentPrincipal,
   OptionalMember,
   RequestId,
-} from '../http/auth.decorator.js';
-import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
-import { ApiJsonBody } from '../http/request-examples.js';
-import { ResourceParam } from '../http/resource-param.decorator.js';
-import { servedFile, servedFileResponse } from '../http/served-files.js';
-import { pageRequest, v2Page } from '../http/v2-list.js';
+} from '../../http/auth.decorator.js';
+import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { ApiJsonBody } from '../../http/request-examples.js';
+import { ResourceParam } from '../../http/resource-param.decorator.js';
+import { servedFile, servedFileResponse } from '../../http/served-files.js';
+import { pageRequest, v2Page } from '../../http/v2-list.js';
 import {
   ASSIGNMENT_ID_EXAMPLE,
   AssignmentDto,
@@ -24,9 +24,9 @@ import {
   AssignmentListQueryDto,
   DECLINE_EXAMPLES,
   DeclineAssignmentDto,
-} from './assignment.dto.js';
-import { toAssignmentDto } from './assignment.mapper.js';
-import { LinkBase } from '../http/sandbox.js';
+} from './assignment-v2.dto.js';
+import { toAssignmentDto } from './assignment-v2.mapper.js';
+import { LinkBase } from '../../http/sandbox.js';
 
 const OWN =
   "Called by the analyst with their own access token (authorization code flow); API keys and client tokens get 403, another analyst's assignment is 404.";

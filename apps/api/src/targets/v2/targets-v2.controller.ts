@@ -10,21 +10,21 @@ import {
 import type { Response } from 'express';
 import { TargetsService, TARGET_PHOTO_TYPES } from '#analysts';
 import { Scope, type Principal } from '#common';
-import { ApiController } from '../http/api-controller.decorator.js';
-import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
-import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
-import { ApiJsonBody, ApiJsonBodyRefusals } from '../http/request-examples.js';
-import { ResourceParam } from '../http/resource-param.decorator.js';
-import { pageRequest, v2Page, V2ListQueryDto } from '../http/v2-list.js';
-import { TargetDto, TargetListDto } from './target-response.dto.js';
+import { ApiController } from '../../http/api-controller.decorator.js';
+import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
+import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
+import { ApiJsonBody, ApiJsonBodyRefusals } from '../../http/request-examples.js';
+import { ResourceParam } from '../../http/resource-param.decorator.js';
+import { pageRequest, v2Page, V2ListQueryDto } from '../../http/v2-list.js';
+import { TargetDto, TargetListDto } from './target-response-v2.dto.js';
 import {
   CREATE_TARGET_EXAMPLES,
   CreateTargetDto,
   TARGET_ID_EXAMPLE,
   TARGET_PHOTO_ID_EXAMPLE,
-} from './target.dto.js';
-import { toTargetDto } from './target.mapper.js';
-import { LinkBase } from '../http/sandbox.js';
+} from './target-v2.dto.js';
+import { toTargetDto } from './target-v2.mapper.js';
+import { LinkBase } from '../../http/sandbox.js';
 
 /** How long a client may keep a photo: its bytes never change under its id. */
 const PHOTO_MAX_AGE_SECONDS = 86_400;

@@ -11,11 +11,11 @@ import {
 import { MAX_PASSWORD_LENGTH, MEMBER_ROLES, type MemberRole } from '#auth';
 import { ANALYST_STATUSES, MIN_PASSWORD_LENGTH, type AnalystStatus } from '#analysts';
 import { IsOptional } from 'class-validator';
-import { Optional } from '../http/dto-decorators.js';
-import type { RequestExamples } from '../http/request-examples.js';
-import { oneOf } from '../http/validation-messages.js';
-import { V2ListQueryDto } from '../http/v2-list.js';
-import { SingleLineText } from '../http/text-rules.js';
+import { Optional } from '../../http/dto-decorators.js';
+import type { RequestExamples } from '../../http/request-examples.js';
+import { oneOf } from '../../http/validation-messages.js';
+import { V2ListQueryDto } from '../../http/v2-list.js';
+import { SingleLineText } from '../../http/text-rules.js';
 
 export const ANALYST_ID = {
   example: 'analyst_01jh2x7v4ke8rbk3a8y0v0d7qz',

@@ -19,14 +19,10 @@ import {
   SSO_CONNECTION_TYPES,
   type SsoConnectionType,
 } from '#sso';
-import { Optional, OptionalOrNull } from '../http/dto-decorators.js';
-import type { RequestExamples } from '../http/request-examples.js';
-import { oneOf } from '../http/validation-messages.js';
+import { Optional, OptionalOrNull } from '../../http/dto-decorators.js';
+import type { RequestExamples } from '../../http/request-examples.js';
+import { oneOf } from '../../http/validation-messages.js';
 
-export const SSO_CONNECTION_ID = {
-  example: 'sso_01jx2k9v3sfd8tq4m7n6p5r2wz',
-  description: 'The SSO connection id',
-};
 const PEM_TEXT = 64 * 1024;
 const TEXT = { message: 'must be text' };
 const FLAG = { message: 'must be true or false' };

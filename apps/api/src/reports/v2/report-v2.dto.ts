@@ -9,10 +9,10 @@ import {
   type ReportStatus,
   type ReportType,
 } from '#reports';
-import { Optional } from '../http/dto-decorators.js';
-import type { RequestExamples } from '../http/request-examples.js';
-import { V2List, V2ListQueryDto } from '../http/v2-list.js';
-import { oneOf } from '../http/validation-messages.js';
+import { Optional } from '../../http/dto-decorators.js';
+import type { RequestExamples } from '../../http/request-examples.js';
+import { V2List, V2ListQueryDto } from '../../http/v2-list.js';
+import { oneOf } from '../../http/validation-messages.js';
 
 export const REPORT_ID = {
   example: 'rpt_01jx2k9v3sfd8tq4m7n6p5r2wz',

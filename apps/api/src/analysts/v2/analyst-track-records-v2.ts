@@ -6,8 +6,8 @@ import {
   type Analyst,
   type TrackRecord,
 } from '#analysts';
-import { rateDto } from '../http/rate.dto.js';
-import type { AnalystTrackRecordDto, TrackRecordDto } from './analyst-response.dto.js';
+import { rateDto } from '../../http/rate.dto.js';
+import type { AnalystTrackRecordDto, TrackRecordDto } from './analyst-response-v2.dto.js';
 
 /** A member's track record as GET /v2/analysts/{id} shows it: overall, then by kind of work. */
 @Injectable()

@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { MEMBER_ROLES, type IdentitySource, type MemberRole } from '#auth';
 import { ANALYST_STATUSES, WORK_KINDS, type AnalystStatus } from '#analysts';
-import { RateDto } from '../http/rate.dto.js';
-import { V2List } from '../http/v2-list.js';
-import { ANALYST_ID } from './analyst.dto.js';
+import { RateDto } from '../../http/rate.dto.js';
+import { V2List } from '../../http/v2-list.js';
+import { ANALYST_ID } from './analyst-v2.dto.js';
 
 /** A member as the people API shows them, whatever their roles (never a password or token). */
 export class AnalystDto {

@@ -1,6 +1,6 @@
 import { toPublicId } from '#common';
 import type { Analyst, Invited } from '#analysts';
-import type { AnalystCreatedDto, AnalystDto } from './analyst-response.dto.js';
+import type { AnalystCreatedDto, AnalystDto } from './analyst-response-v2.dto.js';
 
 export function toAnalystDto(analyst: Analyst): AnalystDto {
   return {

@@ -1,12 +1,12 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, MaxLength } from 'class-validator';
 import { ASSIGNMENT_STATUSES, TASKED_KINDS } from '#analysts';
-import { Optional } from '../http/dto-decorators.js';
-import { nullableRef } from '../http/nullable-ref.js';
-import type { RequestExamples } from '../http/request-examples.js';
-import { V2List, V2ListQueryDto } from '../http/v2-list.js';
-import { oneOf } from '../http/validation-messages.js';
-import { SubmittedCoordinatesDto } from './submission.dto.js';
+import { Optional } from '../../http/dto-decorators.js';
+import { nullableRef } from '../../http/nullable-ref.js';
+import type { RequestExamples } from '../../http/request-examples.js';
+import { V2List, V2ListQueryDto } from '../../http/v2-list.js';
+import { oneOf } from '../../http/validation-messages.js';
+import { SubmittedCoordinatesDto } from '../submission.dto.js';
 
 export const ASSIGNMENT_ID_EXAMPLE = 'asgmt_01jh2x7v4ke8rbk3a8y0v0d7qz';
 

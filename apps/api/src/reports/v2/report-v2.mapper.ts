@@ -1,6 +1,6 @@
 import { AppError } from '#common';
 import { reportPublicId, type NewReport, type Report } from '#reports';
-import type { GenerateReportDto, ReportDto } from './report.dto.js';
+import type { GenerateReportDto, ReportDto } from './report-v2.dto.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;

@@ -1,6 +1,6 @@
 import { toPublicId } from '#common';
 import type { JudgingTaskView } from '#analysts';
-import type { JudgingTaskDto } from './judging-task.dto.js';
+import type { JudgingTaskDto } from './judging-task-v2.dto.js';
 
 /**
  * The judge's view of a task. Blind: no analyst, work, target or pool id;

@@ -1,8 +1,8 @@
 import { ApiExtraModels, ApiProperty } from '@nestjs/swagger';
 import { TARGET_PHOTO_TYPES, type TargetPhotoStatus, type TargetPhotoType } from '#analysts';
-import { nullableRef } from '../http/nullable-ref.js';
-import { V2List } from '../http/v2-list.js';
-import { TARGET_ID_EXAMPLE, TARGET_PHOTO_ID_EXAMPLE } from './target.dto.js';
+import { nullableRef } from '../../http/nullable-ref.js';
+import { V2List } from '../../http/v2-list.js';
+import { TARGET_ID_EXAMPLE, TARGET_PHOTO_ID_EXAMPLE } from './target-v2.dto.js';
 
 export class TargetPositionDto {
   @ApiProperty({ example: 48.8584 })

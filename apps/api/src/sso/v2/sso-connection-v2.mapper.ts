@@ -1,7 +1,7 @@
 import type { DomainClaim, SsoConnection, SsoConnectionInput } from '#sso';
 import { samlEndpoints, ssoConnectionPublicId, verificationRecord } from '#sso';
-import type { SsoConnectionDto } from './sso-connection-response.dto.js';
-import type { CreateSsoConnectionDto, UpdateSsoConnectionDto } from './sso-connection.dto.js';
+import type { SsoConnectionDto } from './sso-connection-response-v2.dto.js';
+import type { CreateSsoConnectionDto, UpdateSsoConnectionDto } from './sso-connection-v2.dto.js';
 
 export function toSsoConnectionDto(
   connection: SsoConnection & { domains: DomainClaim[] },

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { MEMBER_ROLES } from '#auth';
 import { SSO_CONNECTION_TYPES, type SsoConnectionType } from '#sso';
-import { V2List } from '../http/v2-list.js';
-import { SSO_CONNECTION_ID } from './sso-connection.dto.js';
+import { V2List } from '../../http/v2-list.js';
+import { SSO_CONNECTION_ID } from '../sso-connection-id.js';
 
 export class DomainVerificationDto {
   @ApiProperty({ enum: ['dns_txt'] })

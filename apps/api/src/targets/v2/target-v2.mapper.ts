@@ -1,6 +1,6 @@
 import type { Target } from '#analysts';
 import { toPublicId } from '#common';
-import type { TargetDto } from './target-response.dto.js';
+import type { TargetDto } from './target-response-v2.dto.js';
 
 export function toTargetDto(target: Target, publicUrl: string): TargetDto {
   const targetId = toPublicId('target', target.id);

@@ -6,10 +6,10 @@ import {
   type JudgingTaskStatus,
   type WorkKind,
 } from '#analysts';
-import { nullableRef } from '../http/nullable-ref.js';
-import type { RequestExamples } from '../http/request-examples.js';
-import { V2List, V2ListQueryDto } from '../http/v2-list.js';
-import { oneOf } from '../http/validation-messages.js';
+import { nullableRef } from '../../http/nullable-ref.js';
+import type { RequestExamples } from '../../http/request-examples.js';
+import { V2List, V2ListQueryDto } from '../../http/v2-list.js';
+import { oneOf } from '../../http/validation-messages.js';
 
 export const JUDGING_TASK_ID = {
   example: 'jdg_01jh2x7v4ke8rbk3a8y0v0d7qz',
