@@ -1,6 +1,8 @@
 import { SasError, type WorkRef } from '@sas/sdk';
-import { type QueryKey, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type QueryKey, useQueryClient } from '@tanstack/react-query';
 import {
+  type ChangeEvent,
+  createElement,
   type InputHTMLAttributes,
   type ReactNode,
   type SelectHTMLAttributes,
@@ -10,22 +12,8 @@ import {
   useState,
 } from 'react';
 import { useSession } from '../../auth/session';
+import { words } from './format';
 import './work.css';
-
-/** A share in [0, 1] as a percentage. */
-export const percent = (value: number) => `${(value * 100).toFixed(1)} %`;
-
-/** A 95 % interval of shares. */
-export const interval = ([low, high]: readonly [number, number]) =>
-  `${percent(low)} – ${percent(high)}`;
-
-export const dateTime = (value: string | null | undefined) =>
-  value ? new Date(value).toLocaleString() : '–';
-
-export const words = (value: string) => value.replaceAll('_', ' ');
-
-/** A p-value as people read it. */
-export const pValue = (value: number) => (value < 0.0001 ? '< 0.0001' : value.toPrecision(2));
 
 /** The field an API error names (`details.field`), and what is wrong with it. */
 export function fieldIssue(error: unknown, ...fields: string[]): string | null {
@@ -87,98 +75,76 @@ export function Field({
   );
 }
 
-/** What a Field needs, for the controls below that bring their own. */
-interface FieldFrame {
+/** What a Field needs besides the control it holds. */
+export interface FieldFrame {
   label: string;
   hint?: ReactNode;
   error?: unknown;
   fields?: string[];
 }
 
-/** A Field holding an input, its text in `value` and every change given to `onChange`. */
-export function InputField({
+type Attributes<T> = Omit<T, 'id' | 'value' | 'onChange'>;
+
+/**
+ * The element a ControlField holds, with that element's own attributes (a
+ * select's options as its children).
+ */
+export type Control =
+  | ({ as: 'input' } & Attributes<InputHTMLAttributes<HTMLInputElement>>)
+  | ({ as: 'textarea' } & Attributes<TextareaHTMLAttributes<HTMLTextAreaElement>>)
+  | ({ as: 'select' } & Attributes<SelectHTMLAttributes<HTMLSelectElement>>);
+
+type ControlElement = HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
+
+/** A Field holding one control, its text in `value` and every change given to `onChange`. */
+export function ControlField({
   label,
   hint,
   error,
   fields,
   value,
   onChange,
-  ...input
+  ...control
 }: FieldFrame &
-  Omit<InputHTMLAttributes<HTMLInputElement>, 'id' | 'value' | 'onChange'> & {
+  Control & {
     value: string;
     onChange: (value: string) => void;
   }) {
+  const { as, ...attributes } = control;
   return (
     <Field label={label} hint={hint} error={error} fields={fields}>
-      {(props) => (
-        <input
-          {...props}
-          {...input}
-          value={value}
-          onChange={(event) => onChange(event.target.value)}
-        />
-      )}
+      {(props) =>
+        createElement(as, {
+          ...props,
+          ...attributes,
+          value,
+          onChange: (event: ChangeEvent<ControlElement>) => onChange(event.target.value),
+        })
+      }
     </Field>
   );
 }
 
-/** A Field holding a textarea, like InputField. */
-export function TextareaField({
-  label,
-  hint,
-  error,
-  fields,
-  value,
-  onChange,
-  ...textarea
-}: FieldFrame &
-  Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, 'id' | 'value' | 'onChange'> & {
-    value: string;
-    onChange: (value: string) => void;
-  }) {
+/** A heading and its list of texts, left out when there are none. */
+export function TextList({
+  heading,
+  items,
+  className,
+}: {
+  heading: string;
+  items: string[];
+  className?: string;
+}) {
+  if (items.length === 0) return null;
   return (
-    <Field label={label} hint={hint} error={error} fields={fields}>
-      {(props) => (
-        <textarea
-          {...props}
-          {...textarea}
-          value={value}
-          onChange={(event) => onChange(event.target.value)}
-        />
-      )}
-    </Field>
-  );
-}
-
-/** A Field holding a select of `children` options, like InputField. */
-export function SelectField<T extends string>({
-  label,
-  hint,
-  error,
-  fields,
-  value,
-  onChange,
-  children,
-  ...select
-}: FieldFrame &
-  Omit<SelectHTMLAttributes<HTMLSelectElement>, 'id' | 'value' | 'onChange'> & {
-    value: T;
-    onChange: (value: T) => void;
-  }) {
-  return (
-    <Field label={label} hint={hint} error={error} fields={fields}>
-      {(props) => (
-        <select
-          {...props}
-          {...select}
-          value={value}
-          onChange={(event) => onChange(event.target.value as T)}
-        >
-          {children}
-        </select>
-      )}
-    </Field>
+    <>
+      <h3>{heading}</h3>
+      <ul className={className}>
+        {items.map((item) => (
+          <li key={item}>{item}</li>
+        ))}
+      </ul>
+    </>
   );
 }
 
@@ -303,6 +269,42 @@ export function Facts({ rows }: { rows: [string, ReactNode][] }) {
   );
 }
 
+/** A table's column headings; those named in `numbers` are set right. */
+export function ColumnHeadings({ labels, numbers = [] }: { labels: string[]; numbers?: string[] }) {
+  return (
+    <thead>
+      <tr>
+        {labels.map((label) => (
+          <th
+            key={label}
+            scope="col"
+            className={numbers.includes(label) ? 'work-number' : undefined}
+          >
+            {label}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
+/** Figures read together (statistics) as a table of labelled rows. */
+export function FigureTable({ caption, rows }: { caption: string; rows: [string, ReactNode][] }) {
+  return (
+    <table>
+      <caption className="visually-hidden">{caption}</caption>
+      <tbody>
+        {rows.map(([label, value]) => (
+          <tr key={label}>
+            <th scope="row">{label}</th>
+            <td>{value}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 /** A link to the place on OpenStreetMap (no map tiles in the page: the CSP keeps images local). */
 export function Place({ latitude, longitude }: { latitude: number; longitude: number }) {
   return (
@@ -317,147 +319,24 @@ export function Place({ latitude, longitude }: { latitude: number; longitude: nu
   );
 }
 
-/** Options of a select from an enumeration, with an "any" entry for filters. */
-export function Options({ values, any }: { values: readonly string[]; any?: string }) {
+/** The choices of a select: an enumeration, named in words unless `labels` names them. */
+export interface Choices {
+  values: readonly string[];
+  /** The entry for no value ("Any status", "Default"), first. */
+  any?: string;
+  labels?: Readonly<Record<string, string>>;
+}
+
+/** Options of a select from an enumeration. */
+export function Options({ values, any, labels }: Choices) {
   return (
     <>
       {any !== undefined && <option value="">{any}</option>}
       {values.map((value) => (
         <option key={value} value={value}>
-          {words(value)}
+          {labels?.[value] ?? words(value)}
         </option>
       ))}
     </>
-  );
-}
-
-export const PER_PAGE = [10, 25, 50, 100] as const;
-
-/** What the three create forms share about who does the work and how it is judged. */
-export interface BlindWork {
-  engine: string;
-  analystCount: string;
-  judging: boolean;
-  decoyCount: string;
-  targetId: string;
-}
-
-export const NO_BLIND_WORK: BlindWork = {
-  engine: '',
-  analystCount: '',
-  judging: false,
-  decoyCount: '',
-  targetId: '',
-};
-
-/** The API fields of the shared part of a create body, only those given. */
-export function blindWorkFields(value: BlindWork) {
-  return {
-    ...(value.engine ? { engine: value.engine as 'simulated' | 'analyst' } : {}),
-    ...(value.analystCount ? { analyst_count: Number(value.analystCount) } : {}),
-    ...(value.judging ? { judging: true } : {}),
-    ...(value.judging && value.decoyCount ? { decoy_count: Number(value.decoyCount) } : {}),
-    ...(value.targetId ? { target_id: value.targetId } : {}),
-  };
-}
-
-/**
- * Engine, analysts, blind judging and the pool target: the fields sessions,
- * analyses and dowsing queries share (test mode always runs the simulator).
- */
-export function BlindWorkFields({
-  value,
-  onChange,
-  error,
-  done,
-}: {
-  value: BlindWork;
-  onChange: (value: BlindWork) => void;
-  error: unknown;
-  /** How long the simulator takes, for the hint. */
-  done: string;
-}) {
-  const { client, tokens } = useSession();
-  const targets = useQuery({
-    queryKey: ['targets', tokens.mode, 'choices'],
-    queryFn: () => client.targets.list().toArray(100),
-    staleTime: 60_000,
-  });
-  const set = (patch: Partial<BlindWork>) => onChange({ ...value, ...patch });
-  const test = tokens.mode === 'test';
-  return (
-    <fieldset>
-      <legend>Who does the work</legend>
-      <SelectField
-        label="Engine"
-        fields={['engine']}
-        error={error}
-        hint={
-          test
-            ? `Test mode always runs the simulator, which ${done}.`
-            : 'Analysts when your organisation has an active analyst, else the simulator.'
-        }
-        value={value.engine}
-        disabled={test}
-        onChange={(engine) => set({ engine })}
-      >
-        <option value="">Default</option>
-        <option value="analyst">Analysts (blind tasking)</option>
-        <option value="simulated">Simulator</option>
-      </SelectField>
-      <InputField
-        label="Analysts (optional)"
-        fields={['analyst_count']}
-        error={error}
-        hint="Working independently on it"
-        type="number"
-        min={1}
-        inputMode="numeric"
-        value={value.analystCount}
-        onChange={(analystCount) => set({ analystCount })}
-      />
-      <SelectField
-        label="Target from your pool (optional)"
-        fields={['target_id']}
-        error={error}
-        hint={
-          targets.data?.length === 0
-            ? 'Your pool is empty: add targets under Organisation to judge against them.'
-            : 'The truth judging compares with; never shown to analysts.'
-        }
-        value={value.targetId}
-        onChange={(targetId) => set({ targetId })}
-      >
-        <option value="">None</option>
-        {targets.data?.map((target) => (
-          <option key={target.target_id} value={target.target_id}>
-            {target.description}
-          </option>
-        ))}
-      </SelectField>
-      <div className="work-field">
-        <label>
-          <input
-            type="checkbox"
-            checked={value.judging}
-            onChange={(event) => set({ judging: event.target.checked })}
-          />{' '}
-          Judge it blind once completed
-        </label>
-      </div>
-      {value.judging && (
-        <InputField
-          label="Decoys"
-          fields={['decoy_count']}
-          error={error}
-          hint="Beside the true target; chance is 1 in decoys + 1"
-          type="number"
-          min={1}
-          inputMode="numeric"
-          value={value.decoyCount}
-          onChange={(decoyCount) => set({ decoyCount })}
-        />
-      )}
-    </fieldset>
   );
 }

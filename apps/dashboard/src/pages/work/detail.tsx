@@ -1,68 +1,91 @@
-import { useMutation, useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query';
-import { Link, useNavigate } from '@tanstack/react-router';
-import type { ReactNode } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { ApiError } from '../../api-error';
 import { useSession } from '../../auth/session';
-import { ConfirmButton, Facts, ProgressBar, Status, useLiveProgress, words } from './common';
+import { ConfirmButton, Facts, ProgressBar, Status, useLiveProgress } from './common';
+import { dateTime, failure } from './format';
+import type { LiveWork, WorkKind } from './kind';
 
-/** The three lists of work, where a deleted piece of work leads back to. */
-type ListPath = '/sessions' | '/analyses' | '/dowsing';
+/** When running work is expected to finish, or when it did. */
+export const finishFact = (
+  work: { estimated_completion?: string | null; completed_at?: string | null },
+  running: boolean,
+): [string, string] =>
+  running
+    ? ['Expected by', dateTime(work.estimated_completion)]
+    : ['Completed', dateTime(work.completed_at)];
 
-/** Why work failed, as the status line says it. */
-export const failure = (reason: string | null | undefined, message?: string | null) =>
-  `Failed${reason ? `: ${words(reason)}` : ''}${message ? ` (${message})` : ''}.`;
-
-/** The engine that did the work, with its version when known. */
-export const engine = (metadata: { engine: string; engine_version?: string | null }) =>
-  `${metadata.engine}${metadata.engine_version ? ` (${metadata.engine_version})` : ''}`;
+/**
+ * One piece of a kind's work: the way back to the list, its heading, and once
+ * read its status (live while it runs) and what the kind shows of it.
+ */
+export function WorkDetailPage<Item, Work extends LiveWork, Body, Created>({
+  kind,
+}: {
+  kind: WorkKind<Item, Work, Body, Created>;
+}) {
+  const { detail } = kind;
+  const id = useParams({ strict: false })[detail.param]!;
+  const work = useWork(kind, id);
+  const { query } = work;
+  return (
+    <>
+      <p>
+        <Link to={kind.path}>{detail.back}</Link>
+      </p>
+      <h1>
+        {detail.title.withId ? (
+          <>
+            {detail.title.noun} <code>{id}</code>
+          </>
+        ) : (
+          detail.title.noun
+        )}
+      </h1>
+      {query.isPending && <p>Loading…</p>}
+      {query.isError && <ApiError error={query.error} />}
+      {query.data && (
+        <>
+          <WorkStatus kind={kind} work={work} data={query.data} />
+          <detail.Sections work={query.data} />
+        </>
+      )}
+    </>
+  );
+}
 
 /**
  * One piece of work read by its id and followed live while it runs, with
  * the mutations that end it: cancel (where the API has it) and delete,
  * which goes back to the list.
  */
-export function useWork<T extends { status: string; progress?: number }>({
-  kind,
-  list,
-  listPath,
-  id,
-  get,
-  remove,
-  cancel,
-}: {
-  /** The query key's first part for this work ('session'). */
-  kind: string;
-  /** The list's query key's first part ('sessions'), read again when the work changes. */
-  list: string;
-  listPath: ListPath;
-  id: string;
-  get: () => Promise<T>;
-  remove: () => Promise<void>;
-  /** `returnsWork`: the API answers with the cancelled work itself, else it is read again. */
-  cancel?: { run: () => Promise<unknown>; returnsWork: boolean };
-}) {
-  const { tokens } = useSession();
+function useWork<Item, Work extends LiveWork, Body, Created>(
+  kind: WorkKind<Item, Work, Body, Created>,
+  id: string,
+) {
+  const { client, tokens } = useSession();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
-  const key = [kind, tokens.mode, id];
-  const listKey = [list, tokens.mode];
-  const query = useQuery({ queryKey: key, queryFn: get });
+  const api = kind.api(client);
+  const key = [kind.keys.one, tokens.mode, id];
+  const listKey = [kind.keys.list, tokens.mode];
+  const query = useQuery({ queryKey: key, queryFn: () => api.get(id) });
   const live = useLiveProgress(query.data, id, key, () => {
     void queryClient.invalidateQueries({ queryKey: listKey });
   });
   const cancelled = useMutation({
-    mutationFn: () => (cancel ? cancel.run() : Promise.resolve()),
+    mutationFn: async () => api.cancel?.(id),
     onSuccess: (answer) =>
-      cancel?.returnsWork
+      kind.detail.cancelReturnsWork
         ? queryClient.setQueryData(key, answer)
         : queryClient.invalidateQueries({ queryKey: key }),
   });
   const removed = useMutation({
-    mutationFn: remove,
+    mutationFn: () => api.delete(id),
     onSuccess: async () => {
       queryClient.removeQueries({ queryKey: key });
       await queryClient.invalidateQueries({ queryKey: listKey });
-      await navigate({ to: listPath });
+      await navigate({ to: kind.path });
     },
   });
   const data = query.data;
@@ -71,96 +94,60 @@ export function useWork<T extends { status: string; progress?: number }>({
     query,
     running,
     progress: Math.max(live ?? 0, data?.progress ?? 0),
-    cancel: cancel ? cancelled : undefined,
+    cancel: api.cancel ? cancelled : undefined,
     remove: removed,
   };
-}
-
-export type Work<T extends { status: string; progress?: number }> = ReturnType<typeof useWork<T>>;
-
-/** A piece of work's page: the way back, its heading, and its content once read. */
-export function WorkPage<T>({
-  back,
-  title,
-  query,
-  children,
-}: {
-  back: { to: ListPath; label: string };
-  title: ReactNode;
-  query: UseQueryResult<T>;
-  children: (data: T) => ReactNode;
-}) {
-  return (
-    <>
-      <p>
-        <Link to={back.to}>{back.label}</Link>
-      </p>
-      <h1>{title}</h1>
-      {query.isPending && <p>Loading…</p>}
-      {query.isError && <ApiError error={query.error} />}
-      {query.data && children(query.data)}
-    </>
-  );
 }
 
 /**
  * Where a piece of work stands: its status line, its progress (where it has
  * one), its facts, and the buttons that cancel or delete it.
  */
-export function WorkStatus<T extends { status: string; progress?: number }>({
-  id,
-  heading,
+function WorkStatus<Item, Work extends LiveWork, Body, Created>({
+  kind: { detail },
   work,
-  status,
-  message,
-  progressLabel,
-  facts,
-  noun,
-  deleteQuestion,
+  data,
 }: {
-  id: string;
-  heading: ReactNode;
-  work: Work<T>;
-  status: string;
-  /** What the status line says after the badge. */
-  message: ReactNode;
-  /** The progress bar's name; no bar without it. */
-  progressLabel?: string;
-  facts: [string, ReactNode][];
-  /** The work as the buttons name it: "Cancel session", "Delete session". */
-  noun: string;
-  deleteQuestion: string;
+  kind: WorkKind<Item, Work, Body, Created>;
+  work: ReturnType<typeof useWork<Item, Work, Body, Created>>;
+  data: Work;
 }) {
-  const { cancel, remove } = work;
+  const { cancel, remove, running } = work;
+  const { status } = data;
   const deleteButton = (
     <ConfirmButton
-      label={`Delete ${noun}`}
-      question={deleteQuestion}
+      label={`Delete ${detail.noun}`}
+      question={detail.deleteQuestion}
       confirmLabel="Yes, delete it"
       pending={remove.isPending}
       onConfirm={() => remove.mutate()}
     />
   );
   return (
-    <section aria-labelledby={id}>
-      <h2 id={id}>{heading}</h2>
+    <section aria-labelledby={detail.statusId}>
+      <h2 id={detail.statusId}>{detail.statusHeading?.(data) ?? 'Status'}</h2>
       <p role="status">
-        <Status value={status} /> {message}
+        <Status value={status} /> {running && detail.running(data)}
+        {status === 'failed' && failure(data.failure_reason, data.failure_message)}
+        {status === 'completed' && detail.completed}
       </p>
-      {progressLabel && (
-        <ProgressBar label={progressLabel} value={status === 'completed' ? 100 : work.progress} />
+      {detail.progressLabel && (
+        <ProgressBar
+          label={detail.progressLabel}
+          value={status === 'completed' ? 100 : work.progress}
+        />
       )}
-      <Facts rows={facts} />
+      <Facts rows={detail.facts(data, running)} />
       {cancel ? (
         <div className="actions">
-          {work.running && (
+          {running && (
             <button
               type="button"
               className="danger"
               disabled={cancel.isPending}
               onClick={() => cancel.mutate()}
             >
-              Cancel {noun}
+              Cancel {detail.noun}
             </button>
           )}
           {deleteButton}

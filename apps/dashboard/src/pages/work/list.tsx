@@ -1,148 +1,141 @@
-import { useNavigate } from '@tanstack/react-router';
-import type { FormEvent, ReactNode } from 'react';
-import type { CursorPages } from '../../components/cursor-pages';
+import { Link, useNavigate, useSearch } from '@tanstack/react-router';
+import { type FormEvent, useState } from 'react';
+import { useSession } from '../../auth/session';
+import { useCursorPages } from '../../components/cursor-pages';
 import { PagedTable } from '../../components/paged-table';
-import { Field, Options, PER_PAGE } from './common';
+import { ControlField, Options } from './common';
+import { CreateWorkForm } from './create-form';
+import type { ListPath, LiveWork, WorkKind } from './kind';
+import { apiFilters, PER_PAGE, searchOf, type WorkFilter, type WorkSearch } from './search';
 
-/** The three lists of work, whose filters stand in their address. */
-type ListPath = '/sessions' | '/analyses' | '/dowsing';
+/** A kind's page: its heading, the form that creates work, and the list. */
+export function WorkListPage<Item, Work extends LiveWork, Body, Created>({
+  kind,
+}: {
+  kind: WorkKind<Item, Work, Body, Created>;
+}) {
+  return (
+    <>
+      <h1>{kind.title}</h1>
+      <CreateWorkForm kind={kind} />
+      <WorkList kind={kind} />
+    </>
+  );
+}
 
 /**
  * Changes some of a list's filters in the address (replacing the entry, so
  * Back leaves the list rather than stepping through its filters).
  */
-export function useSearchUpdate<S extends object>(
-  to: ListPath,
-  search: S,
-  validate: (search: Record<string, unknown>) => S,
-) {
+function useSearchUpdate(to: ListPath, search: WorkSearch, filters: readonly WorkFilter[]) {
   const navigate = useNavigate();
-  return (patch: Partial<S>) =>
-    void navigate({
-      to,
-      search: validate({ ...search, ...patch }),
-      replace: true,
-    });
+  return (patch: WorkSearch) =>
+    void navigate({ to, search: searchOf(filters)({ ...search, ...patch }), replace: true });
 }
 
-/** A filter chosen from an enumeration; "any" clears it. */
-export function SelectFilter<T extends string>({
-  label,
-  value,
-  values,
-  any,
-  onChange,
+/**
+ * The list of a kind's work under its heading: the filters, then the table a
+ * page at a time, with what to do when nothing is there.
+ */
+function WorkList<Item, Work extends LiveWork, Body, Created>({
+  kind,
 }: {
-  label: string;
-  value: T | undefined;
-  values: readonly T[];
-  any: string;
-  onChange: (value: T | undefined) => void;
+  kind: WorkKind<Item, Work, Body, Created>;
 }) {
-  return (
-    <Field label={label} fields={[]}>
-      {(props) => (
-        <select
-          {...props}
-          value={value ?? ''}
-          onChange={(event) => onChange((event.target.value || undefined) as T | undefined)}
-        >
-          <Options values={values} any={any} />
-        </select>
-      )}
-    </Field>
+  const { client, tokens } = useSession();
+  const { list } = kind;
+  const search = useSearch({ from: kind.path });
+  const update = useSearchUpdate(kind.path, search, list.filters);
+  const typedFilters = list.filters.filter((filter) => filter.control === 'typed');
+  const [typed, setTyped] = useState(() =>
+    Object.fromEntries(typedFilters.map(({ key }) => [key, search[key]?.toString() ?? ''])),
   );
-}
-
-/** How many rows a page shows (25 unless chosen). */
-export function PerPageFilter({
-  value,
-  onChange,
-}: {
-  value: number | undefined;
-  onChange: (value: number) => void;
-}) {
+  const applyTyped = () =>
+    update(
+      Object.fromEntries(typedFilters.map(({ key }) => [key, typed[key]!.trim() || undefined])),
+    );
+  const filters = apiFilters(list.filters, search);
+  const pages = useCursorPages([kind.keys.list, tokens.mode, filters], (cursor) =>
+    kind.api(client).list(filters).page(cursor),
+  );
+  const [first, ...rest] = list.columns;
   return (
-    <Field label="Per page" fields={[]}>
-      {(props) => (
-        <select
-          {...props}
-          value={value ?? 25}
-          onChange={(event) => onChange(Number(event.target.value))}
+    <section aria-labelledby={list.id}>
+      <h2 id={list.id}>{list.heading}</h2>
+      <form
+        className="work-filters"
+        aria-label={list.filtersLabel}
+        onSubmit={(event: FormEvent) => {
+          event.preventDefault();
+          if (typedFilters.length) applyTyped();
+        }}
+      >
+        {list.filters.map((filter) =>
+          filter.control === 'typed' ? (
+            <ControlField
+              key={filter.key}
+              as="input"
+              label={filter.label}
+              fields={[]}
+              {...filter.input}
+              value={typed[filter.key]!}
+              onChange={(value) => setTyped({ ...typed, [filter.key]: value })}
+              onBlur={applyTyped}
+            />
+          ) : (
+            <ControlField
+              key={filter.key}
+              label={filter.label}
+              fields={[]}
+              {...(filter.control === 'select'
+                ? { as: 'select', children: <Options values={filter.values} any={filter.any} /> }
+                : { as: 'input', type: 'date' })}
+              value={search[filter.key]?.toString() ?? ''}
+              onChange={(value) => update({ [filter.key]: value || undefined })}
+            />
+          ),
+        )}
+        <ControlField
+          as="select"
+          label="Per page"
+          fields={[]}
+          value={String(search.per_page ?? 25)}
+          onChange={(value) => update({ per_page: Number(value) })}
         >
           {PER_PAGE.map((option) => (
             <option key={option} value={option}>
               {option}
             </option>
           ))}
-        </select>
-      )}
-    </Field>
-  );
-}
-
-/**
- * A list of work under its heading: the filters, then the table a page at a
- * time, with what to do when nothing is there.
- */
-export function WorkList<T>({
-  id,
-  heading,
-  filtersLabel,
-  onApply,
-  filters,
-  pages,
-  filtered,
-  empty,
-  caption,
-  columns,
-  rowKey,
-  row,
-  pagerLabel,
-}: {
-  /** The heading's id, which names the section. */
-  id: string;
-  heading: string;
-  filtersLabel: string;
-  /** On Enter in the filters (typed filters apply then); by default nothing. */
-  onApply?: () => void;
-  filters: ReactNode;
-  pages: CursorPages<T>;
-  /** Whether any filter is set, which decides the empty state's advice. */
-  filtered: boolean;
-  empty: { filtered: string; none: string };
-  caption: string;
-  /** The columns' headings; numbers are set right. */
-  columns: { label: string; number?: boolean }[];
-  rowKey: (item: T) => string;
-  /** A row's cells, its first a row header. */
-  row: (item: T) => ReactNode;
-  pagerLabel: string;
-}) {
-  return (
-    <section aria-labelledby={id}>
-      <h2 id={id}>{heading}</h2>
-      <form
-        className="work-filters"
-        aria-label={filtersLabel}
-        onSubmit={(event: FormEvent) => {
-          event.preventDefault();
-          onApply?.();
-        }}
-      >
-        {filters}
+        </ControlField>
+        {typedFilters.length > 0 && (
+          <button type="submit" className="visually-hidden" tabIndex={-1}>
+            Apply filters
+          </button>
+        )}
       </form>
       <PagedTable
         pages={pages}
-        empty={filtered ? empty.filtered : empty.none}
-        caption={caption}
-        columns={columns.map(({ label, number }) => ({
+        empty={Object.keys(filters).length > 1 ? list.empty.filtered : list.empty.none}
+        caption={list.caption}
+        columns={list.columns.map(({ label, number }) => ({
           label,
           ...(number ? { className: 'work-number' } : {}),
         }))}
-        rowKey={rowKey}
-        row={row}
-        label={pagerLabel}
+        rowKey={list.idOf}
+        row={(item) => (
+          <>
+            <th scope="row">
+              <Link {...kind.link(list.idOf(item))}>{first!.cell(item)}</Link>
+            </th>
+            {rest.map(({ label, number, cell }) => (
+              <td key={label} className={number ? 'work-number' : undefined}>
+                {cell(item)}
+              </td>
+            ))}
+          </>
+        )}
+        label={list.pagerLabel}
       />
     </section>
   );

@@ -1,40 +1,40 @@
 import { createRoute, lazyRouteComponent } from '@tanstack/react-router';
 import { rootRoute } from '../../root-route';
-import { analysisSearch, dowsingSearch, sessionSearch } from './search';
+import { ANALYSIS_FILTERS, DOWSING_FILTERS, searchOf, SESSION_FILTERS } from './search';
 
 export const workRoutes = [
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/sessions',
-    component: lazyRouteComponent(() => import('./sessions'), 'SessionsPage'),
+    component: lazyRouteComponent(() => import('./kinds/sessions'), 'SessionsPage'),
     // The list's filters live in the address: Back from a session keeps them, links share them.
-    validateSearch: sessionSearch,
+    validateSearch: searchOf(SESSION_FILTERS),
   }),
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/sessions/$sessionId',
-    component: lazyRouteComponent(() => import('./session'), 'SessionPage'),
+    component: lazyRouteComponent(() => import('./kinds/sessions'), 'SessionPage'),
   }),
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/analyses',
-    component: lazyRouteComponent(() => import('./analyses'), 'AnalysesPage'),
-    validateSearch: analysisSearch,
+    component: lazyRouteComponent(() => import('./kinds/analyses'), 'AnalysesPage'),
+    validateSearch: searchOf(ANALYSIS_FILTERS),
   }),
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/analyses/$analysisId',
-    component: lazyRouteComponent(() => import('./analysis'), 'AnalysisPage'),
+    component: lazyRouteComponent(() => import('./kinds/analyses'), 'AnalysisPage'),
   }),
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/dowsing',
-    component: lazyRouteComponent(() => import('./dowsing-queries'), 'DowsingQueriesPage'),
-    validateSearch: dowsingSearch,
+    component: lazyRouteComponent(() => import('./kinds/dowsing'), 'DowsingQueriesPage'),
+    validateSearch: searchOf(DOWSING_FILTERS),
   }),
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/dowsing/$queryId',
-    component: lazyRouteComponent(() => import('./dowsing-query'), 'DowsingQueryPage'),
+    component: lazyRouteComponent(() => import('./kinds/dowsing'), 'DowsingQueryPage'),
   }),
 ] as const;
