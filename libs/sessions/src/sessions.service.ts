@@ -221,24 +221,6 @@ export class SessionsService {
   }
 
   /**
-   * An analyst's submission (v2 `POST /sessions/{id}/results`). Every engine
-   * of this deployment makes its own results, so each session refuses it
-   * (409 naming `engine`); the analyst engine, once registered, takes them here.
-   */
-  async submitResults(tenant: Tenant, publicId: string): Promise<never> {
-    const session = await this.get(tenant, publicId);
-    const engine = this.engines.session(session.engine);
-    throw new AppError(
-      'CONFLICT',
-      `Session ${publicId} is run by the ${engine.name} engine, which makes its own results`,
-      {
-        field: 'engine',
-        issue: `submissions are taken only for sessions of the analyst engine; this one is ${engine.name}`,
-      },
-    );
-  }
-
-  /**
    * Cancels a session that has not finished: it becomes `failed` with reason
    * `cancelled` and `session.failed` announces it, in one transaction. The
    * runner's next step sees the stored state and stops.
