@@ -9,6 +9,7 @@ import { IDEMPOTENCY_ENTITIES } from '#idempotency';
 import { ORGANIZATION_ENTITIES } from '#organizations';
 import { REPORT_ENTITIES } from '#reports';
 import { SESSION_ENTITIES } from '#sessions';
+import { WORK_ENTITIES } from '#work';
 import { SSO_ENTITIES } from '#sso';
 import { WEBHOOK_ENTITIES } from '#webhooks';
 
@@ -23,6 +24,7 @@ export const ALL_ENTITIES = [
   ...AUTH_ENTITIES,
   ...EVENT_ENTITIES,
   ...SESSION_ENTITIES,
+  ...WORK_ENTITIES,
   ...ANALYSIS_ENTITIES,
   ...DOWSING_ENTITIES,
   ...WEBHOOK_ENTITIES,

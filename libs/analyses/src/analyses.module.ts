@@ -7,6 +7,7 @@ import { EventsModule } from '#events';
 import { HistoryModule } from '#history';
 import { OrganizationsModule } from '#organizations';
 import { SessionsModule } from '#sessions';
+import { WorkModule } from '#work';
 import { AnalysesRepository } from './analyses.repository.js';
 import { AnalysisReadModelRepository } from './analysis-read-model.repository.js';
 import { AnalysesService } from './analyses.service.js';
@@ -32,6 +33,7 @@ import { PatternRecognitionService } from './pattern-recognition.service.js';
     SessionsModule,
     HistoryModule,
     AnalystsModule,
+    WorkModule,
   ],
   providers: [
     AnalysesRepository,

@@ -4,7 +4,7 @@ import type { Sql, Transaction } from '#database';
 import { EngineRegistry, SimulatedAnalysisEngine } from '#engines';
 import type { EventLog } from '#events';
 import type { OrganizationLimits, OrganizationLimitsCache } from '#organizations';
-import type { BatchRecords } from '#sessions';
+import type { BatchRecords } from '#work';
 import type { AnalysesRepository } from './analyses.repository.js';
 import { AnalysesService } from './analyses.service.js';
 import type { AnalysisEstimates } from './analysis-estimates.js';

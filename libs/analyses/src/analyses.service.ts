@@ -9,7 +9,7 @@ import {
   type ConcurrentWorkKind,
   type OrganizationLimits,
 } from '#organizations';
-import { BatchRecords, type BatchEntity } from '#sessions';
+import { BatchRecords, type BatchEntity } from '#work';
 import { AnalysesRepository, ANALYSIS_RUNNING_STATUSES } from './analyses.repository.js';
 import { AnalysisEstimates } from './analysis-estimates.js';
 import { type AnalysisTaskingRequest, AnalystAnalyses } from './analyst-analyses.js';

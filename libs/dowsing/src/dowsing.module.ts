@@ -7,6 +7,7 @@ import { EventsModule } from '#events';
 import { HistoryModule } from '#history';
 import { OrganizationsModule } from '#organizations';
 import { SessionsModule } from '#sessions';
+import { WorkModule } from '#work';
 import { AnalystDowsing, AnalystDowsingDeadlines } from './analyst-dowsing.js';
 import { DowsingListsService } from './dowsing-lists.service.js';
 import { DowsingQueriesRepository } from './dowsing-queries.repository.js';
@@ -29,6 +30,7 @@ import { TemporalAnalysisService } from './temporal-analysis.service.js';
     SessionsModule,
     HistoryModule,
     AnalystsModule,
+    WorkModule,
   ],
   providers: [
     DowsingQueriesRepository,

@@ -11,7 +11,7 @@ import {
 import { EventLog, recordAudit } from '#events';
 import { VerifiedRecords } from '#history';
 import { OrganizationsService } from '#organizations';
-import { BatchRecords, type BatchEntity } from '#sessions';
+import { BatchRecords, type BatchEntity } from '#work';
 import type { VerifiedRecord } from '#statistics';
 import {
   ANALYST_DOWSING_ENGINE_VERSION,

@@ -6,9 +6,8 @@ import { EnginesModule } from '#engines';
 import { EventsModule } from '#events';
 import { HistoryModule } from '#history';
 import { OrganizationsModule } from '#organizations';
+import { WorkModule } from '#work';
 import { AnalystSessionDeadlines, AnalystSessions } from './analyst-sessions.js';
-import { BatchRecords } from './batch-records.js';
-import { BatchesRepository } from './batches.repository.js';
 import { SessionMerger } from './session-merger.js';
 import { SessionRunner } from './session-runner.js';
 import { SessionScheduler } from './session-scheduler.js';
@@ -31,30 +30,27 @@ import { SESSION_ENTITIES } from './entities.js';
     EnginesModule,
     HistoryModule,
     AnalystsModule,
+    WorkModule,
   ],
   providers: [
     SessionsRepository,
     SessionReadModelRepository,
-    BatchesRepository,
     SessionTemplatesRepository,
     AnalystSessions,
     SessionsService,
     SessionListsService,
     SessionTemplatesService,
     SessionMerger,
-    BatchRecords,
   ],
   exports: [
     SessionsRepository,
     SessionReadModelRepository,
-    BatchesRepository,
     SessionTemplatesRepository,
     AnalystSessions,
     SessionsService,
     SessionListsService,
     SessionTemplatesService,
     SessionMerger,
-    BatchRecords,
   ],
 })
 export class SessionsModule {}

@@ -10,10 +10,9 @@ import {
   type ConcurrentWorkKind,
   type OrganizationLimits,
 } from '#organizations';
+import { BatchRecords, type BatchEntity } from '#work';
 import { AnalystSessions } from './analyst-sessions.js';
-import { BatchRecords } from './batch-records.js';
 import { sessionSketchUrl } from './session-sketches.js';
-import type { BatchEntity } from './entities/batch.entity.js';
 import type { SessionEntity } from './entities/session.entity.js';
 import { sessionCreatedData } from './session-events.js';
 import { PROGRESS_STEPS } from './session-phase.js';

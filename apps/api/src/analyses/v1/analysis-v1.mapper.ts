@@ -9,7 +9,7 @@ import {
 } from '#analyses';
 import { AppError, toPublicId } from '#common';
 import type { AnalysisResultsData, AnalysisScoreDetails, EarlierWork } from '#engines';
-import type { BatchEntity } from '#sessions';
+import type { BatchEntity } from '#work';
 import { workPeople } from '../../assignments/work-tasking.dto.js';
 import type { AnalysisBatchCreatedV1Dto } from '../../batches/v1/batch-v1.dto.js';
 import { toBatchStatusV1 } from '../../batches/v1/batch-v1.mapper.js';

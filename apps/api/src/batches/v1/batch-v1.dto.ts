@@ -1,7 +1,7 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, ValidateNested } from 'class-validator';
-import { BATCH_KINDS } from '#sessions';
+import { BATCH_KINDS } from '#work';
 import {
   AnalysisResultsEnvelopeDto,
   AnalysisSubmittedDto,

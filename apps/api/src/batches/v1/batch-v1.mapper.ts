@@ -1,5 +1,5 @@
 import { toPublicId } from '#common';
-import type { BatchEntity } from '#sessions';
+import type { BatchEntity } from '#work';
 import type { BatchCountsDto, BatchStatus, BatchStatusV1Dto } from './batch-v1.dto.js';
 
 /** What a batch's status needs of each item, whatever its kind. */

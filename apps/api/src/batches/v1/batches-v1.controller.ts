@@ -11,7 +11,8 @@ import { AnalysesService } from '#analyses';
 import { DowsingService } from '#dowsing';
 import { dowsingBatchItem } from '../../dowsing/dowsing-mapping.js';
 import { toQueryV1 } from '../../dowsing/v1/dowsing-v1.mapper.js';
-import { BatchRecords, SessionsService } from '#sessions';
+import { SessionsService } from '#sessions';
+import { BatchRecords } from '#work';
 import { ApiQueuesAnalyses } from '../../analyses/queues-analyses.decorator.js';
 import {
   toAnalysisBatchCreated,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppError, newUuid, parsePublicId, type Tenant } from '#common';
 import type { Transaction } from '#database';
 import { BatchesRepository } from './batches.repository.js';
-import type { BatchEntity, BatchKind } from './entities/batch.entity.js';
+import type { BatchEntity, BatchKind } from './batch.entity.js';
 
 /**
  * The `batches` rows every kind of work shares: a batch of sessions or of

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Tenant } from '#common';
 import { rowMapping, Sql, type Queryable, type Transaction } from '#database';
-import type { BatchEntity } from './entities/batch.entity.js';
+import type { BatchEntity } from './batch.entity.js';
 
 type BatchColumn =
   'id' | 'organization_id' | 'mode' | 'kind' | 'item_count' | 'request_id' | 'created_at';
