@@ -9,5 +9,6 @@ export * from './wake-up-pump.js';
 export * from './row-mapping.js';
 export * from './tenant-lists.js';
 export * from './unfinished-work.js';
+export * from './created-per-status.js';
 export * from './geo-sql.js';
 export * from './replicas/index.js';

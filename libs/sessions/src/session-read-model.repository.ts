@@ -1,14 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { Tenant } from '#common';
-import { Sql, type Queryable } from '#database';
+import { Sql, type Queryable, createdPerStatus, type CreatedPerStatus } from '#database';
 
 /** Sessions created in the last 24 hours, 7 days and 30 days, of one status. */
-export interface SessionsCreated {
-  status: string;
-  last24h: number;
-  last7d: number;
-  last30d: number;
-}
+export type SessionsCreated = CreatedPerStatus;
 
 /** A finished session as performance figures count it. */
 export interface FinishedSessionFigures {
@@ -38,33 +33,12 @@ export class SessionReadModelRepository {
    * through the (tenant, created_at) index, which includes the status — the
    * last 30 days, nothing older.
    */
-  async createdPerStatus(
+  createdPerStatus(
     tenant: Tenant,
     now: Date,
     on: Queryable = this.sql,
   ): Promise<SessionsCreated[]> {
-    const rows = await on.rows<{
-      status: string;
-      last_24h: string;
-      last_7d: string;
-      last_30d: string;
-    }>(
-      `
-SELECT status,
-       count(*) FILTER (WHERE created_at >= $3::timestamptz - interval '24 hours') AS last_24h,
-       count(*) FILTER (WHERE created_at >= $3::timestamptz - interval '7 days') AS last_7d,
-       count(*) AS last_30d
-  FROM sessions
- WHERE organization_id = $1 AND mode = $2 AND created_at >= $3::timestamptz - interval '30 days'
- GROUP BY status`,
-      [tenant.organizationId, tenant.mode, now],
-    );
-    return rows.map((row) => ({
-      status: row.status,
-      last24h: Number(row.last_24h),
-      last7d: Number(row.last_7d),
-      last30d: Number(row.last_30d),
-    }));
+    return createdPerStatus(on, 'sessions', tenant, now);
   }
 
   /** Sessions holding a place against the plan's concurrent limit now, by the status index. */
