@@ -454,9 +454,13 @@ export function workWritesWithoutCases(files: readonly string[]): Finding[] {
       );
       const usesWriter = (body: ts.Node): boolean =>
         writer !== null && containsThisAccess(body, writer);
-      const keepingCases = new Set(
-        methods.filter((method) => usesWriter(method.body)).map((method) => method.name.getText()),
-      );
+      const keepingCases = new Set([
+        ...methods
+          .filter((method) => usesWriter(method.body))
+          .map((method) => method.name.getText()),
+        // A work table (libs/work's WorkTable) keeps the cases of whatever goes through these.
+        ...(extendsWorkTable(statement) ? WORK_TABLE_WRITES : []),
+      ]);
       for (const method of methods) {
         const written = writtenTables(parsedFile, method.body);
         const sources = [...written].filter((table) => CASE_SOURCES.has(table));
@@ -475,6 +479,15 @@ export function workWritesWithoutCases(files: readonly string[]): Finding[] {
     }
   }
   return findings;
+}
+
+/** The methods of libs/work's WorkTable that write work and keep its history cases. */
+const WORK_TABLE_WRITES = ['write', 'insert', 'delete'];
+
+function extendsWorkTable(declaration: ts.ClassDeclaration): boolean {
+  return (declaration.heritageClauses ?? []).some((clause) =>
+    clause.types.some((type) => type.expression.getText() === 'WorkTable'),
+  );
 }
 
 /** The constructor parameter holding libs/history's WorkCasesRepository, if the class takes one. */

@@ -7,11 +7,12 @@ import { EventsModule } from '#events';
 import { HistoryModule } from '#history';
 import { OrganizationsModule } from '#organizations';
 import { SessionsModule } from '#sessions';
-import { WorkModule } from '#work';
+import { AnalystDeadlinesModule, WorkModule } from '#work';
+import { AnalysisKind } from './analysis-kind.js';
 import { AnalysesRepository } from './analyses.repository.js';
 import { AnalysisReadModelRepository } from './analysis-read-model.repository.js';
 import { AnalysesService } from './analyses.service.js';
-import { AnalystAnalyses, AnalystAnalysisDeadlines } from './analyst-analyses.js';
+import { AnalystAnalyses } from './analyst-analyses.js';
 import { AnalysisEstimates } from './analysis-estimates.js';
 import { AnalysisListsService } from './analysis-lists.service.js';
 import { AnalysisRunner } from './analysis-runner.js';
@@ -38,6 +39,7 @@ import { PatternRecognitionService } from './pattern-recognition.service.js';
   providers: [
     AnalysesRepository,
     AnalysisReadModelRepository,
+    AnalysisKind,
     AnalysesService,
     AnalysisListsService,
     AnalysisEstimates,
@@ -66,14 +68,9 @@ export class AnalysesModule {}
     SessionsModule,
     ReferenceMaterialModule,
     HistoryModule,
+    AnalystDeadlinesModule,
   ],
-  providers: [
-    AnalysisRunner,
-    AnalysisScheduler,
-    AnalysisSweeper,
-    EarlierWorkFinder,
-    AnalystAnalysisDeadlines,
-  ],
+  providers: [AnalysisRunner, AnalysisScheduler, AnalysisSweeper, EarlierWorkFinder],
   exports: [AnalysisRunner, AnalysisSweeper],
 })
 export class AnalysesWorkModule {}

@@ -4,10 +4,6 @@ import {
   rowMapping,
   Sql,
   tenantConditions,
-  TenantLists,
-  unfinishedWorkPages,
-  type KeysetPage,
-  type PageRequest,
   type Queryable,
   type SqlConditions,
   type Transaction,
@@ -21,8 +17,7 @@ import type {
   Evidence,
 } from '#engines';
 import { analysisCase, WorkCasesRepository, type FinishedAnalysis } from '#history';
-import type { UnfinishedPages, UnfinishedWork } from '#queue';
-import type { FinishedWork, FinishedWorkSelection } from '#sessions';
+import { WorkTable } from '#work';
 import type { AnalysisEntity, AnalysisStatus } from './entities/analysis.entity.js';
 
 /** The columns of `analyses`, each with the entity field it maps to. */
@@ -147,8 +142,18 @@ type AnalysisColumn =
 
 type AnalysisRow = Record<AnalysisColumn, unknown>;
 
-const SELECT_ANALYSIS = `SELECT ${ANALYSIS.selectList} FROM analyses
-  WHERE id = $1 AND organization_id = $2 AND mode = $3`;
+/** The columns the worker's sweeps read. */
+const SWEPT = rowMapping<
+  RunningAnalysis,
+  'id' | 'organization_id' | 'mode' | 'priority' | 'status' | 'updated_at'
+>('analyses', {
+  id: 'id',
+  organization_id: 'organizationId',
+  mode: 'mode',
+  priority: 'priority',
+  status: 'status',
+  updated_at: 'updatedAt',
+});
 
 /** Statuses in which an analysis holds a place of the plan's concurrent analyses. */
 export const ANALYSIS_RUNNING_STATUSES: readonly AnalysisStatus[] = ['queued', 'processing'];
@@ -232,58 +237,24 @@ export interface AnalysisFailure {
  * same transaction (libs/history's WorkCasesRepository).
  */
 @Injectable()
-export class AnalysesRepository {
-  private readonly lists: TenantLists<AnalysisEntity, AnalysisColumn>;
-
-  constructor(
-    private readonly sql: Sql,
-    private readonly cases: WorkCasesRepository,
-  ) {
-    this.lists = new TenantLists(sql, 'analyses', ANALYSIS, 'replicas');
-  }
-
-  async insert(tx: Transaction, tenant: Tenant, analysis: AnalysisEntity): Promise<void> {
-    const stored = { ...analysis, organizationId: tenant.organizationId, mode: tenant.mode };
-    await tx.query(ANALYSIS.insert, ANALYSIS.toRow(stored));
-    await this.cases.recordWritten(tx, tenant, [stored], analysisCase);
-  }
-
-  /**
-   * Runs an UPDATE of the tenant's analyses and writes the history cases of
-   * those it left finished; how many rows it wrote.
-   */
-  private async write(
-    tx: Transaction,
-    tenant: Tenant,
-    statement: string,
-    parameters: readonly unknown[],
-  ): Promise<number> {
-    const rows = await tx.rows<Record<AnalysisCaseColumn, unknown>>(
-      `${statement} RETURNING ${ANALYSIS_CASE.selectList}`,
-      parameters,
-    );
-    const written = rows.map((row) => ANALYSIS_CASE.fromRow(row));
-    await this.cases.recordWritten(tx, tenant, written, analysisCase);
-    return written.length;
-  }
-
-  async find(tenant: Tenant, id: string, on: Queryable = this.sql): Promise<AnalysisEntity | null> {
-    const [row] = await on.rows<AnalysisRow>(SELECT_ANALYSIS, [
-      id,
-      tenant.organizationId,
-      tenant.mode,
-    ]);
-    return row ? ANALYSIS.fromRow(row) : null;
-  }
-
-  /** The analysis, its row held until `tx` ends; null when there is none. */
-  async findForUpdate(tx: Transaction, tenant: Tenant, id: string): Promise<AnalysisEntity | null> {
-    const [row] = await tx.rows<AnalysisRow>(`${SELECT_ANALYSIS} FOR UPDATE`, [
-      id,
-      tenant.organizationId,
-      tenant.mode,
-    ]);
-    return row ? ANALYSIS.fromRow(row) : null;
+export class AnalysesRepository extends WorkTable<
+  AnalysisEntity,
+  FinishedAnalysis,
+  RunningAnalysis,
+  AnalysisFilter
+> {
+  constructor(sql: Sql, cases: WorkCasesRepository) {
+    super(sql, cases, {
+      table: 'analyses',
+      rows: ANALYSIS,
+      caseRows: ANALYSIS_CASE,
+      toCase: analysisCase,
+      running: ANALYSIS_RUNNING_STATUSES,
+      swept: SWEPT,
+      reads: 'replicas',
+      listConditions,
+      finished: { latitude: 'latitude', longitude: 'longitude', type: 'target_type' },
+    });
   }
 
   /** The analysis a job names by id alone; the row tells the worker its tenant. */
@@ -293,53 +264,6 @@ export class AnalysesRepository {
       [id],
     );
     return row ? ANALYSIS.fromRow(row) : null;
-  }
-
-  /** The analyses of a batch, in the order of the request. */
-  async batchItems(
-    tenant: Tenant,
-    batchId: string,
-    on: Queryable = this.sql,
-  ): Promise<AnalysisEntity[]> {
-    const rows = await on.rows<AnalysisRow>(
-      `SELECT ${ANALYSIS.columns.join(', ')} FROM analyses
-        WHERE batch_id = $1 AND organization_id = $2 AND mode = $3 ORDER BY created_at, id`,
-      [batchId, tenant.organizationId, tenant.mode],
-    );
-    return rows.map((row) => ANALYSIS.fromRow(row));
-  }
-
-  /** Deletes the analysis; its creation time (the events to redact start there), or null when there was none. */
-  async delete(tx: Transaction, tenant: Tenant, id: string): Promise<Date | null> {
-    const [row] = await tx.rows<{ created_at: Date }>(
-      `DELETE FROM analyses WHERE id = $1 AND organization_id = $2 AND mode = $3
-         RETURNING created_at`,
-      [id, tenant.organizationId, tenant.mode],
-    );
-    if (!row) return null;
-    await this.cases.forget(tx, tenant, [id]);
-    return row.created_at;
-  }
-
-  /**
-   * Runs a state change of one analysis in a transaction that holds its row
-   * (FOR UPDATE), handing `change` the sequence number its next event takes.
-   * An analysis deleted meanwhile has nothing left to move on: false.
-   */
-  transitionWithSequence(
-    tenant: Tenant,
-    id: string,
-    change: (tx: Transaction, sequence: number) => Promise<boolean>,
-  ): Promise<boolean> {
-    return this.sql.transaction(async (tx) => {
-      const [row] = await tx.rows<{ event_sequence: number }>(
-        `SELECT event_sequence FROM analyses
-          WHERE id = $1 AND organization_id = $2 AND mode = $3 FOR UPDATE`,
-        [id, tenant.organizationId, tenant.mode],
-      );
-      if (!row) return false;
-      return change(tx, row.event_sequence + 1);
-    });
   }
 
   /** A queued analysis starts its plan; false when it is no longer queued. */
@@ -560,24 +484,6 @@ export class AnalysesRepository {
     );
   }
 
-  /** v1's offset page of a tenant's analyses, newest first, with the exact total. */
-  list(
-    tenant: Tenant,
-    filter: AnalysisFilter,
-    page: { limit: number; offset: number },
-  ): Promise<{ records: AnalysisEntity[]; total: number }> {
-    return this.lists.list(tenant, () => listConditions(tenant, filter), page);
-  }
-
-  /** v2's keyset page of a tenant's analyses, newest first. */
-  page(
-    tenant: Tenant,
-    filter: AnalysisFilter,
-    request: PageRequest,
-  ): Promise<KeysetPage<AnalysisEntity>> {
-    return this.lists.page(tenant, listConditions(tenant, filter), request);
-  }
-
   /**
    * Completed analyses of the tenant in a band of latitudes (the index's
    * range; the caller measures the true distance), with their coordinates.
@@ -634,34 +540,6 @@ export class AnalysesRepository {
     return rows.map(completedFromRow);
   }
 
-  /** The tenant's completed analyses as pattern recognition reads them, newest first. */
-  finishedWork(
-    tenant: Tenant,
-    selection: FinishedWorkSelection,
-    limit: number,
-    on: Queryable = this.sql,
-  ): Promise<FinishedWork[]> {
-    return on.rows<FinishedWork>(
-      `SELECT id, created_at AS "createdAt", latitude, longitude,
-              COALESCE(results->'descriptors', '[]'::jsonb) AS descriptors
-         FROM analyses
-        WHERE organization_id = $1 AND mode = $2 AND status = 'completed'
-          AND ($3::uuid[] IS NULL OR id = ANY($3)) AND ($4::text IS NULL OR target_type = $4)
-          AND ($5::timestamptz IS NULL OR created_at >= $5)
-          AND ($6::timestamptz IS NULL OR created_at <= $6)
-        ORDER BY created_at DESC, id DESC LIMIT $7`,
-      [
-        tenant.organizationId,
-        tenant.mode,
-        selection.ids ?? null,
-        selection.type ?? null,
-        selection.from ?? null,
-        selection.to ?? null,
-        limit,
-      ],
-    );
-  }
-
   /** Queued and processing analyses of the whole deployment, per priority and status. */
   async queueAcrossTenants(on: Queryable = this.sql): Promise<QueueCount[]> {
     const rows = await on.rows<{ priority: AnalysisPriority; status: string; count: number }>(
@@ -697,70 +575,6 @@ export class AnalysesRepository {
       firstAt: row.first_at,
     }));
   }
-
-  /** Unfinished analyses the worker runs, unchanged since `changedBefore`, oldest change first. */
-  async staleAcrossTenants(
-    changedBefore: Date,
-    limit: number,
-    on: Queryable = this.sql,
-  ): Promise<RunningAnalysis[]> {
-    const rows = await on.rows<RunningRow>(
-      `SELECT id, organization_id, mode, priority, status, updated_at FROM analyses
-        WHERE status IN ('queued', 'processing') AND updated_at < $1 AND engine <> 'analyst'
-        ORDER BY updated_at LIMIT $2`,
-      [changedBefore, limit],
-    );
-    return rows.map(runningFromRow);
-  }
-
-  /**
-   * Every unfinished analysis the worker runs that no one has changed since
-   * the first page was read, a page at a time (recovery after Redis lost its data).
-   */
-  unfinishedAcrossTenants(): UnfinishedPages<RunningAnalysis & UnfinishedWork> {
-    const pages = unfinishedWorkPages<RunningRow & UnfinishedWork>(this.sql, {
-      columns: 'id, organization_id, mode, priority, status, updated_at',
-      table: 'analyses',
-      where: `status IN ('queued', 'processing') AND engine <> 'analyst'`,
-      orderBy: 'updated_at',
-      changedBefore: 'updated_at',
-    });
-    return async (after, pageSize) =>
-      (await pages(after, pageSize)).map((row) => ({
-        ...runningFromRow(row),
-        position: row.position,
-      }));
-  }
-
-  /**
-   * Takes the tenant's lock on its count of running analyses until `tx`
-   * ends, then counts them, stopping at `atMost` (the check costs the same
-   * however many are running). Concurrent creates serialise on the lock, and
-   * each count (a fresh snapshot once it is granted) sees every create
-   * committed before it.
-   */
-  async countRunningLocked(tx: Transaction, tenant: Tenant, atMost: number): Promise<number> {
-    await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-      `analyses:${tenant.organizationId}:${tenant.mode}`,
-    ]);
-    const [{ running }] = (await tx.rows<{ running: number }>(
-      `SELECT count(*)::int AS running FROM (
-         SELECT 1 FROM analyses WHERE organization_id = $1 AND mode = $2
-            AND status = ANY($3) LIMIT $4) AS running`,
-      [tenant.organizationId, tenant.mode, ANALYSIS_RUNNING_STATUSES, atMost],
-    )) as [{ running: number }];
-    return running;
-  }
-
-  /** When the first of the tenant's running analyses is expected to finish; null when none says. */
-  async nextCompletion(tenant: Tenant, on: Queryable = this.sql): Promise<Date | null> {
-    const [{ next_done }] = (await on.rows<{ next_done: Date | null }>(
-      `SELECT min(estimated_completion) AS next_done FROM analyses
-        WHERE organization_id = $1 AND mode = $2 AND status = ANY($3)`,
-      [tenant.organizationId, tenant.mode, ANALYSIS_RUNNING_STATUSES],
-    )) as [{ next_done: Date | null }];
-    return next_done;
-  }
 }
 
 interface CompletedRow {
@@ -771,26 +585,6 @@ interface CompletedRow {
 
 function completedFromRow(row: CompletedRow): CompletedAnalysis {
   return { id: row.id, confidenceScore: row.confidence_score, completedAt: row.completed_at };
-}
-
-interface RunningRow {
-  id: string;
-  organization_id: string;
-  mode: Mode;
-  priority: AnalysisPriority;
-  status: 'queued' | 'processing';
-  updated_at: Date;
-}
-
-function runningFromRow(row: RunningRow): RunningAnalysis {
-  return {
-    id: row.id,
-    organizationId: row.organization_id,
-    mode: row.mode,
-    priority: row.priority,
-    status: row.status,
-    updatedAt: row.updated_at,
-  };
 }
 
 /**

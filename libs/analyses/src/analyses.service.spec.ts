@@ -4,9 +4,10 @@ import type { Sql, Transaction } from '#database';
 import { EngineRegistry, SimulatedAnalysisEngine } from '#engines';
 import type { EventLog } from '#events';
 import type { OrganizationLimits, OrganizationLimitsCache } from '#organizations';
-import type { BatchRecords } from '#work';
+import { WorkLifecycle, type BatchRecords } from '#work';
 import type { AnalysesRepository } from './analyses.repository.js';
 import { AnalysesService } from './analyses.service.js';
+import { AnalysisKind } from './analysis-kind.js';
 import type { AnalysisEstimates } from './analysis-estimates.js';
 import type { NewAnalysis } from './analysis-request.js';
 import type { AnalystAnalyses } from './analyst-analyses.js';
@@ -83,7 +84,10 @@ function world(options: World = {}) {
     ),
     prepare: vi.fn(() => Promise.resolve({ analystCount: 1, durationMinutes: 60 })),
     task: vi.fn(step('task analysts', undefined)),
-    cancelled: vi.fn(step('close tasking', undefined)),
+  };
+  const tasking = {
+    taskingOf: vi.fn(() => Promise.resolve({ id: 'tasking' })),
+    close: vi.fn(step('close tasking', undefined)),
   };
   const sql = {
     transaction: (work: (tx: Transaction) => Promise<unknown>) => {
@@ -91,17 +95,24 @@ function world(options: World = {}) {
       return work(tx);
     },
   };
-  const service = new AnalysesService(
+  const engines = new EngineRegistry([new SimulatedAnalysisEngine()]);
+  const lifecycle = new WorkLifecycle(
     sql as unknown as Sql,
+    events as unknown as EventLog,
+    { ...tasking, engineFor: analysts.engineFor } as never,
+    engines,
+    cache as unknown as OrganizationLimitsCache,
+    batches as unknown as BatchRecords,
+  );
+  const kind = new AnalysisKind(
     analyses as unknown as AnalysesRepository,
     events as unknown as EventLog,
-    cache as unknown as OrganizationLimitsCache,
-    new EngineRegistry([new SimulatedAnalysisEngine()]),
+    engines,
     estimates as unknown as AnalysisEstimates,
-    batches as unknown as BatchRecords,
     analysts as unknown as AnalystAnalyses,
   );
-  return { service, analyses, events, cache, estimates, batches, analysts, steps };
+  const service = new AnalysesService(analyses as unknown as AnalysesRepository, lifecycle, kind);
+  return { service, analyses, events, cache, estimates, batches, analysts, tasking, steps };
 }
 
 const request: NewAnalysis = {
@@ -260,23 +271,24 @@ describe('AnalysesService.cancel', () => {
   it('refuses a finished analysis, naming its status', async () => {
     for (const status of ['completed', 'failed'] as const) {
       const found = stored(status);
-      const { service, analyses, analysts } = world({ found });
+      const { service, analyses, tasking } = world({ found });
       const error = await refusal(service.cancel(tenant, toPublicId('analysis', found.id), null));
       expect(error.code).toBe('CONFLICT');
       expect(error.details.field).toBe('status');
       expect(analyses.markFailed).not.toHaveBeenCalled();
-      expect(analysts.cancelled).not.toHaveBeenCalled();
+      expect(tasking.close).not.toHaveBeenCalled();
     }
   });
 
   it('closes the analysts’ tasking, then fails the analysis as cancelled with the next sequence', async () => {
-    const found = stored('processing');
+    const found = { ...stored('processing'), engine: 'analyst' };
     const publicId = toPublicId('analysis', found.id);
-    const { service, analyses, events, analysts, steps } = world({ found });
+    const { service, analyses, events, tasking, steps } = world({ found });
 
     const cancelled = await service.cancel(tenant, publicId, 'req_3');
 
-    expect(analysts.cancelled).toHaveBeenCalledWith(tx, found, 'req_3');
+    expect(tasking.taskingOf).toHaveBeenCalledWith(tenant, 'analysis', found.id);
+    expect(tasking.close).toHaveBeenCalledWith(tx, { id: 'tasking' }, 'cancelled', 'req_3');
     expect(analyses.markFailed).toHaveBeenCalledWith(tx, tenant, found.id, {
       reason: 'cancelled',
       message: 'The analysis was cancelled',

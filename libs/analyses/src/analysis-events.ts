@@ -1,26 +1,24 @@
 import { toPublicId } from '#common';
 import type { AnalysisResultsData } from '#engines';
-import type { AnalysisCompletedData, AnalysisEventBase, EventDataMap } from '#events';
+import type { AnalysisCompletedData, EventDataMap } from '#events';
+import { workEventData } from '#work';
 import { currentStepOf, humanDuration, progressOf } from './analysis-progress.js';
 import type { AnalysisEntity } from './entities/analysis.entity.js';
 
 /**
- * The data of every analysis event, built in one place. The description
+ * The fields every analysis event names its analysis by. The description
  * and the reference material stay with the analysis: events name it, its
  * target type and status.
  */
-function base(analysis: AnalysisEntity, sequence: number): AnalysisEventBase {
-  return {
-    analysis_id: toPublicId('analysis', analysis.id),
-    target_type: analysis.targetType,
-    status: analysis.status,
-    sequence,
-  };
-}
+const event = workEventData((analysis: AnalysisEntity) => ({
+  analysis_id: toPublicId('analysis', analysis.id),
+  target_type: analysis.targetType,
+  status: analysis.status,
+}));
 
 export function analysisCreatedData(analysis: AnalysisEntity): EventDataMap['analysis.created'] {
   return {
-    ...base(analysis, 1),
+    ...event.base(analysis, 1),
     analysis_type: analysis.analysisType,
     priority: analysis.priority,
     created_at: analysis.createdAt.toISOString(),
@@ -32,7 +30,7 @@ export function analysisStartedData(
   analysis: AnalysisEntity,
   sequence: number,
 ): EventDataMap['analysis.started'] {
-  return { ...base(analysis, sequence), started_at: analysis.startedAt!.toISOString() };
+  return { ...event.base(analysis, sequence), started_at: analysis.startedAt!.toISOString() };
 }
 
 export function analysisProgressData(
@@ -40,7 +38,7 @@ export function analysisProgressData(
   sequence: number,
 ): EventDataMap['analysis.progress_updated'] {
   return {
-    ...base(analysis, sequence),
+    ...event.base(analysis, sequence),
     progress: progressOf(analysis),
     current_step: currentStepOf(analysis),
   };
@@ -75,12 +73,8 @@ export function analysisFailedData(
   message: string,
   sequence: number,
 ): EventDataMap['analysis.failed'] {
-  return {
-    ...base({ ...analysis, status: 'failed' }, sequence),
-    reason,
-    message,
-    failed_at: analysis.completedAt!.toISOString(),
-  };
+  const failure = { reason, message, failedAt: analysis.completedAt! };
+  return event.failed({ ...analysis, status: 'failed' }, failure, sequence);
 }
 
 /** From start to finish (queueing excluded); null until it finished after starting. */

@@ -54,3 +54,15 @@ export function requestFingerprint(input: NewAnalysis): string {
     )
     .digest('hex');
 }
+
+/** The engine's view of a request, before any work. */
+export function requestOf(input: NewAnalysis) {
+  return {
+    targetType: input.targetType,
+    analysisType: input.analysisType,
+    description: input.description,
+    coordinates: input.referenceMaterial.coordinates,
+    photoCount: input.referenceMaterial.photos.length,
+    documentCount: input.referenceMaterial.documents.length,
+  };
+}

@@ -1,8 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Injectable, Logger } from '@nestjs/common';
-import { toPublicId, type Tenant } from '#common';
+import { Injectable } from '@nestjs/common';
 import { AppSettings } from '#config';
-import type { JsonObject, Transaction } from '#database';
+import type { JsonObject } from '#database';
 import {
   ANALYSIS_DEFAULT_BASELINE,
   EngineRegistry,
@@ -15,6 +13,7 @@ import {
 import { EventLog } from '#events';
 import { VerifiedRecords } from '#history';
 import { OrganizationsService } from '#organizations';
+import { WorkRunner } from '#work';
 import { AnalysesRepository } from './analyses.repository.js';
 import { requestOf } from './analyses.service.js';
 import {
@@ -41,31 +40,29 @@ interface Gathered {
  * Carries an analysis through its lifecycle: queued → processing →
  * completed | failed, one step of the engine's plan at a time (fetching and
  * reading the material, cross-referencing earlier work, the analysts' work,
- * the assessment), persisting and announcing each. Every step is one
- * transaction guarded by the stored state, so a job that runs again after a
- * crash resumes at the step where the last one stopped, and a cancelled or
- * deleted analysis stops at its next step.
+ * the assessment), persisting and announcing each. Its steps are guarded
+ * (WorkRunner), so a job that runs again resumes at the step where the last
+ * one stopped, and a cancelled or deleted analysis stops at its next step.
  */
 @Injectable()
-export class AnalysisRunner {
-  private readonly logger = new Logger(AnalysisRunner.name);
-
+export class AnalysisRunner extends WorkRunner<AnalysisEntity> {
   constructor(
     private readonly analyses: AnalysesRepository,
-    private readonly events: EventLog,
+    events: EventLog,
     private readonly organizations: OrganizationsService,
     private readonly engines: EngineRegistry,
-    private readonly settings: AppSettings,
+    settings: AppSettings,
     private readonly reader: ReferenceMaterialReader,
     private readonly earlier: EarlierWorkFinder,
     private readonly verified: VerifiedRecords,
-  ) {}
+  ) {
+    super('analysis', analyses, events, settings);
+  }
 
   async run(analysisId: string, requestId: string | null, signal?: AbortSignal): Promise<void> {
     const analysis = await this.analyses.findAcrossTenants(analysisId);
-    if (!analysis || analysis.status === 'completed' || analysis.status === 'failed') return;
-    // People do analyst analyses (AnalystAnalyses): there is nothing for the worker to pace.
-    if (analysis.engine === 'analyst') return;
+    // People do analyst analyses (AnalystAnalyses).
+    if (!this.runsHere(analysis)) return;
     const orgSeed = await this.organizations.engineSeed(analysis.organizationId);
     // The engine the analysis was created for, whatever the deployment would pick today.
     const engine = this.engines.analysis(analysis.engine);
@@ -74,11 +71,7 @@ export class AnalysisRunner {
 
     const steps = analysis.steps ?? plan.steps;
     for (let index = analysis.stepsDone; index < steps.length; index += 1) {
-      await sleep(
-        this.settings.simulatedStepMs * plan.stepMultiplier,
-        undefined,
-        signal ? { signal } : undefined,
-      );
+      await this.pace(plan.stepMultiplier, signal);
       if (index === steps.length - 1) {
         await this.finish(analysis, engine, orgSeed, requestId);
         return;
@@ -130,31 +123,32 @@ export class AnalysisRunner {
     plan: AnalysisPlan,
     requestId: string | null,
   ): Promise<boolean> {
-    return this.transition(analysis, async (tx, sequence) => {
-      const startedAt = new Date();
-      const started = await this.analyses.start(tx, tenantOf(analysis), analysis.id, {
-        startedAt,
-        steps: plan.steps,
-        engineVersion: plan.engineVersion,
-        sequence,
-      });
-      if (!started) return false;
-      Object.assign(analysis, {
-        status: 'processing',
-        startedAt,
-        steps: [...plan.steps],
-        engineVersion: plan.engineVersion,
-        eventSequence: sequence,
-      });
-      await this.events.append(
-        tx,
-        tenantOf(analysis),
-        'analysis.started',
-        analysisStartedData(analysis, sequence),
-        requestId,
-      );
-      return true;
-    });
+    return this.guardedStep(
+      analysis,
+      (tx, tenant, sequence, startedAt) =>
+        this.analyses.start(tx, tenant, analysis.id, {
+          startedAt,
+          steps: plan.steps,
+          engineVersion: plan.engineVersion,
+          sequence,
+        }),
+      async (tx, sequence, startedAt) => {
+        Object.assign(analysis, {
+          status: 'processing',
+          startedAt,
+          steps: [...plan.steps],
+          engineVersion: plan.engineVersion,
+          eventSequence: sequence,
+        });
+        await this.announce(
+          tx,
+          analysis,
+          'analysis.started',
+          analysisStartedData(analysis, sequence),
+          requestId,
+        );
+      },
+    );
   }
 
   private async advance(
@@ -163,26 +157,28 @@ export class AnalysisRunner {
     gathered: Gathered,
     requestId: string | null,
   ): Promise<boolean> {
-    return this.transition(analysis, async (tx, sequence) => {
-      const advanced = await this.analyses.advance(tx, tenantOf(analysis), analysis.id, {
-        stepsDone,
-        sequence,
-        material: gathered.material ?? null,
-        earlierWork: gathered.earlierWork ?? null,
-      });
-      if (!advanced) return false;
-      Object.assign(analysis, { stepsDone, eventSequence: sequence });
-      if (gathered.material) analysis.material = gathered.material;
-      if (gathered.earlierWork) analysis.earlierWork = gathered.earlierWork as JsonObject[];
-      await this.events.append(
-        tx,
-        tenantOf(analysis),
-        'analysis.progress_updated',
-        analysisProgressData(analysis, sequence),
-        requestId,
-      );
-      return true;
-    });
+    return this.guardedStep(
+      analysis,
+      (tx, tenant, sequence) =>
+        this.analyses.advance(tx, tenant, analysis.id, {
+          stepsDone,
+          sequence,
+          material: gathered.material ?? null,
+          earlierWork: gathered.earlierWork ?? null,
+        }),
+      async (tx, sequence) => {
+        Object.assign(analysis, { stepsDone, eventSequence: sequence });
+        if (gathered.material) analysis.material = gathered.material;
+        if (gathered.earlierWork) analysis.earlierWork = gathered.earlierWork as JsonObject[];
+        await this.announce(
+          tx,
+          analysis,
+          'analysis.progress_updated',
+          analysisProgressData(analysis, sequence),
+          requestId,
+        );
+      },
+    );
   }
 
   /**
@@ -197,7 +193,7 @@ export class AnalysisRunner {
     orgSeed: string,
     requestId: string | null,
   ): Promise<void> {
-    const verified = await this.verified.of(tenantOf(analysis), {
+    const verified = await this.verified.of(this.tenantOf(analysis), {
       type: 'analysis',
       subtypes: [analysis.analysisType],
       defaultP0: ANALYSIS_DEFAULT_BASELINE,
@@ -220,32 +216,30 @@ export class AnalysisRunner {
     outcome: CompletedAnalysisOutcome,
     requestId: string | null,
   ): Promise<void> {
-    await this.transition(analysis, async (tx, sequence) => {
-      const completedAt = new Date();
-      const completed = await this.analyses.complete(tx, tenantOf(analysis), analysis.id, {
-        stepsDone: analysis.steps?.length ?? 0,
-        completedAt,
-        results: outcome.results,
-        scoreDetails: outcome.details,
-        evidence: outcome.evidence,
-        engineSeed: outcome.seed,
-        sequence,
-      });
-      if (!completed) return false;
-      Object.assign(analysis, { status: 'completed', completedAt });
-      await this.events.append(
-        tx,
-        tenantOf(analysis),
-        'analysis.completed',
-        analysisCompletedData(analysis, outcome.results, sequence),
-        requestId,
-      );
-      this.logger.log(
-        { analysisId: toPublicId('analysis', analysis.id), requestId },
-        'analysis completed',
-      );
-      return true;
-    });
+    await this.guardedStep(
+      analysis,
+      (tx, tenant, sequence, completedAt) =>
+        this.analyses.complete(tx, tenant, analysis.id, {
+          stepsDone: analysis.steps?.length ?? 0,
+          completedAt,
+          results: outcome.results,
+          scoreDetails: outcome.details,
+          evidence: outcome.evidence,
+          engineSeed: outcome.seed,
+          sequence,
+        }),
+      async (tx, sequence, completedAt) => {
+        Object.assign(analysis, { status: 'completed', completedAt });
+        await this.announce(
+          tx,
+          analysis,
+          'analysis.completed',
+          analysisCompletedData(analysis, outcome.results, sequence),
+          requestId,
+        );
+        this.logEnded(analysis, { status: 'completed' }, requestId);
+      },
+    );
   }
 
   private async fail(
@@ -253,41 +247,27 @@ export class AnalysisRunner {
     outcome: FailedAnalysisOutcome,
     requestId: string | null,
   ): Promise<void> {
-    await this.transition(analysis, async (tx, sequence) => {
-      const failedAt = new Date();
-      const failed = await this.analyses.fail(tx, tenantOf(analysis), analysis.id, {
-        reason: outcome.reason,
-        message: outcome.message,
-        failedAt,
-        engineSeed: outcome.seed,
-        sequence,
-      });
-      if (!failed) return false;
-      Object.assign(analysis, { status: 'failed', completedAt: failedAt });
-      await this.events.append(
-        tx,
-        tenantOf(analysis),
-        'analysis.failed',
-        analysisFailedData(analysis, outcome.reason, outcome.message, sequence),
-        requestId,
-      );
-      this.logger.log(
-        { analysisId: toPublicId('analysis', analysis.id), reason: outcome.reason, requestId },
-        'analysis failed',
-      );
-      return true;
-    });
+    await this.guardedStep(
+      analysis,
+      (tx, tenant, sequence, failedAt) =>
+        this.analyses.fail(tx, tenant, analysis.id, {
+          reason: outcome.reason,
+          message: outcome.message,
+          failedAt,
+          engineSeed: outcome.seed,
+          sequence,
+        }),
+      async (tx, sequence, failedAt) => {
+        Object.assign(analysis, { status: 'failed', completedAt: failedAt });
+        await this.announce(
+          tx,
+          analysis,
+          'analysis.failed',
+          analysisFailedData(analysis, outcome.reason, outcome.message, sequence),
+          requestId,
+        );
+        this.logEnded(analysis, { status: 'failed', reason: outcome.reason }, requestId);
+      },
+    );
   }
-
-  /** Runs a state change in a transaction that holds the analysis row, with its next event sequence. */
-  private transition(
-    analysis: AnalysisEntity,
-    change: (tx: Transaction, sequence: number) => Promise<boolean>,
-  ): Promise<boolean> {
-    return this.analyses.transitionWithSequence(tenantOf(analysis), analysis.id, change);
-  }
-}
-
-function tenantOf(analysis: AnalysisEntity): Tenant {
-  return { organizationId: analysis.organizationId, mode: analysis.mode };
 }

@@ -1,23 +1,18 @@
-import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import {
-  AnalystWork,
-  type Assignment,
-  assignmentPublicId,
-  combineSubmissions,
-  pooledTrials,
-  type SubmissionInput,
-  TaskingService,
-  type Tasking,
-  type TaskingRequest,
-} from '#analysts';
-import type { Member } from '#auth';
-import { AppError, parsePublicId, toPublicId, type Tenant } from '#common';
-import { AppSettings } from '#config';
+import { Injectable } from '@nestjs/common';
+import { combineSubmissions, pooledTrials, type SubmissionProgress, type Tasking } from '#analysts';
+import { toPublicId, type Tenant } from '#common';
 import type { Transaction } from '#database';
-import { ANALYSIS_DEFAULT_BASELINE, type AnalysisScoreDetails, verifiedStatistics } from '#engines';
+import { ANALYSIS_DEFAULT_BASELINE, type AnalysisScoreDetails } from '#engines';
 import { EventLog } from '#events';
-import { VerifiedRecords } from '#history';
-import { PeriodicTasks } from '#queue';
+import type { VerifiedRecordQuery } from '#history';
+import {
+  AnalystLifecycle,
+  type BlindBrief,
+  type CompletionInputs,
+  type DeadlineFailure,
+  TimedAnalystKindService,
+  type TimedTasking,
+} from '#work';
 import { AnalysesRepository } from './analyses.repository.js';
 import {
   analysisCompletedData,
@@ -25,7 +20,6 @@ import {
   analysisProgressData,
   analysisStartedData,
 } from './analysis-events.js';
-import type { AnalysisPeople } from './analysis-request.js';
 import type { AnalysisEntity } from './entities/analysis.entity.js';
 import { agreementOf, analysisResultsFrom } from './analyst-analysis-results.js';
 
@@ -43,74 +37,58 @@ export const ANALYST_STEPS: readonly string[] = Array.from({ length: 10 }, () =>
 export const DEFAULT_ANALYSIS_DURATION_MINUTES = 1440;
 
 /** What an analysis asks of people, checked before it is created. */
-export type AnalysisTaskingRequest = Pick<
-  TaskingRequest,
-  'analystCount' | 'analystIds' | 'judging' | 'decoyCount' | 'targetId' | 'durationMinutes'
->;
+export type AnalysisTaskingRequest = TimedTasking;
 
 /**
- * Target analyses done by people (the `analyst` engine, docs/analysts.md),
- * as AnalystSessions does sessions: tasked blind when created (the target is
- * the analysis's description; its reference material and coordinates are
- * never shown), moved on by each submission, completed when all have
- * submitted — or at the deadline with at least one submission, else failed
- * with `deadline_exceeded`. The results combine the submissions.
+ * Target analyses done by people (the `analyst` engine, docs/analysts.md), a
+ * kind of AnalystLifecycle: tasked blind (the target is the analysis's
+ * description; its reference material and coordinates are never shown),
+ * `processing` from its tasking, its steps done the share of analysts who
+ * have submitted, its results combining the submissions.
  */
 @Injectable()
-export class AnalystAnalyses {
-  private readonly logger = new Logger(AnalystAnalyses.name);
+export class AnalystAnalyses extends TimedAnalystKindService<AnalysisEntity> {
+  readonly kind = 'analysis';
+  readonly noun = 'analysis';
+  readonly feature = 'analyses';
+  readonly submittable = ['processing'];
+  readonly open = ['processing', 'queued'];
+  readonly completedLog = { idKey: 'analysisId', message: 'analyst analysis completed' };
+  readonly defaultMinutes = DEFAULT_ANALYSIS_DURATION_MINUTES;
 
   constructor(
     private readonly analyses: AnalysesRepository,
     private readonly events: EventLog,
-    private readonly work: AnalystWork,
-    private readonly tasking: TaskingService,
-    private readonly verified: VerifiedRecords,
-  ) {}
-
-  /** The engine of a new analysis: see TaskingService.engineFor. */
-  engineFor(tenant: Tenant, requested: 'simulated' | 'analyst' | undefined) {
-    return this.work.engineFor(tenant, requested);
+    lifecycle: AnalystLifecycle,
+  ) {
+    super(lifecycle, analyses);
   }
 
-  /** Checks an analysis's tasking before it is created (AnalystWork.prepareTimed). */
-  prepare(
-    tenant: Tenant,
-    people: AnalysisPeople | undefined,
-    at = '',
-  ): Promise<AnalysisTaskingRequest> {
-    return this.work.prepareTimed(tenant, people, DEFAULT_ANALYSIS_DURATION_MINUTES, at);
+  /** `question_type` is the analysis type, which says nothing of the target. */
+  brief(analysis: AnalysisEntity): BlindBrief {
+    return {
+      target: analysisTarget(analysis),
+      modality: null,
+      questionType: analysis.analysisType,
+    };
   }
 
-  /**
-   * Tasks a new analysis in its creating transaction: it is `processing`
-   * from now (`analysis.started`), due at the deadline. The blind target is
-   * the description (else "the {target_type} of anal_…"); `question_type` is
-   * the analysis type, which says nothing of the target.
-   */
-  async task(
+  verified(analysis: AnalysisEntity): VerifiedRecordQuery {
+    return {
+      type: 'analysis',
+      subtypes: [analysis.analysisType],
+      defaultP0: ANALYSIS_DEFAULT_BASELINE,
+    };
+  }
+
+  async recordTasked(
     tx: Transaction,
     tenant: Tenant,
     analysis: AnalysisEntity,
-    request: AnalysisTaskingRequest,
+    tasking: Tasking,
+    sequence: number,
     requestId: string | null,
   ): Promise<void> {
-    const publicId = toPublicId('analysis', analysis.id);
-    const tasking = await this.tasking.task(
-      tx,
-      tenant,
-      {
-        ...request,
-        kind: 'analysis',
-        workId: analysis.id,
-        workPublicId: publicId,
-        target: analysisTarget(analysis),
-        modality: null,
-        questionType: analysis.analysisType,
-      },
-      requestId,
-    );
-    const sequence = analysis.eventSequence + 1;
     await this.analyses.startAnalystWork(tx, tenant, analysis.id, {
       startedAt: tasking.createdAt,
       engineVersion: ANALYST_ANALYSIS_ENGINE_VERSION,
@@ -136,117 +114,39 @@ export class AnalystAnalyses {
     );
   }
 
-  /**
-   * An assigned analyst's submission (v2 `POST /analysis/{id}/results`):
-   * progress moves to the share who have submitted (`analysis.progress_updated`
-   * once per 10 % step reached, never back); the last submission completes
-   * the analysis in the same transaction.
-   */
-  async submit(
-    caller: Member | undefined,
+  async recordProgress(
+    tx: Transaction,
     tenant: Tenant,
-    publicId: string,
-    input: SubmissionInput,
-    requestId: string | null,
-  ): Promise<Assignment> {
-    const analysis = await this.analysisOf(tenant, publicId);
-    const member = this.work.submitter(
-      { engine: analysis.engine, noun: 'analysis', publicId },
-      caller,
-    );
-    let assignmentId = '';
-    await this.analyses.transitionWithSequence(tenant, analysis.id, async (tx, sequence) => {
-      const progress = await this.tasking.submit(
-        tx,
-        tenant,
-        member,
-        'analysis',
-        analysis.id,
-        publicId,
-        input,
-        requestId,
-      );
-      assignmentId = assignmentPublicId(progress.assignment);
-      const current = await this.locked(tx, tenant, analysis.id);
-      if (current.status !== 'processing') return false;
-      const stepsDone = Math.floor((progress.submitted / progress.active) * ANALYST_STEPS.length);
-      let next = sequence;
-      if (stepsDone > current.stepsDone) {
-        await this.analyses.setStepsDone(tx, tenant, analysis.id, stepsDone, next);
-        Object.assign(current, { stepsDone, eventSequence: next });
-        await this.events.append(
-          tx,
-          tenant,
-          'analysis.progress_updated',
-          analysisProgressData(current, next),
-          requestId,
-        );
-        next += 1;
-      }
-      if (progress.submitted === progress.active) {
-        await this.complete(tx, current, progress.tasking, next, requestId);
-      }
-      return true;
-    });
-    return this.work.assignments.assignmentOf(member, tenant.mode, assignmentId);
-  }
-
-  /** Closes analyses past their deadline: completed with what was submitted, else failed. */
-  async closeOverdue(): Promise<number> {
-    return this.work.closeOverdue('analysis', (tasking) =>
-      this.analyses.transitionWithSequence(
-        tenantOf(tasking),
-        tasking.workId,
-        async (tx, sequence) => {
-          const analysis = await this.locked(tx, tenantOf(tasking), tasking.workId);
-          if (analysis.status !== 'processing' && analysis.status !== 'queued') {
-            await this.tasking.close(tx, tasking, 'cancelled', null);
-            return false;
-          }
-          const submitted = await this.tasking.submissions(tx, tasking);
-          if (submitted.length > 0) await this.complete(tx, analysis, tasking, sequence, null);
-          else await this.failAtDeadline(tx, analysis, tasking, sequence);
-          return true;
-        },
-      ),
-    );
-  }
-
-  /** An analysis was cancelled: its tasking closes with it. */
-  async cancelled(
-    tx: Transaction,
     analysis: AnalysisEntity,
+    progress: SubmissionProgress,
+    sequence: number,
     requestId: string | null,
-  ): Promise<void> {
-    if (analysis.engine !== 'analyst') return;
-    const tasking = await this.tasking.taskingOf(tenantOf(analysis), 'analysis', analysis.id);
-    if (tasking) await this.tasking.close(tx, tasking, 'cancelled', requestId);
+  ): Promise<boolean> {
+    const stepsDone = Math.floor((progress.submitted / progress.active) * ANALYST_STEPS.length);
+    if (stepsDone <= analysis.stepsDone) return false;
+    await this.analyses.setStepsDone(tx, tenant, analysis.id, stepsDone, sequence);
+    Object.assign(analysis, { stepsDone, eventSequence: sequence });
+    await this.events.append(
+      tx,
+      tenant,
+      'analysis.progress_updated',
+      analysisProgressData(analysis, sequence),
+      requestId,
+    );
+    return true;
   }
 
-  /** A deleted analysis's tasking goes with it, target and all. */
-  forget(tx: Transaction, tenant: Tenant, analysisId: string): Promise<void> {
-    return this.tasking.forget(tx, tenant, 'analysis', analysisId);
-  }
-
-  private async complete(
+  async recordCompletion(
     tx: Transaction,
+    tenant: Tenant,
     analysis: AnalysisEntity,
-    tasking: Tasking,
+    { submissions, forCombining, records, p0, verified }: CompletionInputs,
     sequence: number,
     requestId: string | null,
   ): Promise<void> {
-    const tenant = tenantOf(analysis);
-    const [{ submissions, forCombining, records, p0 }, verified] = await Promise.all([
-      this.work.inputs(tx, tenant, tasking, null),
-      this.verified.of(tenant, {
-        type: 'analysis',
-        subtypes: [analysis.analysisType],
-        defaultP0: ANALYSIS_DEFAULT_BASELINE,
-      }),
-    ]);
     const { hits, trials } = pooledTrials(records, p0);
     const lists = submissions.map((s) => s.descriptors ?? []);
-    const combined = combineSubmissions(forCombining, records, p0, verifiedStatistics(verified));
+    const combined = combineSubmissions(forCombining, records, p0, verified);
     const results = analysisResultsFrom(analysis, submissions, combined);
     const details: AnalysisScoreDetails = {
       material: null,
@@ -276,72 +176,29 @@ export class AnalystAnalyses {
       analysisCompletedData(completed, results, sequence),
       requestId,
     );
-    await this.tasking.close(tx, tasking, 'completed', requestId);
-    await this.work.judge(
-      tx,
-      tenant,
-      tasking,
-      {
-        publicId: toPublicId('analysis', analysis.id),
-        modality: null,
-        target: analysisTarget(analysis),
-      },
-      requestId,
-    );
-    this.logger.log(
-      {
-        analysisId: toPublicId('analysis', analysis.id),
-        submissions: submissions.length,
-        requestId,
-      },
-      'analyst analysis completed',
-    );
   }
 
-  private async failAtDeadline(
+  async recordDeadlineFailure(
     tx: Transaction,
+    tenant: Tenant,
     analysis: AnalysisEntity,
-    tasking: Tasking,
+    { reason, message, failedAt }: DeadlineFailure,
     sequence: number,
   ): Promise<void> {
-    const failedAt = new Date();
-    const message = 'No analyst submitted before the deadline';
-    await this.analyses.markFailed(tx, tenantOf(analysis), analysis.id, {
-      reason: 'deadline_exceeded',
+    await this.analyses.markFailed(tx, tenant, analysis.id, {
+      reason,
       message,
       failedAt,
       sequence,
     });
     await this.events.append(
       tx,
-      tenantOf(analysis),
+      tenant,
       'analysis.failed',
-      analysisFailedData(
-        { ...analysis, completedAt: failedAt },
-        'deadline_exceeded',
-        message,
-        sequence,
-      ),
+      analysisFailedData({ ...analysis, completedAt: failedAt }, reason, message, sequence),
       null,
     );
-    await this.tasking.close(tx, tasking, 'expired', null);
   }
-
-  private async analysisOf(tenant: Tenant, publicId: string): Promise<AnalysisEntity> {
-    const uuid = parsePublicId('analysis', publicId);
-    const analysis = uuid === null ? null : await this.analyses.find(tenant, uuid);
-    if (!analysis) throw AppError.notFound('analysis', publicId);
-    return analysis;
-  }
-
-  /** The analysis whose row the transition holds (it exists: the transition found it). */
-  private async locked(tx: Transaction, tenant: Tenant, id: string): Promise<AnalysisEntity> {
-    return (await this.analyses.find(tenant, id, tx))!;
-  }
-}
-
-function tenantOf(work: { organizationId: string; mode: Tenant['mode'] }): Tenant {
-  return { organizationId: work.organizationId, mode: work.mode };
 }
 
 /** What the analysts are tasked with blind: the description, else the analysis's own reference. */
@@ -351,25 +208,4 @@ export function analysisTarget(
   return (
     analysis.description ?? `The ${analysis.targetType} of ${toPublicId('analysis', analysis.id)}`
   );
-}
-
-/** The worker closes analyst analyses whose deadline has passed, every ANALYST_DEADLINE_SWEEP_MS. */
-@Injectable()
-export class AnalystAnalysisDeadlines implements OnModuleInit {
-  constructor(
-    private readonly analyses: AnalystAnalyses,
-    private readonly periodic: PeriodicTasks,
-    private readonly settings: AppSettings,
-  ) {}
-
-  onModuleInit(): void {
-    this.periodic.register({
-      name: 'analyses.analyst-deadlines',
-      everyMs: this.settings.analystDeadlineSweepMs,
-      run: async () => {
-        const closed = await this.analyses.closeOverdue();
-        return closed > 0 ? { closed } : undefined;
-      },
-    });
-  }
 }

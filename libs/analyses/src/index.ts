@@ -13,3 +13,4 @@ export * from './entities/analysis.entity.js';
 export * from './entities.js';
 export * from './material/index.js';
 export * from './analyst-analyses.js';
+export * from './analysis-kind.js';

@@ -2,7 +2,8 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { AppError, parsePublicId, toPublicId, type Tenant } from '#common';
 import { DESCRIPTOR_TERMS } from '#engines';
-import { SessionsService, type FinishedWork } from '#sessions';
+import { SessionsService } from '#sessions';
+import type { FinishedWork } from '#work';
 import {
   chiSquareMonteCarloPValue,
   chiSquareUniformity,

@@ -1,20 +1,22 @@
 import { toPublicId } from '#common';
 import type { DowsingResultData } from '#engines';
-import type { DowsingEventBase, DowsingQueryCompletedData, EventDataMap } from '#events';
+import type { DowsingQueryCompletedData, EventDataMap } from '#events';
+import { workEventData } from '#work';
 import type { DowsingQueryEntity } from './entities/dowsing-query.entity.js';
 
-/** The data of every dowsing event, built in one place. */
-function base(query: DowsingQueryEntity, sequence: number): DowsingEventBase {
-  return {
-    query_id: toPublicId('dowsing', query.id),
-    query_type: query.queryType,
-    variant: query.variant,
-    sequence,
-  };
-}
+/** The fields every dowsing event names its query by. */
+const event = workEventData((query: DowsingQueryEntity) => ({
+  query_id: toPublicId('dowsing', query.id),
+  query_type: query.queryType,
+  variant: query.variant,
+}));
 
 export function queryCreatedData(query: DowsingQueryEntity): EventDataMap['dowsing.query_created'] {
-  return { ...base(query, 1), question: query.question, created_at: query.createdAt.toISOString() };
+  return {
+    ...event.base(query, 1),
+    question: query.question,
+    created_at: query.createdAt.toISOString(),
+  };
 }
 
 /** The spec's data shape in full; `coordinates` is null unless the answer is a place. */
@@ -24,7 +26,7 @@ export function queryCompletedData(
   sequence: number,
 ): DowsingQueryCompletedData {
   return {
-    ...base(query, sequence),
+    ...event.base(query, sequence),
     question: query.question,
     answer: result.answer,
     confidence: result.confidence,
@@ -38,10 +40,10 @@ export function queryFailedData(
   query: DowsingQueryEntity,
   sequence: number,
 ): EventDataMap['dowsing.query_failed'] {
-  return {
-    ...base(query, sequence),
+  const failure = {
     reason: query.failureReason!,
     message: query.failureMessage!,
-    failed_at: query.completedAt!.toISOString(),
+    failedAt: query.completedAt!,
   };
+  return event.failed(query, failure, sequence);
 }

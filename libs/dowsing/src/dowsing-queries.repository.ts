@@ -5,9 +5,6 @@ import {
   rowMapping,
   Sql,
   tenantConditions,
-  TenantLists,
-  type KeysetPage,
-  type PageRequest,
   type Queryable,
   type SqlConditions,
   type Transaction,
@@ -15,6 +12,7 @@ import {
 import type { DowsingQueryType, DowsingVariant } from '#engines';
 import { dowsingQueryCase, WorkCasesRepository, type FinishedDowsingQuery } from '#history';
 import { EARTH_RADIUS_METERS } from '#statistics';
+import { WorkTable } from '#work';
 import type { DowsingQueryEntity, DowsingStatus } from './entities/dowsing-query.entity.js';
 import type { TemporalInterval } from './temporal-analysis-buckets.js';
 import { SIGNIFICANCE_LEVEL } from './temporal-analysis-summary.js';
@@ -111,11 +109,6 @@ type QueryColumn =
   | 'completed_at'
   | 'batch_id';
 
-type QueryRow = Record<QueryColumn, unknown>;
-
-const SELECT_QUERY = `SELECT ${QUERY.selectList} FROM dowsing_queries
-              WHERE id = $1 AND organization_id = $2 AND mode = $3`;
-
 export interface DowsingFilter {
   queryType?: DowsingQueryType | undefined;
   status?: DowsingStatus | undefined;
@@ -172,87 +165,17 @@ const SLACK_DEGREES = 1e-9;
  * WorkCasesRepository): an inline answer's insert included.
  */
 @Injectable()
-export class DowsingQueriesRepository {
-  private readonly lists: TenantLists<DowsingQueryEntity, QueryColumn>;
-
-  constructor(
-    private readonly sql: Sql,
-    private readonly cases: WorkCasesRepository,
-  ) {
-    this.lists = new TenantLists(sql, 'dowsing_queries', QUERY, 'replicas');
-  }
-
-  async insert(tx: Transaction, tenant: Tenant, query: DowsingQueryEntity): Promise<void> {
-    const stored = { ...query, organizationId: tenant.organizationId, mode: tenant.mode };
-    await tx.query(QUERY.insert, QUERY.toRow(stored));
-    await this.cases.recordWritten(tx, tenant, [stored], dowsingQueryCase);
-  }
-
-  /**
-   * Runs an UPDATE of the tenant's queries and writes the history cases of
-   * those it left finished.
-   */
-  private async write(
-    tx: Transaction,
-    tenant: Tenant,
-    statement: string,
-    parameters: readonly unknown[],
-  ): Promise<void> {
-    const rows = await tx.rows<Record<QueryCaseColumn, unknown>>(
-      `${statement} RETURNING ${QUERY_CASE.selectList}`,
-      parameters,
-    );
-    const written = rows.map((row) => QUERY_CASE.fromRow(row));
-    await this.cases.recordWritten(tx, tenant, written, dowsingQueryCase);
-  }
-
-  async find(
-    tenant: Tenant,
-    id: string,
-    on: Queryable = this.sql,
-  ): Promise<DowsingQueryEntity | null> {
-    const [row] = await on.rows<QueryRow>(SELECT_QUERY, [id, tenant.organizationId, tenant.mode]);
-    return row ? QUERY.fromRow(row) : null;
-  }
-
-  /** The query, its row held until `tx` ends; null once deleted. */
-  async findForUpdate(
-    tx: Transaction,
-    tenant: Tenant,
-    id: string,
-  ): Promise<DowsingQueryEntity | null> {
-    const [row] = await tx.rows<QueryRow>(`${SELECT_QUERY} FOR UPDATE`, [
-      id,
-      tenant.organizationId,
-      tenant.mode,
-    ]);
-    return row ? QUERY.fromRow(row) : null;
-  }
-
-  /** The queries of a batch, in the order of the request. */
-  async batchItems(
-    tenant: Tenant,
-    batchId: string,
-    on: Queryable = this.sql,
-  ): Promise<DowsingQueryEntity[]> {
-    const rows = await on.rows<QueryRow>(
-      `SELECT ${QUERY.selectList} FROM dowsing_queries
-        WHERE batch_id = $1 AND organization_id = $2 AND mode = $3 ORDER BY created_at, id`,
-      [batchId, tenant.organizationId, tenant.mode],
-    );
-    return rows.map((row) => QUERY.fromRow(row));
-  }
-
-  /** Deletes the query; its creation time (the events to redact start there), or null when there was none. */
-  async delete(tx: Transaction, tenant: Tenant, id: string): Promise<Date | null> {
-    const [row] = await tx.rows<{ created_at: Date }>(
-      `DELETE FROM dowsing_queries WHERE id = $1 AND organization_id = $2 AND mode = $3
-         RETURNING created_at`,
-      [id, tenant.organizationId, tenant.mode],
-    );
-    if (!row) return null;
-    await this.cases.forget(tx, tenant, [id]);
-    return row.created_at;
+export class DowsingQueriesRepository extends WorkTable<DowsingQueryEntity, FinishedDowsingQuery> {
+  constructor(sql: Sql, cases: WorkCasesRepository) {
+    super(sql, cases, {
+      table: 'dowsing_queries',
+      rows: QUERY,
+      caseRows: QUERY_CASE,
+      toCase: dowsingQueryCase,
+      running: ['pending'],
+      reads: 'replicas',
+      listConditions,
+    });
   }
 
   /** People's answer completes the query (the caller holds the row and has checked it is pending). */
@@ -305,24 +228,6 @@ export class DowsingQueriesRepository {
         tenant.mode,
       ],
     );
-  }
-
-  /** v1's offset page of a tenant's queries, newest first, with the exact total. */
-  list(
-    tenant: Tenant,
-    filter: DowsingFilter,
-    page: { limit: number; offset: number },
-  ): Promise<{ records: DowsingQueryEntity[]; total: number }> {
-    return this.lists.list(tenant, () => listConditions(tenant, filter), page);
-  }
-
-  /** v2's keyset page of a tenant's queries, newest first. */
-  page(
-    tenant: Tenant,
-    filter: DowsingFilter,
-    request: PageRequest,
-  ): Promise<KeysetPage<DowsingQueryEntity>> {
-    return this.lists.page(tenant, listConditions(tenant, filter), request);
   }
 
   /**

@@ -7,8 +7,9 @@ import { EventsModule } from '#events';
 import { HistoryModule } from '#history';
 import { OrganizationsModule } from '#organizations';
 import { SessionsModule } from '#sessions';
-import { WorkModule } from '#work';
-import { AnalystDowsing, AnalystDowsingDeadlines } from './analyst-dowsing.js';
+import { AnalystDeadlinesModule, WorkModule } from '#work';
+import { DowsingKind } from './dowsing-kind.js';
+import { AnalystDowsing } from './analyst-dowsing.js';
 import { DowsingListsService } from './dowsing-lists.service.js';
 import { DowsingQueriesRepository } from './dowsing-queries.repository.js';
 import { DowsingReadModelRepository } from './dowsing-read-model.repository.js';
@@ -37,6 +38,7 @@ import { TemporalAnalysisService } from './temporal-analysis.service.js';
     DowsingReadModelRepository,
     DowsingReadingsRepository,
     DowsingReadingTilesRepository,
+    DowsingKind,
     DowsingService,
     DowsingListsService,
     HeatmapService,
@@ -59,7 +61,6 @@ export class DowsingModule {}
 
 /** The work behind dowsing queries done by people: the worker only (their deadlines). */
 @Module({
-  imports: [DowsingModule],
-  providers: [AnalystDowsingDeadlines],
+  imports: [DowsingModule, AnalystDeadlinesModule],
 })
 export class DowsingWorkModule {}

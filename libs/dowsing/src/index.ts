@@ -17,3 +17,4 @@ export * from './temporal-analysis-summary.js';
 export * from './temporal-analysis.service.js';
 export * from './analyst-dowsing.js';
 export * from './analyst-answer.js';
+export * from './dowsing-kind.js';

@@ -56,7 +56,7 @@ export class EventLog {
   async redact(
     tx: Transaction,
     tenant: Tenant,
-    idField: 'session_id' | 'analysis_id' | 'query_id',
+    idField: `${string}_id`,
     publicId: string,
     since: Date,
   ): Promise<void> {

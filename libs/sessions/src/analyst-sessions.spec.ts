@@ -17,15 +17,17 @@ import type { SessionResultsData } from '#engines';
 import type { EventLog } from '#events';
 import type { VerifiedRecords } from '#history';
 import type { VerifiedRecord } from '#statistics';
+import { AnalystLifecycle } from '#work';
 import { AnalystSessions } from './analyst-sessions.js';
 import type { SessionEntity } from './entities/session.entity.js';
 import type { SessionsRepository } from './sessions.repository.js';
 
 /**
- * Sessions done by people, from submission to outcome: the real AnalystWork
- * (combining, judging) over faked tasking, track records and judging, and a
- * faked sessions repository and event log. What each submission moves on,
- * what the last one writes, and how the deadline ends the rest.
+ * Sessions done by people, from submission to outcome: the real
+ * AnalystLifecycle and AnalystWork (combining, judging) over faked tasking,
+ * track records and judging, and a faked sessions repository and event log.
+ * What each submission moves on, what the last one writes, and how the
+ * deadline ends the rest.
  */
 
 const tenant: Tenant = { organizationId: newUuid(), mode: 'live' };
@@ -184,12 +186,17 @@ function world({ session, tasking, progress, submissions = [], records, overdue 
   );
   const noRecord: VerifiedRecord = { n: 0, hits: 0, partials: 0, misses: 0, byBaseline: [] };
   const verified = { of: vi.fn(() => Promise.resolve(noRecord)) };
+  const lifecycle = new AnalystLifecycle(
+    tasking_ as unknown as TaskingService,
+    work,
+    judging as never,
+    verified as unknown as VerifiedRecords,
+  );
   const analystSessions = new AnalystSessions(
     sessions as unknown as SessionsRepository,
     events as unknown as EventLog,
     { publicUrl: 'https://api.example.test' } as AppSettings,
-    work,
-    verified as unknown as VerifiedRecords,
+    lifecycle,
   );
   return { analystSessions, sessions, events, tasking: tasking_, judging, trackRecords, verified };
 }

@@ -1,6 +1,7 @@
 export * from './session-phase.js';
 export * from './classified-target.js';
 export * from './analyst-sessions.js';
+export * from './session-kind.js';
 export * from './sessions.service.js';
 export * from './session-runner.js';
 export * from './session-scheduler.js';

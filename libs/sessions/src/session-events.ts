@@ -3,16 +3,21 @@ import { disclosedTarget } from './classified-target.js';
 import type { SessionEntity } from './entities/session.entity.js';
 import type { SessionResultsData } from '#engines';
 import type { EventDataMap, SessionCompletedData } from '#events';
+import { workEventData } from '#work';
+
+/** The fields every session event names its session by. */
+const event = workEventData((session: SessionEntity) => ({
+  session_id: toPublicId('session', session.id),
+  type: session.type,
+  status: session.status,
+}));
 
 /** The data of `session.created`: the session as it was created (a merge is created completed). */
 export function sessionCreatedData(session: SessionEntity): EventDataMap['session.created'] {
   return {
-    session_id: toPublicId('session', session.id),
-    type: session.type,
-    status: session.status,
+    ...event.base(session, 1),
     created_at: session.createdAt.toISOString(),
     estimated_completion: session.estimatedCompletion?.toISOString() ?? null,
-    sequence: 1,
   };
 }
 

@@ -1,13 +1,12 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import type { Transaction } from '#database';
 import { type SessionEntity } from './entities/session.entity.js';
 import { EngineRegistry, type SessionEngineOutcome } from '#engines';
 import { EventLog } from '#events';
 import { VerifiedRecords } from '#history';
 import { OrganizationsService } from '#organizations';
+import { WorkRunner } from '#work';
 import { verifiedSessionsOf } from './session-evidence.js';
 import { phaseOf, PROGRESS_STEP } from './session-phase.js';
 import { sessionCompletedData } from './session-events.js';
@@ -16,23 +15,22 @@ import { SessionsRepository } from './sessions.repository.js';
 
 /**
  * Carries a session through its lifecycle: initiated → in_progress → completed
- * | failed, persisting and announcing progress at every 10 %. Each step is one
- * transaction guarded by the stored state, so a job that runs again after a
- * crash resumes where the last one stopped and never moves progress back.
+ * | failed, persisting and announcing progress at every 10 %. Its steps are
+ * guarded (WorkRunner), so a job that runs again never moves progress back.
  */
 @Injectable()
-export class SessionRunner {
-  private readonly logger = new Logger(SessionRunner.name);
-
+export class SessionRunner extends WorkRunner<SessionEntity> {
   constructor(
     private readonly repository: SessionsRepository,
-    private readonly events: EventLog,
+    events: EventLog,
     private readonly organizations: OrganizationsService,
     private readonly sessions: SessionsService,
     private readonly engines: EngineRegistry,
-    private readonly settings: AppSettings,
+    settings: AppSettings,
     private readonly verified: VerifiedRecords,
-  ) {}
+  ) {
+    super('session', repository, events, settings);
+  }
 
   /** Runs the session `sessionId` of `tenant` (its job's data) from its stored state. */
   async run(
@@ -42,12 +40,11 @@ export class SessionRunner {
     signal?: AbortSignal,
   ): Promise<void> {
     const session = await this.repository.find(tenant, sessionId);
-    if (!session || session.status === 'completed' || session.status === 'failed') return;
-    // People do analyst sessions (AnalystSessions): there is nothing for the worker to pace.
-    if (session.engine === 'analyst') return;
+    // People do analyst sessions (AnalystSessions).
+    if (!this.runsHere(session)) return;
     const [orgSeed, verified] = await Promise.all([
       this.organizations.engineSeed(session.organizationId),
-      this.verified.of(tenantOf(session), verifiedSessionsOf(session.type)),
+      this.verified.of(this.tenantOf(session), verifiedSessionsOf(session.type)),
     ]);
     // The engine the session was created for, whatever the deployment would pick today.
     const outcome = await this.engines.session(session.engine).run(
@@ -69,11 +66,7 @@ export class SessionRunner {
       progress <= 100;
       progress += PROGRESS_STEP
     ) {
-      await sleep(
-        this.settings.simulatedStepMs * outcome.stepMultiplier,
-        undefined,
-        signal ? { signal } : undefined,
-      );
+      await this.pace(outcome.stepMultiplier, signal);
       const stillRunning =
         outcome.status === 'failed' && progress > outcome.failAtProgress
           ? await this.fail(session, outcome, requestId)
@@ -87,28 +80,29 @@ export class SessionRunner {
     outcome: SessionEngineOutcome,
     requestId: string | null,
   ): Promise<boolean> {
-    return this.transition(session, async (tx, sequence) => {
-      const startedAt = new Date();
-      const started = await this.repository.markStarted(tx, tenantOf(session), session.id, {
-        startedAt,
-        engineVersion: outcome.engineVersion,
-        seed: outcome.seed,
-        sequence,
-      });
-      if (!started) return false;
-      Object.assign(session, { status: 'in_progress', startedAt, engineSeed: outcome.seed });
-      await this.events.append(
-        tx,
-        tenantOf(session),
-        'session.started',
-        {
-          ...this.base(session, sequence),
-          started_at: startedAt.toISOString(),
-        },
-        requestId,
-      );
-      return true;
-    });
+    return this.guardedStep(
+      session,
+      (tx, tenant, sequence, startedAt) =>
+        this.repository.markStarted(tx, tenant, session.id, {
+          startedAt,
+          engineVersion: outcome.engineVersion,
+          seed: outcome.seed,
+          sequence,
+        }),
+      async (tx, sequence, startedAt) => {
+        Object.assign(session, { status: 'in_progress', startedAt, engineSeed: outcome.seed });
+        await this.announce(
+          tx,
+          session,
+          'session.started',
+          {
+            ...this.base(session, sequence),
+            started_at: startedAt.toISOString(),
+          },
+          requestId,
+        );
+      },
+    );
   }
 
   private async advance(
@@ -120,7 +114,7 @@ export class SessionRunner {
     const completing = progress === 100 && outcome.status === 'completed';
     return this.transition(session, async (tx, sequence) => {
       const completedAt = new Date();
-      const tenant = tenantOf(session);
+      const tenant = this.tenantOf(session);
       const completion = completing
         ? {
             progress,
@@ -149,9 +143,9 @@ export class SessionRunner {
           }
         : { progress, eventSequence: sequence };
       Object.assign(session, changes);
-      await this.events.append(
+      await this.announce(
         tx,
-        tenant,
+        session,
         'session.progress_updated',
         {
           ...this.base({ ...session, status: 'in_progress' }, sequence),
@@ -161,19 +155,16 @@ export class SessionRunner {
         requestId,
       );
       if (completing) {
-        await this.events.append(
+        await this.announce(
           tx,
-          tenant,
+          session,
           'session.completed',
           sessionCompletedData(session, outcome.results, completedAt, sequence + 1, (index) =>
             this.sessions.sketchUrl(session, index),
           ),
           requestId,
         );
-        this.logger.log(
-          { sessionId: toPublicId('session', session.id), requestId },
-          'session completed',
-        );
+        this.logEnded(session, { status: 'completed' }, requestId);
       }
       return !completing;
     });
@@ -184,42 +175,32 @@ export class SessionRunner {
     outcome: Extract<SessionEngineOutcome, { status: 'failed' }>,
     requestId: string | null,
   ): Promise<boolean> {
-    await this.transition(session, async (tx, sequence) => {
-      const failedAt = new Date();
-      const failed = await this.repository.markFailed(tx, tenantOf(session), session.id, {
-        reason: outcome.reason,
-        failedAt,
-        sequence,
-      });
-      if (!failed) return false;
-      session.status = 'failed';
-      await this.events.append(
-        tx,
-        tenantOf(session),
-        'session.failed',
-        {
-          ...this.base(session, sequence),
+    await this.guardedStep(
+      session,
+      (tx, tenant, sequence, failedAt) =>
+        this.repository.markFailed(tx, tenant, session.id, {
           reason: outcome.reason,
-          message: outcome.message,
-          failed_at: failedAt.toISOString(),
-        },
-        requestId,
-      );
-      this.logger.log(
-        { sessionId: toPublicId('session', session.id), reason: outcome.reason, requestId },
-        'session failed',
-      );
-      return true;
-    });
+          failedAt,
+          sequence,
+        }),
+      async (tx, sequence, failedAt) => {
+        session.status = 'failed';
+        await this.announce(
+          tx,
+          session,
+          'session.failed',
+          {
+            ...this.base(session, sequence),
+            reason: outcome.reason,
+            message: outcome.message,
+            failed_at: failedAt.toISOString(),
+          },
+          requestId,
+        );
+        this.logEnded(session, { status: 'failed', reason: outcome.reason }, requestId);
+      },
+    );
     return false;
-  }
-
-  /** Runs a state change in a transaction that holds the session row, with its next event sequence. */
-  private transition(
-    session: SessionEntity,
-    change: (tx: Transaction, sequence: number) => Promise<boolean>,
-  ): Promise<boolean> {
-    return this.repository.transitionWithSequence(tenantOf(session), session.id, change);
   }
 
   private base(session: SessionEntity, sequence: number) {
@@ -230,8 +211,4 @@ export class SessionRunner {
       sequence,
     };
   }
-}
-
-function tenantOf(session: SessionEntity): Tenant {
-  return { organizationId: session.organizationId, mode: session.mode };
 }

@@ -1,33 +1,28 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { parsePublicId } from '#common';
+import { Injectable } from '@nestjs/common';
 import { EventJobs } from '#events';
 import { QUEUE } from '#queue';
+import { WorkScheduler } from '#work';
 
-/**
- * Starts the work of a new session: the relay queues its run with its
- * `session.created` event. The job id is the session id, so an event relayed
- * twice still runs the session once.
- */
+/** Starts the work of a new session with its `session.created` event (WorkScheduler). */
 @Injectable()
-export class SessionScheduler implements OnModuleInit {
-  constructor(private readonly eventJobs: EventJobs) {}
-
-  onModuleInit(): void {
-    this.eventJobs.on('session.created', (event) => {
-      const publicId = String(event.data.session_id);
-      const sessionId = parsePublicId('session', publicId);
-      if (sessionId === null) throw new Error(`session.created event ${event.id} names no session`);
-      return {
+export class SessionScheduler extends WorkScheduler<'sessions', 'run'> {
+  constructor(eventJobs: EventJobs) {
+    super(
+      {
+        createdEvent: 'session.created',
+        idKind: 'session',
         queue: QUEUE.sessions,
-        name: 'run',
-        data: {
-          sessionId,
-          organizationId: event.organizationId,
-          mode: event.mode,
-          requestId: event.requestId,
-        },
-        options: { jobId: publicId },
-      };
-    });
+        jobName: 'run',
+        jobOf: (sessionId, event) => ({
+          data: {
+            sessionId,
+            organizationId: event.organizationId,
+            mode: event.mode,
+            requestId: event.requestId,
+          },
+        }),
+      },
+      eventJobs,
+    );
   }
 }

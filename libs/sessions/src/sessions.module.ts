@@ -6,8 +6,9 @@ import { EnginesModule } from '#engines';
 import { EventsModule } from '#events';
 import { HistoryModule } from '#history';
 import { OrganizationsModule } from '#organizations';
-import { WorkModule } from '#work';
-import { AnalystSessionDeadlines, AnalystSessions } from './analyst-sessions.js';
+import { AnalystDeadlinesModule, WorkModule } from '#work';
+import { AnalystSessions } from './analyst-sessions.js';
+import { SessionKind } from './session-kind.js';
 import { SessionMerger } from './session-merger.js';
 import { SessionRunner } from './session-runner.js';
 import { SessionScheduler } from './session-scheduler.js';
@@ -37,6 +38,7 @@ import { SESSION_ENTITIES } from './entities.js';
     SessionReadModelRepository,
     SessionTemplatesRepository,
     AnalystSessions,
+    SessionKind,
     SessionsService,
     SessionListsService,
     SessionTemplatesService,
@@ -47,6 +49,7 @@ import { SESSION_ENTITIES } from './entities.js';
     SessionReadModelRepository,
     SessionTemplatesRepository,
     AnalystSessions,
+    SessionKind,
     SessionsService,
     SessionListsService,
     SessionTemplatesService,
@@ -64,8 +67,9 @@ export class SessionsModule {}
     OrganizationsModule,
     EnginesModule,
     HistoryModule,
+    AnalystDeadlinesModule,
   ],
-  providers: [SessionRunner, SessionScheduler, SessionSweeper, AnalystSessionDeadlines],
+  providers: [SessionRunner, SessionScheduler, SessionSweeper],
   exports: [SessionRunner, SessionSweeper],
 })
 export class SessionsWorkModule {}

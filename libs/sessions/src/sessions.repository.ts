@@ -1,20 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import type { Mode, SessionStatus, SessionType, Tenant } from '#common';
 import {
-  keysetPage,
   rowMapping,
   Sql,
-  SqlConditions,
-  tenantScope,
-  unfinishedWorkPages,
+  tenantConditions,
   type JsonObject,
-  type KeysetPage,
-  type PageRequest,
   type Queryable,
+  type SqlConditions,
   type Transaction,
 } from '#database';
 import { sessionCase, WorkCasesRepository, type FinishedSession } from '#history';
-import type { UnfinishedPages, UnfinishedWork } from '#queue';
+import { WorkTable } from '#work';
 import type { SessionEntity } from './entities/session.entity.js';
 
 type SessionColumn =
@@ -119,11 +115,8 @@ const SESSION_CASE = rowMapping<FinishedSession, SessionCaseColumn>('sessions', 
   completed_at: 'completedAt',
 });
 
-const SELECT_SESSION = `SELECT ${SESSION.selectList} FROM sessions
-  WHERE id = $1 AND organization_id = $2 AND mode = $3`;
-
 /** Statuses in which a session holds a place of the plan's concurrent sessions. */
-const RUNNING: readonly SessionStatus[] = ['initiated', 'in_progress'];
+export const SESSION_RUNNING_STATUSES: readonly SessionStatus[] = ['initiated', 'in_progress'];
 
 /** A comparison of `confidence_score` in a version 2 list filter. */
 export const SCORE_OPERATORS = ['eq', 'gt', 'gte', 'lt', 'lte'] as const;
@@ -143,23 +136,6 @@ export interface SessionFilter {
   confidenceScore?: { operator: ScoreOperator; value: number }[] | undefined;
   createdAfter?: Date | undefined;
   analystId?: string | undefined;
-}
-
-/** Which finished work pattern recognition reads: explicit ids (uuids), or a filter. */
-export interface FinishedWorkSelection {
-  ids?: string[] | undefined;
-  type?: string | undefined;
-  from?: Date | undefined;
-  to?: Date | undefined;
-}
-
-/** One finished piece of work as pattern recognition reads it. */
-export interface FinishedWork {
-  id: string;
-  createdAt: Date;
-  latitude: number | null;
-  longitude: number | null;
-  descriptors: string[];
 }
 
 /** A session the worker runs that is not finished: what its sweeps re-enqueue it by. */
@@ -193,70 +169,49 @@ export interface SeedChunk {
   results: JsonObject;
 }
 
-interface RunningRow {
-  id: string;
-  organization_id: string;
-  mode: Mode;
-  status: 'initiated' | 'in_progress';
-  updated_at: Date;
-}
+/** The columns the worker's sweeps read. */
+const SWEPT = rowMapping<
+  RunningSession,
+  'id' | 'organization_id' | 'mode' | 'status' | 'updated_at'
+>('sessions', {
+  id: 'id',
+  organization_id: 'organizationId',
+  mode: 'mode',
+  status: 'status',
+  updated_at: 'updatedAt',
+});
 
 /**
- * The `sessions` table. Every method takes the tenant and puts it in each
+ * The `sessions` table: what every kind of work's table has (WorkTable),
+ * and what only sessions need. Every method takes the tenant and puts it in each
  * statement; what crosses tenants on purpose (the worker's sweeps, a public
  * session shared read-only) ends in `AcrossTenants`. Every write that can
  * finish or delete a session writes or forgets its history case in the same
  * transaction (libs/history's WorkCasesRepository).
  */
 @Injectable()
-export class SessionsRepository {
-  constructor(
-    private readonly sql: Sql,
-    private readonly cases: WorkCasesRepository,
-  ) {}
-
-  async insert(tx: Transaction, tenant: Tenant, session: SessionEntity): Promise<void> {
-    const stored = { ...session, organizationId: tenant.organizationId, mode: tenant.mode };
-    await tx.query(SESSION.insert, SESSION.toRow(stored));
-    await this.cases.recordWritten(tx, tenant, [stored], sessionCase);
-  }
-
-  /**
-   * Runs an INSERT or UPDATE of the tenant's sessions and writes the history
-   * cases of those it left finished; how many rows it wrote.
-   */
-  private async write(
-    tx: Transaction,
-    tenant: Tenant,
-    statement: string,
-    parameters: readonly unknown[],
-  ): Promise<number> {
-    const rows = await tx.rows<Record<SessionCaseColumn, unknown>>(
-      `${statement} RETURNING ${SESSION_CASE.selectList}`,
-      parameters,
-    );
-    const written = rows.map((row) => SESSION_CASE.fromRow(row));
-    await this.cases.recordWritten(tx, tenant, written, sessionCase);
-    return written.length;
-  }
-
-  async find(tenant: Tenant, id: string, on: Queryable = this.sql): Promise<SessionEntity | null> {
-    const [row] = await on.rows<SessionRow>(SELECT_SESSION, [
-      id,
-      tenant.organizationId,
-      tenant.mode,
-    ]);
-    return row ? SESSION.fromRow(row) : null;
-  }
-
-  /** The session, its row held until `tx` ends; null when there is none. */
-  async findForUpdate(tx: Transaction, tenant: Tenant, id: string): Promise<SessionEntity | null> {
-    const [row] = await tx.rows<SessionRow>(`${SELECT_SESSION} FOR UPDATE`, [
-      id,
-      tenant.organizationId,
-      tenant.mode,
-    ]);
-    return row ? SESSION.fromRow(row) : null;
+export class SessionsRepository extends WorkTable<
+  SessionEntity,
+  FinishedSession,
+  RunningSession,
+  SessionFilter
+> {
+  constructor(sql: Sql, cases: WorkCasesRepository) {
+    super(sql, cases, {
+      table: 'sessions',
+      rows: SESSION,
+      caseRows: SESSION_CASE,
+      toCase: sessionCase,
+      running: SESSION_RUNNING_STATUSES,
+      swept: SWEPT,
+      reads: 'replicas',
+      listConditions,
+      finished: {
+        latitude: "(results->'coordinates'->>'latitude')::float8",
+        longitude: "(results->'coordinates'->>'longitude')::float8",
+        type: 'type',
+      },
+    });
   }
 
   /** The tenant's sessions with these ids (uuids), in no particular order. */
@@ -285,20 +240,6 @@ export class SessionsRepository {
     return row ? SESSION.fromRow(row) : null;
   }
 
-  /** The sessions of a batch, in creation order. */
-  async batchItems(
-    tenant: Tenant,
-    batchId: string,
-    on: Queryable = this.sql,
-  ): Promise<SessionEntity[]> {
-    const rows = await on.rows<SessionRow>(
-      `SELECT ${SESSION.selectList} FROM sessions
-        WHERE batch_id = $1 AND organization_id = $2 AND mode = $3 ORDER BY created_at, id`,
-      [batchId, tenant.organizationId, tenant.mode],
-    );
-    return rows.map((row) => SESSION.fromRow(row));
-  }
-
   /**
    * Completed sessions created before `before` whose target, whitespace
    * collapsed and lower-cased, is `targetKey`, newest first
@@ -319,129 +260,6 @@ export class SessionsRepository {
       [tenant.organizationId, tenant.mode, targetKey, before, limit],
     );
     return rows.map((row) => SESSION.fromRow(row));
-  }
-
-  /** Completed sessions as pattern recognition reads them, newest first, at most `limit`. */
-  async finishedWork(
-    tenant: Tenant,
-    selection: FinishedWorkSelection,
-    limit: number,
-    on: Queryable = this.sql,
-  ): Promise<FinishedWork[]> {
-    return on.rows<FinishedWork>(
-      `SELECT id, created_at AS "createdAt",
-              (results->'coordinates'->>'latitude')::float8 AS latitude,
-              (results->'coordinates'->>'longitude')::float8 AS longitude,
-              COALESCE(results->'descriptors', '[]'::jsonb) AS descriptors
-         FROM sessions
-        WHERE organization_id = $1 AND mode = $2 AND status = 'completed'
-          AND ($3::uuid[] IS NULL OR id = ANY($3)) AND ($4::text IS NULL OR type = $4)
-          AND ($5::timestamptz IS NULL OR created_at >= $5)
-          AND ($6::timestamptz IS NULL OR created_at <= $6)
-        ORDER BY created_at DESC, id DESC LIMIT $7`,
-      [
-        tenant.organizationId,
-        tenant.mode,
-        selection.ids ?? null,
-        selection.type ?? null,
-        selection.from ?? null,
-        selection.to ?? null,
-        limit,
-      ],
-    );
-  }
-
-  /**
-   * An offset page of the tenant's sessions, newest first, optionally of one
-   * status and type, and the total matching. The (organisation, mode, status,
-   * created_at) and (organisation, mode, created_at) indexes serve both
-   * orders of filtering.
-   */
-  async list(
-    tenant: Tenant,
-    query: { status?: SessionStatus | undefined; type?: SessionType | undefined },
-    page: { limit: number; offset: number },
-    on: Queryable = this.sql,
-  ): Promise<{ records: SessionEntity[]; total: number }> {
-    const filters = [tenant.organizationId, tenant.mode, query.status ?? null, query.type ?? null];
-    const where = `organization_id = $1 AND mode = $2
-      AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR type = $4)`;
-    const [rows, [{ total }]] = await Promise.all([
-      on.rows<SessionRow>(
-        `SELECT ${SESSION.selectList} FROM sessions WHERE ${where}
-          ORDER BY created_at DESC, id DESC LIMIT $5 OFFSET $6`,
-        [...filters, page.limit, page.offset],
-      ),
-      on.rows<{ total: number }>(
-        `SELECT count(*)::int AS total FROM sessions WHERE ${where}`,
-        filters,
-      ) as Promise<[{ total: number }]>,
-    ]);
-    return { records: rows.map((row) => SESSION.fromRow(row)), total };
-  }
-
-  /**
-   * A keyset page of the tenant's sessions, newest first, with the version 2
-   * filters. Each filter has an index that leads with it after the tenant
-   * (status, analyst, confidence score; created_at is the order) and
-   * INCLUDEs the other filtered columns, so PostgreSQL picks the narrowest
-   * and checks the rest inside the index (migration 1764057600000).
-   */
-  async page(
-    tenant: Tenant,
-    filter: SessionFilter,
-    request: PageRequest,
-    on: Queryable = this.sql,
-  ): Promise<KeysetPage<SessionEntity>> {
-    const where = new SqlConditions();
-    where.and(`organization_id = ${where.param(tenant.organizationId)}`);
-    where.and(`mode = ${where.param(tenant.mode)}`);
-    if (filter.status) where.and(`status = ${where.param(filter.status)}`);
-    if (filter.type) where.and(`type = ${where.param(filter.type)}`);
-    if (filter.createdAfter) where.and(`created_at > ${where.param(filter.createdAfter)}`);
-    if (filter.analystId) where.and(`analyst_id = ${where.param(filter.analystId)}`);
-    for (const { operator, value } of filter.confidenceScore ?? []) {
-      where.and(`confidence_score ${SQL_COMPARISON[operator]} ${where.param(value)}`);
-    }
-    return keysetPage(
-      (text, parameters) => on.rows(text, parameters),
-      {
-        table: 'sessions',
-        where,
-        scope: tenantScope(tenant),
-        // The page's ids and rows in one statement.
-        readRows: async (idsSql, parameters) =>
-          (
-            await on.rows<SessionRow>(
-              `SELECT ${SESSION.selectList} FROM sessions WHERE id IN (${idsSql})
-                ORDER BY created_at DESC, id DESC`,
-              parameters,
-            )
-          ).map((row) => SESSION.fromRow(row)),
-      },
-      request,
-    );
-  }
-
-  /**
-   * Runs a state change of one session in a transaction that holds its row
-   * (FOR UPDATE), handing `change` the sequence number its next event takes.
-   * A session deleted meanwhile has nothing left to move on: false.
-   */
-  transitionWithSequence(
-    tenant: Tenant,
-    id: string,
-    change: (tx: Transaction, sequence: number) => Promise<boolean>,
-  ): Promise<boolean> {
-    return this.sql.transaction(async (tx) => {
-      const [row] = await tx.rows<{ event_sequence: number }>(
-        `SELECT event_sequence FROM sessions
-          WHERE id = $1 AND organization_id = $2 AND mode = $3 FOR UPDATE`,
-        [id, tenant.organizationId, tenant.mode],
-      );
-      if (!row) return false;
-      return change(tx, row.event_sequence + 1);
-    });
   }
 
   /** An initiated session starts its engine's run; false when it is no longer initiated. */
@@ -612,82 +430,6 @@ export class SessionsRepository {
     );
   }
 
-  /** Deletes the session; its creation time (the events to redact start there), or null when there was none. */
-  async delete(tx: Transaction, tenant: Tenant, id: string): Promise<Date | null> {
-    const [row] = await tx.rows<{ created_at: Date }>(
-      `DELETE FROM sessions WHERE id = $1 AND organization_id = $2 AND mode = $3
-         RETURNING created_at`,
-      [id, tenant.organizationId, tenant.mode],
-    );
-    if (!row) return null;
-    await this.cases.forget(tx, tenant, [id]);
-    return row.created_at;
-  }
-
-  /**
-   * Takes the tenant's lock on its count of running sessions until `tx`
-   * ends, then counts them, stopping at `atMost` (the check costs the same
-   * however many are running). Concurrent creates serialise on the lock, and
-   * each count (a fresh snapshot once it is granted) sees every create
-   * committed before it.
-   */
-  async countRunningLocked(tx: Transaction, tenant: Tenant, atMost: number): Promise<number> {
-    await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-      `sessions:${tenant.organizationId}:${tenant.mode}`,
-    ]);
-    const [{ running }] = (await tx.rows<{ running: number }>(
-      `SELECT count(*)::int AS running FROM (
-         SELECT 1 FROM sessions WHERE organization_id = $1 AND mode = $2
-            AND status = ANY($3) LIMIT $4) AS running`,
-      [tenant.organizationId, tenant.mode, RUNNING, atMost],
-    )) as [{ running: number }];
-    return running;
-  }
-
-  /** When the first of the tenant's running sessions is expected to finish; null when none says. */
-  async nextCompletion(tenant: Tenant, on: Queryable = this.sql): Promise<Date | null> {
-    const [{ next_done }] = (await on.rows<{ next_done: Date | null }>(
-      `SELECT min(estimated_completion) AS next_done FROM sessions
-        WHERE organization_id = $1 AND mode = $2 AND status = ANY($3)`,
-      [tenant.organizationId, tenant.mode, RUNNING],
-    )) as [{ next_done: Date | null }];
-    return next_done;
-  }
-
-  /** Unfinished sessions the worker runs, unchanged since `changedBefore`, oldest change first. */
-  async staleAcrossTenants(
-    changedBefore: Date,
-    limit: number,
-    on: Queryable = this.sql,
-  ): Promise<RunningSession[]> {
-    const rows = await on.rows<RunningRow>(
-      `SELECT id, organization_id, mode, status, updated_at FROM sessions
-        WHERE status IN ('initiated', 'in_progress') AND updated_at < $1 AND engine <> 'analyst'
-        ORDER BY updated_at LIMIT $2`,
-      [changedBefore, limit],
-    );
-    return rows.map(runningFromRow);
-  }
-
-  /**
-   * Every unfinished session the worker runs that no one has changed since
-   * the first page was read, a page at a time (recovery after Redis lost its data).
-   */
-  unfinishedAcrossTenants(): UnfinishedPages<RunningSession & UnfinishedWork> {
-    const pages = unfinishedWorkPages<RunningRow & UnfinishedWork>(this.sql, {
-      columns: 'id, organization_id, mode, status, updated_at',
-      table: 'sessions',
-      where: `status IN ('initiated', 'in_progress') AND engine <> 'analyst'`,
-      orderBy: 'updated_at',
-      changedBefore: 'updated_at',
-    });
-    return async (after, pageSize) =>
-      (await pages(after, pageSize)).map((row) => ({
-        ...runningFromRow(row),
-        position: row.position,
-      }));
-  }
-
   /**
    * Scale-test rows for the tenant (`npm run db:seed-sessions`), in one
    * INSERT … SELECT over generate_series: created in order over the past
@@ -748,12 +490,21 @@ export class SessionsRepository {
   }
 }
 
-function runningFromRow(row: RunningRow): RunningSession {
-  return {
-    id: row.id,
-    organizationId: row.organization_id,
-    mode: row.mode,
-    status: row.status,
-    updatedAt: row.updated_at,
-  };
+/**
+ * The conditions of a list of sessions, newest first (v1 filters status and
+ * type; v2 more). Each filter has an index that leads with it after the
+ * tenant (status, analyst, confidence score; created_at is the order) and
+ * INCLUDEs the other filtered columns, so PostgreSQL picks the narrowest and
+ * checks the rest inside the index (migration 1764057600000).
+ */
+function listConditions(tenant: Tenant, filter: SessionFilter): SqlConditions {
+  const where = tenantConditions(tenant);
+  if (filter.status) where.and(`status = ${where.param(filter.status)}`);
+  if (filter.type) where.and(`type = ${where.param(filter.type)}`);
+  if (filter.createdAfter) where.and(`created_at > ${where.param(filter.createdAfter)}`);
+  if (filter.analystId) where.and(`analyst_id = ${where.param(filter.analystId)}`);
+  for (const { operator, value } of filter.confidenceScore ?? []) {
+    where.and(`confidence_score ${SQL_COMPARISON[operator]} ${where.param(value)}`);
+  }
+  return where;
 }

@@ -2,6 +2,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { AppError, newUuid, toPublicId, type Tenant } from '#common';
 import type { Transaction } from '#database';
 import type { SessionEntity } from './entities/session.entity.js';
+import { WorkLifecycle } from '#work';
+import { SessionKind } from './session-kind.js';
 import { SessionsService } from './sessions.service.js';
 import type { SessionsRepository } from './sessions.repository.js';
 
@@ -70,22 +72,36 @@ function service(options: { found?: SessionEntity | null; running?: number } = {
         concurrentSessions: 2,
       }),
   };
-  const analystSessions = {
+  const tasking = {
     engineFor: () => Promise.resolve('simulated'),
-    cancelled: vi.fn(() => Promise.resolve()),
+    taskingOf: vi.fn(() => Promise.resolve({ id: 'tasking' })),
+    close: vi.fn(() => Promise.resolve()),
   };
-  const sessions = new SessionsService(
+  const engines = { engineFor: () => 'simulated' };
+  const settings = { simulatedStepMs: 100, publicUrl: 'https://api.example.test' };
+  const lifecycle = new WorkLifecycle(
     sql as never,
-    repository as unknown as SessionsRepository,
     events as never,
-    { simulatedStepMs: 100, publicUrl: 'https://api.example.test' } as never,
+    tasking as never,
+    engines as never,
     limits as never,
     {} as never,
-    {} as never,
-    {} as never,
-    analystSessions as never,
   );
-  return { sessions, repository, events, analystSessions };
+  const kind = new SessionKind(
+    repository as unknown as SessionsRepository,
+    events as never,
+    settings as never,
+    {} as never,
+  );
+  const sessions = new SessionsService(
+    repository as unknown as SessionsRepository,
+    settings as never,
+    {} as never,
+    {} as never,
+    lifecycle,
+    kind,
+  );
+  return { sessions, repository, events, tasking };
 }
 
 const newSession = {
@@ -155,10 +171,11 @@ describe('SessionsService.cancel', () => {
   it('fails an unfinished session as cancelled, with the next sequence, and announces it', async () => {
     const found = stored();
     const publicId = toPublicId('session', found.id);
-    const { sessions, repository, events, analystSessions } = service({ found });
+    const { sessions, repository, events, tasking } = service({ found });
     const cancelled = await sessions.cancel(tenant, publicId, 'req_2');
     expect(repository.findForUpdate).toHaveBeenCalledWith(tx, tenant, found.id);
-    expect(analystSessions.cancelled).toHaveBeenCalledWith(tx, found, 'req_2');
+    // A simulated session has no tasking to close.
+    expect(tasking.taskingOf).not.toHaveBeenCalled();
     expect(repository.markEnded).toHaveBeenCalledWith(tx, tenant, found.id, {
       reason: 'cancelled',
       failedAt: cancelled.completedAt,
@@ -176,5 +193,13 @@ describe('SessionsService.cancel', () => {
       failureReason: 'cancelled',
       eventSequence: 6,
     });
+  });
+
+  it('closes the tasking of a session people do, in the same unit of work', async () => {
+    const found = stored({ engine: 'analyst' });
+    const { sessions, tasking } = service({ found });
+    await sessions.cancel(tenant, toPublicId('session', found.id), 'req_3');
+    expect(tasking.taskingOf).toHaveBeenCalledWith(tenant, 'session', found.id);
+    expect(tasking.close).toHaveBeenCalledWith(tx, { id: 'tasking' }, 'cancelled', 'req_3');
   });
 });

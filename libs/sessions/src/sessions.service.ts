@@ -1,74 +1,41 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, newUuid, parsePublicId, type Principal, type Tenant } from '#common';
+import { AppError, parsePublicId, type Principal, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { Sql, type Transaction } from '#database';
-import { EngineRegistry, renderSketchSvg } from '#engines';
-import { EventLog, recordAudit } from '#events';
+import { renderSketchSvg } from '#engines';
 import {
-  assertRunningWorkWithin,
-  OrganizationLimitsCache,
-  type ConcurrentWorkKind,
-  type OrganizationLimits,
-} from '#organizations';
-import { BatchRecords, type BatchEntity } from '#work';
-import { AnalystSessions } from './analyst-sessions.js';
-import { sessionSketchUrl } from './session-sketches.js';
-import type { SessionEntity } from './entities/session.entity.js';
-import { sessionCreatedData } from './session-events.js';
-import { PROGRESS_STEPS } from './session-phase.js';
-import { requestedSession, type NewSession, type SessionRequest } from './session-request.js';
-import { SessionTemplatesService } from './session-templates.service.js';
-import {
-  SessionsRepository,
+  WorkLifecycle,
+  type BatchEntity,
   type FinishedWork,
   type FinishedWorkSelection,
-} from './sessions.repository.js';
-
-/** Sessions hold a place of the plan's concurrent sessions until they finish. */
-const CONCURRENT_SESSIONS: ConcurrentWorkKind = {
-  running: ['initiated', 'in_progress'],
-  noun: 'sessions',
-  field: 'concurrent_sessions',
-};
-
-/** Time the simulated engine takes beyond its progress steps (queueing, relay), for estimates. */
-const QUEUE_ALLOWANCE_MS = 2_000;
+} from '#work';
+import { AnalystSessions } from './analyst-sessions.js';
+import { SessionKind } from './session-kind.js';
+import { sessionSketchUrl } from './session-sketches.js';
+import type { SessionEntity } from './entities/session.entity.js';
+import { requestedSession, type NewSession, type SessionRequest } from './session-request.js';
+import { SessionTemplatesService } from './session-templates.service.js';
+import { SessionsRepository } from './sessions.repository.js';
 
 /** Sessions as API callers see them; the work itself is done by the worker (SessionRunner). */
 @Injectable()
 export class SessionsService {
   constructor(
-    private readonly sql: Sql,
     private readonly sessions: SessionsRepository,
-    private readonly events: EventLog,
     private readonly settings: AppSettings,
-    private readonly limits: OrganizationLimitsCache,
-    private readonly engines: EngineRegistry,
     private readonly templates: SessionTemplatesService,
-    private readonly batches: BatchRecords,
     private readonly analystSessions: AnalystSessions,
+    private readonly lifecycle: WorkLifecycle,
+    private readonly kind: SessionKind,
   ) {}
 
-  /** Creates the session and its `session.created` event in one transaction. */
+  /** Creates the session and its `session.created` event in one transaction (WorkLifecycle.create). */
   async create(
     tenant: Tenant,
     input: NewSession,
     requestId: string | null,
   ): Promise<SessionEntity> {
-    // Looked up before the transaction: a cache miss inside it would wait for a second pool
-    // connection while holding one, and a burst of creates would deadlock the pool.
-    const limits = await this.limits.get(tenant.organizationId);
-    const engine = await this.analystSessions.engineFor(tenant, input.people?.engine);
-    const people =
-      engine === 'analyst'
-        ? await this.analystSessions.prepare(tenant, input.analystCount ?? 1, input.people)
-        : null;
-    return this.sql.transaction(async (tx) => {
-      const session = await this.insert(tx, tenant, input, requestId, null, engine);
-      if (people) await this.analystSessions.task(tx, tenant, session, people, requestId);
-      await this.assertWithinLimit(tx, tenant, limits);
-      return session;
-    });
+    const { created } = await this.lifecycle.create(this.kind, tenant, [input], requestId, false);
+    return created[0]!;
   }
 
   /**
@@ -96,74 +63,14 @@ export class SessionsService {
     inputs: NewSession[],
     requestId: string | null,
   ): Promise<{ batch: BatchEntity; sessions: SessionEntity[] }> {
-    const limits = await this.limits.get(tenant.organizationId);
-    return this.sql.transaction(async (tx) => {
-      const batch = await this.batches.insert(tx, tenant, 'sessions', inputs.length, requestId);
-      const sessions: SessionEntity[] = [];
-      for (const input of inputs) {
-        sessions.push(await this.insert(tx, tenant, input, requestId, batch.id));
-      }
-      await this.assertWithinLimit(tx, tenant, limits);
-      return { batch, sessions };
-    });
-  }
-
-  /** 429 when the sessions just inserted take the tenant over its plan's concurrent sessions. */
-  private assertWithinLimit(
-    tx: Transaction,
-    tenant: Tenant,
-    limits: OrganizationLimits | null,
-  ): Promise<void> {
-    return assertRunningWorkWithin(limits, CONCURRENT_SESSIONS, {
-      countLocked: (atMost) => this.sessions.countRunningLocked(tx, tenant, atMost),
-      nextCompletion: () => this.sessions.nextCompletion(tenant, tx),
-    });
-  }
-
-  private async insert(
-    tx: Transaction,
-    tenant: Tenant,
-    input: NewSession,
-    requestId: string | null,
-    batchId: string | null,
-    engine: string = this.engines.engineFor('session', tenant.mode),
-  ): Promise<SessionEntity> {
-    const uuid = newUuid();
-    const now = new Date();
-    const session: SessionEntity = {
-      id: uuid,
-      organizationId: tenant.organizationId,
-      mode: tenant.mode,
-      type: input.type,
-      target: input.target,
-      modality: input.modality,
-      durationMinutes: input.durationMinutes,
-      privacyLevel: input.privacyLevel,
-      status: 'initiated',
-      progress: 0,
-      engine,
-      engineVersion: null,
-      engineSeed: null,
-      results: null,
-      confidenceScore: null,
-      analystId: null,
-      evidence: null,
-      failureReason: null,
-      eventSequence: 1,
-      createdAt: now,
-      updatedAt: now,
-      startedAt: null,
-      completedAt: null,
-      estimatedCompletion: new Date(
-        now.getTime() + this.settings.simulatedStepMs * PROGRESS_STEPS + QUEUE_ALLOWANCE_MS,
-      ),
-      batchId,
-      analystCount: input.analystCount ?? 1,
-      mergedFrom: null,
-    };
-    await this.sessions.insert(tx, tenant, session);
-    await this.events.append(tx, tenant, 'session.created', sessionCreatedData(session), requestId);
-    return session;
+    const { batch, created } = await this.lifecycle.create(
+      this.kind,
+      tenant,
+      inputs,
+      requestId,
+      true,
+    );
+    return { batch: batch!, sessions: created };
   }
 
   /** The sessions of a batch (found by BatchRecords), in creation order. */
@@ -200,96 +107,26 @@ export class SessionsService {
   }
 
   /** The session with that public id in the caller's organisation and mode, else NOT_FOUND. */
-  async get(tenant: Tenant, publicId: string): Promise<SessionEntity> {
-    return this.findOne(publicId, (uuid) => this.sessions.find(tenant, uuid));
+  get(tenant: Tenant, publicId: string): Promise<SessionEntity> {
+    return this.lifecycle.find(this.kind, tenant, publicId);
   }
 
   /** A `public` session of any organisation, for read-only sharing; else NOT_FOUND. */
   async getPublic(publicId: string): Promise<SessionEntity> {
-    return this.findOne(publicId, (uuid) => this.sessions.findPublicAcrossTenants(uuid));
-  }
-
-  private async findOne(
-    publicId: string,
-    find: (uuid: string) => Promise<SessionEntity | null>,
-  ): Promise<SessionEntity> {
     const uuid = parsePublicId('session', publicId);
-    const session = uuid === null ? null : await find(uuid);
+    const session = uuid === null ? null : await this.sessions.findPublicAcrossTenants(uuid);
     if (!session) throw AppError.notFound('session', publicId);
     return session;
   }
 
-  /**
-   * Cancels a session that has not finished: it becomes `failed` with reason
-   * `cancelled` and `session.failed` announces it, in one transaction. The
-   * runner's next step sees the stored state and stops.
-   */
-  async cancel(tenant: Tenant, publicId: string, requestId: string | null): Promise<SessionEntity> {
-    const uuid = parsePublicId('session', publicId);
-    if (uuid === null) throw AppError.notFound('session', publicId);
-    return this.sql.transaction(async (tx) => {
-      const current = await this.sessions.findForUpdate(tx, tenant, uuid);
-      if (!current) throw AppError.notFound('session', publicId);
-      if (current.status === 'completed' || current.status === 'failed') {
-        throw new AppError(
-          'CONFLICT',
-          `Session ${publicId} has already ${current.status === 'completed' ? 'completed' : 'failed'}`,
-          {
-            field: 'status',
-            issue: `only initiated or in_progress sessions can be cancelled; this one is ${current.status}`,
-          },
-        );
-      }
-      const failedAt = new Date();
-      const sequence = current.eventSequence + 1;
-      await this.analystSessions.cancelled(tx, current, requestId);
-      await this.sessions.markEnded(tx, tenant, uuid, {
-        reason: 'cancelled',
-        failedAt,
-        sequence,
-      });
-      await this.events.append(
-        tx,
-        tenant,
-        'session.failed',
-        {
-          session_id: publicId,
-          type: current.type,
-          status: 'failed',
-          reason: 'cancelled',
-          message: 'The session was cancelled',
-          failed_at: failedAt.toISOString(),
-          sequence,
-        },
-        requestId,
-      );
-      return {
-        ...current,
-        status: 'failed',
-        failureReason: 'cancelled',
-        completedAt: failedAt,
-        eventSequence: sequence,
-        updatedAt: failedAt,
-      };
-    });
+  /** Cancels a session that has not finished (WorkLifecycle.cancel). */
+  cancel(tenant: Tenant, publicId: string, requestId: string | null): Promise<SessionEntity> {
+    return this.lifecycle.cancel(this.kind, tenant, publicId, requestId);
   }
 
-  /**
-   * Deletes a session in one transaction: its row goes; the data of its events
-   * in the log shrinks to the session id and sequence, so replays and pending
-   * deliveries carry nothing of it; an audit record keeps who deleted it, when,
-   * and in which request. A running session stops at its next step.
-   */
-  async delete(principal: Principal, publicId: string, requestId: string | null): Promise<void> {
-    const uuid = parsePublicId('session', publicId);
-    if (uuid === null) throw AppError.notFound('session', publicId);
-    await this.sql.transaction(async (tx) => {
-      const createdAt = await this.sessions.delete(tx, principal, uuid);
-      if (!createdAt) throw AppError.notFound('session', publicId);
-      await this.analystSessions.forget(tx, principal, uuid);
-      await this.events.redact(tx, principal, 'session_id', publicId, createdAt);
-      await recordAudit(tx, principal, 'session.deleted', publicId, requestId);
-    });
+  /** Deletes a session, its events redacted and the deletion audited (WorkLifecycle.delete). */
+  delete(principal: Principal, publicId: string, requestId: string | null): Promise<void> {
+    return this.lifecycle.delete(this.kind, principal, publicId, requestId);
   }
 
   /**

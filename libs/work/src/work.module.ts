@@ -1,17 +1,35 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AnalystsModule } from '#analysts';
 import { DatabaseModule } from '#database';
+import { EnginesModule } from '#engines';
+import { EventsModule } from '#events';
+import { HistoryModule } from '#history';
+import { OrganizationsModule } from '#organizations';
+import { AnalystLifecycle } from './analysts/analyst-lifecycle.js';
 import { BatchRecords } from './batches/batch-records.js';
 import { BatchesRepository } from './batches/batches.repository.js';
 import { WORK_ENTITIES } from './entities.js';
+import { WorkLifecycle } from './lifecycle/work-lifecycle.js';
 
 /**
- * What every kind of work (sessions, analyses, dowsing queries) shares,
- * below the kinds' own libs: batches, today; the lifecycle of issue 40 next.
+ * The lifecycle every kind of work (sessions, analyses, dowsing queries)
+ * shares, below the kinds' own libs, which plug into it (docs/architecture.md,
+ * "The work lifecycle"): creating, cancelling, deleting, limits and batches
+ * (WorkLifecycle), work done by people (AnalystLifecycle), and each kind's
+ * table (WorkTable).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature(WORK_ENTITIES), DatabaseModule],
-  providers: [BatchesRepository, BatchRecords],
-  exports: [BatchesRepository, BatchRecords],
+  imports: [
+    TypeOrmModule.forFeature(WORK_ENTITIES),
+    DatabaseModule,
+    AnalystsModule,
+    HistoryModule,
+    EventsModule,
+    EnginesModule,
+    OrganizationsModule,
+  ],
+  providers: [BatchesRepository, BatchRecords, AnalystLifecycle, WorkLifecycle],
+  exports: [BatchesRepository, BatchRecords, AnalystLifecycle, WorkLifecycle],
 })
 export class WorkModule {}

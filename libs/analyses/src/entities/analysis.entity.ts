@@ -1,6 +1,7 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import { TenantOwned, type JsonObject } from '#database';
+import { Column, Entity, Index } from 'typeorm';
+import type { JsonObject } from '#database';
 import type { AnalysisPriority, AnalysisTargetType, AnalysisType } from '#engines';
+import { WorkEntity } from '#work';
 import type { MaterialItem } from '../material/material-item.js';
 
 export const ANALYSIS_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
@@ -23,10 +24,8 @@ export interface ReferenceMaterialRequest {
 @Index('analyses_queued_idx', { synchronize: false })
 @Index('analyses_running_updated_idx', { synchronize: false })
 @Index('analyses_completed_idx', { synchronize: false })
-export class AnalysisEntity extends TenantOwned {
-  @PrimaryColumn({ type: 'uuid' })
-  id!: string;
-
+@Index('analyses_batch_idx', ['batchId'], { where: 'batch_id IS NOT NULL' })
+export class AnalysisEntity extends WorkEntity<AnalysisStatus> {
   @Column({ name: 'target_type', type: 'text' })
   targetType!: AnalysisTargetType;
 
@@ -64,9 +63,6 @@ export class AnalysisEntity extends TenantOwned {
   @Column({ name: 'earlier_work', type: 'jsonb', nullable: true })
   earlierWork!: JsonObject[] | null;
 
-  @Column({ type: 'text' })
-  status!: AnalysisStatus;
-
   /** Steps of the engine's plan completed so far. */
   @Column({ name: 'steps_done', type: 'smallint', default: 0 })
   stepsDone!: number;
@@ -74,15 +70,6 @@ export class AnalysisEntity extends TenantOwned {
   /** The plan's steps, fixed when the analysis starts. */
   @Column({ type: 'text', array: true, nullable: true })
   steps!: string[] | null;
-
-  @Column({ type: 'text' })
-  engine!: string;
-
-  @Column({ name: 'engine_version', type: 'text', nullable: true })
-  engineVersion!: string | null;
-
-  @Column({ name: 'engine_seed', type: 'text', nullable: true })
-  engineSeed!: string | null;
 
   @Column({ type: 'jsonb', nullable: true })
   results!: JsonObject | null;
@@ -94,35 +81,12 @@ export class AnalysisEntity extends TenantOwned {
   @Column({ name: 'confidence_score', type: 'double precision', nullable: true })
   confidenceScore!: number | null;
 
-  @Column({ type: 'text', nullable: true })
-  evidence!: string | null;
-
-  @Column({ name: 'failure_reason', type: 'text', nullable: true })
-  failureReason!: string | null;
-
   @Column({ name: 'failure_message', type: 'text', nullable: true })
   failureMessage!: string | null;
-
-  /** Bumped by every event about this analysis, so receivers can drop stale ones. */
-  @Column({ name: 'event_sequence', type: 'integer', default: 0 })
-  eventSequence!: number;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt!: Date;
 
   @Column({ name: 'started_at', type: 'timestamptz', nullable: true })
   startedAt!: Date | null;
 
-  @Column({ name: 'completed_at', type: 'timestamptz', nullable: true })
-  completedAt!: Date | null;
-
   @Column({ name: 'estimated_completion', type: 'timestamptz', nullable: true })
   estimatedCompletion!: Date | null;
-
-  @Index('analyses_batch_idx', { where: 'batch_id IS NOT NULL' })
-  @Column({ name: 'batch_id', type: 'uuid', nullable: true })
-  batchId!: string | null;
 }

@@ -2,21 +2,13 @@ import type { Transaction } from '#database';
 import { Injectable } from '@nestjs/common';
 import { requireMember, type Member } from '#auth';
 import { AppError, toPublicId, type Tenant } from '#common';
-import type { VerifiedOutcomeStatistics } from '#statistics';
 import { JudgingService } from '../judging/judging.service.js';
 import { TrackRecords } from '../judging/track-records.js';
 import { TargetPool } from '../targets/target-pool.js';
-import {
-  combineSubmissions,
-  type CombinedResults,
-  type RecordForResults,
-  type SubmissionForResults,
-} from './combine-submissions.js';
+import { type RecordForResults, type SubmissionForResults } from './combine-submissions.js';
 import {
   type Assignment,
-  DEFAULT_DECOY_COUNT,
   type SubmissionProgress,
-  type TaskedKind,
   type Tasking,
   type TaskingRequest,
 } from './tasking.js';
@@ -73,72 +65,22 @@ export function pooledTrials(
   return { hits, trials, p0: trials > 0 ? baselines / trials : p0 };
 }
 
-/** How many overdue pieces of work one deadline sweep closes. */
-const SWEEP_BATCH = 200;
-
 /**
- * What every kind of work done by people shares (docs/analysts.md): choosing
- * the engine, checking a tasking before the work exists, taking a submission
- * in the right order, the progress it reaches, combining the submissions
- * with the analysts' track records, opening blind judging, and closing work
- * at its deadline. Each kind (AnalystSessions, AnalystAnalyses,
- * AnalystDowsing) keeps only what its own table and events need.
+ * The people's side of work done by people (docs/analysts.md), for the
+ * lifecycle every kind shares (AnalystLifecycle in libs/work): who may
+ * submit, the submissions with the analysts' track records to combine them
+ * by, and blind judging of the completed work.
  */
 @Injectable()
 export class AnalystWork {
   constructor(
-    readonly tasking: TaskingService,
+    private readonly tasking: TaskingService,
     readonly assignments: AssignmentsService,
     readonly sketches: SubmittedSketches,
     private readonly judging: JudgingService,
     private readonly trackRecords: TrackRecords,
     private readonly pool: TargetPool,
   ) {}
-
-  /** The engine of a new piece of work: see TaskingService.engineFor. */
-  engineFor(tenant: Tenant, requested: 'simulated' | 'analyst' | undefined) {
-    return this.tasking.engineFor(tenant, requested);
-  }
-
-  /**
-   * What a request asks of people, checked before the work is created: the
-   * pool target it names (400 naming `{at}target_id`), and for judged work
-   * enough decoys in the pool (409 naming `decoy_count`).
-   */
-  async prepare(
-    tenant: Tenant,
-    analystCount: number,
-    people: WorkPeople | undefined,
-    at = '',
-  ): Promise<PreparedTasking> {
-    const prepared: PreparedTasking = {
-      analystCount,
-      analystIds: people?.analystIds,
-      judging: people?.judging ?? false,
-      decoyCount: people?.decoyCount ?? DEFAULT_DECOY_COUNT,
-      targetId:
-        people?.targetId === undefined
-          ? null
-          : await this.tasking.poolTarget(tenant, people.targetId, `${at}target_id`),
-    };
-    if (prepared.judging) {
-      await this.judging.assertDecoysAvailable(tenant, prepared.decoyCount, prepared.targetId);
-    }
-    return prepared;
-  }
-
-  /** As `prepare`, for work whose request sets the analysts and the deadline (one analyst, `defaultMinutes`, unless it says). */
-  async prepareTimed(
-    tenant: Tenant,
-    people: TimedWorkPeople | undefined,
-    defaultMinutes: number,
-    at = '',
-  ): Promise<PreparedTasking & { durationMinutes: number }> {
-    return {
-      ...(await this.prepare(tenant, people?.analystCount ?? 1, people, at)),
-      durationMinutes: people?.durationMinutes ?? defaultMinutes,
-    };
-  }
 
   /**
    * The person submitting on a piece of work, asked for only once the work is
@@ -208,23 +150,6 @@ export class AnalystWork {
     return { submissions, forCombining, records: forResults, p0 };
   }
 
-  /** The submissions combined into results (combineSubmissions), weighed by the analysts' records. */
-  async combine(
-    tx: Transaction,
-    tenant: Tenant,
-    tasking: Tasking,
-    modality: string | null,
-    verified: VerifiedOutcomeStatistics | null,
-  ): Promise<{ submissions: Assignment[]; combined: CombinedResults }> {
-    const { submissions, forCombining, records, p0 } = await this.inputs(
-      tx,
-      tenant,
-      tasking,
-      modality,
-    );
-    return { submissions, combined: combineSubmissions(forCombining, records, p0, verified) };
-  }
-
   /**
    * Opens blind judging of completed work when its tasking asks for it. The
    * true candidate is the pool target the work named (so it looks like the
@@ -260,21 +185,6 @@ export class AnalystWork {
       },
       requestId,
     );
-  }
-
-  /**
-   * Closes the kind's work past its deadline, one transaction each (`close`
-   * holds the work's row and says whether it changed it); how many changed.
-   */
-  async closeOverdue(
-    kind: TaskedKind,
-    close: (tasking: Tasking) => Promise<boolean>,
-  ): Promise<number> {
-    let closed = 0;
-    for (const tasking of await this.tasking.overdue(kind, SWEEP_BATCH)) {
-      if (await close(tasking)) closed += 1;
-    }
-    return closed;
   }
 }
 

@@ -1,6 +1,7 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import { TenantOwned, type JsonObject } from '#database';
+import { Column, Entity, Index } from 'typeorm';
+import type { JsonObject } from '#database';
 import type { DowsingQueryType, DowsingVariant, PrecisionLevel } from '#engines';
+import { WorkEntity } from '#work';
 
 /** `pending` while people answer it (the `analyst` engine); the simulator answers at once. */
 export const DOWSING_STATUSES = ['pending', 'completed', 'failed'] as const;
@@ -13,10 +14,8 @@ export type DowsingStatus = (typeof DOWSING_STATUSES)[number];
 @Index('dowsing_queries_tenant_created_idx', { synchronize: false })
 @Index('dowsing_queries_tenant_status_created_idx', { synchronize: false })
 @Index('dowsing_queries_tenant_question_idx', { synchronize: false })
-export class DowsingQueryEntity extends TenantOwned {
-  @PrimaryColumn({ type: 'uuid' })
-  id!: string;
-
+@Index('dowsing_queries_batch_idx', ['batchId'], { where: 'batch_id IS NOT NULL' })
+export class DowsingQueryEntity extends WorkEntity<DowsingStatus> {
   /** `query` (POST /dowsing/query) or one of the seven v1 variants. */
   @Column({ type: 'text' })
   variant!: DowsingVariant;
@@ -38,46 +37,12 @@ export class DowsingQueryEntity extends TenantOwned {
   @Column({ type: 'jsonb' })
   input!: JsonObject;
 
-  @Column({ type: 'text' })
-  status!: DowsingStatus;
-
-  @Column({ type: 'text' })
-  engine!: string;
-
-  @Column({ name: 'engine_version', type: 'text', nullable: true })
-  engineVersion!: string | null;
-
-  @Column({ name: 'engine_seed', type: 'text', nullable: true })
-  engineSeed!: string | null;
-
   @Column({ type: 'jsonb', nullable: true })
   result!: JsonObject | null;
 
   @Column({ type: 'double precision', nullable: true })
   confidence!: number | null;
 
-  @Column({ type: 'text', nullable: true })
-  evidence!: string | null;
-
-  @Column({ name: 'failure_reason', type: 'text', nullable: true })
-  failureReason!: string | null;
-
   @Column({ name: 'failure_message', type: 'text', nullable: true })
   failureMessage!: string | null;
-
-  @Column({ name: 'event_sequence', type: 'integer', default: 0 })
-  eventSequence!: number;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt!: Date;
-
-  @Column({ name: 'completed_at', type: 'timestamptz', nullable: true })
-  completedAt!: Date | null;
-
-  @Index('dowsing_queries_batch_idx', { where: 'batch_id IS NOT NULL' })
-  @Column({ name: 'batch_id', type: 'uuid', nullable: true })
-  batchId!: string | null;
 }

@@ -1,7 +1,7 @@
-import { TenantOwned } from '#database';
-import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, Index } from 'typeorm';
 import type { Modality, PrivacyLevel, SessionStatus, SessionType } from '#common';
 import type { JsonObject } from '#database';
+import { WorkEntity } from '#work';
 
 // The list indexes INCLUDE the filtered columns, which TypeORM cannot declare:
 // migration 1764057600000 defines them, and the schema builder leaves them be.
@@ -13,10 +13,8 @@ import type { JsonObject } from '#database';
 @Index('sessions_running_updated_idx', { synchronize: false })
 // Completed sessions by normalised target (migration 1764075600000), for analyses' cross-references.
 @Index('sessions_tenant_target_key_idx', { synchronize: false })
-export class SessionEntity extends TenantOwned {
-  @PrimaryColumn({ type: 'uuid' })
-  id!: string;
-
+@Index('sessions_batch_idx', ['batchId'], { where: 'batch_id IS NOT NULL' })
+export class SessionEntity extends WorkEntity<SessionStatus> {
   @Column({ type: 'text' })
   type!: SessionType;
 
@@ -32,21 +30,8 @@ export class SessionEntity extends TenantOwned {
   @Column({ name: 'privacy_level', type: 'text' })
   privacyLevel!: PrivacyLevel;
 
-  @Column({ type: 'text' })
-  status!: SessionStatus;
-
   @Column({ type: 'smallint', default: 0 })
   progress!: number;
-
-  @Column({ type: 'text' })
-  engine!: string;
-
-  @Column({ name: 'engine_version', type: 'text', nullable: true })
-  engineVersion!: string | null;
-
-  /** Seed of the simulated engine's run; sketches are re-drawn from it on request. */
-  @Column({ name: 'engine_seed', type: 'text', nullable: true })
-  engineSeed!: string | null;
 
   @Column({ type: 'jsonb', nullable: true })
   results!: JsonObject | null;
@@ -57,35 +42,11 @@ export class SessionEntity extends TenantOwned {
   @Column({ name: 'analyst_id', type: 'text', nullable: true })
   analystId!: string | null;
 
-  @Column({ type: 'text', nullable: true })
-  evidence!: string | null;
-
-  @Column({ name: 'failure_reason', type: 'text', nullable: true })
-  failureReason!: string | null;
-
-  /** Bumped by every event about this session, so receivers can drop stale ones. */
-  @Column({ name: 'event_sequence', type: 'integer', default: 0 })
-  eventSequence!: number;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt!: Date;
-
   @Column({ name: 'started_at', type: 'timestamptz', nullable: true })
   startedAt!: Date | null;
 
-  @Column({ name: 'completed_at', type: 'timestamptz', nullable: true })
-  completedAt!: Date | null;
-
   @Column({ name: 'estimated_completion', type: 'timestamptz', nullable: true })
   estimatedCompletion!: Date | null;
-
-  /** The batch it was created in, if any. */
-  @Index('sessions_batch_idx', { where: 'batch_id IS NOT NULL' })
-  @Column({ name: 'batch_id', type: 'uuid', nullable: true })
-  batchId!: string | null;
 
   /** Analysts working independently: 1, or N for a collaborative session, or the sum for a merge. */
   @Column({ name: 'analyst_count', type: 'smallint', default: 1 })

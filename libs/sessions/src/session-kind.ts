@@ -1,0 +1,123 @@
+import { Injectable } from '@nestjs/common';
+import type { PreparedTasking } from '#analysts';
+import { newUuid, toPublicId, type Tenant } from '#common';
+import { AppSettings } from '#config';
+import type { Transaction } from '#database';
+import { EventLog } from '#events';
+import type { ConcurrentWorkKind } from '#organizations';
+import type { WorkCreation, WorkKind } from '#work';
+import { AnalystSessions } from './analyst-sessions.js';
+import type { SessionEntity } from './entities/session.entity.js';
+import { sessionCreatedData } from './session-events.js';
+import { PROGRESS_STEPS } from './session-phase.js';
+import type { NewSession } from './session-request.js';
+import { SESSION_RUNNING_STATUSES, SessionsRepository } from './sessions.repository.js';
+
+/** Time the simulated engine takes beyond its progress steps (queueing, relay), for estimates. */
+const QUEUE_ALLOWANCE_MS = 2_000;
+
+/** Sessions hold a place of the plan's concurrent sessions until they finish. */
+export const CONCURRENT_SESSIONS: ConcurrentWorkKind = {
+  running: SESSION_RUNNING_STATUSES,
+  noun: 'sessions',
+  field: 'concurrent_sessions',
+};
+
+/** Sessions as a kind of work (libs/work's lifecycle): what only sessions know of it. */
+@Injectable()
+export class SessionKind implements WorkKind<SessionEntity> {
+  readonly idKind = 'session' as const;
+  readonly noun = 'session';
+  readonly tasked = 'session' as const;
+  readonly eventIdField = 'session_id' as const;
+  readonly deletedAction = 'session.deleted' as const;
+  readonly concurrency = CONCURRENT_SESSIONS;
+  readonly creation: WorkCreation<SessionEntity, NewSession, PreparedTasking>;
+
+  constructor(
+    readonly table: SessionsRepository,
+    private readonly events: EventLog,
+    settings: AppSettings,
+    analysts: AnalystSessions,
+  ) {
+    this.creation = {
+      engineKind: 'session',
+      batchKind: 'sessions',
+      batchField: 'sessions.',
+      // A batch item has no tasking fields: an engine does it.
+      requestedEngine: (input, inBatch) => (inBatch ? 'simulated' : input.people?.engine),
+      preparePeople: (tenant, input) =>
+        analysts.prepare(tenant, input.analystCount ?? 1, input.people),
+      build: (tenant, { input, engine }, _computed, { batchId, now }) => ({
+        id: newUuid(),
+        organizationId: tenant.organizationId,
+        mode: tenant.mode,
+        type: input.type,
+        target: input.target,
+        modality: input.modality,
+        durationMinutes: input.durationMinutes,
+        privacyLevel: input.privacyLevel,
+        status: 'initiated',
+        progress: 0,
+        engine,
+        engineVersion: null,
+        engineSeed: null,
+        results: null,
+        confidenceScore: null,
+        analystId: null,
+        evidence: null,
+        failureReason: null,
+        eventSequence: 1,
+        createdAt: now,
+        updatedAt: now,
+        startedAt: null,
+        completedAt: null,
+        estimatedCompletion: new Date(
+          now.getTime() + settings.simulatedStepMs * PROGRESS_STEPS + QUEUE_ALLOWANCE_MS,
+        ),
+        batchId,
+        analystCount: input.analystCount ?? 1,
+        mergedFrom: null,
+      }),
+      announceCreated: (tx, tenant, session, requestId) =>
+        this.events
+          .append(tx, tenant, 'session.created', sessionCreatedData(session), requestId)
+          .then(() => undefined),
+      task: (tx, tenant, session, people, requestId) =>
+        analysts.task(tx, tenant, session, people, requestId),
+    };
+  }
+
+  async endCancelled(
+    tx: Transaction,
+    tenant: Tenant,
+    current: SessionEntity,
+    { failedAt, sequence }: { failedAt: Date; sequence: number },
+    requestId: string | null,
+  ): Promise<SessionEntity> {
+    await this.table.markEnded(tx, tenant, current.id, { reason: 'cancelled', failedAt, sequence });
+    await this.events.append(
+      tx,
+      tenant,
+      'session.failed',
+      {
+        session_id: toPublicId('session', current.id),
+        type: current.type,
+        status: 'failed',
+        reason: 'cancelled',
+        message: 'The session was cancelled',
+        failed_at: failedAt.toISOString(),
+        sequence,
+      },
+      requestId,
+    );
+    return {
+      ...current,
+      status: 'failed',
+      failureReason: 'cancelled',
+      completedAt: failedAt,
+      eventSequence: sequence,
+      updatedAt: failedAt,
+    };
+  }
+}

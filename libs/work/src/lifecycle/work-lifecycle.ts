@@ -1,0 +1,257 @@
+import { Injectable } from '@nestjs/common';
+import { TaskingService, type TaskedKind } from '#analysts';
+import {
+  AppError,
+  parsePublicId,
+  type IdKind,
+  type Mode,
+  type Principal,
+  type Tenant,
+} from '#common';
+import { Sql, type Transaction } from '#database';
+import { EngineRegistry, type WorkKind as EngineKind } from '#engines';
+import { recordAudit, EventLog } from '#events';
+import {
+  assertRunningWorkWithin,
+  OrganizationLimitsCache,
+  type ConcurrentWorkKind,
+  type OrganizationLimits,
+} from '#organizations';
+import type { BatchEntity } from '../batches/batch.entity.js';
+import { BatchRecords } from '../batches/batch-records.js';
+import type { WorkTable } from '../work-table.repository.js';
+import type { PlannedWork, WorkCreation } from './work-creation.js';
+
+/** What the lifecycle reads of any kind's work. */
+export interface WorkRecord {
+  id: string;
+  organizationId: string;
+  mode: Mode;
+  status: string;
+  engine: string;
+  eventSequence: number;
+}
+
+/**
+ * A kind of work as the shared lifecycle sees it: its public ids and noun,
+ * its table, the events field that names it, and the few steps only it
+ * knows. Everything else — finding, cancelling, deleting with redaction and
+ * audit, the concurrent-work limit, closing its tasking — is the lifecycle's.
+ */
+export interface WorkKind<W extends WorkRecord> {
+  /** The kind of its public ids (`sess_…` is `session`). */
+  idKind: IdKind;
+  /** What its errors call it ("dowsing query"). */
+  noun: string;
+  /** Its tasking when people do it. */
+  tasked: TaskedKind;
+  // The table's own types do not matter here, only the shared statements.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  table: WorkTable<W, any, any>;
+  /** The field of its events that names it: a deletion redacts them down to it. */
+  eventIdField: `${string}_id`;
+  /** The audit action of a deletion (`session.deleted`). */
+  deletedAction: `${string}.deleted`;
+  /** The plan's concurrent-work limit its running work counts against, if any. */
+  concurrency?: ConcurrentWorkKind;
+  /** How its work is created (WorkLifecycle.create). */
+  // The request, tasking and computed types are the kind's own.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  creation?: WorkCreation<W, any, any, any>;
+  /** What else of the work goes when it is deleted (dowsing's readings). */
+  forgetAlso?(tx: Transaction, tenant: Tenant, id: string): Promise<void>;
+  /**
+   * Ends running work as cancelled — stores it `failed` and appends the
+   * kind's failure event with `sequence` — and returns it as it now is.
+   */
+  endCancelled?(
+    tx: Transaction,
+    tenant: Tenant,
+    current: W,
+    at: { failedAt: Date; sequence: number },
+    requestId: string | null,
+  ): Promise<W>;
+}
+
+/**
+ * The steps every kind of work takes the same way (issue 40): a kind
+ * describes itself (WorkKind) and the lifecycle does the rest, so a rule of
+ * these steps — 404 for an id of another tenant, audit and event redaction
+ * on delete, the 429 of the concurrent-work limit — holds for every kind.
+ */
+@Injectable()
+export class WorkLifecycle {
+  constructor(
+    private readonly sql: Sql,
+    private readonly events: EventLog,
+    private readonly tasking: TaskingService,
+    private readonly engines: EngineRegistry,
+    private readonly limits: OrganizationLimitsCache,
+    private readonly batches: BatchRecords,
+  ) {}
+
+  /**
+   * Creates work of a kind, one piece or a batch (all or none): the engines
+   * chosen (`engineFor`) and people's tasking checked before the
+   * transaction, then in one transaction the batch, each row with its
+   * created event (which the outbox relay turns into the job that runs it)
+   * and its tasking, and the concurrent-work limit over all of it.
+   */
+  async create<W extends WorkRecord, I>(
+    kind: WorkKind<W>,
+    tenant: Tenant,
+    inputs: readonly I[],
+    requestId: string | null,
+    asBatch: boolean,
+  ): Promise<{ batch: BatchEntity | null; created: W[] }> {
+    const creation = kind.creation;
+    if (!creation) throw new Error(`${kind.noun} describes no creation`);
+    const engines = await this.enginesFor(
+      creation.engineKind,
+      tenant,
+      inputs.map((input) => creation.requestedEngine(input, asBatch)),
+    );
+    const items: PlannedWork<I, unknown>[] = [];
+    for (const [index, input] of inputs.entries()) {
+      const at = asBatch ? `${creation.batchField}${index}.` : '';
+      const people =
+        engines[index] === 'analyst' ? await creation.preparePeople(tenant, input, at) : null;
+      items.push({ input, engine: engines[index]!, people, index });
+    }
+    // Read before the transaction: a cache miss or a query inside it would wait for a
+    // second pool connection while holding one, and a burst of creates would deadlock the pool.
+    const [limits, computed] = await Promise.all([
+      kind.concurrency ? this.limits.get(tenant.organizationId) : null,
+      creation.beforeTransaction?.(tenant, items) ?? items.map(() => undefined),
+    ]);
+    return this.sql.transaction(async (tx) => {
+      const batch = asBatch
+        ? await this.batches.insert(tx, tenant, creation.batchKind, inputs.length, requestId)
+        : null;
+      const created: W[] = [];
+      const now = new Date();
+      for (const item of items) {
+        const work = creation.build(tenant, item, computed[item.index], {
+          batchId: batch?.id ?? null,
+          now,
+        });
+        await kind.table.insert(tx, tenant, work);
+        await creation.announceCreated(tx, tenant, work, requestId);
+        if (item.people) await creation.task(tx, tenant, work, item.people, requestId);
+        await creation.answered?.(tx, tenant, work, computed[item.index], requestId);
+        created.push(work);
+      }
+      await this.assertWithinLimit(kind, tx, tenant, limits);
+      return { batch, created };
+    });
+  }
+
+  /**
+   * The engine of each request, the one function that chooses it: `analyst`
+   * when people do the work (TaskingService.engineFor: never in the sandbox;
+   * in live mode when asked, or by default when the organisation has an
+   * active analyst), else the registry's engine of the kind and mode. The
+   * organisation is asked once per distinct request.
+   */
+  async enginesFor(
+    kind: EngineKind,
+    tenant: Tenant,
+    requested: readonly ('simulated' | 'analyst' | undefined)[],
+  ): Promise<string[]> {
+    const answers = new Map<string | undefined, Promise<'simulated' | 'analyst'>>();
+    const chosen = await Promise.all(
+      requested.map((asked) => {
+        if (!answers.has(asked)) answers.set(asked, this.tasking.engineFor(tenant, asked));
+        return answers.get(asked)!;
+      }),
+    );
+    const engine = this.engines.engineFor(kind, tenant.mode);
+    return chosen.map((choice) => (choice === 'analyst' ? 'analyst' : engine));
+  }
+
+  /** The work with that public id in the tenant, else NOT_FOUND. */
+  async find<W extends WorkRecord>(
+    kind: WorkKind<W>,
+    tenant: Tenant,
+    publicId: string,
+  ): Promise<W> {
+    const uuid = parsePublicId(kind.idKind, publicId);
+    const work = uuid === null ? null : await kind.table.find(tenant, uuid);
+    if (!work) throw AppError.notFound(kind.noun, publicId);
+    return work;
+  }
+
+  /** 429 when the work just inserted in `tx` takes the tenant over its plan's concurrent work. */
+  assertWithinLimit<W extends WorkRecord>(
+    kind: WorkKind<W>,
+    tx: Transaction,
+    tenant: Tenant,
+    limits: OrganizationLimits | null,
+  ): Promise<void> {
+    if (!kind.concurrency) return Promise.resolve();
+    return assertRunningWorkWithin(limits, kind.concurrency, {
+      countLocked: (atMost) => kind.table.countRunningLocked(tx, tenant, atMost),
+      nextCompletion: () => kind.table.nextCompletion(tenant, tx),
+    });
+  }
+
+  /**
+   * Cancels work that has not finished: it becomes `failed` with reason
+   * `cancelled`, its tasking (if people do it) closes, and the kind's failure
+   * event announces it, in one transaction. The worker's next step sees the
+   * stored state and stops.
+   */
+  async cancel<W extends WorkRecord>(
+    kind: WorkKind<W>,
+    tenant: Tenant,
+    publicId: string,
+    requestId: string | null,
+  ): Promise<W> {
+    const { concurrency } = kind;
+    if (!kind.endCancelled || !concurrency) throw new Error(`${kind.noun} cannot be cancelled`);
+    const uuid = parsePublicId(kind.idKind, publicId);
+    if (uuid === null) throw AppError.notFound(kind.noun, publicId);
+    return this.sql.transaction(async (tx) => {
+      const current = await kind.table.findForUpdate(tx, tenant, uuid);
+      if (!current) throw AppError.notFound(kind.noun, publicId);
+      if (!concurrency.running.includes(current.status)) {
+        const noun = kind.noun[0]!.toUpperCase() + kind.noun.slice(1);
+        throw new AppError('CONFLICT', `${noun} ${publicId} has already ${current.status}`, {
+          field: 'status',
+          issue: `only ${concurrency.running.join(' or ')} ${concurrency.noun} can be cancelled; this one is ${current.status}`,
+        });
+      }
+      if (current.engine === 'analyst') {
+        const tasking = await this.tasking.taskingOf(tenant, kind.tasked, current.id);
+        if (tasking) await this.tasking.close(tx, tasking, 'cancelled', requestId);
+      }
+      const at = { failedAt: new Date(), sequence: current.eventSequence + 1 };
+      return kind.endCancelled!(tx, tenant, current, at, requestId);
+    });
+  }
+
+  /**
+   * Deletes work in one transaction: its row and history case go, with its
+   * tasking and whatever else the kind keeps of it; its events in the log
+   * shrink to its id and sequence, so replays and pending deliveries carry
+   * nothing of it; an audit record keeps who deleted it, when, and in which
+   * request. Running work stops at its next step.
+   */
+  async delete<W extends WorkRecord>(
+    kind: WorkKind<W>,
+    principal: Principal,
+    publicId: string,
+    requestId: string | null,
+  ): Promise<void> {
+    const uuid = parsePublicId(kind.idKind, publicId);
+    if (uuid === null) throw AppError.notFound(kind.noun, publicId);
+    await this.sql.transaction(async (tx) => {
+      const createdAt = await kind.table.delete(tx, principal, uuid);
+      if (createdAt === null) throw AppError.notFound(kind.noun, publicId);
+      await this.tasking.forget(tx, principal, kind.tasked, uuid);
+      await kind.forgetAlso?.(tx, principal, uuid);
+      await this.events.redact(tx, principal, kind.eventIdField, publicId, createdAt);
+      await recordAudit(tx, principal, kind.deletedAction, publicId, requestId);
+    });
+  }
+}
