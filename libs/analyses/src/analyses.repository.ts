@@ -221,14 +221,6 @@ export interface AnalysisCompletion {
   sequence: number;
 }
 
-/** What a failed analysis stores. */
-export interface AnalysisFailure {
-  reason: string;
-  message: string;
-  failedAt: Date;
-  sequence: number;
-}
-
 /**
  * The `analyses` table. A tenant's reads and writes name its organisation
  * and mode; the worker's deployment-wide reads (estimates, sweeps, a job's
@@ -357,58 +349,6 @@ export class AnalysesRepository extends WorkTable<
       ],
     );
     return written > 0;
-  }
-
-  /** An unfinished analysis fails with the engine's reason; false when it has finished. */
-  async fail(
-    tx: Transaction,
-    tenant: Tenant,
-    id: string,
-    failure: AnalysisFailure & { engineSeed: string | null },
-  ): Promise<boolean> {
-    const written = await this.write(
-      tx,
-      tenant,
-      `UPDATE analyses SET status = 'failed', failure_reason = $2, failure_message = $3,
-              completed_at = $4, engine_seed = $5, event_sequence = $6, updated_at = now()
-        WHERE id = $1 AND organization_id = $7 AND mode = $8 AND status IN ('queued', 'processing')`,
-      [
-        id,
-        failure.reason,
-        failure.message,
-        failure.failedAt,
-        failure.engineSeed,
-        failure.sequence,
-        tenant.organizationId,
-        tenant.mode,
-      ],
-    );
-    return written > 0;
-  }
-
-  /** Stores a failure whatever the state (the caller holds the row and has checked it). */
-  async markFailed(
-    tx: Transaction,
-    tenant: Tenant,
-    id: string,
-    failure: AnalysisFailure,
-  ): Promise<void> {
-    await this.write(
-      tx,
-      tenant,
-      `UPDATE analyses SET status = 'failed', failure_reason = $2, failure_message = $3,
-              completed_at = $4, event_sequence = $5, updated_at = $4
-        WHERE id = $1 AND organization_id = $6 AND mode = $7`,
-      [
-        id,
-        failure.reason,
-        failure.message,
-        failure.failedAt,
-        failure.sequence,
-        tenant.organizationId,
-        tenant.mode,
-      ],
-    );
   }
 
   /** People were tasked with a new analysis: it is processing from now, due at their deadline. */

@@ -4,7 +4,7 @@ import type { Sql, Transaction } from '#database';
 import { EngineRegistry, SimulatedAnalysisEngine } from '#engines';
 import type { EventLog } from '#events';
 import type { OrganizationLimits, OrganizationLimitsCache } from '#organizations';
-import { WorkLifecycle, type BatchRecords } from '#work';
+import { AnalystLifecycle, WorkLifecycle, type BatchRecords } from '#work';
 import type { AnalysesRepository } from './analyses.repository.js';
 import { AnalysesService } from './analyses.service.js';
 import { AnalysisKind } from './analysis-kind.js';
@@ -99,19 +99,24 @@ function world(options: World = {}) {
   const lifecycle = new WorkLifecycle(
     sql as unknown as Sql,
     events as unknown as EventLog,
-    { ...tasking, engineFor: analysts.engineFor } as never,
+    new AnalystLifecycle(
+      { ...tasking, engineFor: analysts.engineFor } as never,
+      {} as never,
+      {} as never,
+      {} as never,
+      events as never,
+    ),
     engines,
     cache as unknown as OrganizationLimitsCache,
     batches as unknown as BatchRecords,
   );
   const kind = new AnalysisKind(
     analyses as unknown as AnalysesRepository,
-    events as unknown as EventLog,
     engines,
     estimates as unknown as AnalysisEstimates,
     analysts as unknown as AnalystAnalyses,
   );
-  const service = new AnalysesService(analyses as unknown as AnalysesRepository, lifecycle, kind);
+  const service = new AnalysesService(lifecycle, kind);
   return { service, analyses, events, cache, estimates, batches, analysts, tasking, steps };
 }
 
@@ -215,7 +220,7 @@ describe('AnalysesService.create and the concurrent-analyses limit', () => {
 describe('AnalysesService.createBatch', () => {
   it('inserts the batch and every item, each done by the engine it asks for, then counts once', async () => {
     const { service, analysts, estimates, steps } = world({ running: 2 });
-    const { batch, analyses } = await service.createBatch(
+    const { batch, created: analyses } = await service.createBatch(
       tenant,
       [request, { ...request, priority: 'low', people: { engine: 'analyst' } }, request],
       'req_2',

@@ -1,7 +1,7 @@
 import { toPublicId } from '#common';
 import type { AnalysisResultsData } from '#engines';
 import type { AnalysisCompletedData, EventDataMap } from '#events';
-import { workEventData } from '#work';
+import { workEventData, type FailedEvent } from '#work';
 import { currentStepOf, humanDuration, progressOf } from './analysis-progress.js';
 import type { AnalysisEntity } from './entities/analysis.entity.js';
 
@@ -82,3 +82,9 @@ export function processingTimeMs(analysis: AnalysisEntity): number | null {
   if (!analysis.startedAt || !analysis.completedAt) return null;
   return analysis.completedAt.getTime() - analysis.startedAt.getTime();
 }
+
+/** An analysis's failure event (a cancellation, a deadline passed). */
+export const analysisFailedEvent: FailedEvent<AnalysisEntity> = (analysis, failure, sequence) => ({
+  type: 'analysis.failed',
+  data: analysisFailedData(analysis, failure.reason, failure.message, sequence),
+});

@@ -1,13 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { newUuid, type Tenant } from '#common';
-import type { Transaction } from '#database';
+import { newUuid } from '#common';
 import { EngineRegistry } from '#engines';
-import { EventLog } from '#events';
 import type { ConcurrentWorkKind } from '#organizations';
 import type { TimedTasking, WorkCreation, WorkKind } from '#work';
 import { AnalysesRepository, ANALYSIS_RUNNING_STATUSES } from './analyses.repository.js';
 import { AnalysisEstimates } from './analysis-estimates.js';
-import { analysisCreatedData, analysisFailedData } from './analysis-events.js';
+import { analysisCreatedData, analysisFailedEvent } from './analysis-events.js';
 import {
   descriptionKey,
   requestFingerprint,
@@ -37,12 +35,13 @@ export class AnalysisKind implements WorkKind<AnalysisEntity> {
   readonly eventIdField = 'analysis_id' as const;
   readonly deletedAction = 'analysis.deleted' as const;
   readonly concurrency = CONCURRENT_ANALYSES;
+  readonly cancelledMessage = 'The analysis was cancelled';
+  readonly failedEvent = analysisFailedEvent;
   /** An analysis is queued with its estimated completion (AnalysisEstimates), computed for all items at once. */
   readonly creation: WorkCreation<AnalysisEntity, NewAnalysis, TimedTasking, Date>;
 
   constructor(
     readonly table: AnalysesRepository,
-    private readonly events: EventLog,
     engines: EngineRegistry,
     estimates: AnalysisEstimates,
     analysts: AnalystAnalyses,
@@ -100,44 +99,11 @@ export class AnalysisKind implements WorkKind<AnalysisEntity> {
         estimatedCompletion,
         batchId,
       }),
-      announceCreated: (tx, tenant, analysis, requestId) =>
-        this.events
-          .append(tx, tenant, 'analysis.created', analysisCreatedData(analysis), requestId)
-          .then(() => undefined),
-      task: (tx, tenant, analysis, people, requestId) =>
-        analysts.task(tx, tenant, analysis, people, requestId),
+      createdEvent: (analysis) => ({
+        type: 'analysis.created',
+        data: analysisCreatedData(analysis),
+      }),
+      people: analysts,
     };
-  }
-
-  async endCancelled(
-    tx: Transaction,
-    tenant: Tenant,
-    current: AnalysisEntity,
-    { failedAt, sequence }: { failedAt: Date; sequence: number },
-    requestId: string | null,
-  ): Promise<AnalysisEntity> {
-    const cancelled: AnalysisEntity = {
-      ...current,
-      status: 'failed',
-      failureReason: 'cancelled',
-      failureMessage: 'The analysis was cancelled',
-      completedAt: failedAt,
-      eventSequence: sequence,
-      updatedAt: failedAt,
-    };
-    await this.table.markFailed(tx, tenant, current.id, {
-      reason: 'cancelled',
-      message: cancelled.failureMessage!,
-      failedAt,
-      sequence,
-    });
-    await this.events.append(
-      tx,
-      tenant,
-      'analysis.failed',
-      analysisFailedData(cancelled, 'cancelled', cancelled.failureMessage!, sequence),
-      requestId,
-    );
-    return cancelled;
   }
 }

@@ -250,13 +250,13 @@ export class AnalysisRunner extends WorkRunner<AnalysisEntity> {
     await this.guardedStep(
       analysis,
       (tx, tenant, sequence, failedAt) =>
-        this.analyses.fail(tx, tenant, analysis.id, {
-          reason: outcome.reason,
-          message: outcome.message,
-          failedAt,
-          engineSeed: outcome.seed,
-          sequence,
-        }),
+        this.analyses.markFailed(
+          tx,
+          tenant,
+          analysis.id,
+          { reason: outcome.reason, message: outcome.message, failedAt, sequence },
+          { onlyRunning: true, engineSeed: outcome.seed },
+        ),
       async (tx, sequence, failedAt) => {
         Object.assign(analysis, { status: 'failed', completedAt: failedAt });
         await this.announce(

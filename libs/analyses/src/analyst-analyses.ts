@@ -9,14 +9,13 @@ import {
   AnalystLifecycle,
   type BlindBrief,
   type CompletionInputs,
-  type DeadlineFailure,
   TimedAnalystKindService,
   type TimedTasking,
 } from '#work';
 import { AnalysesRepository } from './analyses.repository.js';
 import {
   analysisCompletedData,
-  analysisFailedData,
+  analysisFailedEvent,
   analysisProgressData,
   analysisStartedData,
 } from './analysis-events.js';
@@ -54,6 +53,7 @@ export class AnalystAnalyses extends TimedAnalystKindService<AnalysisEntity> {
   readonly submittable = ['processing'];
   readonly open = ['processing', 'queued'];
   readonly completedLog = { idKey: 'analysisId', message: 'analyst analysis completed' };
+  readonly failedEvent = analysisFailedEvent;
   readonly defaultMinutes = DEFAULT_ANALYSIS_DURATION_MINUTES;
 
   constructor(
@@ -175,28 +175,6 @@ export class AnalystAnalyses extends TimedAnalystKindService<AnalysisEntity> {
       'analysis.completed',
       analysisCompletedData(completed, results, sequence),
       requestId,
-    );
-  }
-
-  async recordDeadlineFailure(
-    tx: Transaction,
-    tenant: Tenant,
-    analysis: AnalysisEntity,
-    { reason, message, failedAt }: DeadlineFailure,
-    sequence: number,
-  ): Promise<void> {
-    await this.analyses.markFailed(tx, tenant, analysis.id, {
-      reason,
-      message,
-      failedAt,
-      sequence,
-    });
-    await this.events.append(
-      tx,
-      tenant,
-      'analysis.failed',
-      analysisFailedData({ ...analysis, completedAt: failedAt }, reason, message, sequence),
-      null,
     );
   }
 }

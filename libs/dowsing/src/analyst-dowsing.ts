@@ -9,12 +9,11 @@ import {
   AnalystLifecycle,
   type BlindBrief,
   type CompletionInputs,
-  type DeadlineFailure,
   TimedAnalystKindService,
   type TimedTasking,
 } from '#work';
 import { dowsingAnswerFrom, forCombining } from './analyst-answer.js';
-import { queryCompletedData, queryFailedData } from './dowsing-events.js';
+import { queryCompletedData, queryFailedEvent } from './dowsing-events.js';
 import { DowsingQueriesRepository } from './dowsing-queries.repository.js';
 import { DowsingReadingsRepository } from './dowsing-readings.repository.js';
 import type { DowsingQueryEntity } from './entities/dowsing-query.entity.js';
@@ -46,6 +45,7 @@ export class AnalystDowsing extends TimedAnalystKindService<DowsingQueryEntity> 
   readonly submittable = ['pending'];
   readonly open = ['pending'];
   readonly completedLog = { idKey: 'queryId', message: 'analyst dowsing query answered' };
+  readonly failedEvent = queryFailedEvent;
   readonly defaultMinutes = DEFAULT_DOWSING_DURATION_MINUTES;
 
   constructor(
@@ -122,30 +122,6 @@ export class AnalystDowsing extends TimedAnalystKindService<DowsingQueryEntity> 
       'dowsing.query_completed',
       queryCompletedData(completed, result, sequence),
       requestId,
-    );
-  }
-
-  async recordDeadlineFailure(
-    tx: Transaction,
-    tenant: Tenant,
-    query: DowsingQueryEntity,
-    { reason, message, failedAt }: DeadlineFailure,
-    sequence: number,
-  ): Promise<void> {
-    const failed: DowsingQueryEntity = {
-      ...query,
-      status: 'failed',
-      failureReason: reason,
-      failureMessage: message,
-      completedAt: failedAt,
-    };
-    await this.queries.markFailed(tx, tenant, query.id, { reason, message, failedAt, sequence });
-    await this.events.append(
-      tx,
-      tenant,
-      'dowsing.query_failed',
-      queryFailedData(failed, sequence),
-      null,
     );
   }
 }

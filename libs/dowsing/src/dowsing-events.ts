@@ -1,7 +1,7 @@
 import { toPublicId } from '#common';
 import type { DowsingResultData } from '#engines';
 import type { DowsingQueryCompletedData, EventDataMap } from '#events';
-import { workEventData } from '#work';
+import { workEventData, type FailedEvent } from '#work';
 import type { DowsingQueryEntity } from './entities/dowsing-query.entity.js';
 
 /** The fields every dowsing event names its query by. */
@@ -47,3 +47,9 @@ export function queryFailedData(
   };
   return event.failed(query, failure, sequence);
 }
+
+/** A query's failure event (a deadline passed). */
+export const queryFailedEvent: FailedEvent<DowsingQueryEntity> = (query, _failure, sequence) => ({
+  type: 'dowsing.query_failed',
+  data: queryFailedData(query, sequence),
+});

@@ -18,7 +18,12 @@ import {
   AnalystDowsing,
   type DowsingPeople,
 } from './analyst-dowsing.js';
-import { queryCompletedData, queryCreatedData, queryFailedData } from './dowsing-events.js';
+import {
+  queryCompletedData,
+  queryCreatedData,
+  queryFailedData,
+  queryFailedEvent,
+} from './dowsing-events.js';
 import { DowsingQueriesRepository } from './dowsing-queries.repository.js';
 import { DowsingReadingsRepository } from './dowsing-readings.repository.js';
 import type { DowsingQueryEntity } from './entities/dowsing-query.entity.js';
@@ -47,6 +52,7 @@ export class DowsingKind implements WorkKind<DowsingQueryEntity> {
   readonly tasked = 'dowsing' as const;
   readonly eventIdField = 'query_id' as const;
   readonly deletedAction = 'dowsing_query.deleted' as const;
+  readonly failedEvent = queryFailedEvent;
   readonly creation: WorkCreation<
     DowsingQueryEntity,
     NewDowsingQuery,
@@ -71,17 +77,8 @@ export class DowsingKind implements WorkKind<DowsingQueryEntity> {
       preparePeople: (tenant, input, at) => analysts.prepare(tenant, input.people, at),
       beforeTransaction: (tenant, items) => this.answer(tenant, items),
       build: (tenant, item, outcome, context) => this.build(tenant, item, outcome, context),
-      announceCreated: async (tx, tenant, query, requestId) => {
-        await this.events.append(
-          tx,
-          tenant,
-          'dowsing.query_created',
-          queryCreatedData(query),
-          requestId,
-        );
-      },
-      task: (tx, tenant, query, people, requestId) =>
-        analysts.task(tx, tenant, query, people, requestId),
+      createdEvent: (query) => ({ type: 'dowsing.query_created', data: queryCreatedData(query) }),
+      people: analysts,
       answered: (tx, tenant, query, outcome, requestId) =>
         this.recordAnswer(tx, tenant, query, outcome, requestId),
     };

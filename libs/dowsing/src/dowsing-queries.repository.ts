@@ -125,14 +125,6 @@ export interface DowsingAnswer {
   sequence: number;
 }
 
-/** What a query that failed stores. */
-export interface DowsingFailure {
-  reason: string;
-  message: string;
-  failedAt: Date;
-  sequence: number;
-}
-
 /** Which of a tenant's completed queries temporal analysis counts, in a window of buckets. */
 export interface TemporalSelection {
   interval: TemporalInterval;
@@ -199,31 +191,6 @@ export class DowsingQueriesRepository extends WorkTable<DowsingQueryEntity, Fini
         answer.engineVersion,
         answer.completedAt,
         answer.sequence,
-        tenant.organizationId,
-        tenant.mode,
-      ],
-    );
-  }
-
-  /** The query fails (the caller holds the row and has checked it is pending). */
-  async markFailed(
-    tx: Transaction,
-    tenant: Tenant,
-    id: string,
-    failure: DowsingFailure,
-  ): Promise<void> {
-    await this.write(
-      tx,
-      tenant,
-      `UPDATE dowsing_queries SET status = 'failed', failure_reason = $2, failure_message = $3,
-              completed_at = $4, event_sequence = $5, updated_at = $4
-        WHERE id = $1 AND organization_id = $6 AND mode = $7`,
-      [
-        id,
-        failure.reason,
-        failure.message,
-        failure.failedAt,
-        failure.sequence,
         tenant.organizationId,
         tenant.mode,
       ],

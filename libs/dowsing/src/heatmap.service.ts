@@ -145,7 +145,7 @@ export class HeatmapService {
         grid: { rows: scan.rows, columns: scan.columns },
       },
     };
-    const query = await this.dowsing.create(tenant, energyMap, requestId);
+    const query = await this.dowsing.create(tenant, { request: energyMap }, requestId);
     const counts = await this.readings.tilesOfQuery(tenant, query.id, tileDegrees(grid.level));
     const partOf = (column: number) =>
       Math.max(

@@ -153,7 +153,7 @@ function world({ session, tasking, progress, submissions = [], records, overdue 
     markCompletedBySubmissions: vi.fn(
       (..._call: Parameters<SessionsRepository['markCompletedBySubmissions']>) => Promise.resolve(),
     ),
-    markEnded: vi.fn(() => Promise.resolve()),
+    markFailed: vi.fn(() => Promise.resolve()),
   };
   const events = { append: vi.fn((..._event: Appended) => Promise.resolve('evt')) };
   const own = submission(tasking, { userId: member.userId });
@@ -191,6 +191,7 @@ function world({ session, tasking, progress, submissions = [], records, overdue 
     work,
     judging as never,
     verified as unknown as VerifiedRecords,
+    events as unknown as EventLog,
   );
   const analystSessions = new AnalystSessions(
     sessions as unknown as SessionsRepository,
@@ -198,7 +199,16 @@ function world({ session, tasking, progress, submissions = [], records, overdue 
     { publicUrl: 'https://api.example.test' } as AppSettings,
     lifecycle,
   );
-  return { analystSessions, sessions, events, tasking: tasking_, judging, trackRecords, verified };
+  return {
+    lifecycle,
+    analystSessions,
+    sessions,
+    events,
+    tasking: tasking_,
+    judging,
+    trackRecords,
+    verified,
+  };
 }
 
 /** The event types written, in order. */
@@ -509,8 +519,9 @@ describe('AnalystSessions.closeOverdue', () => {
       overdue: [tasking],
     });
     expect(await analystSessions.closeOverdue()).toBe(1);
-    expect(sessions.markEnded).toHaveBeenCalledWith(tx, tenant, session.id, {
+    expect(sessions.markFailed).toHaveBeenCalledWith(tx, tenant, session.id, {
       reason: 'deadline_exceeded',
+      message: 'No analyst submitted before the deadline',
       failedAt: expect.any(Date),
       sequence: 3,
     });
@@ -538,22 +549,22 @@ describe('AnalystSessions.closeOverdue', () => {
     });
     expect(await analystSessions.closeOverdue()).toBe(0);
     expect(taskings.close).toHaveBeenCalledWith(tx, tasking, 'cancelled', null);
-    expect(sessions.markEnded).not.toHaveBeenCalled();
+    expect(sessions.markFailed).not.toHaveBeenCalled();
     expect(events.append).not.toHaveBeenCalled();
   });
 });
 
-describe('AnalystSessions.cancelled', () => {
+describe('AnalystLifecycle.cancelled', () => {
   it('closes the tasking of cancelled analyst work, and leaves other engines’ work alone', async () => {
     const session = stored();
     const tasking = taskingOf(session);
-    const { analystSessions, tasking: taskings } = world({ session, tasking });
-    await analystSessions.cancelled(tx, session, 'req_5');
+    const { lifecycle, tasking: taskings } = world({ session, tasking });
+    await lifecycle.cancelled('session', tx, session, 'req_5');
     expect(taskings.close).toHaveBeenCalledWith(tx, tasking, 'cancelled', 'req_5');
 
     const simulated = stored({ engine: 'simulated' });
     const other = world({ session: simulated, tasking: taskingOf(simulated) });
-    await other.analystSessions.cancelled(tx, simulated, null);
+    await other.lifecycle.cancelled('session', tx, simulated, null);
     expect(other.tasking.taskingOf).not.toHaveBeenCalled();
     expect(other.tasking.close).not.toHaveBeenCalled();
   });

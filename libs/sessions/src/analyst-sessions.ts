@@ -17,11 +17,10 @@ import {
   AnalystLifecycle,
   type BlindBrief,
   type CompletionInputs,
-  type DeadlineFailure,
 } from '#work';
 import type { SessionEntity } from './entities/session.entity.js';
 import { verifiedSessionsOf } from './session-evidence.js';
-import { sessionCompletedData } from './session-events.js';
+import { sessionCompletedData, sessionFailedEvent } from './session-events.js';
 import { phaseOf } from './session-phase.js';
 import { sessionSketchUrl } from './session-sketches.js';
 import { SessionsRepository } from './sessions.repository.js';
@@ -43,6 +42,7 @@ export class AnalystSessions extends AnalystKindService<SessionEntity> {
   readonly submittable = ['in_progress'];
   readonly open = ['in_progress', 'initiated'];
   readonly completedLog = { idKey: 'sessionId', message: 'analyst session completed' };
+  readonly failedEvent = sessionFailedEvent;
 
   constructor(
     private readonly sessions: SessionsRepository,
@@ -189,31 +189,6 @@ export class AnalystSessions extends AnalystKindService<SessionEntity> {
         sessionSketchUrl(this.settings.publicUrl, completed, index),
       ),
       requestId,
-    );
-  }
-
-  async recordDeadlineFailure(
-    tx: Transaction,
-    tenant: Tenant,
-    session: SessionEntity,
-    { reason, message, failedAt }: DeadlineFailure,
-    sequence: number,
-  ): Promise<void> {
-    await this.sessions.markEnded(tx, tenant, session.id, { reason, failedAt, sequence });
-    await this.events.append(
-      tx,
-      tenant,
-      'session.failed',
-      {
-        session_id: toPublicId('session', session.id),
-        type: session.type,
-        status: 'failed',
-        reason,
-        message,
-        failed_at: failedAt.toISOString(),
-        sequence,
-      },
-      null,
     );
   }
 }

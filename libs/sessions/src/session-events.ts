@@ -3,7 +3,7 @@ import { disclosedTarget } from './classified-target.js';
 import type { SessionEntity } from './entities/session.entity.js';
 import type { SessionResultsData } from '#engines';
 import type { EventDataMap, SessionCompletedData } from '#events';
-import { workEventData } from '#work';
+import { workEventData, type FailedEvent, type WorkFailure } from '#work';
 
 /** The fields every session event names its session by. */
 const event = workEventData((session: SessionEntity) => ({
@@ -20,6 +20,21 @@ export function sessionCreatedData(session: SessionEntity): EventDataMap['sessio
     estimated_completion: session.estimatedCompletion?.toISOString() ?? null,
   };
 }
+
+/** The data of `session.failed`: the session, just failed, and why. */
+export function sessionFailedData(
+  session: SessionEntity,
+  failure: WorkFailure,
+  sequence: number,
+): EventDataMap['session.failed'] {
+  return event.failed(session, failure, sequence);
+}
+
+/** A session's failure event (a cancellation, a deadline passed). */
+export const sessionFailedEvent: FailedEvent<SessionEntity> = (session, failure, sequence) => ({
+  type: 'session.failed',
+  data: sessionFailedData(session, failure, sequence),
+});
 
 /**
  * The data of `session.completed`. A classified session's target never

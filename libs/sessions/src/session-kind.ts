@@ -1,14 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { PreparedTasking } from '#analysts';
-import { newUuid, toPublicId, type Tenant } from '#common';
+import { newUuid } from '#common';
 import { AppSettings } from '#config';
-import type { Transaction } from '#database';
-import { EventLog } from '#events';
 import type { ConcurrentWorkKind } from '#organizations';
 import type { WorkCreation, WorkKind } from '#work';
 import { AnalystSessions } from './analyst-sessions.js';
 import type { SessionEntity } from './entities/session.entity.js';
-import { sessionCreatedData } from './session-events.js';
+import { sessionCreatedData, sessionFailedEvent } from './session-events.js';
 import { PROGRESS_STEPS } from './session-phase.js';
 import type { NewSession } from './session-request.js';
 import { SESSION_RUNNING_STATUSES, SessionsRepository } from './sessions.repository.js';
@@ -32,11 +30,12 @@ export class SessionKind implements WorkKind<SessionEntity> {
   readonly eventIdField = 'session_id' as const;
   readonly deletedAction = 'session.deleted' as const;
   readonly concurrency = CONCURRENT_SESSIONS;
+  readonly cancelledMessage = 'The session was cancelled';
+  readonly failedEvent = sessionFailedEvent;
   readonly creation: WorkCreation<SessionEntity, NewSession, PreparedTasking>;
 
   constructor(
     readonly table: SessionsRepository,
-    private readonly events: EventLog,
     settings: AppSettings,
     analysts: AnalystSessions,
   ) {
@@ -79,45 +78,8 @@ export class SessionKind implements WorkKind<SessionEntity> {
         analystCount: input.analystCount ?? 1,
         mergedFrom: null,
       }),
-      announceCreated: (tx, tenant, session, requestId) =>
-        this.events
-          .append(tx, tenant, 'session.created', sessionCreatedData(session), requestId)
-          .then(() => undefined),
-      task: (tx, tenant, session, people, requestId) =>
-        analysts.task(tx, tenant, session, people, requestId),
-    };
-  }
-
-  async endCancelled(
-    tx: Transaction,
-    tenant: Tenant,
-    current: SessionEntity,
-    { failedAt, sequence }: { failedAt: Date; sequence: number },
-    requestId: string | null,
-  ): Promise<SessionEntity> {
-    await this.table.markEnded(tx, tenant, current.id, { reason: 'cancelled', failedAt, sequence });
-    await this.events.append(
-      tx,
-      tenant,
-      'session.failed',
-      {
-        session_id: toPublicId('session', current.id),
-        type: current.type,
-        status: 'failed',
-        reason: 'cancelled',
-        message: 'The session was cancelled',
-        failed_at: failedAt.toISOString(),
-        sequence,
-      },
-      requestId,
-    );
-    return {
-      ...current,
-      status: 'failed',
-      failureReason: 'cancelled',
-      completedAt: failedAt,
-      eventSequence: sequence,
-      updatedAt: failedAt,
+      createdEvent: (session) => ({ type: 'session.created', data: sessionCreatedData(session) }),
+      people: analysts,
     };
   }
 }

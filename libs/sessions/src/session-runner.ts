@@ -178,11 +178,13 @@ export class SessionRunner extends WorkRunner<SessionEntity> {
     await this.guardedStep(
       session,
       (tx, tenant, sequence, failedAt) =>
-        this.repository.markFailed(tx, tenant, session.id, {
-          reason: outcome.reason,
-          failedAt,
-          sequence,
-        }),
+        this.repository.markFailed(
+          tx,
+          tenant,
+          session.id,
+          { reason: outcome.reason, failedAt, sequence },
+          { onlyRunning: true },
+        ),
       async (tx, sequence, failedAt) => {
         session.status = 'failed';
         await this.announce(

@@ -391,45 +391,6 @@ export class SessionsRepository extends WorkTable<
     );
   }
 
-  /** An engine's run failed the session; false when it had already finished. */
-  async markFailed(
-    tx: Transaction,
-    tenant: Tenant,
-    id: string,
-    failure: { reason: string; failedAt: Date; sequence: number },
-  ): Promise<boolean> {
-    const written = await this.write(
-      tx,
-      tenant,
-      `UPDATE sessions SET status = 'failed', failure_reason = $2, completed_at = $3,
-              event_sequence = $4, updated_at = now()
-        WHERE id = $1 AND status IN ('initiated', 'in_progress')
-          AND organization_id = $5 AND mode = $6`,
-      [id, failure.reason, failure.failedAt, failure.sequence, tenant.organizationId, tenant.mode],
-    );
-    return written > 0;
-  }
-
-  /**
-   * A session whose row the caller holds, checked unfinished, ends `failed`
-   * for `reason` (cancelled, deadline_exceeded) at `failedAt`.
-   */
-  async markEnded(
-    tx: Transaction,
-    tenant: Tenant,
-    id: string,
-    failure: { reason: 'cancelled' | 'deadline_exceeded'; failedAt: Date; sequence: number },
-  ): Promise<void> {
-    await this.write(
-      tx,
-      tenant,
-      `UPDATE sessions SET status = 'failed', failure_reason = $4, completed_at = $2,
-              event_sequence = $3, updated_at = $2
-        WHERE id = $1 AND organization_id = $5 AND mode = $6`,
-      [id, failure.failedAt, failure.sequence, failure.reason, tenant.organizationId, tenant.mode],
-    );
-  }
-
   /**
    * Scale-test rows for the tenant (`npm run db:seed-sessions`), in one
    * INSERT … SELECT over generate_series: created in order over the past

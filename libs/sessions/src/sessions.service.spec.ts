@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { AppError, newUuid, toPublicId, type Tenant } from '#common';
 import type { Transaction } from '#database';
 import type { SessionEntity } from './entities/session.entity.js';
-import { WorkLifecycle } from '#work';
+import { AnalystLifecycle, WorkLifecycle } from '#work';
 import { SessionKind } from './session-kind.js';
 import { SessionsService } from './sessions.service.js';
 import type { SessionsRepository } from './sessions.repository.js';
@@ -54,7 +54,7 @@ function service(options: { found?: SessionEntity | null; running?: number } = {
   const repository = {
     insert: vi.fn(() => Promise.resolve()),
     findForUpdate: vi.fn(() => Promise.resolve(options.found ?? null)),
-    markEnded: vi.fn(() => Promise.resolve()),
+    markFailed: vi.fn(() => Promise.resolve()),
     countRunningLocked: vi.fn((_tx: Transaction, _tenant: Tenant, atMost: number) =>
       Promise.resolve(Math.min(options.running ?? 0, atMost)),
     ),
@@ -82,14 +82,13 @@ function service(options: { found?: SessionEntity | null; running?: number } = {
   const lifecycle = new WorkLifecycle(
     sql as never,
     events as never,
-    tasking as never,
+    new AnalystLifecycle(tasking as never, {} as never, {} as never, {} as never, events as never),
     engines as never,
     limits as never,
     {} as never,
   );
   const kind = new SessionKind(
     repository as unknown as SessionsRepository,
-    events as never,
     settings as never,
     {} as never,
   );
@@ -154,7 +153,7 @@ describe('SessionsService.cancel', () => {
     expect((await refusal(sessions.cancel(tenant, 'sess_nope', null))).code).toBe('NOT_FOUND');
     const publicId = toPublicId('session', newUuid());
     expect((await refusal(sessions.cancel(tenant, publicId, null))).code).toBe('NOT_FOUND');
-    expect(repository.markEnded).not.toHaveBeenCalled();
+    expect(repository.markFailed).not.toHaveBeenCalled();
   });
 
   it('refuses a finished session, naming its status', async () => {
@@ -164,7 +163,7 @@ describe('SessionsService.cancel', () => {
       const error = await refusal(sessions.cancel(tenant, toPublicId('session', found.id), null));
       expect(error.code).toBe('CONFLICT');
       expect(error.details).toMatchObject({ field: 'status' });
-      expect(repository.markEnded).not.toHaveBeenCalled();
+      expect(repository.markFailed).not.toHaveBeenCalled();
     }
   });
 
@@ -176,8 +175,9 @@ describe('SessionsService.cancel', () => {
     expect(repository.findForUpdate).toHaveBeenCalledWith(tx, tenant, found.id);
     // A simulated session has no tasking to close.
     expect(tasking.taskingOf).not.toHaveBeenCalled();
-    expect(repository.markEnded).toHaveBeenCalledWith(tx, tenant, found.id, {
+    expect(repository.markFailed).toHaveBeenCalledWith(tx, tenant, found.id, {
       reason: 'cancelled',
+      message: 'The session was cancelled',
       failedAt: cancelled.completedAt,
       sequence: 6,
     });

@@ -1,13 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, parsePublicId, type Principal, type Tenant } from '#common';
+import { AppError, parsePublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import { renderSketchSvg } from '#engines';
-import {
-  WorkLifecycle,
-  type BatchEntity,
-  type FinishedWork,
-  type FinishedWorkSelection,
-} from '#work';
+import { WorkLifecycle, WorkService, type FinishedWork, type FinishedWorkSelection } from '#work';
 import { AnalystSessions } from './analyst-sessions.js';
 import { SessionKind } from './session-kind.js';
 import { sessionSketchUrl } from './session-sketches.js';
@@ -16,26 +11,22 @@ import { requestedSession, type NewSession, type SessionRequest } from './sessio
 import { SessionTemplatesService } from './session-templates.service.js';
 import { SessionsRepository } from './sessions.repository.js';
 
-/** Sessions as API callers see them; the work itself is done by the worker (SessionRunner). */
+/**
+ * Sessions as API callers see them (WorkService; SessionKind says what is
+ * theirs), with what only sessions offer: templates, public sharing and
+ * sketches. The work itself is done by the worker (SessionRunner).
+ */
 @Injectable()
-export class SessionsService {
+export class SessionsService extends WorkService<SessionEntity, NewSession> {
   constructor(
     private readonly sessions: SessionsRepository,
     private readonly settings: AppSettings,
     private readonly templates: SessionTemplatesService,
     private readonly analystSessions: AnalystSessions,
-    private readonly lifecycle: WorkLifecycle,
-    private readonly kind: SessionKind,
-  ) {}
-
-  /** Creates the session and its `session.created` event in one transaction (WorkLifecycle.create). */
-  async create(
-    tenant: Tenant,
-    input: NewSession,
-    requestId: string | null,
-  ): Promise<SessionEntity> {
-    const { created } = await this.lifecycle.create(this.kind, tenant, [input], requestId, false);
-    return created[0]!;
+    lifecycle: WorkLifecycle,
+    kind: SessionKind,
+  ) {
+    super(lifecycle, kind);
   }
 
   /**
@@ -52,31 +43,6 @@ export class SessionsService {
         ? null
         : await this.templates.resolve(tenant, request.templateId, 'template_id');
     return this.create(tenant, requestedSession(request, template), requestId);
-  }
-
-  /**
-   * Creates a batch of sessions with their `session.created` events in one
-   * transaction: all of them or none.
-   */
-  async createBatch(
-    tenant: Tenant,
-    inputs: NewSession[],
-    requestId: string | null,
-  ): Promise<{ batch: BatchEntity; sessions: SessionEntity[] }> {
-    const { batch, created } = await this.lifecycle.create(
-      this.kind,
-      tenant,
-      inputs,
-      requestId,
-      true,
-    );
-    return { batch: batch!, sessions: created };
-  }
-
-  /** The sessions of a batch (found by BatchRecords), in creation order. */
-  batchItems(batch: BatchEntity): Promise<SessionEntity[]> {
-    const tenant = { organizationId: batch.organizationId, mode: batch.mode };
-    return this.sessions.batchItems(tenant, batch.id);
   }
 
   /**
@@ -106,27 +72,12 @@ export class SessionsService {
     return this.sessions.finishedWork(tenant, selection, limit);
   }
 
-  /** The session with that public id in the caller's organisation and mode, else NOT_FOUND. */
-  get(tenant: Tenant, publicId: string): Promise<SessionEntity> {
-    return this.lifecycle.find(this.kind, tenant, publicId);
-  }
-
   /** A `public` session of any organisation, for read-only sharing; else NOT_FOUND. */
   async getPublic(publicId: string): Promise<SessionEntity> {
     const uuid = parsePublicId('session', publicId);
     const session = uuid === null ? null : await this.sessions.findPublicAcrossTenants(uuid);
     if (!session) throw AppError.notFound('session', publicId);
     return session;
-  }
-
-  /** Cancels a session that has not finished (WorkLifecycle.cancel). */
-  cancel(tenant: Tenant, publicId: string, requestId: string | null): Promise<SessionEntity> {
-    return this.lifecycle.cancel(this.kind, tenant, publicId, requestId);
-  }
-
-  /** Deletes a session, its events redacted and the deletion audited (WorkLifecycle.delete). */
-  delete(principal: Principal, publicId: string, requestId: string | null): Promise<void> {
-    return this.lifecycle.delete(this.kind, principal, publicId, requestId);
   }
 
   /**

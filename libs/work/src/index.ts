@@ -18,3 +18,5 @@ export * from './records/work-lists.service.js';
 export * from './records/work-event-data.js';
 export * from './lifecycle/work-lifecycle.js';
 export * from './lifecycle/work-creation.js';
+export * from './lifecycle/work-service.js';
+export * from './lifecycle/work-failure.js';

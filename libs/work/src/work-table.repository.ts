@@ -31,6 +31,15 @@ export interface FinishedWork {
   descriptors: string[];
 }
 
+/** How and when work failed, and the number of the event that says so. */
+export interface StoredFailure {
+  reason: string;
+  /** Stored where the table keeps a message (failure_message). */
+  message?: string;
+  failedAt: Date;
+  sequence: number;
+}
+
 /** The fields every kind of work's row has, whatever else it holds. */
 export interface WorkRow {
   id: string;
@@ -169,6 +178,44 @@ export class WorkTable<
     if (!row) return null;
     await this.cases.forget(tx, tenant, [id]);
     return row.created_at;
+  }
+
+  /**
+   * Stores the work `failed`: with `onlyRunning`, only while it is still
+   * running (a worker's step, which may find it cancelled meanwhile); else
+   * whatever its state (the caller holds the row and has checked it). The
+   * seed of the engine's run is kept when given. Whether it wrote.
+   */
+  async markFailed(
+    tx: Transaction,
+    tenant: Tenant,
+    id: string,
+    failure: StoredFailure,
+    options: { onlyRunning?: boolean; engineSeed?: string | null } = {},
+  ): Promise<boolean> {
+    const values: unknown[] = [id, tenant.organizationId, tenant.mode];
+    const set = (column: string, value: unknown) => `${column} = $${values.push(value)}`;
+    const failedAt = `$${values.push(failure.failedAt)}`;
+    const columns = [
+      "status = 'failed'",
+      set('failure_reason', failure.reason),
+      `completed_at = ${failedAt}`,
+      `updated_at = ${failedAt}`,
+      set('event_sequence', failure.sequence),
+    ];
+    if (this.description.rows.columns.includes('failure_message')) {
+      columns.push(set('failure_message', failure.message ?? null));
+    }
+    if (options.engineSeed !== undefined) columns.push(set('engine_seed', options.engineSeed));
+    const written = await this.write(
+      tx,
+      tenant,
+      `UPDATE ${this.description.table} SET ${columns.join(', ')}
+        WHERE id = $1 AND organization_id = $2 AND mode = $3
+          ${options.onlyRunning ? `AND ${this.isRunning}` : ''}`,
+      values,
+    );
+    return written > 0;
   }
 
   /**

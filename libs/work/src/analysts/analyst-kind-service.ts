@@ -42,9 +42,7 @@ export abstract class AnalystKindService<
   abstract recordCompletion(
     ...hook: Parameters<AnalystKind<W, R>['recordCompletion']>
   ): Promise<void>;
-  abstract recordDeadlineFailure(
-    ...hook: Parameters<AnalystKind<W, R>['recordDeadlineFailure']>
-  ): Promise<void>;
+  abstract readonly failedEvent: AnalystKind<W, R>['failedEvent'];
 
   /** The engine of new work (AnalystLifecycle.engineFor). */
   engineFor(tenant: Tenant, requested: 'simulated' | 'analyst' | undefined) {
@@ -70,16 +68,6 @@ export abstract class AnalystKindService<
   /** Closes the kind's work past its deadline: completed with what was submitted, else failed. */
   closeOverdue(): Promise<number> {
     return this.lifecycle.closeOverdue(this);
-  }
-
-  /** The work was cancelled: its tasking closes with it. */
-  cancelled(tx: Transaction, work: W, requestId: string | null): Promise<void> {
-    return this.lifecycle.cancelled(this, tx, work, requestId);
-  }
-
-  /** Deleted work's tasking goes with it, target and all. */
-  forget(tx: Transaction, tenant: Tenant, workId: string): Promise<void> {
-    return this.lifecycle.forget(this, tx, tenant, workId);
   }
 }
 

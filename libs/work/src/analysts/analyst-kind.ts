@@ -9,6 +9,8 @@ import type { Mode, Tenant } from '#common';
 import type { Transaction } from '#database';
 import type { VerifiedRecordQuery } from '#history';
 import type { VerifiedOutcomeStatistics } from '#statistics';
+import type { FailedEvent } from '../lifecycle/work-failure.js';
+import type { StoredFailure } from '../work-table.repository.js';
 
 /** A tasking checked for work whose request also sets the deadline (AnalystLifecycle.prepareTimed). */
 export type TimedTasking = PreparedTasking & { durationMinutes: number };
@@ -39,19 +41,13 @@ export interface AnalystWorkTable<W> {
     id: string,
     change: (tx: Transaction, sequence: number) => Promise<boolean>,
   ): Promise<boolean>;
+  markFailed(tx: Transaction, tenant: Tenant, id: string, failure: StoredFailure): Promise<unknown>;
 }
 
 /** What combining the submissions of completed work starts from. */
 export interface CompletionInputs extends CombiningInputs {
   /** The organisation's verified outcomes on this kind of work, when it has any. */
   verified: VerifiedOutcomeStatistics | null;
-}
-
-/** Why work nobody submitted on fails at its deadline. */
-export interface DeadlineFailure {
-  reason: 'deadline_exceeded';
-  message: string;
-  failedAt: Date;
 }
 
 /**
@@ -111,12 +107,6 @@ export interface AnalystKind<
     sequence: number,
     requestId: string | null,
   ): Promise<void>;
-  /** Writes the deadline's failure, with its event. */
-  recordDeadlineFailure(
-    tx: Transaction,
-    tenant: Tenant,
-    work: W,
-    failure: DeadlineFailure,
-    sequence: number,
-  ): Promise<void>;
+  /** The kind's failure event: the lifecycle stores the deadline's failure and appends it. */
+  readonly failedEvent: FailedEvent<W>;
 }

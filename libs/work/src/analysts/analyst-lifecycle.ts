@@ -7,6 +7,7 @@ import {
   JudgingService,
   type PreparedTasking,
   type SubmissionInput,
+  type TaskedKind,
   TaskingService,
   type Tasking,
   type TimedWorkPeople,
@@ -16,7 +17,9 @@ import type { Member } from '#auth';
 import { AppError, parsePublicId, toPublicId, type Mode, type Tenant } from '#common';
 import type { Transaction } from '#database';
 import { verifiedStatistics } from '#engines';
+import { EventLog } from '#events';
 import { VerifiedRecords } from '#history';
+import { recordFailure } from '../lifecycle/work-failure.js';
 import type { AnalystKind, AnalystWorkRow, TimedTasking } from './analyst-kind.js';
 
 /** How many overdue pieces of work one deadline sweep closes, per kind. */
@@ -43,6 +46,7 @@ export class AnalystLifecycle {
     private readonly work: AnalystWork,
     private readonly judging: JudgingService,
     private readonly verified: VerifiedRecords,
+    private readonly events: EventLog,
   ) {}
 
   /** Registers a kind, so the deadline sweep (AnalystDeadlines) closes its work too. */
@@ -212,26 +216,21 @@ export class AnalystLifecycle {
     return closed;
   }
 
-  /** The work was cancelled (or failed otherwise): its tasking closes with it. */
-  async cancelled<W extends AnalystWorkRow, R extends PreparedTasking>(
-    kind: AnalystKind<W, R>,
+  /** The work was cancelled: its tasking (if people do it) closes with it. */
+  async cancelled(
+    kind: TaskedKind,
     tx: Transaction,
-    work: W,
+    work: AnalystWorkRow,
     requestId: string | null,
   ): Promise<void> {
     if (work.engine !== 'analyst') return;
-    const tasking = await this.tasking.taskingOf(tenantOf(work), kind.kind, work.id);
+    const tasking = await this.tasking.taskingOf(tenantOf(work), kind, work.id);
     if (tasking) await this.tasking.close(tx, tasking, 'cancelled', requestId);
   }
 
   /** Deleted work's tasking goes with it, target and all. */
-  forget<W extends AnalystWorkRow, R extends PreparedTasking>(
-    kind: AnalystKind<W, R>,
-    tx: Transaction,
-    tenant: Tenant,
-    workId: string,
-  ): Promise<void> {
-    return this.tasking.forget(tx, tenant, kind.kind, workId);
+  forget(kind: TaskedKind, tx: Transaction, tenant: Tenant, workId: string): Promise<void> {
+    return this.tasking.forget(tx, tenant, kind, workId);
   }
 
   /** An analyst's uploaded sketch of the work, as stored. */
@@ -296,8 +295,16 @@ export class AnalystLifecycle {
       reason: 'deadline_exceeded',
       message: DEADLINE_MESSAGE,
       failedAt: new Date(),
-    } as const;
-    await kind.recordDeadlineFailure(tx, tenantOf(work), work, failure, sequence);
+    };
+    await recordFailure(
+      tx,
+      tenantOf(work),
+      { table: kind.table, events: this.events, failedEvent: kind.failedEvent },
+      work,
+      failure,
+      sequence,
+      null,
+    );
     await this.tasking.close(tx, tasking, 'expired', null);
   }
 

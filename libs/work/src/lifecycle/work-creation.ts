@@ -2,7 +2,13 @@ import type { PreparedTasking } from '#analysts';
 import type { Tenant } from '#common';
 import type { Transaction } from '#database';
 import type { WorkKind as EngineKind } from '#engines';
+import type { EventDataMap, KnownEventType } from '#events';
 import type { BatchKind } from '../batches/batch.entity.js';
+
+/** An event of the catalogue with its data. */
+export type CreatedEvent = {
+  [T in KnownEventType]: { type: T; data: EventDataMap[T] };
+}[KnownEventType];
 
 /** One request of new work, once its engine is chosen and its tasking (if people do it) checked. */
 export interface PlannedWork<I, P> {
@@ -46,13 +52,8 @@ export interface WorkCreation<W, I, P extends PreparedTasking, E = undefined> {
     computed: E,
     context: { batchId: string | null; now: Date },
   ): W;
-  /** Appends the created event (the outbox starts the work from it). */
-  announceCreated(
-    tx: Transaction,
-    tenant: Tenant,
-    work: W,
-    requestId: string | null,
-  ): Promise<void>;
+  /** The created event of new work: the outbox relay starts the work from it. */
+  createdEvent(work: W): CreatedEvent;
   /** After the tasking: what a kind that answers in the request records of the answer. */
   answered?(
     tx: Transaction,
@@ -61,12 +62,14 @@ export interface WorkCreation<W, I, P extends PreparedTasking, E = undefined> {
     computed: E,
     requestId: string | null,
   ): Promise<void>;
-  /** Gives the work to people, in its creating transaction (AnalystKindService.task). */
-  task(
-    tx: Transaction,
-    tenant: Tenant,
-    work: W,
-    people: P,
-    requestId: string | null,
-  ): Promise<unknown>;
+  /** Who gives the work to people, in its creating transaction (the kind's AnalystKindService). */
+  people: {
+    task(
+      tx: Transaction,
+      tenant: Tenant,
+      work: W,
+      people: P,
+      requestId: string | null,
+    ): Promise<unknown>;
+  };
 }

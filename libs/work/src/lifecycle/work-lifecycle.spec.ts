@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { AppError, newUuid, toPublicId, type Principal } from '#common';
 import type { Transaction } from '#database';
+import { AnalystLifecycle } from '../analysts/analyst-lifecycle.js';
 import { WorkLifecycle, type WorkKind, type WorkRecord } from './work-lifecycle.js';
 
 /**
@@ -46,11 +47,12 @@ function world(options: { createdAt?: Date | null } = {}) {
     eventIdField: 'session_id',
     deletedAction: 'probe.deleted',
     forgetAlso: vi.fn(step('forget readings', undefined)),
+    failedEvent: () => ({ type: 'session.failed', data: {} as never }),
   };
   const lifecycle = new WorkLifecycle(
     sql as never,
     events as never,
-    tasking as never,
+    new AnalystLifecycle(tasking as never, {} as never, {} as never, {} as never, events as never),
     {} as never,
     {} as never,
     {} as never,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TaskingService, type TaskedKind } from '#analysts';
+import type { TaskedKind } from '#analysts';
 import {
   AppError,
   parsePublicId,
@@ -17,10 +17,12 @@ import {
   type ConcurrentWorkKind,
   type OrganizationLimits,
 } from '#organizations';
+import { AnalystLifecycle } from '../analysts/analyst-lifecycle.js';
 import type { BatchEntity } from '../batches/batch.entity.js';
 import { BatchRecords } from '../batches/batch-records.js';
 import type { WorkTable } from '../work-table.repository.js';
 import type { PlannedWork, WorkCreation } from './work-creation.js';
+import { recordFailure, type FailedEvent } from './work-failure.js';
 
 /** What the lifecycle reads of any kind's work. */
 export interface WorkRecord {
@@ -60,17 +62,10 @@ export interface WorkKind<W extends WorkRecord> {
   creation?: WorkCreation<W, any, any, any>;
   /** What else of the work goes when it is deleted (dowsing's readings). */
   forgetAlso?(tx: Transaction, tenant: Tenant, id: string): Promise<void>;
-  /**
-   * Ends running work as cancelled — stores it `failed` and appends the
-   * kind's failure event with `sequence` — and returns it as it now is.
-   */
-  endCancelled?(
-    tx: Transaction,
-    tenant: Tenant,
-    current: W,
-    at: { failedAt: Date; sequence: number },
-    requestId: string | null,
-  ): Promise<W>;
+  /** The kind's failure event (a cancellation, a deadline passed). */
+  failedEvent: FailedEvent<W>;
+  /** What a cancellation of running work says; absent when the kind's work cannot be cancelled. */
+  cancelledMessage?: string;
 }
 
 /**
@@ -84,7 +79,7 @@ export class WorkLifecycle {
   constructor(
     private readonly sql: Sql,
     private readonly events: EventLog,
-    private readonly tasking: TaskingService,
+    private readonly analysts: AnalystLifecycle,
     private readonly engines: EngineRegistry,
     private readonly limits: OrganizationLimitsCache,
     private readonly batches: BatchRecords,
@@ -136,8 +131,9 @@ export class WorkLifecycle {
           now,
         });
         await kind.table.insert(tx, tenant, work);
-        await creation.announceCreated(tx, tenant, work, requestId);
-        if (item.people) await creation.task(tx, tenant, work, item.people, requestId);
+        const { type, data } = creation.createdEvent(work);
+        await this.events.append(tx, tenant, type, data as never, requestId);
+        if (item.people) await creation.people.task(tx, tenant, work, item.people, requestId);
         await creation.answered?.(tx, tenant, work, computed[item.index], requestId);
         created.push(work);
       }
@@ -148,7 +144,7 @@ export class WorkLifecycle {
 
   /**
    * The engine of each request, the one function that chooses it: `analyst`
-   * when people do the work (TaskingService.engineFor: never in the sandbox;
+   * when people do the work (AnalystLifecycle.engineFor: never in the sandbox;
    * in live mode when asked, or by default when the organisation has an
    * active analyst), else the registry's engine of the kind and mode. The
    * organisation is asked once per distinct request.
@@ -161,7 +157,7 @@ export class WorkLifecycle {
     const answers = new Map<string | undefined, Promise<'simulated' | 'analyst'>>();
     const chosen = await Promise.all(
       requested.map((asked) => {
-        if (!answers.has(asked)) answers.set(asked, this.tasking.engineFor(tenant, asked));
+        if (!answers.has(asked)) answers.set(asked, this.analysts.engineFor(tenant, asked));
         return answers.get(asked)!;
       }),
     );
@@ -207,8 +203,10 @@ export class WorkLifecycle {
     publicId: string,
     requestId: string | null,
   ): Promise<W> {
-    const { concurrency } = kind;
-    if (!kind.endCancelled || !concurrency) throw new Error(`${kind.noun} cannot be cancelled`);
+    const { concurrency, cancelledMessage } = kind;
+    if (cancelledMessage === undefined || !concurrency) {
+      throw new Error(`${kind.noun} cannot be cancelled`);
+    }
     const uuid = parsePublicId(kind.idKind, publicId);
     if (uuid === null) throw AppError.notFound(kind.noun, publicId);
     return this.sql.transaction(async (tx) => {
@@ -221,12 +219,17 @@ export class WorkLifecycle {
           issue: `only ${concurrency.running.join(' or ')} ${concurrency.noun} can be cancelled; this one is ${current.status}`,
         });
       }
-      if (current.engine === 'analyst') {
-        const tasking = await this.tasking.taskingOf(tenant, kind.tasked, current.id);
-        if (tasking) await this.tasking.close(tx, tasking, 'cancelled', requestId);
-      }
-      const at = { failedAt: new Date(), sequence: current.eventSequence + 1 };
-      return kind.endCancelled!(tx, tenant, current, at, requestId);
+      await this.analysts.cancelled(kind.tasked, tx, current, requestId);
+      const failure = { reason: 'cancelled', message: cancelledMessage, failedAt: new Date() };
+      return recordFailure(
+        tx,
+        tenant,
+        { table: kind.table, events: this.events, failedEvent: kind.failedEvent },
+        current,
+        failure,
+        current.eventSequence + 1,
+        requestId,
+      );
     });
   }
 
@@ -248,7 +251,7 @@ export class WorkLifecycle {
     await this.sql.transaction(async (tx) => {
       const createdAt = await kind.table.delete(tx, principal, uuid);
       if (createdAt === null) throw AppError.notFound(kind.noun, publicId);
-      await this.tasking.forget(tx, principal, kind.tasked, uuid);
+      await this.analysts.forget(kind.tasked, tx, principal, uuid);
       await kind.forgetAlso?.(tx, principal, uuid);
       await this.events.redact(tx, principal, kind.eventIdField, publicId, createdAt);
       await recordAudit(tx, principal, kind.deletedAction, publicId, requestId);

@@ -90,7 +90,7 @@ export class AnalysesV1Controller {
     @RequestId() requestId: string,
     @Body() body: SubmitAnalysisBatchDto,
   ): Promise<AnalysisBatchCreatedV1Dto> {
-    const { batch, analyses } = await this.analyses.createBatch(
+    const { batch, created: analyses } = await this.analyses.createBatch(
       principal,
       toNewAnalyses(body),
       requestId,

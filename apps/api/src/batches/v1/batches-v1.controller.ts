@@ -72,7 +72,7 @@ export class BatchesV1Controller {
     @RequestId() requestId: string,
     @Body() body: SubmitAnalysisBatchDto,
   ): Promise<AnalysisBatchCreatedV1Dto> {
-    const { batch, analyses } = await this.analyses.createBatch(
+    const { batch, created: analyses } = await this.analyses.createBatch(
       principal,
       toNewAnalyses(body),
       requestId,
@@ -97,7 +97,11 @@ export class BatchesV1Controller {
     @Body() body: CreateSessionBatchV1Dto,
   ): Promise<BatchCreatedV1Dto> {
     const inputs = body.sessions.map((item, index) => toNewSession(item, `sessions.${index}.`));
-    const { batch, sessions } = await this.sessions.createBatch(principal, inputs, requestId);
+    const { batch, created: sessions } = await this.sessions.createBatch(
+      principal,
+      inputs,
+      requestId,
+    );
     return { ...toBatchStatusV1(batch, sessions), sessions: sessions.map(toCreatedV1) };
   }
 

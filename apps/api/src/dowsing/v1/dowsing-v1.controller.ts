@@ -297,7 +297,7 @@ export class DowsingV1Controller {
     response: Response,
     people: DowsingPeople,
   ): Promise<DowsingQueryV1Dto> {
-    const query = await this.dowsing.create(principal, request, requestId, people);
+    const query = await this.dowsing.create(principal, { request, people }, requestId);
     if (query.status === 'pending') response.status(202);
     return toQueryV1(query);
   }

@@ -96,7 +96,11 @@ export class DowsingV2Controller {
     @Body() body: DowsingBatchDto,
   ): Promise<DowsingBatchCreatedDto> {
     const requests = body.queries.map((item, i) => batchRequest(item, `queries.${i}.`));
-    const { batch, queries } = await this.dowsing.createBatch(principal, requests, requestId);
+    const { batch, created: queries } = await this.dowsing.createBatch(
+      principal,
+      requests,
+      requestId,
+    );
     return {
       ...toBatchStatusV1(batch, queries.map(dowsingBatchItem)),
       queries: queries.map(toQueryV2),
