@@ -1,15 +1,16 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { toPublicId } from '#common';
 import type { QueuedJob } from '#queue';
-import type { KnownEventType } from './catalogue.js';
 import type { EventEntity } from './event.entity.js';
+import type { OutboxEventType } from './internal-events.js';
 
 /** The job an event starts: work only, no I/O, so the relay can queue it with the event. */
 export type JobOfEvent = (event: EventEntity) => QueuedJob;
 
 /**
  * The work that events start (a session's run on `session.created`, an
- * analysis's on `analysis.created`), registered by event type. The outbox
+ * analysis's on `analysis.created`, a report's build on the internal
+ * `internal.report_requested`), registered by event type. The outbox
  * relay queues these jobs itself, in the pass that relays their events and
  * before it marks them relayed: the work starts one hop after the commit, not
  * through a dispatch job of its own. Each job's id names its work, so an event
@@ -20,7 +21,7 @@ export class EventJobs {
   private readonly logger = new Logger(EventJobs.name);
   private readonly starters = new Map<string, JobOfEvent[]>();
 
-  on(type: KnownEventType, jobOf: JobOfEvent): void {
+  on(type: OutboxEventType, jobOf: JobOfEvent): void {
     this.starters.set(type, [...(this.starters.get(type) ?? []), jobOf]);
   }
 

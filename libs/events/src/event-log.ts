@@ -3,6 +3,7 @@ import { newUuid, type Tenant } from '#common';
 import type { EventDataMap, KnownEventType } from './catalogue.js';
 import type { Transaction } from '#database';
 import { EventsRepository } from './events.repository.js';
+import type { InternalEventDataMap, InternalEventType } from './internal-events.js';
 
 /** One event to write with others: its tenant, name and data. */
 export type NewEvent = {
@@ -25,9 +26,22 @@ export class EventLog {
     data: EventDataMap[T],
     requestId: string | null,
   ): Promise<string> {
-    const id = newUuid();
-    await this.events.insert(tx, tenant, { id, type, data }, requestId);
-    return id;
+    return this.insert(tx, tenant, type, data, requestId);
+  }
+
+  /**
+   * An internal event (internal-events.ts): it starts the work registered for
+   * it with EventJobs and is never delivered, published or listed. Returns
+   * its stored id.
+   */
+  async appendInternal<T extends InternalEventType>(
+    tx: Transaction,
+    tenant: Tenant,
+    type: T,
+    data: InternalEventDataMap[T],
+    requestId: string | null,
+  ): Promise<string> {
+    return this.insert(tx, tenant, type, data, requestId);
   }
 
   /**
@@ -61,5 +75,17 @@ export class EventLog {
     since: Date,
   ): Promise<void> {
     await this.events.redact(tx, tenant, idField, publicId, since);
+  }
+
+  private async insert(
+    tx: Transaction,
+    tenant: Tenant,
+    type: string,
+    data: object,
+    requestId: string | null,
+  ): Promise<string> {
+    const id = newUuid();
+    await this.events.insert(tx, tenant, { id, type, data }, requestId);
+    return id;
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Tenant } from '#common';
 import { Sql, type Queryable } from '#database';
+import { announcedEvent } from './events.repository.js';
 
 /** An event as an activity list shows it: what happened, and when. */
 export interface RecentEvent {
@@ -17,12 +18,12 @@ export interface RecentEvent {
 export class EventReadModelRepository {
   constructor(private readonly sql: Sql) {}
 
-  /** The tenant's latest `limit` events, newest first. */
+  /** The tenant's latest `limit` events, newest first (internal ones, which announce nothing, left out). */
   async recent(tenant: Tenant, limit: number, on: Queryable = this.sql): Promise<RecentEvent[]> {
     const rows = await on.rows<{ id: string; type: string; created_at: Date }>(
       `
 SELECT id, type, created_at FROM events
- WHERE organization_id = $1 AND mode = $2
+ WHERE organization_id = $1 AND mode = $2 AND ${announcedEvent()}
  ORDER BY created_at DESC, id DESC LIMIT $3`,
       [tenant.organizationId, tenant.mode, limit],
     );

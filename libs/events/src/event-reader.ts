@@ -3,12 +3,13 @@ import { AppError, parsePublicId, type Tenant } from '#common';
 import type { KeysetPage, PageRequest } from '#database';
 import type { EventEntity } from './event.entity.js';
 import { EventsRepository, type EventFilter } from './events.repository.js';
+import { isInternalEvent } from './internal-events.js';
 
 export type { EventFilter } from './events.repository.js';
 
 /**
  * Reading the event log of one organisation and mode. Test deliveries'
- * sample events stay out of it.
+ * sample events and internal events stay out of it.
  */
 @Injectable()
 export class EventReader {
@@ -30,7 +31,9 @@ export class EventReader {
   async get(tenant: Tenant, publicId: string): Promise<EventEntity> {
     const id = parsePublicId('event', publicId);
     const event = id === null ? null : await this.events.find(tenant, id);
-    if (!event || event.targetWebhookId !== null) throw AppError.notFound('event', publicId);
+    if (!event || event.targetWebhookId !== null || isInternalEvent(event.type)) {
+      throw AppError.notFound('event', publicId);
+    }
     return event;
   }
 }

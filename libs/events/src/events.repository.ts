@@ -12,6 +12,7 @@ import {
   type Transaction,
 } from '#database';
 import type { EventEntity } from './event.entity.js';
+import { INTERNAL_EVENT_PREFIX } from './internal-events.js';
 
 const EVENT = rowMapping<EventEntity, EventColumn>(
   'events',
@@ -43,6 +44,15 @@ type EventColumn =
   | 'relayed_at';
 
 type EventRow = Record<EventColumn, unknown>;
+
+/**
+ * The condition that keeps internal events (internal-events.ts) out of
+ * everything that shows the event log: they only start work.
+ */
+export function announcedEvent(alias = ''): string {
+  const column = alias === '' ? 'type' : `${alias}.type`;
+  return `${column} NOT LIKE '${INTERNAL_EVENT_PREFIX}%'`;
+}
 
 /** One event to write: its stored id, name and data (JSON). */
 export interface EventRecord {
@@ -169,7 +179,7 @@ export class EventsRepository {
     );
   }
 
-  /** A keyset page of the tenant's event log, newest first; test deliveries' events stay out. */
+  /** A keyset page of the tenant's event log, newest first; test deliveries' and internal events stay out. */
   page(
     tenant: Tenant,
     filter: EventFilter,
@@ -180,6 +190,7 @@ export class EventsRepository {
     where.and(`organization_id = ${where.param(tenant.organizationId)}`);
     where.and(`mode = ${where.param(tenant.mode)}`);
     where.and('target_webhook_id IS NULL');
+    where.and(announcedEvent());
     if (filter.type !== undefined) where.and(`type = ${where.param(filter.type)}`);
     if (filter.createdAfter !== undefined) {
       where.and(`created_at >= ${where.param(filter.createdAfter)}`);
@@ -254,7 +265,7 @@ export class EventsRepository {
     return new Map(rows.map((row) => [row.id, row.type]));
   }
 
-  /** The ids of the tenant's events a replay takes, oldest first, at most `limit`. */
+  /** The ids of the tenant's events a replay takes (never an internal one), oldest first, at most `limit`. */
   async idsForReplay(
     tenant: Tenant,
     range: ReplayRange,
@@ -265,6 +276,7 @@ export class EventsRepository {
       `SELECT e.id
            FROM events e
           WHERE e.organization_id = $1 AND e.mode = $2 AND e.target_webhook_id IS NULL
+            AND ${announcedEvent('e')}
             AND ($3::boolean OR e.type = ANY($4::text[]))
             AND NOT (e.type = 'webhook.failed' AND e.data->>'webhook_id' = $5)
             AND ($6::timestamptz IS NULL OR e.created_at >= $6)

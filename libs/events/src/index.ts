@@ -1,4 +1,5 @@
 export * from './catalogue.js';
+export * from './internal-events.js';
 export * from './envelope.js';
 export * from './event-log.js';
 export * from './event-trigger.js';

@@ -9,7 +9,9 @@ import { Sql, WakeUpPump } from '#database';
 import { JobProducer, RedisService } from '#queue';
 import { toEnvelope, type EventEnvelope } from './envelope.js';
 import { EventJobs } from './event-jobs.js';
+import type { EventEntity } from './event.entity.js';
 import { EventsRepository } from './events.repository.js';
+import { isInternalEvent } from './internal-events.js';
 import { OutboxFanOuts } from './outbox-fan-out.js';
 import { isTriggeredSample } from './sample-events.js';
 
@@ -31,7 +33,8 @@ const POLL_INTERVAL_MS = 1000;
 /**
  * Moves committed outbox rows on: webhook deliveries (OutboxFanOuts, in the
  * same transaction), the jobs of the work they start (EventJobs) and every
- * envelope to Redis pub/sub. Rows are claimed with FOR UPDATE SKIP LOCKED so
+ * envelope to Redis pub/sub — internal events (internal-events.ts) to the
+ * jobs only. Rows are claimed with FOR UPDATE SKIP LOCKED so
  * several workers can relay at once; a row is marked relayed only after its
  * jobs are added, and a job's id names its work, so a crash in between re-adds
  * a job that BullMQ ignores.
@@ -88,34 +91,38 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     return this.sql.transaction(async (tx) => {
       const rows = await this.events.claimUnrelayedAcrossTenants(tx, BATCH_SIZE);
       if (rows.length === 0) return 0;
-      const pending = await this.fanOuts.fanOut(tx, rows);
-      const envelopes = rows.map((row) => {
-        row.pendingWebhooks = pending.get(row.id) ?? 0;
-        return toEnvelope(row);
-      });
-      // The work new events start (`*.created`), queued here: the progress of running work,
+      // Internal events only start work: no webhook nor live socket ever sees one.
+      const announced = rows.filter((row) => !isInternalEvent(row.type));
+      const pending = await this.fanOuts.fanOut(tx, announced);
+      for (const row of rows) row.pendingWebhooks = pending.get(row.id) ?? 0;
+      // The work new events start (`*.created`, internal events), queued here: the progress of running work,
       // which is most events, starts none; nor does a triggered sample, which names no real work.
       await this.jobs.addAll(
         this.eventJobs.jobsOf(rows.filter((row) => !isTriggeredSample(row.data))),
       );
-      // Every envelope goes to live updates, in one round trip.
-      const channel = eventsChannel(this.settings.redisPrefix);
-      const publishes = this.redis.client.pipeline();
-      rows.forEach((row, i) =>
-        publishes.publish(
-          channel,
-          JSON.stringify({
-            organizationId: row.organizationId,
-            mode: row.mode,
-            event: envelopes[i]!,
-          } satisfies RelayedEvent),
-        ),
-      );
-      const failed = (await publishes.exec())?.find(([error]) => error !== null);
-      if (failed) throw failed[0];
+      // Every announced envelope goes to live updates, in one round trip.
+      await this.publish(announced);
       // Relayed, each with the webhooks the fan-outs left it pending for.
       await this.events.markRelayedAcrossTenants(tx, rows);
       return rows.length;
     });
+  }
+
+  private async publish(events: readonly EventEntity[]): Promise<void> {
+    if (events.length === 0) return;
+    const channel = eventsChannel(this.settings.redisPrefix);
+    const publishes = this.redis.client.pipeline();
+    for (const event of events) {
+      publishes.publish(
+        channel,
+        JSON.stringify({
+          organizationId: event.organizationId,
+          mode: event.mode,
+          event: toEnvelope(event),
+        } satisfies RelayedEvent),
+      );
+    }
+    const failed = (await publishes.exec())?.find(([error]) => error !== null);
+    if (failed) throw failed[0];
   }
 }

@@ -7,10 +7,14 @@ import { HistoryReadModelRepository } from '#history';
 import { JobProducer, PeriodicTasks, QUEUE, requeueLostWork } from '#queue';
 import { LargeObjectSink, ReportTooLargeError } from './large-object-sink.js';
 import { buildReport } from './report-builder.js';
+import { buildJob } from './report-scheduler.js';
 import { CONTENT_TYPES, type Report } from './report.js';
 import { ReportsRepository } from './reports.repository.js';
 
-/** Reports left queued this long have lost their job (Redis away when they were asked for). */
+/**
+ * Reports left queued this long have lost their job: the relay queued it (ReportScheduler)
+ * and Redis lost it, or the relay is that far behind (the job id makes a second add a no-op).
+ */
 const LOST_AFTER_MS = 60_000;
 /** Unfinished reports read per page when Redis lost its data. */
 const RECOVERY_PAGE = 1000;
@@ -142,19 +146,7 @@ export class ReportRunner implements OnModuleInit {
       new Date(Date.now() - LOST_AFTER_MS),
       SWEEP_BATCH,
     );
-    await this.jobs.addBulk(
-      QUEUE.reports,
-      'build',
-      lost.map((report) => ({
-        data: {
-          reportId: report.id,
-          organizationId: report.organizationId,
-          mode: report.mode,
-          requestId: null,
-        },
-        options: { jobId: toPublicId('report', report.id) },
-      })),
-    );
+    await this.jobs.addAll(lost.map((report) => buildJob(report, null)));
     return { expired, requeued: lost.length };
   }
 
@@ -172,15 +164,10 @@ export class ReportRunner implements OnModuleInit {
       { queue: QUEUE.reports, name: 'build', pageSize: RECOVERY_PAGE },
       this.reports.unfinishedAcrossTenants(),
       (report) => {
-        const jobId = toPublicId('report', report.id);
+        const { data, options } = buildJob(report, null);
         return {
-          ids: { first: jobId, resumed: jobId, recover: jobId },
-          data: {
-            reportId: report.id,
-            organizationId: report.organizationId,
-            mode: report.mode,
-            requestId: null,
-          },
+          ids: { first: options.jobId, resumed: options.jobId, recover: options.jobId },
+          data,
         };
       },
     );

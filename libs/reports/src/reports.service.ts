@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { AppError, newKey, parsePublicId, toPublicId, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import { Sql, type KeysetPage, type PageRequest } from '#database';
-import { JobProducer, QUEUE } from '#queue';
+import { EventLog } from '#events';
 import {
   CONTENT_TYPES,
   type Report,
@@ -24,47 +24,42 @@ const DAY_MS = 24 * 3600 * 1000;
 const READ_PIECE_BYTES = 1024 * 1024;
 
 /**
- * Reports for API callers: ask for one (queued for the worker), read, list,
+ * Reports for API callers: ask for one (built by the worker), read, list,
  * download and delete. An expired report is gone for the caller the moment
  * it expires (404), whether or not the worker's retention has deleted it yet.
  */
 @Injectable()
 export class ReportsService {
-  private readonly logger = new Logger(ReportsService.name);
-
   constructor(
     private readonly sql: Sql,
     private readonly reports: ReportsRepository,
-    private readonly jobs: JobProducer,
+    private readonly events: EventLog,
     private readonly settings: AppSettings,
   ) {}
 
   async create(tenant: Tenant, input: NewReport, requestId: string | null): Promise<Report> {
     const { uuid, id } = newKey('report');
     const now = new Date();
-    const report = await this.sql.transaction((tx) =>
-      this.reports.insert(tx, tenant, {
+    // The report and the event that starts its build commit together: the relay queues
+    // the build (ReportScheduler), so no report is stored without the means to start it.
+    return this.sql.transaction(async (tx) => {
+      const report = await this.reports.insert(tx, tenant, {
         id: uuid,
         reportType: input.reportType,
         format: input.format,
         parameters: input.parameters,
         createdAt: now,
         expiresAt: new Date(now.getTime() + this.settings.reportRetentionDays * DAY_MS),
-      }),
-    );
-    // After the insert has committed: a job lost here (Redis away) is queued again by
-    // the worker's reports.sweep, which looks for reports left queued.
-    try {
-      await this.jobs.add(
-        QUEUE.reports,
-        'build',
-        { reportId: uuid, organizationId: tenant.organizationId, mode: tenant.mode, requestId },
-        { jobId: id },
+      });
+      await this.events.appendInternal(
+        tx,
+        tenant,
+        'internal.report_requested',
+        { report_id: id },
+        requestId,
       );
-    } catch (error) {
-      this.logger.warn({ err: error, reportId: id }, 'report job not queued; the sweep will');
-    }
-    return report;
+      return report;
+    });
   }
 
   async get(tenant: Tenant, publicId: string): Promise<Report> {
