@@ -1082,7 +1082,7 @@ async function createDowsingQuery(principal, request, requestId) {
     engineSeed(principal.organizationId),
     verifiedRecord(principal, request.queryType),
   ]);
-  const outcome = dowsingEngine.outcome(request, seed, verified);
+  const outcome = dowsingEngine.outcome(request, seed, verified, principal.mode);
   const id = typeid('dowse');
   const queryId = id.toString();
   const now = new Date();

@@ -15,11 +15,13 @@ import { ReportsWorkModule } from '#reports';
 import { SsoWorkModule } from '#sso';
 import { SessionsWorkModule } from '#sessions';
 import { WebhooksWorkModule } from '#webhooks';
+import { WorkModule } from '#work';
 import { AnalysesProcessor } from './processors/analyses.processor.js';
 import { EventsProcessor } from './processors/events.processor.js';
 import { MaintenanceProcessor } from './processors/maintenance.processor.js';
 import { ReportsProcessor } from './processors/reports.processor.js';
 import { SessionsProcessor } from './processors/sessions.processor.js';
+import { WorkProcessor } from './processors/work.processor.js';
 import { withQueueWorkerOptions } from './queue-worker-options.js';
 import { QueueWorkersShutdown } from './queue-workers-shutdown.js';
 
@@ -30,6 +32,7 @@ const PROCESSORS = [
   AnalysesProcessor,
   ReportsProcessor,
   MaintenanceProcessor,
+  WorkProcessor,
 ];
 
 /** The worker: the features' work modules (relay, runners, deliverer, periodic tasks) and one thin processor per queue. */
@@ -57,6 +60,7 @@ export class WorkerModule {
         AuthWorkModule,
         WebhooksWorkModule,
         IdempotencyWorkModule,
+        WorkModule,
       ],
       providers: [
         ...PROCESSORS.map((processor) => withQueueWorkerOptions(processor, settings)),

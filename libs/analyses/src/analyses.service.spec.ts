@@ -82,8 +82,16 @@ function world(options: World = {}) {
     engineFor: vi.fn((_tenant: Tenant, requested: 'simulated' | 'analyst' | undefined) =>
       Promise.resolve(requested ?? options.engine ?? 'simulated'),
     ),
-    prepare: vi.fn(() => Promise.resolve({ analystCount: 1, durationMinutes: 60 })),
+    prepare: vi.fn((..._call: unknown[]) =>
+      Promise.resolve({ analystCount: 1, durationMinutes: 60 }),
+    ),
     task: vi.fn(step('task analysts', undefined)),
+    creating: () => ({
+      requestedEngine: (input: NewAnalysis) => input.people?.engine,
+      prepare: (tenant: Tenant, input: NewAnalysis, at: string) =>
+        analysts.prepare(tenant, input.people, at),
+      task: analysts.task,
+    }),
   };
   const tasking = {
     taskingOf: vi.fn(() => Promise.resolve({ id: 'tasking' })),

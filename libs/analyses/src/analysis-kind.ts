@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { newUuid } from '#common';
+import { ID_PREFIXES, newUuid } from '#common';
 import { EngineRegistry } from '#engines';
 import type { ConcurrentWorkKind } from '#organizations';
 import type { TimedTasking, WorkCreation, WorkKind } from '#work';
@@ -29,7 +29,7 @@ export const CONCURRENT_ANALYSES: ConcurrentWorkKind = {
 /** Target analyses as a kind of work (libs/work's lifecycle): what only analyses know of it. */
 @Injectable()
 export class AnalysisKind implements WorkKind<AnalysisEntity> {
-  readonly idKind = 'analysis' as const;
+  readonly idPrefix = ID_PREFIXES.analysis;
   readonly noun = 'analysis';
   readonly tasked = 'analysis' as const;
   readonly eventIdField = 'analysis_id' as const;
@@ -50,8 +50,6 @@ export class AnalysisKind implements WorkKind<AnalysisEntity> {
       engineKind: 'analysis',
       batchKind: 'analyses',
       batchField: 'analyses.',
-      requestedEngine: (input) => input.people?.engine,
-      preparePeople: (tenant, input, at) => analysts.prepare(tenant, input.people, at),
       beforeTransaction: (tenant, items) => {
         const simulated = engines.analysis(engines.engineFor('analysis', tenant.mode));
         return estimates.estimate(
@@ -103,7 +101,7 @@ export class AnalysisKind implements WorkKind<AnalysisEntity> {
         type: 'analysis.created',
         data: analysisCreatedData(analysis),
       }),
-      people: analysts,
+      people: analysts.creating(),
     };
   }
 }

@@ -60,12 +60,21 @@ export function newKey(kind: IdKind): { uuid: string; id: string } {
 
 /** The public form of a stored UUID. */
 export function toPublicId(kind: IdKind, uuid: string): string {
-  return TypeID.fromUUID(ID_PREFIXES[kind], uuid).toString();
+  return toPrefixedId(ID_PREFIXES[kind], uuid);
+}
+
+/** As toPublicId, for a prefix of its own (a kind of work plugged into libs/work). */
+export function toPrefixedId(prefix: string, uuid: string): string {
+  return TypeID.fromUUID(prefix, uuid).toString();
 }
 
 /** The stored UUID behind a public id, or null when it is not a well-formed id of that kind. */
 export function parsePublicId(kind: IdKind, value: string): string | null {
-  const prefix = ID_PREFIXES[kind];
+  return parsePrefixedId(ID_PREFIXES[kind], value);
+}
+
+/** As parsePublicId, for a prefix of its own (a kind of work plugged into libs/work). */
+export function parsePrefixedId(prefix: string, value: string): string | null {
   if (value.length !== prefix.length + 27 || !value.startsWith(`${prefix}_`)) return null;
   try {
     return TypeID.fromString(value, prefix).toUUID();

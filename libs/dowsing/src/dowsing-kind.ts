@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { newUuid, type Tenant } from '#common';
+import { ID_PREFIXES, newUuid, type Tenant } from '#common';
 import type { JsonObject, Transaction } from '#database';
 import {
   DOWSING_DEFAULT_BASELINE,
@@ -47,7 +47,7 @@ export interface NewDowsingQuery {
  */
 @Injectable()
 export class DowsingKind implements WorkKind<DowsingQueryEntity> {
-  readonly idKind = 'dowsing' as const;
+  readonly idPrefix = ID_PREFIXES.dowsing;
   readonly noun = 'dowsing query';
   readonly tasked = 'dowsing' as const;
   readonly eventIdField = 'query_id' as const;
@@ -73,12 +73,10 @@ export class DowsingKind implements WorkKind<DowsingQueryEntity> {
       engineKind: 'dowsing',
       batchKind: 'dowsing',
       batchField: 'queries.',
-      requestedEngine: (input) => input.people?.engine,
-      preparePeople: (tenant, input, at) => analysts.prepare(tenant, input.people, at),
       beforeTransaction: (tenant, items) => this.answer(tenant, items),
       build: (tenant, item, outcome, context) => this.build(tenant, item, outcome, context),
       createdEvent: (query) => ({ type: 'dowsing.query_created', data: queryCreatedData(query) }),
-      people: analysts,
+      people: analysts.creating(),
       answered: (tx, tenant, query, outcome, requestId) =>
         this.recordAnswer(tx, tenant, query, outcome, requestId),
     };

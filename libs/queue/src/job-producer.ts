@@ -15,8 +15,9 @@ export class JobProducer {
     @InjectQueue(QUEUE.analyses) analyses: Queue,
     @InjectQueue(QUEUE.reports) reports: Queue,
     @InjectQueue(QUEUE.maintenance) maintenance: Queue,
+    @InjectQueue(QUEUE.work) work: Queue,
   ) {
-    this.queues = { events, sessions, analyses, reports, maintenance };
+    this.queues = { events, sessions, analyses, reports, maintenance, work };
     // A BullMQ queue without an "error" listener prints its connection errors (Redis gone)
     // to stderr as bare stack traces; they belong in the log. Adding jobs still fails loudly.
     for (const queue of Object.values(this.queues)) {

@@ -8,6 +8,8 @@ export const QUEUE = {
   analyses: 'analyses',
   reports: 'reports',
   maintenance: 'maintenance',
+  /** The work of kinds plugged into libs/work without a queue of their own (PluggedWork). */
+  work: 'work',
 } as const;
 export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
 
@@ -45,6 +47,16 @@ export interface JobDataMap {
   };
   /** One job name per periodic task (PeriodicTasks), no data. */
   maintenance: Record<string, Record<string, never>>;
+  /** The job id is the work's public id: a piece of work is started once. */
+  work: {
+    run: {
+      kind: string;
+      workId: string;
+      organizationId: string;
+      mode: Mode;
+      requestId: string | null;
+    };
+  };
 }
 
 export type JobName<Q extends QueueName> = keyof JobDataMap[Q] & string;

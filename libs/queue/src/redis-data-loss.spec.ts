@@ -40,6 +40,7 @@ describe('RedisDataLoss', () => {
       '{sas:analyses}:analyses:recovery:marker',
       '{sas:reports}:reports:recovery:marker',
       '{sas:maintenance}:maintenance:recovery:marker',
+      '{sas:work}:work:recovery:marker',
     ]);
   });
 
@@ -63,6 +64,6 @@ describe('RedisDataLoss', () => {
     await detector.markersWereGone();
     keys.delete('{sas:sessions}:sessions:recovery:marker');
     expect(await detector.markersWereGone()).toBe(true);
-    expect(keys.size).toBe(5);
+    expect(keys.size).toBe(6);
   });
 });

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PreparedTasking } from '#analysts';
-import { newUuid } from '#common';
+import { ID_PREFIXES, newUuid } from '#common';
 import { AppSettings } from '#config';
 import type { ConcurrentWorkKind } from '#organizations';
 import type { WorkCreation, WorkKind } from '#work';
@@ -24,7 +24,7 @@ export const CONCURRENT_SESSIONS: ConcurrentWorkKind = {
 /** Sessions as a kind of work (libs/work's lifecycle): what only sessions know of it. */
 @Injectable()
 export class SessionKind implements WorkKind<SessionEntity> {
-  readonly idKind = 'session' as const;
+  readonly idPrefix = ID_PREFIXES.session;
   readonly noun = 'session';
   readonly tasked = 'session' as const;
   readonly eventIdField = 'session_id' as const;
@@ -43,10 +43,6 @@ export class SessionKind implements WorkKind<SessionEntity> {
       engineKind: 'session',
       batchKind: 'sessions',
       batchField: 'sessions.',
-      // A batch item has no tasking fields: an engine does it.
-      requestedEngine: (input, inBatch) => (inBatch ? 'simulated' : input.people?.engine),
-      preparePeople: (tenant, input) =>
-        analysts.prepare(tenant, input.analystCount ?? 1, input.people),
       build: (tenant, { input, engine }, _computed, { batchId, now }) => ({
         id: newUuid(),
         organizationId: tenant.organizationId,
@@ -79,7 +75,12 @@ export class SessionKind implements WorkKind<SessionEntity> {
         mergedFrom: null,
       }),
       createdEvent: (session) => ({ type: 'session.created', data: sessionCreatedData(session) }),
-      people: analysts,
+      people: {
+        // A batch item has no tasking fields: an engine does it.
+        requestedEngine: (input, inBatch) => (inBatch ? 'simulated' : input.people?.engine),
+        prepare: (tenant, input) => analysts.prepare(tenant, input.analystCount ?? 1, input.people),
+        task: (...tasking) => analysts.task(...tasking),
+      },
     };
   }
 }

@@ -20,3 +20,4 @@ export * from './lifecycle/work-lifecycle.js';
 export * from './lifecycle/work-creation.js';
 export * from './lifecycle/work-service.js';
 export * from './lifecycle/work-failure.js';
+export * from './running/plugged-work.js';

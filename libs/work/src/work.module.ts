@@ -11,6 +11,7 @@ import { BatchRecords } from './batches/batch-records.js';
 import { BatchesRepository } from './batches/batches.repository.js';
 import { WORK_ENTITIES } from './entities.js';
 import { WorkLifecycle } from './lifecycle/work-lifecycle.js';
+import { PluggedWork } from './running/plugged-work.js';
 
 /**
  * The lifecycle every kind of work (sessions, analyses, dowsing queries)
@@ -29,7 +30,7 @@ import { WorkLifecycle } from './lifecycle/work-lifecycle.js';
     EnginesModule,
     OrganizationsModule,
   ],
-  providers: [BatchesRepository, BatchRecords, AnalystLifecycle, WorkLifecycle],
-  exports: [BatchesRepository, BatchRecords, AnalystLifecycle, WorkLifecycle],
+  providers: [BatchesRepository, BatchRecords, AnalystLifecycle, WorkLifecycle, PluggedWork],
+  exports: [BatchesRepository, BatchRecords, AnalystLifecycle, WorkLifecycle, PluggedWork],
 })
 export class WorkModule {}

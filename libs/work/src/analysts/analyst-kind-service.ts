@@ -10,6 +10,7 @@ import type {
   BlindBrief,
   TimedTasking,
 } from './analyst-kind.js';
+import type { PeopleCreation } from '../lifecycle/work-creation.js';
 import type { AnalystLifecycle } from './analyst-lifecycle.js';
 
 /**
@@ -82,6 +83,19 @@ export abstract class TimedAnalystKindService<W extends AnalystWorkRow> extends 
   /** Checks the work's tasking before it is created (AnalystLifecycle.prepareTimed). */
   prepare(tenant: Tenant, people: TimedWorkPeople | undefined, at = ''): Promise<TimedTasking> {
     return this.lifecycle.prepareTimed(tenant, people, this.defaultMinutes, at);
+  }
+
+  /** How people take on new work of a kind whose request carries `people` (WorkCreation.people). */
+  creating<I extends { people?: TimedWorkPeople | undefined }>(): PeopleCreation<
+    W,
+    I,
+    TimedTasking
+  > {
+    return {
+      requestedEngine: (input) => input.people?.engine,
+      prepare: (tenant, input, at) => this.prepare(tenant, input.people, at),
+      task: (...tasking) => this.task(...tasking),
+    };
   }
 
   durationMinutes(_work: W, request: TimedTasking): number {

@@ -33,16 +33,14 @@ export interface PlannedWork<I, P> {
  * estimate, or an engine's whole answer when the kind answers in the request).
  */
 export interface WorkCreation<W, I, P extends PreparedTasking, E = undefined> {
-  /** The kind's engines in the registry. */
-  engineKind: EngineKind;
+  /** The kind's engines in the registry; absent for a kind that runs itself (`engineName`). */
+  engineKind?: EngineKind;
+  /** The engine a kind that runs itself records (default `simulated`). */
+  engineName?: string;
   /** What a batch of this kind is recorded as. */
   batchKind: BatchKind;
   /** How errors name a batch item's fields: `analyses.` becomes `analyses.3.`. */
   batchField: string;
-  /** The engine the request asks for, if it says; `simulated` keeps it from people. */
-  requestedEngine(input: I, inBatch: boolean): 'simulated' | 'analyst' | undefined;
-  /** Checks what the request asks of people; `at` prefixes the fields its errors name. */
-  preparePeople(tenant: Tenant, input: I, at: string): Promise<P>;
   /** What the kind computes for the items before the transaction, one value per item. */
   beforeTransaction?(tenant: Tenant, items: readonly PlannedWork<I, P>[]): Promise<E[]>;
   /** The new work's row. */
@@ -62,14 +60,22 @@ export interface WorkCreation<W, I, P extends PreparedTasking, E = undefined> {
     computed: E,
     requestId: string | null,
   ): Promise<void>;
-  /** Who gives the work to people, in its creating transaction (the kind's AnalystKindService). */
-  people: {
-    task(
-      tx: Transaction,
-      tenant: Tenant,
-      work: W,
-      people: P,
-      requestId: string | null,
-    ): Promise<unknown>;
-  };
+  /** How people do it, for a kind they can (its AnalystKindService). */
+  people?: PeopleCreation<W, I, P>;
+}
+
+/** How people take on new work of a kind (the kind's side of AnalystLifecycle). */
+export interface PeopleCreation<W, I, P> {
+  /** The engine the request asks for, if it says; `simulated` keeps it from people. */
+  requestedEngine(input: I, inBatch: boolean): 'simulated' | 'analyst' | undefined;
+  /** Checks what the request asks of people; `at` prefixes the fields its errors name. */
+  prepare(tenant: Tenant, input: I, at: string): Promise<P>;
+  /** Gives the work to people, in its creating transaction. */
+  task(
+    tx: Transaction,
+    tenant: Tenant,
+    work: W,
+    people: P,
+    requestId: string | null,
+  ): Promise<unknown>;
 }

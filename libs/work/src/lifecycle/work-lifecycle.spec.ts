@@ -40,7 +40,7 @@ function world(options: { createdAt?: Date | null } = {}) {
   const events = { redact: vi.fn(step('redact events', undefined)) };
   const tasking = { forget: vi.fn(step('forget tasking', undefined)) };
   const kind: WorkKind<WorkRecord> = {
-    idKind: 'session',
+    idPrefix: 'sess',
     noun: 'probe',
     tasked: 'session',
     table: table as never,

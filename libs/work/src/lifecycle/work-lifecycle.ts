@@ -1,15 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { TaskedKind } from '#analysts';
-import {
-  AppError,
-  parsePublicId,
-  type IdKind,
-  type Mode,
-  type Principal,
-  type Tenant,
-} from '#common';
+import { AppError, parsePrefixedId, type Mode, type Principal, type Tenant } from '#common';
 import { Sql, type Transaction } from '#database';
-import { EngineRegistry, type WorkKind as EngineKind } from '#engines';
+import { EngineRegistry } from '#engines';
 import { recordAudit, EventLog } from '#events';
 import {
   assertRunningWorkWithin,
@@ -41,12 +34,12 @@ export interface WorkRecord {
  * audit, the concurrent-work limit, closing its tasking — is the lifecycle's.
  */
 export interface WorkKind<W extends WorkRecord> {
-  /** The kind of its public ids (`sess_…` is `session`). */
-  idKind: IdKind;
+  /** The prefix of its public ids (`sess` of `sess_…`; ID_PREFIXES has the service's own). */
+  idPrefix: string;
   /** What its errors call it ("dowsing query"). */
   noun: string;
-  /** Its tasking when people do it. */
-  tasked: TaskedKind;
+  /** Its tasking, when people can do it. */
+  tasked?: TaskedKind;
   // The table's own types do not matter here, only the shared statements.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   table: WorkTable<W, any, any>;
@@ -101,16 +94,12 @@ export class WorkLifecycle {
   ): Promise<{ batch: BatchEntity | null; created: W[] }> {
     const creation = kind.creation;
     if (!creation) throw new Error(`${kind.noun} describes no creation`);
-    const engines = await this.enginesFor(
-      creation.engineKind,
-      tenant,
-      inputs.map((input) => creation.requestedEngine(input, asBatch)),
-    );
+    const engines = await this.enginesFor(creation, tenant, inputs, asBatch);
     const items: PlannedWork<I, unknown>[] = [];
     for (const [index, input] of inputs.entries()) {
       const at = asBatch ? `${creation.batchField}${index}.` : '';
       const people =
-        engines[index] === 'analyst' ? await creation.preparePeople(tenant, input, at) : null;
+        engines[index] === 'analyst' ? await creation.people!.prepare(tenant, input, at) : null;
       items.push({ input, engine: engines[index]!, people, index });
     }
     // Read before the transaction: a cache miss or a query inside it would wait for a
@@ -133,7 +122,7 @@ export class WorkLifecycle {
         await kind.table.insert(tx, tenant, work);
         const { type, data } = creation.createdEvent(work);
         await this.events.append(tx, tenant, type, data as never, requestId);
-        if (item.people) await creation.people.task(tx, tenant, work, item.people, requestId);
+        if (item.people) await creation.people!.task(tx, tenant, work, item.people, requestId);
         await creation.answered?.(tx, tenant, work, computed[item.index], requestId);
         created.push(work);
       }
@@ -146,22 +135,31 @@ export class WorkLifecycle {
    * The engine of each request, the one function that chooses it: `analyst`
    * when people do the work (AnalystLifecycle.engineFor: never in the sandbox;
    * in live mode when asked, or by default when the organisation has an
-   * active analyst), else the registry's engine of the kind and mode. The
-   * organisation is asked once per distinct request.
+   * active analyst), else the registry's engine of the kind and mode (or the
+   * kind's own, for a kind that runs itself). The organisation is asked once
+   * per distinct request.
    */
-  async enginesFor(
-    kind: EngineKind,
+  async enginesFor<I>(
+    // The kind's row, tasking and computed types do not matter here.
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    creation: WorkCreation<any, I, any, any>,
     tenant: Tenant,
-    requested: readonly ('simulated' | 'analyst' | undefined)[],
+    inputs: readonly I[],
+    inBatch: boolean,
   ): Promise<string[]> {
+    const engine = creation.engineKind
+      ? this.engines.engineFor(creation.engineKind, tenant.mode)
+      : (creation.engineName ?? 'simulated');
+    const people = creation.people;
+    if (!people) return inputs.map(() => engine);
     const answers = new Map<string | undefined, Promise<'simulated' | 'analyst'>>();
     const chosen = await Promise.all(
-      requested.map((asked) => {
+      inputs.map((input) => {
+        const asked = people.requestedEngine(input, inBatch);
         if (!answers.has(asked)) answers.set(asked, this.analysts.engineFor(tenant, asked));
         return answers.get(asked)!;
       }),
     );
-    const engine = this.engines.engineFor(kind, tenant.mode);
     return chosen.map((choice) => (choice === 'analyst' ? 'analyst' : engine));
   }
 
@@ -171,7 +169,7 @@ export class WorkLifecycle {
     tenant: Tenant,
     publicId: string,
   ): Promise<W> {
-    const uuid = parsePublicId(kind.idKind, publicId);
+    const uuid = parsePrefixedId(kind.idPrefix, publicId);
     const work = uuid === null ? null : await kind.table.find(tenant, uuid);
     if (!work) throw AppError.notFound(kind.noun, publicId);
     return work;
@@ -207,7 +205,7 @@ export class WorkLifecycle {
     if (cancelledMessage === undefined || !concurrency) {
       throw new Error(`${kind.noun} cannot be cancelled`);
     }
-    const uuid = parsePublicId(kind.idKind, publicId);
+    const uuid = parsePrefixedId(kind.idPrefix, publicId);
     if (uuid === null) throw AppError.notFound(kind.noun, publicId);
     return this.sql.transaction(async (tx) => {
       const current = await kind.table.findForUpdate(tx, tenant, uuid);
@@ -219,7 +217,7 @@ export class WorkLifecycle {
           issue: `only ${concurrency.running.join(' or ')} ${concurrency.noun} can be cancelled; this one is ${current.status}`,
         });
       }
-      await this.analysts.cancelled(kind.tasked, tx, current, requestId);
+      if (kind.tasked) await this.analysts.cancelled(kind.tasked, tx, current, requestId);
       const failure = { reason: 'cancelled', message: cancelledMessage, failedAt: new Date() };
       return recordFailure(
         tx,
@@ -246,12 +244,12 @@ export class WorkLifecycle {
     publicId: string,
     requestId: string | null,
   ): Promise<void> {
-    const uuid = parsePublicId(kind.idKind, publicId);
+    const uuid = parsePrefixedId(kind.idPrefix, publicId);
     if (uuid === null) throw AppError.notFound(kind.noun, publicId);
     await this.sql.transaction(async (tx) => {
       const createdAt = await kind.table.delete(tx, principal, uuid);
       if (createdAt === null) throw AppError.notFound(kind.noun, publicId);
-      await this.analysts.forget(kind.tasked, tx, principal, uuid);
+      if (kind.tasked) await this.analysts.forget(kind.tasked, tx, principal, uuid);
       await kind.forgetAlso?.(tx, principal, uuid);
       await this.events.redact(tx, principal, kind.eventIdField, publicId, createdAt);
       await recordAudit(tx, principal, kind.deletedAction, publicId, requestId);
