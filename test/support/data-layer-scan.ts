@@ -482,7 +482,7 @@ export function workWritesWithoutCases(files: readonly string[]): Finding[] {
 }
 
 /** The methods of libs/work's WorkTable that write work and keep its history cases. */
-const WORK_TABLE_WRITES = ['write', 'insert', 'delete'];
+const WORK_TABLE_WRITES = ['write', 'insert', 'update', 'markFailed', 'delete'];
 
 function extendsWorkTable(declaration: ts.ClassDeclaration): boolean {
   return (declaration.heritageClauses ?? []).some((clause) =>

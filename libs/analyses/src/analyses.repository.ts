@@ -17,16 +17,14 @@ import type {
   Evidence,
 } from '#engines';
 import { analysisCase, WorkCasesRepository, type FinishedAnalysis } from '#history';
-import { WorkTable } from '#work';
+import { NOW, WORK_COLUMNS, WorkTable } from '#work';
 import type { AnalysisEntity, AnalysisStatus } from './entities/analysis.entity.js';
 
 /** The columns of `analyses`, each with the entity field it maps to. */
-const ANALYSIS = rowMapping<AnalysisEntity, AnalysisColumn>(
+const ANALYSIS = rowMapping<AnalysisEntity, string>(
   'analyses',
   {
-    id: 'id',
-    organization_id: 'organizationId',
-    mode: 'mode',
+    ...WORK_COLUMNS,
     target_type: 'targetType',
     analysis_type: 'analysisType',
     priority: 'priority',
@@ -38,109 +36,42 @@ const ANALYSIS = rowMapping<AnalysisEntity, AnalysisColumn>(
     request_fingerprint: 'requestFingerprint',
     material: 'material',
     earlier_work: 'earlierWork',
-    status: 'status',
     steps_done: 'stepsDone',
     steps: 'steps',
-    engine: 'engine',
-    engine_version: 'engineVersion',
-    engine_seed: 'engineSeed',
     results: 'results',
     score_details: 'scoreDetails',
     confidence_score: 'confidenceScore',
-    evidence: 'evidence',
-    failure_reason: 'failureReason',
     failure_message: 'failureMessage',
-    event_sequence: 'eventSequence',
-    created_at: 'createdAt',
-    updated_at: 'updatedAt',
     started_at: 'startedAt',
-    completed_at: 'completedAt',
     estimated_completion: 'estimatedCompletion',
-    batch_id: 'batchId',
   },
   ['reference_material', 'material', 'earlier_work', 'results', 'score_details'],
 );
 
-type AnalysisCaseColumn =
-  | 'id'
-  | 'organization_id'
-  | 'mode'
-  | 'target_type'
-  | 'analysis_type'
-  | 'description'
-  | 'latitude'
-  | 'longitude'
-  | 'status'
-  | 'steps_done'
-  | 'steps'
-  | 'results'
-  | 'score_details'
-  | 'confidence_score'
-  | 'failure_reason'
-  | 'failure_message'
-  | 'created_at'
-  | 'updated_at'
-  | 'completed_at';
-
 /** What every write of `analyses` returns: the columns a finished analysis's history case reads. */
-const ANALYSIS_CASE = rowMapping<FinishedAnalysis, AnalysisCaseColumn>('analyses', {
-  id: 'id',
-  organization_id: 'organizationId',
-  mode: 'mode',
-  target_type: 'targetType',
-  analysis_type: 'analysisType',
-  description: 'description',
-  latitude: 'latitude',
-  longitude: 'longitude',
-  status: 'status',
-  steps_done: 'stepsDone',
-  steps: 'steps',
-  results: 'results',
-  score_details: 'scoreDetails',
-  confidence_score: 'confidenceScore',
-  failure_reason: 'failureReason',
-  failure_message: 'failureMessage',
-  created_at: 'createdAt',
-  updated_at: 'updatedAt',
-  completed_at: 'completedAt',
-});
+const ANALYSIS_CASE = ANALYSIS.only<FinishedAnalysis>([
+  'id',
+  'organization_id',
+  'mode',
+  'target_type',
+  'analysis_type',
+  'description',
+  'latitude',
+  'longitude',
+  'status',
+  'steps_done',
+  'steps',
+  'results',
+  'score_details',
+  'confidence_score',
+  'failure_reason',
+  'failure_message',
+  'created_at',
+  'updated_at',
+  'completed_at',
+]);
 
-type AnalysisColumn =
-  | 'id'
-  | 'organization_id'
-  | 'mode'
-  | 'target_type'
-  | 'analysis_type'
-  | 'priority'
-  | 'description'
-  | 'description_key'
-  | 'reference_material'
-  | 'latitude'
-  | 'longitude'
-  | 'request_fingerprint'
-  | 'material'
-  | 'earlier_work'
-  | 'status'
-  | 'steps_done'
-  | 'steps'
-  | 'engine'
-  | 'engine_version'
-  | 'engine_seed'
-  | 'results'
-  | 'score_details'
-  | 'confidence_score'
-  | 'evidence'
-  | 'failure_reason'
-  | 'failure_message'
-  | 'event_sequence'
-  | 'created_at'
-  | 'updated_at'
-  | 'started_at'
-  | 'completed_at'
-  | 'estimated_completion'
-  | 'batch_id';
-
-type AnalysisRow = Record<AnalysisColumn, unknown>;
+type AnalysisRow = Record<string, unknown>;
 
 /** The columns the worker's sweeps read. */
 const SWEPT = rowMapping<
@@ -259,29 +190,21 @@ export class AnalysesRepository extends WorkTable<
   }
 
   /** A queued analysis starts its plan; false when it is no longer queued. */
-  async start(
+  start(
     tx: Transaction,
     tenant: Tenant,
     id: string,
     start: { startedAt: Date; steps: readonly string[]; engineVersion: string; sequence: number },
   ): Promise<boolean> {
-    const written = await this.write(
-      tx,
-      tenant,
-      `UPDATE analyses SET status = 'processing', started_at = $2, steps = $3, engine_version = $4,
-              event_sequence = $5, updated_at = now()
-        WHERE id = $1 AND organization_id = $6 AND mode = $7 AND status = 'queued'`,
-      [
-        id,
-        start.startedAt,
-        start.steps,
-        start.engineVersion,
-        start.sequence,
-        tenant.organizationId,
-        tenant.mode,
-      ],
-    );
-    return written > 0;
+    const set = {
+      status: 'processing',
+      started_at: start.startedAt,
+      steps: start.steps,
+      engine_version: start.engineVersion,
+      event_sequence: start.sequence,
+      updated_at: NOW,
+    };
+    return this.update(tx, tenant, id, set, () => `status = 'queued'`);
   }
 
   /**
@@ -321,34 +244,14 @@ export class AnalysesRepository extends WorkTable<
   }
 
   /** A processing analysis completes with the engine's outcome; false when it is not processing. */
-  async complete(
+  complete(
     tx: Transaction,
     tenant: Tenant,
     id: string,
     completion: AnalysisCompletion & { engineSeed: string },
   ): Promise<boolean> {
-    const written = await this.write(
-      tx,
-      tenant,
-      `UPDATE analyses SET status = 'completed', steps_done = $2, completed_at = $3,
-              results = $4, score_details = $5, confidence_score = $6, evidence = $7,
-              engine_seed = $8, event_sequence = $9, updated_at = now()
-        WHERE id = $1 AND organization_id = $10 AND mode = $11 AND status = 'processing'`,
-      [
-        id,
-        completion.stepsDone,
-        completion.completedAt,
-        completion.results,
-        completion.scoreDetails,
-        completion.results.confidence_score,
-        completion.evidence,
-        completion.engineSeed,
-        completion.sequence,
-        tenant.organizationId,
-        tenant.mode,
-      ],
-    );
-    return written > 0;
+    const set = { ...completedColumns(completion), engine_seed: completion.engineSeed };
+    return this.update(tx, tenant, id, set, () => `status = 'processing'`);
   }
 
   /** People were tasked with a new analysis: it is processing from now, due at their deadline. */
@@ -358,24 +261,16 @@ export class AnalysesRepository extends WorkTable<
     id: string,
     start: AnalystStart,
   ): Promise<void> {
-    await this.write(
-      tx,
-      tenant,
-      `UPDATE analyses SET status = 'processing', started_at = $2, engine_version = $3,
-              estimated_completion = $4, steps = $5, steps_done = 0, event_sequence = $6,
-              updated_at = $2
-        WHERE id = $1 AND organization_id = $7 AND mode = $8`,
-      [
-        id,
-        start.startedAt,
-        start.engineVersion,
-        start.estimatedCompletion,
-        start.steps,
-        start.sequence,
-        tenant.organizationId,
-        tenant.mode,
-      ],
-    );
+    await this.update(tx, tenant, id, {
+      status: 'processing',
+      started_at: start.startedAt,
+      engine_version: start.engineVersion,
+      estimated_completion: start.estimatedCompletion,
+      steps: start.steps,
+      steps_done: 0,
+      event_sequence: start.sequence,
+      updated_at: start.startedAt,
+    });
   }
 
   /** Progress of an analysis people are doing, as steps of its plan. */
@@ -386,13 +281,8 @@ export class AnalysesRepository extends WorkTable<
     stepsDone: number,
     sequence: number,
   ): Promise<void> {
-    await this.write(
-      tx,
-      tenant,
-      `UPDATE analyses SET steps_done = $2, event_sequence = $3, updated_at = now()
-        WHERE id = $1 AND organization_id = $4 AND mode = $5`,
-      [id, stepsDone, sequence, tenant.organizationId, tenant.mode],
-    );
+    const set = { steps_done: stepsDone, event_sequence: sequence, updated_at: NOW };
+    await this.update(tx, tenant, id, set);
   }
 
   /** Stores people's completion whatever the state (the caller holds the row and has checked it). */
@@ -402,26 +292,8 @@ export class AnalysesRepository extends WorkTable<
     id: string,
     completion: AnalysisCompletion,
   ): Promise<void> {
-    await this.write(
-      tx,
-      tenant,
-      `UPDATE analyses SET status = 'completed', steps_done = $2, completed_at = $3, results = $4,
-              score_details = $5, confidence_score = $6, evidence = $7, event_sequence = $8,
-              engine_seed = NULL, updated_at = $3
-        WHERE id = $1 AND organization_id = $9 AND mode = $10`,
-      [
-        id,
-        completion.stepsDone,
-        completion.completedAt,
-        completion.results,
-        completion.scoreDetails,
-        completion.results.confidence_score,
-        completion.evidence,
-        completion.sequence,
-        tenant.organizationId,
-        tenant.mode,
-      ],
-    );
+    const set = { ...completedColumns(completion), engine_seed: null };
+    await this.update(tx, tenant, id, { ...set, updated_at: completion.completedAt });
   }
 
   /**
@@ -538,4 +410,19 @@ function listConditions(tenant: Tenant, filter: AnalysisFilter): SqlConditions {
   if (filter.targetType) where.and(`target_type = ${where.param(filter.targetType)}`);
   if (filter.priority) where.and(`priority = ${where.param(filter.priority)}`);
   return where;
+}
+
+/** The columns a completion of either engine stores. */
+function completedColumns(completion: AnalysisCompletion) {
+  return {
+    status: 'completed',
+    steps_done: completion.stepsDone,
+    completed_at: completion.completedAt,
+    results: completion.results,
+    score_details: completion.scoreDetails,
+    confidence_score: completion.results.confidence_score,
+    evidence: completion.evidence,
+    event_sequence: completion.sequence,
+    updated_at: NOW as unknown,
+  };
 }

@@ -13,6 +13,8 @@ export interface RowMapping<E, C extends string> {
   insert: string;
   fromRow(row: Record<C, unknown>): E;
   toRow(entity: E): unknown[];
+  /** The mapping of some of the columns, to an entity `S` that has their fields. */
+  only<S>(columns: readonly C[]): RowMapping<S, C>;
 }
 
 export function rowMapping<E, C extends string>(
@@ -37,6 +39,14 @@ export function rowMapping<E, C extends string>(
         const value = entity[fields[column]];
         return json.has(column) && value !== null ? JSON.stringify(value) : value;
       });
+    },
+    only<S>(picked: readonly C[]) {
+      const some = Object.fromEntries(picked.map((column) => [column, fields[column]]));
+      return rowMapping<S, C>(
+        table,
+        some as unknown as Record<C, keyof S & string>,
+        jsonColumns.filter((column) => picked.includes(column)),
+      );
     },
   };
 }

@@ -12,102 +12,47 @@ import {
 import type { DowsingQueryType, DowsingVariant } from '#engines';
 import { dowsingQueryCase, WorkCasesRepository, type FinishedDowsingQuery } from '#history';
 import { EARTH_RADIUS_METERS } from '#statistics';
-import { WorkTable } from '#work';
+import { WORK_COLUMNS, WorkTable } from '#work';
 import type { DowsingQueryEntity, DowsingStatus } from './entities/dowsing-query.entity.js';
 import type { TemporalInterval } from './temporal-analysis-buckets.js';
 import { SIGNIFICANCE_LEVEL } from './temporal-analysis-summary.js';
 
 /** The columns of `dowsing_queries`, each with the entity field it maps to. */
-const QUERY = rowMapping<DowsingQueryEntity, QueryColumn>(
+const QUERY = rowMapping<DowsingQueryEntity, string>(
   'dowsing_queries',
   {
-    id: 'id',
-    organization_id: 'organizationId',
-    mode: 'mode',
+    ...WORK_COLUMNS,
     variant: 'variant',
     query_type: 'queryType',
     question: 'question',
     precision_level: 'precisionLevel',
     context: 'context',
     input: 'input',
-    status: 'status',
-    engine: 'engine',
-    engine_version: 'engineVersion',
-    engine_seed: 'engineSeed',
     result: 'result',
     confidence: 'confidence',
-    evidence: 'evidence',
-    failure_reason: 'failureReason',
     failure_message: 'failureMessage',
-    event_sequence: 'eventSequence',
-    created_at: 'createdAt',
-    updated_at: 'updatedAt',
-    completed_at: 'completedAt',
-    batch_id: 'batchId',
   },
   ['context', 'input', 'result'],
 );
 
-type QueryCaseColumn =
-  | 'id'
-  | 'organization_id'
-  | 'mode'
-  | 'variant'
-  | 'query_type'
-  | 'question'
-  | 'context'
-  | 'status'
-  | 'result'
-  | 'confidence'
-  | 'failure_reason'
-  | 'failure_message'
-  | 'created_at'
-  | 'updated_at'
-  | 'completed_at';
-
 /** What every write of `dowsing_queries` returns: the columns a finished query's history case reads. */
-const QUERY_CASE = rowMapping<FinishedDowsingQuery, QueryCaseColumn>('dowsing_queries', {
-  id: 'id',
-  organization_id: 'organizationId',
-  mode: 'mode',
-  variant: 'variant',
-  query_type: 'queryType',
-  question: 'question',
-  context: 'context',
-  status: 'status',
-  result: 'result',
-  confidence: 'confidence',
-  failure_reason: 'failureReason',
-  failure_message: 'failureMessage',
-  created_at: 'createdAt',
-  updated_at: 'updatedAt',
-  completed_at: 'completedAt',
-});
-
-type QueryColumn =
-  | 'id'
-  | 'organization_id'
-  | 'mode'
-  | 'variant'
-  | 'query_type'
-  | 'question'
-  | 'precision_level'
-  | 'context'
-  | 'input'
-  | 'status'
-  | 'engine'
-  | 'engine_version'
-  | 'engine_seed'
-  | 'result'
-  | 'confidence'
-  | 'evidence'
-  | 'failure_reason'
-  | 'failure_message'
-  | 'event_sequence'
-  | 'created_at'
-  | 'updated_at'
-  | 'completed_at'
-  | 'batch_id';
+const QUERY_CASE = QUERY.only<FinishedDowsingQuery>([
+  'id',
+  'organization_id',
+  'mode',
+  'variant',
+  'query_type',
+  'question',
+  'context',
+  'status',
+  'result',
+  'confidence',
+  'failure_reason',
+  'failure_message',
+  'created_at',
+  'updated_at',
+  'completed_at',
+]);
 
 export interface DowsingFilter {
   queryType?: DowsingQueryType | undefined;
@@ -177,24 +122,16 @@ export class DowsingQueriesRepository extends WorkTable<DowsingQueryEntity, Fini
     id: string,
     answer: DowsingAnswer,
   ): Promise<void> {
-    await this.write(
-      tx,
-      tenant,
-      `UPDATE dowsing_queries SET status = 'completed', result = $2, confidence = $3, evidence = $4,
-              engine_version = $5, completed_at = $6, event_sequence = $7, updated_at = $6
-        WHERE id = $1 AND organization_id = $8 AND mode = $9`,
-      [
-        id,
-        answer.result,
-        answer.confidence,
-        answer.evidence,
-        answer.engineVersion,
-        answer.completedAt,
-        answer.sequence,
-        tenant.organizationId,
-        tenant.mode,
-      ],
-    );
+    await this.update(tx, tenant, id, {
+      status: 'completed',
+      result: answer.result,
+      confidence: answer.confidence,
+      evidence: answer.evidence,
+      engine_version: answer.engineVersion,
+      completed_at: answer.completedAt,
+      event_sequence: answer.sequence,
+      updated_at: answer.completedAt,
+    });
   }
 
   /**

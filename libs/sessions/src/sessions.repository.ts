@@ -10,110 +10,51 @@ import {
   type Transaction,
 } from '#database';
 import { sessionCase, WorkCasesRepository, type FinishedSession } from '#history';
-import { WorkTable } from '#work';
+import { NOW, WORK_COLUMNS, WorkTable } from '#work';
 import type { SessionEntity } from './entities/session.entity.js';
 
-type SessionColumn =
-  | 'id'
-  | 'organization_id'
-  | 'mode'
-  | 'type'
-  | 'target'
-  | 'modality'
-  | 'duration_minutes'
-  | 'privacy_level'
-  | 'status'
-  | 'progress'
-  | 'engine'
-  | 'engine_version'
-  | 'engine_seed'
-  | 'results'
-  | 'confidence_score'
-  | 'analyst_id'
-  | 'evidence'
-  | 'failure_reason'
-  | 'event_sequence'
-  | 'created_at'
-  | 'updated_at'
-  | 'started_at'
-  | 'completed_at'
-  | 'estimated_completion'
-  | 'batch_id'
-  | 'analyst_count'
-  | 'merged_from';
-
-type SessionRow = Record<SessionColumn, unknown>;
+type SessionRow = Record<string, unknown>;
 
 /** The columns of `sessions` in one order, shared by the insert and every select. */
-const SESSION = rowMapping<SessionEntity, SessionColumn>(
+const SESSION = rowMapping<SessionEntity, string>(
   'sessions',
   {
-    id: 'id',
-    organization_id: 'organizationId',
-    mode: 'mode',
+    ...WORK_COLUMNS,
     type: 'type',
     target: 'target',
     modality: 'modality',
     duration_minutes: 'durationMinutes',
     privacy_level: 'privacyLevel',
-    status: 'status',
     progress: 'progress',
-    engine: 'engine',
-    engine_version: 'engineVersion',
-    engine_seed: 'engineSeed',
     results: 'results',
     confidence_score: 'confidenceScore',
     analyst_id: 'analystId',
-    evidence: 'evidence',
-    failure_reason: 'failureReason',
-    event_sequence: 'eventSequence',
-    created_at: 'createdAt',
-    updated_at: 'updatedAt',
     started_at: 'startedAt',
-    completed_at: 'completedAt',
     estimated_completion: 'estimatedCompletion',
-    batch_id: 'batchId',
     analyst_count: 'analystCount',
     merged_from: 'mergedFrom',
   },
   ['results'],
 );
 
-type SessionCaseColumn =
-  | 'id'
-  | 'organization_id'
-  | 'mode'
-  | 'type'
-  | 'target'
-  | 'modality'
-  | 'duration_minutes'
-  | 'privacy_level'
-  | 'status'
-  | 'results'
-  | 'confidence_score'
-  | 'analyst_id'
-  | 'failure_reason'
-  | 'updated_at'
-  | 'completed_at';
-
 /** What every write of `sessions` returns: the columns a finished session's history case reads. */
-const SESSION_CASE = rowMapping<FinishedSession, SessionCaseColumn>('sessions', {
-  id: 'id',
-  organization_id: 'organizationId',
-  mode: 'mode',
-  type: 'type',
-  target: 'target',
-  modality: 'modality',
-  duration_minutes: 'durationMinutes',
-  privacy_level: 'privacyLevel',
-  status: 'status',
-  results: 'results',
-  confidence_score: 'confidenceScore',
-  analyst_id: 'analystId',
-  failure_reason: 'failureReason',
-  updated_at: 'updatedAt',
-  completed_at: 'completedAt',
-});
+const SESSION_CASE = SESSION.only<FinishedSession>([
+  'id',
+  'organization_id',
+  'mode',
+  'type',
+  'target',
+  'modality',
+  'duration_minutes',
+  'privacy_level',
+  'status',
+  'results',
+  'confidence_score',
+  'analyst_id',
+  'failure_reason',
+  'updated_at',
+  'completed_at',
+]);
 
 /** Statuses in which a session holds a place of the plan's concurrent sessions. */
 export const SESSION_RUNNING_STATUSES: readonly SessionStatus[] = ['initiated', 'in_progress'];
@@ -263,29 +204,21 @@ export class SessionsRepository extends WorkTable<
   }
 
   /** An initiated session starts its engine's run; false when it is no longer initiated. */
-  async markStarted(
+  markStarted(
     tx: Transaction,
     tenant: Tenant,
     id: string,
     start: { startedAt: Date; engineVersion: string; seed: string | null; sequence: number },
   ): Promise<boolean> {
-    const written = await this.write(
-      tx,
-      tenant,
-      `UPDATE sessions SET status = 'in_progress', started_at = $2, engine_version = $3,
-              engine_seed = $4, event_sequence = $5, updated_at = now()
-        WHERE id = $1 AND status = 'initiated' AND organization_id = $6 AND mode = $7`,
-      [
-        id,
-        start.startedAt,
-        start.engineVersion,
-        start.seed,
-        start.sequence,
-        tenant.organizationId,
-        tenant.mode,
-      ],
-    );
-    return written > 0;
+    const set = {
+      status: 'in_progress',
+      started_at: start.startedAt,
+      engine_version: start.engineVersion,
+      engine_seed: start.seed,
+      event_sequence: start.sequence,
+      updated_at: NOW,
+    };
+    return this.update(tx, tenant, id, set, () => `status = 'initiated'`);
   }
 
   /** A new analyst session was tasked to people: in progress from `startedAt` until the deadline. */
@@ -295,72 +228,47 @@ export class SessionsRepository extends WorkTable<
     id: string,
     start: { startedAt: Date; engineVersion: string; deadline: Date; sequence: number },
   ): Promise<void> {
-    await this.write(
-      tx,
-      tenant,
-      `UPDATE sessions SET status = 'in_progress', started_at = $2, engine_version = $3,
-              estimated_completion = $4, event_sequence = $5, updated_at = $2
-        WHERE id = $1 AND organization_id = $6 AND mode = $7`,
-      [
-        id,
-        start.startedAt,
-        start.engineVersion,
-        start.deadline,
-        start.sequence,
-        tenant.organizationId,
-        tenant.mode,
-      ],
-    );
+    await this.update(tx, tenant, id, {
+      status: 'in_progress',
+      started_at: start.startedAt,
+      engine_version: start.engineVersion,
+      estimated_completion: start.deadline,
+      event_sequence: start.sequence,
+      updated_at: start.startedAt,
+    });
   }
 
   /** An in-progress session moves forward to `progress`; false when it is not in progress or already there. */
-  async recordProgress(
+  recordProgress(
     tx: Transaction,
     tenant: Tenant,
     id: string,
     progress: number,
     sequence: number,
   ): Promise<boolean> {
-    const written = await this.write(
-      tx,
-      tenant,
-      `UPDATE sessions SET progress = $2, event_sequence = $3, updated_at = now()
-        WHERE id = $1 AND status = 'in_progress' AND progress < $2
-          AND organization_id = $4 AND mode = $5`,
-      [id, progress, sequence, tenant.organizationId, tenant.mode],
-    );
-    return written > 0;
+    const set = { progress, event_sequence: sequence, updated_at: NOW };
+    return this.update(tx, tenant, id, set, movesForward(progress));
   }
 
   /** The engine's run completes an in-progress session; false when it is not in progress or already there. */
-  async markCompleted(
+  markCompleted(
     tx: Transaction,
     tenant: Tenant,
     id: string,
     completion: SessionCompletion,
   ): Promise<boolean> {
-    const written = await this.write(
-      tx,
-      tenant,
-      `UPDATE sessions SET progress = $2, event_sequence = $3, status = 'completed',
-              completed_at = $4, results = $5, confidence_score = $6, analyst_id = $7,
-              evidence = $8, updated_at = now()
-        WHERE id = $1 AND status = 'in_progress' AND progress < $2
-          AND organization_id = $9 AND mode = $10`,
-      [
-        id,
-        completion.progress,
-        completion.sequence,
-        completion.completedAt,
-        completion.results,
-        completion.confidenceScore,
-        completion.analystId,
-        completion.evidence,
-        tenant.organizationId,
-        tenant.mode,
-      ],
-    );
-    return written > 0;
+    const set = {
+      progress: completion.progress,
+      event_sequence: completion.sequence,
+      status: 'completed',
+      completed_at: completion.completedAt,
+      results: completion.results,
+      confidence_score: completion.confidenceScore,
+      analyst_id: completion.analystId,
+      evidence: completion.evidence,
+      updated_at: NOW,
+    };
+    return this.update(tx, tenant, id, set, movesForward(completion.progress));
   }
 
   /** The analysts' combined submissions complete the session (it holds no engine seed). */
@@ -370,25 +278,18 @@ export class SessionsRepository extends WorkTable<
     id: string,
     completion: Omit<SessionCompletion, 'progress'>,
   ): Promise<void> {
-    await this.write(
-      tx,
-      tenant,
-      `UPDATE sessions SET status = 'completed', progress = 100, completed_at = $2, results = $3,
-              confidence_score = $4, analyst_id = $5, evidence = $6, event_sequence = $7,
-              engine_seed = NULL, updated_at = $2
-        WHERE id = $1 AND organization_id = $8 AND mode = $9`,
-      [
-        id,
-        completion.completedAt,
-        completion.results,
-        completion.confidenceScore,
-        completion.analystId,
-        completion.evidence,
-        completion.sequence,
-        tenant.organizationId,
-        tenant.mode,
-      ],
-    );
+    await this.update(tx, tenant, id, {
+      status: 'completed',
+      progress: 100,
+      completed_at: completion.completedAt,
+      results: completion.results,
+      confidence_score: completion.confidenceScore,
+      analyst_id: completion.analystId,
+      evidence: completion.evidence,
+      event_sequence: completion.sequence,
+      engine_seed: null,
+      updated_at: completion.completedAt,
+    });
   }
 
   /**
@@ -468,4 +369,10 @@ function listConditions(tenant: Tenant, filter: SessionFilter): SqlConditions {
     where.and(`confidence_score ${SQL_COMPARISON[operator]} ${where.param(value)}`);
   }
   return where;
+}
+
+/** A guard of a session's step: in progress, and not yet at `progress` (a repeated step writes nothing). */
+function movesForward(progress: number) {
+  return (bind: (value: unknown) => string) =>
+    `status = 'in_progress' AND progress < ${bind(progress)}`;
 }

@@ -31,6 +31,30 @@ export interface FinishedWork {
   descriptors: string[];
 }
 
+/**
+ * The columns every kind's table has (WorkEntity), with their entity
+ * fields: a kind's row mapping spreads them and adds its own.
+ */
+export const WORK_COLUMNS = {
+  id: 'id',
+  organization_id: 'organizationId',
+  mode: 'mode',
+  status: 'status',
+  engine: 'engine',
+  engine_version: 'engineVersion',
+  engine_seed: 'engineSeed',
+  evidence: 'evidence',
+  failure_reason: 'failureReason',
+  event_sequence: 'eventSequence',
+  created_at: 'createdAt',
+  updated_at: 'updatedAt',
+  completed_at: 'completedAt',
+  batch_id: 'batchId',
+} as const;
+
+/** A value of `WorkTable.update` that is the statement's own time, `now()`. */
+export const NOW: unique symbol = Symbol('now()');
+
 /** How and when work failed, and the number of the event that says so. */
 export interface StoredFailure {
   reason: string;
@@ -181,6 +205,33 @@ export class WorkTable<
   }
 
   /**
+   * Sets columns of the tenant's work `id` — a value `NOW` is the
+   * statement's own time — where `guard` (SQL on the row; `bind` numbers a
+   * value for it) holds too, keeping the history case; whether it wrote.
+   */
+  async update(
+    tx: Transaction,
+    tenant: Tenant,
+    id: string,
+    set: Readonly<Record<string, unknown>>,
+    guard?: (bind: (value: unknown) => string) => string,
+  ): Promise<boolean> {
+    const values: unknown[] = [id, tenant.organizationId, tenant.mode];
+    const bind = (value: unknown) => `$${values.push(value)}`;
+    const columns = Object.entries(set).map(
+      ([column, value]) => `${column} = ${value === NOW ? 'now()' : bind(value)}`,
+    );
+    const written = await this.write(
+      tx,
+      tenant,
+      `UPDATE ${this.description.table} SET ${columns.join(', ')}
+        WHERE id = $1 AND organization_id = $2 AND mode = $3${guard ? ` AND ${guard(bind)}` : ''}`,
+      values,
+    );
+    return written > 0;
+  }
+
+  /**
    * Stores the work `failed`: with `onlyRunning`, only while it is still
    * running (a worker's step, which may find it cancelled meanwhile); else
    * whatever its state (the caller holds the row and has checked it). The
@@ -193,29 +244,22 @@ export class WorkTable<
     failure: StoredFailure,
     options: { onlyRunning?: boolean; engineSeed?: string | null } = {},
   ): Promise<boolean> {
-    const values: unknown[] = [id, tenant.organizationId, tenant.mode];
-    const set = (column: string, value: unknown) => `${column} = $${values.push(value)}`;
-    const failedAt = `$${values.push(failure.failedAt)}`;
-    const columns = [
-      "status = 'failed'",
-      set('failure_reason', failure.reason),
-      `completed_at = ${failedAt}`,
-      `updated_at = ${failedAt}`,
-      set('event_sequence', failure.sequence),
-    ];
-    if (this.description.rows.columns.includes('failure_message')) {
-      columns.push(set('failure_message', failure.message ?? null));
-    }
-    if (options.engineSeed !== undefined) columns.push(set('engine_seed', options.engineSeed));
-    const written = await this.write(
+    const hasMessage = this.description.rows.columns.includes('failure_message');
+    return this.update(
       tx,
       tenant,
-      `UPDATE ${this.description.table} SET ${columns.join(', ')}
-        WHERE id = $1 AND organization_id = $2 AND mode = $3
-          ${options.onlyRunning ? `AND ${this.isRunning}` : ''}`,
-      values,
+      id,
+      {
+        status: 'failed',
+        failure_reason: failure.reason,
+        ...(hasMessage ? { failure_message: failure.message ?? null } : {}),
+        completed_at: failure.failedAt,
+        updated_at: failure.failedAt,
+        event_sequence: failure.sequence,
+        ...(options.engineSeed === undefined ? {} : { engine_seed: options.engineSeed }),
+      },
+      options.onlyRunning ? () => this.isRunning : undefined,
     );
-    return written > 0;
   }
 
   /**
