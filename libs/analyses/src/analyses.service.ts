@@ -16,5 +16,3 @@ export class AnalysesService extends WorkService<AnalysisEntity, NewAnalysis> {
     super(lifecycle, kind);
   }
 }
-
-export { requestOf } from './analysis-request.js';

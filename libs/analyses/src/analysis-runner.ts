@@ -15,7 +15,7 @@ import { VerifiedRecords } from '#history';
 import { OrganizationsService } from '#organizations';
 import { WorkRunner } from '#work';
 import { AnalysesRepository } from './analyses.repository.js';
-import { requestOf } from './analyses.service.js';
+import { requestOf } from './analysis-request.js';
 import {
   analysisCompletedData,
   analysisFailedData,

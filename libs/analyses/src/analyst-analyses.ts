@@ -10,7 +10,6 @@ import {
   type BlindBrief,
   type CompletionInputs,
   TimedAnalystKindService,
-  type TimedTasking,
 } from '#work';
 import { AnalysesRepository } from './analyses.repository.js';
 import {
@@ -34,9 +33,6 @@ export const ANALYST_STEPS: readonly string[] = Array.from({ length: 10 }, () =>
 
 /** Minutes analysts have for an analysis unless the request says (`duration_minutes`). */
 export const DEFAULT_ANALYSIS_DURATION_MINUTES = 1440;
-
-/** What an analysis asks of people, checked before it is created. */
-export type AnalysisTaskingRequest = TimedTasking;
 
 /**
  * Target analyses done by people (the `analyst` engine, docs/analysts.md), a

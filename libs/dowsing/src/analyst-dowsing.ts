@@ -10,7 +10,6 @@ import {
   type BlindBrief,
   type CompletionInputs,
   TimedAnalystKindService,
-  type TimedTasking,
 } from '#work';
 import { dowsingAnswerFrom, forCombining } from './analyst-answer.js';
 import { queryCompletedData, queryFailedEvent } from './dowsing-events.js';
@@ -26,9 +25,6 @@ export const DEFAULT_DOWSING_DURATION_MINUTES = 60;
 
 /** How a live query asks to be done by people (the create request's tasking fields). */
 export type DowsingPeople = TimedWorkPeople;
-
-/** What a query asks of people, checked before it is created. */
-export type DowsingTaskingRequest = TimedTasking;
 
 /**
  * Dowsing queries answered by people (the `analyst` engine,

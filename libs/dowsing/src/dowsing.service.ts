@@ -5,8 +5,6 @@ import { WorkLifecycle, WorkService, type BatchEntity } from '#work';
 import { DowsingKind, type NewDowsingQuery } from './dowsing-kind.js';
 import type { DowsingQueryEntity } from './entities/dowsing-query.entity.js';
 
-export type { NewDowsingQuery } from './dowsing-kind.js';
-
 /**
  * Dowsing queries as API callers see them (WorkService; DowsingKind says
  * how they are created: the simulated engine answers within the request,
