@@ -74,6 +74,14 @@ export default {
       to: { pathNot: '^libs/statistics/' },
     },
     {
+      name: 'testing-tools-for-specs',
+      severity: 'error',
+      comment:
+        'A lib’s testing/ holds its specs’ tools: the build leaves it out, so only specs import it.',
+      from: { pathNot: '\\.spec\\.ts$|/testing/' },
+      to: { path: '^libs/[^/]+/src/testing/' },
+    },
+    {
       name: 'libs-speak-no-http',
       severity: 'error',
       comment: 'HTTP and Swagger types belong to apps/api (STYLE: apps are adapters).',

@@ -4,7 +4,14 @@ import { AppError, newUuid, toPrefixedId, type Principal, type Tenant } from '#c
 import { rowMapping, Sql, tenantConditions, type Transaction } from '#database';
 import { EventLog } from '#events';
 import { WorkCasesRepository, type WorkCase } from '#history';
-import { PluggedWork, WorkLifecycle, WorkTable, type CreatedEvent, type WorkKind } from '#work';
+import {
+  PluggedWork,
+  WorkLifecycle,
+  WorkTable,
+  type CreatedEvent,
+  type WorkIdentity,
+  type WorkKind,
+} from '#work';
 import { TestClient } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import {
@@ -171,7 +178,18 @@ class ProbesRepository extends WorkTable<Probe, FinishedProbe, never, { status?:
   }
 }
 
-const probeId = (probe: Pick<Probe, 'id'>) => toPrefixedId('prb', probe.id);
+/** The probe's names, read by the API side (WorkKind) and the worker (PluggedWork) alike. */
+const PROBE_IDENTITY: WorkIdentity<Probe> = {
+  idPrefix: 'prb',
+  noun: 'probe',
+  feature: 'probes',
+  eventIdField: 'probe_id',
+  deletedAction: 'probe.deleted',
+  failedEvent: (probe, failure, sequence) =>
+    probeEvent('probe.failed', probe, sequence, { reason: failure.reason }),
+};
+
+const probeId = (probe: Pick<Probe, 'id'>) => toPrefixedId(PROBE_IDENTITY.idPrefix, probe.id);
 
 /** The events of the catalogue are the service's; a fourth kind's are its own. */
 function probeEvent(type: string, probe: Probe, sequence: number, extra = {}): CreatedEvent {
@@ -183,15 +201,10 @@ function probeEvent(type: string, probe: Probe, sequence: number, extra = {}): C
 
 function probeKind(table: ProbesRepository): WorkKind<Probe> {
   return {
-    idPrefix: 'prb',
-    noun: 'probe',
+    identity: PROBE_IDENTITY,
     table,
-    eventIdField: 'probe_id',
-    deletedAction: 'probe.deleted',
     concurrency: { running: RUNNING, noun: 'probes', field: 'concurrent_probes' },
     cancelledMessage: 'The probe was cancelled',
-    failedEvent: (probe, failure, sequence) =>
-      probeEvent('probe.failed', probe, sequence, { reason: failure.reason }),
     creation: {
       engineName: 'probe-engine',
       batchKind: 'probes' as never,
@@ -283,10 +296,8 @@ beforeAll(async () => {
     stack.worker!.get(WorkCasesRepository),
   );
   stack.worker!.get(PluggedWork).plugIn({
-    name: 'probe',
+    identity: PROBE_IDENTITY,
     createdEvent: 'probe.created',
-    idField: 'probe_id',
-    idPrefix: 'prb',
     run: probeRunner(workerProbes, stack.worker!.get(EventLog)),
   });
 

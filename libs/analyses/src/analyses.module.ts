@@ -1,11 +1,5 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AnalystsModule } from '#analysts';
-import { DatabaseModule } from '#database';
-import { EnginesModule } from '#engines';
-import { EventsModule } from '#events';
-import { HistoryModule } from '#history';
-import { OrganizationsModule } from '#organizations';
 import { SessionsModule } from '#sessions';
 import { AnalystDeadlinesModule, WorkModule } from '#work';
 import { AnalysisKind } from './analysis-kind.js';
@@ -23,37 +17,21 @@ import { ANALYSIS_ENTITIES } from './entities.js';
 import { ReferenceMaterialModule } from './material/reference-material.module.js';
 import { PatternRecognitionService } from './pattern-recognition.service.js';
 
+const ANALYSES = [
+  AnalysesRepository,
+  AnalysisReadModelRepository,
+  AnalysesService,
+  AnalysisListsService,
+  PatternRecognitionService,
+  AnalystAnalyses,
+];
+
 /** Target analyses for API callers (both apps). */
 @Module({
-  imports: [
-    TypeOrmModule.forFeature(ANALYSIS_ENTITIES),
-    DatabaseModule,
-    EventsModule,
-    OrganizationsModule,
-    EnginesModule,
-    SessionsModule,
-    HistoryModule,
-    AnalystsModule,
-    WorkModule,
-  ],
-  providers: [
-    AnalysesRepository,
-    AnalysisReadModelRepository,
-    AnalysisKind,
-    AnalysesService,
-    AnalysisListsService,
-    AnalysisEstimates,
-    PatternRecognitionService,
-    AnalystAnalyses,
-  ],
-  exports: [
-    AnalysesRepository,
-    AnalysisReadModelRepository,
-    AnalysesService,
-    AnalysisListsService,
-    PatternRecognitionService,
-    AnalystAnalyses,
-  ],
+  // Sessions: analyses cross-reference the organisation's completed sessions on the same target.
+  imports: [TypeOrmModule.forFeature(ANALYSIS_ENTITIES), WorkModule, SessionsModule],
+  providers: [AnalysisKind, AnalysisEstimates, ...ANALYSES],
+  exports: ANALYSES,
 })
 export class AnalysesModule {}
 
@@ -61,13 +39,9 @@ export class AnalysesModule {}
 @Module({
   imports: [
     AnalysesModule,
-    DatabaseModule,
-    EventsModule,
-    OrganizationsModule,
-    EnginesModule,
+    WorkModule,
     SessionsModule,
     ReferenceMaterialModule,
-    HistoryModule,
     AnalystDeadlinesModule,
   ],
   providers: [AnalysisRunner, AnalysisScheduler, AnalysisSweeper, EarlierWorkFinder],

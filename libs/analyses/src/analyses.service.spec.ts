@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AppError, httpStatusOf, newUuid, toPublicId, type Tenant } from '#common';
+import { httpStatusOf, newUuid, toPublicId, type Tenant } from '#common';
 import type { Sql, Transaction } from '#database';
 import { EngineRegistry, SimulatedAnalysisEngine } from '#engines';
 import type { EventLog } from '#events';
@@ -12,6 +12,7 @@ import type { AnalysisEstimates } from './analysis-estimates.js';
 import type { NewAnalysis } from './analysis-request.js';
 import type { AnalystAnalyses } from './analyst-analyses.js';
 import type { AnalysisEntity } from './entities/analysis.entity.js';
+import { refusal } from '#common/testing';
 
 /**
  * Creating and cancelling analyses, with the repository, the event log, the
@@ -135,15 +136,6 @@ const request: NewAnalysis = {
   description: 'The old mill',
   referenceMaterial: { photos: [], documents: [], coordinates: null },
 };
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['Date'], now: NOW });

@@ -1,7 +1,7 @@
-import { toPublicId } from '#common';
+import { ID_PREFIXES, toPublicId } from '#common';
 import type { AnalysisResultsData } from '#engines';
 import type { AnalysisCompletedData, EventDataMap } from '#events';
-import { workEventData, type FailedEvent } from '#work';
+import { workEventData, type FailedEvent, type TaskedIdentity } from '#work';
 import { currentStepOf, humanDuration, progressOf } from './analysis-progress.js';
 import type { AnalysisEntity } from './entities/analysis.entity.js';
 
@@ -88,3 +88,14 @@ export const analysisFailedEvent: FailedEvent<AnalysisEntity> = (analysis, failu
   type: 'analysis.failed',
   data: analysisFailedData(analysis, failure.reason, failure.message, sequence),
 });
+
+/** Analyses' names and failure event, as every part of the lifecycle reads them (WorkIdentity). */
+export const ANALYSIS_IDENTITY: TaskedIdentity<AnalysisEntity> = {
+  idPrefix: ID_PREFIXES.analysis,
+  noun: 'analysis',
+  feature: 'analyses',
+  tasked: 'analysis',
+  eventIdField: 'analysis_id',
+  deletedAction: 'analysis.deleted',
+  failedEvent: analysisFailedEvent,
+};

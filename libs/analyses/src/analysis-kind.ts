@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { ID_PREFIXES, newUuid } from '#common';
+import { newUuid } from '#common';
 import { EngineRegistry } from '#engines';
 import type { ConcurrentWorkKind } from '#organizations';
 import type { TimedTasking, WorkCreation, WorkKind } from '#work';
 import { AnalysesRepository, ANALYSIS_RUNNING_STATUSES } from './analyses.repository.js';
 import { AnalysisEstimates } from './analysis-estimates.js';
-import { analysisCreatedData, analysisFailedEvent } from './analysis-events.js';
+import { ANALYSIS_IDENTITY, analysisCreatedData } from './analysis-events.js';
 import {
   descriptionKey,
   requestFingerprint,
@@ -29,14 +29,9 @@ export const CONCURRENT_ANALYSES: ConcurrentWorkKind = {
 /** Target analyses as a kind of work (libs/work's lifecycle): what only analyses know of it. */
 @Injectable()
 export class AnalysisKind implements WorkKind<AnalysisEntity> {
-  readonly idPrefix = ID_PREFIXES.analysis;
-  readonly noun = 'analysis';
-  readonly tasked = 'analysis' as const;
-  readonly eventIdField = 'analysis_id' as const;
-  readonly deletedAction = 'analysis.deleted' as const;
+  readonly identity = ANALYSIS_IDENTITY;
   readonly concurrency = CONCURRENT_ANALYSES;
   readonly cancelledMessage = 'The analysis was cancelled';
-  readonly failedEvent = analysisFailedEvent;
   /** An analysis is queued with its estimated completion (AnalysisEstimates), computed for all items at once. */
   readonly creation: WorkCreation<AnalysisEntity, NewAnalysis, TimedTasking, Date>;
 

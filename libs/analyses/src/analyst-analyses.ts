@@ -14,7 +14,7 @@ import {
 import { AnalysesRepository } from './analyses.repository.js';
 import {
   analysisCompletedData,
-  analysisFailedEvent,
+  ANALYSIS_IDENTITY,
   analysisProgressData,
   analysisStartedData,
 } from './analysis-events.js';
@@ -43,13 +43,10 @@ export const DEFAULT_ANALYSIS_DURATION_MINUTES = 1440;
  */
 @Injectable()
 export class AnalystAnalyses extends TimedAnalystKindService<AnalysisEntity> {
-  readonly kind = 'analysis';
-  readonly noun = 'analysis';
-  readonly feature = 'analyses';
+  readonly identity = ANALYSIS_IDENTITY;
   readonly submittable = ['processing'];
   readonly open = ['processing', 'queued'];
   readonly completedLog = { idKey: 'analysisId', message: 'analyst analysis completed' };
-  readonly failedEvent = analysisFailedEvent;
   readonly defaultMinutes = DEFAULT_ANALYSIS_DURATION_MINUTES;
 
   constructor(

@@ -12,7 +12,7 @@ import {
   TimedAnalystKindService,
 } from '#work';
 import { dowsingAnswerFrom, forCombining } from './analyst-answer.js';
-import { queryCompletedData, queryFailedEvent } from './dowsing-events.js';
+import { DOWSING_IDENTITY, queryCompletedData } from './dowsing-events.js';
 import { DowsingQueriesRepository } from './dowsing-queries.repository.js';
 import { DowsingReadingsRepository } from './dowsing-readings.repository.js';
 import type { DowsingQueryEntity } from './entities/dowsing-query.entity.js';
@@ -35,13 +35,10 @@ export type DowsingPeople = TimedWorkPeople;
  */
 @Injectable()
 export class AnalystDowsing extends TimedAnalystKindService<DowsingQueryEntity> {
-  readonly kind = 'dowsing';
-  readonly noun = 'dowsing query';
-  readonly feature = 'dowsing';
+  readonly identity = DOWSING_IDENTITY;
   readonly submittable = ['pending'];
   readonly open = ['pending'];
   readonly completedLog = { idKey: 'queryId', message: 'analyst dowsing query answered' };
-  readonly failedEvent = queryFailedEvent;
   readonly defaultMinutes = DEFAULT_DOWSING_DURATION_MINUTES;
 
   constructor(

@@ -1,7 +1,7 @@
-import { toPublicId } from '#common';
+import { ID_PREFIXES, toPublicId } from '#common';
 import type { DowsingResultData } from '#engines';
 import type { DowsingQueryCompletedData, EventDataMap } from '#events';
-import { workEventData, type FailedEvent } from '#work';
+import { workEventData, type FailedEvent, type TaskedIdentity } from '#work';
 import type { DowsingQueryEntity } from './entities/dowsing-query.entity.js';
 
 /** The fields every dowsing event names its query by. */
@@ -53,3 +53,14 @@ export const queryFailedEvent: FailedEvent<DowsingQueryEntity> = (query, _failur
   type: 'dowsing.query_failed',
   data: queryFailedData(query, sequence),
 });
+
+/** Dowsing queries' names and failure event, as every part of the lifecycle reads them (WorkIdentity). */
+export const DOWSING_IDENTITY: TaskedIdentity<DowsingQueryEntity> = {
+  idPrefix: ID_PREFIXES.dowsing,
+  noun: 'dowsing query',
+  feature: 'dowsing',
+  tasked: 'dowsing',
+  eventIdField: 'query_id',
+  deletedAction: 'dowsing_query.deleted',
+  failedEvent: queryFailedEvent,
+};

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ID_PREFIXES, newUuid, type Tenant } from '#common';
+import { newUuid, type Tenant } from '#common';
 import type { JsonObject, Transaction } from '#database';
 import {
   DOWSING_DEFAULT_BASELINE,
@@ -22,7 +22,7 @@ import {
   queryCompletedData,
   queryCreatedData,
   queryFailedData,
-  queryFailedEvent,
+  DOWSING_IDENTITY,
 } from './dowsing-events.js';
 import { DowsingQueriesRepository } from './dowsing-queries.repository.js';
 import { DowsingReadingsRepository } from './dowsing-readings.repository.js';
@@ -47,12 +47,7 @@ export interface NewDowsingQuery {
  */
 @Injectable()
 export class DowsingKind implements WorkKind<DowsingQueryEntity> {
-  readonly idPrefix = ID_PREFIXES.dowsing;
-  readonly noun = 'dowsing query';
-  readonly tasked = 'dowsing' as const;
-  readonly eventIdField = 'query_id' as const;
-  readonly deletedAction = 'dowsing_query.deleted' as const;
-  readonly failedEvent = queryFailedEvent;
+  readonly identity = DOWSING_IDENTITY;
   readonly creation: WorkCreation<
     DowsingQueryEntity,
     NewDowsingQuery,

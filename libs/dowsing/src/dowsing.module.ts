@@ -1,12 +1,5 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AnalystsModule } from '#analysts';
-import { DatabaseModule } from '#database';
-import { EnginesModule } from '#engines';
-import { EventsModule } from '#events';
-import { HistoryModule } from '#history';
-import { OrganizationsModule } from '#organizations';
-import { SessionsModule } from '#sessions';
 import { AnalystDeadlinesModule, WorkModule } from '#work';
 import { DowsingKind } from './dowsing-kind.js';
 import { AnalystDowsing } from './analyst-dowsing.js';
@@ -20,42 +13,23 @@ import { DOWSING_ENTITIES } from './entities.js';
 import { HeatmapService } from './heatmap.service.js';
 import { TemporalAnalysisService } from './temporal-analysis.service.js';
 
+const DOWSING = [
+  DowsingQueriesRepository,
+  DowsingReadModelRepository,
+  DowsingReadingsRepository,
+  DowsingReadingTilesRepository,
+  DowsingService,
+  DowsingListsService,
+  HeatmapService,
+  TemporalAnalysisService,
+  AnalystDowsing,
+];
+
 /** Dowsing queries for API callers (both apps); the simulated engine answers inline, people through their submissions. */
 @Module({
-  imports: [
-    TypeOrmModule.forFeature(DOWSING_ENTITIES),
-    DatabaseModule,
-    EventsModule,
-    OrganizationsModule,
-    EnginesModule,
-    SessionsModule,
-    HistoryModule,
-    AnalystsModule,
-    WorkModule,
-  ],
-  providers: [
-    DowsingQueriesRepository,
-    DowsingReadModelRepository,
-    DowsingReadingsRepository,
-    DowsingReadingTilesRepository,
-    DowsingKind,
-    DowsingService,
-    DowsingListsService,
-    HeatmapService,
-    TemporalAnalysisService,
-    AnalystDowsing,
-  ],
-  exports: [
-    DowsingQueriesRepository,
-    DowsingReadModelRepository,
-    DowsingReadingsRepository,
-    DowsingReadingTilesRepository,
-    DowsingService,
-    DowsingListsService,
-    HeatmapService,
-    TemporalAnalysisService,
-    AnalystDowsing,
-  ],
+  imports: [TypeOrmModule.forFeature(DOWSING_ENTITIES), WorkModule],
+  providers: [DowsingKind, ...DOWSING],
+  exports: DOWSING,
 })
 export class DowsingModule {}
 

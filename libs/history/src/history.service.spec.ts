@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
-import { AppError, newUuid, toPublicId, type Principal } from '#common';
+import { newUuid, toPublicId, type Principal } from '#common';
 import type { Sql, Transaction } from '#database';
 import { AuditRecordsRepository, type EventLog } from '#events';
 import type { HistoryCase, OutcomeInput } from './history-case.js';
 import type { HistoryCasesRepository } from './history-cases.repository.js';
 import { HistoryService } from './history.service.js';
+import { refusal } from '#common/testing';
 
 /**
  * Recording what really happened on a history case (PUT
@@ -125,15 +126,6 @@ function service(stored: HistoryCase | null) {
     events as unknown as EventLog,
   );
   return { history, cases, events, transactions };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
 }
 
 describe('HistoryService.get', () => {

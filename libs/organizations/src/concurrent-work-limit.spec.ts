@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '#common';
 import { assertRunningWorkWithin, type RunningWork } from './concurrent-work-limit.js';
 import type { OrganizationLimits } from './organization-limits.js';
+import { refusal } from '#common/testing';
 
 const limits: OrganizationLimits = {
   plan: 'free',
@@ -30,15 +30,6 @@ function running(count: number, nextCompletion: Date | null = null) {
     },
   };
   return { work, asked };
-}
-
-async function refusal(promise: Promise<void>): Promise<AppError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
 }
 
 describe('assertRunningWorkWithin', () => {

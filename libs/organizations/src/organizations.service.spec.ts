@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ApiKeyService } from '#api-keys';
-import { AppError, httpStatusOf, newUuid, toPublicId, type Tenant } from '#common';
+import { httpStatusOf, newUuid, toPublicId, type Tenant } from '#common';
 import type { Sql, Transaction } from '#database';
 import type { EventLog } from '#events';
 import { LIMITS_TTL_MS, OrganizationLimitsCache } from './organization-limits.cache.js';
@@ -8,6 +8,7 @@ import { PLAN_LIMITS, TIER_QUOTAS } from './organization-limits.js';
 import type { OrganizationEntity } from './organization.entity.js';
 import type { OrganizationsRepository } from './organizations.repository.js';
 import { OrganizationsService } from './organizations.service.js';
+import { refusal } from '#common/testing';
 
 /**
  * An organisation's limits: which agreed numbers its plan and tier allow
@@ -58,15 +59,6 @@ function service(current: OrganizationEntity | null = null) {
     {} as ApiKeyService,
   );
   return { organizationsService, organizations, events, limits };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
 }
 
 describe('OrganizationsService.create', () => {

@@ -10,7 +10,7 @@ import {
   type TaskingService,
 } from '#analysts';
 import type { Member } from '#auth';
-import { AppError, newUuid, toPublicId, type Tenant } from '#common';
+import { newUuid, toPublicId, type Tenant } from '#common';
 import type { AppSettings } from '#config';
 import type { Transaction } from '#database';
 import type { SessionResultsData } from '#engines';
@@ -21,6 +21,7 @@ import { AnalystLifecycle } from '#work';
 import { AnalystSessions } from './analyst-sessions.js';
 import type { SessionEntity } from './entities/session.entity.js';
 import type { SessionsRepository } from './sessions.repository.js';
+import { refusal } from '#common/testing';
 
 /**
  * Sessions done by people, from submission to outcome: the real
@@ -218,15 +219,6 @@ function eventTypes(events: ReturnType<typeof world>['events']): string[] {
 
 function eventData(events: ReturnType<typeof world>['events'], type: string) {
   return events.append.mock.calls.find((call) => call[2] === type)?.[3];
-}
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
 }
 
 // Completions are logged: kept out of the test run's output.

@@ -20,7 +20,7 @@ import {
 } from '#work';
 import type { SessionEntity } from './entities/session.entity.js';
 import { verifiedSessionsOf } from './session-evidence.js';
-import { sessionCompletedData, sessionFailedEvent } from './session-events.js';
+import { SESSION_IDENTITY, sessionCompletedData } from './session-events.js';
 import { phaseOf } from './session-phase.js';
 import { sessionSketchUrl } from './session-sketches.js';
 import { SessionsRepository } from './sessions.repository.js';
@@ -36,13 +36,10 @@ export const ANALYST_ENGINE_VERSION = 'analyst-1';
  */
 @Injectable()
 export class AnalystSessions extends AnalystKindService<SessionEntity> {
-  readonly kind = 'session';
-  readonly noun = 'session';
-  readonly feature = 'sessions';
+  readonly identity = SESSION_IDENTITY;
   readonly submittable = ['in_progress'];
   readonly open = ['in_progress', 'initiated'];
   readonly completedLog = { idKey: 'sessionId', message: 'analyst session completed' };
-  readonly failedEvent = sessionFailedEvent;
 
   constructor(
     private readonly sessions: SessionsRepository,

@@ -1,9 +1,9 @@
-import { toPublicId } from '#common';
+import { ID_PREFIXES, toPublicId } from '#common';
 import { disclosedTarget } from './classified-target.js';
 import type { SessionEntity } from './entities/session.entity.js';
 import type { SessionResultsData } from '#engines';
 import type { EventDataMap, SessionCompletedData } from '#events';
-import { workEventData, type FailedEvent, type WorkFailure } from '#work';
+import { workEventData, type FailedEvent, type WorkFailure, type TaskedIdentity } from '#work';
 
 /** The fields every session event names its session by. */
 const event = workEventData((session: SessionEntity) => ({
@@ -35,6 +35,17 @@ export const sessionFailedEvent: FailedEvent<SessionEntity> = (session, failure,
   type: 'session.failed',
   data: sessionFailedData(session, failure, sequence),
 });
+
+/** Sessions' names and failure event, as every part of the lifecycle reads them (WorkIdentity). */
+export const SESSION_IDENTITY: TaskedIdentity<SessionEntity> = {
+  idPrefix: ID_PREFIXES.session,
+  noun: 'session',
+  feature: 'sessions',
+  tasked: 'session',
+  eventIdField: 'session_id',
+  deletedAction: 'session.deleted',
+  failedEvent: sessionFailedEvent,
+};
 
 /**
  * The data of `session.completed`. A classified session's target never

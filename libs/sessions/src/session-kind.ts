@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { PreparedTasking } from '#analysts';
-import { ID_PREFIXES, newUuid } from '#common';
+import { newUuid } from '#common';
 import { AppSettings } from '#config';
 import type { ConcurrentWorkKind } from '#organizations';
 import type { WorkCreation, WorkKind } from '#work';
 import { AnalystSessions } from './analyst-sessions.js';
 import type { SessionEntity } from './entities/session.entity.js';
-import { sessionCreatedData, sessionFailedEvent } from './session-events.js';
+import { SESSION_IDENTITY, sessionCreatedData } from './session-events.js';
 import { PROGRESS_STEPS } from './session-phase.js';
 import type { NewSession } from './session-request.js';
 import { SESSION_RUNNING_STATUSES, SessionsRepository } from './sessions.repository.js';
@@ -24,14 +24,9 @@ export const CONCURRENT_SESSIONS: ConcurrentWorkKind = {
 /** Sessions as a kind of work (libs/work's lifecycle): what only sessions know of it. */
 @Injectable()
 export class SessionKind implements WorkKind<SessionEntity> {
-  readonly idPrefix = ID_PREFIXES.session;
-  readonly noun = 'session';
-  readonly tasked = 'session' as const;
-  readonly eventIdField = 'session_id' as const;
-  readonly deletedAction = 'session.deleted' as const;
+  readonly identity = SESSION_IDENTITY;
   readonly concurrency = CONCURRENT_SESSIONS;
   readonly cancelledMessage = 'The session was cancelled';
-  readonly failedEvent = sessionFailedEvent;
   readonly creation: WorkCreation<SessionEntity, NewSession, PreparedTasking>;
 
   constructor(

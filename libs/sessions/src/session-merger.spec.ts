@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { AppError, newUuid, toPublicId, type Tenant } from '#common';
+import { newUuid, toPublicId, type Tenant } from '#common';
 import type { Sql, Transaction } from '#database';
 import { EngineRegistry, SimulatedSessionEngine } from '#engines';
 import type { EventLog } from '#events';
@@ -10,6 +10,7 @@ import type { SessionEntity } from './entities/session.entity.js';
 import { SessionMerger } from './session-merger.js';
 import type { SessionsRepository } from './sessions.repository.js';
 import type { SessionsService } from './sessions.service.js';
+import { refusal } from '#common/testing';
 
 /**
  * Merging completed sessions (POST /v2/sessions/{id}/merge), with the real
@@ -101,15 +102,6 @@ function merger(stored: SessionEntity[]) {
 }
 
 const idOf = (session: SessionEntity) => toPublicId('session', session.id);
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
 
 describe('SessionMerger.merge refuses, writing nothing', () => {
   it('a list that names the session in the path again', async () => {

@@ -1,11 +1,5 @@
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Module } from '@nestjs/common';
-import { AnalystsModule } from '#analysts';
-import { DatabaseModule } from '#database';
-import { EnginesModule } from '#engines';
-import { EventsModule } from '#events';
-import { HistoryModule } from '#history';
-import { OrganizationsModule } from '#organizations';
 import { AnalystDeadlinesModule, WorkModule } from '#work';
 import { AnalystSessions } from './analyst-sessions.js';
 import { SessionKind } from './session-kind.js';
@@ -21,54 +15,29 @@ import { SessionReadModelRepository } from './session-read-model.repository.js';
 import { SessionsService } from './sessions.service.js';
 import { SESSION_ENTITIES } from './entities.js';
 
+const SESSIONS = [
+  SessionsRepository,
+  SessionReadModelRepository,
+  SessionTemplatesRepository,
+  AnalystSessions,
+  SessionKind,
+  SessionsService,
+  SessionListsService,
+  SessionTemplatesService,
+  SessionMerger,
+];
+
 /** Sessions for API callers (both apps). */
 @Module({
-  imports: [
-    TypeOrmModule.forFeature(SESSION_ENTITIES),
-    DatabaseModule,
-    EventsModule,
-    OrganizationsModule,
-    EnginesModule,
-    HistoryModule,
-    AnalystsModule,
-    WorkModule,
-  ],
-  providers: [
-    SessionsRepository,
-    SessionReadModelRepository,
-    SessionTemplatesRepository,
-    AnalystSessions,
-    SessionKind,
-    SessionsService,
-    SessionListsService,
-    SessionTemplatesService,
-    SessionMerger,
-  ],
-  exports: [
-    SessionsRepository,
-    SessionReadModelRepository,
-    SessionTemplatesRepository,
-    AnalystSessions,
-    SessionKind,
-    SessionsService,
-    SessionListsService,
-    SessionTemplatesService,
-    SessionMerger,
-  ],
+  imports: [TypeOrmModule.forFeature(SESSION_ENTITIES), WorkModule],
+  providers: SESSIONS,
+  exports: SESSIONS,
 })
 export class SessionsModule {}
 
 /** The work behind sessions: the worker only. */
 @Module({
-  imports: [
-    SessionsModule,
-    DatabaseModule,
-    EventsModule,
-    OrganizationsModule,
-    EnginesModule,
-    HistoryModule,
-    AnalystDeadlinesModule,
-  ],
+  imports: [SessionsModule, WorkModule, AnalystDeadlinesModule],
   providers: [SessionRunner, SessionScheduler, SessionSweeper],
   exports: [SessionRunner, SessionSweeper],
 })

@@ -20,4 +20,5 @@ export * from './lifecycle/work-lifecycle.js';
 export * from './lifecycle/work-creation.js';
 export * from './lifecycle/work-service.js';
 export * from './lifecycle/work-failure.js';
+export * from './lifecycle/work-identity.js';
 export * from './running/plugged-work.js';

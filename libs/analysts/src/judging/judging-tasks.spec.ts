@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { AppError, newUuid, toPublicId, type Tenant } from '#common';
+import { newUuid, toPublicId, type Tenant } from '#common';
 import type { TargetPhotosRepository } from '../targets/target-photos.repository.js';
 import type { TargetPool } from '../targets/target-pool.js';
 import type { AssignmentSketchesRepository } from '../tasking/assignment-sketches.repository.js';
@@ -8,6 +8,7 @@ import type { AssignmentsRepository, JudgedSubmission } from '../tasking/assignm
 import type { JudgeCaller, JudgingTask, StoredCandidate } from './judging-task.js';
 import { JudgingTasks } from './judging-tasks.js';
 import type { JudgingTasksRepository } from './judging-tasks.repository.js';
+import { refusal } from '#common/testing';
 
 /**
  * What a judge reads of a judging task, with the repositories and the pool
@@ -88,15 +89,6 @@ function reads(stored: JudgingTask | null, submissions: JudgedSubmission[] = [])
     pool as unknown as TargetPool,
   );
   return { judgingTasks, tasks, sketches, pool };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
 }
 
 describe('JudgingTasks.get', () => {

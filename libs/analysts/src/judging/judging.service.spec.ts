@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import type { UsersRepository } from '#auth';
-import { AppError, httpStatusOf, newUuid, toPublicId, type Tenant } from '#common';
+import { httpStatusOf, newUuid, toPublicId, type Tenant } from '#common';
 import type { Sql, Transaction } from '#database';
 import type { EventLog } from '#events';
 import type { PoolTarget } from '../targets/target.js';
@@ -12,6 +12,7 @@ import type { JudgedTrialsRepository } from './judged-trials.repository.js';
 import type { JudgeCaller, JudgedWork, JudgingTask, StoredCandidate } from './judging-task.js';
 import type { JudgingTasksRepository, NewJudgingTask } from './judging-tasks.repository.js';
 import { JudgingService } from './judging.service.js';
+import { refusal } from '#common/testing';
 
 /**
  * Blind judging, with the judging and trial repositories, the assignments,
@@ -117,15 +118,6 @@ const work: JudgedWork = {
     longitude: null,
   },
 };
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
 
 describe('JudgingService.assertDecoysAvailable', () => {
   it('refuses judged work with 409 naming decoy_count when the pool is too small', async () => {

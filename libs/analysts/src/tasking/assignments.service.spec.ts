@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Member, UsersRepository } from '#auth';
-import { AppError, newUuid, toPublicId, type Tenant } from '#common';
+import { newUuid, toPublicId, type Tenant } from '#common';
 import type { Sql, Transaction } from '#database';
 import type { EventLog, NewEvent } from '#events';
 import { AssignmentChanges } from './assignment-changes.js';
@@ -12,6 +12,7 @@ import type {
 import { AssignmentsService } from './assignments.service.js';
 import type { Assignment, AssignmentStatus, Tasking } from './tasking.js';
 import type { WorkTaskingsRepository } from './work-taskings.repository.js';
+import { refusal } from '#common/testing';
 
 /**
  * The analyst's side of blind tasking, with the repositories, the people and
@@ -139,15 +140,6 @@ function world(options: World = {}) {
     changes,
   );
   return { service, assignments, taskings, users, events };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
 }
 
 describe('AssignmentsService.decline', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Member, UsersRepository } from '#auth';
-import { AppError, httpStatusOf, newUuid, toPublicId, type Tenant } from '#common';
+import { httpStatusOf, newUuid, toPublicId, type Tenant } from '#common';
 import type { AppSettings } from '#config';
 import type { Transaction } from '#database';
 import type { EventLog } from '#events';
@@ -12,6 +12,7 @@ import { targetCommitment } from './target-commitment.js';
 import type { Assignment, SubmissionInput, Tasking, TaskingRequest } from './tasking.js';
 import { TaskingService } from './tasking.service.js';
 import type { WorkTaskingsRepository } from './work-taskings.repository.js';
+import { refusal } from '#common/testing';
 
 /**
  * Blind tasking, the work's side, with the repositories, the people and the
@@ -165,15 +166,6 @@ function assignment(overrides: Partial<Assignment> = {}): Assignment {
     ...overrides,
     tasking: on,
   };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
 }
 
 /** The events written, by type, with their data. */

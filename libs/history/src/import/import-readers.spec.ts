@@ -4,6 +4,7 @@ import { csvRecordToRow, csvRows, checkCsvHeader } from './csv-rows.js';
 import { bodyText } from './import-body.js';
 import { checkImportRow } from './import-row.js';
 import { MAX_NDJSON_LINE_CHARS, ndjsonRows } from './ndjson-rows.js';
+import { refusal } from '#common/testing';
 
 async function* chunks<T>(...parts: T[]): AsyncGenerator<T> {
   for (const part of parts) yield part;
@@ -13,15 +14,6 @@ async function all<T>(source: AsyncIterable<T>): Promise<T[]> {
   const items: T[] = [];
   for await (const item of source) items.push(item);
   return items;
-}
-
-async function refusal(work: Promise<unknown>): Promise<AppError> {
-  const error = await work.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
 }
 
 const bytes = (text: string) => new TextEncoder().encode(text);

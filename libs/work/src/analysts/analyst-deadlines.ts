@@ -21,7 +21,7 @@ export class AnalystDeadlines implements OnModuleInit {
   onModuleInit(): void {
     for (const kind of this.lifecycle.pluggedIn()) {
       this.periodic.register({
-        name: `${kind.feature}.analyst-deadlines`,
+        name: `${kind.identity.feature}.analyst-deadlines`,
         everyMs: this.settings.analystDeadlineSweepMs,
         run: async () => {
           const closed = await this.lifecycle.closeOverdue(kind);

@@ -23,9 +23,7 @@ export abstract class AnalystKindService<
   W extends AnalystWorkRow,
   R extends PreparedTasking = PreparedTasking,
 > implements AnalystKind<W, R> {
-  abstract readonly kind: AnalystKind<W, R>['kind'];
-  abstract readonly noun: string;
-  abstract readonly feature: string;
+  abstract readonly identity: AnalystKind<W, R>['identity'];
   abstract readonly submittable: readonly string[];
   abstract readonly open: readonly string[];
   abstract readonly completedLog: AnalystKind<W, R>['completedLog'];
@@ -43,7 +41,6 @@ export abstract class AnalystKindService<
   abstract recordCompletion(
     ...hook: Parameters<AnalystKind<W, R>['recordCompletion']>
   ): Promise<void>;
-  abstract readonly failedEvent: AnalystKind<W, R>['failedEvent'];
 
   /** The engine of new work (AnalystLifecycle.engineFor). */
   engineFor(tenant: Tenant, requested: 'simulated' | 'analyst' | undefined) {

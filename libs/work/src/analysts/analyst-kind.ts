@@ -1,15 +1,9 @@
-import type {
-  CombiningInputs,
-  PreparedTasking,
-  SubmissionProgress,
-  TaskedKind,
-  Tasking,
-} from '#analysts';
+import type { CombiningInputs, PreparedTasking, SubmissionProgress, Tasking } from '#analysts';
 import type { Mode, Tenant } from '#common';
 import type { Transaction } from '#database';
 import type { VerifiedRecordQuery } from '#history';
 import type { VerifiedOutcomeStatistics } from '#statistics';
-import type { FailedEvent } from '../lifecycle/work-failure.js';
+import type { TaskedIdentity } from '../lifecycle/work-identity.js';
 import type { StoredFailure } from '../work-table.repository.js';
 
 /** A tasking checked for work whose request also sets the deadline (AnalystLifecycle.prepareTimed). */
@@ -62,12 +56,8 @@ export interface AnalystKind<
   W extends AnalystWorkRow,
   R extends PreparedTasking = PreparedTasking,
 > {
-  /** The tasking's kind, and the kind of the work's public id. */
-  readonly kind: TaskedKind;
-  /** How errors name the work ("session", "dowsing query"). */
-  readonly noun: string;
-  /** The lib that owns the kind: its periodic tasks are named after it. */
-  readonly feature: string;
+  /** Its names and failure event, shared with its WorkKind (WorkIdentity); its tasking's kind names its public ids. */
+  readonly identity: TaskedIdentity<W>;
   readonly table: AnalystWorkTable<W>;
   /** Statuses in which a submission moves the work on. */
   readonly submittable: readonly string[];
@@ -107,6 +97,4 @@ export interface AnalystKind<
     sequence: number,
     requestId: string | null,
   ): Promise<void>;
-  /** The kind's failure event: the lifecycle stores the deadline's failure and appends it. */
-  readonly failedEvent: FailedEvent<W>;
 }

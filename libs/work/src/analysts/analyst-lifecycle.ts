@@ -125,9 +125,9 @@ export class AnalystLifecycle {
       tenant,
       {
         ...request,
-        kind: kind.kind,
+        kind: kind.identity.tasked,
         workId: work.id,
-        workPublicId: toPublicId(kind.kind, work.id),
+        workPublicId: toPublicId(kind.identity.tasked, work.id),
         ...kind.brief(work),
         durationMinutes: kind.durationMinutes(work, request),
       },
@@ -154,14 +154,17 @@ export class AnalystLifecycle {
     requestId: string | null,
   ): Promise<Assignment> {
     const work = await this.workOf(kind, tenant, publicId);
-    const member = this.work.submitter({ engine: work.engine, noun: kind.noun, publicId }, caller);
+    const member = this.work.submitter(
+      { engine: work.engine, noun: kind.identity.noun, publicId },
+      caller,
+    );
     let assignmentId = null as string | null;
     await kind.table.transitionWithSequence(tenant, work.id, async (tx, sequence) => {
       const progress = await this.tasking.submit(
         tx,
         tenant,
         member,
-        kind.kind,
+        kind.identity.tasked,
         work.id,
         publicId,
         input,
@@ -185,7 +188,7 @@ export class AnalystLifecycle {
       return true;
     });
     // Deleted since it was read: nothing took the submission.
-    if (assignmentId === null) throw AppError.notFound(kind.noun, publicId);
+    if (assignmentId === null) throw AppError.notFound(kind.identity.noun, publicId);
     return this.work.assignments.assignmentOf(member, tenant.mode, assignmentId);
   }
 
@@ -194,7 +197,7 @@ export class AnalystLifecycle {
     kind: AnalystKind<W, R>,
   ): Promise<number> {
     let closed = 0;
-    for (const tasking of await this.tasking.overdue(kind.kind, SWEEP_BATCH)) {
+    for (const tasking of await this.tasking.overdue(kind.identity.tasked, SWEEP_BATCH)) {
       const tenant = tenantOf(tasking);
       const ended = await kind.table.transitionWithSequence(
         tenant,
@@ -239,7 +242,7 @@ export class AnalystLifecycle {
     work: W,
     sketchId: string,
   ) {
-    return this.work.sketches.ofWork(tenantOf(work), kind.kind, work.id, sketchId);
+    return this.work.sketches.ofWork(tenantOf(work), kind.identity.tasked, work.id, sketchId);
   }
 
   /**
@@ -269,7 +272,7 @@ export class AnalystLifecycle {
       sequence,
       requestId,
     );
-    const publicId = toPublicId(kind.kind, work.id);
+    const publicId = toPublicId(kind.identity.tasked, work.id);
     await this.tasking.close(tx, tasking, 'completed', requestId);
     await this.work.judge(
       tx,
@@ -299,7 +302,7 @@ export class AnalystLifecycle {
     await recordFailure(
       tx,
       tenantOf(work),
-      { table: kind.table, events: this.events, failedEvent: kind.failedEvent },
+      { table: kind.table, events: this.events, failedEvent: kind.identity.failedEvent },
       work,
       failure,
       sequence,
@@ -313,9 +316,9 @@ export class AnalystLifecycle {
     tenant: Tenant,
     publicId: string,
   ): Promise<W> {
-    const id = parsePublicId(kind.kind, publicId);
+    const id = parsePublicId(kind.identity.tasked, publicId);
     const work = id === null ? null : await kind.table.find(tenant, id);
-    if (!work) throw AppError.notFound(kind.noun, publicId);
+    if (!work) throw AppError.notFound(kind.identity.noun, publicId);
     return work;
   }
 

@@ -1,8 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import { AppError, newUuid, toPublicId, type Principal } from '#common';
+import { newUuid, toPublicId, type Principal } from '#common';
 import type { Transaction } from '#database';
 import { AnalystLifecycle } from '../analysts/analyst-lifecycle.js';
 import { WorkLifecycle, type WorkKind, type WorkRecord } from './work-lifecycle.js';
+import { refusal } from '#common/testing';
 
 /**
  * The steps every kind of work shares, with a kind described here (as a
@@ -40,14 +41,17 @@ function world(options: { createdAt?: Date | null } = {}) {
   const events = { redact: vi.fn(step('redact events', undefined)) };
   const tasking = { forget: vi.fn(step('forget tasking', undefined)) };
   const kind: WorkKind<WorkRecord> = {
-    idPrefix: 'sess',
-    noun: 'probe',
-    tasked: 'session',
+    identity: {
+      idPrefix: 'sess',
+      noun: 'probe',
+      feature: 'probes',
+      tasked: 'session',
+      eventIdField: 'session_id',
+      deletedAction: 'probe.deleted',
+      failedEvent: () => ({ type: 'session.failed', data: {} as never }),
+    },
     table: table as never,
-    eventIdField: 'session_id',
-    deletedAction: 'probe.deleted',
     forgetAlso: vi.fn(step('forget readings', undefined)),
-    failedEvent: () => ({ type: 'session.failed', data: {} as never }),
   };
   const lifecycle = new WorkLifecycle(
     sql as never,
@@ -58,15 +62,6 @@ function world(options: { createdAt?: Date | null } = {}) {
     {} as never,
   );
   return { lifecycle, kind, table, events, tasking, tx, steps };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
 }
 
 describe('WorkLifecycle.delete', () => {

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { TaskedKind } from '#analysts';
 import { AppError, parsePrefixedId, type Mode, type Principal, type Tenant } from '#common';
 import { Sql, type Transaction } from '#database';
 import { EngineRegistry } from '#engines';
@@ -15,7 +14,8 @@ import type { BatchEntity } from '../batches/batch.entity.js';
 import { BatchRecords } from '../batches/batch-records.js';
 import type { WorkTable } from '../work-table.repository.js';
 import type { PlannedWork, WorkCreation } from './work-creation.js';
-import { recordFailure, type FailedEvent } from './work-failure.js';
+import { recordFailure } from './work-failure.js';
+import type { WorkIdentity } from './work-identity.js';
 
 /** What the lifecycle reads of any kind's work. */
 export interface WorkRecord {
@@ -34,19 +34,11 @@ export interface WorkRecord {
  * audit, the concurrent-work limit, closing its tasking — is the lifecycle's.
  */
 export interface WorkKind<W extends WorkRecord> {
-  /** The prefix of its public ids (`sess` of `sess_…`; ID_PREFIXES has the service's own). */
-  idPrefix: string;
-  /** What its errors call it ("dowsing query"). */
-  noun: string;
-  /** Its tasking, when people can do it. */
-  tasked?: TaskedKind;
+  /** Its names and failure event, shared with its analyst kind (WorkIdentity). */
+  identity: WorkIdentity<W>;
   // The table's own types do not matter here, only the shared statements.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   table: WorkTable<W, any, any>;
-  /** The field of its events that names it: a deletion redacts them down to it. */
-  eventIdField: `${string}_id`;
-  /** The audit action of a deletion (`session.deleted`). */
-  deletedAction: `${string}.deleted`;
   /** The plan's concurrent-work limit its running work counts against, if any. */
   concurrency?: ConcurrentWorkKind;
   /** How its work is created (WorkLifecycle.create). */
@@ -55,8 +47,6 @@ export interface WorkKind<W extends WorkRecord> {
   creation?: WorkCreation<W, any, any, any>;
   /** What else of the work goes when it is deleted (dowsing's readings). */
   forgetAlso?(tx: Transaction, tenant: Tenant, id: string): Promise<void>;
-  /** The kind's failure event (a cancellation, a deadline passed). */
-  failedEvent: FailedEvent<W>;
   /** What a cancellation of running work says; absent when the kind's work cannot be cancelled. */
   cancelledMessage?: string;
 }
@@ -93,7 +83,7 @@ export class WorkLifecycle {
     asBatch: boolean,
   ): Promise<{ batch: BatchEntity | null; created: W[] }> {
     const creation = kind.creation;
-    if (!creation) throw new Error(`${kind.noun} describes no creation`);
+    if (!creation) throw new Error(`${kind.identity.noun} describes no creation`);
     const engines = await this.enginesFor(creation, tenant, inputs, asBatch);
     const items: PlannedWork<I, unknown>[] = [];
     for (const [index, input] of inputs.entries()) {
@@ -169,9 +159,10 @@ export class WorkLifecycle {
     tenant: Tenant,
     publicId: string,
   ): Promise<W> {
-    const uuid = parsePrefixedId(kind.idPrefix, publicId);
+    const { idPrefix, noun } = kind.identity;
+    const uuid = parsePrefixedId(idPrefix, publicId);
     const work = uuid === null ? null : await kind.table.find(tenant, uuid);
-    if (!work) throw AppError.notFound(kind.noun, publicId);
+    if (!work) throw AppError.notFound(noun, publicId);
     return work;
   }
 
@@ -201,28 +192,29 @@ export class WorkLifecycle {
     publicId: string,
     requestId: string | null,
   ): Promise<W> {
-    const { concurrency, cancelledMessage } = kind;
+    const { concurrency, cancelledMessage, identity } = kind;
+    const { idPrefix, noun, tasked, failedEvent } = identity;
     if (cancelledMessage === undefined || !concurrency) {
-      throw new Error(`${kind.noun} cannot be cancelled`);
+      throw new Error(`${noun} cannot be cancelled`);
     }
-    const uuid = parsePrefixedId(kind.idPrefix, publicId);
-    if (uuid === null) throw AppError.notFound(kind.noun, publicId);
+    const uuid = parsePrefixedId(idPrefix, publicId);
+    if (uuid === null) throw AppError.notFound(noun, publicId);
     return this.sql.transaction(async (tx) => {
       const current = await kind.table.findForUpdate(tx, tenant, uuid);
-      if (!current) throw AppError.notFound(kind.noun, publicId);
+      if (!current) throw AppError.notFound(noun, publicId);
       if (!concurrency.running.includes(current.status)) {
-        const noun = kind.noun[0]!.toUpperCase() + kind.noun.slice(1);
-        throw new AppError('CONFLICT', `${noun} ${publicId} has already ${current.status}`, {
+        const capitalised = noun[0]!.toUpperCase() + noun.slice(1);
+        throw new AppError('CONFLICT', `${capitalised} ${publicId} has already ${current.status}`, {
           field: 'status',
           issue: `only ${concurrency.running.join(' or ')} ${concurrency.noun} can be cancelled; this one is ${current.status}`,
         });
       }
-      if (kind.tasked) await this.analysts.cancelled(kind.tasked, tx, current, requestId);
+      if (tasked) await this.analysts.cancelled(tasked, tx, current, requestId);
       const failure = { reason: 'cancelled', message: cancelledMessage, failedAt: new Date() };
       return recordFailure(
         tx,
         tenant,
-        { table: kind.table, events: this.events, failedEvent: kind.failedEvent },
+        { table: kind.table, events: this.events, failedEvent },
         current,
         failure,
         current.eventSequence + 1,
@@ -244,15 +236,16 @@ export class WorkLifecycle {
     publicId: string,
     requestId: string | null,
   ): Promise<void> {
-    const uuid = parsePrefixedId(kind.idPrefix, publicId);
-    if (uuid === null) throw AppError.notFound(kind.noun, publicId);
+    const { idPrefix, noun, tasked, eventIdField, deletedAction } = kind.identity;
+    const uuid = parsePrefixedId(idPrefix, publicId);
+    if (uuid === null) throw AppError.notFound(noun, publicId);
     await this.sql.transaction(async (tx) => {
       const createdAt = await kind.table.delete(tx, principal, uuid);
-      if (createdAt === null) throw AppError.notFound(kind.noun, publicId);
-      if (kind.tasked) await this.analysts.forget(kind.tasked, tx, principal, uuid);
+      if (createdAt === null) throw AppError.notFound(noun, publicId);
+      if (tasked) await this.analysts.forget(tasked, tx, principal, uuid);
       await kind.forgetAlso?.(tx, principal, uuid);
-      await this.events.redact(tx, principal, kind.eventIdField, publicId, createdAt);
-      await recordAudit(tx, principal, kind.deletedAction, publicId, requestId);
+      await this.events.redact(tx, principal, eventIdField, publicId, createdAt);
+      await recordAudit(tx, principal, deletedAction, publicId, requestId);
     });
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { parsePrefixedId, type Tenant } from '#common';
 import { EventJobs } from '#events';
 import { QUEUE, type JobData } from '#queue';
+import type { WorkIdentity } from '../lifecycle/work-identity.js';
 
 /** Runs one piece of a plugged-in kind's work from its stored state; a run may repeat or resume. */
 export type PluggedRunner = (
@@ -13,13 +14,10 @@ export type PluggedRunner = (
 
 /** A kind of work that runs on the shared `work` queue instead of a queue of its own. */
 export interface PluggedKind {
-  /** The job name's `kind`, unique among plugged-in kinds. */
-  name: string;
+  /** Its names: `feature` is the job's `kind`, unique among plugged-in kinds. */
+  identity: Pick<WorkIdentity<unknown>, 'feature' | 'idPrefix' | 'eventIdField'>;
   /** The event its creation appends (WorkCreation.createdEvent): the relay starts the work from it. */
   createdEvent: string;
-  /** The event data's field naming the work, and the prefix of its public ids. */
-  idField: string;
-  idPrefix: string;
   run: PluggedRunner;
 }
 
@@ -37,21 +35,22 @@ export class PluggedWork {
 
   constructor(private readonly eventJobs: EventJobs) {}
 
-  plugIn(kind: PluggedKind): void {
-    if (this.runners.has(kind.name)) throw new Error(`a kind named ${kind.name} is plugged in`);
-    this.runners.set(kind.name, kind.run);
+  plugIn({ identity, createdEvent, run }: PluggedKind): void {
+    const name = identity.feature;
+    if (this.runners.has(name)) throw new Error(`a kind named ${name} is plugged in`);
+    this.runners.set(name, run);
     // A plugged-in kind's events are its own, not the catalogue's.
-    this.eventJobs.on(kind.createdEvent as Parameters<EventJobs['on']>[0], (event) => {
-      const publicId = String(event.data[kind.idField]);
-      const workId = parsePrefixedId(kind.idPrefix, publicId);
+    this.eventJobs.on(createdEvent as Parameters<EventJobs['on']>[0], (event) => {
+      const publicId = String(event.data[identity.eventIdField]);
+      const workId = parsePrefixedId(identity.idPrefix, publicId);
       if (workId === null) {
-        throw new Error(`${kind.createdEvent} event ${event.id} names no ${kind.name}`);
+        throw new Error(`${createdEvent} event ${event.id} names no ${name}`);
       }
       return {
         queue: QUEUE.work,
         name: 'run',
         data: {
-          kind: kind.name,
+          kind: name,
           workId,
           organizationId: event.organizationId,
           mode: event.mode,
