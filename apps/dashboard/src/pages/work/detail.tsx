@@ -31,7 +31,7 @@ export function WorkDetailPage<Item, Work extends LiveWork, Body, Created>({
   return (
     <>
       <p>
-        <Link to={kind.path}>{detail.back}</Link>
+        <Link to={kind.path}>← All {kind.title.toLowerCase()}</Link>
       </p>
       <h1>
         {detail.title.withId ? (

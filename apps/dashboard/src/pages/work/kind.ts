@@ -2,6 +2,7 @@ import type { Client, CursorPage } from '@sas/sdk';
 import type { LinkOptions } from '@tanstack/react-router';
 import type { ComponentType, ReactNode } from 'react';
 import type { Choices, Control, FieldFrame } from './common';
+import { dateTime, percent } from './format';
 import type { WorkFilter } from './search';
 
 // What the generic work pages (list.tsx, create-form.tsx, detail.tsx) need to know
@@ -36,6 +37,27 @@ export interface WorkColumn<Item> {
   cell: (item: Item) => ReactNode;
 }
 
+/** The list's confidence column: the score as a percentage, a dash until there is one. */
+export function confidenceColumn<Item>(
+  score: (item: Item) => number | null | undefined,
+): WorkColumn<Item> {
+  return {
+    label: 'Confidence',
+    number: true,
+    cell: (item) => {
+      const value = score(item);
+      return value === null || value === undefined ? '–' : percent(value);
+    },
+  };
+}
+
+/** The list's last column: when the work was made, in the kind's word ("Created", "Asked"). */
+export function createdColumn<Item extends { created_at: string }>(
+  label = 'Created',
+): WorkColumn<Item> {
+  return { label, cell: (item) => dateTime(item.created_at) };
+}
+
 /** The form's values, each control's text by its name. */
 export type FormValues = Record<string, string>;
 
@@ -68,7 +90,7 @@ export interface WorkKind<Item, Work extends LiveWork, Body, Created> {
   keys: { list: string; one: string };
   /** Where one piece of work is shown, for the list's rows and once created. */
   link: (id: string) => LinkOptions;
-  /** The list page's heading. */
+  /** The list page's heading, its pager's name ("Sessions pages") and the back link's ("← All sessions"). */
   title: string;
   create: {
     /** The section's heading and its id, which names the section. */
@@ -99,13 +121,10 @@ export interface WorkKind<Item, Work extends LiveWork, Body, Created> {
     /** The first column's cell is the row's header and links to the piece of work. */
     columns: WorkColumn<Item>[];
     idOf: (item: Item) => string;
-    /** The pager's name ("Sessions" → "Sessions pages"). */
-    pagerLabel: string;
   };
   detail: {
     /** The route's parameter holding the id. */
     param: 'sessionId' | 'analysisId' | 'queryId';
-    back: string;
     /** The page's heading: the noun, then the id, unless the status heading names the work. */
     title: { noun: string; withId: boolean };
     /** The status section's id, and its heading ("Status" unless given). */

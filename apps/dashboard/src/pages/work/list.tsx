@@ -135,7 +135,7 @@ function WorkList<Item, Work extends LiveWork, Body, Created>({
             ))}
           </>
         )}
-        label={list.pagerLabel}
+        label={kind.title}
       />
     </section>
   );

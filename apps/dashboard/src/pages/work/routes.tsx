@@ -1,40 +1,58 @@
 import { createRoute, lazyRouteComponent } from '@tanstack/react-router';
+import type { ComponentType } from 'react';
 import { rootRoute } from '../../root-route';
 import { ANALYSIS_FILTERS, DOWSING_FILTERS, searchOf, SESSION_FILTERS } from './search';
+import type { WorkFilter } from './search';
+
+type Pages = Record<string, ComponentType>;
+
+/**
+ * A kind's two routes: its list at `path`, with its filters in the address
+ * (Back from a piece of work keeps them, links share them), and one piece
+ * of work at `path/$param`. Both load the kind's module with the page.
+ */
+function kindRoutes<const Path extends string, const Param extends string, M extends Pages>(
+  path: Path,
+  param: Param,
+  load: () => Promise<M>,
+  pages: { list: keyof M & string; one: keyof M & string },
+  filters: readonly WorkFilter[],
+) {
+  return [
+    createRoute({
+      getParentRoute: () => rootRoute,
+      path,
+      component: lazyRouteComponent(load, pages.list),
+      validateSearch: searchOf(filters),
+    }),
+    createRoute({
+      getParentRoute: () => rootRoute,
+      path: `${path}/$${param}` as `${Path}/$${Param}`,
+      component: lazyRouteComponent(load, pages.one),
+    }),
+  ] as const;
+}
 
 export const workRoutes = [
-  createRoute({
-    getParentRoute: () => rootRoute,
-    path: '/sessions',
-    component: lazyRouteComponent(() => import('./kinds/sessions'), 'SessionsPage'),
-    // The list's filters live in the address: Back from a session keeps them, links share them.
-    validateSearch: searchOf(SESSION_FILTERS),
-  }),
-  createRoute({
-    getParentRoute: () => rootRoute,
-    path: '/sessions/$sessionId',
-    component: lazyRouteComponent(() => import('./kinds/sessions'), 'SessionPage'),
-  }),
-  createRoute({
-    getParentRoute: () => rootRoute,
-    path: '/analyses',
-    component: lazyRouteComponent(() => import('./kinds/analyses'), 'AnalysesPage'),
-    validateSearch: searchOf(ANALYSIS_FILTERS),
-  }),
-  createRoute({
-    getParentRoute: () => rootRoute,
-    path: '/analyses/$analysisId',
-    component: lazyRouteComponent(() => import('./kinds/analyses'), 'AnalysisPage'),
-  }),
-  createRoute({
-    getParentRoute: () => rootRoute,
-    path: '/dowsing',
-    component: lazyRouteComponent(() => import('./kinds/dowsing'), 'DowsingQueriesPage'),
-    validateSearch: searchOf(DOWSING_FILTERS),
-  }),
-  createRoute({
-    getParentRoute: () => rootRoute,
-    path: '/dowsing/$queryId',
-    component: lazyRouteComponent(() => import('./kinds/dowsing'), 'DowsingQueryPage'),
-  }),
+  ...kindRoutes(
+    '/sessions',
+    'sessionId',
+    () => import('./kinds/sessions'),
+    { list: 'SessionsPage', one: 'SessionPage' },
+    SESSION_FILTERS,
+  ),
+  ...kindRoutes(
+    '/analyses',
+    'analysisId',
+    () => import('./kinds/analyses'),
+    { list: 'AnalysesPage', one: 'AnalysisPage' },
+    ANALYSIS_FILTERS,
+  ),
+  ...kindRoutes(
+    '/dowsing',
+    'queryId',
+    () => import('./kinds/dowsing'),
+    { list: 'DowsingQueriesPage', one: 'DowsingQueryPage' },
+    DOWSING_FILTERS,
+  ),
 ] as const;

@@ -1,8 +1,8 @@
 import type { Analysis, AnalysisListItem, CreateAnalysis } from '@sas/sdk';
 import { Status } from '../common';
 import { finishFact, WorkDetailPage } from '../detail';
-import { dateTime, percent, words } from '../format';
-import type { FormValues, WorkKind } from '../kind';
+import { dateTime, words } from '../format';
+import { confidenceColumn, createdColumn, type FormValues, type WorkKind } from '../kind';
 import { WorkListPage } from '../list';
 import { ANALYSIS_FILTERS, PRIORITIES, TARGET_TYPES } from '../search';
 import { AnalysisSections } from './analysis-results';
@@ -149,20 +149,13 @@ const analyses: WorkKind<AnalysisListItem, Analysis, CreateAnalysis, { analysis_
           </>
         ),
       },
-      {
-        label: 'Confidence',
-        number: true,
-        cell: (analysis) =>
-          analysis.confidence_score === null ? '–' : percent(analysis.confidence_score),
-      },
-      { label: 'Created', cell: (analysis) => dateTime(analysis.created_at) },
+      confidenceColumn((analysis) => analysis.confidence_score),
+      createdColumn(),
     ],
     idOf: (analysis) => analysis.analysis_id,
-    pagerLabel: 'Analyses',
   },
   detail: {
     param: 'analysisId',
-    back: '← All analyses',
     title: { noun: 'Analysis', withId: true },
     statusId: 'analysis-status',
     running: (analysis) => `${words(analysis.current_step)}: following it live…`,

@@ -1,8 +1,8 @@
 import type { CreateDowsingQuery, DowsingQuery } from '@sas/sdk';
 import { Status } from '../common';
 import { WorkDetailPage } from '../detail';
-import { dateTime, engine, percent, words } from '../format';
-import type { FormValues, WorkKind } from '../kind';
+import { dateTime, engine, words } from '../format';
+import { confidenceColumn, createdColumn, type FormValues, type WorkKind } from '../kind';
 import { WorkListPage } from '../list';
 import { DOWSING_FILTERS, QUERY_TYPES } from '../search';
 import { DowsingAnswer } from './dowsing-answer';
@@ -139,19 +139,13 @@ const dowsing: WorkKind<DowsingQuery, DowsingQuery, CreateDowsingQuery, { query_
       { label: 'Variant', cell: (query) => words(query.variant) },
       { label: 'Status', cell: (query) => <Status value={query.status} /> },
       { label: 'Answer', cell: (query) => query.result?.answer ?? '–' },
-      {
-        label: 'Confidence',
-        number: true,
-        cell: (query) => (query.result ? percent(query.result.confidence) : '–'),
-      },
-      { label: 'Asked', cell: (query) => dateTime(query.created_at) },
+      confidenceColumn((query) => query.result?.confidence),
+      createdColumn('Asked'),
     ],
     idOf: (query) => query.query_id,
-    pagerLabel: 'Dowsing queries',
   },
   detail: {
     param: 'queryId',
-    back: '← All dowsing queries',
     title: { noun: 'Dowsing query', withId: false },
     statusId: 'query-status',
     statusHeading: (query) => query.question,

@@ -1,8 +1,8 @@
 import type { CreateSession, Session } from '@sas/sdk';
 import { Status } from '../common';
 import { finishFact, WorkDetailPage } from '../detail';
-import { dateTime, engine, percent, words } from '../format';
-import type { WorkKind } from '../kind';
+import { dateTime, engine, words } from '../format';
+import { confidenceColumn, createdColumn, type WorkKind } from '../kind';
 import { WorkListPage } from '../list';
 import { SESSION_FILTERS, SESSION_TYPES } from '../search';
 import { SessionResults } from './session-results';
@@ -86,19 +86,13 @@ const sessions: WorkKind<Session, Session, CreateSession, Session> = {
       { label: 'Type', cell: (session) => words(session.type) },
       { label: 'Status', cell: (session) => <Status value={session.status} /> },
       { label: 'Progress', number: true, cell: (session) => `${session.progress} %` },
-      {
-        label: 'Confidence',
-        number: true,
-        cell: (session) => (session.results ? percent(session.results.confidence_score) : '–'),
-      },
-      { label: 'Created', cell: (session) => dateTime(session.created_at) },
+      confidenceColumn((session) => session.results?.confidence_score),
+      createdColumn(),
     ],
     idOf: (session) => session.session_id,
-    pagerLabel: 'Sessions',
   },
   detail: {
     param: 'sessionId',
-    back: '← All sessions',
     title: { noun: 'Session', withId: true },
     statusId: 'session-status',
     running: (session) => `${words(session.current_phase)}: following it live…`,
