@@ -23,13 +23,12 @@
 
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Pool } from 'undici';
 import { freePort } from './machine.mjs';
-import { PhaseRunner } from './phases.mjs';
+import { benchHeader, PhaseRunner } from './phases.mjs';
 import {
   ROOT,
   benchOrganization,
@@ -204,21 +203,7 @@ async function main() {
     dir: RESULTS,
     root: ROOT,
     log,
-    header: {
-      bench: 'instructions',
-      settings: {
-        ...CONFIG,
-        databaseUrl: CONFIG.databaseUrl.replace(/\/\/[^@]*@/, '//…@'),
-        signingKeySecret: '(set)',
-        clientSecret: '(set)',
-      },
-      environment: {
-        node: process.version,
-        cpus: os.availableParallelism(),
-        cpuModel: os.cpus()[0]?.model,
-        loadAverage: os.loadavg(),
-      },
-    },
+    header: benchHeader('instructions', CONFIG),
   });
   const ctx = await runner.run(
     'setup',

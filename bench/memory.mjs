@@ -38,7 +38,7 @@ import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { describeError } from './errors.mjs';
 import { findDependencyPids, freePort, quietMachine, rssKb, machineSnapshot } from './machine.mjs';
-import { PhaseRunner } from './phases.mjs';
+import { benchHeader, PhaseRunner } from './phases.mjs';
 import * as services from './services.mjs';
 import { createCertificates } from './webhook-receiver.mjs';
 import { wholeNumber } from './settings.mjs';
@@ -433,21 +433,7 @@ const runner = new PhaseRunner({
   dir: RESULTS,
   root: ROOT,
   log,
-  header: {
-    bench: 'memory',
-    settings: {
-      ...CONFIG,
-      databaseUrl: CONFIG.databaseUrl.replace(/\/\/[^@]*@/, '//…@'),
-      signingKeySecret: '(set)',
-      clientSecret: '(set)',
-    },
-    environment: {
-      node: process.version,
-      cpus: os.availableParallelism(),
-      cpuModel: os.cpus()[0]?.model,
-      loadAverage: os.loadavg(),
-    },
-  },
+  header: benchHeader('memory', CONFIG),
 });
 process.once('SIGINT', () => services.stopAll().finally(() => process.exit(130)));
 

@@ -12,6 +12,7 @@
 // <run> is the run's start time, e.g. 2026-11-23T23-33-05Z, so files of successive runs sort.
 
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { describeError, errorToJson } from './errors.mjs';
@@ -38,6 +39,29 @@ function writeJson(file, value) {
   const temporary = `${file}.${process.pid}.tmp`;
   writeFileSync(temporary, `${JSON.stringify(value, replacer, 2)}\n`);
   renameSync(temporary, file); // a reader never sees half a file, a crash never leaves one
+}
+
+/**
+ * What a bench script's run file starts with: its name, its settings (the database URL's
+ * credentials and the secrets left out) and the machine it ran on.
+ */
+export function benchHeader(bench, settings, environment = {}) {
+  return {
+    bench,
+    settings: {
+      ...settings,
+      databaseUrl: settings.databaseUrl.replace(/\/\/[^@]*@/, '//…@'),
+      signingKeySecret: '(set)',
+      clientSecret: '(set)',
+    },
+    environment: {
+      node: process.version,
+      cpus: os.availableParallelism(),
+      cpuModel: os.cpus()[0]?.model,
+      loadAverage: os.loadavg(),
+      ...environment,
+    },
+  };
 }
 
 export class PhaseRunner {

@@ -27,7 +27,6 @@
 import { performance } from 'node:perf_hooks';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { wholeNumber } from './settings.mjs';
@@ -95,7 +94,7 @@ async function main() {
   const { Queue } = await import('bullmq');
   const { Redis } = await import('ioredis');
   const { describeError } = await import('./errors.mjs');
-  const { PhaseRunner } = await import('./phases.mjs');
+  const { benchHeader, PhaseRunner } = await import('./phases.mjs');
   const { cpuMs, dependencyPids, findDependencyPids, freePort, machineSnapshot, quietMachine } =
     await import('./machine.mjs');
   const services = await import('./services.mjs');
@@ -127,21 +126,7 @@ async function main() {
     dir: RESULTS,
     root: ROOT,
     log,
-    header: {
-      bench: 'queue-drain',
-      settings: {
-        ...CONFIG,
-        databaseUrl: CONFIG.databaseUrl.replace(/\/\/[^@]*@/, '//…@'),
-        signingKeySecret: '(set)',
-        clientSecret: '(set)',
-      },
-      environment: {
-        node: process.version,
-        cpus: os.availableParallelism(),
-        cpuModel: os.cpus()[0]?.model,
-        loadAverage: os.loadavg(),
-      },
-    },
+    header: benchHeader('queue-drain', CONFIG),
   });
 
   /** Where the CPU went between two snapshots, in % of one core; the machine's other load. */

@@ -21,7 +21,7 @@ import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { describeError } from './errors.mjs';
 import { cpuMs, freePort, machineSnapshot } from './machine.mjs';
-import { PhaseRunner } from './phases.mjs';
+import { benchHeader, PhaseRunner } from './phases.mjs';
 import {
   ROOT,
   benchOrganization,
@@ -330,21 +330,7 @@ const runner = new PhaseRunner({
   dir: RESULTS,
   root: ROOT,
   log,
-  header: {
-    bench: 'scale',
-    settings: {
-      ...CONFIG,
-      databaseUrl: CONFIG.databaseUrl.replace(/\/\/[^@]*@/, '//…@'),
-      signingKeySecret: '(set)',
-      clientSecret: '(set)',
-    },
-    environment: {
-      node: process.version,
-      cpus: CORES,
-      cpuModel: os.cpus()[0]?.model,
-      haproxy: CONFIG.haproxy,
-    },
-  },
+  header: benchHeader('scale', CONFIG, { cpus: CORES, haproxy: CONFIG.haproxy }),
 });
 
 process.once('SIGINT', () => stopAll().finally(() => process.exit(130)));
