@@ -25,4 +25,11 @@ describe('rowMapping', () => {
     expect(some.toRow({ id: 'b', details: { a: 2 } })).toEqual(['{"a":2}', 'b']);
     expect(some.fromRow({ id: 'b', details: null })).toEqual({ id: 'b', details: null });
   });
+
+  it('binds one column’s value as a statement writes it, and refuses a column it does not map', () => {
+    expect(THING.bound('details', [1, 2])).toBe('[1,2]');
+    expect(THING.bound('details', null)).toBeNull();
+    expect(THING.bound('name', 'x')).toBe('x');
+    expect(() => THING.bound('name; DROP TABLE things', 'x')).toThrow(/no column/);
+  });
 });

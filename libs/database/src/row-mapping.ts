@@ -13,6 +13,8 @@ export interface RowMapping<E, C extends string> {
   insert: string;
   fromRow(row: Record<C, unknown>): E;
   toRow(entity: E): unknown[];
+  /** A value of `column` as a statement binds it (JSON for a JSON column); throws for a column it does not map. */
+  bound(column: string, value: unknown): unknown;
   /** The mapping of some of the columns, to an entity `S` that has their fields. */
   only<S>(columns: readonly C[]): RowMapping<S, C>;
 }
@@ -24,6 +26,8 @@ export function rowMapping<E, C extends string>(
 ): RowMapping<E, C> {
   const columns = Object.keys(fields) as C[];
   const json = new Set<C>(jsonColumns);
+  const encode = (column: C, value: unknown) =>
+    json.has(column) && value !== null ? JSON.stringify(value) : value;
   return {
     columns,
     selectList: columns.join(', '),
@@ -35,10 +39,11 @@ export function rowMapping<E, C extends string>(
       return entity as E;
     },
     toRow(entity) {
-      return columns.map((column) => {
-        const value = entity[fields[column]];
-        return json.has(column) && value !== null ? JSON.stringify(value) : value;
-      });
+      return columns.map((column) => encode(column, entity[fields[column]]));
+    },
+    bound(column, value) {
+      if (!(column in fields)) throw new Error(`${table} has no column ${column} in its mapping`);
+      return encode(column as C, value);
     },
     only<S>(picked: readonly C[]) {
       const some = Object.fromEntries(picked.map((column) => [column, fields[column]]));

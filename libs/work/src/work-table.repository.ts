@@ -206,8 +206,10 @@ export class WorkTable<
 
   /**
    * Sets columns of the tenant's work `id` — a value `NOW` is the
-   * statement's own time — where `guard` (SQL on the row; `bind` numbers a
-   * value for it) holds too, keeping the history case; whether it wrote.
+   * statement's own time, a JSON column's value is written as JSON (the
+   * row mapping's) — where `guard` (SQL on the row; `bind` numbers a value
+   * for it) holds too, keeping the history case; whether it wrote. A column
+   * the mapping does not name throws before any SQL is sent.
    */
   async update(
     tx: Transaction,
@@ -218,9 +220,12 @@ export class WorkTable<
   ): Promise<boolean> {
     const values: unknown[] = [id, tenant.organizationId, tenant.mode];
     const bind = (value: unknown) => `$${values.push(value)}`;
-    const columns = Object.entries(set).map(
-      ([column, value]) => `${column} = ${value === NOW ? 'now()' : bind(value)}`,
-    );
+    const { rows } = this.description;
+    const columns = Object.entries(set).map(([column, value]) => {
+      const time = value === NOW;
+      const bound = rows.bound(column, time ? null : value);
+      return `${column} = ${time ? 'now()' : bind(bound)}`;
+    });
     const written = await this.write(
       tx,
       tenant,
