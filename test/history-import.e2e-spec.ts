@@ -441,8 +441,8 @@ describe('dry runs', () => {
     expect((await casesOf(org)).size).toBe(2);
 
     // The audit trail keeps who imported what: the two real imports, not the dry run.
-    const audit = await sql.rows<{ action: string; resource_id: string; details: unknown }>(
-      `SELECT action, resource_id, details FROM audit_records
+    const audit = await sql.rows<{ action: string; target_id: string; details: unknown }>(
+      `SELECT action, target_id, details FROM audit_events
         WHERE organization_id = $1 ORDER BY created_at`,
       [org.organizationId],
     );
@@ -453,7 +453,7 @@ describe('dry runs', () => {
       }),
       {
         action: 'history.imported',
-        resource_id: real.headers.get('x-request-id'),
+        target_id: real.headers.get('x-request-id'),
         details: { format: 'ndjson', imported: 1, updated: 1, failed: 1 },
       },
     ]);

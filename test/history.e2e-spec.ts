@@ -285,20 +285,17 @@ describe('PUT /v1/history/{case_id}/outcome', () => {
 
     const audit = await sql.rows<{
       action: string;
-      details: { earlier?: { verdict: string } } | null;
-    }>(`SELECT action, details FROM audit_records WHERE resource_id = $1 ORDER BY created_at`, [
+      changes: Record<string, { before: unknown; after: unknown }>;
+    }>(`SELECT action, changes FROM audit_events WHERE target_id = $1 ORDER BY created_at`, [
       caseId,
     ]);
     expect(audit.map((a) => a.action)).toEqual([
       'history_case.outcome_recorded',
       'history_case.outcome_corrected',
     ]);
-    expect(audit[1]!.details).toMatchObject({
-      earlier: {
-        verdict: 'partial',
-        outcome: 'A tower, but not of water',
-        verified_by: 'Field team',
-      },
+    expect(audit[1]!.changes).toMatchObject({
+      verdict: { before: 'partial', after: 'hit' },
+      outcome: { before: 'A tower, but not of water' },
     });
   });
 

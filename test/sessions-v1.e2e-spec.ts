@@ -434,12 +434,14 @@ describe('DELETE /v1/sessions/{id}', () => {
       expect(data).toEqual({ session_id: id, sequence: expect.any(Number), redacted: true });
     }
     const [audit] = await dataSource.query(
-      `SELECT action, actor, request_id FROM audit_records WHERE resource_id = $1`,
+      `SELECT action, actor_type, actor_id, target_type, request_id FROM audit_events WHERE target_id = $1`,
       [id],
     );
     expect(audit).toEqual({
       action: 'session.deleted',
-      actor: org.clientId,
+      actor_type: 'client',
+      actor_id: org.clientId,
+      target_type: 'session',
       request_id: 'req_01m833xq4rf6ebqt1s6gy29qr7',
     });
   });

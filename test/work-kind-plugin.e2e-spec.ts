@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { AppError, newUuid, toPrefixedId, type Principal, type Tenant } from '#common';
+import {
+  AppError,
+  newUuid,
+  toPrefixedId,
+  withRequestOrigin,
+  type Principal,
+  type Tenant,
+} from '#common';
 import { rowMapping, Sql, tenantConditions, type Transaction } from '#database';
 import { EventLog } from '#events';
 import { WorkCasesRepository, type WorkCase } from '#history';
@@ -402,14 +409,17 @@ describe('a fourth kind of work plugged into libs/work', () => {
     expect(again.message).toBe(`Probe ${probeId(probe)} has already failed`);
   });
 
-  it('is deleted with its case, its events redacted and an audit record kept', async () => {
+  it('is deleted with its case, its events redacted and an audit event kept', async () => {
     const { created } = await lifecycle.create(kind, tenant, [{ name: 'secret' }], null, false);
     const probe = created[0]!;
     await waitFor(async () => {
       const stored = await lifecycle.find(kind, tenant, probeId(probe));
       return stored.status === 'completed' ? true : null;
     });
-    await lifecycle.delete(kind, principal, probeId(probe), 'req_p3');
+    // The audit event names the request it belongs to, whoever deletes: here a request's origin as the API sets it.
+    await withRequestOrigin({ requestId: 'req_p3', ip: '203.0.113.9', userAgent: 'probe/1' }, () =>
+      lifecycle.delete(kind, principal, probeId(probe)),
+    );
 
     const missing = await refusal(lifecycle.find(kind, tenant, probeId(probe)));
     expect(missing.code).toBe('NOT_FOUND');
@@ -423,13 +433,21 @@ describe('a fourth kind of work plugged into libs/work', () => {
     for (const { data } of logged) expect(data).not.toHaveProperty('name');
     const cases = await sql.rows('SELECT 1 FROM history_cases WHERE source_id = $1', [probe.id]);
     expect(cases).toEqual([]);
-    const audit = await sql.rows<{ action: string; actor: string; request_id: string }>(
-      `SELECT action, actor, request_id FROM audit_records
-        WHERE organization_id = $1 AND resource_id = $2`,
+    const audit = await sql.rows(
+      `SELECT action, actor_type, actor_id, target_type, request_id, ip, user_agent FROM audit_events
+        WHERE organization_id = $1 AND target_id = $2`,
       [tenant.organizationId, probeId(probe)],
     );
     expect(audit).toEqual([
-      { action: 'probe.deleted', actor: 'key_probe_test', request_id: 'req_p3' },
+      {
+        action: 'probe.deleted',
+        actor_type: 'api_key',
+        actor_id: 'key_probe_test',
+        target_type: 'probe',
+        request_id: 'req_p3',
+        ip: '203.0.113.9',
+        user_agent: 'probe/1',
+      },
     ]);
   });
 

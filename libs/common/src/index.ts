@@ -10,3 +10,4 @@ export * from './storable-text.js';
 export * from './content-sniffing.js';
 export * from './image-dimensions.js';
 export * from './control-characters.js';
+export * from './request-origin.js';

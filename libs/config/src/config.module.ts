@@ -44,6 +44,7 @@ export abstract class AppSettings implements Settings {
   declare outbound: OutboundSettings;
   declare eventRetentionDays: number;
   declare reportRetentionDays: number;
+  declare auditRetentionDays: number;
   declare rateLimits: RateLimitSettings;
 }
 

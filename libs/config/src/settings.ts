@@ -93,6 +93,8 @@ export interface Settings {
   eventRetentionDays: number;
   /** Days a generated report is kept; the worker deletes expired ones and they answer 404. */
   reportRetentionDays: number;
+  /** Days audit events are kept; the worker's hourly sweep deletes older ones. */
+  auditRetentionDays: number;
   rateLimits: RateLimitSettings;
 }
 
@@ -348,6 +350,7 @@ export function parseSettings(env: Env): Settings {
     },
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     reportRetentionDays: integer(env, 'REPORT_RETENTION_DAYS', 7, 1, 365),
+    auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 365, 1, 3650),
     rateLimits: {
       enabled: choice(env, 'RATE_LIMITS', ['on', 'off'], 'on') === 'on',
       onRedisFailure: choice(env, 'RATE_LIMIT_ON_REDIS_FAILURE', ['allow', 'deny'], 'allow'),

@@ -1,5 +1,5 @@
-import { AuditRecordEntity } from './audit-record.entity.js';
+import { AuditEventEntity } from './audit/audit-event.entity.js';
 import { EventEntity } from './event.entity.js';
 
 /** The tables this lib owns: its module registers them, and the schema diff needs them all. */
-export const EVENT_ENTITIES = [EventEntity, AuditRecordEntity];
+export const EVENT_ENTITIES = [EventEntity, AuditEventEntity];

@@ -11,6 +11,7 @@ import { OutboxFanOuts } from './outbox-fan-out.js';
 import { OutboxRelay } from './outbox-relay.js';
 import { SystemNotices } from './system-notices.js';
 import { EVENT_ENTITIES } from './entities.js';
+import { AuditEventsRepository, AuditRetention } from './audit/index.js';
 
 /** Writing and reading events, and the registries consumers of events register with (both apps). */
 @Module({
@@ -24,6 +25,7 @@ import { EVENT_ENTITIES } from './entities.js';
     EventJobs,
     OutboxFanOuts,
     EventTrigger,
+    AuditEventsRepository,
   ],
   exports: [
     EventsRepository,
@@ -34,14 +36,15 @@ import { EVENT_ENTITIES } from './entities.js';
     EventJobs,
     OutboxFanOuts,
     EventTrigger,
+    AuditEventsRepository,
   ],
 })
 export class EventsModule {}
 
-/** The outbox relay: the worker only. */
+/** The outbox relay and the audit log's retention: the worker only. */
 @Module({
   imports: [EventsModule, DatabaseModule],
-  providers: [OutboxRelay],
-  exports: [OutboxRelay],
+  providers: [OutboxRelay, AuditRetention],
+  exports: [OutboxRelay, AuditRetention],
 })
 export class EventsWorkModule {}

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 import { newUuid, toPublicId, type Principal } from '#common';
 import type { Sql, Transaction } from '#database';
-import { AuditRecordsRepository, type EventLog } from '#events';
+import { AuditLog, type EventLog } from '#events';
 import type { HistoryCase, OutcomeInput } from './history-case.js';
 import type { HistoryCasesRepository } from './history-cases.repository.js';
 import { HistoryService } from './history.service.js';
@@ -98,9 +98,9 @@ function afterOutcome(earlier: HistoryCase, input: OutcomeInput): HistoryCase {
   };
 }
 
-let audited: MockInstance<typeof AuditRecordsRepository.insert>;
+let audited: MockInstance<typeof AuditLog.record>;
 beforeEach(() => {
-  audited = vi.spyOn(AuditRecordsRepository, 'insert').mockResolvedValue(undefined);
+  audited = vi.spyOn(AuditLog, 'record').mockResolvedValue(undefined);
 });
 afterEach(() => vi.restoreAllMocks());
 
@@ -190,7 +190,7 @@ describe('HistoryService.recordOutcome refuses, writing nothing', () => {
 });
 
 describe('HistoryService.recordOutcome', () => {
-  it('records a first outcome with its event and an audit record that keeps no earlier value', async () => {
+  it('records a first outcome with its event and an audit event of its fields, none earlier', async () => {
     const stored = historyCase();
     const publicId = toPublicId('history', stored.id);
     const { history, cases, events, transactions } = service(stored);
@@ -219,12 +219,15 @@ describe('HistoryService.recordOutcome', () => {
       },
       'req_1',
     );
+    // A first outcome: every field is new, so each change's `before` is null.
+    const recordedChanges = audited.mock.calls[0]![2].changes!;
     expect(audited).toHaveBeenCalledWith(tx, principal, {
       action: 'history_case.outcome_recorded',
-      resourceId: publicId,
-      requestId: 'req_1',
-      details: null,
+      actor: principal,
+      target: { type: 'history_case', id: publicId },
+      changes: expect.objectContaining({ verdict: { before: null, after: 'hit' } }),
     });
+    expect(Object.values(recordedChanges).every((change) => change.before === null)).toBe(true);
     // Locked first, written next, then announced and audited.
     expect(cases.findForUpdate.mock.invocationCallOrder[0]).toBeLessThan(
       cases.recordOutcome.mock.invocationCallOrder[0]!,
@@ -234,7 +237,7 @@ describe('HistoryService.recordOutcome', () => {
     );
   });
 
-  it('corrects an earlier outcome, keeping the earlier one in the audit record', async () => {
+  it('corrects an earlier outcome, the audit event holding each changed field before and after', async () => {
     const earlierAt = new Date(Date.now() - 86_400_000);
     const stored = historyCase({
       verdict: 'miss',
@@ -261,21 +264,14 @@ describe('HistoryService.recordOutcome', () => {
     });
     expect(audited).toHaveBeenCalledWith(tx, principal, {
       action: 'history_case.outcome_corrected',
-      resourceId: publicId,
-      requestId: 'req_2',
-      details: {
-        earlier: {
-          verdict: 'miss',
-          outcome: 'Nothing like it',
-          location_found: false,
-          coordinates: { latitude: 10, longitude: 20 },
-          verification: 'phone call',
-          independent_verification: false,
-          accuracy_confirmed: false,
-          verified_by: 'Client',
-          verified_at: earlierAt.toISOString(),
-        },
-      },
+      actor: principal,
+      target: { type: 'history_case', id: publicId },
+      changes: expect.objectContaining({
+        verdict: { before: 'miss', after: 'partial' },
+        outcome: { before: 'Nothing like it', after: outcome.outcome },
+        verified_by: { before: 'Client', after: outcome.verifiedBy },
+        verified_at: { before: earlierAt.toISOString(), after: outcome.verifiedAt.toISOString() },
+      }),
     });
   });
 

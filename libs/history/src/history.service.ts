@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, parsePublicId, type Principal, type Tenant } from '#common';
 import { Sql } from '#database';
-import { EventLog, recordAudit } from '#events';
+import { AuditLog, auditChanges, EventLog } from '#events';
 import type { HistoryCase, OutcomeInput } from './history-case.js';
 import { outcomeVerifiedData } from './history-events.js';
 import { HistoryCasesRepository } from './history-cases.repository.js';
@@ -66,14 +66,12 @@ export class HistoryService {
         outcomeVerifiedData(record, corrected),
         requestId,
       );
-      await recordAudit(
-        tx,
-        principal,
-        corrected ? 'history_case.outcome_corrected' : 'history_case.outcome_recorded',
-        publicId,
-        requestId,
-        corrected ? { earlier: outcomeOf(earlier) } : null,
-      );
+      await AuditLog.record(tx, principal, {
+        action: corrected ? 'history_case.outcome_corrected' : 'history_case.outcome_recorded',
+        actor: principal,
+        target: { type: 'history_case', id: publicId },
+        changes: auditChanges(corrected ? outcomeOf(earlier) : {}, outcomeOf(record)),
+      });
       return record;
     });
   }

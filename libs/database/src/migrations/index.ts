@@ -26,6 +26,7 @@ import { WebhookDeliverySlots1764115200000 } from './1764115200000-webhook-deliv
 import { HistoryRollupsInsertNoPrune1764118800000 } from './1764118800000-history-rollups-insert-no-prune.js';
 import { SsoDomainVerification1764122400000 } from './1764122400000-sso-domain-verification.js';
 import { HistoryCasesWrittenByHistory1764126000000 } from './1764126000000-history-cases-written-by-history.js';
+import { AuditEvents1764129600000 } from './1764129600000-audit-events.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   HistoryRollupsInsertNoPrune1764118800000,
   SsoDomainVerification1764122400000,
   HistoryCasesWrittenByHistory1764126000000,
+  AuditEvents1764129600000,
 ];

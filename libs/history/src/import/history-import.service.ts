@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppError, type Principal, type Tenant } from '#common';
 import { AppSettings } from '#config';
 import { Sql } from '#database';
-import { recordAudit } from '#events';
+import { AuditLog } from '#events';
 import { csvRows } from './csv-rows.js';
 import {
   bodyText,
@@ -84,11 +84,16 @@ export class HistoryImportService {
         await batch.flush();
         if (request.dryRun) throw new DryRunDone();
         // Who imported what, beside the cases it wrote (which carry no author of their own).
-        await recordAudit(tx, principal, 'history.imported', request.requestId, request.requestId, {
-          format: request.format,
-          imported: tally.imported,
-          updated: tally.updated,
-          failed: tally.failed,
+        await AuditLog.record(tx, principal, {
+          action: 'history.imported',
+          actor: principal,
+          target: { type: 'history_import', id: request.requestId },
+          details: {
+            format: request.format,
+            imported: tally.imported,
+            updated: tally.updated,
+            failed: tally.failed,
+          },
         });
       });
     } catch (error) {

@@ -69,7 +69,7 @@ describe('WorkLifecycle.delete', () => {
     const { lifecycle, kind, table, events, tasking, tx, steps } = world();
     const id = newUuid();
     const publicId = toPublicId('session', id);
-    await lifecycle.delete(kind, principal, publicId, 'req_1');
+    await lifecycle.delete(kind, principal, publicId);
     expect(steps).toEqual([
       'begin',
       'delete row',
@@ -92,11 +92,11 @@ describe('WorkLifecycle.delete', () => {
 
   it('answers 404 naming the kind for a malformed id or one the tenant does not have', async () => {
     const { lifecycle, kind, steps } = world({ createdAt: null });
-    const malformed = await refusal(lifecycle.delete(kind, principal, 'sess_nope', null));
+    const malformed = await refusal(lifecycle.delete(kind, principal, 'sess_nope'));
     expect(malformed.code).toBe('NOT_FOUND');
     expect(malformed.message).toContain('probe');
     const unknown = toPublicId('session', newUuid());
-    expect((await refusal(lifecycle.delete(kind, principal, unknown, null))).code).toBe(
+    expect((await refusal(lifecycle.delete(kind, principal, unknown))).code).toBe(
       'NOT_FOUND',
     );
     // Nothing after the row: no redaction, no audit of a deletion that did not happen.

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppError, parsePrefixedId, type Mode, type Principal, type Tenant } from '#common';
 import { Sql, type Transaction } from '#database';
 import { EngineRegistry } from '#engines';
-import { recordAudit, EventLog } from '#events';
+import { AuditLog, EventLog } from '#events';
 import {
   assertRunningWorkWithin,
   OrganizationLimitsCache,
@@ -227,14 +227,13 @@ export class WorkLifecycle {
    * Deletes work in one transaction: its row and history case go, with its
    * tasking and whatever else the kind keeps of it; its events in the log
    * shrink to its id and sequence, so replays and pending deliveries carry
-   * nothing of it; an audit record keeps who deleted it, when, and in which
+   * nothing of it; an audit event keeps who deleted it, when, and in which
    * request. Running work stops at its next step.
    */
   async delete<W extends WorkRecord>(
     kind: WorkKind<W>,
     principal: Principal,
     publicId: string,
-    requestId: string | null,
   ): Promise<void> {
     const { idPrefix, noun, tasked, eventIdField, deletedAction } = kind.identity;
     const uuid = parsePrefixedId(idPrefix, publicId);
@@ -245,7 +244,11 @@ export class WorkLifecycle {
       if (tasked) await this.analysts.forget(tasked, tx, principal, uuid);
       await kind.forgetAlso?.(tx, principal, uuid);
       await this.events.redact(tx, principal, eventIdField, publicId, createdAt);
-      await recordAudit(tx, principal, deletedAction, publicId, requestId);
+      await AuditLog.record(tx, principal, {
+        action: deletedAction,
+        actor: principal,
+        target: { type: deletedAction.slice(0, -'.deleted'.length), id: publicId },
+      });
     });
   }
 }

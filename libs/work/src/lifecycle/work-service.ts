@@ -51,7 +51,7 @@ export abstract class WorkService<W extends WorkRecord, I> {
   }
 
   /** Deletes the work, its events redacted and the deletion audited (WorkLifecycle.delete). */
-  delete(principal: Principal, publicId: string, requestId: string | null): Promise<void> {
-    return this.lifecycle.delete(this.kind, principal, publicId, requestId);
+  delete(principal: Principal, publicId: string): Promise<void> {
+    return this.lifecycle.delete(this.kind, principal, publicId);
   }
 }

@@ -152,10 +152,9 @@ export class AnalysesV1Controller {
   @ApiNoContentResponse({ description: 'Deleted' })
   async delete(
     @CurrentPrincipal() principal: Principal,
-    @RequestId() requestId: string,
     @Param('analysis_id') id: string,
   ): Promise<void> {
-    await this.analyses.delete(principal, id, requestId);
+    await this.analyses.delete(principal, id);
   }
 
   @Get(':analysis_id')

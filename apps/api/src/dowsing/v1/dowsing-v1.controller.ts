@@ -284,10 +284,9 @@ export class DowsingV1Controller {
   @ApiNoContentResponse({ description: 'Deleted' })
   async delete(
     @CurrentPrincipal() principal: Principal,
-    @RequestId() requestId: string,
     @Param('query_id') id: string,
   ): Promise<void> {
-    await this.dowsing.delete(principal, id, requestId);
+    await this.dowsing.delete(principal, id);
   }
 
   private async answer(

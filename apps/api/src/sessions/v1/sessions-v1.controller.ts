@@ -124,10 +124,9 @@ export class SessionsV1Controller {
   @ApiNoContentResponse({ description: 'Deleted' })
   async delete(
     @CurrentPrincipal() principal: Principal,
-    @RequestId() requestId: string,
     @Param('session_id') id: string,
   ): Promise<void> {
-    await this.sessions.delete(principal, id, requestId);
+    await this.sessions.delete(principal, id);
   }
 
   @Get(':session_id')
