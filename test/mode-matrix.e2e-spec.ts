@@ -9,6 +9,11 @@ import { Contract } from './support/contract.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import { addMember, memberClient, memberToken } from './support/people.js';
 import { startStack, type Stack } from './support/stack.js';
+import {
+  concretePath,
+  writeOperations as allWriteOperations,
+  type WriteOperation,
+} from './support/write-operations.js';
 
 /**
  * The mode matrix (issue 37): every write operation of the served OpenAPI
@@ -44,14 +49,6 @@ const MODELESS_TABLES: Record<string, string | null> = {
 
 /** Path prefixes of what exists once for both modes: every write under them is live-only. */
 const BOTH_MODES_PATHS = ['/v2/analysts', '/v2/enterprise/organizations', '/v2/system'];
-
-interface Operation {
-  method: string;
-  path: string;
-  liveOnly: boolean;
-  parameters: { name: string; in: string; example?: string; schema?: { example?: string } }[];
-  example: unknown;
-}
 
 let stack: Stack;
 let client: TestClient;
@@ -191,41 +188,14 @@ async function liveData(): Promise<Record<string, string>> {
   return Object.fromEntries(rows.map((row) => [row.name, row.hash]));
 }
 
-function writeOperations(): Operation[] {
-  const operations: Operation[] = [];
-  for (const [path, methods] of Object.entries(
-    contract.document.paths as Record<string, Record<string, Record<string, any>>>,
-  )) {
-    for (const [method, operation] of Object.entries(methods)) {
-      if (['get', 'head', 'options'].includes(method) || !operation['x-required-scopes']) continue;
-      const json = operation.requestBody?.content?.['application/json'];
-      const examples = json?.examples as Record<string, { value: unknown }> | undefined;
-      operations.push({
-        method,
-        path,
-        liveOnly: operation['x-live-only'] === true,
-        parameters: operation.parameters ?? [],
-        example: examples ? Object.values(examples)[0]!.value : (json?.example ?? {}),
-      });
-    }
-  }
-  // Deletions last, so the routes before them still find the resources.
-  return operations.sort((a, b) => Number(a.method === 'delete') - Number(b.method === 'delete'));
+function writeOperations(): WriteOperation[] {
+  return allWriteOperations(contract.document);
 }
 
 function exampleOf(method: string, path: string): unknown {
   const found = writeOperations().find((op) => op.method === method && op.path === path);
   if (!found) throw new Error(`no operation ${method} ${path}`);
   return found.example;
-}
-
-function concretePath(operation: Operation): string {
-  return operation.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const parameter = operation.parameters.find((p) => p.in === 'path' && p.name === name);
-    return encodeURIComponent(
-      ids[name] ?? parameter?.example ?? parameter?.schema?.example ?? `unknown-${name}`,
-    );
-  });
 }
 
 describe('the mode matrix', () => {
@@ -244,7 +214,7 @@ describe('the mode matrix', () => {
       const before = await liveData();
       const response = await client.request(
         operation.method.toUpperCase(),
-        concretePath(operation),
+        concretePath(operation, ids),
         {
           token: testToken,
           ...(operation.method === 'delete' ? {} : { json: operation.example }),

@@ -386,6 +386,43 @@ describe('tenant isolation matrix', () => {
     }
   });
 
+  it('never lists, exports, filters to or pages after another tenant’s audit events', async () => {
+    const auditOf = async (token: string, query = '', accept = 'application/json') =>
+      client.get(`/v2/audit-events${query}`, { token, headers: { accept } });
+    for (const caller of tenants) {
+      const own = await auditOf(caller.token, '?per_page=100');
+      expect(own.status, own.text).toBe(200);
+      const ownIds = own.body.data.map((e: { id: string }) => e.id);
+      // Its own key's creation is there (so the checks below are not of an empty list).
+      expect(
+        own.body.data.filter((e: { target: { id: string } }) => e.target.id === caller.apiKeyId),
+        caller.name,
+      ).toEqual([expect.objectContaining({ action: 'api_key.created' })]);
+      const exported = await auditOf(caller.token, '', 'application/x-ndjson');
+      expect(exported.headers.get('content-type')).toMatch(/^application\/x-ndjson/);
+      const exportedIds = exported.text
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line).id);
+      expect(exportedIds).toEqual(ownIds);
+      for (const owner of tenants.filter((t) => t !== caller)) {
+        for (const other of [owner.apiKeyId, owner.sessionId]) {
+          expect(JSON.stringify(own.body)).not.toContain(other);
+          expect(exported.text).not.toContain(other);
+          const filtered = await auditOf(caller.token, `?target_id=${other}`);
+          expect(filtered.body.data, `${caller.name} → ${owner.name}`).toEqual([]);
+        }
+        const [ownerEvent] = (await auditOf(owner.token)).body.data;
+        const cursor = Buffer.from(ownerEvent.id).toString('base64url');
+        const after = await auditOf(caller.token, `?cursor=${cursor}`);
+        const unknown = Buffer.from('audit_01m82sfbpbenftg57hv349pfkd').toString('base64url');
+        expect(after.body, `${caller.name} → ${owner.name}`).toEqual(
+          (await auditOf(caller.token, `?cursor=${unknown}`)).body,
+        );
+      }
+    }
+  });
+
   it('never lists another tenant’s analyses, nor takes them into pattern recognition', async () => {
     const own = (ids: string[]) => [...ids].sort();
     for (const caller of tenants) {

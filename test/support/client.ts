@@ -52,7 +52,9 @@ export class TestClient {
     const response = await fetch(url, { method, headers, body });
     const text = await response.text();
     const contentType = response.headers.get('content-type');
-    const parsed = contentType?.includes('json') && text !== '' ? JSON.parse(text) : text;
+    // JSON and its +json forms (scim+json, geo+json), not NDJSON, which stays text.
+    const parsed =
+      /(^|[/+])json\b/.test(contentType ?? '') && text !== '' ? JSON.parse(text) : text;
     this.contract.check(method, url, response.status, contentType, parsed);
     return { status: response.status, headers: response.headers, body: parsed as T, text };
   }

@@ -71,7 +71,8 @@ export class Contract {
         `${where}: sent as ${mediaType}, documented as ${documented.join(', ')}`,
       ).toBe(true);
     }
-    if (!contentType?.includes('json')) return;
+    // JSON and its +json forms; NDJSON is lines of JSON, not one document to validate.
+    if (!/(^|[/+])json\b/.test(contentType ?? '')) return;
     const result = this.backend.validateResponse(body, operation, status);
     expect(result.errors ?? [], `${where}: body does not match the documented schema`).toEqual([]);
   }

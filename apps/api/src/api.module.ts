@@ -17,6 +17,7 @@ import { DowsingHttpModule } from './dowsing/dowsing-http.module.js';
 import { HistoryHttpModule } from './history/history-http.module.js';
 import { HistoryImportHttpModule } from './history/history-import-http.module.js';
 import { EventsHttpModule } from './events/events-http.module.js';
+import { AuditHttpModule } from './audit/audit-http.module.js';
 import { HealthModule } from './health/health.module.js';
 import { HttpConventionsModule } from './http/http-conventions.module.js';
 import { loggerOptions } from './http/logging.js';
@@ -71,6 +72,7 @@ export class ApiModule {
         UsersHttpModule,
         WebhooksHttpModule,
         EventsHttpModule,
+        AuditHttpModule,
         SystemHttpModule,
         HealthModule,
         LiveUpdatesModule,
