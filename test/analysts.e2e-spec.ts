@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UsersService } from '#auth';
 import { newId, parsePublicId, Scope, toPublicId } from '#common';
 import { Sql } from '#database';
-import { TestClient } from './support/client.js';
+import { TestClient, type ApiResponse } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import { addMember } from './support/people.js';
 import { startStack, type Stack } from './support/stack.js';
@@ -43,6 +43,34 @@ async function create(json: Record<string, unknown>, credential = token) {
   return client.post('/v2/analysts', { token: credential, json });
 }
 
+interface AuditRow {
+  organization_id: string;
+  mode: string;
+  action: string;
+  actor_type: string;
+  actor_id: string;
+  target_type: string;
+  target_id: string;
+  changes: Record<string, { before: unknown; after: unknown }> | null;
+  details: Record<string, unknown> | null;
+}
+
+const AUDIT_COLUMNS = `organization_id, mode, action, actor_type, actor_id, target_type,
+  target_id, changes, details`;
+
+/** The audit events a response's request recorded, oldest first. */
+function auditOf(response: ApiResponse): Promise<AuditRow[]> {
+  return sql.rows<AuditRow>(
+    `SELECT ${AUDIT_COLUMNS} FROM audit_events WHERE request_id = $1 ORDER BY created_at, id`,
+    [response.headers.get('x-request-id')],
+  );
+}
+
+/** A member's person id (`usr_…`), what the audit log names them by. */
+function personOf(analystId: string): string {
+  return toPublicId('user', parsePublicId('analyst', analystId)!);
+}
+
 describe('POST /v2/analysts', () => {
   it('invites someone without a password: a one-time link, only its hash kept', async () => {
     const email = freshEmail('ada');
@@ -71,6 +99,36 @@ describe('POST /v2/analysts', () => {
     expect(row!.password_hash).toBeNull();
     expect(row!.invitation_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(row!.invitation_hash).not.toContain(invitationToken);
+
+    // Created and invited, by the caller, the person named by their usr_ id; no link kept.
+    const person = { target_type: 'person', target_id: personOf(response.body.analyst_id) };
+    const by = { actor_type: 'client', actor_id: org.clientId };
+    const events = await auditOf(response);
+    expect(events).toEqual([
+      {
+        organization_id: org.organizationId,
+        mode: 'live',
+        action: 'person.created',
+        ...by,
+        ...person,
+        changes: {
+          email: { before: null, after: email },
+          name: { before: null, after: 'Ada Lovelace' },
+          roles: { before: null, after: ['analyst'] },
+        },
+        details: { analyst_id: response.body.analyst_id },
+      },
+      expect.objectContaining({
+        action: 'person.invited',
+        ...by,
+        ...person,
+        details: {
+          analyst_id: response.body.analyst_id,
+          invitation_expires_at: response.body.invitation_expires_at,
+        },
+      }),
+    ]);
+    expect(JSON.stringify(events)).not.toContain(invitationToken);
   });
 
   it('creates a local account with a password: active at once, no invitation', async () => {
@@ -88,6 +146,9 @@ describe('POST /v2/analysts', () => {
     });
     expect(response.body).not.toHaveProperty('invitation_url');
     expect(response.text).not.toContain('correct horse');
+    const events = await auditOf(response);
+    expect(events.map((event) => event.action)).toEqual(['person.created']);
+    expect(JSON.stringify(events)).not.toContain('correct horse');
   });
 
   it('names the name after the email when none is given', async () => {
@@ -287,6 +348,23 @@ describe('PATCH and DELETE /v2/analysts/{analyst_id}', () => {
     expect(renamed.body).toMatchObject({ name: 'After', roles: ['analyst'], status: 'invited' });
     const judged = await client.patch(path, { token, json: { roles: ['judge', 'analyst'] } });
     expect(judged.body).toMatchObject({ name: 'After', roles: ['analyst', 'judge'] });
+    // Each on record with what it changed, before and after.
+    const person = personOf(created.body.analyst_id);
+    expect(await auditOf(renamed)).toEqual([
+      expect.objectContaining({
+        action: 'person.updated',
+        actor_id: org.clientId,
+        target_id: person,
+        changes: { name: { before: 'Before', after: 'After' } },
+      }),
+    ]);
+    expect(await auditOf(judged)).toEqual([
+      expect.objectContaining({
+        action: 'person.updated',
+        target_id: person,
+        changes: { roles: { before: ['analyst'], after: ['analyst', 'judge'] } },
+      }),
+    ]);
     for (const [json, field] of [
       [{ roles: [] }, 'roles'],
       [{ disabled: 'yes' }, 'disabled'],
@@ -302,8 +380,25 @@ describe('PATCH and DELETE /v2/analysts/{analyst_id}', () => {
   it('removes a member by disabling them: history kept, invitation cleared, GET shows them', async () => {
     const created = await create({ email: freshEmail() });
     const id = created.body.analyst_id;
-    expect((await client.delete(`/v2/analysts/${id}`, { token })).status).toBe(204);
-    expect((await client.delete(`/v2/analysts/${id}`, { token })).status).toBe(204);
+    const removed = await client.delete(`/v2/analysts/${id}`, { token });
+    expect(removed.status).toBe(204);
+    const removedAgain = await client.delete(`/v2/analysts/${id}`, { token });
+    expect(removedAgain.status).toBe(204);
+    const person = { target_type: 'person', target_id: personOf(id) };
+    expect(await auditOf(removed)).toEqual([
+      expect.objectContaining({
+        action: 'person.removed',
+        actor_type: 'client',
+        actor_id: org.clientId,
+        ...person,
+        changes: { disabled: { before: false, after: true } },
+        details: { analyst_id: id },
+      }),
+    ]);
+    // Removing again changes nothing, but was asked for: on record, without changes.
+    expect(await auditOf(removedAgain)).toEqual([
+      expect.objectContaining({ action: 'person.removed', ...person, changes: null }),
+    ]);
     const read = await client.get(`/v2/analysts/${id}`, { token });
     expect(read.body).toMatchObject({ status: 'disabled', invitation_expires_at: null });
     const [row] = await sql.rows<{ invitation_hash: string | null }>(
@@ -316,9 +411,50 @@ describe('PATCH and DELETE /v2/analysts/{analyst_id}', () => {
     // Enabled again, they are invited once more (no password yet), and can be sent a new link.
     const enabled = await client.patch(`/v2/analysts/${id}`, { token, json: { disabled: false } });
     expect(enabled.body.status).toBe('invited');
+    expect(await auditOf(enabled)).toEqual([
+      expect.objectContaining({
+        action: 'person.enabled',
+        ...person,
+        changes: { disabled: { before: true, after: false } },
+      }),
+    ]);
     const again = await client.post(`/v2/analysts/${id}/invitation`, { token });
     expect(again.status, again.text).toBe(201);
     expect(again.body.invitation_url).not.toBe(created.body.invitation_url);
+    const [reinvited, ...more] = await auditOf(again);
+    expect(more).toEqual([]);
+    expect(reinvited).toMatchObject({
+      action: 'person.invited',
+      actor_id: org.clientId,
+      ...person,
+      details: { analyst_id: id, invitation_expires_at: again.body.invitation_expires_at },
+    });
+    expect(JSON.stringify(reinvited)).not.toContain(new URL(again.body.invitation_url).pathname);
+  });
+
+  it('records an accepted invitation as the person’s own change, never the password', async () => {
+    const created = await create({ email: freshEmail('accepting') });
+    const password = 'a password of their own';
+    const accepted = await client.post(new URL(created.body.invitation_url).pathname, {
+      form: { password, password_confirmation: password },
+    });
+    expect(accepted.status, accepted.text).toBe(200);
+    const person = personOf(created.body.analyst_id);
+    const events = await auditOf(accepted);
+    expect(events).toEqual([
+      {
+        organization_id: org.organizationId,
+        mode: 'live',
+        action: 'person.updated',
+        actor_type: 'person',
+        actor_id: person,
+        target_type: 'person',
+        target_id: person,
+        changes: { status: { before: 'invited', after: 'active' } },
+        details: { invitation: 'accepted', analyst_id: created.body.analyst_id },
+      },
+    ]);
+    expect(JSON.stringify(events)).not.toContain(password);
   });
 
   it('invites again only people still invited (409 naming status)', async () => {
@@ -353,6 +489,14 @@ describe('PATCH and DELETE /v2/analysts/{analyst_id}', () => {
     const demoted = await client.patch(path, { token: teamToken, json: { roles: ['analyst'] } });
     expect(demoted.status, demoted.text).toBe(200);
     expect(demoted.body.roles).toEqual(['analyst']);
+    // What was refused changed nothing, and is not on record.
+    for (const refused of [demote, disable, remove]) expect(await auditOf(refused)).toEqual([]);
+    expect(await auditOf(demoted)).toEqual([
+      expect.objectContaining({
+        action: 'person.updated',
+        changes: { roles: { before: ['admin', 'analyst'], after: ['analyst'] } },
+      }),
+    ]);
   });
 
   it('keeps the last admin when two demote each other at once', async () => {
@@ -405,6 +549,73 @@ describe('SSO users are matched by email', () => {
     // Signed in through SSO, they are no longer invited: the link no longer sets a password.
     const link = new URL(created.body.invitation_url as string);
     expect((await fetch(`${stack.baseUrl}${link.pathname}`)).status).toBe(404);
+    // The connection changed the account: on record, the connection its actor.
+    const [updated, ...more] = await sql.rows<AuditRow>(
+      `SELECT ${AUDIT_COLUMNS} FROM audit_events WHERE target_id = $1 AND action = 'person.updated'`,
+      [personOf(created.body.analyst_id)],
+    );
+    expect(more).toEqual([]);
+    expect(updated).toMatchObject({
+      organization_id: org.organizationId,
+      mode: 'live',
+      actor_type: 'system',
+      actor_id: toPublicId('ssoConnection', '00000000-0000-7000-8000-000000000000'),
+      target_type: 'person',
+      changes: {
+        name: { before: email.split('@')[0], after: 'From the directory' },
+        identity_source: { before: 'local', after: 'ldap' },
+        scopes: { after: ['remote-viewing:read'] },
+      },
+      details: { source: 'ldap', analyst_id: created.body.analyst_id },
+    });
+  });
+
+  it('a first sign-in provisions the account (JIT), recorded as created by the connection', async () => {
+    const email = freshEmail('provisioned');
+    const connectionId = '00000000-0000-7000-8000-000000000001';
+    const signIn = () =>
+      stack.api.get(UsersService).signInFederated({
+        organizationId: org.organizationId,
+        source: 'saml',
+        connectionId,
+        email,
+        name: 'Provisioned Person',
+        groups: ['staff'],
+        scopes: ['remote-viewing:read'],
+        provision: true,
+        roles: ['judge'],
+      });
+    const result = await signIn();
+    if (!('user' in result)) throw new Error(`refused: ${result.refused}`);
+    const person = toPublicId('user', result.user.id);
+    const events = () =>
+      sql.rows<AuditRow>(
+        `SELECT ${AUDIT_COLUMNS} FROM audit_events WHERE target_id = $1 ORDER BY created_at, id`,
+        [person],
+      );
+    expect(await events()).toEqual([
+      {
+        organization_id: org.organizationId,
+        mode: 'live',
+        action: 'person.created',
+        actor_type: 'system',
+        actor_id: toPublicId('ssoConnection', connectionId),
+        target_type: 'person',
+        target_id: person,
+        changes: {
+          email: { before: null, after: email },
+          name: { before: null, after: 'Provisioned Person' },
+          roles: { before: null, after: ['judge'] },
+          identity_source: { before: null, after: 'saml' },
+          groups: { before: null, after: ['staff'] },
+          scopes: { before: null, after: ['remote-viewing:read'] },
+        },
+        details: { source: 'saml', analyst_id: toPublicId('analyst', result.user.id) },
+      },
+    ]);
+    // Signing in again with the same groups changes nothing worth a record.
+    await signIn();
+    expect(await events()).toHaveLength(1);
   });
 });
 

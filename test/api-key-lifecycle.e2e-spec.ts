@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Scope } from '#common';
-import { TestClient } from './support/client.js';
+import { Sql } from '#database';
+import { TestClient, type ApiResponse } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import { startStack, type Stack } from './support/stack.js';
 import { REVOCATION_DEADLINE_MS } from './support/wait.js';
@@ -240,5 +241,91 @@ describe('what a caller may do with keys stronger than itself', () => {
     expect(
       (await client.post(`/v1/api-keys/${admin.id}/revoke`, { apiKey: admin.key })).status,
     ).toBe(200);
+  });
+});
+
+describe('the audit log', () => {
+  /** The one audit event of the request that answered `response` (by its X-Request-Id). */
+  async function auditOf(response: ApiResponse) {
+    const requestId = response.headers.get('x-request-id');
+    const rows = await stack.api
+      .get(Sql)
+      .rows<Record<string, any>>('SELECT * FROM audit_events WHERE request_id = $1', [requestId]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      organization_id: org.organizationId,
+      mode: 'live',
+      request_id: requestId,
+      ip: expect.any(String),
+      user_agent: expect.any(String),
+    });
+    return rows[0]!;
+  }
+
+  it('records creation, rotation and revocation, by whom, never the key', async () => {
+    const created = await client.post('/v1/api-keys', {
+      token,
+      json: { name: 'audited', scopes: [Scope.SessionsRead, Scope.OrganizationsWrite] },
+    });
+    const creation = await auditOf(created);
+    expect(creation).toMatchObject({
+      action: 'api_key.created',
+      actor_type: 'client',
+      actor_id: org.clientId,
+      target_type: 'api_key',
+      target_id: created.body.id,
+      changes: {
+        name: { before: null, after: 'audited' },
+        scopes: { before: null, after: [Scope.SessionsRead, Scope.OrganizationsWrite] },
+        mode: { before: null, after: 'live' },
+      },
+    });
+    expect(JSON.stringify(creation)).not.toContain(created.body.key);
+
+    const rotated = await client.post(`/v1/api-keys/${created.body.id}/rotate`, {
+      token,
+      json: { overlap_seconds: 60 },
+    });
+    const rotation = await auditOf(rotated);
+    expect(rotation).toMatchObject({
+      action: 'api_key.rotated',
+      actor_type: 'client',
+      actor_id: org.clientId,
+      target_type: 'api_key',
+      target_id: created.body.id,
+      changes: { expires_at: { before: null, after: rotated.body.previous.expires_at } },
+      details: { new_key_id: rotated.body.id, overlap_seconds: 60 },
+    });
+    expect(JSON.stringify(rotation)).not.toContain(created.body.key);
+    expect(JSON.stringify(rotation)).not.toContain(rotated.body.key);
+
+    // The new key revokes itself: the actor is the key.
+    const revoked = await client.post(`/v1/api-keys/${rotated.body.id}/revoke`, {
+      apiKey: rotated.body.key,
+    });
+    const revocation = await auditOf(revoked);
+    expect(revocation).toMatchObject({
+      action: 'api_key.revoked',
+      actor_type: 'api_key',
+      actor_id: rotated.body.id,
+      target_type: 'api_key',
+      target_id: rotated.body.id,
+      changes: { revoked_at: { before: null, after: revoked.body.revoked_at } },
+    });
+    expect(JSON.stringify(revocation)).not.toContain(rotated.body.key);
+  });
+
+  it('records nothing for a refused request', async () => {
+    const refused = await client.post('/v1/api-keys', {
+      token: await org.token([Scope.OrganizationsWrite]),
+      json: { name: 'too strong', scopes: [Scope.SessionsDelete] },
+    });
+    expect(refused.status).toBe(400);
+    const rows = await stack.api
+      .get(Sql)
+      .rows('SELECT 1 FROM audit_events WHERE request_id = $1', [
+        refused.headers.get('x-request-id'),
+      ]);
+    expect(rows).toEqual([]);
   });
 });

@@ -5,7 +5,9 @@ import { TestClient } from './support/client.js';
 import { Contract } from './support/contract.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import { addMember, memberClient, memberToken } from './support/people.js';
-import { startStack, type Stack } from './support/stack.js';
+import { operatorToken } from './support/authorization.js';
+import { startDnsServer, type TestDnsServer } from './support/dns-server.js';
+import { BOOTSTRAP_CLIENT_ID, startStack, type Stack } from './support/stack.js';
 import { concretePath, writeOperations, type WriteOperation } from './support/write-operations.js';
 
 /**
@@ -44,17 +46,80 @@ let client: TestClient;
 let contract: Contract;
 let owner: TestOrganization;
 let token: string;
+let operator: string;
+let dns: TestDnsServer;
 const ids: Record<string, string> = {};
 
+/** What an operation needs beyond the shared resources: a fresh one, another caller, a body fix. */
+interface Preparation {
+  ids?: Record<string, string>;
+  token?: string;
+  body?: (example: any) => unknown;
+}
+
+/** Operations that change the state others rely on, or need a state of their own. */
+const PREPARATIONS: Record<string, () => Promise<Preparation>> = {
+  // Rotating or revoking makes a key unusable for the next: each gets its own.
+  'post /v1/api-keys/{key_id}/rotate': async () => ({ ids: { key_id: await newKey() } }),
+  'post /v1/api-keys/{key_id}/revoke': async () => ({ ids: { key_id: await newKey() } }),
+  // Version 1 routes reach the endpoints made through version 1.
+  'put /v1/webhooks/{webhook_id}': v1Webhook,
+  'patch /v1/webhooks/{webhook_id}': v1Webhook,
+  'post /v1/webhooks/{webhook_id}/rotate-secret': v1Webhook,
+  'delete /v1/webhooks/{webhook_id}': v1Webhook,
+  // Organisations are created and changed by the operator.
+  'post /v2/enterprise/organizations': async () => ({ token: operator }),
+  'patch /v2/enterprise/organizations/{organization_id}': async () => ({ token: operator }),
+  // Only someone who has not yet accepted is invited again.
+  'post /v2/analysts/{analyst_id}/invitation': async () => {
+    const invited = await client.post('/v2/analysts', {
+      token,
+      json: { email: `invited.${Date.now()}@example.com`, name: 'Invited', roles: ['analyst'] },
+    });
+    expect(invited.status, invited.text).toBe(201);
+    return { ids: { analyst_id: invited.body.analyst_id } };
+  },
+};
+
+/**
+ * The example with its destination (a webhook's or a directory's `url`) on
+ * this machine: the documented hosts are examples, this machine's is allowed
+ * (OUTBOUND_PRIVATE_ALLOWLIST) and never contacted.
+ */
+function onThisMachine(example: any): unknown {
+  if (typeof example?.url !== 'string') return example;
+  return { ...example, url: example.url.replace(/^(\w+:\/\/)[^/:]+(:\d+)?/, '$1127.0.0.1:9') };
+}
+
+async function v1Webhook(): Promise<Preparation> {
+  const response = await client.post('/v1/webhooks', {
+    token,
+    json: { url: 'https://127.0.0.1:9/v1-hooks', events: ['session.completed'] },
+  });
+  expect(response.status, response.text).toBe(201);
+  return { ids: { webhook_id: response.body.webhook_id } };
+}
+
+async function newKey(): Promise<string> {
+  const response = await client.post('/v1/api-keys', {
+    token,
+    json: { name: 'walked', scopes: ['remote-viewing:read'] },
+  });
+  expect(response.status, response.text).toBe(201);
+  return response.body.id;
+}
+
 beforeAll(async () => {
+  dns = await startDnsServer();
   stack = await startStack({
     worker: false,
-    env: { OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1' },
+    env: { OUTBOUND_PRIVATE_ALLOWLIST: '127.0.0.1', DNS_RESOLVERS: dns.address },
   });
   contract = await Contract.load(stack.baseUrl);
   client = new TestClient(stack.baseUrl, contract);
   owner = await createOrganization(stack, client, 'live');
   token = await owner.token();
+  operator = await operatorToken(client);
   ids.organization_id = toPublicId('organization', owner.organizationId);
   ids.analyst_id = (await addMember(stack, owner, ['analyst'], 'Audited analyst')).analystId;
   const created = async (path: string, json: unknown, idField: string) => {
@@ -75,21 +140,34 @@ beforeAll(async () => {
   ids.webhook_id = await created(
     '/v2/webhooks',
     { url: 'https://127.0.0.1:9/hooks', events: ['session.completed'] },
-    'id',
+    'webhook_id',
   );
-  ids.connection_id = await created(
+  const connection = await client.post(
     `/v2/enterprise/organizations/${ids.organization_id}/sso-connections`,
     {
-      type: 'ldap',
-      name: 'Audited directory',
-      email_domains: ['audited-directory.example.com'],
-      url: 'ldaps://127.0.0.1:1',
-      bind_dn: 'cn=service,dc=example,dc=com',
-      bind_password: 'service secret',
-      user_base_dn: 'ou=people,dc=example,dc=com',
-      user_filter: '(mail={username})',
-      default_scopes: ['remote-viewing:read'],
+      token,
+      json: {
+        type: 'ldap',
+        name: 'Audited directory',
+        email_domains: [`audited-${Date.now()}.example.com`],
+        url: 'ldaps://127.0.0.1:1',
+        bind_dn: 'cn=service,dc=example,dc=com',
+        bind_password: 'service secret',
+        user_base_dn: 'ou=people,dc=example,dc=com',
+        user_filter: '(mail={username})',
+        default_scopes: ['remote-viewing:read'],
+      },
     },
+  );
+  expect(connection.status, connection.text).toBe(201);
+  ids.connection_id = connection.body.id;
+  // Its domain's record is published, so that verify-domains verifies (and records) something.
+  for (const { verification } of connection.body.domains) {
+    dns.publishTxt(verification.name, verification.value);
+  }
+  ids.scim_token_id = await created(
+    `/v2/enterprise/organizations/${ids.organization_id}/scim-tokens`,
+    { name: 'audited' },
     'id',
   );
   ids.session_id = await created(
@@ -108,7 +186,10 @@ beforeAll(async () => {
     'query_id',
   );
 });
-afterAll(() => stack?.close());
+afterAll(async () => {
+  await stack?.close();
+  await dns?.close();
+});
 
 function named(operation: WriteOperation): string {
   return `${operation.method} ${operation.path}`;
@@ -149,13 +230,17 @@ describe('what the audit log records', () => {
     const missing: string[] = [];
     for (const operation of audited) {
       const name = named(operation);
+      const prepared = (await PREPARATIONS[name]?.()) ?? {};
+      const caller = prepared.token ?? token;
       const response = await client.request(
         operation.method.toUpperCase(),
-        concretePath(operation, ids),
+        concretePath(operation, { ...ids, ...prepared.ids }),
         {
-          token,
+          token: caller,
           headers: { 'user-agent': 'audit-walk/1.0' },
-          ...(operation.method === 'delete' ? {} : { json: operation.example }),
+          ...(operation.method === 'delete'
+            ? {}
+            : { json: (prepared.body ?? onThisMachine)(operation.example) }),
         },
       );
       expect(response.status, `${name}: ${response.text}`).toBeLessThan(300);
@@ -166,7 +251,10 @@ describe('what the audit log records', () => {
         missing.push(`${name} → ${JSON.stringify(events.map((e) => e.action))}`);
         continue;
       }
-      expect(declared[0]).toMatchObject({ actor_type: 'client', actor_id: owner.clientId });
+      expect(declared[0], name).toMatchObject({
+        actor_type: 'client',
+        actor_id: caller === operator ? BOOTSTRAP_CLIENT_ID : owner.clientId,
+      });
       expect(declared[0]!.ip, name).not.toBeNull();
     }
     expect(missing).toEqual([]);
@@ -321,7 +409,8 @@ describe('an append-only table', () => {
       [],
     );
     // As README's "Audit log" tells production to grant.
-    await sql.rows(`GRANT SELECT, INSERT ON audit_events TO ${role}`, []);
+    await sql.rows(`GRANT SELECT, INSERT, UPDATE, DELETE ON audit_events TO ${role}`, []);
+    await sql.rows(`REVOKE UPDATE, DELETE, TRUNCATE ON audit_events FROM ${role}`, []);
     await sql.rows(`GRANT EXECUTE ON FUNCTION sweep_audit_events(integer, integer) TO ${role}`, []);
     const org = await createOrganization(stack, client, 'live');
     const inserted = async (days: number) => {

@@ -36,6 +36,10 @@ const MODELESS_TABLES: Record<string, string | null> = {
   organizations: 'true',
   users: 'true',
   sso_email_domains: 'true',
+  // SCIM tokens, groups and memberships belong to both modes, like the people they provision.
+  scim_tokens: 'true',
+  scim_groups: 'true',
+  scim_group_members: 'true',
   assignment_sketches: `EXISTS (SELECT 1 FROM assignments a WHERE a.id = t.assignment_id AND a.mode <> 'test')`,
   judged_trials: `EXISTS (SELECT 1 FROM judging_tasks j WHERE j.id = t.judging_task_id AND j.mode <> 'test')`,
   target_photos: `EXISTS (SELECT 1 FROM targets x WHERE x.id = t.target_id AND x.mode <> 'test')`,
@@ -139,7 +143,7 @@ beforeAll(async () => {
       'webhook_id',
       '/v2/webhooks',
       { ...(exampleOf('post', '/v2/webhooks') as object), url: 'https://127.0.0.1:9/hooks' },
-      'id',
+      'webhook_id',
     ],
     [
       'template_id',

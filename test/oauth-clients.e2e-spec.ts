@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, Scope } from '#common';
 import { OAuthClientEntity } from '#auth';
+import { Sql } from '#database';
 import { TestClient, type ApiResponse } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import {
@@ -645,5 +646,79 @@ describe('tenant isolation', () => {
     const path = `/v1/oauth-clients/${response.body.client_id}`;
     expect((await client.get(path, { apiKey: testKey })).status).toBe(200);
     expect((await client.get(path, { token })).status).toBe(404);
+  });
+});
+
+describe('the audit log', () => {
+  /** The one audit event of the request that answered `response` (by its X-Request-Id). */
+  async function auditOf(response: ApiResponse) {
+    const requestId = response.headers.get('x-request-id');
+    const rows = await stack.api
+      .get(Sql)
+      .rows<Record<string, any>>('SELECT * FROM audit_events WHERE request_id = $1', [requestId]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      organization_id: org.organizationId,
+      mode: 'live',
+      actor_type: 'client',
+      actor_id: org.clientId,
+      target_type: 'oauth_client',
+      request_id: requestId,
+      ip: expect.any(String),
+      user_agent: expect.any(String),
+    });
+    return rows[0]!;
+  }
+
+  it('records registration, changes, secret rotation and deletion, never a secret', async () => {
+    const created = await client.post('/v1/oauth-clients', { token, json: machine });
+    const creation = await auditOf(created);
+    expect(creation).toMatchObject({
+      action: 'oauth_client.created',
+      target_id: created.body.client_id,
+      changes: {
+        client_name: { before: null, after: 'Nightly batch' },
+        grant_types: { before: null, after: ['client_credentials'] },
+        token_endpoint_auth_method: { before: null, after: 'client_secret_post' },
+        scope: { before: null, after: machine.scope },
+      },
+    });
+    const secrets = [created.body.client_secret as string];
+
+    const changed = await patch(created.body.client_id, {
+      client_name: 'Weekly batch',
+      token_endpoint_auth_method: 'client_secret_post',
+    });
+    expect(changed.status).toBe(200);
+    expect(await auditOf(changed)).toMatchObject({
+      action: 'oauth_client.updated',
+      target_id: created.body.client_id,
+      changes: { client_name: { before: 'Nightly batch', after: 'Weekly batch' } },
+    });
+    expect(Object.keys((await auditOf(changed)).changes)).toEqual(['client_name']);
+
+    const rotated = await rotate(created.body.client_id);
+    secrets.push(rotated.body.client_secret);
+    expect(await auditOf(rotated)).toMatchObject({
+      action: 'oauth_client.secret_rotated',
+      target_id: created.body.client_id,
+      changes: null,
+    });
+
+    const deleted = await remove(created.body.client_id);
+    expect(await auditOf(deleted)).toMatchObject({
+      action: 'oauth_client.deleted',
+      target_id: created.body.client_id,
+    });
+
+    const { organizationId } = org;
+    const all = await stack.api
+      .get(Sql)
+      .rows('SELECT * FROM audit_events WHERE organization_id = $1 AND target_id = $2', [
+        organizationId,
+        created.body.client_id,
+      ]);
+    expect(all).toHaveLength(4);
+    for (const secret of secrets) expect(JSON.stringify(all)).not.toContain(secret);
   });
 });

@@ -164,8 +164,8 @@ async function pathValue(name: string, operation: Operation): Promise<string> {
     case 'session_id':
       return resource('session', () => completedSession(MERGE_TARGET));
     case 'organization_id':
-      // SSO connections are managed by the organisation itself.
-      if (operation.path.includes('/sso-connections')) {
+      // SSO connections and SCIM tokens are managed by the organisation itself.
+      if (managedByOrganization(operation.path)) {
         return toPublicId('organization', org.organizationId);
       }
       return resource('organization', async () =>
@@ -250,6 +250,16 @@ async function pathValue(name: string, operation: Operation): Promise<string> {
           'query_id',
         ),
       );
+    case 'scim_token_id':
+      return resource('scim token', async () =>
+        created(
+          await client.post(
+            `/v2/enterprise/organizations/${toPublicId('organization', org.organizationId)}/scim-tokens`,
+            { token, json: { name: 'examples' } },
+          ),
+          'id',
+        ),
+      );
     case 'judging_task_id':
       // Judging tasks are a judge's (a person's); see EXPLICIT.
       return toPublicId('judgingTask', '01936d5e-6b0a-7c3e-9d4f-2a1b3c4d5e6f');
@@ -283,10 +293,15 @@ async function bodyFor(operation: Operation, example: unknown): Promise<any> {
   return body;
 }
 
+/** Enterprise routes an organisation calls for itself, not the operator for it. */
+function managedByOrganization(path: string): boolean {
+  return path.includes('/sso-connections') || path.includes('/scim-tokens');
+}
+
 function credentialFor(operation: Operation) {
   const operatorOnly =
     /^\/v2\/(enterprise\/organizations|system\/notices)/.test(operation.path) &&
-    !operation.path.includes('/sso-connections');
+    !managedByOrganization(operation.path);
   return { token: operatorOnly ? operator : token };
 }
 

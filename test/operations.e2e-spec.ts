@@ -4,6 +4,7 @@ import { ApplicationConfig, MetadataScanner, ModulesContainer, Reflector } from 
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsersService } from '#auth';
+import { ScimTokensService } from '#scim';
 import { WRITE_INTERCEPTORS } from '../apps/api/src/http/api-controller.decorator.js';
 import { AUTH_METADATA, Public } from '../apps/api/src/http/auth.decorator.js';
 import { AuthGuard } from '../apps/api/src/http/auth.guard.js';
@@ -220,6 +221,7 @@ describe('the route inventory', () => {
       new Reflector(),
       stack.api.get(UsersService),
       stack.settings as AppSettings,
+      stack.api.get(ScimTokensService),
     );
     class Undeclared {
       handler() {}
@@ -230,7 +232,7 @@ describe('the route inventory', () => {
       switchToHttp: () => ({ getRequest: () => ({ header: () => undefined }) }),
     };
     await expect(guard.canActivate(context as never)).rejects.toThrow(
-      /declares neither @Auth nor @Public/,
+      /declares none of @Auth, @ScimAuth, @Public/,
     );
   });
 });

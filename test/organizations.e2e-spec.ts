@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataSource } from 'typeorm';
-import { ALL_SCOPES, toPublicId } from '#common';
-import { TestClient } from './support/client.js';
+import { ALL_SCOPES, parsePublicId, toPublicId } from '#common';
+import { Sql } from '#database';
+import { TestClient, type ApiResponse } from './support/client.js';
 import { createOrganization } from './support/factories.js';
 import {
   BOOTSTRAP_CLIENT_ID,
@@ -28,6 +29,26 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
+interface AuditRow {
+  organization_id: string;
+  mode: string;
+  action: string;
+  actor_type: string;
+  actor_id: string;
+  target_type: string;
+  target_id: string;
+  changes: Record<string, { before: unknown; after: unknown }> | null;
+}
+
+/** The audit events a response's request recorded, oldest first. */
+function auditOf(response: ApiResponse): Promise<AuditRow[]> {
+  return stack.api.get(Sql).rows<AuditRow>(
+    `SELECT organization_id, mode, action, actor_type, actor_id, target_type, target_id, changes
+       FROM audit_events WHERE request_id = $1 ORDER BY created_at, id`,
+    [response.headers.get('x-request-id')],
+  );
+}
+
 describe('v2 /enterprise/organizations', () => {
   it('lets the operator create an organisation whose admin key has every scope, in live mode', async () => {
     const created = await client.post('/v2/enterprise/organizations', {
@@ -44,6 +65,23 @@ describe('v2 /enterprise/organizations', () => {
     });
     const adminKey: string = created.body.admin_api_key;
     expect(adminKey).toMatch(/^sk_live_/);
+    // In the new organisation's own log: created by the operator; its admin key never kept.
+    const events = await auditOf(created);
+    expect(events.find((event) => event.action === 'organization.created')).toEqual({
+      organization_id: parsePublicId('organization', created.body.id),
+      mode: 'live',
+      action: 'organization.created',
+      actor_type: 'client',
+      actor_id: BOOTSTRAP_CLIENT_ID,
+      target_type: 'organization',
+      target_id: created.body.id,
+      changes: {
+        name: { before: null, after: 'Acme Research' },
+        plan: { before: null, after: 'pro' },
+        tier: { before: null, after: 'professional' },
+      },
+    });
+    expect(JSON.stringify(events)).not.toContain(adminKey);
 
     const keys = await client.get('/v1/api-keys', { apiKey: adminKey });
     expect(keys.body.results).toEqual([
@@ -144,6 +182,22 @@ describe('v2 /enterprise/organizations', () => {
       requests_per_day: null,
       max_concurrent_sessions: 500,
     });
+    expect(await auditOf(upgraded)).toEqual([
+      {
+        organization_id: parsePublicId('organization', id),
+        mode: 'live',
+        action: 'organization.updated',
+        actor_type: 'client',
+        actor_id: BOOTSTRAP_CLIENT_ID,
+        target_type: 'organization',
+        target_id: id,
+        changes: {
+          plan: { before: 'free', after: 'enterprise' },
+          tier: { before: 'basic', after: 'custom' },
+          requests_per_minute: { before: null, after: 9000 },
+        },
+      },
+    ]);
     // The instance that made the change applies it at once.
     const after = await client.get('/v1/sessions', { apiKey: adminKey });
     expect(after.headers.get('ratelimit-policy')).toBe('"minute";q=9000;w=60');
@@ -165,6 +219,7 @@ describe('v2 /enterprise/organizations', () => {
     });
     expect(refused.status).toBe(400);
     expect(refused.body.error.details.field).toBe('plan');
+    expect(await auditOf(refused)).toEqual([]);
     const downgraded = await client.patch(`/v2/enterprise/organizations/${id}`, {
       token: operatorToken,
       json: { plan: 'pro', requests_per_minute: null },

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Scope, toPublicId } from '#common';
 import { Sql } from '#database';
 import { IdpMetadataRefresh } from '#sso';
-import { TestClient } from './support/client.js';
+import { TestClient, type ApiResponse } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import {
   createTestCertificateAuthority,
@@ -72,6 +72,29 @@ afterAll(async () => {
   await dns?.close();
   await Promise.all([idp?.stop(), ldap?.stop(), ca?.cleanup()]);
 });
+
+interface AuditRow {
+  organization_id: string;
+  mode: string;
+  action: string;
+  actor_type: string;
+  actor_id: string;
+  target_type: string;
+  target_id: string;
+  changes: Record<string, { before: unknown; after: unknown }> | null;
+  details: Record<string, unknown> | null;
+}
+
+const AUDIT_COLUMNS = `organization_id, mode, action, actor_type, actor_id, target_type,
+  target_id, changes, details`;
+
+/** The audit events a response's request recorded, oldest first. */
+function auditOf(response: ApiResponse): Promise<AuditRow[]> {
+  return sql.rows<AuditRow>(
+    `SELECT ${AUDIT_COLUMNS} FROM audit_events WHERE request_id = $1 ORDER BY created_at, id`,
+    [response.headers.get('x-request-id')],
+  );
+}
 
 const domain = () => `${randomBytes(4).toString('hex')}.example.com`;
 const path = (org: TestOrganization) =>
@@ -142,6 +165,26 @@ describe('SAML connections', () => {
     expect((await client.get('/sso/saml/sso_01jx2k9v3sfd8tq4m7n6p5r2wz/metadata')).status).toBe(
       404,
     );
+
+    // Its audit event: by the caller, its settings in the API's names, no key, no PEM.
+    const [event, ...more] = await auditOf(created);
+    expect(more).toEqual([]);
+    expect(event).toMatchObject({
+      organization_id: org.organizationId,
+      mode: 'live',
+      action: 'sso_connection.created',
+      actor_type: 'client',
+      actor_id: org.clientId,
+      target_type: 'sso_connection',
+      target_id: id,
+      changes: {
+        type: { before: null, after: 'saml' },
+        idp_entity_id: { before: null, after: idp.entityId },
+        idp_certificates: { before: null, after: '[redacted]' },
+        default_scopes: { before: null, after: ['remote-viewing:read'] },
+      },
+    });
+    expect(JSON.stringify(event)).not.toMatch(/PRIVATE KEY|BEGIN CERTIFICATE/);
   });
 
   it('fetch the metadata from an https URL, and take the IdP as fields', async () => {
@@ -209,6 +252,20 @@ describe('SAML connections', () => {
     await refresh.run(new Date(Date.now() + 2 * 24 * 3600 * 1000));
     const after = await client.get(connection, { token });
     expect(after.body.idp_certificates.map(body)).toEqual([body(rotated.certificate)]);
+    // The service changed the connection: on record, the certificates as changed only.
+    const refreshed = await sql.rows<AuditRow>(
+      `SELECT ${AUDIT_COLUMNS} FROM audit_events WHERE target_id = $1 AND action = $2`,
+      [created.body.id, 'sso_connection.updated'],
+    );
+    expect(refreshed).toEqual([
+      expect.objectContaining({
+        organization_id: org.organizationId,
+        mode: 'live',
+        actor_type: 'system',
+        actor_id: 'sso.metadata-refresh',
+        changes: { idp_certificates: { before: '[redacted]', after: '[redacted]' } },
+      }),
+    ]);
     expect(Date.parse(after.body.metadata_fetched_at)).toBeGreaterThan(
       Date.parse(created.body.metadata_fetched_at),
     );
@@ -296,6 +353,22 @@ describe('LDAP connections', () => {
     expect(JSON.stringify(stored!.config)).not.toContain(ldap.servicePassword);
 
     const id = created.body.id as string;
+    const [createdEvent] = await auditOf(created);
+    expect(createdEvent).toMatchObject({
+      action: 'sso_connection.created',
+      actor_type: 'client',
+      actor_id: org.clientId,
+      target_type: 'sso_connection',
+      target_id: id,
+      changes: {
+        url: { before: null, after: ldap.ldapsUrl },
+        bind_dn: { before: null, after: ldap.serviceDn },
+        bind_password: { before: null, after: '[redacted]' },
+        ca_certificate: { before: null, after: '[redacted]' },
+      },
+    });
+    expect(JSON.stringify(createdEvent)).not.toContain(ldap.servicePassword);
+    expect(JSON.stringify(createdEvent)).not.toContain('BEGIN CERTIFICATE');
     const tested = await client.post(`${path(org)}/${id}/test`, { token });
     expect(tested.status).toBe(200);
     expect(tested.body.ok, tested.text).toBe(true);
@@ -305,6 +378,8 @@ describe('LDAP connections', () => {
       'bind',
       'search',
     ]);
+    // Testing changes nothing: nothing on record.
+    expect(await auditOf(tested)).toEqual([]);
 
     // A wrong service password: the test says which step failed, without the password.
     const changed = await client.patch(`${path(org)}/${id}`, {
@@ -312,6 +387,16 @@ describe('LDAP connections', () => {
       json: { bind_password: 'not-the-password' },
     });
     expect(changed.status).toBe(200);
+    const [changedEvent, ...alsoChanged] = await auditOf(changed);
+    expect(alsoChanged).toEqual([]);
+    expect(changedEvent).toMatchObject({
+      action: 'sso_connection.updated',
+      actor_id: org.clientId,
+      target_id: id,
+      changes: { bind_password: { before: '[redacted]', after: '[redacted]' } },
+    });
+    expect(Object.keys(changedEvent!.changes!)).toEqual(['bind_password']);
+    expect(JSON.stringify(changedEvent)).not.toContain('not-the-password');
     const failing = await client.post(`${path(org)}/${id}/test`, { token });
     expect(failing.body.ok).toBe(false);
     const bind = failing.body.checks.find((c: { check: string }) => c.check === 'bind');
@@ -383,7 +468,16 @@ describe('connections of an organisation', () => {
     ]);
 
     // Another organisation cannot take a domain that is proven, and signs in, already.
-    await proveDomains(client, dns, path(org), first.body, { token });
+    const verified = await proveDomains(client, dns, path(org), first.body, { token });
+    expect(await auditOf(verified)).toEqual([
+      expect.objectContaining({
+        action: 'sso_connection.domains_verified',
+        actor_type: 'client',
+        actor_id: org.clientId,
+        target_id: first.body.id,
+        details: { domains: first.body.email_domains },
+      }),
+    ]);
     const other = await createOrganization(stack, client);
     const taken = await client.post(path(other), {
       token: await other.token(),
@@ -402,6 +496,16 @@ describe('connections of an organisation', () => {
       enabled: false,
       email_domains: ['moved.example.org'],
     });
+    const [renamedEvent] = await auditOf(renamed);
+    expect(renamedEvent).toMatchObject({
+      action: 'sso_connection.updated',
+      target_id: first.body.id,
+    });
+    expect(renamedEvent!.changes).toEqual({
+      name: { before: 'Staff directory', after: 'Renamed' },
+      email_domains: { before: first.body.email_domains, after: ['moved.example.org'] },
+      enabled: { before: true, after: false },
+    });
     // The old domain is free again.
     const freed = await client.post(path(other), {
       token: await other.token(),
@@ -416,7 +520,18 @@ describe('connections of an organisation', () => {
     expect(retyped.status).toBe(400);
     expect(retyped.body.error.details.field).toBe('type');
 
-    expect((await client.delete(`${path(org)}/${first.body.id}`, { token })).status).toBe(204);
+    const deleted = await client.delete(`${path(org)}/${first.body.id}`, { token });
+    expect(deleted.status).toBe(204);
+    expect(await auditOf(deleted)).toEqual([
+      expect.objectContaining({
+        action: 'sso_connection.deleted',
+        actor_type: 'client',
+        actor_id: org.clientId,
+        target_type: 'sso_connection',
+        target_id: first.body.id,
+        details: { type: 'ldap', name: 'Renamed' },
+      }),
+    ]);
     expect((await client.get(`${path(org)}/${first.body.id}`, { token })).status).toBe(404);
     const domains = await sql.rows(`SELECT 1 FROM sso_email_domains WHERE domain = $1`, [
       'moved.example.org',

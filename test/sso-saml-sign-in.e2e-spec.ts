@@ -113,6 +113,31 @@ afterAll(async () => {
   await dns?.close();
 });
 
+interface AuditRow {
+  organization_id: string;
+  mode: string;
+  action: string;
+  actor_type: string;
+  actor_id: string;
+  target_type: string;
+  target_id: string;
+  request_id: string | null;
+  changes: Record<string, { before: unknown; after: unknown }> | null;
+  details: Record<string, unknown> | null;
+}
+
+/** The `person.…` audit events of the account of `email`, oldest first. */
+async function personEvents(email: string): Promise<AuditRow[]> {
+  const [user] = await sql.rows<{ id: string }>(`SELECT id FROM users WHERE email = $1`, [email]);
+  return sql.rows<AuditRow>(
+    `SELECT organization_id, mode, action, actor_type, actor_id, target_type, target_id,
+            request_id, changes, details
+       FROM audit_events WHERE target_id = $1 AND action LIKE 'person.%'
+      ORDER BY created_at, id`,
+    [toPublicId('user', user!.id)],
+  );
+}
+
 /** Authorize, "Sign in with SSO", through the IdP's login form, and the POST back to our ACS. */
 async function signInThroughIdp(email: string, username: string, password: string) {
   const jar = new CookieJar();
@@ -176,6 +201,29 @@ describe('SAML sign-in', () => {
       scopes: ['analytics:read', 'remote-viewing:read', 'remote-viewing:write'],
     });
     expect((await client.get('/v1/sessions', { token: tokens.access_token })).status).toBe(200);
+    // Created just in time by the connection, at the ACS's request: on record, no key, no response.
+    const [created, ...more] = await personEvents('marie@saml.example.com');
+    expect(more).toEqual([]);
+    expect(created).toMatchObject({
+      organization_id: org.organizationId,
+      mode: 'live',
+      action: 'person.created',
+      actor_type: 'system',
+      actor_id: connection.id,
+      target_type: 'person',
+      target_id: expect.stringMatching(/^usr_/),
+      request_id: flow.acs.headers.get('x-request-id'),
+      changes: {
+        email: { before: null, after: 'marie@saml.example.com' },
+        name: { before: null, after: 'Marie Curie' },
+        roles: { before: null, after: ['admin'] },
+        identity_source: { before: null, after: 'saml' },
+        groups: { before: null, after: ['chemists', 'physicists'] },
+      },
+      details: { source: 'saml', analyst_id: expect.stringMatching(/^analyst_/) },
+    });
+    expect(JSON.stringify(created)).not.toMatch(/PRIVATE KEY|SAMLResponse|radium/);
+    expect(JSON.stringify(created)).not.toContain(flow.form.SAMLResponse.slice(0, 40));
   });
 
   it('gives only the default scopes to someone in no mapped group', async () => {
@@ -410,6 +458,37 @@ describe('forged responses at the ACS (attack suite)', () => {
     const back = await post(jar, { SAMLResponse: toBase64(xml), RelayState: uid });
     expect(back.status).toBe(303);
     expect(await malloryExists()).toBe(true);
+
+    // Her groups change at the IdP: the next sign-in changes her account, on record.
+    const again = await pendingSignIn();
+    const moved = sign(
+      responseXml({
+        ...fieldsFor(again.requestId),
+        attributes: { displayName: ['Mallory'], groups: ['chemists'] },
+      }),
+      'Assertion',
+      { privateKey: idp.privateKey, certificate: idp.certificate },
+    );
+    const signedIn = await post(again.jar, {
+      SAMLResponse: toBase64(moved),
+      RelayState: again.uid,
+    });
+    expect(signedIn.status).toBe(303);
+    const events = await personEvents(MALLORY);
+    expect(events.map((event) => event.action)).toEqual(['person.created', 'person.updated']);
+    expect(events[1]).toMatchObject({
+      actor_type: 'system',
+      actor_id: connection.id,
+      changes: {
+        groups: { before: ['physicists'], after: ['chemists'] },
+        scopes: {
+          before: ['remote-viewing:read', 'remote-viewing:write'],
+          after: ['analytics:read', 'remote-viewing:read'],
+        },
+      },
+      details: { source: 'saml' },
+    });
+    expect(Object.keys(events[1]!.changes!).sort()).toEqual(['groups', 'scopes']);
   });
 });
 

@@ -2,11 +2,12 @@ import { DataSource } from 'typeorm';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newKey, toPublicId } from '#common';
+import { Sql } from '#database';
 import { verifyWebhook, WebhookVerificationError } from '@sas/sdk';
 import { EventRetention } from '#webhooks';
 import { createWorker } from '../apps/worker/src/worker.js';
 import { operatorToken } from './support/authorization.js';
-import { TestClient } from './support/client.js';
+import { TestClient, type ApiResponse } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import {
   createTestCertificateAuthority,
@@ -630,5 +631,107 @@ describe('replay and retention', () => {
     );
     expect(await stack.worker!.get(EventRetention).sweep()).toBeGreaterThanOrEqual(1);
     expect(await dataSource.query('SELECT 1 FROM events WHERE id = $1', [id])).toHaveLength(0);
+  });
+});
+
+describe('the audit log', () => {
+  /** The audit events of the request that answered `response` (by its X-Request-Id). */
+  function auditEventsOf(response: ApiResponse) {
+    return stack.api
+      .get(Sql)
+      .rows<Record<string, any>>('SELECT * FROM audit_events WHERE request_id = $1', [
+        response.headers.get('x-request-id'),
+      ]);
+  }
+
+  /** The one audit event of the request, by the organisation's client, on `webhookId`. */
+  async function auditOf(response: ApiResponse, webhookId: string) {
+    expect(response.status, response.text).toBeLessThan(300);
+    const rows = await auditEventsOf(response);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      organization_id: org.organizationId,
+      mode: 'live',
+      actor_type: 'client',
+      actor_id: org.clientId,
+      target_type: 'webhook',
+      target_id: webhookId,
+      request_id: response.headers.get('x-request-id'),
+      ip: expect.any(String),
+      user_agent: expect.any(String),
+    });
+    return rows[0]!;
+  }
+
+  it('records creation, changes (v2 PATCH, v1 PUT), secret rotation and deletion, never a secret', async () => {
+    const created = await client.post('/v1/webhooks', {
+      token,
+      json: { url: receiver.url, events: ['session.completed'] },
+    });
+    const id = created.body.webhook_id as string;
+    const secrets = [created.body.secret as string];
+    expect(await auditOf(created, id)).toMatchObject({
+      action: 'webhook.created',
+      changes: {
+        url: { before: null, after: receiver.url },
+        events: { before: null, after: ['session.completed'] },
+        active: { before: null, after: true },
+        status: { before: null, after: 'enabled' },
+        envelope_format: { before: null, after: 'standard' },
+      },
+    });
+
+    const patched = await client.patch(`/v2/webhooks/${id}`, {
+      token,
+      json: { events: ['*'], active: false },
+    });
+    expect((await auditOf(patched, id)).changes).toEqual({
+      events: { before: ['session.completed'], after: ['*'] },
+      active: { before: true, after: false },
+      status: { before: 'enabled', after: 'disabled' },
+      status_reason: { before: null, after: 'deactivated through the API' },
+    });
+
+    // A secret of the caller's own, not shaped like one of ours: kept out by design, not by pattern.
+    const ownSecret = 'my-own-signing-secret-0123456789';
+    secrets.push(ownSecret);
+    const replaced = await client.put(`/v1/webhooks/${id}`, {
+      token,
+      json: { url: receiver.url, events: ['*'], secret: ownSecret },
+    });
+    expect((await auditOf(replaced, id)).changes).toEqual({
+      active: { before: false, after: true },
+      status: { before: 'disabled', after: 'enabled' },
+      status_reason: { before: 'deactivated through the API', after: null },
+      secret: { before: '[redacted]', after: '[redacted]' },
+    });
+
+    const rotated = await client.post(`/v1/webhooks/${id}/rotate-secret`, {
+      token,
+      json: { overlap_seconds: 600 },
+    });
+    secrets.push(rotated.body.secret);
+    expect(await auditOf(rotated, id)).toMatchObject({
+      action: 'webhook.secret_rotated',
+      changes: null,
+      details: { overlap_seconds: 600 },
+    });
+
+    // Sending a test event changes nothing: no audit event.
+    const tested = await client.post(`/v1/webhooks/${id}/test`, { token, json: {} });
+    expect(tested.status).toBe(202);
+    expect(await auditEventsOf(tested)).toEqual([]);
+
+    const deleted = await client.delete(`/v2/webhooks/${id}`, { token });
+    expect(await auditOf(deleted, id)).toMatchObject({ action: 'webhook.deleted' });
+
+    const all = await stack.api
+      .get(Sql)
+      .rows('SELECT * FROM audit_events WHERE organization_id = $1 AND target_id = $2', [
+        org.organizationId,
+        id,
+      ]);
+    expect(all).toHaveLength(5);
+    for (const secret of secrets) expect(JSON.stringify(all)).not.toContain(secret);
   });
 });

@@ -27,6 +27,7 @@ import { OAuthServerModule } from './oauth/oauth-server.module.js';
 import { OrganizationsHttpModule } from './organizations/organizations-http.module.js';
 import { ReportsHttpModule } from './reports/reports-http.module.js';
 import { SsoHttpModule } from './sso/sso-http.module.js';
+import { ScimHttpModule } from './scim/scim-http.module.js';
 import { SessionsHttpModule } from './sessions/sessions-http.module.js';
 import { SystemHttpModule } from './system/system-http.module.js';
 import { UsersHttpModule } from './users/users-http.module.js';
@@ -58,6 +59,7 @@ export class ApiModule {
         AnalysesHttpModule,
         ReportsHttpModule,
         SsoHttpModule,
+        ScimHttpModule,
         AnalystsHttpModule,
         AssignmentsHttpModule,
         JudgingHttpModule,

@@ -11,6 +11,7 @@ import { REPORT_ENTITIES } from '#reports';
 import { SESSION_ENTITIES } from '#sessions';
 import { WORK_ENTITIES } from '#work';
 import { SSO_ENTITIES } from '#sso';
+import { SCIM_ENTITIES } from '#scim';
 import { WEBHOOK_ENTITIES } from '#webhooks';
 
 /**
@@ -33,4 +34,5 @@ export const ALL_ENTITIES = [
   ...HISTORY_ENTITIES,
   ...REPORT_ENTITIES,
   ...SSO_ENTITIES,
+  ...SCIM_ENTITIES,
 ];

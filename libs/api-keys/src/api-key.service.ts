@@ -10,6 +10,7 @@ import {
   type Tenant,
 } from '#common';
 import { Sql } from '#database';
+import { AuditLog, auditChanges } from '#events';
 import type { ApiKeyEntity } from './api-key.entity.js';
 import { ApiKeyCache } from './api-key-cache.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
@@ -68,7 +69,25 @@ export class ApiKeyService {
       { name: input.name, scopes: [...new Set(input.scopes)], expiresAt: input.expiresAt },
       creator.subject,
     );
-    await this.sql.transaction((tx) => this.keys.insert(tx, issued.record, issued.record));
+    const { record } = issued;
+    await this.sql.transaction(async (tx) => {
+      await this.keys.insert(tx, record, record);
+      // In the key's tenant, where the key lives (a live caller may create a test key).
+      await AuditLog.record(tx, record, {
+        action: 'api_key.created',
+        actor: creator,
+        target: { type: 'api_key', id: toPublicId('apiKey', record.id) },
+        changes: auditChanges(
+          {},
+          {
+            name: record.name,
+            scopes: record.scopes,
+            mode: record.mode,
+            expires_at: record.expiresAt?.toISOString() ?? null,
+          },
+        ),
+      });
+    });
     return issued;
   }
 
@@ -97,9 +116,22 @@ export class ApiKeyService {
     const itself =
       actor.credential === 'api_key' && actor.subject === toPublicId('apiKey', record.id);
     if (!itself) requireEveryScopeOf(actor, record);
-    if (record.revokedAt === null) {
-      const revokedAt = new Date();
-      await this.sql.transaction((tx) => this.keys.revoke(tx, actor, record.id, revokedAt));
+    const wasRevoked = record.revokedAt;
+    const revokedAt = wasRevoked ?? new Date();
+    // A repeated revocation changes nothing, but is recorded all the same: someone tried.
+    await this.sql.transaction(async (tx) => {
+      if (wasRevoked === null) await this.keys.revoke(tx, actor, record.id, revokedAt);
+      await AuditLog.record(tx, actor, {
+        action: 'api_key.revoked',
+        actor,
+        target: { type: 'api_key', id: toPublicId('apiKey', record.id) },
+        changes: auditChanges(
+          { revoked_at: wasRevoked?.toISOString() ?? null },
+          { revoked_at: revokedAt.toISOString() },
+        ),
+      });
+    });
+    if (wasRevoked === null) {
       record.revokedAt = revokedAt;
       await this.cache.invalidate(record.secretHash.toString('hex'));
     }
@@ -139,6 +171,23 @@ export class ApiKeyService {
       await this.keys.insert(tx, actor, issued.record);
       if (overlapSeconds === 0) await this.keys.revoke(tx, actor, previous.id, now);
       else await this.keys.expire(tx, actor, previous.id, expiresAt);
+      await AuditLog.record(tx, actor, {
+        action: 'api_key.rotated',
+        actor,
+        target: { type: 'api_key', id: toPublicId('apiKey', previous.id) },
+        // What became of the old key: stopped now, or working until the overlap ends.
+        changes:
+          overlapSeconds === 0
+            ? auditChanges({ revoked_at: null }, { revoked_at: now.toISOString() })
+            : auditChanges(
+                { expires_at: previous.expiresAt?.toISOString() ?? null },
+                { expires_at: expiresAt.toISOString() },
+              ),
+        details: {
+          new_key_id: toPublicId('apiKey', issued.record.id),
+          overlap_seconds: overlapSeconds,
+        },
+      });
     });
     Object.assign(previous, overlapSeconds === 0 ? { revokedAt: now } : { expiresAt });
     await this.cache.invalidate(previous.secretHash.toString('hex'));

@@ -10,6 +10,8 @@ import { IdentityMaintenance } from './identity-maintenance.js';
 import { OAuthClientRegistryService } from './oauth-client-registry.service.js';
 import { OAuthClientsService } from './oauth-clients.service.js';
 import { RevokedGrants } from './revoked-grants.js';
+import { AccountSignOut } from './account-sign-out.js';
+import { ProvisionedPeopleRepository } from './provisioned-people.repository.js';
 import { ServerSecretsService } from './server-secrets.service.js';
 import { SigningKeyService } from './signing-keys.service.js';
 import { UsersService } from './users.service.js';
@@ -26,6 +28,7 @@ const REPOSITORIES = [
   OidcPayloadsRepository,
   SigningKeysRepository,
   ServerSecretsRepository,
+  ProvisionedPeopleRepository,
 ];
 
 /** Credentials and identities: tokens, signing keys, OAuth clients, local accounts (both apps). */
@@ -46,6 +49,7 @@ const REPOSITORIES = [
     UsersService,
     ServerSecretsService,
     RevokedGrants,
+    AccountSignOut,
   ],
   exports: [
     ...REPOSITORIES,
@@ -57,6 +61,7 @@ const REPOSITORIES = [
     UsersService,
     ServerSecretsService,
     RevokedGrants,
+    AccountSignOut,
   ],
 })
 export class AuthModule {}

@@ -17,6 +17,8 @@ export * from './signing-keys.repository.js';
 export * from './server-secrets.repository.js';
 export * from './server-secrets.service.js';
 export * from './revoked-grants.js';
+export * from './account-sign-out.js';
+export * from './provisioned-people.repository.js';
 export * from './auth.module.js';
 export * from './entities/oauth-client.entity.js';
 export * from './entities/user.entity.js';

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppError, isScope, missingScopes, newKey, type Principal, type Tenant } from '#common';
 import { AppSettings } from '#config';
-import { Sql } from '#database';
+import { Sql, type Transaction } from '#database';
+import { AuditLog, auditChanges, type AuditAction, type AuditChanges } from '#events';
 import type { OAuthClientEntity } from './entities/oauth-client.entity.js';
 import { OAuthClientsRepository } from './oauth-clients.repository.js';
 import { hashSecret } from './secret-hash.js';
@@ -102,7 +103,16 @@ export class OAuthClientRegistryService {
       updatedAt: now,
       deletedAt: null,
     };
-    await this.sql.transaction((tx) => this.clients.insert(tx, creator, client));
+    await this.sql.transaction(async (tx) => {
+      await this.clients.insert(tx, creator, client);
+      await this.audit(
+        tx,
+        creator,
+        'oauth_client.created',
+        client,
+        auditChanges({}, fieldsOf(client)),
+      );
+    });
     return { client, clientSecret };
   }
 
@@ -133,7 +143,7 @@ export class OAuthClientRegistryService {
     clientId: string,
     changes: OAuthClientChanges,
   ): Promise<OAuthClientWithSecret> {
-    return this.changeLocked(actor, clientId, async (current) => {
+    return this.changeLocked(actor, clientId, 'oauth_client.updated', async (current) => {
       requireEveryScopeOf(actor, current);
       if (Object.values(changes).every((value) => value === undefined)) {
         return { change: {}, clientSecret: null };
@@ -185,7 +195,7 @@ export class OAuthClientRegistryService {
     actor: Principal,
     clientId: string,
   ): Promise<{ client: OAuthClientEntity; clientSecret: string }> {
-    return this.changeLocked(actor, clientId, async (current) => {
+    return this.changeLocked(actor, clientId, 'oauth_client.secret_rotated', async (current) => {
       requireEveryScopeOf(actor, current);
       if (current.secretHash === null || current.tokenEndpointAuthMethod === 'none') {
         throw new AppError('CONFLICT', 'A public client has no secret to rotate', {
@@ -204,7 +214,7 @@ export class OAuthClientRegistryService {
    * authenticate. Only a caller holding every scope of the client may delete it.
    */
   async delete(actor: Principal, clientId: string): Promise<void> {
-    await this.changeLocked(actor, clientId, (current) => {
+    await this.changeLocked(actor, clientId, 'oauth_client.deleted', (current) => {
       requireEveryScopeOf(actor, current);
       return Promise.resolve({ change: { deletedAt: new Date() }, clientSecret: null });
     });
@@ -212,18 +222,21 @@ export class OAuthClientRegistryService {
 
   /**
    * Runs a change on the row locked for update, so concurrent changes see each
-   * other's result and a deleted client cannot be changed.
+   * other's result and a deleted client cannot be changed; the change is
+   * recorded in the audit log as `action` in the same transaction (an update
+   * with the metadata it changed, if any).
    */
   private async changeLocked<Secret extends string | null>(
-    tenant: Tenant,
+    actor: Principal,
     clientId: string,
+    action: AuditAction,
     decide: (
       current: OAuthClientEntity,
     ) => Promise<{ change: Partial<OAuthClientEntity>; clientSecret: Secret }>,
   ): Promise<{ client: OAuthClientEntity; clientSecret: Secret }> {
     return this.sql.transaction(async (tx) => {
       const current = CLIENT_ID_PATTERN.test(clientId)
-        ? await this.clients.findForUpdate(tx, tenant, clientId)
+        ? await this.clients.findForUpdate(tx, actor, clientId)
         : null;
       if (!current) throw notFound(clientId);
       if (current.clientId === this.settings.bootstrapClient?.clientId) {
@@ -247,13 +260,45 @@ export class OAuthClientRegistryService {
           },
         );
       }
+      const before = fieldsOf(current);
       const { change, clientSecret } = await decide(current);
-      if (Object.keys(change).length === 0) return { client: current, clientSecret };
-      const client = Object.assign(current, change, { updatedAt: new Date() });
-      await this.clients.update(tx, tenant, client);
-      return { client, clientSecret };
+      if (Object.keys(change).length > 0) {
+        Object.assign(current, change, { updatedAt: new Date() });
+        await this.clients.update(tx, actor, current);
+      }
+      // A secret's rotation and a deletion are the action alone; an update says what it changed.
+      const changes =
+        action === 'oauth_client.updated' ? auditChanges(before, fieldsOf(current)) : null;
+      await this.audit(tx, actor, action, current, changes);
+      return { client: current, clientSecret };
     });
   }
+
+  private audit(
+    tx: Transaction,
+    actor: Principal,
+    action: AuditAction,
+    client: OAuthClientEntity,
+    changes: AuditChanges | null,
+  ): Promise<void> {
+    return AuditLog.record(tx, actor, {
+      action,
+      actor,
+      target: { type: 'oauth_client', id: client.clientId },
+      changes,
+    });
+  }
+}
+
+/** A client's metadata as the API names it, for the audit log; never its secret. */
+function fieldsOf(client: OAuthClientEntity): Record<string, unknown> {
+  return {
+    client_name: client.clientName,
+    redirect_uris: client.redirectUris,
+    grant_types: client.grantTypes,
+    token_endpoint_auth_method: client.tokenEndpointAuthMethod,
+    scope: client.scopes.join(' '),
+  };
 }
 
 function generateSecret(): string {

@@ -104,6 +104,32 @@ export class OidcPayloadsRepository {
     );
   }
 
+  /**
+   * Everything the authorization server holds for a person — their grants
+   * with what was issued under them (refresh tokens, codes), and their
+   * sign-in sessions — deleted; the ids of the grants, for the API to refuse
+   * access tokens already issued under them. A scan, not an index: it runs
+   * when a person is disabled, not per request.
+   */
+  async deleteOfAccount(tx: Transaction, accountId: string): Promise<string[]> {
+    const rows = await tx.rows<{ grant_id: string }>(
+      `WITH grants AS (
+         SELECT DISTINCT COALESCE(grant_id, CASE WHEN kind = 'Grant' THEN id END) AS grant_id
+           FROM oidc_payloads WHERE payload->>'accountId' = $1
+       ), gone AS (
+         -- A data-modifying WITH runs whether or not the query reads it.
+         DELETE FROM oidc_payloads
+          WHERE payload->>'accountId' = $1
+             OR grant_id IN (SELECT grant_id FROM grants)
+             OR (kind = 'Grant' AND id IN (SELECT grant_id FROM grants))
+         RETURNING 1
+       )
+       SELECT grant_id FROM grants WHERE grant_id IS NOT NULL`,
+      [accountId],
+    );
+    return rows.map((row) => row.grant_id);
+  }
+
   /** Deletes every expired instance; how many there were. */
   async deleteExpired(tx: Transaction): Promise<number> {
     const [deleted] = await tx.rows<{ count: string }>(

@@ -280,18 +280,22 @@ export class UsersRepository {
     );
   }
 
-  /** The account of a first SSO sign-in (JIT), unless a concurrent one created it first. */
+  /**
+   * The account of a first SSO sign-in (JIT), unless a concurrent one created
+   * it first: whether this one did.
+   */
   async insertFederatedIfAbsent(
     tx: Transaction,
     organizationId: string,
     user: { id: string; email: string; name: string; roles: MemberRole[] },
     signIn: FederatedSignIn,
-  ): Promise<void> {
-    await tx.query(
+  ): Promise<boolean> {
+    const { rows } = await tx.query(
       `INSERT INTO users (id, organization_id, email, name, password_hash, disabled_at, roles,
           identity_source, sso_connection_id, groups, scopes, last_sign_in_at)
         VALUES ($1, $2, $3, $4, NULL, NULL, $5, $6, $7, $8, $9, $10)
-        ON CONFLICT DO NOTHING`,
+        ON CONFLICT DO NOTHING
+        RETURNING id`,
       [
         user.id,
         organizationId,
@@ -305,6 +309,7 @@ export class UsersRepository {
         signIn.lastSignInAt,
       ],
     );
+    return rows.length === 1;
   }
 
   /** A deleted SSO connection: its people keep their accounts, no longer linked to it. */
@@ -495,21 +500,22 @@ export class UsersRepository {
 
   /**
    * Sets the password and ends the invitation, in one statement conditioned
-   * on the invitation still being open: true for the one call that did.
+   * on the invitation still being open: the account, for the one call that
+   * did; null for any other.
    */
   async acceptInvitationAcrossTenants(
     tx: Transaction,
     invitationHash: string,
     passwordHash: string,
-  ): Promise<boolean> {
-    const { rows } = await tx.query(
+  ): Promise<{ id: string; organizationId: string } | null> {
+    const [row] = await tx.rows<{ id: string; organization_id: string }>(
       `UPDATE users SET password_hash = $2, invitation_hash = NULL, invitation_expires_at = NULL,
           updated_at = now()
         WHERE invitation_hash = $1 AND ${STILL_INVITED}
-        RETURNING id`,
+        RETURNING id, organization_id`,
       [invitationHash, passwordHash],
     );
-    return rows.length === 1;
+    return row ? { id: row.id, organizationId: row.organization_id } : null;
   }
 
   // Who can take work (libs/analysts' tasking and judging)

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, newUuid, parsePublicId, type Principal } from '#common';
+import { AppError, newUuid, parsePublicId, toPublicId, type Principal } from '#common';
 import { Sql } from '#database';
+import { AuditLog, auditChanges, type AuditTarget } from '#events';
 import type { IdentitySource, MemberRole, UserEntity } from './entities/user.entity.js';
 import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 import { UsersRepository, type FederatedSignIn } from './users.repository.js';
@@ -47,6 +48,14 @@ export function requireMember(member: Member | undefined): Member {
         'sign the person in with the authorization code flow and call with their token; API keys and client credentials act for no one',
     },
   );
+}
+
+/**
+ * What the audit log names a person by: their account's public id (`usr_…`),
+ * which their tokens carry too; their `analyst_…` id goes in the details.
+ */
+export function personTarget(userId: string): AuditTarget {
+  return { type: 'person', id: toPublicId('user', userId) };
 }
 
 /** Local accounts of the authorization server's sign-in page, and people signing in through SSO. */
@@ -130,6 +139,8 @@ export class UsersService {
    * same email in the connection's organisation, updated every time with the
    * name, groups and the scopes they map to — so a group taken away takes its
    * scopes away from the next token. A local password, if any, is kept.
+   * Either is an audit event whose actor is the connection (`person.created`,
+   * or `person.updated` when the sign-in changed anything but its time).
    */
   async signInFederated(
     identity: FederatedIdentity,
@@ -146,15 +157,27 @@ export class UsersService {
       if (existing.organizationId !== identity.organizationId)
         return { refused: 'other_organization' };
       if (existing.disabledAt !== null) return { refused: 'disabled' };
-      await this.sql.transaction((tx) =>
-        this.users.recordFederatedSignIn(
+      await this.sql.transaction(async (tx) => {
+        await this.users.recordFederatedSignIn(
           tx,
           existing.organizationId,
           existing.id,
           signIn,
           identity.name || null,
-        ),
-      );
+        );
+        const changes = auditChanges(
+          { name: existing.name, ...federatedFields(existing) },
+          { name: identity.name || existing.name, ...federatedFields(signIn) },
+        );
+        if (changes === null) return;
+        await AuditLog.record(tx, ssoTenant(identity), {
+          action: 'person.updated',
+          actor: ssoActor(identity),
+          target: personTarget(existing.id),
+          changes,
+          details: { source: identity.source, analyst_id: toPublicId('analyst', existing.id) },
+        });
+      });
       return { user: (await this.findById(existing.id))! };
     }
     if (!identity.provision) return { refused: 'not_provisioned' };
@@ -164,9 +187,21 @@ export class UsersService {
       name: identity.name ?? identity.email.split('@')[0]!,
       roles: identity.roles,
     };
-    await this.sql.transaction((tx) =>
-      this.users.insertFederatedIfAbsent(tx, identity.organizationId, user, signIn),
-    );
+    await this.sql.transaction(async (tx) => {
+      if (!(await this.users.insertFederatedIfAbsent(tx, identity.organizationId, user, signIn))) {
+        return;
+      }
+      await AuditLog.record(tx, ssoTenant(identity), {
+        action: 'person.created',
+        actor: ssoActor(identity),
+        target: personTarget(user.id),
+        changes: auditChanges(
+          {},
+          { email: user.email, name: user.name, roles: user.roles, ...federatedFields(signIn) },
+        ),
+        details: { source: identity.source, analyst_id: toPublicId('analyst', user.id) },
+      });
+    });
     // A concurrent first sign-in of the same person may have won the insert: read what is there.
     const created = await this.findByEmail(identity.email);
     if (!created || created.organizationId !== identity.organizationId) {
@@ -210,4 +245,25 @@ export class UsersService {
       this.users.resetLocalAccountAcrossTenants(tx, existing.id, organizationId, passwordHash),
     );
   }
+}
+
+/** People are live-mode things: an SSO sign-in's audit events are the organisation's live ones. */
+function ssoTenant(identity: FederatedIdentity): { organizationId: string; mode: 'live' } {
+  return { organizationId: identity.organizationId, mode: 'live' };
+}
+
+/** An SSO sign-in acts as its connection. */
+function ssoActor(identity: FederatedIdentity): { type: 'system'; id: string } {
+  return { type: 'system', id: toPublicId('ssoConnection', identity.connectionId) };
+}
+
+/** What an SSO sign-in writes on an account, as the audit log names it. */
+function federatedFields(
+  account: Pick<UserEntity, 'identitySource' | 'groups' | 'scopes'>,
+): Record<string, unknown> {
+  return {
+    identity_source: account.identitySource,
+    groups: account.groups,
+    scopes: account.scopes,
+  };
 }

@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   systemNotice: 'ntc',
   auditEvent: 'audit',
   scimToken: 'scim',
+  scimGroup: 'grp',
   sessionTemplate: 'tpl',
   apiKey: 'key',
   batch: 'batch',

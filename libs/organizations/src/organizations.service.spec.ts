@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import type { ApiKeyService } from '#api-keys';
-import { httpStatusOf, newUuid, toPublicId, type Tenant } from '#common';
+import { ALL_SCOPES, httpStatusOf, newUuid, toPublicId, type Principal } from '#common';
 import type { Sql, Transaction } from '#database';
-import type { EventLog } from '#events';
+import { AuditLog, type EventLog } from '#events';
 import { LIMITS_TTL_MS, OrganizationLimitsCache } from './organization-limits.cache.js';
 import { PLAN_LIMITS, TIER_QUOTAS } from './organization-limits.js';
 import type { OrganizationEntity } from './organization.entity.js';
@@ -13,13 +13,26 @@ import { refusal } from '#common/testing';
 /**
  * An organisation's limits: which agreed numbers its plan and tier allow
  * (OrganizationsService, with the repository, the event log and the cache
- * faked) and how every instance reads them (OrganizationLimitsCache, with
- * the repository faked).
+ * faked), what its audit events say, and how every instance reads them
+ * (OrganizationLimitsCache, with the repository faked).
  */
 
 const tx = { open: true } as unknown as Transaction;
 const operatorId = newUuid();
-const operator: Tenant = { organizationId: operatorId, mode: 'live' };
+/** A live-mode credential of the operator (bootstrap) organisation. */
+const operator: Principal = {
+  organizationId: operatorId,
+  mode: 'live',
+  credential: 'access_token',
+  subject: 'operator-client',
+  scopes: ALL_SCOPES,
+};
+
+let audited: MockInstance<typeof AuditLog.record>;
+beforeEach(() => {
+  audited = vi.spyOn(AuditLog, 'record').mockResolvedValue(undefined);
+});
+afterEach(() => vi.restoreAllMocks());
 
 function organization(overrides: Partial<OrganizationEntity> = {}): OrganizationEntity {
   const at = new Date(Date.now() - 86_400_000);
@@ -74,6 +87,39 @@ describe('OrganizationsService.create', () => {
     });
     expect(created.engineSeed).toMatch(/^[0-9a-f]{64}$/);
     expect(organizations.insert).toHaveBeenCalledWith(tx, created);
+    // No operator asked (a seeder, a test factory): the service itself is the actor.
+    expect(audited).toHaveBeenCalledWith(
+      tx,
+      { organizationId: created.id, mode: 'live' },
+      expect.objectContaining({
+        action: 'organization.created',
+        actor: { type: 'system', id: 'organizations' },
+      }),
+    );
+  });
+
+  it('records organization.created in the new organisation’s live log, by the operator, with its fields', async () => {
+    const { organizationsService } = service();
+    const created = await organizationsService.create(
+      { name: 'Big', plan: 'enterprise', tier: 'custom', requestsPerDay: 50 },
+      operator,
+    );
+    expect(audited).toHaveBeenCalledTimes(1);
+    expect(audited).toHaveBeenCalledWith(
+      tx,
+      { organizationId: created.id, mode: 'live' },
+      {
+        action: 'organization.created',
+        actor: operator,
+        target: { type: 'organization', id: toPublicId('organization', created.id) },
+        changes: {
+          name: { before: null, after: 'Big' },
+          plan: { before: null, after: 'enterprise' },
+          tier: { before: null, after: 'custom' },
+          requests_per_day: { before: null, after: 50 },
+        },
+      },
+    );
   });
 
   it('takes agreed concurrency and per-minute numbers on the enterprise plan only', async () => {
@@ -122,7 +168,7 @@ describe('OrganizationsService.update', () => {
   it('is the live operator’s alone: 403 to anyone else, the operator’s sandbox included', async () => {
     const target = organization();
     for (const caller of [
-      { organizationId: target.id, mode: 'live' as const },
+      { ...operator, organizationId: target.id },
       { ...operator, mode: 'test' as const },
     ]) {
       const { organizationsService, organizations } = service(target);
@@ -138,6 +184,7 @@ describe('OrganizationsService.update', () => {
       expect(httpStatusOf(error.code)).toBe(403);
       expect(organizations.update).not.toHaveBeenCalled();
     }
+    expect(audited).not.toHaveBeenCalled();
   });
 
   it('refuses a downgrade that leaves an agreed number set, blaming the plan, until it is cleared', async () => {
@@ -155,6 +202,7 @@ describe('OrganizationsService.update', () => {
     });
     expect(organizations.update).not.toHaveBeenCalled();
     expect(limits.forget).not.toHaveBeenCalled();
+    expect(audited).not.toHaveBeenCalled();
 
     const downgraded = await organizationsService.update(
       operator,
@@ -164,6 +212,19 @@ describe('OrganizationsService.update', () => {
     );
     expect(downgraded).toMatchObject({ plan: 'pro', maxConcurrentSessions: null });
     expect(organizations.update).toHaveBeenCalledWith(tx, downgraded);
+    expect(audited).toHaveBeenCalledWith(
+      tx,
+      { organizationId: current.id, mode: 'live' },
+      {
+        action: 'organization.updated',
+        actor: operator,
+        target: { type: 'organization', id: publicId },
+        changes: {
+          plan: { before: 'enterprise', after: 'pro' },
+          max_concurrent_sessions: { before: 900, after: null },
+        },
+      },
+    );
   });
 
   it('announces a plan change in live mode and forgets this instance’s cached limits', async () => {

@@ -1,10 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ApiKeyService } from '#api-keys';
-import { ALL_SCOPES, AppError, newUuid, parsePublicId, type Principal, type Tenant } from '#common';
+import {
+  ALL_SCOPES,
+  AppError,
+  newUuid,
+  parsePublicId,
+  toPublicId,
+  type Principal,
+  type Tenant,
+} from '#common';
 import { Sql } from '#database';
 import type { OrganizationEntity, Plan, Tier } from './organization.entity.js';
-import { EventLog } from '#events';
+import { AuditLog, auditChanges, EventLog, type AuditActor, type AuditTarget } from '#events';
 import { OrganizationLimitsCache } from './organization-limits.cache.js';
 import { OrganizationsRepository } from './organizations.repository.js';
 
@@ -19,6 +27,9 @@ export interface NewOrganization {
   requestsPerHour?: number | null;
   requestsPerDay?: number | null;
 }
+
+/** Who creates an organisation no operator asked for (a seeder, a test factory). */
+const SERVICE_ACTOR: AuditActor = { type: 'system', id: 'organizations' };
 
 /** Engine seeds one process keeps (they never change; see engineSeed). */
 const MAX_CACHED_SEEDS = 100_000;
@@ -35,10 +46,31 @@ export class OrganizationsService {
     private readonly apiKeys: ApiKeyService,
   ) {}
 
-  async create(input: NewOrganization): Promise<OrganizationEntity> {
+  /**
+   * A new organisation, with its `organization.created` audit event in the
+   * new organisation's own (live) log. `actor`: the operator who asked; the
+   * service itself for tools that create organisations directly (seeders,
+   * test factories).
+   */
+  async create(
+    input: NewOrganization,
+    actor: AuditActor | Principal = SERVICE_ACTOR,
+  ): Promise<OrganizationEntity> {
     const organization = this.build(input, false);
     assertCustomNumbersAllowed(organization, input);
-    await this.sql.transaction((tx) => this.organizations.insert(tx, organization));
+    await this.sql.transaction(async (tx) => {
+      await this.organizations.insert(tx, organization);
+      await AuditLog.record(
+        tx,
+        { organizationId: organization.id, mode: 'live' },
+        {
+          action: 'organization.created',
+          actor,
+          target: organizationTarget(organization.id),
+          changes: auditChanges({}, auditFields(organization)),
+        },
+      );
+    });
     return organization;
   }
 
@@ -51,7 +83,7 @@ export class OrganizationsService {
     input: NewOrganization,
   ): Promise<{ organization: OrganizationEntity; adminApiKey: string }> {
     await this.requireOperator(operator, 'create organisations');
-    const organization = await this.create(input);
+    const organization = await this.create(input, operator);
     const { key } = await this.apiKeys.create(
       { ...operator, organizationId: organization.id, mode: 'live', scopes: ALL_SCOPES },
       { name: 'Admin key', scopes: [...ALL_SCOPES], expiresAt: null, mode: 'live' },
@@ -62,11 +94,12 @@ export class OrganizationsService {
   /**
    * The operator changes an organisation's name, plan, tier or agreed numbers;
    * a plan or tier change announces `account.subscription_updated` (in live
-   * mode, where billing lives) in the same transaction. NOT_FOUND for an
-   * unknown id.
+   * mode, where billing lives) in the same transaction, as the
+   * `organization.updated` audit event (in the organisation's live log) is
+   * written. NOT_FOUND for an unknown id.
    */
   async update(
-    operator: Tenant,
+    operator: Principal,
     publicId: string,
     changes: OrganizationChanges,
     requestId: string | null,
@@ -97,6 +130,17 @@ export class OrganizationsService {
           requestId,
         );
       }
+      // Recorded even when nothing changed: the request was made, and says so.
+      await AuditLog.record(
+        tx,
+        { organizationId: id, mode: 'live' },
+        {
+          action: 'organization.updated',
+          actor: operator,
+          target: organizationTarget(id),
+          changes: auditChanges(auditFields(current), auditFields(next)),
+        },
+      );
       return next;
     });
     this.limits.forget(id);
@@ -208,6 +252,23 @@ export class OrganizationsService {
       updatedAt: now,
     };
   }
+}
+
+function organizationTarget(id: string): AuditTarget {
+  return { type: 'organization', id: toPublicId('organization', id) };
+}
+
+/** What the audit log keeps of an organisation, in the API's names (agreed numbers as set). */
+function auditFields(organization: OrganizationEntity): Record<string, unknown> {
+  return {
+    name: organization.name,
+    plan: organization.plan,
+    tier: organization.tier,
+    max_concurrent_sessions: organization.maxConcurrentSessions,
+    requests_per_minute: organization.requestsPerMinute,
+    requests_per_hour: organization.requestsPerHour,
+    requests_per_day: organization.requestsPerDay,
+  };
 }
 
 /** What an operator may change of an organisation; null clears an agreed number. */

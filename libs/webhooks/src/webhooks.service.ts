@@ -1,9 +1,24 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, newUuid, parsePublicId, sealSecret, type Tenant } from '#common';
+import {
+  AppError,
+  newUuid,
+  parsePublicId,
+  sealSecret,
+  toPublicId,
+  type Principal,
+  type Tenant,
+} from '#common';
 import { AppSettings } from '#config';
-import { Sql, type KeysetPage, type PageRequest } from '#database';
+import { Sql, type KeysetPage, type PageRequest, type Transaction } from '#database';
 import type { WebhookEntity, EnvelopeFormat } from './entities/webhook.entity.js';
-import { EVENT_TYPES, EventsRepository } from '#events';
+import {
+  AuditLog,
+  auditChanges,
+  EVENT_TYPES,
+  EventsRepository,
+  REDACTED,
+  type AuditEntry,
+} from '#events';
 import { DestinationPolicy, parseReceiverUrl } from '#outbound';
 import { generateSigningSecret } from './signatures.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
@@ -49,7 +64,7 @@ export class WebhooksService {
   }
 
   async create(
-    tenant: Tenant,
+    principal: Principal,
     input: WebhookInput,
   ): Promise<{ webhook: WebhookEntity; secret: string }> {
     const url = await this.checkedUrl(input.url);
@@ -65,9 +80,14 @@ export class WebhooksService {
       previousSecretSealed: null,
       previousSecretExpiresAt: null,
     };
-    const webhook = await this.sql.transaction((tx) =>
-      this.webhooks.insert(tx, tenant, newUuid(), settings),
-    );
+    const webhook = await this.sql.transaction(async (tx) => {
+      const created = await this.webhooks.insert(tx, principal, newUuid(), settings);
+      await audit(tx, principal, created, {
+        action: 'webhook.created',
+        changes: auditChanges({}, auditedFields(created)),
+      });
+      return created;
+    });
     return { webhook, secret };
   }
 
@@ -91,11 +111,11 @@ export class WebhooksService {
 
   /** Changes the fields given. Activating a failed or disabled webhook makes it `enabled`. */
   async update(
-    tenant: Tenant,
+    principal: Principal,
     publicId: string,
     changes: Partial<Omit<WebhookInput, 'secret'>>,
   ): Promise<WebhookEntity> {
-    const before = await this.get(tenant, publicId);
+    const before = await this.get(principal, publicId);
     const webhook = { ...before };
     if (changes.url !== undefined) webhook.url = await this.checkedUrl(changes.url);
     if (changes.events !== undefined) webhook.events = checkedEvents(changes.events);
@@ -105,12 +125,16 @@ export class WebhooksService {
       webhook.status = changes.active ? 'enabled' : 'disabled';
       webhook.statusReason = changes.active ? null : 'deactivated through the API';
     }
-    return this.save(tenant, publicId, before, webhook);
+    return this.save(principal, publicId, before, webhook, 'webhook.updated');
   }
 
   /** Version 1's PUT: every field as given, defaults for the rest; a given secret replaces the old at once. */
-  async replace(tenant: Tenant, publicId: string, input: WebhookInput): Promise<WebhookEntity> {
-    const before = await this.get(tenant, publicId);
+  async replace(
+    principal: Principal,
+    publicId: string,
+    input: WebhookInput,
+  ): Promise<WebhookEntity> {
+    const before = await this.get(principal, publicId);
     const webhook = { ...before };
     webhook.url = await this.checkedUrl(input.url);
     webhook.events = checkedEvents(input.events);
@@ -123,20 +147,21 @@ export class WebhooksService {
       webhook.previousSecretSealed = null;
       webhook.previousSecretExpiresAt = null;
     }
-    return this.save(tenant, publicId, before, webhook);
+    return this.save(principal, publicId, before, webhook, 'webhook.updated');
   }
 
   /** Deletes the webhook with its delivery history; its pending deliveries stop. */
-  async delete(tenant: Tenant, publicId: string): Promise<void> {
-    const webhook = await this.get(tenant, publicId);
+  async delete(principal: Principal, publicId: string): Promise<void> {
+    const webhook = await this.get(principal, publicId);
     await this.sql.transaction(async (tx) => {
       // The lock order of DeliveryOutcomes: the deliveries, the events, the webhook, each by id.
       // Locking the events first waited for a delivery whose outcome was being written while
       // that write waited for one of these events: a deadlock.
-      const pending = await this.deliveries.lockForDeletion(tx, tenant, webhook.id);
-      await this.events.adjustPendingWebhooks(tx, tenant, pending, -1);
-      await this.deliveries.deleteOfWebhook(tx, tenant, webhook.id);
-      await this.webhooks.delete(tx, tenant, webhook.id);
+      const pending = await this.deliveries.lockForDeletion(tx, principal, webhook.id);
+      await this.events.adjustPendingWebhooks(tx, principal, pending, -1);
+      await this.deliveries.deleteOfWebhook(tx, principal, webhook.id);
+      await this.webhooks.delete(tx, principal, webhook.id);
+      await audit(tx, principal, webhook, { action: 'webhook.deleted' });
     });
   }
 
@@ -145,34 +170,52 @@ export class WebhooksService {
    * for `overlapSeconds` so receivers can switch without losing deliveries.
    */
   async rotateSecret(
-    tenant: Tenant,
+    principal: Principal,
     publicId: string,
     options: { secret?: string | undefined; overlapSeconds?: number | undefined },
   ): Promise<{ webhook: WebhookEntity; secret: string }> {
-    const before = await this.get(tenant, publicId);
+    const before = await this.get(principal, publicId);
     const webhook = { ...before };
     const secret = options.secret ?? generateSigningSecret();
     const overlap = options.overlapSeconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS;
     webhook.previousSecretSealed = overlap > 0 ? webhook.secretSealed : null;
     webhook.previousSecretExpiresAt = overlap > 0 ? new Date(Date.now() + overlap * 1000) : null;
     webhook.secretSealed = this.seal(secret);
-    return { webhook: await this.save(tenant, publicId, before, webhook), secret };
+    const saved = await this.save(principal, publicId, before, webhook, 'webhook.secret_rotated', {
+      overlap_seconds: overlap,
+    });
+    return { webhook: saved, secret };
   }
 
-  /** Writes the settings that differ from `before` (nothing at all when none does). */
+  /**
+   * Writes the settings that differ from `before` (nothing at all when none
+   * does), and records `action` in the audit log in the same transaction
+   * whether anything changed or not: an update with the fields it changed
+   * (a replaced secret only as "changed"), a rotation as the action alone.
+   */
   private async save(
-    tenant: Tenant,
+    principal: Principal,
     publicId: string,
     before: WebhookEntity,
     after: WebhookEntity,
+    action: 'webhook.updated' | 'webhook.secret_rotated',
+    details?: Record<string, unknown>,
   ): Promise<WebhookEntity> {
     const changes = changedSettings(before, after);
-    if (Object.keys(changes).length === 0) return before;
-    const saved = await this.sql.transaction((tx) =>
-      this.webhooks.update(tx, tenant, before.id, changes),
-    );
-    if (!saved) throw AppError.notFound('webhook', publicId);
-    return saved;
+    return this.sql.transaction(async (tx) => {
+      const saved =
+        Object.keys(changes).length === 0
+          ? before
+          : await this.webhooks.update(tx, principal, before.id, changes);
+      if (!saved) throw AppError.notFound('webhook', publicId);
+      await audit(tx, principal, saved, {
+        action,
+        // What this call set (a status the deliverer set meanwhile is not the caller's doing).
+        changes: action === 'webhook.updated' ? updateChanges(before, after) : null,
+        details: details ?? null,
+      });
+      return saved;
+    });
   }
 
   private async checkedUrl(raw: string): Promise<string> {
@@ -198,6 +241,40 @@ export function checkedEvents(events: string[]): string[] {
     );
   }
   return [...new Set(events)];
+}
+
+/** A webhook's settings as the API names them, for the audit log; never its secrets. */
+function auditedFields(webhook: WebhookEntity): Record<string, unknown> {
+  return {
+    url: webhook.url,
+    events: webhook.events,
+    active: webhook.active,
+    status: webhook.status,
+    status_reason: webhook.statusReason,
+    envelope_format: webhook.envelopeFormat,
+  };
+}
+
+/** What an update changed; a secret replaced (v1 PUT) is kept as changed, never its values. */
+function updateChanges(before: WebhookEntity, after: WebhookEntity) {
+  const changes = auditChanges(auditedFields(before), auditedFields(after)) ?? {};
+  if (before.secretSealed !== after.secretSealed) {
+    changes.secret = { before: REDACTED, after: REDACTED };
+  }
+  return Object.keys(changes).length === 0 ? null : changes;
+}
+
+function audit(
+  tx: Transaction,
+  principal: Principal,
+  webhook: WebhookEntity,
+  entry: Pick<AuditEntry, 'action' | 'changes' | 'details'>,
+): Promise<void> {
+  return AuditLog.record(tx, principal, {
+    ...entry,
+    actor: principal,
+    target: { type: 'webhook', id: toPublicId('webhook', webhook.id) },
+  });
 }
 
 /** The settings of `after` that differ from `before`'s. */

@@ -7,6 +7,7 @@ import {
 import { ApiBearerAuth, ApiExtension, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import type { Principal, ScopeName } from '#common';
 import { requireMember, type Member } from '#auth';
+import type { ScimCaller } from '#scim';
 import { ErrorEnvelopeDto } from './error-envelope.dto.js';
 import type { ApiRequest } from './request-context.js';
 
@@ -33,7 +34,7 @@ export interface AuthRequirement {
   liveOnly?: boolean;
 }
 
-export type AuthDeclaration = AuthRequirement | 'public';
+export type AuthDeclaration = AuthRequirement | 'public' | 'scim';
 
 /** Declares the scopes a route needs; sets the guard's metadata and the OpenAPI security together. */
 export function Auth(requirement: AuthRequirement) {
@@ -115,6 +116,23 @@ export const REQUEST_LIMITS_RESPONSE = {
 export function Public() {
   return SetMetadata(AUTH_METADATA, 'public');
 }
+
+/**
+ * A route of the SCIM service (/scim/v2): its caller is an organisation's
+ * SCIM token (`Authorization: Bearer sas_scim_…`), which reaches nothing else.
+ */
+export function ScimAuth() {
+  return SetMetadata(AUTH_METADATA, 'scim');
+}
+
+/** The SCIM token's organisation, as the guard found it. */
+export const CurrentScimCaller = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): ScimCaller => {
+    const caller = context.switchToHttp().getRequest<ApiRequest>().scim;
+    if (!caller) throw new Error('CurrentScimCaller used on a route without @ScimAuth');
+    return caller;
+  },
+);
 
 export const CurrentPrincipal = createParamDecorator(
   (_data: unknown, context: ExecutionContext): Principal => {

@@ -3,19 +3,36 @@ import { Reflector } from '@nestjs/core';
 import { AppError, missingScopes } from '#common';
 import { UsersService } from '#auth';
 import { AppSettings } from '#config';
+import { ScimTokensService, type ScimCaller } from '#scim';
 import { AUTH_METADATA, type AuthDeclaration } from './auth.decorator.js';
 import type { ApiRequest } from './request-context.js';
 import { credentialOf } from './request-counting.js';
 import { refuseLiveCredential } from './sandbox.js';
 
-/** Denies by default: a route must declare @Auth(scopes) or @Public(). */
+/** Denies by default: a route must declare @Auth(scopes), @ScimAuth() or @Public(). */
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly users: UsersService,
     private readonly settings: AppSettings,
+    private readonly scimTokens: ScimTokensService,
   ) {}
+
+  /** The SCIM token's organisation; 401 for anything else (an API credential is no SCIM token). */
+  private async scimCallerOf(request: ApiRequest): Promise<ScimCaller> {
+    const [scheme, token] = (request.headers.authorization ?? '').split(' ');
+    const holder =
+      scheme?.toLowerCase() === 'bearer' && token
+        ? await this.scimTokens.authenticate(token)
+        : null;
+    if (holder === null) {
+      throw AppError.unauthorized(
+        'use Authorization: Bearer <token> with a SCIM token of your organisation (POST /v2/enterprise/organizations/{organization_id}/scim-tokens)',
+      );
+    }
+    return holder;
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const declaration = this.reflector.getAllAndOverride<AuthDeclaration | undefined>(
@@ -23,9 +40,14 @@ export class AuthGuard implements CanActivate {
       [context.getHandler(), context.getClass()],
     );
     if (declaration === 'public') return true;
+    if (declaration === 'scim') {
+      const request = context.switchToHttp().getRequest<ApiRequest>();
+      request.scim = await this.scimCallerOf(request);
+      return true;
+    }
     if (declaration === undefined) {
       throw new Error(
-        `${context.getClass().name}.${context.getHandler().name} declares neither @Auth nor @Public`,
+        `${context.getClass().name}.${context.getHandler().name} declares none of @Auth, @ScimAuth, @Public`,
       );
     }
     const request = context.switchToHttp().getRequest<ApiRequest>();

@@ -1,7 +1,8 @@
 import { HttpException, Logger, NotFoundException } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { AppError } from '#common';
+import { AppError, httpStatusOf } from '#common';
 import { isDependencyUnavailable } from '#queue';
+import { asScimError, isScimPath, SCIM_MEDIA_TYPE, scimErrorBody } from '#scim';
 import { errorEnvelope } from './error-envelope.js';
 import { OAuthError } from './oauth-error.js';
 import { isVersion2, type ApiRequest } from './request-context.js';
@@ -146,6 +147,10 @@ export function sendError(
       .json({ error: error.error, error_description: error.description });
     return;
   }
+  if (isScimPath(request.path)) {
+    sendScimError(error, request, response);
+    return;
+  }
   const appError = toAppError(error, request);
   const { status, body } = errorEnvelope(
     appError,
@@ -155,6 +160,30 @@ export function sendError(
   );
   response.set(appError.headers);
   response.status(status).json(body);
+}
+
+/**
+ * SCIM clients (Okta, Entra ID) read errors in SCIM's own schema (RFC 7644
+ * §3.12), with `scimType` where one applies: so every error under /scim/v2,
+ * whoever raised it (the token check, body parsing, a rate limit, the
+ * directory), is written in it here.
+ */
+function sendScimError(error: unknown, request: Request, response: Response): void {
+  const scim = asScimError(error);
+  if (scim !== null) {
+    response.status(scim.status).type(SCIM_MEDIA_TYPE);
+    response.send(JSON.stringify(scimErrorBody(scim.status, scim.detail, scim.scimType)));
+    return;
+  }
+  const appError = toAppError(error, request);
+  const status = httpStatusOf(appError.code);
+  const issue = appError.details.issue;
+  const detail =
+    issue && !appError.message.includes(issue) ? `${appError.message}: ${issue}` : appError.message;
+  const scimType = appError.code === 'INVALID_REQUEST' ? 'invalidSyntax' : null;
+  response.set(appError.headers);
+  response.status(status).type(SCIM_MEDIA_TYPE);
+  response.send(JSON.stringify(scimErrorBody(status, detail, scimType)));
 }
 
 /** Headers that belong to every response, errors included. */

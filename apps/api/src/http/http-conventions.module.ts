@@ -6,6 +6,7 @@ import { EventsModule } from '#events';
 import { IdempotencyModule } from '#idempotency';
 import { OrganizationsModule } from '#organizations';
 import { AddressLimiter } from './address-limiter.js';
+import { ScimTokensModule } from '#scim';
 import { AuthGuard } from './auth.guard.js';
 import { DocsController } from './docs.controller.js';
 import { HttpExceptionFilter } from './http-exception.filter.js';
@@ -26,7 +27,14 @@ import { RequestLimiter } from './request-limiter.js';
  */
 @Global()
 @Module({
-  imports: [AuthModule, DatabaseModule, EventsModule, OrganizationsModule, IdempotencyModule],
+  imports: [
+    AuthModule,
+    DatabaseModule,
+    EventsModule,
+    OrganizationsModule,
+    IdempotencyModule,
+    ScimTokensModule,
+  ],
   controllers: [DocsController],
   providers: [
     RequestLimiter,

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { Member } from '#auth';
 import type { Principal } from '#common';
+import type { ScimCaller } from '#scim';
 import type { SandboxMark } from './sandbox.js';
 
 /** What the HTTP layer attaches to a request. */
@@ -9,6 +10,8 @@ export interface ApiRequest extends Request, SandboxMark {
   principal?: Principal;
   /** Set when the principal is a person's access token. */
   member?: Member;
+  /** Set on the SCIM service's routes: the organisation whose SCIM token called. */
+  scim?: ScimCaller;
 }
 
 /** Version 2 routes answer errors in the version 2 form. */

@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { InvitationsService, MIN_PASSWORD_LENGTH, type OpenInvitation } from '#analysts';
 import { AppSettings } from '#config';
 import { ApiController } from '../http/api-controller.decorator.js';
+import { Audited } from '../http/audited.decorator.js';
 import { Public } from '../http/auth.decorator.js';
 import { formText } from '../oauth/authorization-server/interactions.js';
 import {
@@ -51,9 +52,10 @@ export class InvitationsController {
 
   @Post(':token')
   @Public()
+  @Audited('person.updated')
   @ApiOperation({
     summary: 'Set the password of an invitation (browser form)',
-    description: `Form-encoded \`password\` and \`password_confirmation\` (at least ${MIN_PASSWORD_LENGTH} characters, the same twice). Success ends the invitation: the account signs in with that password from now on.`,
+    description: `Form-encoded \`password\` and \`password_confirmation\` (at least ${MIN_PASSWORD_LENGTH} characters, the same twice). Success ends the invitation: the account signs in with that password from now on (a \`person.updated\` audit event, the person its actor).`,
   })
   @ApiResponse({ status: 200, description: 'The account is ready (an HTML page)' })
   @ApiResponse({

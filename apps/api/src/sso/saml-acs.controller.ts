@@ -2,7 +2,8 @@ import { HttpCode, Param, Post, Req, Res, VERSION_NEUTRAL } from '@nestjs/common
 import { ApiConsumes, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AppSettings } from '#config';
-import { SsoSignInService } from '#sso';
+import { Sql } from '#database';
+import { SsoConnectionsService, SsoSignInService } from '#sso';
 import { ApiController } from '../http/api-controller.decorator.js';
 import { Public } from '../http/auth.decorator.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
@@ -11,6 +12,7 @@ import {
   renderErrorPage,
   renderIdpSignedInPage,
 } from '../oauth/authorization-server/pages.js';
+import { recordSamlRefusal } from '../oauth/authorization-server/interactions.js';
 import { SSO_CONNECTION_ID } from './sso-connection-id.js';
 
 /** An interaction uid as oidc-provider makes them: what a RelayState must look like to be followed. */
@@ -21,6 +23,8 @@ const INTERACTION_UID = /^[A-Za-z0-9_-]{1,64}$/;
  * POST of its response. The response is checked here (its cookie-less
  * cross-site POST cannot finish the interaction), and the browser is sent
  * back to the interaction its RelayState names, which finishes the sign-in.
+ * A refused response is recorded here (`sign_in.failed`), under the
+ * connection it came through, whichever way the browser goes on.
  */
 @ApiTags('Enterprise SSO (v2)')
 @ApiProduces('text/html')
@@ -28,7 +32,9 @@ const INTERACTION_UID = /^[A-Za-z0-9_-]{1,64}$/;
 export class SamlAcsController {
   constructor(
     private readonly sso: SsoSignInService,
+    private readonly connections: SsoConnectionsService,
     private readonly settings: AppSettings,
+    private readonly sql: Sql,
   ) {}
 
   @Post(':connection_id/acs')
@@ -78,6 +84,11 @@ export class SamlAcsController {
     });
     if (consumed === null) return page(404, 'no enabled SAML connection has this address');
     const { result, solicited } = consumed;
+    if (!result.ok) {
+      // The connection answered just now; null only if it was deleted in between.
+      const connection = await this.connections.findSaml(connectionId);
+      if (connection) await recordSamlRefusal(this.sql, connection, result);
+    }
     const interaction = relayState !== undefined && INTERACTION_UID.test(relayState);
     if (result.ok && !solicited) {
       // IdP-initiated (only where the connection allows it: the SP refuses unsolicited

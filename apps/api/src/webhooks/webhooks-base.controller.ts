@@ -11,6 +11,7 @@ import {
 import { Scope, type Principal } from '#common';
 import { WebhookDeliveriesService, WebhooksService } from '#webhooks';
 import { Auth, CurrentPrincipal } from '../http/auth.decorator.js';
+import { Audited } from '../http/audited.decorator.js';
 import { ErrorEnvelopeDto } from '../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../http/request-examples.js';
 import { ResourceParam } from '../http/resource-param.decorator.js';
@@ -44,6 +45,7 @@ export abstract class WebhooksBaseController {
   @Post()
   @HttpCode(201)
   @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @Audited('webhook.created')
   @ApiOperation({
     summary: 'Register a webhook endpoint',
     description: `The receiver must be https:// with a valid certificate, on a public address. ${SIGNING} The secret is shown once, here.`,
@@ -78,6 +80,7 @@ export abstract class WebhooksBaseController {
 
   @Patch(':webhook_id')
   @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @Audited('webhook.updated')
   @ApiOperation({
     summary: 'Change a webhook endpoint',
     description:
@@ -104,6 +107,7 @@ export abstract class WebhooksBaseController {
   @Delete(':webhook_id')
   @HttpCode(204)
   @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @Audited('webhook.deleted')
   @ApiOperation({
     summary: 'Delete a webhook endpoint',
     description: 'Its pending deliveries stop and its delivery history goes with it.',
@@ -120,6 +124,7 @@ export abstract class WebhooksBaseController {
   @Post(':webhook_id/rotate-secret')
   @HttpCode(200)
   @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @Audited('webhook.secret_rotated')
   @ApiOperation({
     summary: "Rotate a webhook endpoint's signing secret",
     description:

@@ -15,4 +15,4 @@ export {
 } from './analyst.js';
 export type { MemberInput } from './member-fields.js';
 export { passwordProblem } from './member-fields.js';
-export type { MemberChange } from './member-consequences.js';
+export { MemberConsequences, type MemberChange } from './member-consequences.js';

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { hashPassword, UsersRepository } from '#auth';
+import { hashPassword, personTarget, UsersRepository } from '#auth';
+import { toPublicId } from '#common';
 import { Sql } from '#database';
+import { AuditLog } from '#events';
 import { OrganizationsService } from '#organizations';
 import { invitationHash, isInvitationToken } from './invitation-tokens.js';
 import { passwordProblem } from './member-fields.js';
@@ -48,7 +50,8 @@ export class InvitationsService {
   /**
    * Sets the password and ends the invitation, in one statement conditioned
    * on the invitation still being open, so a link used twice at once sets
-   * one password and the other answer is `gone`.
+   * one password and the other answer is `gone`. The person did it: a
+   * `person.updated` audit event, theirs as actor and target.
    */
   async accept(token: string, password: string, confirmation: string): Promise<InvitationOutcome> {
     const open = await this.find(token);
@@ -57,9 +60,27 @@ export class InvitationsService {
     if (problem !== null) return { refused: `The password ${problem}.` };
     if (password !== confirmation) return { refused: 'The two passwords are not the same.' };
     const hash = await hashPassword(password);
-    const accepted = await this.sql.transaction((tx) =>
-      this.users.acceptInvitationAcrossTenants(tx, invitationHash(token), hash),
-    );
+    const accepted = await this.sql.transaction(async (tx) => {
+      const account = await this.users.acceptInvitationAcrossTenants(
+        tx,
+        invitationHash(token),
+        hash,
+      );
+      if (account === null) return false;
+      const target = personTarget(account.id);
+      await AuditLog.record(
+        tx,
+        { organizationId: account.organizationId, mode: 'live' },
+        {
+          action: 'person.updated',
+          actor: { type: 'person', id: target.id },
+          target,
+          changes: { status: { before: 'invited', after: 'active' } },
+          details: { invitation: 'accepted', analyst_id: toPublicId('analyst', account.id) },
+        },
+      );
+      return true;
+    });
     return accepted ? { accepted: open } : { gone: true };
   }
 }

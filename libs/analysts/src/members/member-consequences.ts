@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { MemberRole } from '#auth';
+import { AccountSignOut, type MemberRole } from '#auth';
 import { JudgingService } from '../judging/judging.service.js';
 import { AssignmentsService } from '../tasking/assignments.service.js';
 
@@ -12,19 +12,25 @@ export interface MemberChange {
 }
 
 /**
- * The work follows the people: someone who stops being an analyst (or is
- * disabled) gives their open assignments back so others are picked, and a
- * new judge takes the judging tasks that waited for one. Run after the
- * change is committed, so the tasking and judging see it.
+ * Access and work follow the people: someone disabled (by an admin or SCIM)
+ * loses their sessions, refresh tokens and grants at once (AccountSignOut);
+ * someone who stops being an analyst (or is disabled) gives their open
+ * assignments back so others are picked, and a new judge takes the judging
+ * tasks that waited for one. Run after the change is committed, so the
+ * tasking and judging see it.
  */
 @Injectable()
 export class MemberConsequences {
   constructor(
     private readonly assignments: AssignmentsService,
     private readonly judging: JudgingService,
+    private readonly signOut: AccountSignOut,
   ) {}
 
   async apply(change: MemberChange, requestId: string | null): Promise<void> {
+    if (!change.before.disabled && change.after.disabled) {
+      await this.signOut.signOut(change.userId);
+    }
     const wasAnalyst = !change.before.disabled && change.before.roles.includes('analyst');
     const isAnalyst = !change.after.disabled && change.after.roles.includes('analyst');
     const wasJudge = !change.before.disabled && change.before.roles.includes('judge');

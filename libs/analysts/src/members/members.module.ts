@@ -16,6 +16,6 @@ import { MembersService } from './members.service.js';
 @Module({
   imports: [DatabaseModule, AuthModule, OrganizationsModule, TaskingModule, JudgingModule],
   providers: [MembersService, InvitationsService, MemberConsequences],
-  exports: [MembersService, InvitationsService],
+  exports: [MembersService, InvitationsService, MemberConsequences],
 })
 export class MembersModule {}

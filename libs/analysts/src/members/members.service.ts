@@ -1,5 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { hashPassword, UsersRepository, type MemberRecord, type MemberRole } from '#auth';
+import {
+  hashPassword,
+  personTarget,
+  UsersRepository,
+  type MemberRecord,
+  type MemberRole,
+} from '#auth';
 import {
   AppError,
   newUuid,
@@ -10,6 +16,7 @@ import {
 } from '#common';
 import { AppSettings } from '#config';
 import { Sql, type KeysetPage, type PageRequest, type Transaction } from '#database';
+import { AuditLog, auditChanges, type AuditAction, type AuditChanges } from '#events';
 import { OrganizationsRepository } from '#organizations';
 import { INVITATION_TTL_MS, type Analyst, type AnalystStatus, type Invited } from './analyst.js';
 import { analystOf } from './analyst-of.js';
@@ -31,7 +38,8 @@ const UNIQUE_VIOLATION = '23505';
  * rows of `users` with roles, managed by the organisation's admins. People
  * belong to the organisation, not to a mode: test-mode credentials read
  * them, but only live-mode ones change them (the routes are `liveOnly`: the
- * auth guard refuses a sandbox key before anything here runs).
+ * auth guard refuses a sandbox key before anything here runs). Every change
+ * is an audit event of the person (`person.…`), written with it.
  */
 @Injectable()
 export class MembersService {
@@ -75,9 +83,17 @@ export class MembersService {
       scopes: scopeCeiling(principal.scopes),
     };
     try {
-      await this.sql.transaction((tx) =>
-        this.users.insertMember(tx, principal.organizationId, member),
-      );
+      await this.sql.transaction(async (tx) => {
+        await this.users.insertMember(tx, principal.organizationId, member);
+        await this.audit(tx, principal, 'person.created', uuid, {
+          changes: auditChanges({}, { email, name, roles }),
+        });
+        if (expiresAt !== null) {
+          await this.audit(tx, principal, 'person.invited', uuid, {
+            details: { invitation_expires_at: expiresAt.toISOString() },
+          });
+        }
+      });
     } catch (error) {
       // Someone took the email between the check and the insert.
       if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
@@ -134,19 +150,26 @@ export class MembersService {
   /**
    * Removes a member: the account is disabled and its invitation cleared, but
    * kept, so their assignments, submissions and judged trials stay in the
-   * history. Removing someone already removed changes nothing.
+   * history. Removing someone already removed changes nothing (but is
+   * recorded, as every removal asked for is).
    */
   async disable(principal: Principal, publicId: string, requestId: string | null): Promise<void> {
-    await this.change(principal, publicId, { disabled: true }, requestId, 'roles');
+    await this.change(principal, publicId, { disabled: true }, requestId, 'roles', true);
   }
 
-  /** `lastAdminField`: what a refusal to leave the organisation without an admin names. */
+  /**
+   * `lastAdminField`: what a refusal to leave the organisation without an
+   * admin names. `removal`: a DELETE, recorded as `person.removed`; a PATCH
+   * is `person.updated` for its name and roles, and `person.disabled` or
+   * `person.enabled` when it turns the account off or on.
+   */
   private async change(
     principal: Principal,
     publicId: string,
     input: MemberInput,
     requestId: string | null,
     lastAdminField: string,
+    removal = false,
   ): Promise<Analyst> {
     const name = input.name === undefined ? undefined : checkedName(input.name);
     const roles = input.roles === undefined ? undefined : checkedRoles(input.roles);
@@ -165,7 +188,9 @@ export class MembersService {
         disabled,
         scopeCeiling: gainsRole ? scopeCeiling(principal.scopes) : null,
       });
-      return analystOf(locked);
+      const earlier = analystOf(locked);
+      await this.auditChange(tx, principal, earlier, { name, roles: nextRoles, disabled }, removal);
+      return earlier;
     });
     await this.consequences.apply(
       {
@@ -201,13 +226,68 @@ export class MembersService {
       // The link is handed to the caller: whoever follows it holds no more than the caller.
       scopeCeiling: scopeCeiling(principal.scopes),
     };
-    await this.sql.transaction((tx) =>
-      this.users.reinviteMember(tx, principal.organizationId, current.id, invitation),
-    );
+    await this.sql.transaction(async (tx) => {
+      await this.users.reinviteMember(tx, principal.organizationId, current.id, invitation);
+      await this.audit(tx, principal, 'person.invited', current.id, {
+        details: { invitation_expires_at: invitation.expiresAt.toISOString(), again: true },
+      });
+    });
     return {
       analyst: await this.read(principal.organizationId, current.id),
       invitationUrl: this.url(token),
     };
+  }
+
+  /**
+   * The audit events of a change of `before`: what a PATCH changed of the
+   * name and roles (`person.updated`, also when it changed nothing, so every
+   * call is on record), and whether it turned the account off or on; a
+   * removal is `person.removed` alone.
+   */
+  private async auditChange(
+    tx: Transaction,
+    principal: Principal,
+    before: Analyst,
+    after: { name: string | undefined; roles: MemberRole[]; disabled: boolean },
+    removal: boolean,
+  ): Promise<void> {
+    const wasDisabled = before.status === 'disabled';
+    const disabling =
+      wasDisabled === after.disabled
+        ? null
+        : auditChanges({ disabled: wasDisabled }, { disabled: after.disabled });
+    if (removal) {
+      await this.audit(tx, principal, 'person.removed', before.id, { changes: disabling });
+      return;
+    }
+    const fields = auditChanges(
+      { name: before.name, roles: before.roles },
+      { name: after.name ?? before.name, roles: after.roles },
+    );
+    if (fields !== null || disabling === null) {
+      await this.audit(tx, principal, 'person.updated', before.id, { changes: fields });
+    }
+    if (disabling !== null) {
+      const action = after.disabled ? 'person.disabled' : 'person.enabled';
+      await this.audit(tx, principal, action, before.id, { changes: disabling });
+    }
+  }
+
+  /** An audit event of the person `userId` by the caller, with their analyst id. */
+  private async audit(
+    tx: Transaction,
+    principal: Principal,
+    action: AuditAction,
+    userId: string,
+    entry: { changes?: AuditChanges | null; details?: Record<string, unknown> },
+  ): Promise<void> {
+    await AuditLog.record(tx, principal, {
+      action,
+      actor: principal,
+      target: personTarget(userId),
+      changes: entry.changes ?? null,
+      details: { analyst_id: toPublicId('analyst', userId), ...entry.details },
+    });
   }
 
   private url(token: string | null): string | null {

@@ -77,6 +77,14 @@ export class UserEntity {
 
   @Column({ name: 'invitation_expires_at', type: 'timestamptz', nullable: true })
   invitationExpiresAt!: Date | null;
+
+  /** The identity provider's own id of the person (SCIM `externalId`). */
+  @Column({ name: 'scim_external_id', type: 'text', nullable: true })
+  scimExternalId!: string | null;
+
+  /** When SCIM provisioning took charge of the person; null for people it does not manage. */
+  @Column({ name: 'scim_provisioned_at', type: 'timestamptz', nullable: true })
+  scimProvisionedAt!: Date | null;
 }
 
 export type IdentitySource = 'local' | 'saml' | 'ldap';

@@ -27,6 +27,7 @@ import { HistoryRollupsInsertNoPrune1764118800000 } from './1764118800000-histor
 import { SsoDomainVerification1764122400000 } from './1764122400000-sso-domain-verification.js';
 import { HistoryCasesWrittenByHistory1764126000000 } from './1764126000000-history-cases-written-by-history.js';
 import { AuditEvents1764129600000 } from './1764129600000-audit-events.js';
+import { Scim1764133200000 } from './1764133200000-scim.js';
 
 /** Every migration, in order. Listed explicitly: ESM builds have no directory globbing. */
 export const MIGRATIONS = [
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   SsoDomainVerification1764122400000,
   HistoryCasesWrittenByHistory1764126000000,
   AuditEvents1764129600000,
+  Scim1764133200000,
 ];

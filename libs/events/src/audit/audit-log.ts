@@ -21,7 +21,7 @@ export const REDACTED = '[redacted]';
 const SECRET_FIELD =
   /(secret|password|passphrase|private_?key|_hash$|hash_|^token$|_token$|^key$)/i;
 /** Values that are credentials of this service whatever their field is called. */
-const SECRET_VALUE = /^(sk|whsec|scim|cs)_[A-Za-z0-9_]{16,}$/;
+const SECRET_VALUE = /^(sk|whsec|sas_scim)_[A-Za-z0-9_-]{16,}$/;
 
 /**
  * The one writer of the audit log. Every change it records is written in the

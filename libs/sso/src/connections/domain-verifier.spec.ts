@@ -1,12 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
+import { newUuid, toPublicId } from '#common';
 import type { AppSettings } from '#config';
 import type { Sql, Transaction } from '#database';
-import { DomainVerifier } from './domain-verifier.js';
+import { AuditLog } from '#events';
+import { DOMAIN_RECHECK_ACTOR, DomainVerifier } from './domain-verifier.js';
 import type { ConnectionClaim, SsoEmailDomainsRepository } from './sso-email-domains.repository.js';
 
+const connectionId = newUuid();
 const claim = (domain: string): ConnectionClaim => ({
   organizationId: 'org',
-  connectionId: 'connection',
+  connectionId,
   domain,
   status: 'pending',
   token: `token-${domain}`,
@@ -15,7 +18,7 @@ const claim = (domain: string): ConnectionClaim => ({
 /** A verifier whose DNS publishes `published`, over claims kept in memory. */
 function verifierOver(published: Set<string>, takenElsewhere = new Set<string>()) {
   const marked: string[] = [];
-  const tx = {} as Transaction;
+  const tx = { open: true } as unknown as Transaction;
   const sql = { transaction: <T>(work: (tx: Transaction) => Promise<T>) => work(tx) };
   const domains = {
     markVerified: (_tx: Transaction, organizationId: string, { domain }: ConnectionClaim) => {
@@ -38,14 +41,33 @@ function verifierOver(published: Set<string>, takenElsewhere = new Set<string>()
     { dnsResolvers: [] } as unknown as AppSettings,
   );
   verifier.published = ({ domain }) => Promise.resolve(published.has(domain));
-  return { verifier, marked };
+  return { verifier, marked, tx };
 }
+
+let audited: MockInstance<typeof AuditLog.record>;
+beforeEach(() => {
+  audited = vi.spyOn(AuditLog, 'record').mockResolvedValue(undefined);
+});
+afterEach(() => vi.restoreAllMocks());
 
 describe('DomainVerifier', () => {
   it('verifies the claims whose records are published and records the others as checked', async () => {
-    const { verifier, marked } = verifierOver(new Set(['found.example']));
-    expect(await verifier.check([claim('found.example'), claim('missing.example')])).toBe(1);
+    const { verifier, marked, tx } = verifierOver(new Set(['found.example']));
+    const actor = { type: 'person' as const, id: toPublicId('user', newUuid()) };
+    expect(await verifier.check([claim('found.example'), claim('missing.example')], actor)).toBe(1);
     expect(marked.sort()).toEqual(['checked missing.example', 'verified found.example']);
+    // The verified domain only, in its own transaction, by whoever asked.
+    expect(audited).toHaveBeenCalledTimes(1);
+    expect(audited).toHaveBeenCalledWith(
+      tx,
+      { organizationId: 'org', mode: 'live' },
+      {
+        action: 'sso_connection.domains_verified',
+        actor,
+        target: { type: 'sso_connection', id: toPublicId('ssoConnection', connectionId) },
+        details: { domains: ['found.example'] },
+      },
+    );
   });
 
   it('leaves a claim pending, checked, when another connection proved the domain first', async () => {
@@ -53,7 +75,8 @@ describe('DomainVerifier', () => {
       new Set(['taken.example']),
       new Set(['taken.example']),
     );
-    expect(await verifier.check([claim('taken.example')])).toBe(0);
+    expect(await verifier.check([claim('taken.example')], DOMAIN_RECHECK_ACTOR)).toBe(0);
     expect(marked).toEqual(['checked taken.example']);
+    expect(audited).not.toHaveBeenCalled();
   });
 });

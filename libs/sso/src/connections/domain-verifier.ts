@@ -1,10 +1,16 @@
 import { Resolver } from 'node:dns/promises';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import type { Principal } from '#common';
 import { AppSettings } from '#config';
 import { Sql } from '#database';
+import { AuditLog, type AuditActor } from '#events';
 import { PeriodicTasks } from '#queue';
+import { connectionTarget } from './connection-audit.js';
 import { verificationRecord, type DomainClaim } from './domain-claims.js';
 import { SsoEmailDomainsRepository, type ConnectionClaim } from './sso-email-domains.repository.js';
+
+/** Who verifies domains nobody asked about: the worker's hourly look-up. */
+export const DOMAIN_RECHECK_ACTOR: AuditActor = { type: 'system', id: 'sso.domain-verification' };
 
 /** A lookup that has not answered by then counts as not found; the next check asks again. */
 const LOOKUP_TIMEOUT_MS = 3_000;
@@ -44,15 +50,17 @@ export class DomainVerifier {
   /**
    * Looks each claim up and records it; how many are verified now. Several
    * at once: a resolver that does not answer costs each lookup its whole
-   * timeout, and one connection may list 50 domains.
+   * timeout, and one connection may list 50 domains. `actor`: who asked (the
+   * caller of "Verify now", or the worker), named by each verification's
+   * audit event.
    */
-  async check(claims: ConnectionClaim[]): Promise<number> {
+  async check(claims: ConnectionClaim[], actor: AuditActor | Principal): Promise<number> {
     let verified = 0;
     let next = 0;
     const lookUpTheRest = async (): Promise<void> => {
       while (next < claims.length) {
         const claim = claims[next++]!;
-        if (await this.record(claim, await this.published(claim))) verified += 1;
+        if (await this.record(claim, await this.published(claim), actor)) verified += 1;
       }
     };
     await Promise.all(Array.from({ length: PARALLEL_LOOKUPS }, lookUpTheRest));
@@ -62,15 +70,31 @@ export class DomainVerifier {
   /**
    * Records a lookup: `found` marks the claim verified, unless another
    * connection proved the domain meanwhile (then it stays pending). Whether it
-   * is verified now. The attempt commits alone: a unique violation ends its
-   * transaction.
+   * is verified now. The attempt commits alone, with its audit event: a
+   * unique violation ends its transaction.
    */
-  private async record(claim: ConnectionClaim, found: boolean): Promise<boolean> {
+  private async record(
+    claim: ConnectionClaim,
+    found: boolean,
+    actor: AuditActor | Principal,
+  ): Promise<boolean> {
     if (found) {
       try {
-        const verified = await this.sql.transaction((tx) =>
-          this.domains.markVerified(tx, claim.organizationId, claim),
-        );
+        const verified = await this.sql.transaction(async (tx) => {
+          if (!(await this.domains.markVerified(tx, claim.organizationId, claim))) return false;
+          // Connections are live-mode things, whichever mode the caller's credential is of.
+          await AuditLog.record(
+            tx,
+            { organizationId: claim.organizationId, mode: 'live' },
+            {
+              action: 'sso_connection.domains_verified',
+              actor,
+              target: connectionTarget(claim.connectionId),
+              details: { domains: [claim.domain] },
+            },
+          );
+          return true;
+        });
         if (verified) return true;
       } catch (error) {
         if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
@@ -112,7 +136,7 @@ export class DomainVerificationRecheck implements OnModuleInit {
       new Date(now.getTime() - HOUR_MS),
       BATCH,
     );
-    const verified = await this.verifier.check(due);
+    const verified = await this.verifier.check(due, DOMAIN_RECHECK_ACTOR);
     if (verified > 0) this.logger.log({ verified }, 'SSO email domains verified');
     return { checked: due.length, verified };
   }

@@ -5,3 +5,4 @@ export { IdpMetadataRefresh } from './metadata-refresh.js';
 export type { SsoTestReport } from './connection-test-report.js';
 export { DomainVerificationRecheck, DomainVerifier } from './domain-verifier.js';
 export { verificationRecord, type DomainClaim } from './domain-claims.js';
+export { scopesOfGroups } from './group-scopes.js';

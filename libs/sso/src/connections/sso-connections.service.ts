@@ -13,6 +13,7 @@ import {
 import { UsersRepository } from '#auth';
 import { AppSettings } from '#config';
 import { Sql, type KeysetPage, type PageRequest, type Transaction } from '#database';
+import { AuditLog } from '#events';
 import { DestinationPolicy, OutboundFetcher, OutboundSockets } from '#outbound';
 import { LdapDirectory, ldapSettings } from '../ldap/index.js';
 import {
@@ -20,6 +21,7 @@ import {
   type SsoConnectionInput,
   resolveSamlConfig,
 } from './connection-config.js';
+import { connectionChanges, connectionTarget } from './connection-audit.js';
 import { createSpCredentials } from './sp-credentials.js';
 import {
   MAX_GROUP_MAPPINGS,
@@ -113,6 +115,12 @@ export class SsoConnectionsService {
     await this.sql.transaction(async (tx) => {
       await this.connections.insert(tx, principal.organizationId, connection, this.seal(secret));
       await this.claimDomains(tx, connection);
+      await AuditLog.record(tx, principal, {
+        action: 'sso_connection.created',
+        actor: principal,
+        target: connectionTarget(connection.id),
+        changes: connectionChanges(null, connection, input.type === 'ldap'),
+      });
     });
     return connection;
   }
@@ -193,6 +201,13 @@ export class SsoConnectionsService {
         );
       }
       if (fields.emailDomains) await this.claimDomains(tx, next);
+      // Recorded even when nothing changed: the request was made, and says so.
+      await AuditLog.record(tx, principal, {
+        action: 'sso_connection.updated',
+        actor: principal,
+        target: connectionTarget(next.id),
+        changes: connectionChanges(current, next, secret !== null),
+      });
     });
     return next;
   }
@@ -218,30 +233,37 @@ export class SsoConnectionsService {
 
   /**
    * Looks up the TXT record of each pending domain now and marks those found
-   * verified (the worker does the same every hour). A domain another
+   * verified (the worker does the same every hour), each with its
+   * `sso_connection.domains_verified` audit event. A domain another
    * connection proved first stays pending.
    */
   async verifyDomains(
-    tenant: Tenant,
+    principal: Principal,
     publicId: string,
   ): Promise<SsoConnection & { domains: DomainClaim[] }> {
-    const connection = await this.get(tenant, publicId);
+    const connection = await this.get(principal, publicId);
     const pending = await this.domains.pendingOf(
-      tenant.organizationId,
+      principal.organizationId,
       connection.id,
       connection.emailDomains.length,
     );
-    await this.verifier.check(pending);
+    await this.verifier.check(pending, principal);
     const [checked] = await this.withDomains([connection]);
     return checked!;
   }
 
-  async delete(tenant: Tenant, publicId: string): Promise<void> {
-    const connection = await this.get(tenant, publicId);
+  async delete(principal: Principal, publicId: string): Promise<void> {
+    const connection = await this.get(principal, publicId);
     // Its people keep their accounts, no longer linked to it (`users` is libs/auth's).
     await this.sql.transaction(async (tx) => {
-      await this.connections.delete(tx, tenant.organizationId, connection.id);
-      await this.users.forgetConnection(tx, tenant.organizationId, connection.id);
+      await this.connections.delete(tx, principal.organizationId, connection.id);
+      await this.users.forgetConnection(tx, principal.organizationId, connection.id);
+      await AuditLog.record(tx, principal, {
+        action: 'sso_connection.deleted',
+        actor: principal,
+        target: connectionTarget(connection.id),
+        details: { type: connection.type, name: connection.name },
+      });
     });
   }
 

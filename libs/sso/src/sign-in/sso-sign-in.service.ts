@@ -6,6 +6,7 @@ import { AppSettings } from '#config';
 import { OutboundSockets } from '#outbound';
 import { LdapDirectory, LdapSignInError, ldapSettings } from '../ldap/index.js';
 import type { SsoConnection } from '../connections/sso-connection.js';
+import { scopesOfGroups } from '../connections/group-scopes.js';
 import { SsoConnectionsService } from '../connections/sso-connections.service.js';
 import { SsoConnectionsRepository } from '../connections/sso-connections.repository.js';
 import { SsoEmailDomainsRepository } from '../connections/sso-email-domains.repository.js';
@@ -191,10 +192,6 @@ export class SsoSignInService implements OnModuleDestroy {
       );
       return { ok: false, reason: 'foreign_domain', detail: domain };
     }
-    const scopes = new Set(connection.defaultScopes);
-    for (const group of person.groups) {
-      for (const scope of connection.groupScopes[group] ?? []) scopes.add(scope);
-    }
     const signedIn = await this.users.signInFederated({
       organizationId: connection.organizationId,
       source,
@@ -202,7 +199,7 @@ export class SsoSignInService implements OnModuleDestroy {
       email: person.email,
       name: person.name,
       groups: [...new Set(person.groups)].sort(),
-      scopes: [...scopes].sort(),
+      scopes: scopesOfGroups(connection, person.groups),
       provision: connection.jitProvisioning,
       roles: connection.jitRoles,
     });

@@ -96,9 +96,7 @@ describe('WorkLifecycle.delete', () => {
     expect(malformed.code).toBe('NOT_FOUND');
     expect(malformed.message).toContain('probe');
     const unknown = toPublicId('session', newUuid());
-    expect((await refusal(lifecycle.delete(kind, principal, unknown))).code).toBe(
-      'NOT_FOUND',
-    );
+    expect((await refusal(lifecycle.delete(kind, principal, unknown))).code).toBe('NOT_FOUND');
     // Nothing after the row: no redaction, no audit of a deletion that did not happen.
     expect(steps).toEqual(['begin', 'delete row']);
   });

@@ -8,6 +8,7 @@ import {
 } from '@nestjs/swagger';
 import { AnalysesService, AnalysisListsService } from '#analyses';
 import { Scope, type Principal } from '#common';
+import { Audited } from '../../http/audited.decorator.js';
 import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
@@ -143,6 +144,7 @@ export class AnalysesV1Controller {
   @Delete(':analysis_id')
   @HttpCode(204)
   @Auth({ scopes: [Scope.SessionsDelete] })
+  @Audited('analysis.deleted')
   @ApiOperation({
     summary: 'Delete an analysis',
     description:

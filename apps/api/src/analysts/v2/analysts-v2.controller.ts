@@ -10,6 +10,7 @@ import {
 import { MembersService } from '#analysts';
 import { Scope, type Principal } from '#common';
 import { ApiController } from '../../http/api-controller.decorator.js';
+import { Audited } from '../../http/audited.decorator.js';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
@@ -54,6 +55,7 @@ export class AnalystsV2Controller {
   @Post()
   @HttpCode(201)
   @Auth({ scopes: [Scope.OrganizationsWrite], liveOnly: true })
+  @Audited('person.created', 'person.invited')
   @ApiOperation({
     summary: 'Add a member: an analyst, a judge or an admin',
     description: `With \`password\`, a local account that can sign in at once (\`status: active\`). Without, the person is invited (\`status: invited\`): the answer carries a one-time \`invitation_url\` for them to set a password, valid 7 days; an SSO sign-in of the same email through the organisation's connection lands on the same account. \`roles\` defaults to \`["analyst"]\`. An email already in this organisation is 409 naming \`email\` and the member to PATCH instead; an email of another organisation's account is 409 too (an email is one account across the service). ${LIVE_ONLY}`,
@@ -115,6 +117,7 @@ export class AnalystsV2Controller {
 
   @Patch(':analyst_id')
   @Auth({ scopes: [Scope.OrganizationsWrite], liveOnly: true })
+  @Audited('person.updated', 'person.disabled', 'person.enabled')
   @ApiOperation({
     summary: "Change a member's name, roles, or whether they are disabled",
     description: `Absent fields stay. Losing the \`analyst\` role, or being disabled, gives their open assignments back (other analysts are picked); gaining \`judge\` takes judging tasks that were waiting for a judge. The last active admin can be neither demoted nor disabled: 409 naming \`roles\` (or \`disabled\`). ${LIVE_ONLY}`,
@@ -139,6 +142,7 @@ export class AnalystsV2Controller {
   @Delete(':analyst_id')
   @HttpCode(204)
   @Auth({ scopes: [Scope.OrganizationsWrite], liveOnly: true })
+  @Audited('person.removed')
   @ApiOperation({
     summary: 'Remove a member',
     description: `The account is disabled, not erased: they can no longer sign in, their tokens stop working at once, their invitation is cleared and their open assignments go to others, while their assignments, submissions and judged trials stay in the history (and \`GET\` still shows them, \`status: disabled\`). Removing the last active admin is 409 naming \`roles\`. ${LIVE_ONLY}`,
@@ -161,6 +165,7 @@ export class AnalystsV2Controller {
   @Post(':analyst_id/invitation')
   @HttpCode(201)
   @Auth({ scopes: [Scope.OrganizationsWrite], liveOnly: true })
+  @Audited('person.invited')
   @ApiOperation({
     summary: 'Invite a member again',
     description: `A new one-time \`invitation_url\` (7 days) for someone still \`invited\` — the first link expired or was lost; the old link stops working. Someone \`active\` or \`disabled\` is 409 naming \`status\`. ${LIVE_ONLY}`,

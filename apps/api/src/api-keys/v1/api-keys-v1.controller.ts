@@ -11,6 +11,7 @@ import { ApiKeyService, DEFAULT_ROTATION_OVERLAP_SECONDS } from '#api-keys';
 import type { ApiKeyEntity } from '#api-keys';
 import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
+import { Audited } from '../../http/audited.decorator.js';
 import { V1ListQueryDto, v1Page } from '../../http/v1-list.dto.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
@@ -35,6 +36,7 @@ export class ApiKeysController {
   @Post()
   @HttpCode(201)
   @Auth({ scopes: [Scope.OrganizationsWrite], accessTokenOnly: true })
+  @Audited('api_key.created')
   @ApiOperation({
     summary: 'Create an API key',
     description:
@@ -81,6 +83,7 @@ export class ApiKeysController {
   @Post(':key_id/revoke')
   @HttpCode(200)
   @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @Audited('api_key.revoked')
   @ApiOperation({
     summary: 'Revoke an API key',
     description:
@@ -98,6 +101,7 @@ export class ApiKeysController {
   @Post(':key_id/rotate')
   @HttpCode(201)
   @Auth({ scopes: [Scope.OrganizationsWrite], accessTokenOnly: true })
+  @Audited('api_key.rotated')
   @ApiOperation({
     summary: 'Rotate an API key',
     description:

@@ -23,6 +23,7 @@ import type { Response } from 'express';
 import { Scope, type Principal } from '#common';
 import { DowsingListsService, DowsingService, type DowsingPeople } from '#dowsing';
 import type { DowsingRequest } from '#engines';
+import { Audited } from '../../http/audited.decorator.js';
 import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
@@ -275,6 +276,7 @@ export class DowsingV1Controller {
   @Delete('queries/:query_id')
   @HttpCode(204)
   @Auth({ scopes: [Scope.DowsingDelete] })
+  @Audited('dowsing_query.deleted')
   @ApiOperation({
     summary: 'Delete a dowsing query',
     description:

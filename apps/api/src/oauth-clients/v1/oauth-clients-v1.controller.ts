@@ -12,6 +12,7 @@ import { Scope, type Principal } from '#common';
 import type { OAuthClientEntity } from '#auth';
 import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
+import { Audited } from '../../http/audited.decorator.js';
 import { V1ListQueryDto, v1Page } from '../../http/v1-list.dto.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
@@ -43,6 +44,7 @@ export class OAuthClientsController {
   @Post()
   @HttpCode(201)
   @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @Audited('oauth_client.created')
   @ApiOperation({
     summary: 'Register an OAuth client',
     description:
@@ -94,6 +96,7 @@ export class OAuthClientsController {
 
   @Patch(':client_id')
   @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @Audited('oauth_client.updated')
   @ApiOperation({
     summary: 'Change an OAuth client',
     description:
@@ -124,6 +127,7 @@ export class OAuthClientsController {
   @Post(':client_id/rotate-secret')
   @HttpCode(200)
   @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @Audited('oauth_client.secret_rotated')
   @ApiOperation({
     summary: "Rotate an OAuth client's secret",
     description:
@@ -143,6 +147,7 @@ export class OAuthClientsController {
   @Delete(':client_id')
   @HttpCode(204)
   @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @Audited('oauth_client.deleted')
   @ApiOperation({
     summary: 'Delete an OAuth client',
     description:

@@ -75,16 +75,16 @@ export class InteractionController {
     if (email === '' || password === '') {
       return again(400, 'Enter your email address and password.');
     }
-    const locked = await this.interactions.tooManyFailures(response, email, address);
+    const locked = await this.interactions.tooManyFailures(response, email, address, 'password');
     if (locked !== null) return again(429, locked);
     const user =
       password.length > MAX_PASSWORD_LENGTH ? null : await this.users.authenticate(email, password);
     if (!user) {
-      await this.interactions.recordFailure(email, address);
+      await this.interactions.recordFailure(email, address, 'password', 'invalid_credentials');
       return again(401, 'The email address or password is not right.');
     }
     await this.interactions.recordSuccess(email, address);
-    await this.interactions.finishLogin(open, request, response, user, ['pwd']);
+    await this.interactions.finishLogin(open, request, response, user, 'password', ['pwd']);
   }
 
   @Post('confirm')

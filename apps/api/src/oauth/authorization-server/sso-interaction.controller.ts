@@ -112,21 +112,19 @@ export class SsoInteractionController {
     if (busy !== null) return again(429, busy);
     if (password === '') return again(400, 'Enter your directory password.');
     // The same limits as local passwords: a directory is no less worth guessing at.
-    const locked = await this.interactions.tooManyFailures(response, email, address);
+    const locked = await this.interactions.tooManyFailures(response, email, address, 'ldap');
     if (locked !== null) return again(429, locked);
     const result =
       password.length > MAX_PASSWORD_LENGTH
         ? ({ ok: false, reason: 'invalid_credentials', detail: 'too long' } as const)
         : await this.sso.ldapSignIn(connection, email, password);
     if (!result.ok) {
-      if (result.reason === 'invalid_credentials') {
-        await this.interactions.recordFailure(email, address);
-      }
+      await this.interactions.recordFailure(email, address, 'ldap', result.reason);
       const [status, message] = SSO_REFUSALS[result.reason];
       return again(status, message);
     }
     await this.interactions.recordSuccess(email, address);
-    await this.interactions.finishLogin(open, request, response, result.user, ['pwd']);
+    await this.interactions.finishLogin(open, request, response, result.user, 'ldap', ['pwd']);
   }
 
   @Get('saml')
@@ -152,6 +150,7 @@ export class SsoInteractionController {
       );
     }
     if (!result.ok) {
+      // Recorded by the ACS, which knew the connection it came through.
       const [status, message] = SSO_REFUSALS[result.reason];
       return this.interactions.page(
         response,
@@ -161,6 +160,7 @@ export class SsoInteractionController {
     }
     const user = await this.users.findById(result.userId);
     if (!user) {
+      // Gone since the ACS vouched for it: no person, so no organisation to record it under.
       const [status, message] = SSO_REFUSALS.not_provisioned;
       return this.interactions.page(
         response,
@@ -168,7 +168,7 @@ export class SsoInteractionController {
         this.interactions.signInPage(open, undefined, message),
       );
     }
-    await this.interactions.finishLogin(open, request, response, user);
+    await this.interactions.finishLogin(open, request, response, user, 'saml');
   }
 }
 

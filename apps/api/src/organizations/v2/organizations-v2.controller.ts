@@ -10,6 +10,7 @@ import { Scope, toPublicId, type Principal } from '#common';
 import type { OrganizationEntity } from '#organizations';
 import { limitsOf, OrganizationsService, type OrganizationChanges } from '#organizations';
 import { ApiController } from '../../http/api-controller.decorator.js';
+import { Audited } from '../../http/audited.decorator.js';
 import { Auth, CurrentPrincipal, RequestId } from '../../http/auth.decorator.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
 import { ResourceParam } from '../../http/resource-param.decorator.js';
@@ -34,6 +35,7 @@ export class OrganizationsV2Controller {
   @Post()
   @HttpCode(201)
   @Auth({ scopes: [Scope.OrganizationsWrite], liveOnly: true })
+  @Audited('organization.created', 'api_key.created')
   @ApiOperation({
     summary: 'Create an organisation (operator only)',
     description:
@@ -56,6 +58,7 @@ export class OrganizationsV2Controller {
 
   @Patch(':organization_id')
   @Auth({ scopes: [Scope.OrganizationsWrite], liveOnly: true })
+  @Audited('organization.updated')
   @ApiOperation({
     summary: "Change an organisation's name, plan, tier or agreed limits (operator only)",
     description:

@@ -21,6 +21,7 @@ import {
 } from '@nestjs/swagger';
 import { Scope, type Principal } from '#common';
 import type { Response } from 'express';
+import { Audited } from '../../http/audited.decorator.js';
 import { ApiController } from '../../http/api-controller.decorator.js';
 import { servedFile } from '../../http/served-files.js';
 import { SessionsService, SessionListsService } from '#sessions';
@@ -115,6 +116,7 @@ export class SessionsV1Controller {
   @Delete(':session_id')
   @HttpCode(204)
   @Auth({ scopes: [Scope.SessionsDelete] })
+  @Audited('session.deleted')
   @ApiOperation({
     summary: 'Delete a session',
     description:

@@ -11,6 +11,7 @@ import { AppError, parsePublicId, Scope, type Principal } from '#common';
 import { AppSettings } from '#config';
 import { SsoConnectionsService, type SsoConnection } from '#sso';
 import { ApiController } from '../../http/api-controller.decorator.js';
+import { Audited } from '../../http/audited.decorator.js';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
@@ -48,6 +49,7 @@ export class SsoConnectionsV2Controller {
   @Post()
   @HttpCode(201)
   @Auth({ scopes: [Scope.OrganizationsWrite], liveOnly: true })
+  @Audited('sso_connection.created')
   @ApiOperation({
     summary: 'Add a SAML identity provider or an LDAP directory',
     description:
@@ -108,6 +110,7 @@ export class SsoConnectionsV2Controller {
 
   @Patch(':connection_id')
   @Auth({ scopes: [Scope.OrganizationsWrite], liveOnly: true })
+  @Audited('sso_connection.updated')
   @ApiOperation({
     summary: 'Change an SSO connection',
     description:
@@ -138,6 +141,7 @@ export class SsoConnectionsV2Controller {
   @Delete(':connection_id')
   @HttpCode(204)
   @Auth({ scopes: [Scope.OrganizationsWrite], liveOnly: true })
+  @Audited('sso_connection.deleted')
   @ApiOperation({ summary: 'Delete an SSO connection: its domains sign in with passwords again' })
   @ResourceParam('organization_id', ORGANIZATION_EXAMPLE, 'organization')
   @ResourceParam('connection_id', SSO_CONNECTION_ID.example, 'ssoConnection')
@@ -174,10 +178,11 @@ export class SsoConnectionsV2Controller {
   @Post(':connection_id/verify-domains')
   @HttpCode(200)
   @Auth({ scopes: [Scope.OrganizationsWrite], liveOnly: true })
+  @Audited('sso_connection.domains_verified')
   @ApiOperation({
     summary: 'Look up the domains’ TXT records now, and mark those found verified',
     description:
-      'For each `pending` domain, asks DNS for `_sas-verification.<domain>` and marks the domain `verified` when a TXT record there is its `verification.value`. A verified domain routes the sign-ins of its email addresses to this connection and can no longer be claimed by another organisation; the first organisation to verify a domain holds it (another connection’s claim stays pending). The worker looks pending domains up every hour too. Answers the connection with each domain’s status.',
+      'For each `pending` domain, asks DNS for `_sas-verification.<domain>` and marks the domain `verified` when a TXT record there is its `verification.value`. A verified domain routes the sign-ins of its email addresses to this connection and can no longer be claimed by another organisation; the first organisation to verify a domain holds it (another connection’s claim stays pending). The worker looks pending domains up every hour too. Each domain verified is an `sso_connection.domains_verified` audit event (a call that verifies none records nothing). Answers the connection with each domain’s status.',
   })
   @ResourceParam('organization_id', ORGANIZATION_EXAMPLE, 'organization')
   @ResourceParam('connection_id', SSO_CONNECTION_ID.example, 'ssoConnection')

@@ -4,6 +4,7 @@ import { Scope, type Principal } from '#common';
 import { WebhookDeliveriesService, WebhooksService } from '#webhooks';
 import { ApiController } from '../../http/api-controller.decorator.js';
 import { Auth, CurrentPrincipal } from '../../http/auth.decorator.js';
+import { Audited } from '../../http/audited.decorator.js';
 import { V1ListQueryDto, v1Page } from '../../http/v1-list.dto.js';
 import { ErrorEnvelopeDto } from '../../http/error-envelope.dto.js';
 import { ApiJsonBody } from '../../http/request-examples.js';
@@ -42,6 +43,7 @@ export class WebhooksV1Controller extends WebhooksBaseController {
 
   @Put(':webhook_id')
   @Auth({ scopes: [Scope.OrganizationsWrite] })
+  @Audited('webhook.updated')
   @ApiOperation({
     summary: 'Replace a webhook endpoint',
     description:
