@@ -4,11 +4,13 @@ import { ApplicationConfig, MetadataScanner, ModulesContainer, Reflector } from 
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsersService } from '#auth';
+import { toPublicId } from '#common';
 import { ScimTokensService } from '#scim';
 import { WRITE_INTERCEPTORS } from '../apps/api/src/http/api-controller.decorator.js';
 import { AUTH_METADATA, Public } from '../apps/api/src/http/auth.decorator.js';
 import { AuthGuard } from '../apps/api/src/http/auth.guard.js';
 import { Contract } from './support/contract.js';
+import { createOrganization } from './support/factories.js';
 import { TestClient } from './support/client.js';
 import { startStack, type Stack } from './support/stack.js';
 import type { AppSettings } from '#config';
@@ -133,6 +135,32 @@ describe('OpenAPI document', () => {
         );
       }
     }
+  });
+
+  it('answers 404 to another organisation in the path of every organisation’s own route, before anything else', async () => {
+    const owner = await createOrganization(stack, client, 'live');
+    const token = await owner.token();
+    const stranger = toPublicId(
+      'organization',
+      (await createOrganization(stack, client)).organizationId,
+    );
+    const reached: string[] = [];
+    for (const [path, operations] of Object.entries(contract.document.paths)) {
+      if (!path.includes('{organization_id}')) continue;
+      for (const [method, operation] of Object.entries(operations)) {
+        if (operation['x-any-organization'] === true) continue;
+        const concrete = path
+          .replace('{organization_id}', stranger)
+          .replace(/\{(\w+)\}/g, (_, name: string) => `unknown-${name}`);
+        const body = ['get', 'delete'].includes(method) ? {} : { json: {} };
+        const response = await client.request(method.toUpperCase(), concrete, { token, ...body });
+        expect(response.status, `${method} ${path}: ${response.text}`).toBe(404);
+        expect(response.body.error.message, `${method} ${path}`).toContain(stranger);
+        reached.push(`${method} ${path}`);
+      }
+    }
+    // SSO connections and SCIM tokens at least: the walk reached something.
+    expect(reached.length).toBeGreaterThanOrEqual(8);
   });
 
   it('lists no public operation that the service does not have', () => {

@@ -138,6 +138,7 @@ export interface OpenApiDocument {
         operationId?: string;
         security?: unknown[];
         'x-required-scopes'?: string[];
+        'x-any-organization'?: boolean;
         responses: Record<string, unknown>;
       }
     >

@@ -32,6 +32,13 @@ export interface AuthRequirement {
    * with one). Without it, a route's writes must stay inside the caller's mode.
    */
   liveOnly?: boolean;
+  /**
+   * The operator's routes over every organisation: the `{organization_id}`
+   * of the path may name another organisation than the caller's (the service
+   * checks the caller is the operator). Everywhere else the guard answers
+   * 404 to another organisation's id in the path, as to any tenant's resource.
+   */
+  anyOrganization?: boolean;
 }
 
 export type AuthDeclaration = AuthRequirement | 'public' | 'scim';
@@ -44,6 +51,7 @@ export function Auth(requirement: AuthRequirement) {
     ...(requirement.accessTokenOnly ? [] : [ApiSecurity('api_key')]),
     ApiExtension('x-required-scopes', requirement.scopes),
     ...(requirement.liveOnly ? [ApiExtension('x-live-only', true)] : []),
+    ...(requirement.anyOrganization ? [ApiExtension('x-any-organization', true)] : []),
     ApiResponse({
       status: 401,
       description:

@@ -1,6 +1,6 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AppError, missingScopes } from '#common';
+import { AppError, missingScopes, parsePublicId, type Principal } from '#common';
 import { UsersService } from '#auth';
 import { AppSettings } from '#config';
 import { ScimTokensService, type ScimCaller } from '#scim';
@@ -8,6 +8,9 @@ import { AUTH_METADATA, type AuthDeclaration } from './auth.decorator.js';
 import type { ApiRequest } from './request-context.js';
 import { credentialOf } from './request-counting.js';
 import { refuseLiveCredential } from './sandbox.js';
+
+/** The path parameter naming an organisation. */
+export const ORGANIZATION_PARAM = 'organization_id';
 
 /** Denies by default: a route must declare @Auth(scopes), @ScimAuth() or @Public(). */
 @Injectable()
@@ -68,12 +71,26 @@ export class AuthGuard implements CanActivate {
     const missing = missingScopes(principal.scopes, declaration.scopes);
     if (missing.length > 0) throw AppError.forbidden(missing);
     if (declaration.liveOnly && principal.mode !== 'live') throw liveModeOnly();
+    if (!declaration.anyOrganization) refuseOtherOrganization(request, principal);
     const member = await this.users.memberOf(principal);
     if (member) {
       request.member = member;
       if (!declaration.members && !member.roles.includes('admin')) throw membersOnlyTheirWork();
     }
     return true;
+  }
+}
+
+/**
+ * The organisation a path names (`/v2/enterprise/organizations/{organization_id}/…`)
+ * is the caller's own, or the route is not theirs to reach: 404, as for any
+ * other tenant's resource, so nothing says the organisation exists.
+ */
+function refuseOtherOrganization(request: ApiRequest, principal: Principal): void {
+  const named = request.params?.[ORGANIZATION_PARAM];
+  if (typeof named !== 'string') return;
+  if (parsePublicId('organization', named) !== principal.organizationId) {
+    throw AppError.notFound('organization', named);
   }
 }
 

@@ -57,7 +57,7 @@ export class OrganizationsV2Controller {
   }
 
   @Patch(':organization_id')
-  @Auth({ scopes: [Scope.OrganizationsWrite], liveOnly: true })
+  @Auth({ scopes: [Scope.OrganizationsWrite], liveOnly: true, anyOrganization: true })
   @Audited('organization.updated')
   @ApiOperation({
     summary: "Change an organisation's name, plan, tier or agreed limits (operator only)",

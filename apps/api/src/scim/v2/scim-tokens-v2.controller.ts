@@ -7,7 +7,7 @@ import {
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { AppError, parsePublicId, Scope, toPublicId, type Principal } from '#common';
+import { Scope, toPublicId, type Principal } from '#common';
 import { MAX_LIVE_SCIM_TOKENS, ScimTokensService, type ScimToken } from '#scim';
 import { ApiController } from '../../http/api-controller.decorator.js';
 import { Audited } from '../../http/audited.decorator.js';
@@ -57,10 +57,8 @@ export class ScimTokensV2Controller {
   })
   async create(
     @CurrentPrincipal() principal: Principal,
-    @Param('organization_id') organizationId: string,
     @Body() body: CreateScimTokenDto,
   ): Promise<CreatedScimTokenDto> {
-    assertOwnOrganization(principal, organizationId);
     const issued = await this.tokens.create(principal, body.name);
     return {
       id: issued.id,
@@ -81,10 +79,8 @@ export class ScimTokensV2Controller {
   @ApiOkResponse({ type: ScimTokenListDto })
   async list(
     @CurrentPrincipal() principal: Principal,
-    @Param('organization_id') organizationId: string,
     @Query() query: V2ListQueryDto,
   ): Promise<ScimTokenListDto> {
-    assertOwnOrganization(principal, organizationId);
     const page = await this.tokens.list(principal.organizationId, pageRequest('scimToken', query));
     return v2Page('scimToken', page, query.per_page, toScimTokenDto);
   }
@@ -103,10 +99,8 @@ export class ScimTokensV2Controller {
   @ApiNoContentResponse({ description: 'Revoked' })
   async revoke(
     @CurrentPrincipal() principal: Principal,
-    @Param('organization_id') organizationId: string,
     @Param('scim_token_id') id: string,
   ): Promise<void> {
-    assertOwnOrganization(principal, organizationId);
     await this.tokens.revoke(principal, id);
   }
 }
@@ -119,11 +113,4 @@ function toScimTokenDto(token: ScimToken): ScimTokenDto {
     last_used_at: token.lastUsedAt?.toISOString() ?? null,
     revoked_at: token.revokedAt?.toISOString() ?? null,
   };
-}
-
-/** Tokens are the organisation's own: any other organisation id is 404. */
-function assertOwnOrganization(principal: Principal, organizationId: string): void {
-  if (parsePublicId('organization', organizationId) !== principal.organizationId) {
-    throw AppError.notFound('organization', organizationId);
-  }
 }

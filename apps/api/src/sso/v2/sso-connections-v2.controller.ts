@@ -7,7 +7,7 @@ import {
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { AppError, parsePublicId, Scope, type Principal } from '#common';
+import { Scope, type Principal } from '#common';
 import { AppSettings } from '#config';
 import { SsoConnectionsService, type SsoConnection } from '#sso';
 import { ApiController } from '../../http/api-controller.decorator.js';
@@ -65,10 +65,8 @@ export class SsoConnectionsV2Controller {
   })
   async create(
     @CurrentPrincipal() principal: Principal,
-    @Param('organization_id') organizationId: string,
     @Body() body: CreateSsoConnectionDto,
   ): Promise<SsoConnectionDto> {
-    assertOwnOrganization(principal, organizationId);
     const created = await this.connections.create(principal, toSsoConnectionInput(body));
     return this.answer(created);
   }
@@ -82,10 +80,8 @@ export class SsoConnectionsV2Controller {
   @ApiOkResponse({ type: SsoConnectionListDto })
   async list(
     @CurrentPrincipal() principal: Principal,
-    @Param('organization_id') organizationId: string,
     @Query() query: V2ListQueryDto,
   ): Promise<SsoConnectionListDto> {
-    assertOwnOrganization(principal, organizationId);
     const page = await this.connections.page(principal, pageRequest('ssoConnection', query));
     const withDomains = await this.connections.withDomains(page.rows);
     return v2Page('ssoConnection', { ...page, rows: withDomains }, query.per_page, (connection) =>
@@ -101,10 +97,8 @@ export class SsoConnectionsV2Controller {
   @ApiOkResponse({ type: SsoConnectionDto })
   async get(
     @CurrentPrincipal() principal: Principal,
-    @Param('organization_id') organizationId: string,
     @Param('connection_id') id: string,
   ): Promise<SsoConnectionDto> {
-    assertOwnOrganization(principal, organizationId);
     return this.answer(await this.connections.get(principal, id));
   }
 
@@ -129,11 +123,9 @@ export class SsoConnectionsV2Controller {
   })
   async update(
     @CurrentPrincipal() principal: Principal,
-    @Param('organization_id') organizationId: string,
     @Param('connection_id') id: string,
     @Body() body: UpdateSsoConnectionDto,
   ): Promise<SsoConnectionDto> {
-    assertOwnOrganization(principal, organizationId);
     const updated = await this.connections.update(principal, id, toSsoConnectionInput(body));
     return this.answer(updated);
   }
@@ -148,10 +140,8 @@ export class SsoConnectionsV2Controller {
   @ApiNoContentResponse({ description: 'Deleted' })
   async delete(
     @CurrentPrincipal() principal: Principal,
-    @Param('organization_id') organizationId: string,
     @Param('connection_id') id: string,
   ): Promise<void> {
-    assertOwnOrganization(principal, organizationId);
     await this.connections.delete(principal, id);
   }
 
@@ -168,10 +158,8 @@ export class SsoConnectionsV2Controller {
   @ApiOkResponse({ type: SsoTestReportDto })
   async test(
     @CurrentPrincipal() principal: Principal,
-    @Param('organization_id') organizationId: string,
     @Param('connection_id') id: string,
   ): Promise<SsoTestReportDto> {
-    assertOwnOrganization(principal, organizationId);
     return this.connections.test(principal, id);
   }
 
@@ -189,10 +177,8 @@ export class SsoConnectionsV2Controller {
   @ApiOkResponse({ type: SsoConnectionDto })
   async verifyDomains(
     @CurrentPrincipal() principal: Principal,
-    @Param('organization_id') organizationId: string,
     @Param('connection_id') id: string,
   ): Promise<SsoConnectionDto> {
-    assertOwnOrganization(principal, organizationId);
     return toSsoConnectionDto(
       await this.connections.verifyDomains(principal, id),
       this.settings.publicUrl,
@@ -202,12 +188,5 @@ export class SsoConnectionsV2Controller {
   private async answer(connection: SsoConnection): Promise<SsoConnectionDto> {
     const [withDomains] = await this.connections.withDomains([connection]);
     return toSsoConnectionDto(withDomains!, this.settings.publicUrl);
-  }
-}
-
-/** Connections are the organisation's own: any other organisation id is 404. */
-function assertOwnOrganization(principal: Principal, organizationId: string): void {
-  if (parsePublicId('organization', organizationId) !== principal.organizationId) {
-    throw AppError.notFound('organization', organizationId);
   }
 }
