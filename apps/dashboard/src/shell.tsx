@@ -44,6 +44,7 @@ const NAVIGATION: NavGroup[] = [
     items: [
       { to: '/organisation/members', label: 'Members', role: 'admin' },
       { to: '/organisation/sso', label: 'Single sign-on', role: 'admin' },
+      { to: '/organisation/audit-log', label: 'Audit log', role: 'admin' },
       { to: '/organisation/targets', label: 'Target pool', role: 'admin' },
     ],
   },

@@ -22,19 +22,27 @@ export interface CliResult {
 
 /**
  * Compiles packages/cli when dist/main.js is missing or older than a source
- * (the root build compiles the API and the SDK; the CLI is built here too).
+ * (the root build compiles the API and the SDK; the CLI is built here too),
+ * and packages/sdk first when its dist/index.js is: `sas` loads the SDK's
+ * dist/, so an SDK change the root build has not compiled yet would not run.
  */
 export function ensureCliBuilt(): void {
-  const main = join(CLI_ROOT, 'dist', 'main.js');
-  const built = safeMtime(main);
-  const newest = Math.max(...sources(join(CLI_ROOT, 'src')).map(safeMtime));
+  ensureBuilt(SDK_ROOT, 'index.js');
+  ensureBuilt(CLI_ROOT, 'main.js');
+}
+
+const SDK_ROOT = join(REPO_ROOT, 'packages', 'sdk');
+
+function ensureBuilt(root: string, entry: string): void {
+  const built = safeMtime(join(root, 'dist', entry));
+  const newest = Math.max(...sources(join(root, 'src')).map(safeMtime));
   if (built >= newest) return;
   execFileSync(
     process.execPath,
     [
       join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
       '-p',
-      join(CLI_ROOT, 'tsconfig.json'),
+      join(root, 'tsconfig.json'),
     ],
     {
       stdio: 'inherit',

@@ -40,6 +40,15 @@ const integer = (name: string) => (value: string) => {
   return number;
 };
 
+/** An ISO 8601 date or date-time (`2025-06-01`, `2025-06-01T12:00:00Z`), sent as a UTC date-time. */
+const isoTime = (name: string) => (value: string) => {
+  const time = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}([T ]|$)/.test(value) || !Number.isFinite(time)) {
+    throw new InvalidArgumentError(`${name} must be an ISO 8601 date or date-time`);
+  }
+  return new Date(time).toISOString();
+};
+
 export function buildProgram(): Command {
   const program = new Command('sas')
     .description('The command-line tool of the Session and Analysis Service')
@@ -98,6 +107,21 @@ Exit codes: 0 done, 1 failed (or migrate check found changes), 2 usage error.`,
     .option('--to <date>', 'cases dated on or before this')
     .option('--limit <n>', 'at most this many', integer('--limit'), 20)
     .action(lazy(async () => (await import('./commands/history.js')).search));
+
+  const audit = program
+    .command('audit')
+    .description("the organisation's audit log (admins; organizations:read)");
+  audit
+    .command('list')
+    .description('audit events, newest first')
+    .option('--action <action>', 'events of one action, e.g. api_key.created')
+    .option('--actor <id>', 'events of one actor (a usr_…, key_… or client id)')
+    .option('--target <id>', 'events on one target (its id)')
+    .option('--since <time>', 'events at or after this ISO 8601 time', isoTime('--since'))
+    .option('--until <time>', 'events before this ISO 8601 time', isoTime('--until'))
+    .option('--limit <n>', 'at most this many (default 20; --ndjson: all)', integer('--limit'))
+    .option('--ndjson', 'stream every matching event, one JSON object a line (not with --json)')
+    .action(lazy(async () => (await import('./commands/audit.js')).list));
 
   const webhooks = program.command('webhooks').description('webhook tools');
   webhooks

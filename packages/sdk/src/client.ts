@@ -3,11 +3,13 @@ import { Analysts } from './resources/analysts.js';
 import { Analytics } from './resources/analytics.js';
 import { ApiKeys } from './resources/api-keys.js';
 import { Assignments } from './resources/assignments.js';
+import { AuditEvents } from './resources/audit-events.js';
 import { Dowsing } from './resources/dowsing.js';
 import { History } from './resources/history.js';
 import { JudgingTasks } from './resources/judging-tasks.js';
 import { Profiles } from './resources/profile.js';
 import { Reports } from './resources/reports.js';
+import { ScimTokens } from './resources/scim-tokens.js';
 import { Sessions } from './resources/sessions.js';
 import { Organizations, SsoConnections } from './resources/sso-connections.js';
 import { Targets } from './resources/targets.js';
@@ -57,6 +59,9 @@ export class Client {
   readonly targets: Targets;
   readonly organizations: Organizations;
   readonly ssoConnections: SsoConnections;
+  readonly scimTokens: ScimTokens;
+  /** The audit log (admins): `list` in pages, `export` streamed. */
+  readonly auditEvents: AuditEvents;
   private readonly transport: Transport;
   private readonly credentials: Credentials;
 
@@ -90,6 +95,8 @@ export class Client {
     this.targets = new Targets(this.transport);
     this.organizations = new Organizations(this.transport);
     this.ssoConnections = new SsoConnections(this.transport);
+    this.scimTokens = new ScimTokens(this.transport);
+    this.auditEvents = new AuditEvents(this.transport);
   }
 
   /**

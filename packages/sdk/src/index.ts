@@ -34,5 +34,7 @@ export type * from './resources/assignments.js';
 export type * from './resources/judging-tasks.js';
 export type * from './resources/targets.js';
 export type * from './resources/sso-connections.js';
+export type * from './resources/scim-tokens.js';
+export type * from './resources/audit-events.js';
 export type { Submission } from './resources/resource.js';
 export type * as Api from './generated/types.gen.js';

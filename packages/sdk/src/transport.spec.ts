@@ -1,15 +1,35 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectionError, RateLimitError, ServerError, ValidationError } from './errors.js';
+import {
+  ConnectionError,
+  PermissionError,
+  RateLimitError,
+  SasError,
+  ServerError,
+  ValidationError,
+} from './errors.js';
 import { backoffMs, MAX_RETRY_DELAY_MS, retryDelayMs, Transport } from './transport.js';
 
-/** A real HTTP server answering from a script, recording what it was sent. */
-type Answer = { status: number; headers?: Record<string, string>; body?: unknown };
+/**
+ * A real HTTP server answering from a script, recording what it was sent.
+ * `chunks` are written raw one after another (`pauseMs` apart), and `hang`
+ * leaves the answer unfinished after them.
+ */
+type Answer = {
+  status: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+  chunks?: (string | Uint8Array)[];
+  pauseMs?: number;
+  hang?: boolean;
+};
 let server: Server;
 let baseUrl: string;
 let script: Answer[] = [];
 let seen: { method: string; url: string; headers: IncomingMessage['headers'] }[] = [];
+/** Answers the client closed before their end. */
+let cutShort = 0;
 
 beforeAll(async () => {
   server = createServer((request, response) => {
@@ -17,20 +37,38 @@ beforeAll(async () => {
     request.resume();
     const answer = script.shift() ?? { status: 500 };
     response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+    if (answer.chunks) {
+      response.on('close', () => {
+        if (!response.writableFinished) cutShort += 1;
+      });
+      void (async () => {
+        for (const chunk of answer.chunks!) {
+          if (response.destroyed) return;
+          response.write(chunk);
+          await new Promise((resolve) => setTimeout(resolve, answer.pauseMs ?? 0));
+        }
+        if (!answer.hang) response.end();
+      })();
+      return;
+    }
     response.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => {
+  // fetch may keep a spare connection open after a cancelled body (undici): close that too.
+  server.closeAllConnections();
+  return new Promise<void>((resolve) => server.close(() => resolve()));
+});
 
-function transport(waits: number[], maxRetries = 3) {
+function transport(waits: number[], maxRetries = 3, timeoutMs = 5_000) {
   seen = [];
   return new Transport({
     baseUrl,
     credentials: { apiKey: 'sk_test_key' },
     maxRetries,
-    timeoutMs: 5_000,
+    timeoutMs,
     fetch: globalThis.fetch,
     sleep: async (ms) => {
       waits.push(ms);
@@ -204,5 +242,111 @@ describe('delays', () => {
     expect(backoffMs(1, () => 0)).toBe(1_000);
     expect(backoffMs(3, () => 1)).toBe(3_000);
     expect(backoffMs(20, () => 0)).toBe(60_000);
+  });
+});
+
+describe('NDJSON answers', () => {
+  const NDJSON_HEADERS = { 'content-type': 'application/x-ndjson' };
+  const collect = async <T>(lines: AsyncIterable<T>): Promise<T[]> => {
+    const items: T[] = [];
+    for await (const item of lines) items.push(item);
+    return items;
+  };
+
+  it('asks for NDJSON and yields one value per line, lines split anywhere across chunks', async () => {
+    const snowman = new TextEncoder().encode('{"n":3,"s":"\u2603"}\n');
+    script = [
+      {
+        status: 200,
+        headers: NDJSON_HEADERS,
+        // A line cut in two, an empty line, a character cut between its bytes, no final newline.
+        chunks: ['{"n":1}\n{"n"', ':2}\n\n', snowman.slice(0, 14), snowman.slice(14), '{"n":4}'],
+        pauseMs: 5,
+      },
+    ];
+    const lines = await collect(
+      transport([]).ndjson<{ n: number; s?: string }>({
+        method: 'GET',
+        path: '/v2/audit-events',
+        query: { action: 'api_key.created' },
+      }),
+    );
+    expect(lines).toEqual([{ n: 1 }, { n: 2 }, { n: 3, s: '\u2603' }, { n: 4 }]);
+    expect(seen[0]!.headers.accept).toBe('application/x-ndjson');
+    expect(seen[0]!.url).toBe('/v2/audit-events?action=api_key.created');
+  });
+
+  it('types a refusal as any call does, and retries a 503 before the first line', async () => {
+    const waits: number[] = [];
+    script = [{ status: 403, body: envelope('FORBIDDEN') }];
+    const refused = await collect(
+      transport(waits).ndjson({ method: 'GET', path: '/v2/audit-events' }),
+    ).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(PermissionError);
+    expect(refused).toMatchObject({
+      code: 'FORBIDDEN',
+      requestId: 'req_01jh2x7v4ke8rbk3a8y0v0d7qz',
+    });
+
+    script = [
+      { status: 503, body: envelope('SERVICE_UNAVAILABLE') },
+      { status: 200, headers: NDJSON_HEADERS, chunks: ['{"n":1}\n'] },
+    ];
+    expect(
+      await collect(transport(waits).ndjson({ method: 'GET', path: '/v2/audit-events' })),
+    ).toEqual([{ n: 1 }]);
+    expect(waits).toHaveLength(1);
+  });
+
+  it('lets a stream run longer than timeoutMs while it keeps coming, and gives up on silence', async () => {
+    script = [
+      {
+        status: 200,
+        headers: NDJSON_HEADERS,
+        chunks: Array.from({ length: 8 }, (_, n) => `{"n":${n}}\n`),
+        pauseMs: 60,
+      },
+    ];
+    // 8 lines 60 ms apart: about 480 ms in all, each silence well under 300 ms.
+    expect(
+      await collect(transport([], 0, 300).ndjson({ method: 'GET', path: '/v2/audit-events' })),
+    ).toHaveLength(8);
+
+    script = [{ status: 200, headers: NDJSON_HEADERS, chunks: ['{"n":1}\n'], hang: true }];
+    const seenLines: unknown[] = [];
+    const failure = await (async () => {
+      for await (const line of transport([], 0, 300).ndjson({ method: 'GET', path: '/x' }))
+        seenLines.push(line);
+    })().catch((error: unknown) => error);
+    expect(seenLines).toEqual([{ n: 1 }]);
+    expect(failure).toBeInstanceOf(ConnectionError);
+    expect((failure as ConnectionError).message).toMatch(/^The answer stopped before its end/);
+  });
+
+  it('closes the connection when the caller stops early, and refuses a line that is not JSON', async () => {
+    script = [
+      {
+        status: 200,
+        headers: NDJSON_HEADERS,
+        chunks: Array.from({ length: 1000 }, (_, n) => `{"n":${n}}\n`),
+        pauseMs: 1,
+        hang: true,
+      },
+    ];
+    cutShort = 0;
+    const first: unknown[] = [];
+    for await (const line of transport([]).ndjson({ method: 'GET', path: '/x' })) {
+      first.push(line);
+      if (first.length === 2) break;
+    }
+    expect(first).toEqual([{ n: 0 }, { n: 1 }]);
+    await expect.poll(() => cutShort).toBe(1);
+
+    script = [{ status: 200, headers: NDJSON_HEADERS, chunks: ['{"n":1}\nnot json\n'] }];
+    const failure = await collect(transport([]).ndjson({ method: 'GET', path: '/x' })).catch(
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(SasError);
+    expect(failure).toMatchObject({ code: 'INVALID_RESPONSE', status: 200 });
   });
 });

@@ -43,8 +43,15 @@ export interface Call {
    * its media type, left out for a FormData, whose boundary fetch sets.
    */
   content?: { body: string | Blob | FormData; type?: string };
-  /** `blob`: the answer is a file (a sketch, a photo, a report), read as a Blob. */
-  as?: 'blob';
+  /**
+   * `blob`: the answer is a file (a sketch, a photo, a report), read as a Blob.
+   * `stream`: the answer is left unread, its body a `ReadableStream` of bytes
+   * (an NDJSON export); `timeoutMs` then limits the wait for its headers and
+   * each silence between its chunks, not the whole of it.
+   */
+  as?: 'blob' | 'stream';
+  /** The media type asked for (`Accept`), when not JSON (or `*\/*` for a blob). */
+  accept?: string;
 }
 
 /** The longest the SDK ever waits before a retry, whatever the service says (as stripe-node). */
@@ -53,6 +60,9 @@ export const MAX_RETRY_DELAY_MS = 60_000;
 export const INITIAL_RETRY_DELAY_MS = 1_000;
 /** The spec: a 429 without `Retry-After` means 60 seconds. */
 export const RATE_LIMIT_FALLBACK_MS = 60_000;
+
+/** Newline-delimited JSON: one value per line (`Accept` of an export). */
+export const NDJSON = 'application/x-ndjson';
 
 const RETRYABLE = (status: number) => status === 408 || status === 429 || status >= 500;
 
@@ -82,7 +92,7 @@ export class Transport {
     const credentials = options.auth ?? this.config.credentials;
     const maxRetries = options.maxRetries ?? this.config.maxRetries;
     const headers: Record<string, string> = {
-      accept: call.as === 'blob' ? '*/*' : 'application/json',
+      accept: call.accept ?? (call.as === 'blob' ? '*/*' : 'application/json'),
       ...(this.config.userAgent ? { 'user-agent': this.config.userAgent } : {}),
       ...options.headers,
     };
@@ -98,25 +108,31 @@ export class Transport {
       : call.body === undefined
         ? undefined
         : JSON.stringify(call.body);
+    const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     let refreshedToken = false;
     for (let attempt = 0; ; attempt += 1) {
       const authorization = await this.authorization(credentials, options.signal);
+      const idle = call.as === 'stream' ? new IdleTimeout(timeoutMs, options.signal) : null;
       let response: Response;
       try {
         response = await this.config.fetch(url, {
           method: call.method,
           headers: { ...headers, ...authorization },
           ...(body !== undefined ? { body } : {}),
-          signal: attemptSignal(options.timeoutMs ?? this.config.timeoutMs, options.signal),
+          signal: idle?.signal ?? attemptSignal(timeoutMs, options.signal),
         });
       } catch (error) {
+        idle?.stop();
         if (options.signal?.aborted) throw error;
         if (attempt >= maxRetries) throw connectionError(error);
         await this.config.sleep(backoffMs(attempt + 1), options.signal);
         continue;
       }
       if (response.ok && call.as === 'blob') return { response, body: await response.blob() };
-      const parsed = await readBody(response);
+      if (response.ok && idle && response.body) {
+        return { response, body: idle.watch(response.body) };
+      }
+      const parsed = await readBody(response).finally(() => idle?.stop());
       if (response.ok) return { response, body: parsed };
       // A cached token may have been revoked or outlived: fetch a new one, once.
       if (response.status === 401 && 'clientId' in credentials && !refreshedToken) {
@@ -128,6 +144,63 @@ export class Transport {
       const error = errorFromResponse(response.status, parsed, response.headers);
       if (!RETRYABLE(response.status) || attempt >= maxRetries) throw error;
       await this.config.sleep(retryDelayMs(response, attempt + 1), options.signal);
+    }
+  }
+
+  /**
+   * A GET answered as NDJSON, one parsed value per line, read as the lines
+   * arrive: only the line being read is held, however long the answer. A
+   * refusal before the first line is the typed error any call throws; a
+   * connection lost or silent for `timeoutMs` midway, a `ConnectionError`
+   * (nothing is retried once lines have come).
+   */
+  async *ndjson<T>(call: Call, options: RequestOptions = {}): AsyncGenerator<T> {
+    const { response, body } = await this.send(
+      { ...call, as: 'stream', accept: call.accept ?? NDJSON },
+      options,
+    );
+    if (!(body instanceof ReadableStream)) return;
+    const reader = (body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let buffered = '';
+    const parse = (line: string): T => {
+      try {
+        return JSON.parse(line) as T;
+      } catch {
+        throw new SasError(
+          `The service answered a line that is not JSON: ${line.slice(0, 80)}`,
+          response.status,
+          'INVALID_RESPONSE',
+          {},
+          response.headers.get('x-request-id'),
+          null,
+          response.headers,
+        );
+      }
+    };
+    try {
+      for (;;) {
+        let chunk: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          if (options.signal?.aborted) throw error;
+          throw connectionError(error, 'The answer stopped before its end');
+        }
+        buffered += chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
+        let newline: number;
+        while ((newline = buffered.indexOf('\n')) !== -1) {
+          const line = buffered.slice(0, newline).trim();
+          buffered = buffered.slice(newline + 1);
+          if (line !== '') yield parse(line);
+        }
+        if (chunk.done) break;
+      }
+      if (buffered.trim() !== '') yield parse(buffered.trim());
+    } finally {
+      // Stopped early (a `break`, a thrown error): the rest is not wanted, close the connection.
+      await reader.cancel().catch(() => undefined);
+      reader.releaseLock();
     }
   }
 
@@ -282,6 +355,67 @@ function attemptSignal(timeoutMs: number, signal?: AbortSignal): AbortSignal {
   return signal ? AbortSignal.any([signal, timeout]) : timeout;
 }
 
+/**
+ * The time limit of a streamed answer: `timeoutMs` for its headers, then for
+ * each silence between chunks, so an export may take as long as it needs
+ * while it keeps coming. Aborting `signal` aborts it too.
+ */
+class IdleTimeout {
+  private readonly controller = new AbortController();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  readonly signal: AbortSignal;
+
+  constructor(
+    private readonly timeoutMs: number,
+    signal?: AbortSignal,
+  ) {
+    this.signal = signal
+      ? AbortSignal.any([signal, this.controller.signal])
+      : this.controller.signal;
+    this.arm();
+  }
+
+  /** The body, each chunk of which restarts the clock; done or cancelled, the clock stops. */
+  watch(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+    const reader = body.getReader();
+    return new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            this.stop();
+            controller.close();
+            return;
+          }
+          this.arm();
+          controller.enqueue(value);
+        } catch (error) {
+          this.stop();
+          controller.error(error);
+        }
+      },
+      cancel: async (reason) => {
+        this.stop();
+        await reader.cancel(reason);
+      },
+    });
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+
+  private arm(): void {
+    this.stop();
+    this.timer = setTimeout(
+      () => this.controller.abort(new DOMException('The stream went silent', 'TimeoutError')),
+      this.timeoutMs,
+    );
+    // Node: the clock alone does not keep the process alive (AbortSignal.timeout's does not either).
+    (this.timer as { unref?: () => void }).unref?.();
+  }
+}
+
 async function readBody(response: Response): Promise<unknown> {
   const text = await response.text();
   if (text === '') return null;
@@ -293,14 +427,10 @@ async function readBody(response: Response): Promise<unknown> {
   }
 }
 
-function connectionError(error: unknown): ConnectionError {
+function connectionError(
+  error: unknown,
+  what = 'The service could not be reached',
+): ConnectionError {
   const reason = error instanceof Error ? error.message : String(error);
-  return new ConnectionError(
-    `The service could not be reached: ${reason}`,
-    0,
-    'CONNECTION_ERROR',
-    {},
-    null,
-    null,
-  );
+  return new ConnectionError(`${what}: ${reason}`, 0, 'CONNECTION_ERROR', {}, null, null);
 }

@@ -1720,6 +1720,42 @@ export type SsoTestReportDto = {
     checks: Array<SsoTestCheckDto>;
 };
 
+export type CreateScimTokenDto = {
+    /**
+     * What the token is for, usually the identity provider that holds it
+     */
+    name?: string;
+};
+
+export type CreatedScimTokenDto = {
+    id: string;
+    name: string;
+    /**
+     * The bearer token to give the identity provider. Shown only in this response (only its SHA-256 is kept); store it now.
+     */
+    token: string;
+    created_at: string;
+};
+
+export type ScimTokenDto = {
+    id: string;
+    name: string;
+    created_at: string;
+    /**
+     * When a SCIM call last presented it (noted at most once a minute); null if never
+     */
+    last_used_at: string | null;
+    /**
+     * When it was revoked (it no longer works); null while it works
+     */
+    revoked_at: string | null;
+};
+
+export type ScimTokenListDto = {
+    data: Array<ScimTokenDto>;
+    pagination: PaginationDto;
+};
+
 export type CreateAnalystDto = {
     /**
      * Their sign-in email, one account across the service: an email of another organisation is 409, and one already in this organisation is 409 naming the member to change instead. An SSO sign-in of the same email lands on this account.
@@ -5080,6 +5116,60 @@ export type TriggeredEventDto = {
     livemode: boolean;
 };
 
+export type AuditActorDto = {
+    type: 'person' | 'api_key' | 'client' | 'scim_token' | 'system';
+    /**
+     * Public id of who acted: a person (`usr_…`), an API key (`key_…`), an OAuth client (its client id), a SCIM token (`scim_…`); for `system`, what the service acted as (an SSO connection `sso_…` provisioning a person, `retention`)
+     */
+    id: string;
+};
+
+export type AuditTargetDto = {
+    /**
+     * `api_key`, `oauth_client`, `webhook`, `sso_connection`, `scim_token`, `person`, `group`, `organization`, a kind of work (`session`, `analysis`, `dowsing_query`), `history_case`, `history_import`
+     */
+    type: string;
+    id: string;
+};
+
+export type AuditEventDto = {
+    id: string;
+    /**
+     * What happened: `api_key.created`, `api_key.rotated`, `api_key.revoked`, `oauth_client.created`, `oauth_client.updated`, `oauth_client.secret_rotated`, `oauth_client.deleted`, `webhook.created`, `webhook.updated`, `webhook.secret_rotated`, `webhook.deleted`, `sso_connection.created`, `sso_connection.updated`, `sso_connection.domains_verified`, `sso_connection.deleted`, `scim_token.created`, `scim_token.revoked`, `person.created`, `person.invited`, `person.updated`, `person.disabled`, `person.enabled`, `person.removed`, `group.created`, `group.updated`, `group.deleted`, `organization.created`, `organization.updated`, `sign_in.succeeded`, `sign_in.failed`, `sign_in.locked`, `history_case.outcome_recorded`, `history_case.outcome_corrected`, `history.imported`, `session.deleted`, `analysis.deleted`, `dowsing_query.deleted`, or the deletion of a kind of work (`<kind>.deleted`).
+     */
+    action: string;
+    actor: AuditActorDto;
+    target: AuditTargetDto;
+    mode: 'live' | 'test';
+    /**
+     * The client address (as TRUSTED_PROXIES report it); null for what the service did on its own
+     */
+    ip: string | null;
+    user_agent: string | null;
+    request_id: string | null;
+    /**
+     * Each changed field's value before and after (null for a field that did not exist before). A secret's values are never kept: a changed secret reads `"[redacted]"`.
+     */
+    changes: {
+        [key: string]: {
+            before?: unknown;
+            after?: unknown;
+        };
+    } | null;
+    /**
+     * Facts of the action that are not field changes: a sign-in's method, an import's counts
+     */
+    details: {
+        [key: string]: unknown;
+    } | null;
+    created_at: string;
+};
+
+export type AuditEventListV2Dto = {
+    data: Array<AuditEventDto>;
+    pagination: PaginationDto;
+};
+
 export type CreateSystemNoticeDto = {
     type: 'system.maintenance_scheduled' | 'system.service_disruption' | 'system.security_alert';
     title: string;
@@ -8436,8 +8526,8 @@ export type SsoConnectionsV2ControllerCreateV2Response = SsoConnectionsV2Control
 export type SsoConnectionsV2ControllerDeleteV2Data = {
     body?: never;
     path: {
-        organization_id: string;
         connection_id: string;
+        organization_id: string;
     };
     query?: never;
     url: '/v2/enterprise/organizations/{organization_id}/sso-connections/{connection_id}';
@@ -8486,8 +8576,8 @@ export type SsoConnectionsV2ControllerDeleteV2Response = SsoConnectionsV2Control
 export type SsoConnectionsV2ControllerGetV2Data = {
     body?: never;
     path: {
-        organization_id: string;
         connection_id: string;
+        organization_id: string;
     };
     query?: never;
     url: '/v2/enterprise/organizations/{organization_id}/sso-connections/{connection_id}';
@@ -8533,8 +8623,8 @@ export type SsoConnectionsV2ControllerGetV2Response = SsoConnectionsV2Controller
 export type SsoConnectionsV2ControllerUpdateV2Data = {
     body: UpdateSsoConnectionDtoWritable;
     path: {
-        organization_id: string;
         connection_id: string;
+        organization_id: string;
     };
     query?: never;
     url: '/v2/enterprise/organizations/{organization_id}/sso-connections/{connection_id}';
@@ -8598,8 +8688,8 @@ export type SsoConnectionsV2ControllerTestV2Data = {
         'Idempotency-Key'?: string;
     };
     path: {
-        organization_id: string;
         connection_id: string;
+        organization_id: string;
     };
     query?: never;
     url: '/v2/enterprise/organizations/{organization_id}/sso-connections/{connection_id}/test';
@@ -8655,8 +8745,8 @@ export type SsoConnectionsV2ControllerVerifyDomainsV2Data = {
         'Idempotency-Key'?: string;
     };
     path: {
-        organization_id: string;
         connection_id: string;
+        organization_id: string;
     };
     query?: never;
     url: '/v2/enterprise/organizations/{organization_id}/sso-connections/{connection_id}/verify-domains';
@@ -8778,6 +8868,168 @@ export type SamlAcsControllerConsumeResponses = {
      */
     200: unknown;
 };
+
+export type ScimTokensV2ControllerListV2Data = {
+    body?: never;
+    path: {
+        organization_id: string;
+    };
+    query?: {
+        per_page?: number;
+        /**
+         * The `next_cursor` of the previous page
+         */
+        cursor?: string;
+    };
+    url: '/v2/enterprise/organizations/{organization_id}/scim-tokens';
+};
+
+export type ScimTokensV2ControllerListV2Errors = {
+    /**
+     * VALIDATION_ERROR
+     */
+    400: ErrorEnvelopeDto;
+    /**
+     * Missing, invalid or expired credential; `details.field` names where it was looked for (`Authorization` or `X-API-Key`)
+     */
+    401: ErrorEnvelopeDto;
+    /**
+     * Requires scope organizations:read (else `details.field` is `scope`, with `required_scopes`)
+     */
+    403: ErrorEnvelopeDto;
+    /**
+     * No such organization in your organisation and mode
+     */
+    404: ErrorEnvelopeDto;
+    /**
+     * RATE_LIMITED: the organisation's requests per minute (by plan) or its hourly or daily quota (by tier) is used up for this mode; `details.field` names it (`requests_per_minute`, `requests_per_hour`, `requests_per_day`) with `limit` and `window`. A request without a valid credential counts against its source address instead (`requests_per_minute_per_address`). Every response carries the X-RateLimit-* and RateLimit headers.
+     */
+    429: ErrorEnvelopeDto;
+    /**
+     * SERVICE_UNAVAILABLE: request limits cannot be counted right now and the deployment refuses uncounted requests (RATE_LIMIT_ON_REDIS_FAILURE=deny); see `Retry-After`. Also when PostgreSQL cannot be reached: SERVICE_UNAVAILABLE with `Retry-After` (5 seconds); nothing was done, retry
+     */
+    503: ErrorEnvelopeDto;
+};
+
+export type ScimTokensV2ControllerListV2Error = ScimTokensV2ControllerListV2Errors[keyof ScimTokensV2ControllerListV2Errors];
+
+export type ScimTokensV2ControllerListV2Responses = {
+    200: ScimTokenListDto;
+};
+
+export type ScimTokensV2ControllerListV2Response = ScimTokensV2ControllerListV2Responses[keyof ScimTokensV2ControllerListV2Responses];
+
+export type ScimTokensV2ControllerCreateV2Data = {
+    body: CreateScimTokenDto;
+    headers?: {
+        /**
+         * Makes retries safe: the first successful response to this key (with this route and body) is kept for 24 hours and returned again, with `Idempotent-Replayed: true`, to a retry by the same credential, which does not run again. The same key with another request, or from another credential, → 409. Keys are per organisation and mode; stored responses are encrypted, since they may hold a secret shown once.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        organization_id: string;
+    };
+    query?: never;
+    url: '/v2/enterprise/organizations/{organization_id}/scim-tokens';
+};
+
+export type ScimTokensV2ControllerCreateV2Errors = {
+    /**
+     * VALIDATION_ERROR
+     */
+    400: ErrorEnvelopeDto;
+    /**
+     * Missing, invalid or expired credential; `details.field` names where it was looked for (`Authorization` or `X-API-Key`)
+     */
+    401: ErrorEnvelopeDto;
+    /**
+     * Requires scope organizations:write (else `details.field` is `scope`, with `required_scopes`) and a live-mode credential (else `mode`): people, sign-in connections and the organisation are changed in live mode only
+     */
+    403: ErrorEnvelopeDto;
+    /**
+     * No such organization in your organisation and mode
+     */
+    404: ErrorEnvelopeDto;
+    /**
+     * The organisation already has 20 unrevoked SCIM tokens; or CONFLICT naming `Idempotency-Key`: the key was used with a different request or by another credential, or its first request is still running (`Retry-After`)
+     */
+    409: ErrorEnvelopeDto;
+    /**
+     * PAYLOAD_TOO_LARGE: the body is larger than BODY_LIMIT (1 MiB unless configured)
+     */
+    413: ErrorEnvelopeDto;
+    /**
+     * UNSUPPORTED_MEDIA_TYPE: the body is not `application/json` (or is in an unsupported charset)
+     */
+    415: ErrorEnvelopeDto;
+    /**
+     * RATE_LIMITED: the organisation's requests per minute (by plan) or its hourly or daily quota (by tier) is used up for this mode; `details.field` names it (`requests_per_minute`, `requests_per_hour`, `requests_per_day`) with `limit` and `window`. A request without a valid credential counts against its source address instead (`requests_per_minute_per_address`). Every response carries the X-RateLimit-* and RateLimit headers.
+     */
+    429: ErrorEnvelopeDto;
+    /**
+     * SERVICE_UNAVAILABLE: request limits cannot be counted right now and the deployment refuses uncounted requests (RATE_LIMIT_ON_REDIS_FAILURE=deny); see `Retry-After`. Also when PostgreSQL cannot be reached: SERVICE_UNAVAILABLE with `Retry-After` (5 seconds); nothing was done, retry
+     */
+    503: ErrorEnvelopeDto;
+};
+
+export type ScimTokensV2ControllerCreateV2Error = ScimTokensV2ControllerCreateV2Errors[keyof ScimTokensV2ControllerCreateV2Errors];
+
+export type ScimTokensV2ControllerCreateV2Responses = {
+    201: CreatedScimTokenDto;
+};
+
+export type ScimTokensV2ControllerCreateV2Response = ScimTokensV2ControllerCreateV2Responses[keyof ScimTokensV2ControllerCreateV2Responses];
+
+export type ScimTokensV2ControllerRevokeV2Data = {
+    body?: never;
+    path: {
+        scim_token_id: string;
+        organization_id: string;
+    };
+    query?: never;
+    url: '/v2/enterprise/organizations/{organization_id}/scim-tokens/{scim_token_id}';
+};
+
+export type ScimTokensV2ControllerRevokeV2Errors = {
+    /**
+     * VALIDATION_ERROR
+     */
+    400: ErrorEnvelopeDto;
+    /**
+     * Missing, invalid or expired credential; `details.field` names where it was looked for (`Authorization` or `X-API-Key`)
+     */
+    401: ErrorEnvelopeDto;
+    /**
+     * Requires scope organizations:write (else `details.field` is `scope`, with `required_scopes`) and a live-mode credential (else `mode`): people, sign-in connections and the organisation are changed in live mode only
+     */
+    403: ErrorEnvelopeDto;
+    /**
+     * No such SCIM token in your organisation and mode
+     *
+     * No such organization in your organisation and mode
+     */
+    404: ErrorEnvelopeDto;
+    /**
+     * RATE_LIMITED: the organisation's requests per minute (by plan) or its hourly or daily quota (by tier) is used up for this mode; `details.field` names it (`requests_per_minute`, `requests_per_hour`, `requests_per_day`) with `limit` and `window`. A request without a valid credential counts against its source address instead (`requests_per_minute_per_address`). Every response carries the X-RateLimit-* and RateLimit headers.
+     */
+    429: ErrorEnvelopeDto;
+    /**
+     * SERVICE_UNAVAILABLE: request limits cannot be counted right now and the deployment refuses uncounted requests (RATE_LIMIT_ON_REDIS_FAILURE=deny); see `Retry-After`. Also when PostgreSQL cannot be reached: SERVICE_UNAVAILABLE with `Retry-After` (5 seconds); nothing was done, retry
+     */
+    503: ErrorEnvelopeDto;
+};
+
+export type ScimTokensV2ControllerRevokeV2Error = ScimTokensV2ControllerRevokeV2Errors[keyof ScimTokensV2ControllerRevokeV2Errors];
+
+export type ScimTokensV2ControllerRevokeV2Responses = {
+    /**
+     * Revoked
+     */
+    204: void;
+};
+
+export type ScimTokensV2ControllerRevokeV2Response = ScimTokensV2ControllerRevokeV2Responses[keyof ScimTokensV2ControllerRevokeV2Responses];
 
 export type AnalystsV2ControllerListV2Data = {
     body?: never;
@@ -13236,6 +13488,73 @@ export type EventsV2ControllerGetV2Responses = {
 };
 
 export type EventsV2ControllerGetV2Response = EventsV2ControllerGetV2Responses[keyof EventsV2ControllerGetV2Responses];
+
+export type AuditEventsV2ControllerListV2Data = {
+    body?: never;
+    path?: never;
+    query?: {
+        per_page?: number;
+        /**
+         * The `next_cursor` of the previous page
+         */
+        cursor?: string;
+        /**
+         * Only events of this action
+         */
+        action?: string;
+        /**
+         * Only events of this actor (`actor.id`)
+         */
+        actor_id?: string;
+        /**
+         * Only events of this target (`target.id`)
+         */
+        target_id?: string;
+        /**
+         * Events at or after this time
+         */
+        created_after?: string;
+        /**
+         * Events before this time
+         */
+        created_before?: string;
+    };
+    url: '/v2/audit-events';
+};
+
+export type AuditEventsV2ControllerListV2Errors = {
+    /**
+     * VALIDATION_ERROR
+     */
+    400: ErrorEnvelopeDto;
+    /**
+     * Missing, invalid or expired credential; `details.field` names where it was looked for (`Authorization` or `X-API-Key`)
+     */
+    401: ErrorEnvelopeDto;
+    /**
+     * Requires scope organizations:read (else `details.field` is `scope`, with `required_scopes`)
+     */
+    403: ErrorEnvelopeDto;
+    /**
+     * RATE_LIMITED: the organisation's requests per minute (by plan) or its hourly or daily quota (by tier) is used up for this mode; `details.field` names it (`requests_per_minute`, `requests_per_hour`, `requests_per_day`) with `limit` and `window`. A request without a valid credential counts against its source address instead (`requests_per_minute_per_address`). Every response carries the X-RateLimit-* and RateLimit headers.
+     */
+    429: ErrorEnvelopeDto;
+    /**
+     * SERVICE_UNAVAILABLE: request limits cannot be counted right now and the deployment refuses uncounted requests (RATE_LIMIT_ON_REDIS_FAILURE=deny); see `Retry-After`. Also when PostgreSQL cannot be reached: SERVICE_UNAVAILABLE with `Retry-After` (5 seconds); nothing was done, retry
+     */
+    503: ErrorEnvelopeDto;
+};
+
+export type AuditEventsV2ControllerListV2Error = AuditEventsV2ControllerListV2Errors[keyof AuditEventsV2ControllerListV2Errors];
+
+export type AuditEventsV2ControllerListV2Responses = {
+    /**
+     * A page (`application/json`, default) or every matching event, one JSON object per line (`application/x-ndjson`)
+     */
+    200: AuditEventListV2Dto;
+};
+
+export type AuditEventsV2ControllerListV2Response = AuditEventsV2ControllerListV2Responses[keyof AuditEventsV2ControllerListV2Responses];
 
 export type SystemNoticesV2ControllerAnnounceV2Data = {
     body: CreateSystemNoticeDto;

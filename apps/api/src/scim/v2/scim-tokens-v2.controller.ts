@@ -92,7 +92,7 @@ export class ScimTokensV2Controller {
   @ApiOperation({
     summary: 'Revoke a SCIM token: it stops working at once',
     description:
-      'The next SCIM call presenting it is refused. The token stays listed with `revoked_at`. Revoking a revoked token is a 204 too and changes nothing (idempotent); another organisation’s token, or one that never existed, is a 404. Records a `scim_token.revoked` audit event.',
+      'The next SCIM call presenting it is refused. The token stays listed with `revoked_at`. Revoking a revoked token is a 204 too and changes nothing (idempotent; the attempt is recorded); another organisation’s token, or one that never existed, is a 404. Records a `scim_token.revoked` audit event.',
   })
   @ResourceParam('organization_id', ORGANIZATION_EXAMPLE, 'organization')
   @ResourceParam('scim_token_id', SCIM_TOKEN_ID_EXAMPLE, 'SCIM token')

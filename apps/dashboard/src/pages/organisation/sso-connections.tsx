@@ -6,6 +6,7 @@ import { useSession } from '../../auth/session';
 import { CopyValue } from '../../components/copy-value';
 import { Pager, useCursorPages } from '../../components/cursor-pages';
 import { ALL_SCOPES, type Scope } from '../../scopes';
+import { ScimTokens } from './scim-tokens';
 import {
   ConfirmButton,
   type MemberRole,
@@ -32,6 +33,7 @@ const OPTIONAL_LDAP_FIELDS = [
  * The organisation's SAML and LDAP sign-in connections: create, test, SP
  * metadata, edit, delete. Like the people they sign in, they are the same in
  * both modes and change in live mode only (the API answers 403 otherwise).
+ * Below them, the SCIM tokens that let an identity provider provision people.
  */
 export function SsoConnectionsPage() {
   const { client, tokens, profile } = useSession();
@@ -118,6 +120,7 @@ export function SsoConnectionsPage() {
           onDeleted={() => setSelected(null)}
         />
       )}
+      <ScimTokens readOnly={readOnly} />
     </>
   );
 }
