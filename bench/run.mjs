@@ -14,6 +14,7 @@
 //   BENCH_HISTORY=0 node bench/run.mjs  (skip history search, detail, similar cases and import;
 //                                        BENCH_HISTORY_CASES sets the cases seeded, default 1,000,000)
 //   BENCH_REPORTS=0 node bench/run.mjs  (skip the report builds of bench/reports.mjs)
+//   BENCH_AUDIT=0 node bench/run.mjs    (skip the audit log write cost of bench/audit.mjs)
 //
 // Every phase runs on its own: its figures are printed and saved to
 // bench/results/<run>-<phase>.json as soon as it ends, and a failing phase is reported (error with
@@ -71,6 +72,7 @@ import {
   analysesWorkerLines,
   analysesWorkerPhase,
 } from './analyses.mjs';
+import { AUDIT_API_ENV, auditLines, auditPhase } from './audit.mjs';
 import { DOWSING_QUERY_BODY, dowsingParity } from './dowsing.mjs';
 import { heatmapLines, heatmapPhase } from './dowsing-heatmap.mjs';
 import { historyLines, historyPhase } from './history.mjs';
@@ -917,6 +919,33 @@ async function main(runner) {
       );
     else runner.skip('reports', 'BENCH_REPORTS=0');
 
+    // Audit log write cost (issue 41): bench/audit.mjs, on the API, A/B against a PostgreSQL rule.
+    if (env.BENCH_AUDIT !== '0')
+      await runner.run(
+        'audit',
+        async (partial) => {
+          await ctx.api.ensure('audit');
+          await quietMachine();
+          const result = await auditPhase({
+            apiBase: ctx.api.base,
+            apiPid: () => ctx.api.pid,
+            operatorHeaders: ctx.readHeaders,
+            databaseUrl: CONFIG.databaseUrl,
+            root: ROOT,
+            apiFullGcs: (window) => fullGcSummary(ctx.api.fullGcs(window)),
+            log,
+            partial,
+          });
+          await ctx.api.assertHealthy();
+          return result;
+        },
+        {
+          print: (result) => process.stdout.write(`\n${auditLines(result).join('\n')}\n\n`),
+          printPartial: (partial) => process.stdout.write(`${auditLines(partial).join('\n')}\n`),
+        },
+      );
+    else runner.skip('audit', 'BENCH_AUDIT=0');
+
     let lists = null;
     if (CONFIG.lists.enabled)
       lists = await runner.run(
@@ -1051,6 +1080,8 @@ async function setUp(runner, partial) {
         SHUTDOWN_GRACE_MS: '3000',
         // The webhook phase registers receivers on 127.0.0.1 (refused as loopback otherwise).
         ...(CONFIG.webhooks.enabled ? { WEBHOOK_PRIVATE_ALLOWLIST: '127.0.0.1' } : {}),
+        // The audit phase's sign-ins: the sign-in form's and anonymous per-address limits raised.
+        ...AUDIT_API_ENV,
       },
       readyPath: '/health/ready',
     });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UsersService } from '#auth';
 import { newId, parsePublicId, Scope, toPublicId } from '#common';
 import { Sql } from '#database';
+import { AUDIT_COLUMNS, auditOf as auditOfRequest, type AuditRow } from './support/audit.js';
 import { TestClient, type ApiResponse } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import { addMember } from './support/people.js';
@@ -43,27 +44,9 @@ async function create(json: Record<string, unknown>, credential = token) {
   return client.post('/v2/analysts', { token: credential, json });
 }
 
-interface AuditRow {
-  organization_id: string;
-  mode: string;
-  action: string;
-  actor_type: string;
-  actor_id: string;
-  target_type: string;
-  target_id: string;
-  changes: Record<string, { before: unknown; after: unknown }> | null;
-  details: Record<string, unknown> | null;
-}
-
-const AUDIT_COLUMNS = `organization_id, mode, action, actor_type, actor_id, target_type,
-  target_id, changes, details`;
-
 /** The audit events a response's request recorded, oldest first. */
 function auditOf(response: ApiResponse): Promise<AuditRow[]> {
-  return sql.rows<AuditRow>(
-    `SELECT ${AUDIT_COLUMNS} FROM audit_events WHERE request_id = $1 ORDER BY created_at, id`,
-    [response.headers.get('x-request-id')],
-  );
+  return auditOfRequest(sql, response);
 }
 
 /** A member's person id (`usr_…`), what the audit log names them by. */

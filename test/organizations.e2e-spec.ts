@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataSource } from 'typeorm';
 import { ALL_SCOPES, parsePublicId, toPublicId } from '#common';
 import { Sql } from '#database';
+import { auditOf as auditOfRequest, type AuditRow } from './support/audit.js';
 import { TestClient, type ApiResponse } from './support/client.js';
 import { createOrganization } from './support/factories.js';
 import {
@@ -29,24 +30,9 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-interface AuditRow {
-  organization_id: string;
-  mode: string;
-  action: string;
-  actor_type: string;
-  actor_id: string;
-  target_type: string;
-  target_id: string;
-  changes: Record<string, { before: unknown; after: unknown }> | null;
-}
-
 /** The audit events a response's request recorded, oldest first. */
 function auditOf(response: ApiResponse): Promise<AuditRow[]> {
-  return stack.api.get(Sql).rows<AuditRow>(
-    `SELECT organization_id, mode, action, actor_type, actor_id, target_type, target_id, changes
-       FROM audit_events WHERE request_id = $1 ORDER BY created_at, id`,
-    [response.headers.get('x-request-id')],
-  );
+  return auditOfRequest(stack.api.get(Sql), response);
 }
 
 describe('v2 /enterprise/organizations', () => {
@@ -80,6 +66,7 @@ describe('v2 /enterprise/organizations', () => {
         plan: { before: null, after: 'pro' },
         tier: { before: null, after: 'professional' },
       },
+      details: null,
     });
     expect(JSON.stringify(events)).not.toContain(adminKey);
 
@@ -196,6 +183,7 @@ describe('v2 /enterprise/organizations', () => {
           tier: { before: 'basic', after: 'custom' },
           requests_per_minute: { before: null, after: 9000 },
         },
+        details: null,
       },
     ]);
     // The instance that made the change applies it at once.

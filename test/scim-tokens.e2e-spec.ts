@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePublicId, Scope, toPublicId } from '#common';
 import { Sql } from '#database';
 import { ScimTokensService } from '#scim';
+import { auditOf as auditOfRequest, type AuditRow } from './support/audit.js';
 import { TestClient, type ApiResponse } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import { startStack, type Stack } from './support/stack.js';
@@ -27,26 +28,9 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-interface AuditRow {
-  organization_id: string;
-  mode: string;
-  action: string;
-  actor_type: string;
-  actor_id: string;
-  target_type: string;
-  target_id: string;
-  changes: Record<string, { before: unknown; after: unknown }> | null;
-  details: Record<string, unknown> | null;
-}
-
 /** The audit events a response's request recorded, oldest first. */
 function auditOf(response: ApiResponse): Promise<AuditRow[]> {
-  return sql.rows<AuditRow>(
-    `SELECT organization_id, mode, action, actor_type, actor_id, target_type, target_id,
-            changes, details
-       FROM audit_events WHERE request_id = $1 ORDER BY created_at, id`,
-    [response.headers.get('x-request-id')],
-  );
+  return auditOfRequest(sql, response);
 }
 
 const path = (org: TestOrganization) =>

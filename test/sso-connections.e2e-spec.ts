@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Scope, toPublicId } from '#common';
 import { Sql } from '#database';
 import { IdpMetadataRefresh } from '#sso';
+import { AUDIT_COLUMNS, auditOf as auditOfRequest, type AuditRow } from './support/audit.js';
 import { TestClient, type ApiResponse } from './support/client.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import {
@@ -73,27 +74,9 @@ afterAll(async () => {
   await Promise.all([idp?.stop(), ldap?.stop(), ca?.cleanup()]);
 });
 
-interface AuditRow {
-  organization_id: string;
-  mode: string;
-  action: string;
-  actor_type: string;
-  actor_id: string;
-  target_type: string;
-  target_id: string;
-  changes: Record<string, { before: unknown; after: unknown }> | null;
-  details: Record<string, unknown> | null;
-}
-
-const AUDIT_COLUMNS = `organization_id, mode, action, actor_type, actor_id, target_type,
-  target_id, changes, details`;
-
 /** The audit events a response's request recorded, oldest first. */
 function auditOf(response: ApiResponse): Promise<AuditRow[]> {
-  return sql.rows<AuditRow>(
-    `SELECT ${AUDIT_COLUMNS} FROM audit_events WHERE request_id = $1 ORDER BY created_at, id`,
-    [response.headers.get('x-request-id')],
-  );
+  return auditOfRequest(sql, response);
 }
 
 const domain = () => `${randomBytes(4).toString('hex')}.example.com`;
