@@ -225,6 +225,9 @@ describe('what provisioning does to people', () => {
     });
     expect(linked.status, JSON.stringify(linked.body)).toBe(201);
     expect(linked.body.id).toBe(toPublicId('user', person.userId));
+    // The people API says SCIM now manages them.
+    const listed = await client.get(`/v2/analysts/${person.analystId}`, { token: adminToken });
+    expect(listed.body).toMatchObject({ scim_managed: true });
 
     const disabled = await scim('PATCH', `/Users/${linked.body.id}`, {
       schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],

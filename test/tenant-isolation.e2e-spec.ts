@@ -386,6 +386,44 @@ describe('tenant isolation matrix', () => {
     }
   });
 
+  it('never lists another organisation’s SCIM tokens, nor reaches its people with one', async () => {
+    const scimTokensOf = (tenant: Tenant) =>
+      `${tenant.ssoPath.replace('/sso-connections', '')}/scim-tokens`;
+    const issued = new Map<Tenant, { id: string; token: string }>();
+    for (const tenant of tenants.filter((t) => t.name.endsWith('/live'))) {
+      const created = await client.post(scimTokensOf(tenant), {
+        token: tenant.token,
+        json: { name: tenant.name },
+      });
+      expect(created.status, created.text).toBe(201);
+      issued.set(tenant, created.body);
+    }
+    for (const caller of tenants) {
+      const listed = await client.get(scimTokensOf(caller), { token: caller.token });
+      const own = [...issued].filter(([t]) => t.ssoPath === caller.ssoPath).map(([, i]) => i.id);
+      expect(
+        listed.body.data.map((t: { id: string }) => t.id),
+        caller.name,
+      ).toEqual(own);
+    }
+    const [[, a], [, b]] = [...issued];
+    const scim = (token: string, path: string, body?: unknown) =>
+      fetch(`${stack.baseUrl}/scim/v2${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const provisioned = await scim(a!.token, '/Users', {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+      userName: `isolated.${Date.now()}@example.com`,
+    });
+    expect(provisioned.status).toBe(201);
+    const { id } = (await provisioned.json()) as { id: string };
+    expect((await scim(a!.token, `/Users/${id}`)).status).toBe(200);
+    expect((await scim(b!.token, `/Users/${id}`)).status).toBe(404);
+    expect(JSON.stringify(await (await scim(b!.token, '/Users')).json())).not.toContain(id);
+  });
+
   it('never lists, exports, filters to or pages after another tenant’s audit events', async () => {
     const auditOf = async (token: string, query = '', accept = 'application/json') =>
       client.get(`/v2/audit-events${query}`, { token, headers: { accept } });

@@ -80,6 +80,8 @@ export interface MemberRecord {
   name: string;
   roles: MemberRole[];
   identitySource: IdentitySource;
+  /** True while an identity provider manages them through SCIM. */
+  scimManaged: boolean;
   hasPassword: boolean;
   invitationExpiresAt: Date | null;
   disabledAt: Date | null;
@@ -116,7 +118,7 @@ export interface OpenInvitationRecord {
 }
 
 const MEMBER_COLUMNS = `id, organization_id, email, name, roles, identity_source,
-  password_hash IS NOT NULL AS has_password, invitation_expires_at, disabled_at,
+  scim_provisioned_at IS NOT NULL AS scim_managed, password_hash IS NOT NULL AS has_password, invitation_expires_at, disabled_at,
   created_at, last_sign_in_at`;
 
 interface MemberRow {
@@ -126,6 +128,7 @@ interface MemberRow {
   name: string;
   roles: MemberRole[];
   identity_source: IdentitySource;
+  scim_managed: boolean;
   has_password: boolean;
   invitation_expires_at: Date | null;
   disabled_at: Date | null;
@@ -141,6 +144,7 @@ function memberFromRow(row: MemberRow): MemberRecord {
     name: row.name,
     roles: row.roles,
     identitySource: row.identity_source,
+    scimManaged: row.scim_managed,
     hasPassword: row.has_password,
     invitationExpiresAt: row.invitation_expires_at,
     disabledAt: row.disabled_at,

@@ -10,6 +10,7 @@ export function analystOf(member: MemberRecord): Analyst {
     name: member.name,
     roles: member.roles,
     identitySource: member.identitySource,
+    scimManaged: member.scimManaged,
     status: memberStatus(member),
     invitationExpiresAt: member.invitationExpiresAt,
     createdAt: member.createdAt,

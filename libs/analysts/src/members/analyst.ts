@@ -16,6 +16,8 @@ export interface Analyst {
   name: string;
   roles: MemberRole[];
   identitySource: IdentitySource;
+  /** True while an identity provider manages them through SCIM (README, "SCIM provisioning"). */
+  scimManaged: boolean;
   status: AnalystStatus;
   /** When the open invitation stops working; null when there is none. */
   invitationExpiresAt: Date | null;

@@ -66,6 +66,7 @@ describe('statuses', () => {
     name: 'E',
     roles: ['analyst'],
     identitySource: 'local',
+    scimManaged: false,
     hasPassword: false,
     invitationExpiresAt: null,
     disabledAt: null,

@@ -33,6 +33,7 @@ function member(overrides: Partial<MemberRecord> = {}): MemberRecord {
     name: 'Ada',
     roles: ['analyst'],
     identitySource: 'local',
+    scimManaged: false,
     hasPassword: true,
     invitationExpiresAt: null,
     disabledAt: null,

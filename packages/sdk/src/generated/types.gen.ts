@@ -1785,6 +1785,10 @@ export type AnalystCreatedDto = {
      */
     identity_source: 'local' | 'saml' | 'ldap';
     /**
+     * True while your identity provider manages them through SCIM (`/scim/v2`): change them there, or your next sync changes them back
+     */
+    scim_managed: boolean;
+    /**
      * `invited`: has neither set a password nor signed in through SSO yet; `active`: can sign in; `disabled`: removed (history kept)
      */
     status: 'active' | 'invited' | 'disabled';
@@ -1809,6 +1813,10 @@ export type AnalystDto = {
      * `local`, or the kind of SSO connection they last signed in through
      */
     identity_source: 'local' | 'saml' | 'ldap';
+    /**
+     * True while your identity provider manages them through SCIM (`/scim/v2`): change them there, or your next sync changes them back
+     */
+    scim_managed: boolean;
     /**
      * `invited`: has neither set a password nor signed in through SSO yet; `active`: can sign in; `disabled`: removed (history kept)
      */
@@ -1972,6 +1980,10 @@ export type AnalystDetailDto = {
      * `local`, or the kind of SSO connection they last signed in through
      */
     identity_source: 'local' | 'saml' | 'ldap';
+    /**
+     * True while your identity provider manages them through SCIM (`/scim/v2`): change them there, or your next sync changes them back
+     */
+    scim_managed: boolean;
     /**
      * `invited`: has neither set a password nor signed in through SSO yet; `active`: can sign in; `disabled`: removed (history kept)
      */

@@ -26,6 +26,12 @@ export class AnalystDto {
   identity_source!: IdentitySource;
 
   @ApiProperty({
+    description:
+      'True while your identity provider manages them through SCIM (`/scim/v2`): change them there, or your next sync changes them back',
+  })
+  scim_managed!: boolean;
+
+  @ApiProperty({
     enum: ANALYST_STATUSES,
     description:
       '`invited`: has neither set a password nor signed in through SSO yet; `active`: can sign in; `disabled`: removed (history kept)',

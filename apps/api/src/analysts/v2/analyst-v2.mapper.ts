@@ -9,6 +9,7 @@ export function toAnalystDto(analyst: Analyst): AnalystDto {
     name: analyst.name,
     roles: analyst.roles,
     identity_source: analyst.identitySource,
+    scim_managed: analyst.scimManaged,
     status: analyst.status,
     invitation_expires_at: analyst.invitationExpiresAt?.toISOString() ?? null,
     created_at: analyst.createdAt.toISOString(),
