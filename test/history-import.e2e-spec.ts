@@ -443,7 +443,7 @@ describe('dry runs', () => {
     // The audit trail keeps who imported what: the two real imports, not the dry run.
     const audit = await sql.rows<{ action: string; target_id: string; details: unknown }>(
       `SELECT action, target_id, details FROM audit_events
-        WHERE organization_id = $1 ORDER BY created_at`,
+        WHERE organization_id = $1 AND action = 'history.imported' ORDER BY created_at`,
       [org.organizationId],
     );
     expect(audit).toEqual([
