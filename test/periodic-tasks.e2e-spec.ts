@@ -31,6 +31,7 @@ describe('periodic tasks', () => {
       const schedulers = await maintenance().getJobSchedulers();
       expect(Object.fromEntries(schedulers.map((s) => [s.key, s.every]))).toEqual({
         'events.retention': 3_600_000,
+        'audit.retention': 3_600_000,
         'identity.maintain': 3_600_000,
         'idempotency.expire': 3_600_000,
         'sessions.analyst-deadlines': 10_000,

@@ -23,7 +23,6 @@ export interface ProvisionedPerson {
 /** A new person, as SCIM creates them. */
 export interface NewProvisionedPerson {
   id: string;
-  organizationId: string;
   email: string;
   name: string;
   externalId: string | null;
@@ -111,8 +110,15 @@ export class ProvisionedPeopleRepository {
     return row ? personOf(row) : null;
   }
 
-  /** The person of this email, whatever organisation and whether SCIM manages them, locked. */
-  async lockByEmail(tx: Transaction, email: string): Promise<ProvisionedPerson | null> {
+  /**
+   * The person of this email, whatever organisation and whether SCIM manages
+   * them, locked: emails are unique across organisations, so SCIM must see
+   * another organisation's to refuse it.
+   */
+  async lockByEmailAcrossTenants(
+    tx: Transaction,
+    email: string,
+  ): Promise<ProvisionedPerson | null> {
     const [row] = await tx.rows<Row>(`${SELECT} WHERE email = lower($1) FOR UPDATE`, [email]);
     return row ? personOf(row) : null;
   }
@@ -139,14 +145,18 @@ export class ProvisionedPeopleRepository {
     return rows.map(personOf);
   }
 
-  async insert(tx: Transaction, person: NewProvisionedPerson): Promise<void> {
+  async insert(
+    tx: Transaction,
+    organizationId: string,
+    person: NewProvisionedPerson,
+  ): Promise<void> {
     await tx.query(
       `INSERT INTO users (id, organization_id, email, name, roles, scopes, sso_connection_id,
          scim_external_id, scim_provisioned_at, disabled_at)
        VALUES ($1, $2, lower($3), $4, $5, $6, $7, $8, now(), CASE WHEN $9 THEN NULL ELSE now() END)`,
       [
         person.id,
-        person.organizationId,
+        organizationId,
         person.email,
         person.name,
         person.roles,
@@ -159,7 +169,12 @@ export class ProvisionedPeopleRepository {
   }
 
   /** Applies `change` to a person (locked by the caller); SCIM takes charge of them if it had not. */
-  async update(tx: Transaction, id: string, change: ProvisionedChange): Promise<void> {
+  async update(
+    tx: Transaction,
+    organizationId: string,
+    id: string,
+    change: ProvisionedChange,
+  ): Promise<void> {
     await tx.query(
       `UPDATE users SET
          email = COALESCE(lower($2), email),
@@ -174,7 +189,7 @@ export class ProvisionedPeopleRepository {
          groups = COALESCE($8, groups),
          scopes = COALESCE($9, scopes),
          updated_at = now()
-       WHERE id = $1`,
+       WHERE id = $1 AND organization_id = $10`,
       [
         id,
         change.email ?? null,
@@ -185,6 +200,7 @@ export class ProvisionedPeopleRepository {
         change.provisioned ?? null,
         change.groups ?? null,
         change.scopes ?? null,
+        organizationId,
       ],
     );
   }

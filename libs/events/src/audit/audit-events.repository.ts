@@ -8,6 +8,7 @@ import {
   tenantScope,
   type KeysetPage,
   type PageRequest,
+  type Queryable,
 } from '#database';
 import type { AuditEventEntity } from './audit-event.entity.js';
 
@@ -57,6 +58,21 @@ export interface AuditEventFilter {
   createdBefore?: Date;
 }
 
+/** A row as `AuditLog.record` writes it: `changes` and `details` already JSON, secrets gone. */
+export interface NewAuditEvent {
+  id: string;
+  action: string;
+  actorType: string;
+  actorId: string;
+  targetType: string;
+  targetId: string;
+  ip: string | null;
+  userAgent: string | null;
+  requestId: string | null;
+  changes: string | null;
+  details: string | null;
+}
+
 /** Rows an export reads per statement: bounded memory whatever the selection's size. */
 const EXPORT_BATCH = 500;
 
@@ -67,6 +83,34 @@ const EXPORT_BATCH = 500;
 @Injectable()
 export class AuditEventsRepository {
   constructor(private readonly sql: Sql) {}
+
+  /**
+   * The one statement that writes the log, in the transaction of the change
+   * it records (`AuditLog.record`, a function every lib calls: so it is
+   * static, and reads no pool).
+   */
+  static async insert(on: Queryable, tenant: Tenant, row: NewAuditEvent): Promise<void> {
+    await on.query(
+      `INSERT INTO audit_events (id, organization_id, mode, action, actor_type, actor_id,
+         target_type, target_id, ip, user_agent, request_id, changes, details)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+      [
+        row.id,
+        tenant.organizationId,
+        tenant.mode,
+        row.action,
+        row.actorType,
+        row.actorId,
+        row.targetType,
+        row.targetId,
+        row.ip,
+        row.userAgent,
+        row.requestId,
+        row.changes,
+        row.details,
+      ],
+    );
+  }
 
   /** A keyset page of the tenant's audit events, newest first. */
   page(
@@ -80,7 +124,14 @@ export class AuditEventsRepository {
         table: 'audit_events',
         where: conditions(tenant, filter),
         scope: tenantScope(tenant),
-        readRows: (idsSql, parameters) => this.read(`id IN (${idsSql})`, parameters),
+        readRows: async (idsSql, parameters) =>
+          (
+            await this.sql.rows<Record<AuditEventColumn, unknown>>(
+              `SELECT ${AUDIT_EVENT.selectList} FROM audit_events WHERE id IN (${idsSql})
+                ORDER BY created_at DESC, id DESC`,
+              parameters,
+            )
+          ).map((row) => AUDIT_EVENT.fromRow(row)),
       },
       request,
     );
@@ -116,21 +167,12 @@ export class AuditEventsRepository {
    * through `sweep_audit_events`: the one door of the append-only table,
    * which the application's role may call but not bypass.
    */
-  async sweep(days: number, limit: number): Promise<number> {
+  async sweepAcrossTenants(days: number, limit: number): Promise<number> {
     const [row] = await this.sql.rows<{ deleted: number }>(
       `SELECT sweep_audit_events($1, $2) AS deleted`,
       [days, limit],
     );
     return row!.deleted;
-  }
-
-  private async read(condition: string, parameters: unknown[]): Promise<AuditEventEntity[]> {
-    const rows = await this.sql.rows<Record<AuditEventColumn, unknown>>(
-      `SELECT ${AUDIT_EVENT.selectList} FROM audit_events WHERE ${condition}
-        ORDER BY created_at DESC, id DESC`,
-      parameters,
-    );
-    return rows.map((row) => AUDIT_EVENT.fromRow(row));
   }
 }
 

@@ -1,5 +1,6 @@
 import { currentRequestOrigin, newUuid, parsePublicId, type Principal, type Tenant } from '#common';
 import type { Queryable } from '#database';
+import { AuditEventsRepository } from './audit-events.repository.js';
 import type { AuditAction, AuditActor, AuditChanges, AuditTarget } from './audit-actions.js';
 
 /** One security-relevant change, as its maker describes it. */
@@ -13,6 +14,9 @@ export interface AuditEntry {
   /** Facts of the action that are not field changes (an import's counts, a sign-in's method). */
   details?: Record<string, unknown> | null;
 }
+
+/** A user agent is kept to this many characters: enough to tell clients apart. */
+const MAX_USER_AGENT_LENGTH = 512;
 
 /** What a secret's value reads as in a record: that it changed is kept, never what it was. */
 export const REDACTED = '[redacted]';
@@ -35,26 +39,19 @@ export class AuditLog {
   static async record(on: Queryable, tenant: Tenant, entry: AuditEntry): Promise<void> {
     const origin = currentRequestOrigin();
     const actor = isActor(entry.actor) ? entry.actor : actorOf(entry.actor);
-    await on.query(
-      `INSERT INTO audit_events (id, organization_id, mode, action, actor_type, actor_id,
-         target_type, target_id, ip, user_agent, request_id, changes, details)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-      [
-        newUuid(),
-        tenant.organizationId,
-        tenant.mode,
-        entry.action,
-        actor.type,
-        actor.id,
-        entry.target.type,
-        entry.target.id,
-        origin?.ip ?? null,
-        origin?.userAgent?.slice(0, 512) ?? null,
-        origin?.requestId ?? null,
-        jsonOrNull(entry.changes),
-        jsonOrNull(entry.details),
-      ],
-    );
+    await AuditEventsRepository.insert(on, tenant, {
+      id: newUuid(),
+      action: entry.action,
+      actorType: actor.type,
+      actorId: actor.id,
+      targetType: entry.target.type,
+      targetId: entry.target.id,
+      ip: origin?.ip ?? null,
+      userAgent: origin?.userAgent?.slice(0, MAX_USER_AGENT_LENGTH) ?? null,
+      requestId: origin?.requestId ?? null,
+      changes: jsonOrNull(entry.changes),
+      details: jsonOrNull(entry.details),
+    });
   }
 }
 

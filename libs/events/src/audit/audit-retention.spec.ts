@@ -8,7 +8,7 @@ function retention(batches: number[]) {
   const sweep = vi.fn((_days: number, _limit: number) => Promise.resolve(batches.shift() ?? 0));
   const register = vi.fn();
   const subject = new AuditRetention(
-    { sweep } as unknown as AuditEventsRepository,
+    { sweepAcrossTenants: sweep } as unknown as AuditEventsRepository,
     { register } as unknown as PeriodicTasks,
     { auditRetentionDays: 90 } as AppSettings,
   );

@@ -31,7 +31,10 @@ export class AuditRetention implements OnModuleInit {
   async sweep(): Promise<number> {
     let total = 0;
     for (;;) {
-      const deleted = await this.auditEvents.sweep(this.settings.auditRetentionDays, BATCH);
+      const deleted = await this.auditEvents.sweepAcrossTenants(
+        this.settings.auditRetentionDays,
+        BATCH,
+      );
       total += deleted;
       if (deleted < BATCH) return total;
     }

@@ -84,29 +84,40 @@ export class ScimGroupsRepository {
 
   async insert(
     tx: Transaction,
-    group: { id: string; organizationId: string; displayName: string; externalId: string | null },
+    organizationId: string,
+    group: { id: string; displayName: string; externalId: string | null },
   ): Promise<void> {
     await tx.query(
       `INSERT INTO scim_groups (id, organization_id, display_name, external_id) VALUES ($1, $2, $3, $4)`,
-      [group.id, group.organizationId, group.displayName, group.externalId],
+      [group.id, organizationId, group.displayName, group.externalId],
     );
   }
 
   async update(
     tx: Transaction,
+    organizationId: string,
     id: string,
     change: { displayName?: string; externalId?: string | null },
   ): Promise<void> {
     await tx.query(
       `UPDATE scim_groups SET display_name = COALESCE($2, display_name),
          external_id = CASE WHEN $3 THEN $4 ELSE external_id END, updated_at = now()
-       WHERE id = $1`,
-      [id, change.displayName ?? null, change.externalId !== undefined, change.externalId ?? null],
+       WHERE id = $1 AND organization_id = $5`,
+      [
+        id,
+        change.displayName ?? null,
+        change.externalId !== undefined,
+        change.externalId ?? null,
+        organizationId,
+      ],
     );
   }
 
-  async delete(tx: Transaction, id: string): Promise<void> {
-    await tx.query('DELETE FROM scim_groups WHERE id = $1', [id]);
+  async delete(tx: Transaction, organizationId: string, id: string): Promise<void> {
+    await tx.query('DELETE FROM scim_groups WHERE id = $1 AND organization_id = $2', [
+      id,
+      organizationId,
+    ]);
   }
 
   async addMembers(tx: Transaction, groupId: string, userIds: string[]): Promise<void> {
@@ -133,6 +144,7 @@ export class ScimGroupsRepository {
 
   /** The groups (id and name) of each of these people. */
   async groupsOf(
+    organizationId: string,
     userIds: string[],
     on: Queryable = this.sql,
   ): Promise<Map<string, { id: string; displayName: string }[]>> {
@@ -143,8 +155,9 @@ export class ScimGroupsRepository {
     const rows = await on.rows<{ user_id: string; id: string; display_name: string }>(
       `SELECT m.user_id, g.id, g.display_name FROM scim_group_members m
          JOIN scim_groups g ON g.id = m.group_id
-        WHERE m.user_id = ANY($1::uuid[]) ORDER BY g.display_name, g.id`,
-      [userIds],
+        WHERE m.user_id = ANY($1::uuid[]) AND g.organization_id = $2
+        ORDER BY g.display_name, g.id`,
+      [userIds, organizationId],
     );
     for (const row of rows)
       groups.get(row.user_id)?.push({ id: row.id, displayName: row.display_name });

@@ -72,7 +72,7 @@ export class ScimGroups implements ScimResourceHandlers {
     await this.sql.transaction(async (tx) => {
       const group = await this.groups.lock(tx, organizationId, uuid);
       if (!group) throw notFound(id);
-      await this.groups.delete(tx, uuid);
+      await this.groups.delete(tx, organizationId, uuid);
       await AuditLog.record(tx, live(organizationId), {
         action: 'group.deleted',
         actor: scimActor(ctx.caller),
@@ -95,9 +95,8 @@ export class ScimGroups implements ScimResourceHandlers {
     const members = await this.membersOf(tx, caller, instance);
     const { uuid, id } = newKey('scimGroup');
     const externalId = typeof instance.externalId === 'string' ? instance.externalId : null;
-    await this.groups.insert(tx, {
+    await this.groups.insert(tx, caller.organizationId, {
       id: uuid,
-      organizationId: caller.organizationId,
       displayName,
       externalId,
     });
@@ -140,7 +139,7 @@ export class ScimGroups implements ScimResourceHandlers {
     }
     const externalId =
       typeof instance.externalId === 'string' ? instance.externalId : group.externalId;
-    await this.groups.update(tx, uuid, {
+    await this.groups.update(tx, caller.organizationId, uuid, {
       ...(renamed ? { displayName } : {}),
       externalId,
     });
@@ -176,6 +175,7 @@ export class ScimGroups implements ScimResourceHandlers {
   private async regroup(tx: Transaction, caller: ScimCaller, userIds: string[]): Promise<void> {
     const people = await this.people.lockMany(tx, caller.organizationId, [...new Set(userIds)]);
     const memberships = await this.groups.groupsOf(
+      caller.organizationId,
       people.map((person) => person.id),
       tx,
     );
@@ -187,7 +187,7 @@ export class ScimGroups implements ScimResourceHandlers {
         { groups, scopes },
       );
       if (changes === null) continue;
-      await this.people.update(tx, person.id, { groups, scopes });
+      await this.people.update(tx, caller.organizationId, person.id, { groups, scopes });
       await AuditLog.record(tx, live(caller.organizationId), {
         action: 'person.updated',
         actor: scimActor(caller),

@@ -56,14 +56,14 @@ export class ScimUsers implements ScimResourceHandlers {
     if (id !== undefined) {
       const person = await this.people.find(organizationId, this.uuidOf(id));
       if (!person) throw notFound(id);
-      const [resource] = await this.resources([person]);
+      const [resource] = await this.resources(organizationId, [person]);
       ctx.snapshot = resource;
       return resource!;
     }
     // `userName eq "…"` — what Okta and Entra ID ask before creating — is one indexed lookup.
     const userName = equalityOf(filter, 'userName');
     const people = await this.people.list(organizationId, userName ?? undefined);
-    const resources = await this.resources(people);
+    const resources = await this.resources(organizationId, people);
     return filter === undefined || userName !== null ? resources : filter.match(resources);
   }
 
@@ -75,7 +75,7 @@ export class ScimUsers implements ScimResourceHandlers {
     const uuid =
       id === undefined ? await this.create(instance, ctx) : await this.update(id, instance, ctx);
     const person = await this.people.find(ctx.caller.organizationId, uuid);
-    const [resource] = await this.resources([person!]);
+    const [resource] = await this.resources(ctx.caller.organizationId, [person!]);
     return resource!;
   }
 
@@ -85,7 +85,11 @@ export class ScimUsers implements ScimResourceHandlers {
     const before = await this.sql.transaction(async (tx) => {
       const person = await this.people.lock(tx, organizationId, uuid);
       if (!person) throw notFound(id);
-      await this.people.update(tx, uuid, { active: false, provisioned: false, groups: [] });
+      await this.people.update(tx, organizationId, uuid, {
+        active: false,
+        provisioned: false,
+        groups: [],
+      });
       await this.groups.removeFromEvery(tx, uuid);
       await AuditLog.record(tx, live(organizationId), {
         action: 'person.removed',
@@ -104,7 +108,7 @@ export class ScimUsers implements ScimResourceHandlers {
     const fields = fieldsOf(instance, null);
     const connection = await this.connectionFor(organizationId, fields.email);
     const outcome = await this.sql.transaction(async (tx) => {
-      const existing = await this.people.lockByEmail(tx, fields.email);
+      const existing = await this.people.lockByEmailAcrossTenants(tx, fields.email);
       if (existing && existing.organizationId !== organizationId) throw userNameTaken();
       if (existing && existing.provisionedAt !== null) {
         throw new ScimError(
@@ -118,9 +122,8 @@ export class ScimUsers implements ScimResourceHandlers {
         return { id: existing.id, before: existing };
       }
       const { uuid, id } = newKey('user');
-      await this.people.insert(tx, {
+      await this.people.insert(tx, organizationId, {
         id: uuid,
-        organizationId,
         email: fields.email,
         name: fields.name,
         externalId: fields.externalId,
@@ -175,7 +178,7 @@ export class ScimUsers implements ScimResourceHandlers {
         ),
       ) as Partial<PersonFields>;
       if (changed.email !== undefined && changed.email !== person.email) {
-        const holder = await this.people.lockByEmail(tx, changed.email);
+        const holder = await this.people.lockByEmailAcrossTenants(tx, changed.email);
         if (holder && holder.id !== uuid) throw userNameTaken();
       }
       await this.change(tx, person, { ...stored(person), ...changed }, ctx, { source: 'scim' });
@@ -195,7 +198,7 @@ export class ScimUsers implements ScimResourceHandlers {
     details: Record<string, unknown>,
   ): Promise<void> {
     const current = stored(person);
-    await this.people.update(tx, person.id, {
+    await this.people.update(tx, person.organizationId, person.id, {
       email: next.email,
       name: next.name,
       externalId: next.externalId,
@@ -255,8 +258,14 @@ export class ScimUsers implements ScimResourceHandlers {
     return connection;
   }
 
-  private async resources(people: ProvisionedPerson[]): Promise<Record<string, unknown>[]> {
-    const groups = await this.groups.groupsOf(people.map((person) => person.id));
+  private async resources(
+    organizationId: string,
+    people: ProvisionedPerson[],
+  ): Promise<Record<string, unknown>[]> {
+    const groups = await this.groups.groupsOf(
+      organizationId,
+      people.map((person) => person.id),
+    );
     return people.map((person) => userResource(person, groups.get(person.id) ?? []));
   }
 

@@ -30,11 +30,6 @@ const SHOWN_FIELDS: Record<ShownColumn, keyof ScimToken> = {
   revoked_at: 'revokedAt',
 };
 const SHOWN = rowMapping<ScimToken, ShownColumn>('scim_tokens', SHOWN_FIELDS);
-/** Every column: what an insert writes. */
-const SCIM_TOKEN = rowMapping<ScimTokenEntity, ScimTokenColumn>('scim_tokens', {
-  ...SHOWN_FIELDS,
-  token_hash: 'tokenHash',
-});
 
 /**
  * The `scim_tokens` table. A token is its organisation's (SCIM reaches
@@ -64,7 +59,19 @@ export class ScimTokensRepository {
 
   /** A new token of the organisation (whatever organisation `token` names). */
   async insert(tx: Transaction, organizationId: string, token: ScimTokenEntity): Promise<void> {
-    await tx.query(SCIM_TOKEN.insert, SCIM_TOKEN.toRow({ ...token, organizationId }));
+    await tx.query(
+      `INSERT INTO scim_tokens (id, organization_id, name, token_hash, created_at, last_used_at, revoked_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [
+        token.id,
+        organizationId,
+        token.name,
+        token.tokenHash,
+        token.createdAt,
+        token.lastUsedAt,
+        token.revokedAt,
+      ],
+    );
   }
 
   /** A keyset page of the organisation's tokens, revoked ones too, newest first. */
