@@ -5,7 +5,6 @@ import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsersService } from '#auth';
 import { toPublicId } from '#common';
-import { ScimTokensService } from '#scim';
 import { WRITE_INTERCEPTORS } from '../apps/api/src/http/api-controller.decorator.js';
 import { AUTH_METADATA, Public } from '../apps/api/src/http/auth.decorator.js';
 import { AuthGuard } from '../apps/api/src/http/auth.guard.js';
@@ -249,7 +248,6 @@ describe('the route inventory', () => {
       new Reflector(),
       stack.api.get(UsersService),
       stack.settings as AppSettings,
-      stack.api.get(ScimTokensService),
     );
     class Undeclared {
       handler() {}

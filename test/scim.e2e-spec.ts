@@ -154,6 +154,15 @@ describe('who may call it', () => {
         status: '401',
       });
     }
+    // Its requests count against its organisation's limits, as the organisation's API calls do.
+    const api = await client.get('/v2/analysts', { token: adminToken });
+    const counted = await fetch(`${stack.baseUrl}/scim/v2/Users`, {
+      headers: { authorization: `Bearer ${scimToken}` },
+    });
+    expect(counted.headers.get('x-ratelimit-limit')).toBe(api.headers.get('x-ratelimit-limit'));
+    expect(Number(counted.headers.get('x-ratelimit-remaining'))).toBeLessThan(
+      Number(api.headers.get('x-ratelimit-remaining')),
+    );
     // A SCIM token reaches nothing of the API.
     expect((await client.get('/v2/analysts', { token: scimToken })).status).toBe(401);
   });

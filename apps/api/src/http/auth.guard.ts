@@ -3,10 +3,10 @@ import { Reflector } from '@nestjs/core';
 import { AppError, missingScopes, parsePublicId, type Principal } from '#common';
 import { UsersService } from '#auth';
 import { AppSettings } from '#config';
-import { ScimTokensService, type ScimCaller } from '#scim';
+import type { ScimCaller } from '#scim';
 import { AUTH_METADATA, type AuthDeclaration } from './auth.decorator.js';
 import type { ApiRequest } from './request-context.js';
-import { credentialOf } from './request-counting.js';
+import { credentialOf, scimCallerOf } from './request-counting.js';
 import { refuseLiveCredential } from './sandbox.js';
 
 /** The path parameter naming an organisation. */
@@ -19,16 +19,11 @@ export class AuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly users: UsersService,
     private readonly settings: AppSettings,
-    private readonly scimTokens: ScimTokensService,
   ) {}
 
-  /** The SCIM token's organisation; 401 for anything else (an API credential is no SCIM token). */
-  private async scimCallerOf(request: ApiRequest): Promise<ScimCaller> {
-    const [scheme, token] = (request.headers.authorization ?? '').split(' ');
-    const holder =
-      scheme?.toLowerCase() === 'bearer' && token
-        ? await this.scimTokens.authenticate(token)
-        : null;
+  /** The SCIM token's organisation (resolved once, by RequestCounting); 401 for anything else. */
+  private scimCallerOf(request: ApiRequest): ScimCaller {
+    const holder = scimCallerOf(request);
     if (holder === null) {
       throw AppError.unauthorized(
         'use Authorization: Bearer <token> with a SCIM token of your organisation (POST /v2/enterprise/organizations/{organization_id}/scim-tokens)',
@@ -45,7 +40,7 @@ export class AuthGuard implements CanActivate {
     if (declaration === 'public') return true;
     if (declaration === 'scim') {
       const request = context.switchToHttp().getRequest<ApiRequest>();
-      request.scim = await this.scimCallerOf(request);
+      request.scim = this.scimCallerOf(request);
       return true;
     }
     if (declaration === undefined) {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import type { Principal } from '#common';
 import { CredentialResolver, credentialHeadersOf } from '#auth';
+import { isScimPath, ScimTokensService, type ScimCaller } from '#scim';
 import { AddressLimiter } from './address-limiter.js';
 import { OAuthError } from './oauth-error.js';
 import type { ApiRequest } from './request-context.js';
@@ -11,6 +12,8 @@ import { limitHeaders, RequestLimiter, rateLimited, type LimitVerdict } from './
 type Credential = { principal: Principal } | { error: unknown };
 
 const credentials = new WeakMap<Request, Credential>();
+/** The SCIM token's organisation, for requests to /scim/v2 that present a valid one. */
+const scimCallers = new WeakMap<Request, ScimCaller>();
 
 /** The token, revocation and introspection endpoints answer in RFC 6749's form, 429s too. */
 const OAUTH_FORM_PATHS = /^\/oauth2\/(token|revoke|introspect)\/?$/i;
@@ -32,6 +35,7 @@ export class RequestCounting {
     private readonly resolver: CredentialResolver,
     private readonly limiter: RequestLimiter,
     private readonly addresses: AddressLimiter,
+    private readonly scimTokens: ScimTokensService,
   ) {}
 
   readonly middleware = (request: Request, response: Response, next: NextFunction): void => {
@@ -41,14 +45,29 @@ export class RequestCounting {
   private async count(request: ApiRequest, response: Response): Promise<void> {
     const credential = await this.resolve(request);
     credentials.set(request, credential);
-    const verdict =
+    const scim = isScimPath(request.path) ? await this.scimCaller(request) : null;
+    if (scim !== null) scimCallers.set(request, scim);
+    const tenant =
       'principal' in credential
-        ? await this.limiter.check(credential.principal, request.id)
+        ? credential.principal
+        : scim === null
+          ? null
+          : { organizationId: scim.organizationId, mode: 'live' as const };
+    const verdict =
+      tenant !== null
+        ? await this.limiter.check(tenant, request.id)
         : await this.addresses.check(request.ip ?? request.socket.remoteAddress ?? 'unknown');
     if (verdict === null) return;
     const headers = limitHeaders(verdict);
     response.set(headers);
     if (verdict.exceeded) throw refusal(request, verdict, headers);
+  }
+
+  /** The organisation of a SCIM token (the SCIM service's own credential), or null. */
+  private async scimCaller(request: Request): Promise<ScimCaller | null> {
+    const [scheme, token] = (request.headers.authorization ?? '').split(' ');
+    if (scheme?.toLowerCase() !== 'bearer' || !token) return null;
+    return this.scimTokens.authenticate(token);
   }
 
   private async resolve(request: Request): Promise<Credential> {
@@ -84,4 +103,13 @@ export function credentialOf(request: Request): Principal {
   if (credential === undefined) throw new Error('The request was not counted by RequestCounting');
   if ('error' in credential) throw credential.error;
   return credential.principal;
+}
+
+/**
+ * The organisation whose SCIM token a request to /scim/v2 presents, as
+ * RequestCounting resolved it (and counted the request against that
+ * organisation's limits); null when it presents none that is valid.
+ */
+export function scimCallerOf(request: Request): ScimCaller | null {
+  return scimCallers.get(request) ?? null;
 }
