@@ -101,6 +101,17 @@ export class ProvisionedPeopleRepository {
     return rows.map(personOf);
   }
 
+  /** Of these ids, the organisation's SCIM-managed people (a group's members, to name them). */
+  async findMany(organizationId: string, ids: string[]): Promise<ProvisionedPerson[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.sql.rows<Row>(
+      `${SELECT} WHERE id = ANY($1::uuid[]) AND organization_id = $2
+         AND scim_provisioned_at IS NOT NULL`,
+      [ids, organizationId],
+    );
+    return rows.map(personOf);
+  }
+
   /** A SCIM-managed person of the organisation. */
   async find(organizationId: string, id: string, on: Queryable = this.sql) {
     const [row] = await on.rows<Row>(

@@ -1,4 +1,6 @@
+import type { Tenant } from '#common';
 import type { AuditActor } from '#events';
+import { ScimError } from './scim-protocol.js';
 
 /** Who calls the SCIM service: an organisation's SCIM token. */
 export interface ScimCaller {
@@ -60,4 +62,14 @@ export function equalityOf(filter: ScimFilter | undefined, attribute: string): s
   if (name.toLowerCase() !== attribute.toLowerCase() || !Array.isArray(expression)) return null;
   const [operator, value] = expression as unknown[];
   return operator === 'eq' && typeof value === 'string' ? value : null;
+}
+
+/** People, groups and their audit events are the organisation's, in live mode. */
+export function live(organizationId: string): Tenant {
+  return { organizationId, mode: 'live' };
+}
+
+/** SCIM's 404 for a resource id that names nothing of the organisation's. */
+export function notFound(id: string): ScimError {
+  return new ScimError(404, null as unknown as string, `Resource ${id} not found`);
 }

@@ -8,6 +8,8 @@ import { ScimGroupsRepository, type ScimGroup } from './scim-groups.repository.j
 import { ScimError } from './scim-protocol.js';
 import {
   equalityOf,
+  live,
+  notFound,
   scimActor,
   type ScimCaller,
   type ScimContext,
@@ -228,8 +230,10 @@ export class ScimGroups implements ScimResourceHandlers {
   }
 
   private async resources(organizationId: string, groups: ScimGroup[]) {
+    // Only the members are named: not every person of the organisation for one group.
+    const memberIds = [...new Set(groups.flatMap((group) => group.memberIds))];
     const people = new Map(
-      (await this.people.list(organizationId)).map((person) => [person.id, person]),
+      (await this.people.findMany(organizationId, memberIds)).map((person) => [person.id, person]),
     );
     return groups.map((group) => groupResource(group, people));
   }
@@ -278,14 +282,6 @@ function memberValuesOf(instance: Record<string, unknown>): (string | null)[] {
 /** The stored ids of the people a Group's `members` name. */
 function memberIdsOf(instance: Record<string, unknown>): string[] {
   return [...new Set(memberValuesOf(instance).filter((id): id is string => id !== null))];
-}
-
-function live(organizationId: string) {
-  return { organizationId, mode: 'live' as const };
-}
-
-function notFound(id: string) {
-  return new ScimError(404, null as unknown as string, `Resource ${id} not found`);
 }
 
 function nameTaken(name: string) {

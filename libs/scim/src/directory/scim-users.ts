@@ -9,6 +9,8 @@ import { ScimGroupsRepository } from './scim-groups.repository.js';
 import { ScimError } from './scim-protocol.js';
 import {
   equalityOf,
+  live,
+  notFound,
   scimActor,
   type ScimContext,
   type ScimFilter,
@@ -353,14 +355,6 @@ function nameOf(instance: Record<string, unknown>): string | null {
   ];
   const found = candidates.find((candidate) => candidate !== null && candidate.trim() !== '');
   return found === undefined || found === null ? null : found.trim().slice(0, MAX_NAME_LENGTH);
-}
-
-function live(organizationId: string) {
-  return { organizationId, mode: 'live' as const };
-}
-
-function notFound(id: string) {
-  return new ScimError(404, null as unknown as string, `Resource ${id} not found`);
 }
 
 function userNameTaken() {

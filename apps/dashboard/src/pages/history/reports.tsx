@@ -6,6 +6,7 @@ import { useSession } from '../../auth/session';
 import { Pager, useCursorPages } from '../../components/cursor-pages';
 import { CASE_TYPES, formatDate, typeLabel } from './labels';
 import './history.css';
+import { saveFile } from '../../components/save-file.js';
 
 const REPORT_TYPES: { value: Report['report_type']; label: string; help: string }[] = [
   {
@@ -195,20 +196,6 @@ function range(report: Report): string {
   return `${dates}; ${type ? typeLabel(type) : 'every type'}`;
 }
 
-/** Saves a Blob under `name` the way a link to a file would. */
-function saveBlob(blob: Blob, name: string) {
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  link.hidden = true;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // Give the browser a moment to start the download before the URL goes.
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
-
 function ReportTable({ reports }: { reports: Report[] }) {
   const { client } = useSession();
   const queryClient = useQueryClient();
@@ -219,7 +206,7 @@ function ReportTable({ reports }: { reports: Report[] }) {
       report,
     }),
     onSuccess: ({ blob, report }) =>
-      saveBlob(blob, report.filename ?? `${report.report_id}.${report.format}`),
+      saveFile(blob, report.filename ?? `${report.report_id}.${report.format}`),
   });
   const remove = useMutation({
     mutationFn: (id: string) => client.reports.delete(id),
