@@ -73,7 +73,9 @@ async function main(
  * organisation to seed; one connection, and no replicas (what a command
  * writes it reads back at once).
  */
-async function openDatabase(settings: Settings): Promise<{ sql: Sql; close(): Promise<void> }> {
+export async function openDatabase(
+  settings: Settings,
+): Promise<{ sql: Sql; close(): Promise<void> }> {
   const dataSource = createDataSource({ url: settings.databaseUrl, poolMax: 1 });
   await dataSource.initialize();
   const primaryOnly = { ...settings, databaseReplicaUrls: [] };

@@ -11,6 +11,7 @@ import { OAuthClientRegistryService } from './oauth-client-registry.service.js';
 import { OAuthClientsService } from './oauth-clients.service.js';
 import { RevokedGrants } from './revoked-grants.js';
 import { AccountSignOut } from './account-sign-out.js';
+import { VerifiedTokenCache } from './verified-token-cache.js';
 import { ProvisionedPeopleRepository } from './provisioned-people.repository.js';
 import { ServerSecretsService } from './server-secrets.service.js';
 import { SigningKeyService } from './signing-keys.service.js';
@@ -50,6 +51,7 @@ const REPOSITORIES = [
     ServerSecretsService,
     RevokedGrants,
     AccountSignOut,
+    VerifiedTokenCache,
   ],
   exports: [
     ...REPOSITORIES,
@@ -62,6 +64,7 @@ const REPOSITORIES = [
     ServerSecretsService,
     RevokedGrants,
     AccountSignOut,
+    VerifiedTokenCache,
   ],
 })
 export class AuthModule {}

@@ -17,6 +17,7 @@ export * from './signing-keys.repository.js';
 export * from './server-secrets.repository.js';
 export * from './server-secrets.service.js';
 export * from './revoked-grants.js';
+export * from './verified-token-cache.js';
 export * from './account-sign-out.js';
 export * from './provisioned-people.repository.js';
 export * from './auth.module.js';

@@ -64,6 +64,12 @@ export class SigningKeysRepository {
     );
   }
 
+  /** Deletes the key `kid`; whether there was one. */
+  async delete(tx: Transaction, kid: string): Promise<boolean> {
+    const rows = await tx.rows(`DELETE FROM signing_keys WHERE kid = $1 RETURNING kid`, [kid]);
+    return rows.length > 0;
+  }
+
   /** Every key, oldest first. */
   async all(on: Queryable = this.sql): Promise<SigningKeyEntity[]> {
     const rows = await on.rows<SigningKeyRow>(

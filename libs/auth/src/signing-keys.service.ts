@@ -3,6 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { AppSettings } from '#config';
 import { Sql, type JsonObject } from '#database';
+import { RedisService } from '#queue';
 import type { SigningKeyEntity } from './entities/signing-key.entity.js';
 import { SigningKeysRepository, type NewSigningKey } from './signing-keys.repository.js';
 import { ACCESS_TOKEN_TTL_SECONDS, SIGNING_ALGORITHM } from './token-constants.js';
@@ -30,12 +31,19 @@ export class SigningKeyService {
   private loadedAt = 0;
   /** When an unknown kid last made us re-read the key set. */
   private missReloadedAt = 0;
+  /** Re-reads run one after another, so a slow earlier one never overwrites a later one's keys. */
+  private reloading: Promise<void> = Promise.resolve();
+  /** The Redis channel a change of the key set is announced on (VerifiedTokenCache listens). */
+  readonly changesChannel: string;
 
   constructor(
     private readonly sql: Sql,
     private readonly keys: SigningKeysRepository,
     private readonly settings: AppSettings,
-  ) {}
+    private readonly redis: RedisService,
+  ) {
+    this.changesChannel = `${settings.redisPrefix}:signing-keys:changed`;
+  }
 
   /**
    * Creates the first key on a fresh database. Concurrent starters (several
@@ -63,8 +71,56 @@ export class SigningKeyService {
       await this.keys.insert(tx, key);
       await this.keys.retireAllBut(tx, key.kid, activatesAt);
     });
-    await this.reload();
+    await this.announceChange();
     return key.kid;
+  }
+
+  /**
+   * Withdraws a key thought compromised: it is deleted, and every instance
+   * re-reads its key set at once (announced on Redis), so the tokens it signed
+   * are refused everywhere, cached or not. The key signing now is first
+   * replaced by a new one that signs at once. Returns the replacement's kid
+   * (null when `kid` was not the signing key), or throws when `kid` is unknown.
+   */
+  async withdraw(kid: string): Promise<string | null> {
+    const now = new Date();
+    const replacement = await this.sql.transaction(async (tx) => {
+      await this.keys.lockFirstKey(tx);
+      const active = await this.keys.activeAt(now, tx);
+      const next = active?.kid === kid ? await this.newKey(now) : null;
+      if (next) {
+        await this.keys.insert(tx, next);
+        await this.keys.retireAllBut(tx, next.kid, now);
+      }
+      if (!(await this.keys.delete(tx, kid))) throw new Error(`no signing key ${kid}`);
+      return next?.kid ?? null;
+    });
+    await this.announceChange();
+    return replacement;
+  }
+
+  /** Whether `kid` is in the key set this instance verifies with (no re-read). */
+  isPublished(kid: string): boolean {
+    return this.publicKeys.has(kid);
+  }
+
+  /** Re-reads the key set because another instance announced a change. */
+  reloadAnnounced(): Promise<void> {
+    return this.reload();
+  }
+
+  /** Re-reads the key set here, then tells every other instance to. */
+  private async announceChange(): Promise<void> {
+    await this.reload();
+    try {
+      await this.redis.client.publish(this.changesChannel, 'changed');
+    } catch (error) {
+      // Others still find a new key on first sight; a withdrawn one stays until they re-read.
+      this.logger.error(
+        { err: error },
+        'could not announce a signing key change; other instances re-read their keys within a minute of signing',
+      );
+    }
   }
 
   async signingKey(): Promise<ActiveSigningKey> {
@@ -103,7 +159,12 @@ export class SigningKeyService {
     return rows.filter((row) => row.retiresAt === null || row.retiresAt > horizon);
   }
 
-  private async reload(): Promise<void> {
+  private reload(): Promise<void> {
+    this.reloading = this.reloading.catch(() => undefined).then(() => this.load());
+    return this.reloading;
+  }
+
+  private async load(): Promise<void> {
     const rows = await this.published();
     const publicKeys = new Map<string, CryptoKey>();
     for (const row of rows) {

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { Global, Module } from '@nestjs/common';
 import {
   parseSettings,
+  type AccessTokenCacheSettings,
   type OutboundSettings,
   type QueueLockSettings,
   type RateLimitSettings,
@@ -38,6 +39,7 @@ export abstract class AppSettings implements Settings {
   declare historyImportMaxBytes: number;
   declare signingKeySecret: string | null;
   declare signingKeyRotationDays: number;
+  declare accessTokenCache: AccessTokenCacheSettings;
   declare wsHeartbeatSeconds: number;
   declare wsMaxConnectionsPerOrganization: number;
   declare webhooks: WebhookSettings;

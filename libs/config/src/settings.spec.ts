@@ -45,6 +45,7 @@ describe('settings', () => {
       historyImportMaxBytes: 64 * 1024 * 1024,
       signingKeySecret: null,
       signingKeyRotationDays: 90,
+      accessTokenCache: { entries: 10_000, maxBytes: 8 * 1024 * 1024 },
       wsHeartbeatSeconds: 30,
       wsMaxConnectionsPerOrganization: 200,
       webhooks: {
@@ -363,6 +364,9 @@ describe('settings', () => {
     [{ EVENT_RETENTION_DAYS: '0' }, 'EVENT_RETENTION_DAYS'],
     [{ REPORT_RETENTION_DAYS: '0' }, 'REPORT_RETENTION_DAYS'],
     [{ AUDIT_RETENTION_DAYS: '0' }, 'AUDIT_RETENTION_DAYS'],
+    [{ ACCESS_TOKEN_CACHE_ENTRIES: '-1' }, 'ACCESS_TOKEN_CACHE_ENTRIES'],
+    [{ ACCESS_TOKEN_CACHE_ENTRIES: 'many' }, 'ACCESS_TOKEN_CACHE_ENTRIES'],
+    [{ ACCESS_TOKEN_CACHE_MB: '0' }, 'ACCESS_TOKEN_CACHE_MB'],
     [{ DATABASE_REPLICA_MAX_LAG_MS: '50' }, 'DATABASE_REPLICA_MAX_LAG_MS'],
     [{ DATABASE_REPLICA_MAX_LAG_MS: 'soon' }, 'DATABASE_REPLICA_MAX_LAG_MS'],
     [{ QUEUE_LOCK_DURATION_MS: '1000' }, 'QUEUE_LOCK_DURATION_MS'],

@@ -83,6 +83,7 @@ export interface Settings {
   dnsResolvers: string[];
   /** Age at which the worker replaces the token-signing key; 0 turns automatic rotation off. */
   signingKeyRotationDays: number;
+  accessTokenCache: AccessTokenCacheSettings;
   /** Seconds between pings on live-update WebSockets; a socket that missed the last pong is dropped. */
   wsHeartbeatSeconds: number;
   /** Live-update WebSockets one organisation may hold open per mode, across every API instance. */
@@ -109,6 +110,15 @@ export interface Settings {
 export interface QueueLockSettings {
   lockDurationMs: number;
   stalledIntervalMs: number;
+}
+
+/**
+ * The API's in-process cache of verified access tokens (VerifiedTokenCache):
+ * at most `entries` tokens and about `maxBytes` of memory; `entries` 0 turns it off.
+ */
+export interface AccessTokenCacheSettings {
+  entries: number;
+  maxBytes: number;
 }
 
 export interface RateLimitSettings {
@@ -351,6 +361,10 @@ export function parseSettings(env: Env): Settings {
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     reportRetentionDays: integer(env, 'REPORT_RETENTION_DAYS', 7, 1, 365),
     auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 365, 1, 3650),
+    accessTokenCache: {
+      entries: integer(env, 'ACCESS_TOKEN_CACHE_ENTRIES', 10_000, 0, 1_000_000),
+      maxBytes: integer(env, 'ACCESS_TOKEN_CACHE_MB', 8, 1, 1024) * 1024 * 1024,
+    },
     rateLimits: {
       enabled: choice(env, 'RATE_LIMITS', ['on', 'off'], 'on') === 'on',
       onRedisFailure: choice(env, 'RATE_LIMIT_ON_REDIS_FAILURE', ['allow', 'deny'], 'allow'),
