@@ -5,6 +5,7 @@
 //
 //   npm run bench:instructions
 //   BENCH_INSTRUCTION_REQUESTS=300 BENCH_INSTRUCTION_WARMUP=2000 node bench/instructions.mjs
+//   BENCH_INSTRUCTION_TOKEN_CACHE=off node bench/instructions.mjs   (both verify every token)
 //
 // For each operation (a session read with a JWT, the same read with an API key, a session create)
 // and each server: BENCH_INSTRUCTION_WARMUP requests with callgrind's instrumentation off (the JIT
@@ -41,7 +42,8 @@ import {
 import { median, wholeNumber } from './settings.mjs';
 
 const env = process.env;
-const RESULTS = join(ROOT, 'bench', 'results', 'instructions');
+// BENCH_INSTRUCTION_RESULTS: another directory, for two runs at once (it is emptied first).
+const RESULTS = env.BENCH_INSTRUCTION_RESULTS || join(ROOT, 'bench', 'results', 'instructions');
 const CONFIG = {
   databaseUrl: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/sas_bench_instr',
   redisUrl: env.REDIS_URL || 'redis://127.0.0.1:6379',
@@ -49,6 +51,8 @@ const CONFIG = {
   requests: wholeNumber('BENCH_INSTRUCTION_REQUESTS', 300),
   warmup: wholeNumber('BENCH_INSTRUCTION_WARMUP', 2000),
   windows: wholeNumber('BENCH_INSTRUCTION_WINDOWS', 2),
+  // off: the API and the reference verify every token (ACCESS_TOKEN_CACHE_ENTRIES=0, REFERENCE_TOKEN_CACHE=off).
+  tokenCache: env.BENCH_INSTRUCTION_TOKEN_CACHE !== 'off',
   clientId: 'sas-bench-instr-client',
   clientSecret: 'sas-bench-instr-secret-4d8e2a6c1f9b',
   signingKeySecret: env.SIGNING_KEY_SECRET || 'sas-bench-signing-key-secret-5c1e8a7d3f90b2e4',
@@ -216,6 +220,10 @@ async function main() {
         NODE_ENV: 'production',
         SIGNING_KEY_SECRET: CONFIG.signingKeySecret,
         LOG_LEVEL: 'warn',
+        // Both verify every token's signature, as before the verified-token cache.
+        ...(CONFIG.tokenCache
+          ? {}
+          : { ACCESS_TOKEN_CACHE_ENTRIES: '0', REFERENCE_TOKEN_CACHE: 'off' }),
       };
       const db = await prepareDatabase(shared, 'sas-bench-instr', RESULTS);
       log('Starting the API under callgrind (minutes) …');

@@ -4,7 +4,8 @@
 // It does the same work per request as the Nest service, with nothing around it:
 //   request id (req_ TypeID, or a well-formed incoming X-Request-Id), Bearer parsing,
 //   jose ES256 verification (typ at+jwt, iss, aud, exp, required claims) against the
-//   public key(s) from `signing_keys` (cached in memory, like SigningKeyService), or an
+//   public key(s) from `signing_keys` (cached in memory, like SigningKeyService) once per token
+//   (the verified claims kept until exp, like VerifiedTokenCache; REFERENCE_TOKEN_CACHE=off: every request), or an
 //   X-API-Key's format, checksum and hash looked up (cached in memory, like ApiKeyService),
 //   the plan and tier request limits (rate-limiter-flexible's script per window), scope check,
 //   then the statements the service issues (libs/sessions/src/session-rows.ts,
@@ -22,7 +23,7 @@
 //
 // Plain node:http, pg Pool, ioredis, jose, typeid-js (and the built engine). No Nest, no ORM.
 //
-// Env: PORT, DATABASE_URL, REDIS_URL, REDIS_PREFIX, PUBLIC_URL, DATABASE_POOL_MAX,
+// Env: PORT, DATABASE_URL, REDIS_URL, REDIS_PREFIX, PUBLIC_URL, DATABASE_POOL_MAX, REFERENCE_TOKEN_CACHE,
 //      SIMULATED_STEP_MS and WORKER_CONCURRENCY (estimates only; defaults 500 and 50 like the service).
 
 import { createHash } from 'node:crypto';
@@ -30,6 +31,7 @@ import http from 'node:http';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { errors, importJWK, jwtVerify } from 'jose';
+import { LRUCache } from 'lru-cache';
 import { TypeID, typeid } from 'typeid-js';
 import { describeError } from './errors.mjs';
 
@@ -155,10 +157,15 @@ const VERIFY_OPTIONS = {
 };
 
 async function authenticate(request, response, scope) {
-  const principal =
+  const credential =
     request.headers['x-api-key'] === undefined
       ? await tokenPrincipal(request.headers.authorization)
       : await keyPrincipal(request.headers['x-api-key']);
+  // Looked up once per request, here: the concurrency check of a create uses the same limits
+  // rather than looking them up again inside its transaction, where a cache miss would wait for a
+  // second connection from the pool while holding one (with every connection held that way, the
+  // pool deadlocks). A request's own object: the credential's may be shared (cached).
+  const principal = { ...credential, limits: await limitsOf(credential.organizationId) };
   await countRequest(principal, response);
   if (!principal.scopes.includes(scope)) {
     throw new HttpError(403, 'FORBIDDEN', 'Insufficient permissions', { missing_scopes: [scope] });
@@ -171,9 +178,48 @@ async function tokenPrincipal(header) {
     throw unauthorized('no credential: send Authorization: Bearer <token>');
   const match = BEARER.exec(header);
   if (!match) throw unauthorized('the Authorization header must be "Bearer <credential>"');
+  const token = match[1];
+  if (verifiedTokens === null) return (await verifyToken(token)).principal;
+  const cacheKey = createHash('sha256').update(token).digest('base64url');
+  const cached = verifiedTokens.get(cacheKey);
+  if (cached !== undefined && cached.expiresAt > Date.now() && publicKeys.has(cached.kid))
+    return cached.principal;
+  const verified = await verifyToken(token);
+  verifiedTokens.set(cacheKey, verified, { ttl: verified.expiresAt - Date.now() });
+  return verified.principal;
+}
+
+// As VerifiedTokenCache (libs/auth): the claims a token's signature proved, by the token's
+// SHA-256, until its exp and while its key is still loaded, in the same LRU with the same bounds
+// and size estimate. REFERENCE_TOKEN_CACHE=off verifies every request, as the service does with
+// ACCESS_TOKEN_CACHE_ENTRIES=0.
+const verifiedTokens =
+  env.REFERENCE_TOKEN_CACHE === 'off'
+    ? null
+    : new LRUCache({
+        max: 10_000,
+        maxSize: 16 * 1024 * 1024,
+        sizeCalculation: (entry, key) =>
+          700 +
+          key.length +
+          entry.kid.length +
+          entry.principal.organizationId.length +
+          entry.principal.scopes.reduce((bytes, scope) => bytes + 40 + scope.length, 0),
+      });
+
+async function verifyToken(token) {
   let payload;
+  let kid;
   try {
-    ({ payload } = await jwtVerify(match[1], getKey, VERIFY_OPTIONS));
+    ({ payload } = await jwtVerify(
+      token,
+      async (header) => {
+        const key = await getKey(header);
+        kid = header.kid;
+        return key;
+      },
+      VERIFY_OPTIONS,
+    ));
   } catch (error) {
     throw unauthorized(tokenError(error));
   }
@@ -187,7 +233,15 @@ async function tokenPrincipal(header) {
   ) {
     throw unauthorized('access token has malformed claims');
   }
-  return { organizationId, mode, scopes: payload.scope.split(' ').filter(Boolean) };
+  return {
+    principal: Object.freeze({
+      organizationId,
+      mode,
+      scopes: Object.freeze(payload.scope.split(' ').filter(Boolean)),
+    }),
+    kid,
+    expiresAt: payload.exp * 1000,
+  };
 }
 
 // As ApiKeyService#authenticate (libs/api-keys): the key's format and checksum (the built
@@ -269,11 +323,6 @@ async function limitsOf(organizationId) {
 }
 
 async function countRequest(principal, response) {
-  // Looked up once per request, here: the concurrency check of a create uses the same limits
-  // rather than looking them up again inside its transaction, where a cache miss would wait for a
-  // second connection from the pool while holding one (with every connection held that way, the
-  // pool deadlocks).
-  principal.limits = await limitsOf(principal.organizationId);
   const limits = principal.limits.windows;
   const key = `${principal.organizationId}:${principal.mode}`;
   const count = async ([name, seconds, limit]) => {

@@ -45,7 +45,7 @@ describe('settings', () => {
       historyImportMaxBytes: 64 * 1024 * 1024,
       signingKeySecret: null,
       signingKeyRotationDays: 90,
-      accessTokenCache: { entries: 10_000, maxBytes: 8 * 1024 * 1024 },
+      accessTokenCache: { entries: 10_000, maxBytes: 16 * 1024 * 1024 },
       wsHeartbeatSeconds: 30,
       wsMaxConnectionsPerOrganization: 200,
       webhooks: {

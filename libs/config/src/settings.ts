@@ -363,7 +363,7 @@ export function parseSettings(env: Env): Settings {
     auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 365, 1, 3650),
     accessTokenCache: {
       entries: integer(env, 'ACCESS_TOKEN_CACHE_ENTRIES', 10_000, 0, 1_000_000),
-      maxBytes: integer(env, 'ACCESS_TOKEN_CACHE_MB', 8, 1, 1024) * 1024 * 1024,
+      maxBytes: integer(env, 'ACCESS_TOKEN_CACHE_MB', 16, 1, 1024) * 1024 * 1024,
     },
     rateLimits: {
       enabled: choice(env, 'RATE_LIMITS', ['on', 'off'], 'on') === 'on',
