@@ -1,7 +1,7 @@
-import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { AppSettings } from '#config';
 import type { ApiKeyEntity } from './api-key.entity.js';
-import { RedisService, type RedisClient } from '#queue';
+import { RedisService } from '#queue';
 
 /** How long a verified key is trusted from memory before the database is asked again. */
 const TTL_MS = 30_000;
@@ -14,10 +14,9 @@ const MAX_ENTRIES = 10_000;
  * (Redis restarting), it is not what makes revocation take effect.
  */
 @Injectable()
-export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
+export class ApiKeyCache implements OnModuleInit {
   private readonly logger = new Logger(ApiKeyCache.name);
   private readonly entries = new Map<string, { key: ApiKeyEntity; cachedAt: number }>();
-  private subscriber: RedisClient | null = null;
   private readonly channel: string;
 
   constructor(
@@ -28,15 +27,11 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleInit(): Promise<void> {
-    this.subscriber = this.redis.subscriber();
-    this.subscriber.on('message', (_channel, hash: string) => this.entries.delete(hash));
-    // Entries cached before a reconnect may have missed messages meanwhile.
-    this.subscriber.on('ready', () => this.entries.clear());
-    await this.subscriber.subscribe(this.channel);
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
+    await this.redis.listen(this.channel, {
+      message: (hash) => this.entries.delete(hash),
+      // Entries cached before a reconnect may have missed messages meanwhile.
+      connected: () => this.entries.clear(),
+    });
   }
 
   get(hash: string): ApiKeyEntity | null {

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import type { Principal } from '#common';
 import { AppSettings } from '#config';
-import { RedisService, type RedisClient } from '#queue';
+import { RedisService } from '#queue';
 import { SigningKeyService } from './signing-keys.service.js';
 
 /** What an access token's signature and claims proved, kept until the token expires. */
@@ -47,10 +47,9 @@ const SCOPE_OVERHEAD_BYTES = 40;
  * turns it off (every request verifies its token).
  */
 @Injectable()
-export class VerifiedTokenCache implements OnModuleInit, OnModuleDestroy {
+export class VerifiedTokenCache implements OnModuleInit {
   private readonly logger = new Logger(VerifiedTokenCache.name);
   private readonly entries: LRUCache<string, VerifiedToken> | null;
-  private subscriber: RedisClient | null = null;
 
   constructor(
     private readonly keys: SigningKeyService,
@@ -69,15 +68,11 @@ export class VerifiedTokenCache implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleInit(): Promise<void> {
-    this.subscriber = this.redis.subscriber();
-    this.subscriber.on('message', () => this.keySetChanged());
-    // A change announced while this connection was down would be missed: re-read on every (re)connect.
-    this.subscriber.on('ready', () => this.keySetChanged());
-    await this.subscriber.subscribe(this.keys.changesChannel);
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
+    await this.redis.listen(this.keys.changesChannel, {
+      message: () => this.keySetChanged(),
+      // A change announced while the connection was down would be missed: re-read on every (re)connect.
+      connected: () => this.keySetChanged(),
+    });
   }
 
   /** False with ACCESS_TOKEN_CACHE_ENTRIES=0: every request verifies its token. */

@@ -9,12 +9,25 @@ import { createRedisClient, type RedisClient } from './redis-connections.js';
  */
 const GENERAL_OPTIONS = { maxRetriesPerRequest: 2, enableAutoPipelining: true };
 
+/** What a process does with a channel's messages (`RedisService.listen`). */
+export interface ChannelListener {
+  message(message: string): void;
+  /**
+   * The subscriber connection is (re)established: messages published while it
+   * was down are lost, so whatever they would have invalidated is dropped here.
+   */
+  connected(): void;
+}
+
 /** The process's general-purpose Redis connection (counters, pub/sub publishing, health). */
 @Injectable()
 export class RedisService implements OnApplicationShutdown {
   readonly client: RedisClient;
   /** BullMQ's connections on a cluster (see `queueConnection`), closed once the workers are. */
   private readonly queueConnections: RedisClient[] = [];
+  /** The one subscriber connection `listen` shares between channels, made on first use. */
+  private shared: RedisClient | null = null;
+  private readonly listeners = new Map<string, ChannelListener[]>();
 
   constructor(private readonly settings: AppSettings) {
     this.client = createRedisClient(settings, GENERAL_OPTIONS);
@@ -27,6 +40,27 @@ export class RedisService implements OnApplicationShutdown {
     const connection = createRedisClient(this.settings, GENERAL_OPTIONS);
     connection.on('error', () => undefined);
     return connection;
+  }
+
+  /**
+   * Listens to `channel` on the process's shared subscriber connection (the
+   * caches' invalidations: one connection for all of them, not one each).
+   */
+  async listen(channel: string, listener: ChannelListener): Promise<void> {
+    if (this.shared === null) {
+      const shared = this.subscriber();
+      shared.on('message', (from: string, message: string) => {
+        for (const each of this.listeners.get(from) ?? []) each.message(message);
+      });
+      shared.on('ready', () => {
+        for (const each of [...this.listeners.values()].flat()) each.connected();
+      });
+      this.shared = shared;
+    }
+    const listeners = this.listeners.get(channel);
+    if (listeners) listeners.push(listener);
+    else this.listeners.set(channel, [listener]);
+    await this.shared.subscribe(channel);
   }
 
   /**
@@ -47,8 +81,8 @@ export class RedisService implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await Promise.all(
-      [this.client, ...this.queueConnections].map((connection) =>
-        connection.quit().catch(() => connection.disconnect()),
+      [this.client, ...this.queueConnections, ...(this.shared ? [this.shared] : [])].map(
+        (connection) => connection.quit().catch(() => connection.disconnect()),
       ),
     );
   }
