@@ -94,11 +94,19 @@ async function personTokens() {
 describe('a repeated token', () => {
   it('is verified once per instance, and a token made from a cached one with other claims is not taken for it', async () => {
     const token = await org.token([Scope.SessionsRead]);
-    const before = cacheOf(a).usage().entries;
+    const before = cacheOf(a).usage();
     expect(await read(instances[0]!, token)).toBe(200);
-    expect(cacheOf(a).usage().entries).toBe(before + 1);
     expect(await read(instances[0]!, token)).toBe(200);
-    expect(cacheOf(a).usage().entries).toBe(before + 1);
+    // One verification (a miss), then one answer from memory.
+    expect(cacheOf(a).usage()).toMatchObject({
+      entries: before.entries + 1,
+      misses: before.misses + 1,
+      hits: before.hits + 1,
+    });
+    // An operator sees it on /metrics.
+    const metrics = (await instances[0]!.get('/metrics')).text;
+    for (const name of ['entries', 'bytes', 'hits_total', 'misses_total'])
+      expect(metrics).toMatch(new RegExp(`^access_token_cache_${name} [1-9]\\d*$`, 'm'));
 
     // The cached token's signature on a payload granting more: the key is the whole token's hash.
     const [header, payload, signature] = token.split('.');

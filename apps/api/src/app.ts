@@ -4,11 +4,12 @@ import { VersioningType, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
+import { VerifiedTokenCache } from '#auth';
 import type { Settings } from '#config';
 import { ApiModule } from './api.module.js';
 import { mountDashboard } from './dashboard/dashboard-assets.js';
 import { AuthorizationServer } from './oauth/authorization-server/authorization-server.js';
-import { collectProcessMetrics, httpMetricsMiddleware } from './health/metrics.js';
+import { collectProcessMetrics, httpMetricsMiddleware, watchTokenCache } from './health/metrics.js';
 import { installBodyParsing } from './http/body-parsing.js';
 import { ApiHttpAdapter } from './http/api-http-adapter.js';
 import { RequestCounting } from './http/request-counting.js';
@@ -65,6 +66,7 @@ export async function createApiApp(settings: Settings): Promise<INestApplication
   // SIGTERM/SIGINT only: SIGUSR2 and SIGHUP stay free for diagnostics (profilers, log rotation).
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   collectProcessMetrics();
+  watchTokenCache(app.get(VerifiedTokenCache));
   mountOpenApi(app, buildOpenApiDocument(app, settings), settings);
   return app;
 }

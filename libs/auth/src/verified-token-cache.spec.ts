@@ -41,7 +41,7 @@ describe('VerifiedTokenCache', () => {
     expect(tokens.get('k')).toBe(entry);
     tokens.set('old', verified({ expiresAt: Date.now() - 1 }));
     expect(tokens.get('old')).toBeNull();
-    expect(tokens.usage().entries).toBe(1);
+    expect(tokens.usage()).toMatchObject({ entries: 1, hits: 1, misses: 1 });
   });
 
   it('drops an entry whose signing key is no longer published', () => {
@@ -91,6 +91,6 @@ describe('VerifiedTokenCache', () => {
     expect(tokens.enabled).toBe(false);
     tokens.set('k', verified());
     expect(tokens.get('k')).toBeNull();
-    expect(tokens.usage()).toEqual({ entries: 0, bytes: 0, maxEntries: 0, maxBytes: 0 });
+    expect(tokens.usage()).toMatchObject({ entries: 0, bytes: 0, maxEntries: 0, maxBytes: 0 });
   });
 });

@@ -17,6 +17,15 @@ export interface VerifiedToken {
   readonly expiresAt: number;
 }
 
+export interface TokenCacheUsage {
+  entries: number;
+  bytes: number;
+  maxEntries: number;
+  maxBytes: number;
+  hits: number;
+  misses: number;
+}
+
 /**
  * What an entry costs beyond the characters of its strings: the LRU's slots,
  * the entry and principal objects, the scopes array and the strings' headers.
@@ -50,6 +59,9 @@ const SCOPE_OVERHEAD_BYTES = 40;
 export class VerifiedTokenCache implements OnModuleInit {
   private readonly logger = new Logger(VerifiedTokenCache.name);
   private readonly entries: LRUCache<string, VerifiedToken> | null;
+  /** Lookups answered from memory, and those that had to verify (for /metrics). */
+  private hits = 0;
+  private misses = 0;
 
   constructor(
     private readonly keys: SigningKeyService,
@@ -88,12 +100,13 @@ export class VerifiedTokenCache implements OnModuleInit {
   /** The verified token under `key`, while it has not expired and its key is still published. */
   get(key: string): VerifiedToken | null {
     const entry = this.entries?.get(key);
-    if (entry === undefined) return null;
-    if (entry.expiresAt <= Date.now() || !this.keys.isPublished(entry.kid)) {
-      this.entries!.delete(key);
-      return null;
+    if (entry !== undefined && entry.expiresAt > Date.now() && this.keys.isPublished(entry.kid)) {
+      this.hits += 1;
+      return entry;
     }
-    return entry;
+    if (entry !== undefined) this.entries!.delete(key);
+    this.misses += 1;
+    return null;
   }
 
   set(key: string, entry: VerifiedToken): void {
@@ -102,13 +115,15 @@ export class VerifiedTokenCache implements OnModuleInit {
     this.entries.set(key, entry, { ttl });
   }
 
-  /** How full it is: entries and estimated bytes (for the bench and the tests). */
-  usage(): { entries: number; bytes: number; maxEntries: number; maxBytes: number } {
+  /** How full it is (entries, estimated bytes) and how often it answered (for /metrics, the bench, the tests). */
+  usage(): TokenCacheUsage {
     return {
       entries: this.entries?.size ?? 0,
       bytes: this.entries?.calculatedSize ?? 0,
       maxEntries: this.entries?.max ?? 0,
       maxBytes: this.entries?.maxSize ?? 0,
+      hits: this.hits,
+      misses: this.misses,
     };
   }
 

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { collectDefaultMetrics, Histogram, register } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, register } from 'prom-client';
+import type { TokenCacheUsage } from '#auth';
 
 let defaultsCollected = false;
 
@@ -33,6 +34,52 @@ export function httpMetricsMiddleware(
     });
   });
   next();
+}
+
+/** The verified-token caches of the API instances in this process (one in production). */
+const tokenCaches = new Set<{ usage(): TokenCacheUsage }>();
+const tokenCacheSum = (pick: (usage: TokenCacheUsage) => number) =>
+  [...tokenCaches].reduce((sum, cache) => sum + pick(cache.usage()), 0);
+
+new Gauge({
+  name: 'access_token_cache_entries',
+  help: 'Access tokens held verified in memory (ACCESS_TOKEN_CACHE_ENTRIES at most)',
+  collect() {
+    this.set(tokenCacheSum((usage) => usage.entries));
+  },
+});
+new Gauge({
+  name: 'access_token_cache_bytes',
+  help: 'Estimated memory of the verified access tokens held (ACCESS_TOKEN_CACHE_MB at most)',
+  collect() {
+    this.set(tokenCacheSum((usage) => usage.bytes));
+  },
+});
+for (const [name, help, pick] of [
+  [
+    'access_token_cache_hits_total',
+    'Requests whose access token was found verified in memory',
+    (u: TokenCacheUsage) => u.hits,
+  ],
+  [
+    'access_token_cache_misses_total',
+    'Requests whose access token had its signature verified',
+    (u: TokenCacheUsage) => u.misses,
+  ],
+] as const) {
+  new Counter({
+    name,
+    help,
+    collect() {
+      this.reset();
+      this.inc(tokenCacheSum(pick));
+    },
+  });
+}
+
+/** Publishes a verified-token cache's size and hit counts on /metrics. */
+export function watchTokenCache(cache: { usage(): TokenCacheUsage }): void {
+  tokenCaches.add(cache);
 }
 
 export { register as metricsRegistry };
