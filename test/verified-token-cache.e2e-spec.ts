@@ -237,6 +237,28 @@ describe('what ends a cached token on every instance', () => {
     }
   });
 
+  it('a withdrawn key that no longer signs: its tokens refused, the signing key left as it is', async () => {
+    const old = await org.token([Scope.SessionsRead]);
+    const oldKid = decodeProtectedHeader(old).kid!;
+    // A rotation that takes effect at once: the old key retires but still verifies its tokens.
+    const newKid = await a.api.get(SigningKeyService).rotate(0);
+    await cachedOnBoth(old);
+    expect(await signingKeys('withdraw', oldKid)).toBe(
+      `withdrew ${oldKid}; every instance was told\n`,
+    );
+    for (const instance of instances) {
+      await expect
+        .poll(async () => await read(instance, old), {
+          timeout: REVOCATION_DEADLINE_MS,
+          interval: 20,
+        })
+        .toBe(401);
+    }
+    const fresh = await org.token([Scope.SessionsRead]);
+    expect(decodeProtectedHeader(fresh).kid).toBe(newKid);
+    for (const instance of instances) expect(await read(instance, fresh)).toBe(200);
+  });
+
   it('a revoked API key: within the revocation deadline (the key cache, unchanged)', async () => {
     const created = await instances[0]!.post('/v1/api-keys', {
       token: await org.token(),
