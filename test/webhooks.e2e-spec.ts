@@ -115,13 +115,17 @@ describe('webhook endpoints', () => {
   });
 
   it.each([
-    [{ url: 'http://example.com/hook', events: ['*'] }, 'url', /https/],
+    [
+      { url: 'http://example.com/hook', events: ['*'] },
+      'url',
+      /^must use https:\/\/; .*sas webhooks listen --forward-to.*OUTBOUND_PRIVATE_ALLOWLIST$/,
+    ],
     // What is behind a refused address is not said: a caller learns nothing of the network.
     [{ url: 'https://10.1.2.3/hook', events: ['*'] }, 'url', /^the destination is not allowed/],
     [
       { url: 'https://169.254.169.254/latest', events: ['*'] },
       'url',
-      /^the destination is not allowed: only public addresses may be reached$/,
+      /^the destination is not allowed: only public addresses may be reached; to receive webhooks on your own machine, run `sas webhooks listen --forward-to http:\/\/localhost:4242\/hook` \(no endpoint needed\); a self-hosted service delivers to private hosts listed in OUTBOUND_PRIVATE_ALLOWLIST$/,
     ],
     [{ url: 'https://[::1]/hook', events: ['*'] }, 'url', /^the destination is not allowed/],
     [{ url: 'https://user:pw@example.com/', events: ['*'] }, 'url', /credentials/],

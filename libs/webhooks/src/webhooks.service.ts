@@ -19,7 +19,7 @@ import {
   REDACTED,
   type AuditEntry,
 } from '#events';
-import { DestinationPolicy, parseReceiverUrl } from '#outbound';
+import { DestinationPolicy, parseReceiverUrl, REFUSED_DESTINATION } from '#outbound';
 import { generateSigningSecret } from './signatures.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import {
@@ -219,9 +219,13 @@ export class WebhooksService {
   }
 
   private async checkedUrl(raw: string): Promise<string> {
-    const url = parseReceiverUrl(raw);
-    await this.policy.assertReachable(url);
-    return url.toString();
+    try {
+      const url = parseReceiverUrl(raw);
+      await this.policy.assertReachable(url);
+      return url.toString();
+    } catch (error) {
+      throw withLocalReceiverHint(error);
+    }
   }
 
   private seal(secret: string): string {
@@ -292,4 +296,20 @@ function sameValue(a: unknown, b: unknown): boolean {
     return a.length === b.length && a.every((item, i) => item === b[i]);
   }
   return a === b;
+}
+
+/** Refusals a developer meets pointing a webhook at their own machine. */
+const LOCAL_RECEIVER_REFUSALS = new Set(['must use https://', REFUSED_DESTINATION]);
+const LOCAL_RECEIVER_HINT =
+  'to receive webhooks on your own machine, run `sas webhooks listen --forward-to http://localhost:4242/hook` (no endpoint needed); a self-hosted service delivers to private hosts listed in OUTBOUND_PRIVATE_ALLOWLIST';
+
+/** A refused `http://` or private receiver, with how to receive webhooks locally all the same. */
+function withLocalReceiverHint(error: unknown): unknown {
+  if (!(error instanceof AppError) || !LOCAL_RECEIVER_REFUSALS.has(String(error.details.issue))) {
+    return error;
+  }
+  return AppError.invalid(
+    String(error.details.field),
+    `${error.details.issue}; ${LOCAL_RECEIVER_HINT}`,
+  );
 }
