@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,33 @@ function problemWith(env: Record<string, string>): string {
   throw new Error('expected a SettingsError');
 }
 
+/** Every variable `parseSettings` reads, found by letting it read an environment that records what it is asked. */
+function variablesRead(): string[] {
+  const read = new Set<string>();
+  const env = new Proxy(base as Record<string, string>, {
+    get(target, name) {
+      if (typeof name === 'string') read.add(name);
+      return target[name as string];
+    },
+  });
+  parseSettings(env);
+  return [...read].sort();
+}
+
+/** Read, but documented as aliases of the settings that replaced them, or set by the image. */
+const UNDOCUMENTED = new Set(['NODE_ENV', 'WEBHOOK_EXTRA_CA_FILE', 'WEBHOOK_PRIVATE_ALLOWLIST']);
+const ROOT = join(import.meta.dirname, '../../..');
+
 describe('settings', () => {
+  it("are each in .env.example and in the README's settings table", () => {
+    const envExample = readFileSync(join(ROOT, '.env.example'), 'utf8');
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const names = variablesRead().filter((name) => !UNDOCUMENTED.has(name));
+    expect(names.length).toBeGreaterThan(40);
+    expect(names.filter((name) => !new RegExp(`^#?${name}=`, 'm').test(envExample))).toEqual([]);
+    expect(names.filter((name) => !readme.includes(`| \`${name}\``))).toEqual([]);
+  });
+
   it('start in production with the key that seals the secrets at rest', () => {
     const secret = 'a-production-secret-of-32-characters';
     expect(
