@@ -6,10 +6,12 @@ FROM node:24-slim AS build
 WORKDIR /app
 ENV npm_config_fund=false npm_config_audit=false npm_config_update_notifier=false
 
-# Dependencies first, so this layer is reused until the lock file changes. .npmrc makes
-# `npm ci` refuse a Node.js or npm that package.json's "engines" does not allow. The
-# workspaces' package.json files belong to the lock file: `npm ci` installs them too.
+# Dependencies first, so this layer is reused until the lock file changes. `npm ci`
+# first runs package.json's "preinstall" (scripts/check-node.mjs), which refuses a
+# Node.js or npm that its "engines" does not allow. The workspaces' package.json files
+# belong to the lock file: `npm ci` installs them too.
 COPY package.json package-lock.json .npmrc ./
+COPY scripts/check-node.mjs ./scripts/
 COPY packages/sdk/package.json ./packages/sdk/
 COPY packages/cli/package.json ./packages/cli/
 RUN npm ci

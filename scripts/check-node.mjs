@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 /**
  * Stops at once, with one message saying what to do, when this Node.js is not
- * the one package.json's "engines" asks for. Run by `npm start`, `npm test` and
- * `npm run bench` before anything else (and imported first by
- * scripts/start.mjs); `npm ci` / `npm install` stop on their own through
- * `engine-strict` in .npmrc.
+ * the one package.json's "engines" asks for. Run by `npm ci` / `npm install`
+ * (package.json's "preinstall": the first command a newcomer types), and by
+ * `npm start`, `npm test` and `npm run bench` before anything else (imported
+ * first by scripts/start.mjs).
  *
  * Written for old Node.js versions too: no dependencies, nothing newer than
  * what Node 16 parses and has, so the message appears instead of a
