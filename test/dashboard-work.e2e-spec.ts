@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorker } from '../apps/worker/src/worker.js';
 import { openBrowser, seriousViolations, signIn, tabTo } from './support/dashboard.js';
 import { TestClient } from './support/client.js';
 import { createOrganization } from './support/factories.js';
@@ -138,6 +139,40 @@ describe('the dashboard Work pages', () => {
     await row.waitFor();
     expect(await filters.getByLabel('Type').inputValue()).toBe('remote_viewing');
     expect(await filters.getByLabel('Status').inputValue()).toBe('completed');
+  });
+
+  it('says "in progress" while the bar moves on a page opened while the session waited', async () => {
+    // No worker for a moment: the page first reads the session as `initiated`.
+    await stack.worker!.close();
+    stack.worker = null;
+    const created = await client.post('/v1/sessions', {
+      apiKey: testKey,
+      json: { type: 'remote_viewing', target: 'Waiting envelope [slow]' },
+    });
+    expect(created.status).toBe(201);
+    const sessionId = created.body.session_id as string;
+    await nav('Sessions').click();
+    await page.getByRole('heading', { level: 1, name: 'Sessions' }).waitFor();
+    await page.getByRole('link', { name: sessionId }).click();
+    await page.getByRole('heading', { level: 1, name: `Session ${sessionId}` }).waitFor();
+    const status = page.locator('.work-status').first();
+    await expect.poll(() => status.textContent()).toBe('initiated');
+
+    stack.worker = await createWorker(stack.settings);
+    const progress = page.getByRole('progressbar', { name: 'Session progress' });
+    const whileMoving = new Set<string>();
+    await expect
+      .poll(
+        async () => {
+          const value = Number(await progress.getAttribute('value'));
+          if (value > 0 && value < 100) whileMoving.add((await status.textContent()) ?? '');
+          return value;
+        },
+        { interval: 50 },
+      )
+      .toBe(100);
+    expect([...whileMoving]).toContain('in progress');
+    await page.getByRole('status').getByText('Completed').first().waitFor();
   });
 
   it('pages through a filtered list longer than one page', async () => {

@@ -157,8 +157,9 @@ const TERMINAL = new Set(['completed', 'failed']);
 
 /**
  * Follows unfinished work over the WebSocket (the SDK's waitFor) while the
- * page is open: the progress as it moves, and the finished work written into
- * the query cache so the page shows its results without reloading.
+ * page is open: the progress as it moves (each step also reads the work again,
+ * for its status and phase), and the finished work written into the query
+ * cache so the page shows its results without reloading.
  */
 export function useLiveProgress<T extends { status: string }>(
   work: T | undefined,
@@ -180,7 +181,11 @@ export function useLiveProgress<T extends { status: string }>(
       .waitFor(ref, {
         signal: controller.signal,
         onProgress: (value) => {
-          if (!controller.signal.aborted) setProgress({ id, value });
+          if (controller.signal.aborted) return;
+          setProgress({ id, value });
+          // The socket carries the progress only: read the work again for its status and phase,
+          // which would otherwise stay as first read (`initiated`, `queued`) while the bar moves.
+          void queryClient.invalidateQueries({ queryKey });
         },
       })
       .then((finished) => {
