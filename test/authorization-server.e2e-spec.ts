@@ -18,7 +18,12 @@ import {
 } from './support/authorization.js';
 import { TestClient } from './support/client.js';
 import { createOrganization } from './support/factories.js';
-import { startStack, type Stack } from './support/stack.js';
+import {
+  BOOTSTRAP_CLIENT_ID,
+  BOOTSTRAP_CLIENT_SECRET,
+  startStack,
+  type Stack,
+} from './support/stack.js';
 
 let stack: Stack;
 let client: TestClient;
@@ -252,7 +257,23 @@ describe('calls from a browser (CORS)', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe(ownOrigin);
   });
 
-  it('refuses any other origin, and every origin for a client with a secret', async () => {
+  it("lets any client call from the service's own origin (its Swagger UI), a client with a secret too", async () => {
+    const serviceOrigin = new URL(stack.baseUrl).origin;
+    const response = await fetch(as.token_endpoint!, {
+      method: 'POST',
+      headers: {
+        origin: serviceOrigin,
+        authorization: `Basic ${Buffer.from(`${BOOTSTRAP_CLIENT_ID}:${BOOTSTRAP_CLIENT_SECRET}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ grant_type: 'client_credentials', scope: Scope.SessionsRead }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('access-control-allow-origin')).toBe(serviceOrigin);
+    expect(await exchangeFrom(webApp, serviceOrigin).then((answer) => answer.status)).toBe(200);
+  });
+
+  it('refuses any other origin, and every other origin for a client with a secret', async () => {
     for (const [registered, origin] of [
       [spa, 'https://attacker.example'],
       [spa, 'null'],

@@ -4,7 +4,7 @@ import { ApplicationConfig, MetadataScanner, ModulesContainer, Reflector } from 
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsersService } from '#auth';
-import { toPublicId } from '#common';
+import { ALL_SCOPES, toPublicId } from '#common';
 import { WRITE_INTERCEPTORS } from '../apps/api/src/http/api-controller.decorator.js';
 import { AUTH_METADATA, Public } from '../apps/api/src/http/auth.decorator.js';
 import { AuthGuard } from '../apps/api/src/http/auth.guard.js';
@@ -91,10 +91,19 @@ describe('OpenAPI document', () => {
     expect(await page.text()).toContain('swagger-ui');
   });
 
-  it('declares both security schemes and covers both versions', () => {
+  it('declares the security schemes and covers both versions', () => {
     expect(contract.document.components.securitySchemes).toMatchObject({
       bearer: { type: 'http', scheme: 'bearer' },
       api_key: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+      oauth2: {
+        type: 'oauth2',
+        flows: {
+          clientCredentials: {
+            tokenUrl: `${contract.document.servers![0]!.url}/oauth2/token`,
+            scopes: Object.fromEntries(ALL_SCOPES.map((scope) => [scope, expect.any(String)])),
+          },
+        },
+      },
     });
     const paths = Object.keys(contract.document.paths);
     expect(paths).toEqual(
@@ -122,6 +131,10 @@ describe('OpenAPI document', () => {
         expect(operation.security?.length, `${name} has no security requirement`).toBeGreaterThan(
           0,
         );
+        // The OAuth 2.0 scheme (Swagger UI's client-credentials form) asks for exactly the scopes needed.
+        expect(operation.security, name).toContainEqual({
+          oauth2: operation['x-required-scopes'],
+        });
         if (ANY_CREDENTIAL_OPERATIONS.includes(name)) {
           expect(operation['x-required-scopes'], name).toEqual([]);
         } else {

@@ -118,6 +118,28 @@ async function authorise(page: Page, scheme: string, value: string): Promise<voi
 }
 
 /**
+ * Authorize → the oauth2 scheme's client-credentials form → the client's id
+ * and secret, every scope → "Authorize": Swagger UI fetches the token from
+ * the token endpoint itself → Close.
+ */
+async function authoriseClient(page: Page, clientId: string, clientSecret: string): Promise<void> {
+  await page.locator('.auth-wrapper button.authorize').click();
+  const dialog = page.locator('.dialog-ux .modal-ux');
+  await dialog.waitFor({ timeout: UI_TIMEOUT });
+  const form = dialog
+    .locator('.auth-container')
+    .filter({ has: page.locator('h4', { hasText: /^\s*oauth2\s*\(/ }) });
+  await expect.poll(() => form.count(), { timeout: UI_TIMEOUT }).toBe(1);
+  await form.locator('input[data-name="clientId"]').fill(clientId);
+  await form.locator('input[data-name="clientSecret"]').fill(clientSecret);
+  await form.getByText('select all').click();
+  await form.getByRole('button', { name: 'Apply given OAuth2 credentials' }).click();
+  await form.locator('h6', { hasText: 'Authorized' }).waitFor({ timeout: UI_TIMEOUT });
+  await form.locator('.auth-btn-wrapper .btn-done').click();
+  await dialog.waitFor({ state: 'detached', timeout: UI_TIMEOUT });
+}
+
+/**
  * The operation block of `METHOD path`, found by its method and path (its id
  * varies), scrolled to. Swagger UI renders only the operations near the
  * viewport (a virtual list), so this scrolls down, a step per frame, until
@@ -186,8 +208,9 @@ async function tryItOut(page: Page, method: string, path: string): Promise<Execu
  * then 200, and each request carried the credential given (`header`, as curl
  * shows it) and not the other scheme's header (`absent`).
  */
-async function runSessions(page: Page, header: string, absent: string): Promise<void> {
-  const credentialHeader = new RegExp(`-H '${escape(header)}'`);
+async function runSessions(page: Page, header: string | RegExp, absent: string): Promise<void> {
+  const credentialHeader =
+    typeof header === 'string' ? new RegExp(`-H '${escape(header)}'`) : header;
   const created = await tryItOut(page, 'POST', '/v1/sessions');
   expect(created.status, created.body).toBe(201);
   expect(created.curl).toMatch(credentialHeader);
@@ -223,13 +246,17 @@ describe('Swagger UI at /docs, in a real browser', () => {
       );
     expect(scripts.length).toBeGreaterThan(0);
     for (const src of scripts) expect(new URL(src).origin).toBe(new URL(stack.baseUrl).origin);
-    // Both security schemes are offered.
+    // The three security schemes are offered.
     await page.locator('.auth-wrapper button.authorize').click();
     await expect
       .poll(() => page.locator('.dialog-ux .auth-container h4').allInnerTexts(), {
         timeout: UI_TIMEOUT,
       })
-      .toEqual([expect.stringMatching(/^bearer\b/), expect.stringMatching(/^api_key\b/)]);
+      .toEqual([
+        expect.stringMatching(/^bearer\b/),
+        expect.stringMatching(/^oauth2\b/),
+        expect.stringMatching(/^api_key\b/),
+      ]);
     expect(external, 'Swagger UI asked for something outside the API').toEqual([]);
     expect(violations, 'the Content-Security-Policy refused part of Swagger UI').toEqual([]);
     await context.close();
@@ -240,6 +267,20 @@ describe('Swagger UI at /docs, in a real browser', () => {
     const token = await org.token();
     await authorise(page, 'bearer', token);
     await runSessions(page, `Authorization: Bearer ${token}`, 'X-API-Key');
+    expect(external, 'Swagger UI asked for something outside the API').toEqual([]);
+    expect(violations, 'the Content-Security-Policy refused part of Swagger UI').toEqual([]);
+    await context.close();
+  });
+
+  it('gets a token in the Authorize dialog itself (oauth2, client credentials) and runs "Try it out" with it', async () => {
+    const { context, page, external, violations } = await openDocs();
+    const tokenRequests: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/oauth2/token') tokenRequests.push(request.method());
+    });
+    await authoriseClient(page, org.clientId, org.clientSecret);
+    expect(tokenRequests).toEqual(['POST']);
+    await runSessions(page, /-H 'Authorization: Bearer eyJ[\w-]+\.[\w-]+\.[\w-]+'/, 'X-API-Key');
     expect(external, 'Swagger UI asked for something outside the API').toEqual([]);
     expect(violations, 'the Content-Security-Policy refused part of Swagger UI').toEqual([]);
     await context.close();

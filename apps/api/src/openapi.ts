@@ -1,7 +1,7 @@
 import { documentIdempotency } from './http/idempotency/idempotency-openapi.js';
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { ALL_SCOPES } from '#common';
+import { ALL_SCOPES, SCOPE_DESCRIPTIONS } from '#common';
 import { docsHeaders } from './http/docs-headers.js';
 import type { ServedBases } from './http/sandbox.js';
 import { MAX_BODY_DEPTH } from './http/input-guards.js';
@@ -39,6 +39,21 @@ export function buildOpenApiDocument(
         description: `OAuth 2.0 access token from POST /oauth2/token, or an API key. Scopes: ${ALL_SCOPES.join(', ')}`,
       },
       'bearer',
+    )
+    // Swagger UI's Authorize dialog gets the token itself (client credentials): no curl needed.
+    .addOAuth2(
+      {
+        type: 'oauth2',
+        description:
+          'Client credentials: the client id and secret of a confidential client (`POST /v1/oauth-clients`, or the bootstrap client); the token is fetched from the token endpoint and sent as `Authorization: Bearer`.',
+        flows: {
+          clientCredentials: {
+            tokenUrl: `${publicUrl}/oauth2/token`,
+            scopes: { ...SCOPE_DESCRIPTIONS },
+          },
+        },
+      },
+      'oauth2',
     )
     .addApiKey(
       {

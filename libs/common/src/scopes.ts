@@ -20,6 +20,27 @@ export const Scope = {
 export type ScopeName = (typeof Scope)[keyof typeof Scope];
 export const ALL_SCOPES: readonly ScopeName[] = Object.values(Scope);
 
+/** What each scope lets a credential do, in a line (the OAuth 2.0 scheme of the API document). */
+export const SCOPE_DESCRIPTIONS: Readonly<Record<ScopeName, string>> = {
+  'remote-viewing:read': 'Read sessions and analyses, their results, templates and batches',
+  'remote-viewing:write': 'Start, cancel and submit sessions and analyses; create templates',
+  'remote-viewing:delete': 'Delete sessions and analyses',
+  'remote-viewing:admin': 'Defined by the spec; no route needs it yet',
+  'dowsing:read': 'Read dowsing queries, heatmaps and temporal analyses',
+  'dowsing:write': 'Ask dowsing queries and scan heatmaps',
+  'dowsing:delete': 'Delete dowsing queries',
+  'dowsing:admin': 'Defined by the spec; no route needs it yet',
+  'analytics:read': 'Read history, analytics and statistics',
+  'analytics:export': 'Generate, list and download reports',
+  'analytics:admin': 'Import history and record or correct verified outcomes',
+  profile: 'Read the signed-in person’s profile',
+  email: 'Read the signed-in person’s email address',
+  'organizations:read':
+    'Read the organisation, its people, keys, clients, webhooks, connections and audit log',
+  'organizations:write':
+    'Change the organisation, its people, keys, clients, webhooks and connections',
+};
+
 export function isScope(value: string): value is ScopeName {
   return (ALL_SCOPES as readonly string[]).includes(value);
 }

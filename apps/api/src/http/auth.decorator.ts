@@ -48,6 +48,7 @@ export function Auth(requirement: AuthRequirement) {
   return applyDecorators(
     SetMetadata(AUTH_METADATA, requirement),
     ApiBearerAuth('bearer'),
+    ApiSecurity('oauth2', requirement.scopes),
     ...(requirement.accessTokenOnly ? [] : [ApiSecurity('api_key')]),
     ApiExtension('x-required-scopes', requirement.scopes),
     ...(requirement.liveOnly ? [ApiExtension('x-live-only', true)] : []),

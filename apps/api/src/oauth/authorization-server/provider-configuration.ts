@@ -46,6 +46,7 @@ export interface ProviderDependencies {
  */
 export function providerConfiguration(deps: ProviderDependencies): Configuration {
   const { sql, users, publicUrl } = deps;
+  const ownOrigin = new URL(publicUrl).origin;
   return {
     adapter: (name: string) =>
       name === 'Client'
@@ -79,16 +80,17 @@ export function providerConfiguration(deps: ProviderDependencies): Configuration
     },
     extraClientMetadata: { properties: ['organization_id', 'mode'] },
     pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' },
-    // A browser may call the token, revocation and introspection endpoints only for a public
-    // client (PKCE, no secret), from the origin of one of its redirect URIs; a client with a
-    // secret is never called from a page, so any Origin is refused for it (400
-    // invalid_request). The library's default rule, set here as ours: left unset, it asks on
-    // start to be changed.
+    // A browser may call the token, revocation and introspection endpoints for a public client
+    // (PKCE, no secret) from the origin of one of its redirect URIs, and for any client from the
+    // service's own origin: its pages there (Swagger UI's Authorize dialog, where a developer
+    // types a client's id and secret) are not cross-origin callers. From anywhere else a client
+    // with a secret is refused (400 invalid_request): no other page should hold its secret.
     // ("null", the origin of sandboxed pages and of custom-scheme redirect URIs, matches none.)
     clientBasedCORS: (_ctx, origin, client) =>
-      client.clientAuthMethod === 'none' &&
-      origin !== 'null' &&
-      (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
+      origin === ownOrigin ||
+      (client.clientAuthMethod === 'none' &&
+        origin !== 'null' &&
+        (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin)),
     allowOmittingSingleRegisteredRedirectUri: false,
     features: {
       devInteractions: { enabled: false },
