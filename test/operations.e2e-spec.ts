@@ -4,7 +4,7 @@ import { ApplicationConfig, MetadataScanner, ModulesContainer, Reflector } from 
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsersService } from '#auth';
-import { ALL_SCOPES, toPublicId } from '#common';
+import { ALL_SCOPES, httpStatusOf, toPublicId } from '#common';
 import { WRITE_INTERCEPTORS } from '../apps/api/src/http/api-controller.decorator.js';
 import { AUTH_METADATA, Public } from '../apps/api/src/http/auth.decorator.js';
 import { AuthGuard } from '../apps/api/src/http/auth.guard.js';
@@ -173,6 +173,43 @@ describe('OpenAPI document', () => {
     }
     // SSO connections and SCIM tokens at least: the walk reached something.
     expect(reached.length).toBeGreaterThanOrEqual(8);
+  });
+
+  it('shows under each error status an example of that status, in the envelope its version writes', () => {
+    let checked = 0;
+    const statuses = new Set<string>();
+    for (const [path, operations] of Object.entries(contract.document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        for (const [status, response] of Object.entries(operation.responses ?? {})) {
+          const json = (response as { content?: Record<string, { example?: any; schema?: any }> })
+            .content?.['application/json'];
+          // The error envelope (its schema is inlined in the served document).
+          if (!json?.schema?.properties?.error || !json.example?.error) continue;
+          const name = `${method} ${path} → ${status}`;
+          const { error } = json.example;
+          expect(httpStatusOf(error.code), name).toBe(Number(status));
+          expect(error.help_url !== undefined, name).toBe(path.startsWith('/v2/'));
+          if (status === '403' && operation['x-required-scopes']?.length) {
+            expect(error.details.required_scopes, name).toEqual(operation['x-required-scopes']);
+          }
+          // Valid as the answer it stands for.
+          const url = `${stack.baseUrl}${path.replace(/\{[^}]+\}/g, 'x')}`;
+          contract.check(
+            method.toUpperCase(),
+            url,
+            Number(status),
+            'application/json',
+            json.example,
+          );
+          statuses.add(status);
+          checked += 1;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(500);
+    expect([...statuses].sort()).toEqual(
+      expect.arrayContaining(['400', '401', '403', '404', '429']),
+    );
   });
 
   it('lists no public operation that the service does not have', () => {

@@ -7,6 +7,7 @@ import type { ServedBases } from './http/sandbox.js';
 import { MAX_BODY_DEPTH } from './http/input-guards.js';
 import { MAX_LIST_OFFSET } from './http/v1-list.dto.js';
 import { documentPublicOperations } from './http/openapi-public-operations.js';
+import { documentErrorExamples } from './http/openapi-error-examples.js';
 import { documentRequestLimits } from './http/openapi-request-limits.js';
 import { documentRequestRules } from './http/openapi-request-rules.js';
 import { authorizationServerPaths } from './oauth/authorization-server/openapi-paths.js';
@@ -72,6 +73,7 @@ export function buildOpenApiDocument(
   documentPublicOperations(app, document, authorizationServer);
   documentRequestRules(app, document);
   documentRequestLimits(document);
+  documentErrorExamples(document, publicUrl);
   return document;
 }
 
