@@ -22,6 +22,28 @@ export class ErrorDetailsDto {
     ],
   })
   suggested_value?: unknown;
+
+  @ApiPropertyOptional({
+    description: 'FORBIDDEN for want of scopes: the scopes the credential lacks',
+    type: [String],
+    example: ['remote-viewing:write'],
+  })
+  required_scopes?: string[];
+
+  @ApiPropertyOptional({
+    description:
+      'RATE_LIMITED: the requests the exhausted window allows, or the work the plan lets run at once',
+    type: 'integer',
+    example: 60,
+  })
+  limit?: number;
+
+  @ApiPropertyOptional({
+    description: 'RATE_LIMITED: the exhausted window',
+    enum: ['minute', 'hour', 'day'],
+    example: 'minute',
+  })
+  window?: string;
 }
 
 export class ErrorBodyDto {

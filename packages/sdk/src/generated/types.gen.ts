@@ -19,6 +19,18 @@ export type ErrorDetailsDto = {
     suggested_value?: string | number | boolean | Array<unknown> | {
         [key: string]: unknown;
     } | null;
+    /**
+     * FORBIDDEN for want of scopes: the scopes the credential lacks
+     */
+    required_scopes?: Array<string>;
+    /**
+     * RATE_LIMITED: the requests the exhausted window allows, or the work the plan lets run at once
+     */
+    limit?: number;
+    /**
+     * RATE_LIMITED: the exhausted window
+     */
+    window?: 'minute' | 'hour' | 'day';
 };
 
 export type ErrorBodyDto = {
