@@ -212,6 +212,41 @@ describe('OpenAPI document', () => {
     );
   });
 
+  it('gives filters examples that agree: a location example lies in the bbox example beside it', () => {
+    let checked = 0;
+    for (const [path, operations] of Object.entries(contract.document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        type Parameter = {
+          name: string;
+          in: string;
+          example?: string;
+          schema?: { example?: string };
+        };
+        const example = (name: string) => {
+          const parameter = ((operation as { parameters?: Parameter[] }).parameters ?? []).find(
+            (candidate) => candidate.in === 'query' && candidate.name === name,
+          );
+          return parameter?.example ?? parameter?.schema?.example;
+        };
+        const location = example('location');
+        const bbox = example('bbox');
+        if (location === undefined || bbox === undefined) continue;
+        const [latitude, longitude] = location.split(',').map(Number) as [number, number];
+        const [south, west, north, east] = bbox.split(',').map(Number) as [
+          number,
+          number,
+          number,
+          number,
+        ];
+        const name = `${method} ${path}`;
+        expect(latitude >= south && latitude <= north, name).toBe(true);
+        expect(longitude >= west && longitude <= east, name).toBe(true);
+        checked += 1;
+      }
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
+
   it('lists no public operation that the service does not have', () => {
     const documented = Object.entries(contract.document.paths).flatMap(([path, ops]) =>
       Object.keys(ops).map((m) => `${m} ${path}`),

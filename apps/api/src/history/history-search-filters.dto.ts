@@ -72,7 +72,9 @@ export class HistorySearchFiltersDto {
   location?: string;
 
   @ApiPropertyOptional({
-    example: '47.3,5.9,55.0,15.0',
+    // Great Britain: it holds the location example's London, so the two examples together
+    // (Swagger UI's "Try it out" fills in both) still match cases.
+    example: '49.9,-8.2,60.9,1.8',
     pattern: BBOX_PATTERN.source,
     description:
       '`south,west,north,east` in decimal degrees: cases whose location lies in the box (west > east crosses the antimeridian). May be combined with location.',
@@ -80,7 +82,7 @@ export class HistorySearchFiltersDto {
   @Optional()
   @IsString({ message: 'must be south,west,north,east' })
   @Matches(BBOX_PATTERN, {
-    message: 'must be south,west,north,east in decimal degrees, e.g. 47.3,5.9,55.0,15.0',
+    message: 'must be south,west,north,east in decimal degrees, e.g. 49.9,-8.2,60.9,1.8',
   })
   bbox?: string;
 
