@@ -512,14 +512,17 @@ function useDevClientIfNoneSet() {
   if (!process.env.BOOTSTRAP_CLIENT_ID && !process.env.BOOTSTRAP_CLIENT_SECRET) {
     process.env.BOOTSTRAP_CLIENT_ID = 'dev-client';
     process.env.BOOTSTRAP_CLIENT_SECRET = 'dev-secret-change-me';
-    say('OAuth client for development: dev-client / dev-secret-change-me');
+    devCredentials.client = 'dev-client / dev-secret-change-me';
   }
   if (!process.env.BOOTSTRAP_ADMIN_EMAIL && !process.env.BOOTSTRAP_ADMIN_PASSWORD) {
     process.env.BOOTSTRAP_ADMIN_EMAIL = 'admin@localhost.test';
     process.env.BOOTSTRAP_ADMIN_PASSWORD = 'dev-password-change-me';
-    say('Sign-in for development: admin@localhost.test / dev-password-change-me');
+    devCredentials.admin = 'admin@localhost.test / dev-password-change-me';
   }
 }
+
+/** The development client and administrator this script made up, for the ready banner. */
+const devCredentials = { client: null, admin: null };
 
 async function startEmbeddedPostgres() {
   const port = portFromEnv('EMBEDDED_PG_PORT', 5433);
@@ -849,7 +852,34 @@ function publicUrl() {
   return url.replace(/\/+$/, '');
 }
 
-/** Prints the friendly line once the api answers HTTP (any status will do). */
+/** What to open and what to sign in with, once the api answers. */
+function readyBanner() {
+  const base = publicUrl();
+  const client = devCredentials.client ?? process.env.BOOTSTRAP_CLIENT_ID;
+  const admin = devCredentials.admin ?? process.env.BOOTSTRAP_ADMIN_EMAIL;
+  const lines = [
+    '',
+    `ready — the service is up (Ctrl-C stops it)`,
+    `  API        ${base}/v1, ${base}/v2`,
+    `  API docs   ${base}/docs  (Authorize → oauth2 with the client below)`,
+    `  dashboard  ${base}/dashboard  (sign in as the administrator below)`,
+    ...(client
+      ? [
+          `  client     ${client}${devCredentials.client ? '' : ' (its secret: BOOTSTRAP_CLIENT_SECRET)'}`,
+        ]
+      : []),
+    ...(admin
+      ? [
+          `  admin      ${admin}${devCredentials.admin ? '' : ' (its password: BOOTSTRAP_ADMIN_PASSWORD)'}`,
+        ]
+      : []),
+    `  logs       JSON lines above and below; LOG_LEVEL=debug shows Nest's start-up too`,
+    '',
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** Prints the banner once the api answers HTTP (any status will do). */
 async function announceWhenReady(apps, timeoutMs = 60_000) {
   const probe = `http://127.0.0.1:${process.env.PORT || 3000}/health/live`;
   const deadline = Date.now() + timeoutMs;
@@ -857,7 +887,7 @@ async function announceWhenReady(apps, timeoutMs = 60_000) {
     if (stopSignal || apps.some((app) => hasExited(app.child))) return;
     try {
       await fetch(probe, { signal: AbortSignal.timeout(1000) });
-      say(`ready: ${publicUrl()}  (API docs: ${publicUrl()}/docs; Ctrl-C to stop)`);
+      process.stdout.write(readyBanner());
       return;
     } catch {
       await sleep(250);

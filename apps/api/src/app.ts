@@ -4,6 +4,7 @@ import { VersioningType, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
+import { quietStartup } from '#common';
 import { VerifiedTokenCache } from '#auth';
 import type { Settings } from '#config';
 import { ApiModule } from './api.module.js';
@@ -28,7 +29,7 @@ export async function createApiApp(settings: Settings): Promise<INestApplication
     new ApiHttpAdapter(),
     { bodyParser: false, bufferLogs: true },
   );
-  app.useLogger(app.get(Logger));
+  app.useLogger(quietStartup(app.get(Logger)));
   const express = app.getHttpAdapter().getInstance();
   express.disable('x-powered-by');
   // Bodies are small and rarely re-fetched unchanged; hashing each one costs more than it saves.

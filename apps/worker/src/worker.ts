@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
+import { quietStartup } from '#common';
 import type { Settings } from '#config';
 import { WorkerModule } from './worker.module.js';
 
@@ -10,7 +11,7 @@ export async function createWorker(settings: Settings): Promise<INestApplication
   const worker = await NestFactory.createApplicationContext(WorkerModule.forSettings(settings), {
     bufferLogs: true,
   });
-  worker.useLogger(worker.get(Logger));
+  worker.useLogger(quietStartup(worker.get(Logger)));
   worker.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   await worker.init();
   return worker;

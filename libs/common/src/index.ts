@@ -11,3 +11,4 @@ export * from './content-sniffing.js';
 export * from './image-dimensions.js';
 export * from './control-characters.js';
 export * from './request-origin.js';
+export * from './quiet-startup-logger.js';
