@@ -1,9 +1,9 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { AppError } from '#common';
 import { errorEnvelope } from './error-envelope.js';
+import { operationsOf } from './openapi-operations.js';
 import { rateLimited } from './request-limiter.js';
 
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const ENVELOPE_REF = '#/components/schemas/ErrorEnvelopeDto';
 const REQUEST_ID = 'req_01jh2x7v4ke8rbk3a8y0v0d7qz';
 
@@ -74,33 +74,29 @@ function errorFor(
  * 404 the resource of its last path parameter.
  */
 export function documentErrorExamples(document: OpenAPIObject, publicUrl: string): void {
-  for (const [path, item] of Object.entries(document.paths)) {
+  for (const { path, operation } of operationsOf(document)) {
     const version2 = path.startsWith('/v2/');
     const [noun, parameter] = lastParameter(path);
-    for (const method of METHODS) {
-      const operation = item[method];
-      if (!operation) continue;
-      const scopes = (operation as { 'x-required-scopes'?: string[] })['x-required-scopes'] ?? [];
-      const responses = operation.responses as Record<string, JsonResponse>;
-      for (const [status, response] of Object.entries(responses)) {
-        const json = response.content?.['application/json'];
-        if (json?.schema?.$ref !== ENVELOPE_REF || json.example !== undefined || json.examples) {
-          continue;
-        }
-        const error = errorFor(Number(status), scopes, noun, parameter);
-        if (!error) continue;
-        // Copies all the way down: a response and its content may be shared between operations.
-        responses[status] = {
-          ...response,
-          content: {
-            ...response.content,
-            'application/json': {
-              ...json,
-              example: errorEnvelope(error, REQUEST_ID, version2, publicUrl).body,
-            },
-          },
-        };
+    const scopes = (operation as { 'x-required-scopes'?: string[] })['x-required-scopes'] ?? [];
+    const responses = operation.responses as Record<string, JsonResponse>;
+    for (const [status, response] of Object.entries(responses)) {
+      const json = response.content?.['application/json'];
+      if (json?.schema?.$ref !== ENVELOPE_REF || json.example !== undefined || json.examples) {
+        continue;
       }
+      const error = errorFor(Number(status), scopes, noun, parameter);
+      if (!error) continue;
+      // Copies all the way down: a response and its content may be shared between operations.
+      responses[status] = {
+        ...response,
+        content: {
+          ...response.content,
+          'application/json': {
+            ...json,
+            example: errorEnvelope(error, REQUEST_ID, version2, publicUrl).body,
+          },
+        },
+      };
     }
   }
 }

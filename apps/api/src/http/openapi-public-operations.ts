@@ -2,8 +2,7 @@ import type { INestApplication, Type } from '@nestjs/common';
 import { MetadataScanner, ModulesContainer } from '@nestjs/core';
 import type { OpenAPIObject, OperationObject } from '@nestjs/swagger';
 import { AUTH_METADATA, type AuthDeclaration } from './auth.decorator.js';
-
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+import { OPERATION_METHODS } from './openapi-operations.js';
 
 /**
  * Public operations say so: `security: []` ("no credential"), where an
@@ -22,7 +21,7 @@ export function documentPublicOperations(
 ): void {
   const publicRoutes = publicRouteIds(app);
   for (const [path, item] of Object.entries(document.paths)) {
-    for (const method of HTTP_METHODS) {
+    for (const method of OPERATION_METHODS) {
       const operation: OperationObject | undefined = item[method];
       if (!operation || operation.security !== undefined) continue;
       const routeId = (operation.operationId ?? '').replace(/_v\d+$/, '');

@@ -1,7 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { LIMIT_HEADERS } from './auth.decorator.js';
-
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+import { OPERATION_METHODS } from './openapi-operations.js';
 
 /** The headers every response carries (RequestCounting), by name in `components.headers`. */
 const EVERY_RESPONSE = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] as const;
@@ -26,7 +25,7 @@ export function documentRequestLimits(document: OpenAPIObject): void {
   };
   const envelope = { schema: { $ref: '#/components/schemas/ErrorEnvelopeDto' } };
   for (const item of Object.values(document.paths)) {
-    for (const method of METHODS) {
+    for (const method of OPERATION_METHODS) {
       const operation = item[method];
       if (!operation) continue;
       const responses = operation.responses as Record<

@@ -4,7 +4,6 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { MetadataScanner, ModulesContainer } from '@nestjs/core';
 import type {
   OpenAPIObject,
-  OperationObject,
   ParameterObject,
   ReferenceObject,
   ResponseObject,
@@ -14,6 +13,7 @@ import { getMetadataStorage, ValidationTypes, type MetadataStorage } from 'class
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-translation.js';
 import { MAX_BODY_DEPTH } from './input-guards.js';
 import { requiredAlternativesOf } from './required-alternatives.js';
+import { operationsOf } from './openapi-operations.js';
 
 /**
  * The request side of the OpenAPI document says what the server enforces, so
@@ -34,14 +34,6 @@ export function documentRequestRules(app: INestApplication, document: OpenAPIObj
   documentEnforcedBounds(app, document);
   closeRequestBodySchemas(document);
   documentCommonErrors(document);
-}
-
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-
-function operationsOf(document: OpenAPIObject): OperationObject[] {
-  return Object.values(document.paths).flatMap((item) =>
-    HTTP_METHODS.flatMap((method) => (item[method] ? [item[method]] : [])),
-  );
 }
 
 type Schema = SchemaObject | ReferenceObject;
@@ -89,7 +81,7 @@ function routeDtos(app: INestApplication): Map<string, { body?: Type; query?: Ty
 function documentEnforcedBounds(app: INestApplication, document: OpenAPIObject): void {
   const routes = routeDtos(app);
   const done = new Set<Type>();
-  for (const operation of operationsOf(document)) {
+  for (const { operation } of operationsOf(document)) {
     const route = routes.get((operation.operationId ?? '').replace(/_v\d+$/, ''));
     if (!route) continue;
     if (route.body && isDto(route.body)) boundSchemaOf(document, route.body, done);
@@ -272,7 +264,7 @@ function closeRequestBodySchemas(document: OpenAPIObject): void {
       for (const property of Object.values(schema.properties ?? {})) close(property);
     }
   };
-  for (const operation of operationsOf(document)) {
+  for (const { operation } of operationsOf(document)) {
     const body = operation.requestBody;
     if (!body || '$ref' in body) continue;
     const json = body.content['application/json'];
@@ -316,7 +308,7 @@ const RETRY_AFTER = {
  * limits); its description gains the database.
  */
 function documentCommonErrors(document: OpenAPIObject): void {
-  for (const operation of operationsOf(document)) {
+  for (const { operation } of operationsOf(document)) {
     const responses = operation.responses;
     responses['400'] ??= BAD_INPUT;
     // Every JSON body goes through the same parser, with its size limit and content type.
