@@ -109,9 +109,13 @@ export class SigningKeyService {
     return this.reload();
   }
 
-  /** Re-reads the key set here, then tells every other instance to. */
+  /**
+   * Tells every instance to re-read the key set, then re-reads it here. The
+   * announcement goes first: the change is committed, and a re-read failing
+   * here (a command run without SIGNING_KEY_SECRET, say) must not keep the
+   * others trusting a withdrawn key.
+   */
   private async announceChange(): Promise<void> {
-    await this.reload();
     try {
       await this.redis.client.publish(this.changesChannel, 'changed');
     } catch (error) {
@@ -121,6 +125,7 @@ export class SigningKeyService {
         'could not announce a signing key change; other instances re-read their keys within a minute of signing',
       );
     }
+    await this.reload();
   }
 
   async signingKey(): Promise<ActiveSigningKey> {

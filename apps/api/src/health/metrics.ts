@@ -41,33 +41,35 @@ const tokenCaches = new Set<{ usage(): TokenCacheUsage }>();
 const tokenCacheSum = (pick: (usage: TokenCacheUsage) => number) =>
   [...tokenCaches].reduce((sum, cache) => sum + pick(cache.usage()), 0);
 
-new Gauge({
-  name: 'access_token_cache_entries',
-  help: 'Access tokens held verified in memory (ACCESS_TOKEN_CACHE_ENTRIES at most)',
-  collect() {
-    this.set(tokenCacheSum((usage) => usage.entries));
-  },
-});
-new Gauge({
-  name: 'access_token_cache_bytes',
-  help: 'Estimated memory of the verified access tokens held (ACCESS_TOKEN_CACHE_MB at most)',
-  collect() {
-    this.set(tokenCacheSum((usage) => usage.bytes));
-  },
-});
-for (const [name, help, pick] of [
+// Gauges for what it holds, counters for how often it answered; each read from the caches at scrape time.
+const TOKEN_CACHE_METRICS = [
   [
+    Gauge,
+    'access_token_cache_entries',
+    'Access tokens held verified in memory (ACCESS_TOKEN_CACHE_ENTRIES at most)',
+    (usage: TokenCacheUsage) => usage.entries,
+  ],
+  [
+    Gauge,
+    'access_token_cache_bytes',
+    'Estimated memory of the verified access tokens held (ACCESS_TOKEN_CACHE_MB at most)',
+    (usage: TokenCacheUsage) => usage.bytes,
+  ],
+  [
+    Counter,
     'access_token_cache_hits_total',
     'Requests whose access token was found verified in memory',
-    (u: TokenCacheUsage) => u.hits,
+    (usage: TokenCacheUsage) => usage.hits,
   ],
   [
+    Counter,
     'access_token_cache_misses_total',
     'Requests whose access token had its signature verified',
-    (u: TokenCacheUsage) => u.misses,
+    (usage: TokenCacheUsage) => usage.misses,
   ],
-] as const) {
-  new Counter({
+] as const;
+for (const [Metric, name, help, pick] of TOKEN_CACHE_METRICS) {
+  new Metric({
     name,
     help,
     collect() {
