@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newKey, parsePublicId, Scope, toPublicId } from '#common';
 import { Sql } from '#database';
 import { TestClient } from './support/client.js';
+import { backdateWork, seedDeliveries } from './support/dashboard-seed.js';
 import { createOrganization, type TestOrganization } from './support/factories.js';
 import { startStack, type Stack } from './support/stack.js';
 
@@ -10,7 +11,8 @@ let client: TestClient;
 let sql: Sql;
 
 beforeAll(async () => {
-  stack = await startStack({ worker: true });
+  // The dashboard's webhook figures come from an endpoint on this machine (deliveries seeded).
+  stack = await startStack({ worker: true, env: { WEBHOOK_PRIVATE_ALLOWLIST: '127.0.0.1' } });
   client = await TestClient.for(stack);
   sql = stack.api.get(Sql);
 });
@@ -574,7 +576,25 @@ describe('GET /v2/analytics/dashboard', () => {
       'day',
     ]);
     expect(body.usage.requests[0].limit).toBeGreaterThan(0);
-    expect(body.webhooks).toEqual({ endpoints: [], failing: [] });
+    // The same work per 24 hours of the last 30 days: the query fell in the last period.
+    const generated = Date.parse(body.generated_at);
+    expect(body.work_per_day).toEqual([
+      {
+        start: new Date(generated - 86_400_000).toISOString(),
+        kind: 'dowsing_query',
+        status: 'completed',
+        count: 1,
+      },
+    ]);
+    expect(body.webhooks).toMatchObject({ endpoints: [], failing: [] });
+    expect(body.webhooks.per_hour).toEqual(
+      Array.from({ length: 24 }, (_, hour) => ({
+        start: new Date(generated - (24 - hour) * 3_600_000).toISOString(),
+        succeeded: 0,
+        failed: 0,
+        pending: 0,
+      })),
+    );
     expect(body.recent_activity.length).toBeGreaterThan(0);
     expect(body.recent_activity[0].event_id).toMatch(/^evt_/);
     expect(body.recent_activity.map((e: { type: string }) => e.type)).toContain(
@@ -585,6 +605,7 @@ describe('GET /v2/analytics/dashboard', () => {
     const theirs = (await client.get('/v2/analytics/dashboard', { token: await other.token() }))
       .body;
     expect(theirs.work).toEqual([]);
+    expect(theirs.work_per_day).toEqual([]);
     expect(theirs.success_rates).toEqual([]);
     expect(
       theirs.recent_activity.every(
@@ -592,5 +613,66 @@ describe('GET /v2/analytics/dashboard', () => {
           !body.recent_activity.some((m: { event_id: string }) => m.event_id === e.event_id),
       ),
     ).toBe(true);
+  });
+
+  it('counts work per day and webhook deliveries per hour, summing to the windows’ figures', async () => {
+    const org = await createOrganization(stack, client);
+    const token = await org.token();
+    // Three dowsing queries: one now, one 3 days back, one 10 days back.
+    const queries: string[] = [];
+    for (const question of ['Is it here?', 'Is it there?', 'Is it anywhere?']) {
+      const asked = await client.post('/v1/dowsing/query', {
+        token,
+        json: { query_type: 'yes_no', question },
+      });
+      expect(asked.status).toBe(201);
+      queries.push(parsePublicId('dowsing', asked.body.query_id as string)!);
+    }
+    await backdateWork(sql, 'dowsing_queries', queries[1]!, 3);
+    await backdateWork(sql, 'dowsing_queries', queries[2]!, 10);
+    // A webhook no work of this test fires (its deliveries are seeded).
+    const created = await client.post('/v1/webhooks', {
+      token,
+      json: { url: 'https://127.0.0.1:9/hook', events: ['analysis.completed'] },
+    });
+    expect(created.status, created.text).toBe(201);
+    const webhook = parsePublicId('webhook', created.body.webhook_id as string)!;
+    await seedDeliveries(sql, org.organizationId, webhook, [
+      { hoursAgo: 0.5, state: 'succeeded' },
+      { hoursAgo: 0.5, state: 'failed' },
+      { hoursAgo: 0.5, state: 'pending' },
+      { hoursAgo: 3.5, state: 'succeeded' },
+      { hoursAgo: 3.5, state: 'succeeded' },
+      { hoursAgo: 23.5, state: 'failed' },
+      { hoursAgo: 30, state: 'succeeded' },
+    ]);
+
+    const body = (await client.get('/v2/analytics/dashboard', { token })).body;
+    const generated = Date.parse(body.generated_at);
+    const dayStart = (daysAgo: number) => new Date(generated - daysAgo * 86_400_000).toISOString();
+    expect(body.work_per_day).toEqual([
+      { start: dayStart(11), kind: 'dowsing_query', status: 'completed', count: 1 },
+      { start: dayStart(4), kind: 'dowsing_query', status: 'completed', count: 1 },
+      { start: dayStart(1), kind: 'dowsing_query', status: 'completed', count: 1 },
+    ]);
+    expect(body.work).toEqual([
+      {
+        kind: 'dowsing_query',
+        status: 'completed',
+        counts: { last_24h: 1, last_7d: 2, last_30d: 3 },
+      },
+    ]);
+
+    const hours = body.webhooks.per_hour as Record<string, number | string>[];
+    expect(hours).toHaveLength(24);
+    const hour = (hoursAgo: number) => hours[24 - hoursAgo]!;
+    expect(hour(1)).toMatchObject({ succeeded: 1, failed: 1, pending: 1 });
+    expect(hour(4)).toMatchObject({ succeeded: 2, failed: 0, pending: 0 });
+    expect(hour(24)).toMatchObject({ succeeded: 0, failed: 1, pending: 0 });
+    expect(hour(24).start).toBe(new Date(generated - 24 * 3_600_000).toISOString());
+    const sum = (state: string) => hours.reduce((total, h) => total + (h[state] as number), 0);
+    // The hours hold the endpoint's figures of the last 24 hours, not the delivery of 30 hours ago.
+    expect(body.webhooks.endpoints).toMatchObject([{ succeeded: 3, failed: 2, pending: 1 }]);
+    expect([sum('succeeded'), sum('failed'), sum('pending')]).toEqual([3, 2, 1]);
   });
 });

@@ -1,5 +1,12 @@
 import type { Tenant } from '#common';
-import { createdPerStatus, type CreatedPerStatus, type Queryable, type Sql } from '#database';
+import {
+  createdPerDay,
+  createdPerStatus,
+  type CreatedOnDay,
+  type CreatedPerStatus,
+  type Queryable,
+  type Sql,
+} from '#database';
 
 /** A finished piece of work (completed or failed) as performance figures count it. */
 export interface FinishedWorkFigures {
@@ -60,6 +67,11 @@ export abstract class WorkReadModelRepository<
     on: Queryable = this.sql,
   ): Promise<CreatedPerStatus[]> {
     return createdPerStatus(on, this.description.table, tenant, now);
+  }
+
+  /** Per status, the work created in each 24 hours of the last 30 days up to `now` (same index). */
+  createdPerDay(tenant: Tenant, now: Date, on: Queryable = this.sql): Promise<CreatedOnDay[]> {
+    return createdPerDay(on, this.description.table, tenant, now);
   }
 
   /** The newest `limit` finished (completed or failed) work, by the tenant-status-created index. */

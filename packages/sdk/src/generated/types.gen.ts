@@ -3943,6 +3943,22 @@ export type WorkCountDto = {
     counts: WindowCountsDto;
 };
 
+export type WorkDayDto = {
+    /**
+     * Start of the 24 hours counted: one of the 30 periods ending at generated_at, the last one the last 24 hours
+     */
+    start: string;
+    kind: 'session' | 'analysis' | 'dowsing_query';
+    /**
+     * The work’s status now
+     */
+    status: string;
+    /**
+     * Created in these 24 hours
+     */
+    count: number;
+};
+
 export type RequestWindowDto = {
     window: 'minute' | 'hour' | 'day';
     setting: 'requests_per_minute' | 'requests_per_hour' | 'requests_per_day';
@@ -4012,11 +4028,34 @@ export type WebhookHealthDto = {
     success_share: number | null;
 };
 
+export type WebhookHourDto = {
+    /**
+     * Start of the hour: one of the 24 hours ending at generated_at
+     */
+    start: string;
+    /**
+     * Deliveries created in the hour that succeeded
+     */
+    succeeded: number;
+    /**
+     * Deliveries created in the hour that failed for good
+     */
+    failed: number;
+    /**
+     * Deliveries created in the hour still being retried
+     */
+    pending: number;
+};
+
 export type WebhookHealthSummaryDto = {
     /**
      * Every endpoint, oldest first
      */
     endpoints: Array<WebhookHealthDto>;
+    /**
+     * Deliveries to all endpoints in each of the last 24 hours by state, oldest first, every hour listed: they sum to the endpoints’ figures
+     */
+    per_hour: Array<WebhookHourDto>;
     /**
      * Ids of endpoints that are failed or had a delivery fail for good in the last 24 hours
      */
@@ -4038,6 +4077,10 @@ export type DashboardDto = {
      * Work created in each window by kind and current status (kinds and statuses with none are left out)
      */
     work: Array<WorkCountDto>;
+    /**
+     * The same work per 24 hours of the last 30 days, oldest first (periods, kinds and statuses with none are left out)
+     */
+    work_per_day: Array<WorkDayDto>;
     /**
      * Cases of the last 30 days per type with their hit rates (rate objects against chance), from the rollups; classified cases never counted
      */

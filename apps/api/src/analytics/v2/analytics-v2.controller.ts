@@ -21,7 +21,7 @@ export class AnalyticsV2Controller {
   @ApiOperation({
     summary: 'One call for a dashboard',
     description:
-      'Work by kind and status over the last 24 hours, 7 days and 30 days; hit rates per type over the last 30 days’ cases; requests against the plan’s and tier’s limits and running work against the concurrent limit; webhook health over the last 24 hours; the latest events. Every figure is your organisation’s in the caller’s mode; classified cases are never counted.',
+      'Work by kind and status over the last 24 hours, 7 days and 30 days, and per day of the 30; hit rates per type over the last 30 days’ cases; requests against the plan’s and tier’s limits and running work against the concurrent limit; webhook health over the last 24 hours, and per hour of them; the latest events. Every figure is your organisation’s in the caller’s mode; classified cases are never counted.',
   })
   @ApiOkResponse({ type: DashboardDto })
   async dashboardOf(@CurrentPrincipal() principal: Principal): Promise<DashboardDto> {

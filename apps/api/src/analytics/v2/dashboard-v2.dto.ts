@@ -24,6 +24,24 @@ export class WorkCountDto {
   counts!: WindowCountsDto;
 }
 
+export class WorkDayDto {
+  @ApiProperty({
+    format: 'date-time',
+    description:
+      'Start of the 24 hours counted: one of the 30 periods ending at generated_at, the last one the last 24 hours',
+  })
+  start!: string;
+
+  @ApiProperty({ enum: ['session', 'analysis', 'dowsing_query'] })
+  kind!: string;
+
+  @ApiProperty({ example: 'completed', description: 'The work’s status now' })
+  status!: string;
+
+  @ApiProperty({ type: 'integer', description: 'Created in these 24 hours' })
+  count!: number;
+}
+
 export class RequestWindowDto {
   @ApiProperty({ enum: ['minute', 'hour', 'day'] })
   window!: string;
@@ -121,9 +139,39 @@ export class WebhookHealthDto {
   success_share!: number | null;
 }
 
+export class WebhookHourDto {
+  @ApiProperty({
+    format: 'date-time',
+    description: 'Start of the hour: one of the 24 hours ending at generated_at',
+  })
+  start!: string;
+
+  @ApiProperty({ type: 'integer', description: 'Deliveries created in the hour that succeeded' })
+  succeeded!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    description: 'Deliveries created in the hour that failed for good',
+  })
+  failed!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    description: 'Deliveries created in the hour still being retried',
+  })
+  pending!: number;
+}
+
 export class WebhookHealthSummaryDto {
   @ApiProperty({ type: [WebhookHealthDto], description: 'Every endpoint, oldest first' })
   endpoints!: WebhookHealthDto[];
+
+  @ApiProperty({
+    type: [WebhookHourDto],
+    description:
+      'Deliveries to all endpoints in each of the last 24 hours by state, oldest first, every hour listed: they sum to the endpoints’ figures',
+  })
+  per_hour!: WebhookHourDto[];
 
   @ApiProperty({
     type: [String],
@@ -154,6 +202,13 @@ export class DashboardDto {
       'Work created in each window by kind and current status (kinds and statuses with none are left out)',
   })
   work!: WorkCountDto[];
+
+  @ApiProperty({
+    type: [WorkDayDto],
+    description:
+      'The same work per 24 hours of the last 30 days, oldest first (periods, kinds and statuses with none are left out)',
+  })
+  work_per_day!: WorkDayDto[];
 
   @ApiProperty({
     type: [TypeGroupDto],

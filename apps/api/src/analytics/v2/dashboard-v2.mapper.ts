@@ -12,7 +12,13 @@ const WINDOWS = [
   ['day', 'requests_per_day', 'requestsPerDay'],
 ] as const;
 
+const HOUR_MS = 3_600_000;
+
 export function toDashboard(dashboard: Dashboard, requests: RequestUsage): DashboardDto {
+  const now = dashboard.now.getTime();
+  // The periods end at `now`: period i of n starts (n − i) periods before it.
+  const start = (index: number, of: number, length: number) =>
+    new Date(now - (of - index) * length).toISOString();
   const endpoints = dashboard.webhooks.map((webhook) => {
     const finished = webhook.succeeded + webhook.failed;
     return {
@@ -31,6 +37,12 @@ export function toDashboard(dashboard: Dashboard, requests: RequestUsage): Dashb
       kind: work.kind,
       status: work.status,
       counts: work.counts,
+    })),
+    work_per_day: dashboard.workPerDay.map((day) => ({
+      start: start(day.day, 30, 24 * HOUR_MS),
+      kind: day.kind,
+      status: day.status,
+      count: day.count,
     })),
     success_rates: dashboard.cases.byType.map(({ type, ...group }) => ({
       type,
@@ -56,6 +68,10 @@ export function toDashboard(dashboard: Dashboard, requests: RequestUsage): Dashb
     },
     webhooks: {
       endpoints,
+      per_hour: dashboard.webhookHours.map(({ hour, ...states }) => ({
+        start: start(hour, 24, HOUR_MS),
+        ...states,
+      })),
       failing: endpoints
         .filter((endpoint) => endpoint.status === 'failed' || endpoint.failed > 0)
         .map((endpoint) => endpoint.webhook_id),
