@@ -1,3 +1,5 @@
+import type { Mode } from './tenancy.js';
+
 /**
  * Error codes of the spec (Errors part) plus the few the spec leaves open.
  * Features throw AppError with a code; the HTTP layer maps codes to statuses
@@ -46,10 +48,30 @@ export class AppError extends Error {
   }
 
   static notFound(resource: string, id: string): AppError {
-    return new AppError('NOT_FOUND', `No ${resource} with id ${id}`, {
+    const error = new AppError('NOT_FOUND', `No ${resource} with id ${id}`, {
       field: 'id',
       issue: 'not found',
     });
+    error.missing = { resource, id };
+    return error;
+  }
+
+  /**
+   * What a NOT_FOUND was looking for: the HTTP layer asks whether the
+   * caller's organisation holds it in the other mode, to say so.
+   */
+  missing?: { resource: string; id: string };
+
+  /** This NOT_FOUND, saying the id exists in the organisation's other mode (as Stripe's does). */
+  inOtherMode(mode: Mode): AppError {
+    const other = mode === 'live' ? 'test' : 'live';
+    const { resource, id } = this.missing ?? { resource: 'resource', id: '' };
+    return new AppError(
+      'NOT_FOUND',
+      `No ${resource} with id ${id} in ${mode} mode: it exists in ${other} mode, and this credential is ${mode}-mode`,
+      { ...this.details, issue: `exists in ${other} mode; this credential is ${mode}-mode` },
+      this.headers,
+    );
   }
 
   /** `field` names where the credential was looked for: a header (`Authorization`, `X-API-Key`) or parameter. */

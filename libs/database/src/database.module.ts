@@ -4,6 +4,7 @@ import { AppSettings } from '#config';
 import { dataSourceOf, dataSourceOptions, ensureDatabase } from './data-source.js';
 import { ReadReplicas } from './replicas/read-replicas.js';
 import { WritePositions } from './replicas/write-positions.js';
+import { OtherModeRepository } from './other-mode.repository.js';
 import { Sql } from './sql.js';
 
 /**
@@ -26,7 +27,7 @@ import { Sql } from './sql.js';
       dataSourceFactory: async (options) => dataSourceOf(options!).initialize(),
     }),
   ],
-  providers: [Sql, ReadReplicas, WritePositions],
-  exports: [TypeOrmModule, Sql, WritePositions],
+  providers: [Sql, ReadReplicas, WritePositions, OtherModeRepository],
+  exports: [TypeOrmModule, Sql, WritePositions, OtherModeRepository],
 })
 export class DatabaseModule {}

@@ -12,3 +12,4 @@ export * from './unfinished-work.js';
 export * from './created-per-status.js';
 export * from './geo-sql.js';
 export * from './replicas/index.js';
+export * from './other-mode.repository.js';
