@@ -124,7 +124,7 @@ describe('the dashboard', () => {
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
-    await page.getByText('No active keys').waitFor();
+    await page.getByText('No active live-mode keys').waitFor();
     const nameField = page.getByLabel('Name');
     for (let presses = 0; presses < 30; presses++) {
       await page.keyboard.press('Tab');
@@ -134,11 +134,25 @@ describe('the dashboard', () => {
     await page.keyboard.type('Browser test key');
     expect(await seriousViolations(page)).toEqual([]);
 
+    // A test key made in live mode is not listed here: the page says where it is, and takes there.
+    await page.getByLabel('Name').fill('Made in live mode');
+    await page.getByRole('main').getByRole('group', { name: 'Mode' }).getByRole('radio', { name: 'Test' }).check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    expect((await page.getByTestId('new-key').textContent())!.trim()).toMatch(/^sk_test_/);
+    await page.getByText('It is listed in test mode and reaches test-mode data only').waitFor();
+    expect(await page.getByRole('row', { name: /Made in live mode/ }).count()).toBe(0);
+    await page.getByText('No active live-mode keys').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+
     // Test mode: signing in again with the test-mode client, no password asked (the browser is
     // signed in at the authorization server); marked on the page; the form creates test keys.
-    await page.getByRole('radio', { name: 'Test' }).first().check();
+    await page.getByRole('button', { name: 'switch to test mode' }).click();
     await page.getByText('Test mode: you are seeing test data').waitFor();
     await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    await page.getByRole('heading', { level: 2, name: 'Your test-mode keys' }).waitFor();
+    await page.getByRole('row', { name: /Made in live mode/ }).waitFor();
+    await page.getByRole('button', { name: 'Revoke Made in live mode' }).click();
+    await page.getByText('No active test-mode keys').waitFor();
     await page.getByLabel('Name').fill('Browser test key');
     await page.getByRole('button', { name: 'Create key' }).click();
     const key = (await page.getByTestId('new-key').textContent())!.trim();
@@ -167,7 +181,7 @@ describe('the dashboard', () => {
     await revoke.first().click();
     await expect.poll(() => revoke.count()).toBe(1);
     await revoke.click();
-    await page.getByText('No active keys').waitFor();
+    await page.getByText('No active test-mode keys').waitFor();
     for (const revoked of [key, rotated]) {
       expect((await client.get('/v2/sessions', { apiKey: revoked })).status).toBe(401);
     }

@@ -9,7 +9,7 @@ import { ALL_SCOPES, type Scope } from '../scopes';
 
 /** List, create (the key shown once), rotate with an overlap and revoke API keys. */
 export function ApiKeysPage() {
-  const { client, tokens } = useSession();
+  const { client, tokens, switchMode } = useSession();
   const queryClient = useQueryClient();
   const keys = useQuery({
     queryKey: ['api-keys', tokens.mode],
@@ -31,12 +31,18 @@ export function ApiKeysPage() {
       <CreateKey />
       {rotating && <RotateKey apiKey={rotating} onClose={() => setRotating(null)} />}
       <section aria-labelledby="keys">
-        <h2 id="keys">Your keys</h2>
+        <h2 id="keys">Your {tokens.mode}-mode keys</h2>
+        <p>
+          A key reaches the data of its own mode only, and is listed in that mode.{' '}
+          <button type="button" onClick={() => switchMode(otherMode(tokens.mode))}>
+            Show the {otherMode(tokens.mode)}-mode keys
+          </button>
+        </p>
         {keys.isPending && <p>Loading…</p>}
         {keys.isError && <ApiError error={keys.error} />}
         {revoke.isError && <ApiError error={revoke.error} />}
         {keys.data && active.length === 0 && (
-          <p>No active keys. Create one above to call the API from your code.</p>
+          <p>No active {tokens.mode}-mode keys. Create one above to call the API from your code.</p>
         )}
         {active.length > 0 && (
           <table>
@@ -92,7 +98,7 @@ export function ApiKeysPage() {
 }
 
 function CreateKey() {
-  const { client, tokens } = useSession();
+  const { client, tokens, switchMode } = useSession();
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [mode, setMode] = useState<Mode>(tokens.mode);
@@ -180,12 +186,31 @@ function CreateKey() {
           intro={
             <>
               Your new {create.data.mode} key <strong>{create.data.name}</strong>.
+              {create.data.mode !== tokens.mode && (
+                <>
+                  {' '}
+                  It is listed in {create.data.mode} mode and reaches {create.data.mode}-mode data
+                  only; once you have copied it,{' '}
+                  <button
+                    type="button"
+
+                    onClick={() => switchMode(create.data.mode)}
+                  >
+                    switch to {create.data.mode} mode
+                  </button>
+                  .
+                </>
+              )}
             </>
           }
         />
       )}
     </section>
   );
+}
+
+function otherMode(mode: Mode): Mode {
+  return mode === 'live' ? 'test' : 'live';
 }
 
 /** Rotation periods offered; the API takes any number of seconds (default a day). */
