@@ -1,2 +1,3 @@
 export * from './settings.js';
 export * from './config.module.js';
+export * from './settings-reference.js';

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SETTINGS_REFERENCE } from './settings-reference.js';
 import { parseSettings, SettingsError } from './settings.js';
 
 const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
@@ -34,13 +35,26 @@ const UNDOCUMENTED = new Set(['NODE_ENV', 'WEBHOOK_EXTRA_CA_FILE', 'WEBHOOK_PRIV
 const ROOT = join(import.meta.dirname, '../../..');
 
 describe('settings', () => {
-  it("are each in .env.example and in the README's settings table", () => {
+  it('are each in .env.example and in the settings reference, which names nothing else', () => {
     const envExample = readFileSync(join(ROOT, '.env.example'), 'utf8');
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const names = variablesRead().filter((name) => !UNDOCUMENTED.has(name));
     expect(names.length).toBeGreaterThan(40);
     expect(names.filter((name) => !new RegExp(`^#?${name}=`, 'm').test(envExample))).toEqual([]);
-    expect(names.filter((name) => !readme.includes(`| \`${name}\``))).toEqual([]);
+    const documented = SETTINGS_REFERENCE.map((setting) => setting.name).sort();
+    expect(documented).toEqual(names);
+  });
+
+  it('have the defaults the settings reference gives: setting one explicitly changes nothing', () => {
+    const defaults = parseSettings(base);
+    const wrong = SETTINGS_REFERENCE.filter((setting) => setting.default !== undefined)
+      .filter((setting) => {
+        const explicit = parseSettings({ ...base, [setting.name]: setting.default });
+        return JSON.stringify(explicit) !== JSON.stringify(defaults);
+      })
+      .map((setting) => `${setting.name}=${setting.default}`);
+    expect(wrong).toEqual([]);
+    // The check can fail: another value does change the settings.
+    expect(parseSettings({ ...base, PORT: '3001' })).not.toEqual(defaults);
   });
 
   it('start in production with the key that seals the secrets at rest', () => {
