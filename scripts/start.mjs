@@ -679,7 +679,7 @@ function findOnPath(command) {
 /**
  * Decides, before anything starts, how Redis will be had, so a missing Redis fails fast.
  * A redis-server of our own, with its data under .data, whenever the binary is there: the
- * README promises that deleting .data resets Redis too. Otherwise the shared Redis on
+ * docs/development.md promises that deleting .data resets Redis too. Otherwise the shared Redis on
  * 6379 under a key prefix that lives in .data (a new one once .data is gone).
  */
 async function planRedis() {

@@ -397,7 +397,7 @@ describe('an append-only table', () => {
     ).rejects.toThrow(/append-only/);
   });
 
-  it('lets the role the README grants insert and read, never change, and sweep only what expired', async () => {
+  it('lets the role docs/audit-log.md grants insert and read, never change, and sweep only what expired', async () => {
     const sql = stack.api.get(Sql);
     const role = 'sas_audit_test_app';
     await sql.rows(
@@ -408,7 +408,7 @@ describe('an append-only table', () => {
        END $$`,
       [],
     );
-    // As README's "Audit log" tells production to grant.
+    // As docs/audit-log.md tells production to grant.
     await sql.rows(`GRANT SELECT, INSERT, UPDATE, DELETE ON audit_events TO ${role}`, []);
     await sql.rows(`REVOKE UPDATE, DELETE, TRUNCATE ON audit_events FROM ${role}`, []);
     await sql.rows(`GRANT EXECUTE ON FUNCTION sweep_audit_events(integer, integer) TO ${role}`, []);

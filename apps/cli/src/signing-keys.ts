@@ -13,7 +13,7 @@ withdraw   deletes a key thought compromised: every API instance re-reads its ke
            (clients then sign in again). Needs DATABASE_URL, REDIS_URL and REDIS_PREFIX
            (and SIGNING_KEY_SECRET) as the services have them.`;
 
-/** The operator's signing-key command (README: "Signing keys"). */
+/** The operator's signing-key command (docs/authentication.md, "Signing keys"). */
 async function main(): Promise<void> {
   // Not parseArgs: a kid is base64url and may start with "-".
   const positionals = process.argv.slice(2);

@@ -44,7 +44,7 @@ export const RESERVED_EVENT_TYPES = [
   'account.payment_failed',
 ] as const satisfies readonly EventType[];
 
-/** How the OpenAPI document and the README say it. */
+/** How the OpenAPI document and docs/webhooks.md say it. */
 export const RESERVED_EVENTS_NOTE =
   `Reserved: ${RESERVED_EVENT_TYPES.map((type) => `\`${type}\``).join(' and ')} are accepted in subscriptions ` +
   'but never sent, because the service has no billing; they will be sent once it does.';

@@ -17,7 +17,7 @@ import { CurrentScimCaller, ScimAuth } from '../http/auth.decorator.js';
  * The SCIM 2.0 service provider (RFC 7644) at /scim/v2, for identity
  * providers' provisioning (Okta, Entra ID): its own media type, its own
  * errors (written by sendError for every path under /scim/v2), its own
- * credential. Documented in the README ("SCIM provisioning"), not in the
+ * credential. Documented in docs/sso.md ("SCIM provisioning"), not in the
  * OpenAPI document: SCIM clients speak RFC 7644, not this API.
  */
 @ApiExcludeController()

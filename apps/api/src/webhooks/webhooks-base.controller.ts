@@ -33,7 +33,7 @@ import { toDeliveryDto, toWebhookDto } from './webhook-mapping.js';
 export const WEBHOOK_ID_EXAMPLE = 'wh_01jh2x7v4ke8rbk3a8y0v0d7qz';
 const DELIVERY_ID_EXAMPLE = 'dlv_01jh2x7v4ke8rbk3a8y0v0d7qz';
 const SIGNING =
-  'Deliveries are POSTed with `X-Service-Signature: sha256=<hex HMAC-SHA256 of the raw body>` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (see the README, "Webhooks").';
+  'Deliveries are POSTed with `X-Service-Signature: sha256=<hex HMAC-SHA256 of the raw body>` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (see docs/webhooks.md, "Verifying a delivery").';
 
 /** The routes both versions share; each version's controller adds its list shapes. */
 export abstract class WebhooksBaseController {

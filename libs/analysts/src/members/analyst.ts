@@ -16,7 +16,7 @@ export interface Analyst {
   name: string;
   roles: MemberRole[];
   identitySource: IdentitySource;
-  /** True while an identity provider manages them through SCIM (README, "SCIM provisioning"). */
+  /** True while an identity provider manages them through SCIM (docs/sso.md, "SCIM provisioning"). */
   scimManaged: boolean;
   status: AnalystStatus;
   /** When the open invitation stops working; null when there is none. */

@@ -12,7 +12,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * sweep (the only code that sets `sas.audit_sweep`). The trigger guards
  * against mistakes; against a compromised application the production role
  * is granted SELECT and INSERT on the table and EXECUTE on the function only
- * (README, "Audit log"), and the function, SECURITY DEFINER, deletes as the
+ * (docs/audit-log.md), and the function, SECURITY DEFINER, deletes as the
  * table's owner.
  */
 export class AuditEvents1764129600000 implements MigrationInterface {

@@ -5,7 +5,7 @@ import { TenantOwned } from '#database';
  * One security-relevant change (`AuditLog`): who acted, on what, from where,
  * and what changed. Append-only: a trigger refuses UPDATE and DELETE except
  * the retention sweep's (`sweep_audit_events`), and in production the
- * application's role is granted SELECT and INSERT only (README, "Audit log").
+ * application's role is granted SELECT and INSERT only (docs/audit-log.md).
  */
 @Entity({ name: 'audit_events' })
 @Index('audit_events_tenant_created_idx', ['organizationId', 'mode', 'createdAt', 'id'])

@@ -82,7 +82,7 @@ export class RiskAssessmentDto {
   @ApiProperty({
     enum: RISK_LEVELS,
     description:
-      'From the factors’ weights: 0 low, 1–2 medium, 3–4 high, 5 or more critical (README, "Target analyses")',
+      'From the factors’ weights: 0 low, 1–2 medium, 3–4 high, 5 or more critical (docs/statistics.md, "Target analyses")',
   })
   level!: string;
 

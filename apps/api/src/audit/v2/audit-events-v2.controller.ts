@@ -36,7 +36,7 @@ export class AuditEventsV2Controller {
   @Auth({ scopes: [Scope.OrganizationsRead] })
   @ApiOperation({
     summary: 'List audit events, newest first, or export them as NDJSON',
-    description: `Every security-relevant change of your organisation in the credential's mode, recorded in the transaction that made it: API keys, OAuth clients, webhooks, SSO connections, SCIM tokens, people and groups, the organisation, sign-ins, deletions of work (the README's "Audit log" lists the actions). Who acted (\`actor\`), on what (\`target\`), from where (\`ip\`, \`user_agent\`, \`request_id\`) and what changed (\`changes\`, secrets never). Kept for AUDIT_RETENTION_DAYS (default 365); no route changes or deletes an event. People's tokens need the admin role. \`Accept: ${NDJSON_MEDIA_TYPE}\` streams the whole selection (the filters apply; \`cursor\` and \`per_page\` do not), one event per line.`,
+    description: `Every security-relevant change of your organisation in the credential's mode, recorded in the transaction that made it: API keys, OAuth clients, webhooks, SSO connections, SCIM tokens, people and groups, the organisation, sign-ins, deletions of work (docs/audit-log.md lists the actions). Who acted (\`actor\`), on what (\`target\`), from where (\`ip\`, \`user_agent\`, \`request_id\`) and what changed (\`changes\`, secrets never). Kept for AUDIT_RETENTION_DAYS (default 365); no route changes or deletes an event. People's tokens need the admin role. \`Accept: ${NDJSON_MEDIA_TYPE}\` streams the whole selection (the filters apply; \`cursor\` and \`per_page\` do not), one event per line.`,
   })
   @ApiProduces('application/json', NDJSON_MEDIA_TYPE)
   @ApiOkResponse({
