@@ -964,7 +964,7 @@ export type AnalysisListV1Dto = {
 
 export type RiskAssessmentDto = {
     /**
-     * From the factors’ weights: 0 low, 1–2 medium, 3–4 high, 5 or more critical (README, "Target analyses")
+     * From the factors’ weights: 0 low, 1–2 medium, 3–4 high, 5 or more critical (docs/statistics.md, "Target analyses")
      */
     level: 'low' | 'medium' | 'high' | 'critical';
     /**
