@@ -136,7 +136,11 @@ describe('the dashboard', () => {
 
     // A test key made in live mode is not listed here: the page says where it is, and takes there.
     await page.getByLabel('Name').fill('Made in live mode');
-    await page.getByRole('main').getByRole('group', { name: 'Mode' }).getByRole('radio', { name: 'Test' }).check();
+    await page
+      .getByRole('main')
+      .getByRole('group', { name: 'Mode' })
+      .getByRole('radio', { name: 'Test' })
+      .check();
     await page.getByRole('button', { name: 'Create key' }).click();
     expect((await page.getByTestId('new-key').textContent())!.trim()).toMatch(/^sk_test_/);
     await page.getByText('It is listed in test mode and reaches test-mode data only').waitFor();

@@ -72,7 +72,8 @@ function* walk(tokens: readonly Token[]): Generator<Token> {
     if (nested.tokens) yield* walk(nested.tokens);
     if (nested.items) yield* walk(nested.items);
     if (nested.header) for (const cell of nested.header) yield* walk(cell.tokens);
-    if (nested.rows) for (const row of nested.rows) for (const cell of row) yield* walk(cell.tokens);
+    if (nested.rows)
+      for (const row of nested.rows) for (const cell of row) yield* walk(cell.tokens);
   }
 }
 
@@ -156,7 +157,9 @@ describe('the guides', () => {
         `${relative(ROOT, guide)}: gone.md (no such file)`,
         `${relative(ROOT, guide)}: #nowhere (no such heading)`,
       ]);
-      expect(missingPaths(guide)).toEqual([`${relative(ROOT, guide)}: libs/no-such-lib/src/index.ts`]);
+      expect(missingPaths(guide)).toEqual([
+        `${relative(ROOT, guide)}: libs/no-such-lib/src/index.ts`,
+      ]);
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

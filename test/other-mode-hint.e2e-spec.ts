@@ -33,7 +33,12 @@ async function created(apiKey: string, path: string, json: unknown, idField: str
 
 describe('a 404 for an id of the other mode', () => {
   it('tells a test-mode key that the session exists in live mode, in v2 and v1', async () => {
-    const id = await created(liveKey, '/v2/sessions/create', { type: 'dowsing', target: 'live' }, 'session_id');
+    const id = await created(
+      liveKey,
+      '/v2/sessions/create',
+      { type: 'dowsing', target: 'live' },
+      'session_id',
+    );
     const v2 = await client.get(`/v2/sessions/${id}`, { apiKey: testKey });
     expect(v2.status).toBe(404);
     expect(v2.body.error.code).toBe('NOT_FOUND');
@@ -58,7 +63,9 @@ describe('a 404 for an id of the other mode', () => {
     );
     const response = await client.get(`/v2/webhooks/${id}`, { apiKey: liveKey });
     expect(response.status).toBe(404);
-    expect(response.body.error.message).toContain('it exists in test mode, and this credential is live-mode');
+    expect(response.body.error.message).toContain(
+      'it exists in test mode, and this credential is live-mode',
+    );
   });
 
   it('says nothing more for an id that exists nowhere, or in another organisation', async () => {
@@ -94,6 +101,8 @@ describe('a 404 for an id of the other mode', () => {
     );
     const asked = stack.api.get(OtherModeRepository).tables();
     expect(asked).toEqual(tables.map((row) => row.table_name));
-    expect(asked).toEqual(expect.arrayContaining(['sessions', 'analyses', 'dowsing_queries', 'webhooks']));
+    expect(asked).toEqual(
+      expect.arrayContaining(['sessions', 'analyses', 'dowsing_queries', 'webhooks']),
+    );
   });
 });

@@ -76,8 +76,7 @@ function scopedOperations(document: { paths: Record<string, Record<string, any>>
 
 export function scopesReference(document: { paths: Record<string, Record<string, any>> }): string {
   const { scoped, publicOperations } = scopedOperations(document);
-  const byScope = (scope: string) =>
-    scoped.filter((entry) => entry.scopes.includes(scope)).length;
+  const byScope = (scope: string) => scoped.filter((entry) => entry.scopes.includes(scope)).length;
   const row = ({ operation, scopes, notes }: ScopedOperation) =>
     `| \`${label(operation)}\` | ${cell(operation.spec.summary ?? '')} | ${
       scopes.length === 0 ? 'any valid credential' : scopes.map((s) => `\`${s}\``).join(', ')

@@ -29,7 +29,10 @@ export class HttpExceptionFilter implements ExceptionFilter {
     }
     // Only a 404 for a well-formed id of an authenticated caller waits for this query.
     lookup.then(
-      (mode) => send(mode === null ? exception : (exception as AppError).inOtherMode(request.principal!.mode)),
+      (mode) =>
+        send(
+          mode === null ? exception : (exception as AppError).inOtherMode(request.principal!.mode),
+        ),
       (error: unknown) => {
         logger.warn(`Could not look for a 404's id in the other mode: ${String(error)}`);
         send(exception);
