@@ -7,8 +7,8 @@
 //   analyses-latency  paced submits (20/s for 10 s, open loop) with the worker running:
 //                     completed_at − created_at of each analysis, and where that time goes.
 // Both read their figures from the rows (times the API and the worker wrote with the same
-// clock), not from a subscriber. `tools` is run.mjs's machinery (processes, CPU accounting, the
-// paced generator), passed in so this file does one job.
+// clock), not from a subscriber. `tools` is run.mjs's machinery (bench/analyses-tools.mjs:
+// processes, CPU accounting, the paced generator), passed in so this file does one job.
 
 import autocannon from 'autocannon';
 

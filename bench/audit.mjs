@@ -922,7 +922,7 @@ async function main() {
         rmSync(gcLog, { force: true });
         const api = await services.startApi(shared, {
           logDir: RESULTS,
-          // As bench/run.mjs runs its servers (SERVER_NODE_ARGS there).
+          // As bench/run.mjs runs its servers (SERVER_NODE_ARGS in bench/managed-server.mjs).
           nodeArgs: ['--no-memory-reducer', '--import', './bench/gc-log-hook.mjs'],
           env: {
             BOOTSTRAP_CLIENT_ID: CONFIG.clientId,

@@ -1,4 +1,4 @@
-// Preloaded into a server (node --import) when BENCH_PROFILE=1; driven by run.mjs over the IPC channel:
+// Preloaded into a server (node --import) when BENCH_PROFILE=1; driven by the bench over the IPC channel:
 //   { profile: 'start' }                 starts the V8 CPU profiler
 //   { profile: 'stop', file: '/x.cpuprofile' } stops it, writes the file, answers { profileWritten: file }
 // Open a profile in Chrome DevTools or summarise it with `node bench/profile-summary.mjs FILE`.

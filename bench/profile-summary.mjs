@@ -5,7 +5,7 @@
 //   node bench/profile-summary.mjs bench/results/profiles/service-read.cpuprofile bench/results/profiles/reference-read.cpuprofile [top]
 //       side by side, per request, by package (what the service spends that the reference does not)
 //
-// "self" is time in the function itself; "total" includes its callees. When run.mjs left a
+// "self" is time in the function itself; "total" includes its callees. When the bench left a
 // sidecar .json with the request count, times are also given in µs per request.
 // Caveat: samples are taken on wall-clock ticks, so time the thread spends descheduled inside
 // a system call (socket writes) on a busy machine is counted there.

@@ -1,5 +1,5 @@
 // Reading the bench scripts' numeric settings from the environment, and the median their rounds
-// report. Shared by bench/run.mjs, scale.mjs, queue-drain.mjs, memory.mjs and framework-floor.mjs.
+// report. Shared by bench/run-config.mjs (bench/run.mjs's settings) and the other bench scripts.
 
 /** A whole number ≥ `min` from the environment variable `name`; `fallback` when unset or empty. */
 export function wholeNumber(name, fallback, min = 1) {

@@ -1,13 +1,13 @@
 // Webhook receiver for the benchmark's delivery phase, and the throwaway CA it serves a certificate of.
 //
-// Imported by run.mjs: `createCertificates()` makes a CA (ECDSA P-256) and a leaf for 127.0.0.1
+// Imported by webhooks.mjs: `createCertificates()` makes a CA (ECDSA P-256) and a leaf for 127.0.0.1
 // signed by it, with @peculiar/x509 as in test/support/https-receiver.ts. The worker trusts that CA
 // through WEBHOOK_EXTRA_CA_FILE; nothing turns certificate verification off.
 //
 // Run as a child process (node bench/webhook-receiver.mjs, with an IPC channel and the PEMs in
 // BENCH_RECEIVER_CERT / BENCH_RECEIVER_KEY): a node:https server on 127.0.0.1 that answers every
 // request 200 {"ok":true} as soon as its body is in, and records for each one when it arrived and
-// the envelope's `created_at`. run.mjs drives it over IPC:
+// the envelope's `created_at`. webhooks.mjs drives it over IPC:
 //
 //   → {cmd: 'reset'}                          forget everything; the next request is announced
 //   ← {first: <epoch ms>}                     the first request since the reset arrived
