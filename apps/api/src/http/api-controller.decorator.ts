@@ -25,7 +25,7 @@ const scanner = new MetadataScanner();
  * They are bound per route rather than as APP_INTERCEPTORs because Nest
  * wraps every handler of a global interceptor in observables, reads too,
  * where both would do nothing: that wrapping was a measured share of the
- * read's cost (docs/benchmarks.md). They are bound as classes, so each
+ * read's cost (docs/benchmarks-history.md). They are bound as classes, so each
  * application builds its own instances in the controller's module, as Nest
  * does for `@UseInterceptors(SomeClass)`.
  */

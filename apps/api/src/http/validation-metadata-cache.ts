@@ -11,7 +11,7 @@ const CACHED = Symbol('sas:validation-metadata-cache');
  * Unremembered, every validation of every object, nested ones too, tests
  * each decorated class of the process for being an ancestor of the target
  * (typestack/class-validator#2686): with all the API's DTOs loaded that was
- * about 20 µs of each create (docs/benchmarks.md). The answer only changes
+ * about 20 µs of each create (docs/benchmarks-history.md). The answer only changes
  * when a rule is added, so any addition forgets everything remembered.
  * Installed once per process, on the storage that all copies of
  * class-validator share.
