@@ -1,4 +1,5 @@
 import { Link, type LinkProps, Outlet } from '@tanstack/react-router';
+import { type KeyboardEvent, type RefObject, useEffect, useRef, useState } from 'react';
 import type { Mode } from './auth/oauth';
 import { type Role, useSession } from './auth/session';
 
@@ -57,14 +58,61 @@ const NAVIGATION: NavGroup[] = [
   },
 ];
 
-/** The frame of every page: header (mode switch, user menu), navigation, main. */
+/**
+ * A table wider than the page scrolls sideways in its own box (styles.css). Such a table takes
+ * the keyboard focus, so the arrow keys can scroll it too (Chrome and Firefox let any scroller
+ * take it, Safari does not), and leaves the tab order again once it fits: on every change of
+ * the page's content or width.
+ */
+function useScrollingTablesFocusable(main: RefObject<HTMLElement | null>) {
+  useEffect(() => {
+    const root = main.current;
+    if (!root) return;
+    const update = () => {
+      for (const table of root.querySelectorAll('table')) {
+        const scrolls = table.scrollWidth > table.clientWidth;
+        if (scrolls && !table.hasAttribute('tabindex')) {
+          table.tabIndex = 0;
+          table.dataset.scrolls = '';
+        } else if (!scrolls && table.dataset.scrolls !== undefined) {
+          table.removeAttribute('tabindex');
+          delete table.dataset.scrolls;
+        }
+      }
+    };
+    const resized = new ResizeObserver(update);
+    resized.observe(root);
+    const changed = new MutationObserver(update);
+    changed.observe(root, { childList: true, subtree: true, characterData: true });
+    update();
+    return () => {
+      resized.disconnect();
+      changed.disconnect();
+    };
+  }, [main]);
+}
+
+/**
+ * The frame of every page: header (mode switch, user menu), navigation, main. On a narrow
+ * screen the navigation folds behind the Menu button (styles.css): a disclosure, closed again
+ * by choosing a page or by Escape (which gives the focus back to the button).
+ */
 export function Shell() {
   const { tokens, profile, can, switchMode, signOut } = useSession();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  const main = useRef<HTMLElement>(null);
+  useScrollingTablesFocusable(main);
   const test = tokens.mode === 'test';
   const groups = NAVIGATION.map((group) => ({
     ...group,
     items: group.items.filter((item) => can(item.role)),
   })).filter((group) => group.items.length > 0);
+  const closeOnEscape = (event: KeyboardEvent) => {
+    if (event.key !== 'Escape' || !menuOpen) return;
+    setMenuOpen(false);
+    menuButton.current?.focus();
+  };
   return (
     <div className={test ? 'app test-mode' : 'app'}>
       <a className="skip" href="#main">
@@ -77,6 +125,17 @@ export function Shell() {
       )}
       <header className="header">
         <span className="brand">Session and Analysis Service</span>
+        <button
+          ref={menuButton}
+          type="button"
+          className="menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="main-navigation"
+          onClick={() => setMenuOpen(!menuOpen)}
+          onKeyDown={closeOnEscape}
+        >
+          Menu
+        </button>
         <fieldset className="mode-switch">
           <legend>Mode</legend>
           {(['live', 'test'] as Mode[]).map((mode) => (
@@ -108,7 +167,12 @@ export function Shell() {
           </button>
         </details>
       </header>
-      <nav aria-label="Main" className="nav">
+      <nav
+        id="main-navigation"
+        aria-label="Main"
+        className={menuOpen ? 'nav nav-open' : 'nav'}
+        onKeyDown={closeOnEscape}
+      >
         {groups.map((group) => (
           <div key={group.label}>
             <h2 className="nav-group">{group.label}</h2>
@@ -118,6 +182,7 @@ export function Shell() {
                   <Link
                     to={item.to}
                     activeOptions={{ exact: item.to === '/' || item.to === '/history' }}
+                    onClick={() => setMenuOpen(false)}
                   >
                     {item.label}
                   </Link>
@@ -127,7 +192,7 @@ export function Shell() {
           </div>
         ))}
       </nav>
-      <main id="main" className="main" tabIndex={-1}>
+      <main ref={main} id="main" className="main" tabIndex={-1}>
         <Outlet />
       </main>
     </div>
