@@ -3,6 +3,10 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { ApiError } from '../api-error';
 import { useSession } from '../auth/session';
+import { RatesChart } from '../components/charts/rates-chart';
+import { UsageChart } from '../components/charts/usage-chart';
+import { WebhookChart } from '../components/charts/webhook-chart';
+import { WorkChart } from '../components/charts/work-chart';
 
 const percent = (value: number) => `${(value * 100).toFixed(1)} %`;
 
@@ -60,6 +64,7 @@ function Figures({ data }: { data: Dashboard }) {
       </p>
       <section aria-labelledby="usage">
         <h2 id="usage">Usage against plan and tier</h2>
+        <UsageChart usage={usage} />
         <table>
           <thead>
             <tr>
@@ -97,28 +102,31 @@ function Figures({ data }: { data: Dashboard }) {
             session or analysis from the API.
           </p>
         ) : (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Kind</th>
-                <th scope="col">Status</th>
-                <th scope="col">24 hours</th>
-                <th scope="col">7 days</th>
-                <th scope="col">30 days</th>
-              </tr>
-            </thead>
-            <tbody>
-              {work.map((row) => (
-                <tr key={`${row.kind}-${row.status}`}>
-                  <th scope="row">{row.kind.replace('_', ' ')}</th>
-                  <td>{row.status}</td>
-                  <td>{row.counts.last_24h}</td>
-                  <td>{row.counts.last_7d}</td>
-                  <td>{row.counts.last_30d}</td>
+          <>
+            <WorkChart days={data.work_per_day} generatedAt={data.generated_at} />
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">24 hours</th>
+                  <th scope="col">7 days</th>
+                  <th scope="col">30 days</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {work.map((row) => (
+                  <tr key={`${row.kind}-${row.status}`}>
+                    <th scope="row">{row.kind.replace('_', ' ')}</th>
+                    <td>{row.status}</td>
+                    <td>{row.counts.last_24h}</td>
+                    <td>{row.counts.last_7d}</td>
+                    <td>{row.counts.last_30d}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </>
         )}
       </section>
       <section aria-labelledby="rates">
@@ -126,28 +134,34 @@ function Figures({ data }: { data: Dashboard }) {
         {rates.length === 0 ? (
           <p>No verified cases yet: record outcomes in the history to see hit rates here.</p>
         ) : (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Type</th>
-                <th scope="col">Cases</th>
-                <th scope="col">Hit rate</th>
-                <th scope="col">95 % interval</th>
-                <th scope="col">Chance</th>
-                <th scope="col">p-value</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rates.map((group) => (
-                <RateRow
-                  key={group.type}
-                  type={group.type}
-                  cases={group.cases}
-                  rate={group.hit_rate}
-                />
-              ))}
-            </tbody>
-          </table>
+          <>
+            <RatesChart
+              caption="Hit rate per type, last 30 days"
+              groups={rates.map((group) => ({ label: group.type, rate: group.hit_rate }))}
+            />
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Type</th>
+                  <th scope="col">Cases</th>
+                  <th scope="col">Hit rate</th>
+                  <th scope="col">95 % interval</th>
+                  <th scope="col">Chance</th>
+                  <th scope="col">p-value</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rates.map((group) => (
+                  <RateRow
+                    key={group.type}
+                    type={group.type}
+                    cases={group.cases}
+                    rate={group.hit_rate}
+                  />
+                ))}
+              </tbody>
+            </table>
+          </>
         )}
       </section>
       <section aria-labelledby="webhooks">
@@ -155,15 +169,18 @@ function Figures({ data }: { data: Dashboard }) {
         {webhooks.endpoints.length === 0 ? (
           <p>No webhook endpoints yet: add one through the API to be told when work completes.</p>
         ) : (
-          <ul>
-            {webhooks.endpoints.map((endpoint) => (
-              <li key={endpoint.webhook_id}>
-                {endpoint.url}: {endpoint.status}, {endpoint.succeeded} succeeded, {endpoint.failed}{' '}
-                failed, {endpoint.pending} pending
-                {endpoint.success_share !== null && ` (${percent(endpoint.success_share)})`}
-              </li>
-            ))}
-          </ul>
+          <>
+            <WebhookChart hours={webhooks.per_hour} />
+            <ul>
+              {webhooks.endpoints.map((endpoint) => (
+                <li key={endpoint.webhook_id}>
+                  {endpoint.url}: {endpoint.status}, {endpoint.succeeded} succeeded,{' '}
+                  {endpoint.failed} failed, {endpoint.pending} pending
+                  {endpoint.success_share !== null && ` (${percent(endpoint.success_share)})`}
+                </li>
+              ))}
+            </ul>
+          </>
         )}
       </section>
     </>
