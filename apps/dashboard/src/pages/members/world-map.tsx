@@ -53,7 +53,8 @@ const LAND: [number, number][][] = [
   [[-180, -70], [180, -70], [180, -90], [-180, -90]],
 ];
 
-const LAND_PATH = LAND.map(
+/** The outlines as one SVG path in the map's coordinates (also drawn by the charts' place map). */
+export const LAND_PATH = LAND.map(
   (outline) => `M${outline.map(([lon, lat]) => `${lon},${-lat}`).join('L')}Z`,
 ).join('');
 

@@ -1,4 +1,5 @@
 import type { DowsingQuery } from '@sas/sdk';
+import { type MapPlace, PlaceMap } from '../../../components/charts/place-map';
 import { ColumnHeadings, Facts, FigureTable, Place, TextList } from '../common';
 import { interval, percent, pValue, sample, words } from '../format';
 
@@ -8,6 +9,14 @@ export function DowsingAnswer({ work: query }: { work: DowsingQuery }) {
   if (!result) return null;
   const significance = result.statistical_significance;
   const variant = result.variant_result as Record<string, unknown> | undefined;
+  const places: MapPlace[] = [
+    ...(result.coordinates ? [{ ...result.coordinates, label: 'the place', main: true }] : []),
+    ...result.locations.map((location, index) => ({
+      latitude: location.coordinates.lat,
+      longitude: location.coordinates.lng,
+      label: `location ${index + 1}`,
+    })),
+  ];
   return (
     <section aria-labelledby="query-answer" data-testid="dowsing-answer">
       <h2 id="query-answer">Answer</h2>
@@ -30,6 +39,14 @@ export function DowsingAnswer({ work: query }: { work: DowsingQuery }) {
             ),
           ],
         ]}
+      />
+      <PlaceMap
+        caption={
+          result.locations.length === 0
+            ? 'The place on the map'
+            : `${result.coordinates ? 'The place (cross) and the' : 'The'} locations on the map, numbered as in the table of locations`
+        }
+        places={places}
       />
       <h3>Statistics</h3>
       <FigureTable

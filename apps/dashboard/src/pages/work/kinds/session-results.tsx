@@ -1,6 +1,7 @@
 import type { Session } from '@sas/sdk';
 import { useSession } from '../../../auth/session';
 import { BlobImage } from '../../../components/blob-image';
+import { PlaceMap } from '../../../components/charts/place-map';
 import { ColumnHeadings, Facts, FigureTable, Place } from '../common';
 import { interval, percent, pValue, sample, words } from '../format';
 
@@ -29,6 +30,12 @@ export function SessionResults({ work: session }: { work: Session }) {
           ['Analyst', session.metadata.analyst_id],
         ]}
       />
+      {results.coordinates && (
+        <PlaceMap
+          caption="The session's coordinates on the map"
+          places={[{ ...results.coordinates, label: 'the coordinates', main: true }]}
+        />
+      )}
       <h3>Descriptors</h3>
       {results.descriptors.length === 0 ? (
         <p>No descriptors.</p>
