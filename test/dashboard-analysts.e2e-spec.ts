@@ -1,13 +1,16 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newKey, parsePublicId } from '#common';
-import { Sql } from '#database';
 import { DESCRIPTOR_TERMS } from '#engines';
 import { VOCABULARY_TERMS } from '../apps/dashboard/src/pages/members/vocabulary.js';
 import { TestClient } from './support/client.js';
 import { isFocused, openBrowser, seriousViolations, signIn } from './support/dashboard.js';
-import { createOrganization, type TestOrganization } from './support/factories.js';
+import {
+  createOrganization,
+  poolTarget,
+  TEST_PNG_PATH,
+  type TestOrganization,
+} from './support/factories.js';
 import { addMember, memberClient, memberToken, type TestMember } from './support/people.js';
 import { startStack, type Stack } from './support/stack.js';
 
@@ -16,7 +19,7 @@ import { startStack, type Stack } from './support/stack.js';
 
 const TARGET = 'The Eiffel Tower, Champ de Mars, Paris';
 const TRUTH = 'A tall iron lattice tower by a river';
-const PNG_PATH = 'test/fixtures/reference-material/plain.png';
+const PNG_PATH = TEST_PNG_PATH;
 const PNG = readFileSync(PNG_PATH);
 
 let stack: Stack;
@@ -50,25 +53,14 @@ afterAll(async () => {
   await stack?.close();
 });
 
-/** A pool target with one photo (stored as if fetched: the test has no https photo host). */
-async function poolTarget(description: string, descriptors: string[]): Promise<string> {
-  const response = await client.post('/v2/targets', {
-    token: admin,
-    json: { description, descriptors, coordinates: { latitude: 10, longitude: 20 } },
+/** A pool target with one photo. */
+function addPoolTarget(description: string, descriptors: string[]): Promise<string> {
+  return poolTarget(stack, client, admin, {
+    description,
+    descriptors,
+    latitude: 10,
+    longitude: 20,
   });
-  expect(response.status).toBe(201);
-  const targetId = response.body.target_id as string;
-  await stack.api.get(Sql).rows(
-    `INSERT INTO target_photos (id, target_id, position, source_url, status, content_type, bytes, width, height)
-     VALUES ($1, $2, 0, $3, 'fetched', 'image/png', $4, 1, 1)`,
-    [
-      newKey('targetPhoto').uuid,
-      parsePublicId('target', targetId),
-      `https://photos.example/${targetId}.png`,
-      PNG,
-    ],
-  );
-  return targetId;
 }
 
 const mainNavigation = (p: Page) => p.getByRole('navigation', { name: 'Main' });
@@ -82,9 +74,9 @@ describe('the analysts’ and judges’ pages', () => {
 
   it('an analyst submits blind with a sketch and sees the reveal; a judge ranks by dragging and keyboard', async () => {
     const [first, second] = analysts as [(typeof analysts)[0], (typeof analysts)[0]];
-    const truthId = await poolTarget(TRUTH, ['tall', 'metal', 'water', 'vertical']);
+    const truthId = await addPoolTarget(TRUTH, ['tall', 'metal', 'water', 'vertical']);
     for (const [i, words] of [['land'], ['round'], ['water', 'natural'], ['building']].entries()) {
-      await poolTarget(`Decoy place ${i}`, words);
+      await addPoolTarget(`Decoy place ${i}`, words);
     }
     const created = await client.post('/v2/sessions/create', {
       token: admin,

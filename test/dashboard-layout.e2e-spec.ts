@@ -1,8 +1,5 @@
-import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newKey, parsePublicId } from '#common';
-import { Sql } from '#database';
 import { TestClient } from './support/client.js';
 import {
   isFocused,
@@ -11,7 +8,7 @@ import {
   seriousViolations,
   signIn,
 } from './support/dashboard.js';
-import { createOrganization, type TestOrganization } from './support/factories.js';
+import { createOrganization, poolTarget, type TestOrganization } from './support/factories.js';
 import { addMember, memberClient, memberToken, type TestMember } from './support/people.js';
 import { startStack, type Stack } from './support/stack.js';
 import { waitFor } from './support/wait.js';
@@ -41,7 +38,6 @@ async function dashboardPaths(): Promise<string[]> {
 const PATHS = await dashboardPaths();
 
 const TARGET = 'The lighthouse on the headland at Cape Wrath, Sutherland, Scotland';
-const PNG = readFileSync('test/fixtures/reference-material/plain.png');
 
 let stack: Stack;
 let client: TestClient;
@@ -52,25 +48,14 @@ let person: TestMember;
 /** The value of each path parameter: a piece of seeded work the page shows. */
 const params: Record<string, string> = {};
 
-/** A pool target with one photo (stored as if fetched: the test has no https photo host). */
-async function poolTarget(description: string, descriptors: string[]): Promise<string> {
-  const response = await client.post('/v2/targets', {
-    token,
-    json: { description, descriptors, coordinates: { latitude: 58.6, longitude: -5 } },
+/** A pool target with one photo. */
+function addPoolTarget(description: string, descriptors: string[]): Promise<string> {
+  return poolTarget(stack, client, token, {
+    description,
+    descriptors,
+    latitude: 58.6,
+    longitude: -5,
   });
-  expect(response.status).toBe(201);
-  const targetId = response.body.target_id as string;
-  await stack.api.get(Sql).rows(
-    `INSERT INTO target_photos (id, target_id, position, source_url, status, content_type, bytes, width, height)
-     VALUES ($1, $2, 0, $3, 'fetched', 'image/png', $4, 1, 1)`,
-    [
-      newKey('targetPhoto').uuid,
-      parsePublicId('target', targetId),
-      `https://photos.example/${targetId}.png`,
-      PNG,
-    ],
-  );
-  return targetId;
 }
 
 /** Seeds what every page shows: finished work of each kind, a case, an assignment, a judging task. */
@@ -115,9 +100,9 @@ async function seed(): Promise<void> {
   const codeClient = await memberClient(client, org);
   const otherToken = await memberToken(stack, codeClient, other);
   const personToken = await memberToken(stack, codeClient, person);
-  const truthId = await poolTarget(TARGET, ['tall', 'water', 'vertical']);
+  const truthId = await addPoolTarget(TARGET, ['tall', 'water', 'vertical']);
   for (const [index, words] of [['land'], ['round'], ['building']].entries()) {
-    await poolTarget(`Decoy place ${index}`, words);
+    await addPoolTarget(`Decoy place ${index}`, words);
   }
   const judged = await created(
     '/v2/sessions/create',

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { ALL_SCOPES, type Mode } from '#common';
+import { readFileSync } from 'node:fs';
+import { ALL_SCOPES, newKey, parsePublicId, type Mode } from '#common';
+import { Sql } from '#database';
 import type { Plan } from '#organizations';
 import { ApiKeyService } from '#api-keys';
 import { OAuthClientsService } from '#auth';
@@ -89,4 +91,37 @@ export async function createOrganization(
       return key;
     },
   };
+}
+
+/** A 1×1 PNG: the photo of the pool targets made here. */
+export const TEST_PNG_PATH = 'test/fixtures/reference-material/plain.png';
+
+/**
+ * A pool target made through the API, with one photo stored as if fetched
+ * (the tests have no https photo host). Returns its `tgt_…` id.
+ */
+export async function poolTarget(
+  stack: Stack,
+  client: TestClient,
+  token: string,
+  target: { description: string; descriptors: string[]; latitude: number; longitude: number },
+): Promise<string> {
+  const { description, descriptors, latitude, longitude } = target;
+  const response = await client.post('/v2/targets', {
+    token,
+    json: { description, descriptors, coordinates: { latitude, longitude } },
+  });
+  if (response.status !== 201) throw new Error(`pool target: ${response.status} ${response.text}`);
+  const targetId = response.body.target_id as string;
+  await stack.api.get(Sql).rows(
+    `INSERT INTO target_photos (id, target_id, position, source_url, status, content_type, bytes, width, height)
+     VALUES ($1, $2, 0, $3, 'fetched', 'image/png', $4, 1, 1)`,
+    [
+      newKey('targetPhoto').uuid,
+      parsePublicId('target', targetId),
+      `https://photos.example/${targetId}.png`,
+      readFileSync(TEST_PNG_PATH),
+    ],
+  );
+  return targetId;
 }
