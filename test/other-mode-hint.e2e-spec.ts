@@ -68,6 +68,21 @@ describe('a 404 for an id of the other mode', () => {
     );
   });
 
+  it('tells a live key that an OAuth client exists in test mode, naming client_id', async () => {
+    const clientId = await created(
+      testKey,
+      '/v1/oauth-clients',
+      { client_name: 'sandbox', grant_types: ['client_credentials'], scope: 'remote-viewing:read' },
+      'client_id',
+    );
+    const response = await client.get(`/v1/oauth-clients/${clientId}`, { apiKey: liveKey });
+    expect(response.status).toBe(404);
+    expect(response.body.error.details).toMatchObject({
+      field: 'client_id',
+      issue: 'exists in test mode; this credential is live-mode',
+    });
+  });
+
   it('says nothing more for an id that exists nowhere, or in another organisation', async () => {
     const other = await createOrganization(stack, client, 'live');
     const theirs = await created(

@@ -320,10 +320,7 @@ function requireEveryScopeOf(actor: Principal, client: OAuthClientEntity): void 
 }
 
 function notFound(clientId: string): AppError {
-  return new AppError('NOT_FOUND', `No OAuth client with id ${clientId}`, {
-    field: 'client_id',
-    issue: 'not found',
-  });
+  return AppError.notFound('OAuth client', clientId, 'client_id');
 }
 
 /**

@@ -47,9 +47,10 @@ export class AppError extends Error {
     return new AppError('INVALID_REQUEST', `Invalid value for ${field}: ${issue}`, details);
   }
 
-  static notFound(resource: string, id: string): AppError {
+  /** `field` names where the id was given, when not in the path as `id`. */
+  static notFound(resource: string, id: string, field = 'id'): AppError {
     const error = new AppError('NOT_FOUND', `No ${resource} with id ${id}`, {
-      field: 'id',
+      field,
       issue: 'not found',
     });
     error.missing = { resource, id };
