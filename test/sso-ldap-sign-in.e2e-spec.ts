@@ -275,11 +275,15 @@ member: uid=grace,ou=people,dc=example,dc=test
     const signedIn = await finish(
       await signInThroughDirectory('ada@example.test', 'ada-analytical-engine'),
     );
+    const profile = () => client.get('/v1/user/profile', { token: signedIn.tokens.access_token });
+    expect((await profile()).status).toBe(200);
     const token = await org.token();
     expect((await client.patch(connectionPath, { token, json: { enabled: false } })).status).toBe(
       200,
     );
     try {
+      // Its people are signed out at once, as a disabled person is: the access token stops now.
+      expect((await profile()).status).toBe(401);
       const disabled = await signInThroughDirectory('ada@example.test', 'ada-analytical-engine');
       expect(disabled.directoryPage.status).toBe(400);
       expect(disabled.submitted.status).toBe(400);
@@ -296,5 +300,21 @@ member: uid=grace,ou=people,dc=example,dc=test
     } finally {
       await client.patch(connectionPath, { token, json: { enabled: true } });
     }
+  });
+
+  // Last: it deletes the connection the tests above sign in through.
+  it('signs the people of a deleted connection out at once; their accounts stay', async () => {
+    const signedIn = await finish(
+      await signInThroughDirectory('ada@example.test', 'ada-analytical-engine'),
+    );
+    const profile = () => client.get('/v1/user/profile', { token: signedIn.tokens.access_token });
+    expect((await profile()).status).toBe(200);
+    const deleted = await client.request('DELETE', connectionPath, { token: await org.token() });
+    expect(deleted.status, deleted.text).toBe(204);
+    expect((await profile()).status).toBe(401);
+    const [account] = await sql.rows<{ sso_connection_id: string | null }>(
+      `SELECT sso_connection_id FROM users WHERE email = 'ada@example.test'`,
+    );
+    expect(account).toEqual({ sso_connection_id: null });
   });
 });

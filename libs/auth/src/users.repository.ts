@@ -316,17 +316,28 @@ export class UsersRepository {
     return rows.length === 1;
   }
 
-  /** A deleted SSO connection: its people keep their accounts, no longer linked to it. */
+  /** A deleted SSO connection: its people keep their accounts, no longer linked to it. Their ids. */
   async forgetConnection(
     tx: Transaction,
     organizationId: string,
     connectionId: string,
-  ): Promise<void> {
-    await tx.query(
+  ): Promise<string[]> {
+    const rows = await tx.rows<{ id: string }>(
       `UPDATE users SET sso_connection_id = NULL, updated_at = now()
-        WHERE organization_id = $1 AND sso_connection_id = $2`,
+        WHERE organization_id = $1 AND sso_connection_id = $2
+        RETURNING id`,
       [organizationId, connectionId],
     );
+    return rows.map((row) => row.id);
+  }
+
+  /** The ids of the people an SSO connection signs in. */
+  async peopleOfConnection(organizationId: string, connectionId: string): Promise<string[]> {
+    const rows = await this.sql.rows<{ id: string }>(
+      `SELECT id FROM users WHERE organization_id = $1 AND sso_connection_id = $2`,
+      [organizationId, connectionId],
+    );
+    return rows.map((row) => row.id);
   }
 
   /** A local account (the operator's administrator), unless the email is taken. */

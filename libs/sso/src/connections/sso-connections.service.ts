@@ -10,7 +10,7 @@ import {
   type Principal,
   type Tenant,
 } from '#common';
-import { UsersRepository } from '#auth';
+import { AccountSignOut, UsersRepository } from '#auth';
 import { AppSettings } from '#config';
 import { Sql, type KeysetPage, type PageRequest, type Transaction } from '#database';
 import { AuditLog } from '#events';
@@ -66,6 +66,7 @@ export class SsoConnectionsService {
     private readonly policy: DestinationPolicy,
     private readonly sockets: OutboundSockets,
     private readonly verifier: DomainVerifier,
+    private readonly signOut: AccountSignOut,
   ) {}
 
   async create(principal: Principal, input: SsoConnectionInput): Promise<SsoConnection> {
@@ -209,7 +210,21 @@ export class SsoConnectionsService {
         changes: connectionChanges(current, next, secret !== null),
       });
     });
+    if (current.enabled && !next.enabled) {
+      await this.signOutPeople(
+        await this.users.peopleOfConnection(principal.organizationId, next.id),
+      );
+    }
     return next;
+  }
+
+  /**
+   * A connection disabled or deleted signs its people out at once, as
+   * disabling a person does: their access tokens stop on the next request
+   * (every request asks whether its grant was revoked), not at `exp`.
+   */
+  private async signOutPeople(userIds: string[]): Promise<void> {
+    for (const userId of userIds) await this.signOut.signOut(userId);
   }
 
   /** The connections with their domain claims, as the API answers them. */
@@ -255,16 +270,22 @@ export class SsoConnectionsService {
   async delete(principal: Principal, publicId: string): Promise<void> {
     const connection = await this.get(principal, publicId);
     // Its people keep their accounts, no longer linked to it (`users` is libs/auth's).
-    await this.sql.transaction(async (tx) => {
+    const people = await this.sql.transaction(async (tx) => {
       await this.connections.delete(tx, principal.organizationId, connection.id);
-      await this.users.forgetConnection(tx, principal.organizationId, connection.id);
+      const forgotten = await this.users.forgetConnection(
+        tx,
+        principal.organizationId,
+        connection.id,
+      );
       await AuditLog.record(tx, principal, {
         action: 'sso_connection.deleted',
         actor: principal,
         target: connectionTarget(connection.id),
         details: { type: connection.type, name: connection.name },
       });
+      return forgotten;
     });
+    await this.signOutPeople(people);
   }
 
   /**
