@@ -54,6 +54,9 @@ import { ldapReport, samlReport, type SsoTestReport } from './connection-test-re
  * bind password, a SAML connection's own SP signing key — are sealed with
  * SIGNING_KEY_SECRET and never leave the service.
  */
+/** People signed out at once when their connection is disabled or deleted. */
+const SIGN_OUT_BATCH = 10;
+
 @Injectable()
 export class SsoConnectionsService {
   constructor(
@@ -224,7 +227,12 @@ export class SsoConnectionsService {
    * (every request asks whether its grant was revoked), not at `exp`.
    */
   private async signOutPeople(userIds: string[]): Promise<void> {
-    for (const userId of userIds) await this.signOut.signOut(userId);
+    // A few at a time: a connection may sign in thousands, each a transaction and a Redis write.
+    for (let start = 0; start < userIds.length; start += SIGN_OUT_BATCH) {
+      await Promise.all(
+        userIds.slice(start, start + SIGN_OUT_BATCH).map((userId) => this.signOut.signOut(userId)),
+      );
+    }
   }
 
   /** The connections with their domain claims, as the API answers them. */
