@@ -55,7 +55,7 @@ import { ldapReport, samlReport, type SsoTestReport } from './connection-test-re
  * SIGNING_KEY_SECRET and never leave the service.
  */
 /** People signed out at once when their connection is disabled or deleted. */
-const SIGN_OUT_BATCH = 10;
+const SIGN_OUT_BATCH = 4;
 
 @Injectable()
 export class SsoConnectionsService {
@@ -227,7 +227,8 @@ export class SsoConnectionsService {
    * (every request asks whether its grant was revoked), not at `exp`.
    */
   private async signOutPeople(userIds: string[]): Promise<void> {
-    // A few at a time: a connection may sign in thousands, each a transaction and a Redis write.
+    // A few at a time: a connection may sign in thousands, each a transaction and a Redis
+    // write, and the pool (DATABASE_POOL_MAX, 10 by default) serves other requests meanwhile.
     for (let start = 0; start < userIds.length; start += SIGN_OUT_BATCH) {
       await Promise.all(
         userIds.slice(start, start + SIGN_OUT_BATCH).map((userId) => this.signOut.signOut(userId)),
