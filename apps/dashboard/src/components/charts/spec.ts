@@ -12,6 +12,32 @@ export const fitWidth = (width: number) => ({
   autosize: { type: 'fit-x' as const, contains: 'padding' as const },
 });
 
+/**
+ * The x and y of counts stacked in bars over periods (hours, days): every
+ * period of `domain` shown in order, whole numbers on the count axis.
+ */
+export function periodBars(
+  period: { field: string; domain: string[]; title: string | null },
+  count: { field: string; title: string },
+) {
+  return {
+    x: {
+      field: period.field,
+      type: 'ordinal' as const,
+      title: period.title,
+      scale: { domain: period.domain },
+      axis: { labelAngle: 0, labelOverlap: 'greedy' as const, labelSeparation: 6 },
+    },
+    y: {
+      field: count.field,
+      type: 'quantitative' as const,
+      title: count.title,
+      axis: { tickMinStep: 1, format: 'd' },
+      stack: 'zero' as const,
+    },
+  };
+}
+
 export const BLUE = '#0b57d0';
 export const RED = '#c62828';
 export const GREEN = '#2e7d32';

@@ -1,7 +1,7 @@
 import type { Dashboard } from '@sas/sdk';
 import type { TopLevelSpec } from 'vega-lite';
 import { ChartFigure } from './chart';
-import { AMBER, clock, GREEN, RED } from './spec';
+import { AMBER, clock, GREEN, periodBars, RED } from './spec';
 
 const STATES = ['succeeded', 'failed', 'pending'] as const;
 type State = (typeof STATES)[number];
@@ -21,20 +21,10 @@ function webhookSpec(bars: DeliveryBar[], hours: string[], width: number): TopLe
     name: 'deliveries',
     mark: { type: 'bar' },
     encoding: {
-      x: {
-        field: 'hour',
-        type: 'ordinal',
-        title: 'Hour starting',
-        scale: { domain: hours },
-        axis: { labelAngle: 0, labelOverlap: 'greedy', labelSeparation: 6 },
-      },
-      y: {
-        field: 'deliveries',
-        type: 'quantitative',
-        title: 'Deliveries',
-        axis: { tickMinStep: 1, format: 'd' },
-        stack: 'zero',
-      },
+      ...periodBars(
+        { field: 'hour', domain: hours, title: 'Hour starting' },
+        { field: 'deliveries', title: 'Deliveries' },
+      ),
       color: {
         field: 'state',
         type: 'nominal',

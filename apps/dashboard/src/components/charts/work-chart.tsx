@@ -1,7 +1,7 @@
 import type { Dashboard } from '@sas/sdk';
 import type { TopLevelSpec } from 'vega-lite';
 import { ChartFigure } from './chart';
-import { dayMonth, statusScale, words } from './spec';
+import { dayMonth, periodBars, statusScale, words } from './spec';
 
 const DAY_MS = 86_400_000;
 const KIND_NAMES: Record<string, string> = {
@@ -45,20 +45,10 @@ function workSpec(bars: WorkBar[], days: string[], width: number): TopLevelSpec 
       name: 'work',
       mark: { type: 'bar' },
       encoding: {
-        x: {
-          field: 'day',
-          type: 'ordinal',
-          title: null,
-          scale: { domain: days },
-          axis: { labelAngle: 0, labelOverlap: 'greedy', labelSeparation: 6 },
-        },
-        y: {
-          field: 'count',
-          type: 'quantitative',
-          title: 'Created',
-          axis: { tickMinStep: 1, format: 'd' },
-          stack: 'zero',
-        },
+        ...periodBars(
+          { field: 'day', domain: days, title: null },
+          { field: 'count', title: 'Created' },
+        ),
         color: {
           field: 'status',
           type: 'nominal',
