@@ -11,6 +11,9 @@ import { RevokedGrants } from './revoked-grants.js';
  * every API instance reads before accepting an access token — so a token
  * they already hold is refused on its next use, not when it expires.
  */
+/** People signed out at once by signOutAll. */
+const SIGN_OUT_BATCH = 4;
+
 @Injectable()
 export class AccountSignOut {
   constructor(
@@ -26,5 +29,18 @@ export class AccountSignOut {
     );
     await Promise.all(grants.map((grant) => this.revokedGrants.revoke(grant)));
     return grants.length;
+  }
+
+  /**
+   * Several people (the people of a disabled SSO connection), a few at a
+   * time: each is a transaction and a Redis write, and the pool
+   * (DATABASE_POOL_MAX, 10 by default) serves other requests meanwhile.
+   */
+  async signOutAll(userIds: readonly string[]): Promise<void> {
+    for (let start = 0; start < userIds.length; start += SIGN_OUT_BATCH) {
+      await Promise.all(
+        userIds.slice(start, start + SIGN_OUT_BATCH).map((userId) => this.signOut(userId)),
+      );
+    }
   }
 }

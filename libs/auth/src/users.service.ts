@@ -210,13 +210,6 @@ export class UsersService {
     return { user: created };
   }
 
-  /** A deleted SSO connection: its people keep their accounts, no longer linked to it. */
-  async forgetConnection(organizationId: string, connectionId: string): Promise<void> {
-    await this.sql.transaction((tx) =>
-      this.users.forgetConnection(tx, organizationId, connectionId),
-    );
-  }
-
   /**
    * Creates the operator's administrator, or resets its password when the
    * environment changed it, so the environment stays the source of truth.

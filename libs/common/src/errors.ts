@@ -63,14 +63,16 @@ export class AppError extends Error {
    */
   missing?: { resource: string; id: string };
 
-  /** This NOT_FOUND, saying the id exists in the organisation's other mode (as Stripe's does). */
-  inOtherMode(mode: Mode): AppError {
-    const other = mode === 'live' ? 'test' : 'live';
-    const { resource, id } = this.missing ?? { resource: 'resource', id: '' };
+  /**
+   * This NOT_FOUND (made by notFound), saying the id exists in the
+   * organisation's mode `heldIn`, not the credential's (as Stripe's does).
+   */
+  inOtherMode(credential: Mode, heldIn: Mode): AppError {
+    const { resource, id } = this.missing!;
     return new AppError(
       'NOT_FOUND',
-      `No ${resource} with id ${id} in ${mode} mode: it exists in ${other} mode, and this credential is ${mode}-mode`,
-      { ...this.details, issue: `exists in ${other} mode; this credential is ${mode}-mode` },
+      `No ${resource} with id ${id} in ${credential} mode: it exists in ${heldIn} mode, and this credential is ${credential}-mode`,
+      { ...this.details, issue: `exists in ${heldIn} mode; this credential is ${credential}-mode` },
       this.headers,
     );
   }

@@ -1,5 +1,5 @@
 import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { TypeID } from 'typeid-js';
 import { AppError } from '#common';
 import { AppSettings } from '#config';
@@ -22,35 +22,29 @@ export class HttpExceptionFilter implements ExceptionFilter {
     const request = http.getRequest<ApiRequest>();
     const response = http.getResponse<Response>();
     const send = (error: unknown) => sendError(error, request, response, this.settings.publicUrl);
-    const lookup = this.otherModeLookup(exception, request);
-    if (lookup === null) {
+    const principal = request.principal;
+    const uuid = principal && exception instanceof AppError ? missingUuid(exception) : null;
+    if (!principal || !(exception instanceof AppError) || uuid === null) {
       send(exception);
       return;
     }
     // Only a 404 for a well-formed id of an authenticated caller waits for this query.
-    lookup.then(
-      (mode) =>
-        send(
-          mode === null ? exception : (exception as AppError).inOtherMode(request.principal!.mode),
-        ),
+    this.otherMode.holding(principal, uuid).then(
+      (heldIn) => send(heldIn === null ? exception : exception.inOtherMode(principal.mode, heldIn)),
       (error: unknown) => {
         logger.warn(`Could not look for a 404's id in the other mode: ${String(error)}`);
         send(exception);
       },
     );
   }
+}
 
-  /** Where a NOT_FOUND's id might be: the caller's organisation, in its other mode. */
-  private otherModeLookup(exception: unknown, request: Request): Promise<unknown> | null {
-    const principal = (request as ApiRequest).principal;
-    if (!(exception instanceof AppError) || exception.code !== 'NOT_FOUND') return null;
-    if (!principal || !exception.missing) return null;
-    let uuid: string;
-    try {
-      uuid = TypeID.fromString(exception.missing.id).toUUID();
-    } catch {
-      return null;
-    }
-    return this.otherMode.holding(principal, uuid);
+/** The UUID of the id a NOT_FOUND was looking for, when it is a public id. */
+function missingUuid(error: AppError): string | null {
+  if (error.code !== 'NOT_FOUND' || !error.missing) return null;
+  try {
+    return TypeID.fromString(error.missing.id).toUUID();
+  } catch {
+    return null;
   }
 }

@@ -54,9 +54,6 @@ import { ldapReport, samlReport, type SsoTestReport } from './connection-test-re
  * bind password, a SAML connection's own SP signing key — are sealed with
  * SIGNING_KEY_SECRET and never leave the service.
  */
-/** People signed out at once when their connection is disabled or deleted. */
-const SIGN_OUT_BATCH = 4;
-
 @Injectable()
 export class SsoConnectionsService {
   constructor(
@@ -213,27 +210,14 @@ export class SsoConnectionsService {
         changes: connectionChanges(current, next, secret !== null),
       });
     });
+    // Disabled, it signs its people out at once, as disabling a person does: their access
+    // tokens stop on the next request (each asks whether its grant was revoked), not at `exp`.
     if (current.enabled && !next.enabled) {
-      await this.signOutPeople(
+      await this.signOut.signOutAll(
         await this.users.peopleOfConnection(principal.organizationId, next.id),
       );
     }
     return next;
-  }
-
-  /**
-   * A connection disabled or deleted signs its people out at once, as
-   * disabling a person does: their access tokens stop on the next request
-   * (every request asks whether its grant was revoked), not at `exp`.
-   */
-  private async signOutPeople(userIds: string[]): Promise<void> {
-    // A few at a time: a connection may sign in thousands, each a transaction and a Redis
-    // write, and the pool (DATABASE_POOL_MAX, 10 by default) serves other requests meanwhile.
-    for (let start = 0; start < userIds.length; start += SIGN_OUT_BATCH) {
-      await Promise.all(
-        userIds.slice(start, start + SIGN_OUT_BATCH).map((userId) => this.signOut.signOut(userId)),
-      );
-    }
   }
 
   /** The connections with their domain claims, as the API answers them. */
@@ -294,7 +278,7 @@ export class SsoConnectionsService {
       });
       return forgotten;
     });
-    await this.signOutPeople(people);
+    await this.signOut.signOutAll(people);
   }
 
   /**
